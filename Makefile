@@ -1,0 +1,55 @@
+# prof.h developer targets.
+#
+#   make demo    build examples/demo.c and run it (cwd = repo root)
+#   make test    configure CMake into build/, build, run the whole CTest suite
+#   make bench   build bench/overhead.c and bench/analysis.c with -O2 and run them
+#   make clean   remove build outputs
+#
+# Variables: CC (default cc), CXX (default c++), JOBS (default 2),
+# CTEST_ARGS (extra ctest arguments, e.g. CTEST_ARGS='-LE valgrind').
+
+CC ?= cc
+CXX ?= c++
+CMAKE ?= cmake
+CTEST ?= ctest
+JOBS ?= 2
+BUILD ?= build
+
+CFLAGS_DEMO  ?= -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
+CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
+LDLIBS_PROF  := -pthread -lm -ldl
+
+.PHONY: all demo test configure build bench clean
+
+all: test
+
+demo: $(BUILD)/demo
+	./$(BUILD)/demo
+
+$(BUILD)/demo: examples/demo.c prof.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS_DEMO) -pthread -I. $< -o $@ $(LDLIBS_PROF)
+
+# CC/CXX are only read on the first configure of $(BUILD); `make clean` to change.
+configure:
+	CC="$(CC)" CXX="$(CXX)" $(CMAKE) -S . -B $(BUILD)
+
+build: configure
+	$(CMAKE) --build $(BUILD) -j$(JOBS)
+
+test: build
+	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+
+BENCH_PROGS := overhead analysis
+
+bench: $(addprefix $(BUILD)/bench-O2/,$(BENCH_PROGS))
+	@for p in $(BENCH_PROGS); do \
+	    echo "== bench/$$p"; ./$(BUILD)/bench-O2/$$p || exit 1; \
+	done
+
+$(BUILD)/bench-O2/%: bench/%.c prof.h
+	@mkdir -p $(BUILD)/bench-O2
+	$(CC) $(CFLAGS_BENCH) -pthread -I. $< -o $@ $(LDLIBS_PROF)
+
+clean:
+	rm -rf $(BUILD)

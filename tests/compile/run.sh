@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Compile matrix for prof.h.
+#
+#   tests/compile/run.sh            run every case
+#   tests/compile/run.sh CASE...    run the named cases
+#   tests/compile/run.sh --list     print the case names
+#
+# Every case builds with -Wall -Wextra -Wpedantic -Werror -O2. Cases that
+# produce a program also link it and run it (in a scratch directory).
+# Exit status: 0 all passed, 1 something failed, 77 everything selected
+# was skipped (compiler / CUDA missing).
+#
+# Environment: PROF_ROOT (repo root, default ../..), GCC, CLANG, GXX,
+# CLANGXX (compilers), CUDA_HOME (default /usr/local/cuda), PROF_KEEP=1
+# keeps the scratch directory.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=${PROF_ROOT:-$(cd "$here/../.." && pwd)}
+GCC=${GCC:-gcc}
+CLANG=${CLANG:-clang}
+GXX=${GXX:-g++}
+CLANGXX=${CLANGXX:-clang++}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+
+WARN=(-Wall -Wextra -Wpedantic -Werror -O2)
+LIBS=(-pthread -lm -ldl)
+INC=(-I"$root" -I"$here")
+
+all_cases() {
+    local d
+    for d in "" -disabled; do
+        echo "gcc-c99$d" "gcc-c11$d" "clang-c99$d" "clang-c11$d"
+        echo "gxx-cxx11$d" "gxx-cxx17$d" "clangxx-cxx11$d" "clangxx-cxx17$d"
+        echo "two-tu-gcc$d" "two-tu-clang$d" "cxx-calls-c-gcc$d" "cxx-calls-c-clang$d"
+    done
+    echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
+}
+
+# directory holding libcupti.so, or nothing
+cupti_libdir() {
+    local d
+    for d in "$CUDA_HOME/lib64" "$CUDA_HOME/extras/CUPTI/lib64" \
+             "$CUDA_HOME/targets/$(uname -m)-linux/lib" "$CUDA_HOME/lib"; do
+        if [[ -e $d/libcupti.so ]]; then echo "$d"; return 0; fi
+    done
+    return 1
+}
+
+if [[ ${1:-} == --list ]]; then
+    all_cases | tr ' ' '\n'
+    exit 0
+fi
+
+if [[ ! -f $root/prof.h ]]; then
+    echo "run.sh: $root/prof.h not found" >&2
+    exit 1
+fi
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/prof-compile.XXXXXX")
+[[ ${PROF_KEEP:-0} == 1 ]] || trap 'rm -rf "$scratch"' EXIT
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# run_cmd DESCRIPTION CMD... : echo the command, run it, show its output
+run_cmd() {
+    echo "  \$ ${*}"
+    "$@" 2>&1 | sed 's/^/    /'
+    return "${PIPESTATUS[0]}"
+}
+
+run_prog() {
+    local exe=$1 dir
+    dir=$(mktemp -d "$scratch/run.XXXXXX")
+    echo "  \$ (cd scratch && $exe)"
+    (cd "$dir" && timeout 60 "$exe") 2>&1 | tail -n 20 | sed 's/^/    /'
+    return "${PIPESTATUS[0]}"
+}
+
+# one_case NAME -> 0 pass, 1 fail, 77 skip
+one_case() {
+    local name=$1 base=$1 defs=() cc std src lang out
+    if [[ $name == *-disabled ]]; then
+        base=${name%-disabled}
+        defs=(-DPROF_DISABLED)
+    fi
+    out="$scratch/$name"
+    case $base in
+    gcc-c99|gcc-c11|clang-c99|clang-c11)
+        cc=${base%-*}; std=-std=${base#*-}
+        [[ $cc == gcc ]] && cc=$GCC || cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "$std" "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
+            "$here/matrix.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    gxx-cxx11|gxx-cxx17|clangxx-cxx11|clangxx-cxx17)
+        cc=${base%-*}; std=${base#*-}; std=-std=c++${std#cxx}
+        [[ $cc == gxx ]] && cc=$GXX || cc=$CLANGXX
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "$std" "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
+            "$here/matrix.cpp" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    two-tu-gcc|two-tu-clang)
+        [[ $base == two-tu-gcc ]] && cc=$GCC || cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
+            -c "$here/two_tu_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
+            -c "$here/two_tu_main.c" -o "$out.main.o" || return 1
+        run_cmd "$cc" "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    cxx-calls-c-gcc|cxx-calls-c-clang)
+        if [[ $base == cxx-calls-c-gcc ]]; then cc=$GCC; lang=$GXX
+        else cc=$CLANG; lang=$CLANGXX; fi
+        have "$cc" && have "$lang" || { echo "  $cc or $lang not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
+            -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$lang" -std=c++17 "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
+            -c "$here/cxx_main.cpp" -o "$out.main.o" || return 1
+        run_cmd "$lang" "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    cupti-gcc-c11|cupti-clang-c11|cupti-gxx-cxx17)
+        [[ -f $CUDA_HOME/include/cupti.h ]] || { echo "  $CUDA_HOME/include/cupti.h not found"; return 77; }
+        local xlang=()
+        src=$here/cupti.c
+        case $base in
+        cupti-gcc-c11) cc=$GCC; std=-std=c11 ;;
+        cupti-clang-c11) cc=$CLANG; std=-std=c11 ;;
+        *) cc=$GXX; std=-std=c++17; xlang=(-x c++) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${xlang[@]}" "$std" "${WARN[@]}" -DPROF_CUPTI "${INC[@]}" \
+            -I"$CUDA_HOME/include" -c "$src" -o "$out.o" || return 1 ;;
+    cupti-link|cupti-run)
+        # -DPROF_CUPTI program linked against libcupti. cupti-run also runs
+        # it: without a GPU/driver it must degrade gracefully (exit 0).
+        local libdir
+        [[ -f $CUDA_HOME/include/cupti.h ]] || { echo "  $CUDA_HOME/include/cupti.h not found"; return 77; }
+        libdir=$(cupti_libdir) || { echo "  libcupti.so not found under $CUDA_HOME"; return 77; }
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        run_cmd "$GCC" -std=c11 "${WARN[@]}" -DPROF_CUPTI "${INC[@]}" -I"$CUDA_HOME/include" \
+            "$here/cupti.c" -o "$out" -L"$libdir" -Wl,-rpath,"$libdir" -lcupti "${LIBS[@]}" || return 1
+        if [[ $base == cupti-run ]]; then
+            if ldd "$out" 2>/dev/null | grep -q 'not found'; then
+                echo "  unresolved shared libraries (no driver on this machine?):"
+                ldd "$out" | grep 'not found' | sed 's/^/    /'
+                return 77
+            fi
+            run_prog "$out" || return 1
+        fi ;;
+    *)
+        echo "  unknown case '$name' (see --list)"; return 1 ;;
+    esac
+    return 0
+}
+
+if [[ $# -gt 0 ]]; then cases=("$@"); else read -r -a cases <<<"$(all_cases | tr '\n' ' ')"; fi
+
+pass=0 fail=0 skip=0 failed=()
+for c in "${cases[@]}"; do
+    echo "== $c"
+    one_case "$c"
+    rc=$?
+    case $rc in
+    0) echo "PASS $c"; pass=$((pass + 1)) ;;
+    77) echo "SKIP $c"; skip=$((skip + 1)) ;;
+    *) echo "FAIL $c"; fail=$((fail + 1)); failed+=("$c") ;;
+    esac
+done
+
+echo "compile matrix: $pass passed, $fail failed, $skip skipped"
+if ((fail > 0)); then
+    echo "failed: ${failed[*]}"
+    exit 1
+fi
+if ((pass == 0 && skip > 0)); then exit 77; fi
+exit 0

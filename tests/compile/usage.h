@@ -1,0 +1,115 @@
+/* Shared macro-usage snippets for the compile matrix (tests/compile/run.sh).
+ * Exercises every public macro in the awkward places a statement-like macro
+ * must survive. Include AFTER prof.h. */
+#ifndef PROF_COMPILE_USAGE_H
+#define PROF_COMPILE_USAGE_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int usage_scope_twice(int n)
+{
+    PROF_SCOPE("x"); PROF_SCOPE("x");
+    if (n < 0)
+        return -1; /* early return while two scopes are live */
+    return n + 1;
+}
+
+static int usage_func(int n)
+{
+    PROF_FUNC();
+    if (n == 0)
+        return 0;
+    else if (n == 1)
+        return 1;
+    {
+        PROF_SCOPE("nested");
+        n += 2;
+    }
+    for (int i = 0; i < 2; i++) {
+        PROF_SCOPE("loop");
+        if (i == 1)
+            break;
+    }
+    return n;
+}
+
+static void usage_begin_end(int n)
+{
+    /* unbraced if/else: every macro must be a single statement */
+    if (n)
+        PROF_BEGIN("y");
+    else
+        PROF_BEGIN("y");
+    if (n > 3)
+        PROF_MARK("m");
+    else
+        PROF_MARK("m");
+    if (n)
+        PROF_END();
+    else
+        PROF_END();
+    while (n-- > 0)
+        PROF_MARK("loop");
+    for (n = 0; n < 2; n++)
+        PROF_BEGIN("y");
+    for (n = 0; n < 2; n++)
+        PROF_END();
+    if (n)
+        PROF_COUNTER("c", 1.0);
+    else
+        PROF_COUNTER("c", 2.0);
+}
+
+static void usage_runtime_values(int n)
+{
+    /* Values used only as macro arguments must not become "unused" (or
+       "set but not used") under -DPROF_DISABLED. */
+    char name[32];
+    double v = n * 0.5;
+    snprintf(name, sizeof name, "dyn-%d", n);
+    {
+        PROF_SCOPE_DYN(name);
+    }
+    if (n)
+        PROF_BEGIN_DYN(name);
+    else
+        PROF_BEGIN_DYN(name);
+    PROF_END();
+    PROF_COUNTER("v", v);
+}
+
+static int usage_all(void)
+{
+    int r = 0;
+    PROF_BEGIN("y"); PROF_END();
+    PROF_MARK("m");
+    r += usage_scope_twice(3);
+    r += usage_func(5);
+    usage_begin_end(2);
+    usage_runtime_values(3);
+    return r;
+}
+
+/* Record usage_all() (and extra(), when given) in a session; 0 on success.
+   Under PROF_DISABLED the functions still exist; prof_stop() may then
+   return NULL. */
+static int usage_session(int (*extra)(void))
+{
+    prof_config cfg;
+    prof_events *ev;
+    int r;
+    memset(&cfg, 0, sizeof cfg);
+    if (prof_start(&cfg) != PROF_OK)
+        return 1;
+    r = usage_all();
+    if (extra && extra() <= 0)
+        r = 0;
+    ev = prof_stop();
+    if (ev)
+        prof_events_free(ev);
+    prof_shutdown();
+    return r > 0 ? 0 : 1;
+}
+
+#endif

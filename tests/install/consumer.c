@@ -1,0 +1,23 @@
+/* Consumer of an installed prof.h (tests/install/run.sh). */
+#define PROF_IMPLEMENTATION
+#include <prof.h>
+
+static int work(int n)
+{
+    PROF_FUNC();
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        PROF_SCOPE("iter");
+        s += i;
+    }
+    return s;
+}
+
+int main(void)
+{
+    PROF_BEGIN("main");
+    PROF_MARK("start");
+    int s = work(10);
+    PROF_END();
+    return s == 45 ? 0 : 1;
+}
