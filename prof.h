@@ -1,0 +1,2586 @@
+/* prof.h - v0.1 - PyTorch-style profiler for C, C++ and CUDA in one header.
+
+   WHAT IT IS
+   ==========
+   prof.h records scopes (PROF_SCOPE) with the overhead of the fastest
+   instrumentation profilers, then analyses them exactly as PyTorch's
+   profiler does: parents and children from interval nesting, self times,
+   key_averages grouping, total_average, the summary table of
+   EventList.table() byte for byte, a Chrome/Perfetto trace in Kineto's
+   layout and flamegraph stacks.
+
+   Do this:
+       #define PROF_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the
+   implementation. Every other file just includes "prof.h".
+   Link with -pthread (and -lm). Linux (x86-64, aarch64) with gcc or clang.
+
+   QUICK START
+   ===========
+       #define PROF_IMPLEMENTATION
+       #include "prof.h"
+
+       prof_config cfg = {0};                 // zero = sensible defaults
+       prof_start(&cfg);
+       for (int i = 0; i < n; i++) {
+           PROF_SCOPE("step");                // ends with the enclosing block
+           { PROF_SCOPE("matmul"); matmul(); }
+           relu();                            // relu() starts with PROF_FUNC();
+       }
+       prof_events *ev = prof_stop();
+       prof_averages *avg = prof_key_averages(ev, NULL);
+       prof_table_options opt = {0};
+       opt.sort_by = "self_cpu_time_total"; opt.row_limit = 10;
+       prof_averages_print_table(stdout, avg, &opt);
+       prof_export_chrome_trace(ev, "trace.json");
+       prof_averages_free(avg);
+       prof_events_free(ev);
+
+   RECORDING MACROS
+   ================
+   PROF_SCOPE(name)       Records the rest of the enclosing block as one event
+                          on every exit path (return, break, goto): the cleanup
+                          attribute in C, RAII in C++. `name` must be a string
+                          constant (or __func__); several on one line work.
+   PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied.
+   PROF_FUNC()            PROF_SCOPE named after the enclosing function.
+   PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
+   PROF_END()             use a block); PROF_END closes the innermost one. An
+                          unbalanced PROF_END is counted and reported.
+   PROF_BEGIN_DYN(name)   PROF_BEGIN with a run-time name (copied).
+   PROF_MARK(name)        An instant event.
+   PROF_COUNTER(name, v)  A sample of a counter track (double).
+   Every macro is a statement; none evaluates an argument twice.
+
+   CONFIGURATION MACROS
+   ====================
+   Whole project (every file that includes prof.h must agree):
+     PROF_DISABLED      defined = every macro above compiles to nothing. The
+                        functions stay, so hand-built event lists still work.
+                        "-DPROF_DISABLED=0" is rejected: defined means on.
+     PROF_CUPTI         defined = CUDA kernel tracing through CUPTI is
+                        compiled in (link -lcupti).
+     PROF_API           linkage of the public functions (default: extern).
+   Implementation file only:
+     PROF_MALLOC(sz) PROF_REALLOC(p,sz) PROF_FREE(p)
+                        allocator hooks; define all three or none.
+     PROF_ASSERT(x)     internal consistency checks (default: assert).
+
+   API BY TOPIC
+   ============
+   Session:      prof_start, prof_stop, prof_is_recording, prof_set_thread_name,
+                 prof_last_error, prof_result_string, prof_shutdown
+   Event list:   prof_events_create, prof_events_add, prof_events_append_kernel,
+                 prof_events_set_device, prof_events_count, prof_events_get,
+                 prof_events_child, prof_events_stats, prof_events_free
+   Tree:         prof_events_build_tree (called for you when needed)
+   Aggregation:  prof_key_averages, prof_averages_count, prof_averages_get,
+                 prof_events_total_average, prof_averages_total_average,
+                 prof_averages_free
+   Table:        prof_events_table, prof_averages_table (malloc'd strings,
+                 release with prof_free_string), prof_events_print_table,
+                 prof_averages_print_table
+   Exporters:    prof_export_chrome_trace, prof_export_stacks
+
+   Times are integer nanoseconds inside and microseconds in every output, as
+   PyTorch prints them. Errors are prof_result codes; a log callback in
+   prof_config receives every error with a message, and prof_last_error()
+   returns the last message of the calling thread.
+
+   CONTENTS
+   ========
+   >>public      declarations
+   >>macros      the recording macros and their inline hot path
+   >>impl        implementation:
+     >>clock >>recorder >>eventlist >>tree >>aggregation >>table
+     >>exporters >>cupti
+
+   LICENSE: MIT, see the end of the file.
+*/
+#ifndef PROF_H
+#define PROF_H
+
+/* The implementation needs clock_gettime, syscall and MAP_POPULATE: ask for
+   them before the first system header (include prof.h first in the file
+   that defines PROF_IMPLEMENTATION, or compile with -D_GNU_SOURCE). */
+#if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1
+#endif
+
+#if defined(PROF_DISABLED) && (PROF_DISABLED + 0 == 0) && !defined(PROF_DISABLED_ALLOW_ZERO)
+/* "-DPROF_DISABLED" expands to 1; only an explicit 0 lands here. */
+#  if defined(__cplusplus) || !defined(__STDC_VERSION__) || __STDC_VERSION__ >= 199901L
+#    define PROF__DISABLED_IS_ZERO_CHECK 1
+#  endif
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef PROF_API
+#define PROF_API extern
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>public ---------------------------------------------------------------*/
+
+/* Result codes. The X-macro keeps each code and its message together. */
+#define PROF__RESULTS(X)                                                      \
+    X(PROF_OK,               "ok")                                            \
+    X(PROF_E_ARG,            "invalid argument")                              \
+    X(PROF_E_STATE,          "call not valid in the current session state")   \
+    X(PROF_E_NOMEM,          "out of memory")                                 \
+    X(PROF_E_IO,             "cannot write output file")                      \
+    X(PROF_E_DROPPED,        "events were dropped: the event cap was reached") \
+    X(PROF_E_UNBALANCED,     "unbalanced PROF_BEGIN/PROF_END")                \
+    X(PROF_E_OPEN_SCOPES,    "scopes were still open at prof_stop")           \
+    X(PROF_E_UNKNOWN_KEY,    "unknown sort key or metric")                    \
+    X(PROF_E_CUPTI,          "CUPTI error")
+
+typedef enum prof_result {
+#define PROF__X(code, msg) code,
+    PROF__RESULTS(PROF__X)
+#undef PROF__X
+    PROF_RESULT_COUNT
+} prof_result;
+
+typedef enum prof_log_level { PROF_LOG_ERROR = 0, PROF_LOG_WARNING = 1, PROF_LOG_INFO = 2 } prof_log_level;
+
+/* Receives every error and warning; `message` is a complete sentence. */
+typedef void (*prof_log_fn)(prof_log_level level, prof_result code, const char *message, void *user_data);
+
+typedef struct prof_config {
+    size_t max_events;        /* cap on recorded events, all threads together;
+                                 0 = 16777216 (384 MiB of records). Past it,
+                                 events are dropped and counted. */
+    int with_node_id;         /* 1 = every event carries node_id (MPI rank) */
+    int node_id;              /* used when with_node_id is set */
+    int world_size;           /* for the trace's distributedInfo; 0 = unknown */
+    prof_log_fn log;          /* NULL = errors go to stderr */
+    void *log_user_data;
+} prof_config;
+
+/* Device types, as torch.autograd.DeviceType. */
+typedef enum prof_device_type { PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1 } prof_device_type;
+
+/* A call site: written once per PROF_SCOPE by the macros (static storage). */
+typedef struct prof_site {
+    const char *name;
+    const char *file;
+    const char *func;
+    int line;
+    unsigned flags;           /* PROF_SITE_* */
+} prof_site;
+#define PROF_SITE_CPU_OP 1u   /* trace category cpu_op instead of user_annotation */
+
+/* ----- event list ----- */
+typedef struct prof_events prof_events;       /* owns everything it points to */
+
+/* Optional fields of a hand-built event: set the bit to use the field. */
+enum {
+    PROF_EVENT_NODE_ID      = 1u << 0,
+    PROF_EVENT_SEQUENCE_NR  = 1u << 1,
+    PROF_EVENT_FWD_THREAD   = 1u << 2,
+    PROF_EVENT_RESOURCE_ID  = 1u << 3,
+    PROF_EVENT_ASYNC        = 1u << 4,
+    PROF_EVENT_USER_ANNOTATION = 1u << 5,
+    PROF_EVENT_SHAPES       = 1u << 6        /* input_shapes given (else None) */
+};
+
+/* Input shapes: n_inputs lists; input i has ndims[i] dims, all dims
+   concatenated in `dims`. n_inputs = 0 is the empty list []. */
+typedef struct prof_shapes {
+    int n_inputs;
+    const int *ndims;
+    const int64_t *dims;
+} prof_shapes;
+
+/* Everything FunctionEvent's constructor takes. Zero = PyTorch's defaults. */
+typedef struct prof_event_desc {
+    const char *name;          /* required */
+    uint64_t thread;
+    int64_t start_ns, end_ns;
+    unsigned set;              /* PROF_EVENT_* bits */
+    int node_id;               /* default -1 */
+    const char *overload_name; /* default "" */
+    const char *trace_name;    /* default: name */
+    prof_shapes input_shapes;  /* with PROF_EVENT_SHAPES */
+    const char *const *stack;  /* innermost entry first */
+    int stack_depth;
+    int scope;                 /* 0 forward, 1 backward function */
+    int64_t sequence_nr;       /* default -1 */
+    uint64_t fwd_thread;       /* default: none */
+    prof_device_type device_type;
+    int device_index;
+    int64_t device_resource_id;/* default: thread */
+    int64_t flops;
+    int64_t cpu_memory_usage, device_memory_usage;
+    const char *file, *func;   /* source location of the scope, if known */
+    int line;
+} prof_event_desc;
+
+/* A complete, read-only view of one event, with the derived values. */
+typedef struct prof_event {
+    const char *name, *overload_name, *trace_name;
+    const char *file, *func;
+    int line;
+    uint64_t thread;
+    const char *thread_name;   /* NULL if the thread was not named */
+    int64_t start_ns, end_ns;
+    int node_id;
+    prof_device_type device_type;
+    int device_index;
+    int64_t device_resource_id;
+    int is_async, is_user_annotation, scope;
+    int64_t sequence_nr;
+    int has_fwd_thread;
+    uint64_t fwd_thread;
+    int64_t flops;
+    const char *input_shapes;  /* as Python prints it: "[[2, 3], []]"; NULL = None */
+    const char *const *stack;
+    int stack_depth;
+    int64_t parent;            /* index of the CPU parent, -1 = none */
+    size_t n_children;
+    size_t n_kernels;
+    int64_t cpu_time_total_ns, self_cpu_time_total_ns;
+    int64_t device_time_total_ns, self_device_time_total_ns;
+    int64_t cpu_memory_usage, self_cpu_memory_usage;
+    int64_t device_memory_usage, self_device_memory_usage;
+} prof_event;
+
+/* Recording statistics, reported with the results. */
+typedef struct prof_stats {
+    uint64_t events;            /* events in the list */
+    uint64_t dropped;           /* lost to the event cap */
+    uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
+    uint64_t open_at_stop;      /* scopes still open when prof_stop ran */
+    uint64_t threads;           /* threads that recorded */
+} prof_stats;
+
+/* ----- aggregation ----- */
+typedef struct prof_group_options {
+    int group_by_input_shapes;
+    int group_by_stack_n;
+    int group_by_overload_name;
+} prof_group_options;
+
+/* One row of key_averages (FunctionEventAvg). A raw event is a row of count 1. */
+typedef struct prof_avg {
+    const char *key, *overload_name;
+    const char *input_shapes;  /* NULL = None, "" when not grouped by shapes */
+    const char *const *stack;
+    int stack_depth;
+    int node_id;
+    prof_device_type device_type;
+    int is_async, is_user_annotation, is_remote;
+    int has_cpu_parent;        /* for top_level_events_only */
+    int64_t count;
+    int64_t cpu_time_total_ns, self_cpu_time_total_ns;
+    int64_t device_time_total_ns, self_device_time_total_ns;
+    int64_t cpu_memory_usage, self_cpu_memory_usage;
+    int64_t device_memory_usage, self_device_memory_usage;
+    int64_t flops;
+} prof_avg;
+typedef struct prof_averages prof_averages;
+
+/* ----- table ----- */
+typedef struct prof_table_options {
+    const char *sort_by;           /* NULL = list order; any key 001 accepts */
+    int row_limit;                 /* 0 = 100; < 0 = no limit */
+    int max_src_column_width;      /* 0 = 75;  < 0 = no maximum */
+    int max_name_column_width;     /* 0 = 55;  < 0 = no maximum */
+    int max_shapes_column_width;   /* 0 = 80;  < 0 = no maximum */
+    const char *header;            /* NULL = none */
+    int top_level_events_only;
+    const char *time_unit;         /* NULL, "s", "ms" or "us" */
+} prof_table_options;
+
+/* Session */
+PROF_API prof_result prof_start(const prof_config *cfg);
+PROF_API prof_events *prof_stop(void);    /* NULL when not recording */
+PROF_API int prof_is_recording(void);
+PROF_API void prof_set_thread_name(const char *name);
+PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
+PROF_API const char *prof_last_error(void);
+PROF_API const char *prof_result_string(prof_result r);
+PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse */
+
+/* Event list */
+PROF_API prof_events *prof_events_create(void);
+PROF_API void prof_events_free(prof_events *ev);
+PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
+PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
+PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
+/* use_device: NULL (no device) or "cuda"; profile_memory / with_flops as
+   EventList's flags: they decide the table's memory and FLOPs columns. */
+PROF_API prof_result prof_events_set_device(prof_events *ev, const char *use_device);
+PROF_API void prof_events_set_flags(prof_events *ev, int profile_memory, int with_flops);
+PROF_API size_t prof_events_count(const prof_events *ev);
+PROF_API prof_result prof_events_get(prof_events *ev, size_t index, prof_event *out);
+PROF_API int64_t prof_events_child(prof_events *ev, size_t index, size_t k);
+PROF_API prof_stats prof_events_stats(const prof_events *ev);
+PROF_API prof_result prof_events_build_tree(prof_events *ev);
+
+/* Aggregation */
+PROF_API prof_averages *prof_key_averages(prof_events *ev, const prof_group_options *opt);
+PROF_API size_t prof_averages_count(const prof_averages *a);
+PROF_API const prof_avg *prof_averages_get(const prof_averages *a, size_t index);
+PROF_API prof_avg prof_events_total_average(prof_events *ev);
+PROF_API prof_avg prof_averages_total_average(const prof_averages *a);
+PROF_API void prof_averages_free(prof_averages *a);
+
+/* Table */
+PROF_API char *prof_events_table(prof_events *ev, const prof_table_options *opt);
+PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_options *opt);
+PROF_API prof_result prof_events_print_table(FILE *f, prof_events *ev, const prof_table_options *opt);
+PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, const prof_table_options *opt);
+PROF_API void prof_free_string(char *s);
+
+/* Exporters */
+PROF_API prof_result prof_export_chrome_trace(prof_events *ev, const char *path);
+PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
+
+/* >>macros ---------------------------------------------------------------*/
+/* Private, but the macros expand to them. */
+typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
+typedef struct prof__thread prof__thread;
+struct prof__thread {
+    prof__rec *pos, *end;      /* write window of the current block */
+    uint32_t epoch;            /* session this buffer belongs to */
+    int32_t depth;             /* open scopes, read by prof_stop */
+};
+typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0; } prof__scope;
+
+PROF_API uint32_t prof__g_epoch;            /* 0 = not recording */
+PROF_API int prof__g_clock_is_tsc;
+PROF_API prof__thread *prof__thread_get(void);
+PROF_API prof__rec *prof__thread_grow(prof__thread *t);
+PROF_API uint64_t prof__clock_fallback(void);
+PROF_API const prof_site *prof__intern_site(const prof_site *site, const char *name);
+PROF_API void prof__begin(const prof_site *site);
+PROF_API void prof__begin_dyn(const prof_site *site, const char *name);
+PROF_API void prof__end(void);
+PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
+/* The thread-local pointer lives in the implementation file; initial-exec
+   TLS keeps its access to one instruction in executables. */
+extern __thread prof__thread *prof__tls;
+#ifdef __cplusplus
+}
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PROF__NOINSTRUMENT __attribute__((no_instrument_function))
+#define PROF__LIKELY(x) __builtin_expect(!!(x), 1)
+#define PROF__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#error "prof.h needs gcc or clang (cleanup attribute, __atomic builtins, __thread)"
+#endif
+
+#if defined(__cplusplus)
+#define PROF__INLINE inline
+#else
+#define PROF__INLINE static __inline__
+#endif
+
+PROF__INLINE PROF__NOINSTRUMENT uint64_t prof__now(void) {
+#if defined(__x86_64__)
+    if (PROF__LIKELY(prof__g_clock_is_tsc)) return __builtin_ia32_rdtsc();
+    return prof__clock_fallback();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+#else
+    return prof__clock_fallback();
+#endif
+}
+
+/* The hot path: one relaxed load when off; when on, two clock reads and
+   one 24-byte store into a per-thread block, no lock, no allocation. */
+PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *site) {
+    prof__scope s;
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    s.site = site;
+    s.t0 = 0;
+    if (PROF__LIKELY(!epoch)) { s.t = 0; return s; }
+    s.t = prof__tls;
+    if (PROF__UNLIKELY(!s.t || s.t->epoch != epoch)) s.t = prof__thread_get();
+    if (s.t) {
+        __atomic_store_n(&s.t->depth, s.t->depth + 1, __ATOMIC_RELAXED);
+        s.t0 = prof__now();
+    }
+    return s;
+}
+
+PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
+    if (s->t) {
+        uint64_t t1 = prof__now();
+        prof__thread *t = s->t;
+        prof__rec *r = t->pos;
+        if (PROF__UNLIKELY(r == t->end)) r = prof__thread_grow(t);
+        if (PROF__LIKELY(r != 0)) {
+            r->site = s->site;
+            r->t0 = s->t0;
+            r->t1 = t1;
+            __atomic_store_n(&t->pos, r + 1, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
+    }
+}
+
+PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_site *site, const char *name) {
+    if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
+        prof__scope s; s.t = 0; s.site = site; s.t0 = 0; return s;
+    }
+    return prof__scope_enter(prof__intern_site(site, name));
+}
+
+#define PROF__CAT_(a, b) a##b
+#define PROF__CAT(a, b) PROF__CAT_(a, b)
+#if defined(__COUNTER__)
+#define PROF__ID __COUNTER__
+#else
+#define PROF__ID __LINE__
+#endif
+#define PROF__SITE_INIT(name, flags) { (name), __FILE__, __func__, __LINE__, (flags) }
+
+#if defined(PROF_DISABLED)
+#  if defined(PROF__DISABLED_IS_ZERO_CHECK)
+#    error "PROF_DISABLED is defined as 0; prof.h switches mean 'defined = on'. Undefine it to record."
+#  endif
+#  define PROF_SCOPE(name) ((void)0)
+#  define PROF_SCOPE_DYN(name) ((void)0)
+#  define PROF_FUNC() ((void)0)
+#  define PROF_BEGIN(name) ((void)0)
+#  define PROF_BEGIN_DYN(name) ((void)0)
+#  define PROF_END() ((void)0)
+#  define PROF_MARK(name) ((void)0)
+#  define PROF_COUNTER(name, value) ((void)0)
+#else
+#  if defined(__cplusplus)
+struct prof__scope_guard {
+    prof__scope s;
+    explicit prof__scope_guard(const prof_site *site) : s(prof__scope_enter(site)) {}
+    prof__scope_guard(const prof_site *site, const char *name) : s(prof__scope_enter_dyn(site, name)) {}
+    ~prof__scope_guard() { prof__scope_leave(&s); }
+private:
+    prof__scope_guard(const prof__scope_guard &);
+    prof__scope_guard &operator=(const prof__scope_guard &);
+};
+#    define PROF__SCOPE_AT(id, name, flags)                                   \
+        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id))
+#    define PROF__SCOPE_DYN_AT(id, name)                                      \
+        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (name))
+#  else
+PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof__scope_leave(s); }
+#    define PROF__SCOPE_AT(id, name, flags)                                   \
+        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
+        prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
+            prof__scope_enter(&PROF__CAT(prof__site_, id))
+#    define PROF__SCOPE_DYN_AT(id, name)                                      \
+        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
+        prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
+            prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
+#  endif
+#  define PROF__SCOPE_ID(id, name, flags) PROF__SCOPE_AT(id, name, flags)
+#  define PROF__SCOPE_DYN_ID(id, name) PROF__SCOPE_DYN_AT(id, name)
+#  define PROF_SCOPE(name) PROF__SCOPE_ID(PROF__ID, name, 0)
+#  define PROF_SCOPE_OP(name) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP)
+#  define PROF_SCOPE_DYN(name) PROF__SCOPE_DYN_ID(PROF__ID, name)
+#  define PROF_FUNC() PROF__SCOPE_ID(PROF__ID, __func__, 0)
+#  define PROF_BEGIN(name) do {                                               \
+        static const prof_site prof__site_b = PROF__SITE_INIT(name, 0);        \
+        prof__begin(&prof__site_b); } while (0)
+#  define PROF_BEGIN_DYN(name) do {                                           \
+        static const prof_site prof__site_b = PROF__SITE_INIT("", 0);          \
+        prof__begin_dyn(&prof__site_b, (name)); } while (0)
+#  define PROF_END() prof__end()
+#  define PROF_MARK(name) do {                                                \
+        static const prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
+        prof__instant(&prof__site_m, 1u, 0.0); } while (0)
+#  define PROF_COUNTER(name, value) do {                                      \
+        static const prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
+        prof__instant(&prof__site_c, 2u, (double)(value)); } while (0)
+#endif
+
+#endif /* PROF_H */
+
+/* >>impl =================================================================*/
+#if defined(PROF_IMPLEMENTATION) && !defined(PROF__IMPLEMENTED)
+#define PROF__IMPLEMENTED
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(PROF_MALLOC) && defined(PROF_FREE) && defined(PROF_REALLOC)
+#elif !defined(PROF_MALLOC) && !defined(PROF_FREE) && !defined(PROF_REALLOC)
+#define PROF_MALLOC(sz) malloc(sz)
+#define PROF_REALLOC(p, sz) realloc(p, sz)
+#define PROF_FREE(p) free(p)
+#else
+#error "prof.h: define all of PROF_MALLOC, PROF_REALLOC and PROF_FREE, or none of them"
+#endif
+#ifndef PROF_ASSERT
+#include <assert.h>
+#define PROF_ASSERT(x) assert(x)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROF__NI PROF__NOINSTRUMENT
+#define PROF__ALLOC(type, n) ((type *)PROF_MALLOC(sizeof(type) * (size_t)(n)))
+#define PROF__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define PROF__LOADR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define PROF__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define PROF__STORER(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/* ----- errors and logging ----- */
+static const char *const prof__result_text[] = {
+#define PROF__X(code, msg) msg,
+    PROF__RESULTS(PROF__X)
+#undef PROF__X
+};
+static prof_log_fn prof__g_log;
+static void *prof__g_log_user;
+static __thread char prof__last_error_buf[512];
+
+PROF_API const char *prof_result_string(prof_result r) {
+    if ((int)r < 0 || r >= PROF_RESULT_COUNT) return "unknown result";
+    return prof__result_text[r];
+}
+PROF_API const char *prof_last_error(void) { return prof__last_error_buf; }
+PROF_API void prof_set_log(prof_log_fn log, void *user_data) {
+    prof__g_log = log;
+    prof__g_log_user = user_data;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static PROF__NI prof_result prof__report(prof_log_level level, prof_result code, const char *fmt, ...) {
+    va_list ap;
+    char msg[512];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (level == PROF_LOG_ERROR) memcpy(prof__last_error_buf, msg, sizeof msg);
+    if (prof__g_log) prof__g_log(level, code, msg, prof__g_log_user);
+    else fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
+    return code;
+}
+
+/* ----- small containers: growable arrays, string arena, hash maps ----- */
+static PROF__NI int prof__grow(void **p, size_t *cap, size_t need, size_t elem) {
+    size_t nc;
+    void *np;
+    if (need <= *cap) return 1;
+    nc = *cap ? *cap : 16;
+    while (nc < need) nc *= 2;
+    np = PROF_REALLOC(*p, nc * elem);
+    if (!np) return 0;
+    *p = np;
+    *cap = nc;
+    return 1;
+}
+#define PROF__PUSH_OK(arr, n, cap) prof__grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+
+typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } prof__chunk;
+typedef struct prof__arena { prof__chunk *head; } prof__arena;
+
+static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
+    prof__chunk *c = a->head;
+    n = (n + 7) & ~(size_t)7;
+    if (!c || c->size - c->used < n) {
+        size_t sz = n > 65536 ? n : 65536;
+        c = (prof__chunk *)PROF_MALLOC(sizeof(prof__chunk) + sz);
+        if (!c) return NULL;
+        c->next = a->head;
+        c->used = 0;
+        c->size = sz;
+        a->head = c;
+    }
+    c->used += n;
+    return (char *)(c + 1) + c->used - n;
+}
+static PROF__NI void prof__arena_free(prof__arena *a) {
+    prof__chunk *c = a->head;
+    while (c) { prof__chunk *n = c->next; PROF_FREE(c); c = n; }
+    a->head = NULL;
+}
+
+static PROF__NI uint64_t prof__hash_bytes(const void *p, size_t n, uint64_t h) {
+    const unsigned char *s = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211ull; }
+    return h;
+}
+static PROF__NI uint64_t prof__mix(uint64_t x) {
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Open-addressing map from a 64-bit key to a 32-bit value. */
+typedef struct prof__map { uint64_t *keys; uint32_t *vals; size_t cap, n; } prof__map;
+static PROF__NI int prof__map_rehash(prof__map *m, size_t ncap) {
+    prof__map nm;
+    size_t i;
+    nm.keys = PROF__ALLOC(uint64_t, ncap);
+    nm.vals = PROF__ALLOC(uint32_t, ncap);
+    nm.cap = ncap;
+    nm.n = 0;
+    if (!nm.keys || !nm.vals) { PROF_FREE(nm.keys); PROF_FREE(nm.vals); return 0; }
+    for (i = 0; i < ncap; i++) nm.vals[i] = UINT32_MAX;
+    for (i = 0; i < m->cap; i++) {
+        if (m->vals[i] != UINT32_MAX) {
+            size_t j = prof__mix(m->keys[i]) & (ncap - 1);
+            while (nm.vals[j] != UINT32_MAX) j = (j + 1) & (ncap - 1);
+            nm.keys[j] = m->keys[i];
+            nm.vals[j] = m->vals[i];
+            nm.n++;
+        }
+    }
+    PROF_FREE(m->keys);
+    PROF_FREE(m->vals);
+    *m = nm;
+    return 1;
+}
+/* Returns the slot for key; *found says whether it holds the key. */
+static PROF__NI uint32_t *prof__map_slot(prof__map *m, uint64_t key, int *found) {
+    size_t j;
+    if ((m->n + 1) * 4 >= m->cap * 3 && !prof__map_rehash(m, m->cap ? m->cap * 2 : 64)) return NULL;
+    j = prof__mix(key) & (m->cap - 1);
+    while (m->vals[j] != UINT32_MAX) {
+        if (m->keys[j] == key) { *found = 1; return &m->vals[j]; }
+        j = (j + 1) & (m->cap - 1);
+    }
+    *found = 0;
+    m->keys[j] = key;
+    m->n++;
+    return &m->vals[j];
+}
+static PROF__NI uint32_t prof__map_get(const prof__map *m, uint64_t key) {
+    size_t j;
+    if (!m->cap) return UINT32_MAX;
+    j = prof__mix(key) & (m->cap - 1);
+    while (m->vals[j] != UINT32_MAX) {
+        if (m->keys[j] == key) return m->vals[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return UINT32_MAX;
+}
+static PROF__NI void prof__map_free(prof__map *m) {
+    PROF_FREE(m->keys);
+    PROF_FREE(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* String interning: equal strings get one pointer, so keys compare by address. */
+typedef struct prof__strtab { prof__map map; const char **strs; size_t n, cap; prof__arena *arena; } prof__strtab;
+static PROF__NI const char *prof__intern_n(prof__strtab *t, const char *s, size_t len) {
+    uint64_t h = prof__hash_bytes(s, len, 14695981039346656037ull);
+    for (;;) {
+        int found;
+        uint32_t *slot = prof__map_slot(&t->map, h, &found);
+        char *copy;
+        if (!slot) return NULL;
+        if (found) {
+            const char *c = t->strs[*slot];
+            if (strlen(c) == len && memcmp(c, s, len) == 0) return c;
+            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
+            continue;
+        }
+        copy = (char *)prof__arena_alloc(t->arena, len + 1);
+        if (!copy || !PROF__PUSH_OK(t->strs, t->n, t->cap)) { t->map.vals[slot - t->map.vals] = UINT32_MAX; t->map.n--; return NULL; }
+        memcpy(copy, s, len);
+        copy[len] = 0;
+        t->strs[t->n] = copy;
+        *slot = (uint32_t)t->n++;
+        return copy;
+    }
+}
+static PROF__NI const char *prof__intern(prof__strtab *t, const char *s) { return prof__intern_n(t, s ? s : "", s ? strlen(s) : 0); }
+static PROF__NI void prof__strtab_free(prof__strtab *t) { prof__map_free(&t->map); PROF_FREE(t->strs); t->strs = NULL; t->n = t->cap = 0; }
+
+/* Growable text buffer for the table; the exporters stream instead. */
+typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
+static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (!prof__grow((void **)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+static PROF__NI void prof__buf_str(prof__buf *b, const char *s) { prof__buf_put(b, s, strlen(s)); }
+static PROF__NI void prof__buf_chars(prof__buf *b, char c, long n) { while (n-- > 0) prof__buf_put(b, &c, 1); }
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
+    char tmp[128];
+    int n;
+    va_list ap;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) { prof__buf_put(b, tmp, (size_t)n); return; }
+    if (!prof__grow((void **)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+
+/* >>clock ================================================================*/
+/* Raw ticks are the invariant TSC on x86-64 (checked with CPUID), the
+   virtual counter on aarch64 and CLOCK_MONOTONIC elsewhere. They become
+   nanoseconds once, at prof_stop, through a calibration against
+   CLOCK_MONOTONIC that spans the process's whole profiling history. */
+int prof__g_clock_is_tsc;
+uint32_t prof__g_epoch;
+
+static PROF__NI int64_t prof__mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+static PROF__NI int64_t prof__real_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+PROF_API PROF__NI uint64_t prof__clock_fallback(void) { return (uint64_t)prof__mono_ns(); }
+
+static struct {
+    int ready;
+    int ticks_are_ns;
+    uint64_t tick0;     /* reference pair, taken at the first prof_start */
+    int64_t mono0;
+    double ns_per_tick;
+} prof__clk;
+
+static PROF__NI int prof__tsc_invariant(void) {
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
+    if (a < 0x80000007u) return 0;
+    __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
+    return (d >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+static PROF__NI void prof__clock_init(void) {
+    if (prof__clk.ready) return;
+#if defined(__x86_64__)
+    prof__g_clock_is_tsc = prof__tsc_invariant();
+    prof__clk.ticks_are_ns = !prof__g_clock_is_tsc;
+#elif defined(__aarch64__)
+    prof__clk.ticks_are_ns = 0;
+#else
+    prof__clk.ticks_are_ns = 1;
+#endif
+    prof__clk.tick0 = prof__now();
+    prof__clk.mono0 = prof__mono_ns();
+    prof__clk.ns_per_tick = 1.0;
+    prof__clk.ready = 1;
+}
+
+/* Refit ns_per_tick over the longest span available; a span shorter than
+   20 ms is stretched by waiting, once per process, so it is never noisy. */
+static PROF__NI void prof__clock_calibrate(void) {
+    uint64_t t;
+    int64_t m;
+    if (prof__clk.ticks_are_ns) return;
+    for (;;) {
+        int64_t m0 = prof__mono_ns();
+        t = prof__now();
+        m = prof__mono_ns();
+        if (m - m0 > 20000) continue; /* preempted between the reads */
+        m = m0 + (m - m0) / 2;
+        if (m - prof__clk.mono0 >= 20000000) break;
+        {
+            struct timespec req;
+            req.tv_sec = 0;
+            req.tv_nsec = 1000000;
+            nanosleep(&req, NULL);
+        }
+    }
+    prof__clk.ns_per_tick = (double)(m - prof__clk.mono0) / (double)(t - prof__clk.tick0);
+}
+static PROF__NI int64_t prof__ticks_to_ns(uint64_t ticks_since_start) {
+    if (prof__clk.ticks_are_ns) return (int64_t)ticks_since_start;
+    return (int64_t)((double)ticks_since_start * prof__clk.ns_per_tick + 0.5);
+}
+
+/* >>recorder =============================================================*/
+/* Each thread owns a chain of record blocks, kept across sessions so pages
+   are faulted once. Only the owner writes; prof_stop reads the prefix
+   published through `pos` (release/acquire), so the hot path has no lock. */
+typedef struct prof__block {
+    struct prof__block *next;
+    size_t cap;        /* records the mapping holds */
+    size_t limit;      /* records reserved from the event cap this session */
+    size_t used;       /* records written, valid once the owner moved on */
+    size_t map_bytes;
+    prof__rec *recs;
+} prof__block;
+
+typedef struct prof__open { const prof_site *site; uint64_t t0; } prof__open;
+typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct prof__dyn_site *next; } prof__dyn_site;
+
+typedef struct prof__tstate {
+    prof__thread hot;          /* first: prof__tls points here */
+    struct prof__tstate *next;
+    int dead;
+    int capped;                /* event cap reached this session */
+    uint64_t tid;
+    char name[64];
+    prof__block *head, *cur;
+    uint64_t dropped, unbalanced;
+    prof__open *open;          /* PROF_BEGIN stack */
+    int32_t n_open, cap_open;
+    prof__arena dyn_arena;     /* PROF_SCOPE_DYN names, reset each session */
+    prof__dyn_site **dyn_tab;
+    size_t dyn_cap, dyn_n;
+} prof__tstate;
+
+__thread prof__thread *prof__tls;
+
+static struct {
+    pthread_mutex_t lock;      /* thread list and session changes; never on the hot path */
+    pthread_key_t key;
+    int key_ready;
+    prof__tstate *threads;
+    int64_t budget;            /* records left under the cap this session */
+    prof_config cfg;
+    uint64_t tick_start;
+    int64_t mono_start, real_start;
+    uint32_t last_epoch;
+} prof__g = { PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0, {0, 0, 0, 0, NULL, NULL}, 0, 0, 0, 0 };
+
+#define PROF__FIRST_BLOCK 16384u   /* records: 384 KiB */
+#define PROF__MAX_BLOCK 262144u    /* records: 6 MiB */
+
+static PROF__NI uint64_t prof__gettid(void) {
+#if defined(SYS_gettid)
+    return (uint64_t)syscall(SYS_gettid);
+#else
+    return (uint64_t)(uintptr_t)pthread_self();
+#endif
+}
+
+static PROF__NI void prof__block_free(prof__block *b) {
+    munmap(b->recs, b->map_bytes);
+    PROF_FREE(b);
+}
+static PROF__NI prof__block *prof__block_new(size_t cap) {
+    prof__block *b = PROF__ALLOC(prof__block, 1);
+    void *m;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+    if (!b) return NULL;
+#if defined(MAP_POPULATE)
+    flags |= MAP_POPULATE; /* fault the pages in now, in one call, not one by one in the hot path */
+#endif
+    b->map_bytes = cap * sizeof(prof__rec);
+    m = mmap(NULL, b->map_bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (m == MAP_FAILED) { PROF_FREE(b); return NULL; }
+    b->recs = (prof__rec *)m;
+    b->cap = cap;
+    b->limit = b->used = 0;
+    b->next = NULL;
+    return b;
+}
+
+static PROF__NI void prof__tstate_free(prof__tstate *t) {
+    prof__block *b = t->head;
+    while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
+    PROF_FREE(t->open);
+    PROF_FREE(t->dyn_tab);
+    prof__arena_free(&t->dyn_arena);
+    PROF_FREE(t);
+}
+
+static PROF__NI void prof__thread_exit(void *p) {
+    prof__tstate *t = (prof__tstate *)p;
+    pthread_mutex_lock(&prof__g.lock);
+    t->dead = 1;
+    pthread_mutex_unlock(&prof__g.lock);
+    prof__tls = NULL; /* a later scope in another TLS destructor starts afresh */
+}
+
+/* Takes up to `want` records from the session's cap. */
+static PROF__NI size_t prof__reserve(size_t want) {
+    int64_t have = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
+    for (;;) {
+        int64_t take = have < (int64_t)want ? have : (int64_t)want;
+        if (take <= 0) return 0;
+        if (__atomic_compare_exchange_n(&prof__g.budget, &have, have - take, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return (size_t)take;
+    }
+}
+
+/* Slow path of the hot path: the current block is full (or there is none). */
+PROF_API PROF__NI prof__rec *prof__thread_grow(prof__thread *h) {
+    prof__tstate *t = (prof__tstate *)h;
+    prof__block *nb;
+    size_t got;
+    if (h->epoch != __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL; /* session over */
+    if (t->capped) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+    nb = t->cur ? t->cur->next : t->head;
+    if (!nb) {
+        size_t cap = t->cur ? t->cur->cap * 2 : PROF__FIRST_BLOCK;
+        if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
+        nb = prof__block_new(cap);
+        if (!nb) {
+            t->capped = 1;
+            PROF__STORER(&t->dropped, t->dropped + 1);
+            return NULL;
+        }
+        if (t->cur) PROF__STORE(&t->cur->next, nb);
+        else PROF__STORE(&t->head, nb);
+    }
+    got = prof__reserve(nb->cap);
+    if (!got) { t->capped = 1; PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+    if (t->cur) PROF__STORE(&t->cur->used, (size_t)(h->pos - t->cur->recs));
+    nb->limit = got;
+    nb->used = 0;
+    PROF__STORE(&t->cur, nb);
+    h->end = nb->recs + got;
+    return nb->recs;
+}
+
+/* Attaches the calling thread, or rebinds its buffer to a new session. */
+PROF_API PROF__NI prof__thread *prof__thread_get(void) {
+    prof__tstate *t = (prof__tstate *)prof__tls;
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
+    if (!epoch) return NULL;
+    if (!t) {
+        t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
+        if (!t) return NULL;
+        memset(t, 0, sizeof *t);
+        t->tid = prof__gettid();
+        pthread_mutex_lock(&prof__g.lock);
+        t->next = prof__g.threads;
+        prof__g.threads = t;
+        if (prof__g.key_ready) pthread_setspecific(prof__g.key, t);
+        pthread_mutex_unlock(&prof__g.lock);
+        prof__tls = &t->hot;
+    }
+    if (t->hot.epoch != epoch) {
+        t->capped = 0;
+        t->n_open = 0;
+        t->dyn_n = 0;
+        if (t->dyn_tab) memset(t->dyn_tab, 0, t->dyn_cap * sizeof *t->dyn_tab);
+        prof__arena_free(&t->dyn_arena);
+        PROF__STORER(&t->dropped, 0);
+        PROF__STORER(&t->unbalanced, 0);
+        PROF__STORER(&t->hot.depth, 0);
+        PROF__STORE(&t->cur, (prof__block *)NULL);
+        PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
+        t->hot.end = NULL;
+        PROF__STORE(&t->hot.epoch, epoch);
+    }
+    return &t->hot;
+}
+
+static PROF__NI prof__rec *prof__slot(prof__thread *h) {
+    prof__rec *r = h->pos;
+    if (r == h->end) r = prof__thread_grow(h);
+    return r;
+}
+
+/* PROF_SCOPE_DYN: the name is copied once per session and call site into a
+   per-thread table, so the record still holds one pointer. */
+PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, const char *name) {
+    prof__thread *h = prof__thread_get();
+    prof__tstate *t = (prof__tstate *)h;
+    uint64_t hash;
+    size_t i, len;
+    prof__dyn_site *d;
+    char *copy;
+    if (!t) return origin;
+    if (!name) name = "";
+    len = strlen(name);
+    hash = prof__hash_bytes(name, len, (uint64_t)(uintptr_t)origin);
+    if ((t->dyn_n + 1) * 2 > t->dyn_cap) {
+        size_t ncap = t->dyn_cap ? t->dyn_cap * 2 : 64, j;
+        prof__dyn_site **nt = PROF__ALLOC(prof__dyn_site *, ncap);
+        if (!nt) return origin;
+        memset(nt, 0, ncap * sizeof *nt);
+        for (j = 0; j < t->dyn_cap; j++) {
+            d = t->dyn_tab[j];
+            while (d) {
+                prof__dyn_site *n = d->next;
+                size_t k = prof__mix(prof__hash_bytes(d->site.name, strlen(d->site.name), (uint64_t)(uintptr_t)d->origin)) & (ncap - 1);
+                d->next = nt[k];
+                nt[k] = d;
+                d = n;
+            }
+        }
+        PROF_FREE(t->dyn_tab);
+        t->dyn_tab = nt;
+        t->dyn_cap = ncap;
+    }
+    i = prof__mix(hash) & (t->dyn_cap - 1);
+    for (d = t->dyn_tab[i]; d; d = d->next)
+        if (d->origin == origin && strcmp(d->site.name, name) == 0) return &d->site;
+    d = (prof__dyn_site *)prof__arena_alloc(&t->dyn_arena, sizeof *d);
+    copy = (char *)prof__arena_alloc(&t->dyn_arena, len + 1);
+    if (!d || !copy) return origin;
+    memcpy(copy, name, len + 1);
+    d->site = *origin;
+    d->site.name = copy;
+    d->origin = origin;
+    d->next = t->dyn_tab[i];
+    t->dyn_tab[i] = d;
+    t->dyn_n++;
+    return &d->site;
+}
+
+PROF_API PROF__NI void prof__begin(const prof_site *site) {
+    prof__thread *h;
+    prof__tstate *t;
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    h = prof__thread_get();
+    if (!h) return;
+    t = (prof__tstate *)h;
+    if (t->n_open == t->cap_open) {
+        int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
+        prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
+        if (!no) { PROF__STORER(&t->dropped, t->dropped + 1); return; }
+        t->open = no;
+        t->cap_open = nc;
+    }
+    PROF__STORER(&h->depth, h->depth + 1);
+    t->open[t->n_open].site = site;
+    t->open[t->n_open].t0 = prof__now();
+    t->n_open++;
+}
+PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) {
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    prof__begin(prof__intern_site(site, name));
+}
+PROF_API PROF__NI void prof__end(void) {
+    uint64_t t1 = prof__now();
+    prof__thread *h;
+    prof__tstate *t;
+    prof__rec *r;
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    h = prof__thread_get();
+    if (!h) return;
+    t = (prof__tstate *)h;
+    if (t->n_open == 0) { PROF__STORER(&t->unbalanced, t->unbalanced + 1); return; }
+    t->n_open--;
+    PROF__STORER(&h->depth, h->depth - 1);
+    r = prof__slot(h);
+    if (!r) return;
+    r->site = t->open[t->n_open].site;
+    r->t0 = t->open[t->n_open].t0;
+    r->t1 = t1;
+    PROF__STORE(&h->pos, r + 1);
+}
+/* Marks and counter samples: the site pointer carries a tag in its low bits. */
+PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double value) {
+    uint64_t t0 = prof__now();
+    prof__thread *h;
+    prof__rec *r;
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    h = prof__thread_get();
+    if (!h) return;
+    r = prof__slot(h);
+    if (!r) return;
+    r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
+    r->t0 = t0;
+    memcpy(&r->t1, &value, sizeof value);
+    PROF__STORE(&h->pos, r + 1);
+}
+
+PROF_API void prof_set_thread_name(const char *name) {
+    prof__tstate *t = (prof__tstate *)prof__tls;
+    if (!t) {
+        /* Attach outside a session too, so the name is known later. */
+        t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
+        if (!t) return;
+        memset(t, 0, sizeof *t);
+        t->tid = prof__gettid();
+        pthread_mutex_lock(&prof__g.lock);
+        if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
+        t->next = prof__g.threads;
+        prof__g.threads = t;
+        pthread_setspecific(prof__g.key, t);
+        pthread_mutex_unlock(&prof__g.lock);
+        prof__tls = &t->hot;
+    }
+    pthread_mutex_lock(&prof__g.lock);
+    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    pthread_mutex_unlock(&prof__g.lock);
+}
+
+PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) != 0; }
+
+static PROF__NI void prof__reap_dead_locked(void) {
+    prof__tstate **pp = &prof__g.threads;
+    while (*pp) {
+        prof__tstate *t = *pp;
+        if (t->dead) { *pp = t->next; prof__tstate_free(t); }
+        else pp = &t->next;
+    }
+}
+
+PROF_API prof_result prof_start(const prof_config *cfg) {
+    prof_config c;
+    uint32_t epoch;
+    if (cfg) c = *cfg;
+    else memset(&c, 0, sizeof c);
+    pthread_mutex_lock(&prof__g.lock);
+    if (c.log) { prof__g_log = c.log; prof__g_log_user = c.log_user_data; }
+    if (__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
+        pthread_mutex_unlock(&prof__g.lock);
+        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already recording; call prof_stop first");
+    }
+    if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
+    prof__reap_dead_locked();
+    if (!c.max_events) c.max_events = (size_t)1 << 24;
+    prof__g.cfg = c;
+    prof__g.budget = (int64_t)c.max_events;
+    prof__clock_init();
+    prof__g.mono_start = prof__mono_ns();
+    prof__g.real_start = prof__real_ns();
+    prof__g.tick_start = prof__now();
+    epoch = prof__g.last_epoch + 1;
+    if (!epoch) epoch = 1;
+    prof__g.last_epoch = epoch;
+    __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&prof__g.lock);
+    /* Attach the starting thread now so its first scope pays nothing extra. */
+    prof__thread_get();
+    return PROF_OK;
+}
+
+PROF_API void prof_shutdown(void) {
+    /* Frees the calling thread's buffers and those of exited threads. Other
+       live threads keep theirs: a scope they opened may still write into it. */
+    prof__tstate **pp;
+    pthread_mutex_lock(&prof__g.lock);
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
+        pp = &prof__g.threads;
+        while (*pp) {
+            prof__tstate *t = *pp;
+            if (t->dead || &t->hot == prof__tls) {
+                if (&t->hot == prof__tls) {
+                    if (prof__g.key_ready) pthread_setspecific(prof__g.key, NULL);
+                    prof__tls = NULL;
+                }
+                *pp = t->next;
+                prof__tstate_free(t);
+            } else {
+                pp = &t->next;
+            }
+        }
+    }
+    pthread_mutex_unlock(&prof__g.lock);
+}
+
+/* >>eventlist ============================================================*/
+/* Events are stored compactly (56 bytes); the rarely used FunctionEvent
+   fields live in an `extra` record that only events which have them get.
+   Every string is interned in the list, so equal strings share a pointer
+   and grouping keys compare by address. */
+enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4 };
+
+typedef struct prof__ev {
+    int64_t start, end;
+    uint32_t site, thread;
+    int32_t parent, first_child, next_sibling;
+    uint32_t n_children;
+    int32_t node_id;
+    uint32_t extra;
+    uint8_t device_type, scope;
+    uint16_t flags;
+} prof__ev;
+
+typedef struct prof__extra {
+    const char *overload_name, *trace_name, *shapes; /* shapes NULL = None */
+    const char **stack;
+    int stack_depth;
+    int has_fwd_thread, has_resource;
+    int device_index;
+    int64_t sequence_nr;
+    uint64_t fwd_thread;
+    int64_t resource_id;
+    int64_t flops, cpu_mem, dev_mem;
+    int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
+    int64_t kern_ns;
+} prof__extra;
+
+typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
+typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
+typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
+
+struct prof_events {
+    prof__ev *ev; size_t n, cap;
+    prof__extra *ex; size_t nex, capex;
+    prof_site *sites; size_t nsites, capsites; prof__map site_map;
+    prof__thr *thr; size_t nthr, capthr; prof__map thr_map;
+    prof__kernel *kern; size_t nkern, capkern;
+    prof__instant_ev *inst; size_t ninst, capinst;
+    prof__arena arena;
+    prof__strtab strs;
+    const char *use_device;
+    int profile_memory, with_flops;
+    int tree_built;
+    prof_stats stats;
+    int64_t base_real_ns;      /* wall-clock time of the session start */
+    int with_node_id, node_id, world_size;
+    int64_t *dev_memo;         /* device_time_total per event, when use_device */
+};
+
+PROF_API prof_events *prof_events_create(void) {
+    prof_events *e = PROF__ALLOC(prof_events, 1);
+    if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_create: out of memory"); return NULL; }
+    memset(e, 0, sizeof *e);
+    e->strs.arena = &e->arena;
+    e->nex = 1; /* extra index 0 means none */
+    if (!prof__grow((void **)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
+    return e;
+}
+
+PROF_API void prof_events_free(prof_events *e) {
+    if (!e) return;
+    PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
+    PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo);
+    prof__map_free(&e->site_map); prof__map_free(&e->thr_map);
+    prof__strtab_free(&e->strs);
+    prof__arena_free(&e->arena);
+    PROF_FREE(e);
+}
+
+PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
+    if (!e) return PROF_E_ARG;
+    if (!prof__grow((void **)&e->ev, &e->cap, n, sizeof *e->ev))
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
+    return PROF_OK;
+}
+
+static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const char *file, const char *func, int line, unsigned flags) {
+    prof_site s;
+    uint64_t h;
+    s.name = prof__intern(&e->strs, name);
+    s.file = prof__intern(&e->strs, file);
+    s.func = prof__intern(&e->strs, func);
+    s.line = line;
+    s.flags = flags;
+    if (!s.name || !s.file || !s.func) return -1;
+    h = prof__mix((uint64_t)(uintptr_t)s.name ^ prof__mix((uint64_t)(uintptr_t)s.file + (uint64_t)(uintptr_t)s.func) ^ ((uint64_t)(unsigned)line << 32) ^ flags);
+    for (;;) {
+        int found;
+        uint32_t *slot = prof__map_slot(&e->site_map, h, &found);
+        if (!slot) return -1;
+        if (found) {
+            const prof_site *o = &e->sites[*slot];
+            if (o->name == s.name && o->file == s.file && o->func == s.func && o->line == line && o->flags == flags) return *slot;
+            h = prof__mix(h + 1);
+            continue;
+        }
+        if (!PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) { e->site_map.vals[slot - e->site_map.vals] = UINT32_MAX; e->site_map.n--; return -1; }
+        e->sites[e->nsites] = s;
+        *slot = (uint32_t)e->nsites;
+        return (int64_t)e->nsites++;
+    }
+}
+
+static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
+    int found;
+    uint32_t *slot = prof__map_slot(&e->thr_map, tid, &found);
+    if (!slot) return -1;
+    if (found) {
+        if (name && name[0] && !e->thr[*slot].name) e->thr[*slot].name = prof__intern(&e->strs, name);
+        return *slot;
+    }
+    if (!PROF__PUSH_OK(e->thr, e->nthr, e->capthr)) { e->thr_map.vals[slot - e->thr_map.vals] = UINT32_MAX; e->thr_map.n--; return -1; }
+    e->thr[e->nthr].tid = tid;
+    e->thr[e->nthr].name = (name && name[0]) ? prof__intern(&e->strs, name) : NULL;
+    *slot = (uint32_t)e->nthr;
+    return (int64_t)e->nthr++;
+}
+
+static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
+    if (!v->extra) {
+        if (!PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
+        memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
+        e->ex[e->nex].sequence_nr = -1;
+        e->ex[e->nex].kern_head = -1;
+        v->extra = (uint32_t)e->nex++;
+    }
+    return &e->ex[v->extra];
+}
+
+/* Python's str() of a list of lists of ints: "[[2, 3], []]". */
+static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes *s) {
+    prof__buf b;
+    const char *r;
+    int i, j;
+    size_t k = 0;
+    memset(&b, 0, sizeof b);
+    prof__buf_str(&b, "[");
+    for (i = 0; i < s->n_inputs; i++) {
+        if (i) prof__buf_str(&b, ", ");
+        prof__buf_str(&b, "[");
+        for (j = 0; s->ndims && j < s->ndims[i]; j++) {
+            if (j) prof__buf_str(&b, ", ");
+            prof__buf_fmt(&b, "%lld", (long long)s->dims[k++]);
+        }
+        prof__buf_str(&b, "]");
+    }
+    prof__buf_str(&b, "]");
+    r = b.oom ? NULL : prof__intern_n(&e->strs, b.p, b.n);
+    PROF_FREE(b.p);
+    return r;
+}
+
+static PROF__NI void prof__tree_invalidate(prof_events *e) {
+    e->tree_built = 0;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+}
+
+PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
+    prof__ev v;
+    int64_t site, thr;
+    int need_extra;
+    if (!e || !d || !d->name) {
+        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: the list, the description and its name must not be NULL");
+        return -1;
+    }
+    if (d->end_ns < d->start_ns) {
+        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' ends (%lld ns) before it starts (%lld ns)", d->name, (long long)d->end_ns, (long long)d->start_ns);
+        return -1;
+    }
+    if (e->n >= (size_t)INT32_MAX) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: too many events"); return -1; }
+    site = prof__site_index(e, d->name, d->file, d->func, d->line, 0);
+    thr = prof__thread_index(e, d->thread, NULL);
+    if (site < 0 || thr < 0 || !PROF__PUSH_OK(e->ev, e->n, e->cap)) {
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory");
+        return -1;
+    }
+    memset(&v, 0, sizeof v);
+    v.start = d->start_ns;
+    v.end = d->end_ns;
+    v.site = (uint32_t)site;
+    v.thread = (uint32_t)thr;
+    v.parent = v.first_child = v.next_sibling = -1;
+    v.node_id = (d->set & PROF_EVENT_NODE_ID) ? d->node_id : -1;
+    v.device_type = (uint8_t)d->device_type;
+    v.scope = (uint8_t)d->scope;
+    v.flags = (uint16_t)(((d->set & PROF_EVENT_ASYNC) ? PROF__F_ASYNC : 0) | ((d->set & PROF_EVENT_USER_ANNOTATION) ? PROF__F_USER_ANN : 0));
+    need_extra = (d->overload_name && d->overload_name[0]) || d->trace_name || (d->set & (PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_RESOURCE_ID)) ||
+                 d->stack_depth > 0 || d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
+    if (need_extra) {
+        prof__extra *x = prof__extra_of(e, &v);
+        int i;
+        if (!x) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+        x->overload_name = (d->overload_name && d->overload_name[0]) ? prof__intern(&e->strs, d->overload_name) : NULL;
+        x->trace_name = d->trace_name ? prof__intern(&e->strs, d->trace_name) : NULL;
+        x->shapes = (d->set & PROF_EVENT_SHAPES) ? prof__shapes_repr(e, &d->input_shapes) : NULL;
+        if (d->stack_depth > 0 && d->stack) {
+            x->stack = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)d->stack_depth);
+            if (!x->stack) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+            for (i = 0; i < d->stack_depth; i++) x->stack[i] = prof__intern(&e->strs, d->stack[i]);
+            x->stack_depth = d->stack_depth;
+        }
+        if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
+        if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
+        if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }
+        x->device_index = d->device_index;
+        x->flops = d->flops;
+        x->cpu_mem = d->cpu_memory_usage;
+        x->dev_mem = d->device_memory_usage;
+    }
+    e->ev[e->n] = v;
+    prof__tree_invalidate(e);
+    e->stats.events = e->n + 1;
+    return (int64_t)e->n++;
+}
+
+PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
+    prof__extra *x;
+    if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
+    if (e->ev[index].device_type != PROF_DEVICE_CPU)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
+    x = prof__extra_of(e, &e->ev[index]);
+    if (!x || !PROF__PUSH_OK(e->kern, e->nkern, e->capkern)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_append_kernel: out of memory");
+    e->kern[e->nkern].name = prof__intern(&e->strs, name);
+    e->kern[e->nkern].device = device;
+    e->kern[e->nkern].dur = duration_ns;
+    e->kern[e->nkern].next = -1;
+    /* append at the tail so kernels keep launch order */
+    if (x->kern_head < 0) x->kern_head = (int32_t)e->nkern;
+    else {
+        int32_t k = x->kern_head;
+        while (e->kern[k].next >= 0) k = e->kern[k].next;
+        e->kern[k].next = (int32_t)e->nkern;
+    }
+    x->kern_ns += duration_ns;
+    e->nkern++;
+    prof__tree_invalidate(e);
+    return PROF_OK;
+}
+
+PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_device) {
+    if (!e) return PROF_E_ARG;
+    e->use_device = (use_device && use_device[0]) ? prof__intern(&e->strs, use_device) : NULL;
+    prof__tree_invalidate(e);
+    return PROF_OK;
+}
+PROF_API void prof_events_set_flags(prof_events *e, int profile_memory, int with_flops) {
+    if (!e) return;
+    e->profile_memory = profile_memory;
+    e->with_flops = with_flops;
+}
+PROF_API size_t prof_events_count(const prof_events *e) { return e ? e->n : 0; }
+PROF_API prof_stats prof_events_stats(const prof_events *e) {
+    prof_stats s;
+    if (e) return e->stats;
+    memset(&s, 0, sizeof s);
+    return s;
+}
+
+/* ----- prof_stop: records to events ----- */
+typedef struct prof__key { int64_t start, end; uint32_t thread, site; } prof__key;
+
+static PROF__NI int prof__key_less(const prof__key *a, const prof__key *b) {
+    if (a->start != b->start) return a->start < b->start;
+    if (a->end != b->end) return a->end > b->end;
+    return a->thread < b->thread;
+}
+/* Stable bottom-up merge sort that skips merges of runs already in order,
+   so nearly sorted input costs little. */
+static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
+    size_t w, i;
+    prof__key *src = a, *dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+            if (mid >= hi || !prof__key_less(&src[mid], &src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
+            while (p < mid && q < hi) dst[k++] = prof__key_less(&src[q], &src[p]) ? src[q++] : src[p++];
+            while (p < mid) dst[k++] = src[p++];
+            while (q < hi) dst[k++] = src[q++];
+        }
+        { prof__key *t = src; src = dst; dst = t; }
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; } prof__snap;
+
+/* Visits the records a thread published before the snapshot. */
+#define PROF__FOR_RECORDS(snap, r, body) do {                                    \
+    prof__block *b_ = PROF__LOAD(&(snap).t->head);                               \
+    while (b_ && (snap).pos) {                                                   \
+        int last_ = (snap).pos >= b_->recs && (snap).pos <= b_->recs + b_->limit; \
+        size_t n_ = last_ ? (size_t)((snap).pos - b_->recs) : PROF__LOAD(&b_->used), i_; \
+        for (i_ = 0; i_ < n_; i_++) { const prof__rec *r = &b_->recs[i_]; body } \
+        if (last_) break;                                                        \
+        b_ = PROF__LOAD(&b_->next);                                              \
+    } } while (0)
+
+PROF_API prof_events *prof_stop(void) {
+    prof_events *e;
+    uint32_t epoch;
+    uint64_t tick_stop;
+    prof__tstate *t;
+    prof__snap *snaps = NULL;
+    size_t nsnap = 0, capsnap = 0, nkeys = 0, i;
+    prof__key *keys = NULL, *tmp;
+    prof__map ptr_map;
+    uint64_t open_total = 0, stale = 0;
+    memset(&ptr_map, 0, sizeof ptr_map);
+
+    pthread_mutex_lock(&prof__g.lock);
+    epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    if (!epoch) {
+        pthread_mutex_unlock(&prof__g.lock);
+        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
+        return NULL;
+    }
+    tick_stop = prof__now();
+    __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
+    e = prof_events_create();
+    if (!e) goto oom;
+    e->base_real_ns = prof__g.real_start;
+    e->with_node_id = prof__g.cfg.with_node_id;
+    e->node_id = prof__g.cfg.node_id;
+    e->world_size = prof__g.cfg.world_size;
+    prof__clock_calibrate();
+
+    /* Snapshot every thread of this session. */
+    for (t = prof__g.threads; t; t = t->next) {
+        int32_t depth;
+        if (PROF__LOAD(&t->hot.epoch) != epoch) continue;
+        if (!PROF__PUSH_OK(snaps, nsnap, capsnap)) goto oom;
+        snaps[nsnap].t = t;
+        snaps[nsnap].pos = PROF__LOAD(&t->hot.pos);
+        nsnap++;
+        e->stats.dropped += PROF__LOADR(&t->dropped);
+        e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
+        depth = PROF__LOADR(&t->hot.depth);
+        if (depth > 0) open_total += (uint64_t)depth;
+    }
+    e->stats.threads = nsnap;
+    e->stats.open_at_stop = open_total;
+
+    /* Count, then gather sort keys; sites are mapped by address first. */
+    for (i = 0; i < nsnap; i++) {
+        PROF__FOR_RECORDS(snaps[i], r, { (void)r; nkeys++; });
+    }
+    keys = PROF__ALLOC(prof__key, nkeys ? nkeys : 1);
+    if (!keys) goto oom;
+    nkeys = 0;
+    for (i = 0; i < nsnap; i++) {
+        int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
+        if (thr < 0) goto oom;
+        PROF__FOR_RECORDS(snaps[i], r, {
+            uintptr_t tag = (uintptr_t)r->site & 7u;
+            const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+            uint32_t si;
+            int found;
+            uint32_t *slot;
+            if (r->t0 < prof__g.tick_start || r->t0 > tick_stop) { stale++; continue; } /* opened in an earlier session */
+            slot = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)s, &found);
+            if (!slot) goto oom;
+            if (!found) {
+                int64_t idx = prof__site_index(e, s->name, s->file, s->func, s->line, s->flags);
+                if (idx < 0) goto oom;
+                *slot = (uint32_t)idx;
+            }
+            si = *slot;
+            if (tag == 0) {
+                keys[nkeys].start = prof__ticks_to_ns(r->t0 - prof__g.tick_start);
+                keys[nkeys].end = prof__ticks_to_ns(r->t1 - prof__g.tick_start);
+                keys[nkeys].thread = (uint32_t)thr;
+                keys[nkeys].site = si;
+                nkeys++;
+            } else {
+                if (!PROF__PUSH_OK(e->inst, e->ninst, e->capinst)) goto oom;
+                e->inst[e->ninst].ts = prof__ticks_to_ns(r->t0 - prof__g.tick_start);
+                e->inst[e->ninst].site = si;
+                e->inst[e->ninst].thread = (uint32_t)thr;
+                e->inst[e->ninst].kind = (int)tag;
+                memcpy(&e->inst[e->ninst].value, &r->t1, sizeof(double));
+                e->ninst++;
+            }
+        });
+    }
+    /* Name the still-open PROF_BEGIN ranges of the calling thread. */
+    t = (prof__tstate *)prof__tls;
+    if (t && PROF__LOADR(&t->hot.epoch) == epoch && t->n_open > 0) {
+        int32_t k;
+        for (k = 0; k < t->n_open; k++)
+            prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
+                         t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
+    }
+    prof__reap_dead_locked();
+    pthread_mutex_unlock(&prof__g.lock);
+    PROF_FREE(snaps);
+    snaps = NULL;
+    prof__map_free(&ptr_map);
+
+    tmp = PROF__ALLOC(prof__key, nkeys ? nkeys : 1);
+    if (!tmp) goto oom_unlocked;
+    prof__sort_keys(keys, tmp, nkeys);
+    PROF_FREE(tmp);
+    if (prof_events_reserve(e, nkeys) != PROF_OK) goto oom_unlocked;
+    for (i = 0; i < nkeys; i++) {
+        prof__ev *v = &e->ev[i];
+        memset(v, 0, sizeof *v);
+        v->start = keys[i].start;
+        v->end = keys[i].end;
+        v->site = keys[i].site;
+        v->thread = keys[i].thread;
+        v->parent = v->first_child = v->next_sibling = -1;
+        v->node_id = e->with_node_id ? e->node_id : -1;
+        if (!(e->sites[v->site].flags & PROF_SITE_CPU_OP)) v->flags = PROF__F_USER_ANN;
+    }
+    e->n = nkeys;
+    PROF_FREE(keys);
+    keys = NULL;
+    e->stats.events = nkeys;
+
+    if (e->stats.dropped)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
+                     (unsigned long long)e->stats.dropped, prof__g.cfg.max_events);
+    if (e->stats.unbalanced_ends)
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END calls had no open PROF_BEGIN; they were ignored",
+                     (unsigned long long)e->stats.unbalanced_ends);
+    if (open_total)
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scopes were still open; they are not in the profile",
+                     (unsigned long long)open_total);
+    (void)stale;
+    if (prof_events_build_tree(e) != PROF_OK) { prof_events_free(e); return NULL; }
+    return e;
+oom:
+    pthread_mutex_unlock(&prof__g.lock);
+oom_unlocked:
+    PROF_FREE(snaps);
+    PROF_FREE(keys);
+    prof__map_free(&ptr_map);
+    prof_events_free(e);
+    prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while collecting events");
+    return NULL;
+}
+
+/* >>tree =================================================================*/
+/* EventList._build_tree: _populate_cpu_children, _remove_dup_nodes and
+   _set_backward_stacktraces, with the same results as Python's code. */
+typedef struct prof__sortctx { const prof_events *e; int by; } prof__sortctx;
+
+static PROF__NI int prof__idx_less(const prof__sortctx *c, uint32_t a, uint32_t b) {
+    const prof__ev *x = &c->e->ev[a], *y = &c->e->ev[b];
+    if (c->by == 0) return c->e->thr[x->thread].tid < c->e->thr[y->thread].tid;
+    if (x->start != y->start) return x->start < y->start;
+    return x->end > y->end;
+}
+static PROF__NI void prof__sort_idx(uint32_t *a, uint32_t *tmp, size_t n, const prof__sortctx *c) {
+    size_t w, i;
+    uint32_t *src = a, *dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+            if (mid >= hi || !prof__idx_less(c, src[mid], src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
+            while (p < mid && q < hi) dst[k++] = prof__idx_less(c, src[q], src[p]) ? src[q++] : src[p++];
+            while (p < mid) dst[k++] = src[p++];
+            while (q < hi) dst[k++] = src[q++];
+        }
+        { uint32_t *t = src; src = dst; dst = t; }
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+static PROF__NI const char *prof__ev_name(const prof_events *e, const prof__ev *v) { return e->sites[v->site].name; }
+
+static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint32_t *tmp, int32_t *stack) {
+    size_t n = 0, i, run;
+    prof__sortctx c;
+    c.e = e;
+    for (i = 0; i < e->n; i++) {
+        prof__ev *v = &e->ev[i];
+        v->parent = v->first_child = v->next_sibling = -1;
+        v->n_children = 0;
+        if (!(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
+    }
+    c.by = 0;
+    prof__sort_idx(idx, tmp, n, &c);
+    c.by = 1;
+    /* itertools.groupby makes one group per run of equal (thread, node_id) */
+    for (run = 0; run < n;) {
+        size_t end = run + 1, k;
+        int32_t top = 0;
+        const prof__ev *f = &e->ev[idx[run]];
+        while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
+        prof__sort_idx(idx + run, tmp, end - run, &c);
+        for (k = run; k < end; k++) {
+            int32_t cur = (int32_t)idx[k];
+            prof__ev *v = &e->ev[cur];
+            while (top > 0) {
+                prof__ev *p = &e->ev[stack[top - 1]];
+                if (v->start >= p->end || v->end > p->end) { top--; continue; }
+                /* children are prepended here and reversed below */
+                v->parent = stack[top - 1];
+                v->next_sibling = p->first_child;
+                p->first_child = cur;
+                p->n_children++;
+                break;
+            }
+            stack[top++] = cur;
+        }
+        run = end;
+    }
+    for (i = 0; i < e->n; i++) {
+        prof__ev *v = &e->ev[i];
+        int32_t prev = -1, c2 = v->first_child;
+        while (c2 >= 0) { int32_t nx = e->ev[c2].next_sibling; e->ev[c2].next_sibling = prev; prev = c2; c2 = nx; }
+        v->first_child = prev;
+    }
+}
+
+/* A parent whose only child has its name absorbs it: the child's children
+   and kernels move up (the kernels replace the parent's, as in PyTorch). */
+static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
+    size_t i, deleted_total = 0;
+    for (;;) {
+        size_t deleted = 0;
+        for (i = 0; i < e->n; i++) {
+            prof__ev *v = &e->ev[i];
+            prof__ev *p;
+            int32_t c;
+            if (v->flags & PROF__F_DELETED || v->parent < 0) continue;
+            p = &e->ev[v->parent];
+            if (prof__ev_name(e, p) != prof__ev_name(e, v) || p->n_children != 1) continue;
+            p->first_child = v->first_child;
+            p->n_children = v->n_children;
+            if (v->extra || p->extra) {
+                int32_t kh = v->extra ? e->ex[v->extra].kern_head : -1;
+                int64_t kn = v->extra ? e->ex[v->extra].kern_ns : 0;
+                prof__extra *px = prof__extra_of(e, p);
+                if (!px) return -1;
+                px->kern_head = kh;
+                px->kern_ns = kn;
+            }
+            for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) e->ev[c].parent = v->parent;
+            v->flags |= PROF__F_DELETED;
+            deleted++;
+        }
+        if (!deleted) break;
+        deleted_total += deleted;
+    }
+    if (deleted_total) {
+        int32_t *map = PROF__ALLOC(int32_t, e->n);
+        size_t w = 0;
+        if (!map) return -1;
+        for (i = 0; i < e->n; i++) map[i] = (e->ev[i].flags & PROF__F_DELETED) ? -1 : (int32_t)w++;
+        w = 0;
+        for (i = 0; i < e->n; i++) {
+            prof__ev v = e->ev[i];
+            if (v.flags & PROF__F_DELETED) continue;
+            if (v.parent >= 0) v.parent = map[v.parent];
+            if (v.first_child >= 0) v.first_child = map[v.first_child];
+            if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
+            e->ev[w++] = v;
+        }
+        e->n = w;
+        e->stats.events = w;
+        PROF_FREE(map);
+    }
+    return 0;
+}
+
+/* Events under a backward function take the stack of their forward op,
+   found by (sequence_nr, fwd_thread). */
+static PROF__NI int prof__set_backward_stacks(prof_events *e) {
+    size_t i;
+    int any = 0;
+    prof__map fwd;
+    for (i = 0; i < e->n && !any; i++) any = e->ev[i].scope == 1;
+    if (!any) return 0;
+    memset(&fwd, 0, sizeof fwd);
+    for (i = 0; i < e->n; i++) {
+        int32_t p = (int32_t)i;
+        int found;
+        uint32_t *slot;
+        const prof__extra *x;
+        while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
+        if (p >= 0) continue;
+        x = e->ev[i].extra ? &e->ex[e->ev[i].extra] : NULL;
+        slot = prof__map_slot(&fwd, prof__mix((uint64_t)(x ? x->sequence_nr : -1)) ^ e->thr[e->ev[i].thread].tid, &found);
+        if (!slot) { prof__map_free(&fwd); return -1; }
+        if (!found) *slot = (uint32_t)i;
+    }
+    for (i = 0; i < e->n; i++) {
+        int32_t p = (int32_t)i;
+        const prof__extra *px;
+        prof__extra *x;
+        uint32_t src;
+        while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
+        if (p < 0) continue;
+        px = e->ev[p].extra ? &e->ex[e->ev[p].extra] : NULL;
+        if (!px || !px->has_fwd_thread) continue; /* PyTorch asserts here */
+        src = prof__map_get(&fwd, prof__mix((uint64_t)px->sequence_nr) ^ px->fwd_thread);
+        x = prof__extra_of(e, &e->ev[i]);
+        if (!x) { prof__map_free(&fwd); return -1; }
+        if (src != UINT32_MAX && e->ev[src].extra) {
+            x->stack = e->ex[e->ev[src].extra].stack;
+            x->stack_depth = e->ex[e->ev[src].extra].stack_depth;
+        } else {
+            x->stack = NULL;
+            x->stack_depth = 0;
+        }
+    }
+    prof__map_free(&fwd);
+    return 0;
+}
+
+PROF_API prof_result prof_events_build_tree(prof_events *e) {
+    uint32_t *idx, *tmp;
+    int32_t *stack;
+    if (!e) return PROF_E_ARG;
+    if (e->tree_built) return PROF_OK;
+    if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
+    idx = PROF__ALLOC(uint32_t, e->n + 1);
+    tmp = PROF__ALLOC(uint32_t, e->n + 1);
+    stack = PROF__ALLOC(int32_t, e->n + 1);
+    if (!idx || !tmp || !stack) {
+        PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
+    }
+    prof__populate_children(e, idx, tmp, stack);
+    PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
+    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+    e->tree_built = 1;
+    return PROF_OK;
+}
+
+/* >>aggregation ==========================================================*/
+/* Derived values, as FunctionEvent's properties compute them. */
+static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
+    static const prof__extra none = { NULL, NULL, NULL, NULL, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0 };
+    return v->extra ? &e->ex[v->extra] : &none;
+}
+static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
+static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
+
+static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) {
+    int64_t s;
+    int32_t c;
+    if (!prof__in_tree(v)) return 0;
+    s = prof__cpu_total(v);
+    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s -= prof__cpu_total(&e->ev[c]);
+    return s;
+}
+static PROF__NI int64_t prof__self_mem(const prof_events *e, const prof__ev *v, int device) {
+    int64_t s;
+    int32_t c;
+    if (!prof__in_tree(v)) return 0;
+    s = device ? prof__x(e, v)->dev_mem : prof__x(e, v)->cpu_mem;
+    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling)
+        s -= device ? prof__x(e, &e->ev[c])->dev_mem : prof__x(e, &e->ev[c])->cpu_mem;
+    return s;
+}
+
+/* device_time_total is recursive over children; computed once per list. */
+static PROF__NI int prof__dev_memo(prof_events *e) {
+    int32_t *stk;
+    size_t i;
+    if (e->dev_memo || !e->use_device) return 0;
+    e->dev_memo = PROF__ALLOC(int64_t, e->n + 1);
+    stk = PROF__ALLOC(int32_t, e->n + 1);
+    if (!e->dev_memo || !stk) { PROF_FREE(e->dev_memo); PROF_FREE(stk); e->dev_memo = NULL; return -1; }
+    for (i = 0; i < e->n; i++) e->dev_memo[i] = INT64_MIN;
+    for (i = 0; i < e->n; i++) {
+        size_t top = 0;
+        if (e->dev_memo[i] != INT64_MIN) continue;
+        stk[top++] = (int32_t)i;
+        while (top) {
+            int32_t cur = stk[top - 1], c;
+            const prof__ev *v = &e->ev[cur];
+            int ready = 1;
+            if (v->flags & PROF__F_ASYNC) { e->dev_memo[cur] = 0; top--; continue; }
+            if (v->device_type != PROF_DEVICE_CPU) { e->dev_memo[cur] = v->end - v->start; top--; continue; }
+            for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling)
+                if (e->dev_memo[c] == INT64_MIN) { stk[top++] = c; ready = 0; }
+            if (!ready) continue;
+            {
+                int64_t s = prof__x(e, v)->kern_ns;
+                for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s += e->dev_memo[c];
+                e->dev_memo[cur] = s;
+            }
+            top--;
+        }
+    }
+    PROF_FREE(stk);
+    return 0;
+}
+static PROF__NI int64_t prof__dev_total(const prof_events *e, size_t i) { return e->dev_memo ? e->dev_memo[i] : 0; }
+static PROF__NI int64_t prof__self_dev(const prof_events *e, size_t i) {
+    const prof__ev *v = &e->ev[i];
+    int64_t s;
+    int32_t c;
+    if ((v->flags & PROF__F_ASYNC) || !e->dev_memo) return 0;
+    s = e->dev_memo[i];
+    if (v->device_type == PROF_DEVICE_CPU)
+        for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s -= e->dev_memo[c];
+    return s;
+}
+
+static PROF__NI prof_result prof__prepare(prof_events *e) {
+    prof_result r = prof_events_build_tree(e);
+    if (r != PROF_OK) return r;
+    if (prof__dev_memo(e) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "out of memory computing device times");
+    return PROF_OK;
+}
+
+/* One event as a row of count 1: the table treats events and averages alike. */
+static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    memset(r, 0, sizeof *r);
+    r->key = prof__ev_name(e, v);
+    r->overload_name = x->overload_name ? x->overload_name : "";
+    r->input_shapes = x->shapes;
+    r->stack = x->stack;
+    r->stack_depth = x->stack_depth;
+    r->node_id = v->node_id;
+    r->device_type = (prof_device_type)v->device_type;
+    r->is_async = (v->flags & PROF__F_ASYNC) != 0;
+    r->is_user_annotation = (v->flags & PROF__F_USER_ANN) != 0;
+    r->has_cpu_parent = v->parent >= 0;
+    r->count = 1;
+    r->cpu_time_total_ns = prof__cpu_total(v);
+    r->self_cpu_time_total_ns = prof__self_cpu(e, v);
+    r->device_time_total_ns = prof__dev_total(e, i);
+    r->self_device_time_total_ns = prof__self_dev(e, i);
+    r->cpu_memory_usage = x->cpu_mem;
+    r->device_memory_usage = x->dev_mem;
+    r->self_cpu_memory_usage = prof__self_mem(e, v, 0);
+    r->self_device_memory_usage = prof__self_mem(e, v, 1);
+    r->flops = x->flops;
+}
+
+PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) {
+    const prof__ev *v;
+    const prof__extra *x;
+    prof_avg r;
+    prof_result res;
+    if (!e || !out || i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
+    if ((res = prof__prepare(e)) != PROF_OK) return res;
+    if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
+    v = &e->ev[i];
+    x = prof__x(e, v);
+    prof__row_of_event(e, i, &r);
+    memset(out, 0, sizeof *out);
+    out->name = r.key;
+    out->overload_name = r.overload_name;
+    out->trace_name = x->trace_name ? x->trace_name : r.key;
+    out->file = e->sites[v->site].file;
+    out->func = e->sites[v->site].func;
+    out->line = e->sites[v->site].line;
+    out->thread = e->thr[v->thread].tid;
+    out->thread_name = e->thr[v->thread].name;
+    out->start_ns = v->start;
+    out->end_ns = v->end;
+    out->node_id = v->node_id;
+    out->device_type = (prof_device_type)v->device_type;
+    out->device_index = x->device_index;
+    out->device_resource_id = x->has_resource ? x->resource_id : (int64_t)out->thread;
+    out->is_async = r.is_async;
+    out->is_user_annotation = r.is_user_annotation;
+    out->scope = v->scope;
+    out->sequence_nr = x->sequence_nr;
+    out->has_fwd_thread = x->has_fwd_thread;
+    out->fwd_thread = x->fwd_thread;
+    out->flops = x->flops;
+    out->input_shapes = x->shapes;
+    out->stack = x->stack;
+    out->stack_depth = x->stack_depth;
+    out->parent = v->parent;
+    out->n_children = v->n_children;
+    {
+        int32_t k;
+        for (k = x->kern_head; k >= 0; k = e->kern[k].next) out->n_kernels++;
+    }
+    out->cpu_time_total_ns = r.cpu_time_total_ns;
+    out->self_cpu_time_total_ns = r.self_cpu_time_total_ns;
+    out->device_time_total_ns = r.device_time_total_ns;
+    out->self_device_time_total_ns = r.self_device_time_total_ns;
+    out->cpu_memory_usage = r.cpu_memory_usage;
+    out->self_cpu_memory_usage = r.self_cpu_memory_usage;
+    out->device_memory_usage = r.device_memory_usage;
+    out->self_device_memory_usage = r.self_device_memory_usage;
+    return PROF_OK;
+}
+
+PROF_API int64_t prof_events_child(prof_events *e, size_t i, size_t k) {
+    int32_t c;
+    if (!e || prof__prepare(e) != PROF_OK || i >= e->n) return -1;
+    for (c = e->ev[i].first_child; c >= 0 && k > 0; c = e->ev[c].next_sibling) k--;
+    return c;
+}
+
+struct prof_averages {
+    prof_avg *rows;
+    size_t n, cap;
+    uint32_t *first;           /* representative event of each row, for key equality */
+    size_t capfirst;
+    const char *use_device;
+    int profile_memory, with_flops;
+    prof__arena arena;
+    prof__strtab strs;
+};
+
+/* FunctionEventAvg.add */
+static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
+    if (!a->key) {
+        a->key = o->key;
+        a->node_id = o->node_id;
+        a->is_async = o->is_async;
+        a->is_remote = o->is_remote;
+        a->has_cpu_parent = o->has_cpu_parent;
+        a->overload_name = o->overload_name;
+        a->input_shapes = o->input_shapes;
+        a->stack = o->stack;
+        a->stack_depth = o->stack_depth;
+        a->device_type = o->device_type;
+        a->is_user_annotation = o->is_user_annotation;
+    }
+    a->cpu_time_total_ns += o->cpu_time_total_ns;
+    a->device_time_total_ns += o->device_time_total_ns;
+    a->self_cpu_time_total_ns += o->self_cpu_time_total_ns;
+    a->self_device_time_total_ns += o->self_device_time_total_ns;
+    a->cpu_memory_usage += o->cpu_memory_usage;
+    a->device_memory_usage += o->device_memory_usage;
+    a->self_cpu_memory_usage += o->self_cpu_memory_usage;
+    a->self_device_memory_usage += o->self_device_memory_usage;
+    a->count += o->count;
+    a->flops += o->flops;
+}
+
+static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const prof_group_options *g) {
+    int i, n;
+    if (a->key != b->key || a->node_id != b->node_id || a->device_type != b->device_type || a->is_user_annotation != b->is_user_annotation) return 0;
+    if (g->group_by_overload_name && a->overload_name != b->overload_name) return 0;
+    if (g->group_by_input_shapes && a->input_shapes != b->input_shapes) return 0;
+    if (g->group_by_stack_n > 0) {
+        int na = a->stack_depth < g->group_by_stack_n ? a->stack_depth : g->group_by_stack_n;
+        int nb = b->stack_depth < g->group_by_stack_n ? b->stack_depth : g->group_by_stack_n;
+        if (na != nb) return 0;
+        for (i = 0, n = na; i < n; i++) if (a->stack[i] != b->stack[i]) return 0;
+    }
+    return 1;
+}
+static PROF__NI uint64_t prof__key_hash(const prof_avg *a, const prof_group_options *g) {
+    uint64_t h = prof__mix((uint64_t)(uintptr_t)a->key) ^ prof__mix((uint64_t)(int64_t)a->node_id * 31 + (uint64_t)a->device_type * 7 + (uint64_t)a->is_user_annotation);
+    int i;
+    if (g->group_by_overload_name) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->overload_name);
+    if (g->group_by_input_shapes) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->input_shapes);
+    for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->stack[i]);
+    return h;
+}
+
+PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
+    prof_group_options g;
+    prof_averages *a;
+    prof__map map;
+    size_t i;
+    if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
+    if (opt) g = *opt;
+    else memset(&g, 0, sizeof g);
+    if (g.group_by_stack_n < 0) g.group_by_stack_n = 0;
+    if (prof__prepare(e) != PROF_OK) return NULL;
+    a = PROF__ALLOC(prof_averages, 1);
+    if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory"); return NULL; }
+    memset(a, 0, sizeof *a);
+    memset(&map, 0, sizeof map);
+    a->strs.arena = &a->arena;
+    a->use_device = e->use_device ? prof__intern(&a->strs, e->use_device) : NULL;
+    a->profile_memory = e->profile_memory;
+    a->with_flops = e->with_flops;
+    for (i = 0; i < e->n; i++) {
+        prof_avg r;
+        uint64_t h;
+        prof__row_of_event(e, i, &r);
+        h = prof__key_hash(&r, &g);
+        for (;;) {
+            int found;
+            uint32_t *slot = prof__map_slot(&map, h, &found);
+            if (!slot) goto oom;
+            if (found) {
+                if (prof__same_key(&a->rows[*slot], &r, &g)) { prof__avg_add(&a->rows[*slot], &r); break; }
+                h = prof__mix(h + 1);
+                continue;
+            }
+            if (!PROF__PUSH_OK(a->rows, a->n, a->cap)) { map.vals[slot - map.vals] = UINT32_MAX; map.n--; goto oom; }
+            memset(&a->rows[a->n], 0, sizeof a->rows[0]);
+            prof__avg_add(&a->rows[a->n], &r);
+            *slot = (uint32_t)a->n++;
+            break;
+        }
+    }
+    prof__map_free(&map);
+    /* The rows point into the event list's strings; copy them so the
+       averages outlive the list. */
+    for (i = 0; i < a->n; i++) {
+        prof_avg *r = &a->rows[i];
+        int k, depth = r->stack_depth < g.group_by_stack_n ? r->stack_depth : g.group_by_stack_n;
+        const char **st = NULL;
+        r->key = prof__intern(&a->strs, r->key);
+        r->overload_name = g.group_by_overload_name ? prof__intern(&a->strs, r->overload_name) : "";
+        r->input_shapes = g.group_by_input_shapes ? (r->input_shapes ? prof__intern(&a->strs, r->input_shapes) : NULL) : "";
+        if (depth > 0) {
+            st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
+            if (!st) goto oom;
+            for (k = 0; k < depth; k++) st[k] = prof__intern(&a->strs, r->stack[k]);
+        }
+        r->stack = st;
+        r->stack_depth = depth;
+        if (!r->key || !r->overload_name) goto oom;
+    }
+    return a;
+oom:
+    prof__map_free(&map);
+    prof_averages_free(a);
+    prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory");
+    return NULL;
+}
+
+PROF_API void prof_averages_free(prof_averages *a) {
+    if (!a) return;
+    PROF_FREE(a->rows);
+    PROF_FREE(a->first);
+    prof__strtab_free(&a->strs);
+    prof__arena_free(&a->arena);
+    PROF_FREE(a);
+}
+PROF_API size_t prof_averages_count(const prof_averages *a) { return a ? a->n : 0; }
+PROF_API const prof_avg *prof_averages_get(const prof_averages *a, size_t i) { return (a && i < a->n) ? &a->rows[i] : NULL; }
+
+/* total_average: every field but the sums comes from the last event. */
+static PROF__NI void prof__total_add(prof_avg *t, const prof_avg *r) {
+    t->key = NULL;
+    prof__avg_add(t, r);
+}
+PROF_API prof_avg prof_events_total_average(prof_events *e) {
+    prof_avg t;
+    size_t i;
+    memset(&t, 0, sizeof t);
+    if (e && prof__prepare(e) == PROF_OK) {
+        for (i = 0; i < e->n; i++) {
+            prof_avg r;
+            prof__row_of_event(e, i, &r);
+            prof__total_add(&t, &r);
+        }
+    }
+    t.key = "Total";
+    return t;
+}
+PROF_API prof_avg prof_averages_total_average(const prof_averages *a) {
+    prof_avg t;
+    size_t i;
+    memset(&t, 0, sizeof t);
+    for (i = 0; a && i < a->n; i++) prof__total_add(&t, &a->rows[i]);
+    t.key = "Total";
+    return t;
+}
+
+/* >>table ================================================================*/
+/* _build_table of profiler_util.py, byte for byte. Widths count code points
+   as Python's len() does. */
+static PROF__NI size_t prof__cp_len(const char *s) {
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+/* Bytes taken by the first k code points of s. */
+static PROF__NI size_t prof__cp_prefix(const char *s, size_t k) {
+    size_t i = 0;
+    while (s[i]) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            if (k == 0) break;
+            k--;
+        }
+        i++;
+    }
+    return i;
+}
+static PROF__NI const char *prof__cp_skip(const char *s, size_t k) { return s + prof__cp_prefix(s, k); }
+
+static PROF__NI void prof__fmt_time(char *out, size_t n, double us) {
+    if (us >= 1000000.0) snprintf(out, n, "%.3fs", us / 1000000.0);
+    else if (us >= 1000.0) snprintf(out, n, "%.3fms", us / 1000.0);
+    else snprintf(out, n, "%.3fus", us);
+}
+static PROF__NI void prof__fmt_time_unit(char *out, size_t n, double us, const char *unit) {
+    if (unit && strcmp(unit, "s") == 0) snprintf(out, n, "%.3fs", us / 1000000.0);
+    else if (unit && strcmp(unit, "ms") == 0) snprintf(out, n, "%.3fms", us / 1000.0);
+    else if (unit && strcmp(unit, "us") == 0) snprintf(out, n, "%.3fus", us);
+    else prof__fmt_time(out, n, us);
+}
+static PROF__NI void prof__fmt_share(char *out, size_t n, double us, double total_us) {
+    if (total_us == 0) snprintf(out, n, "NaN");
+    else snprintf(out, n, "%.2f%%", us * 100.0 / total_us);
+}
+static PROF__NI void prof__fmt_memory(char *out, size_t n, int64_t bytes) {
+    const double KB = 1024.0, MB = 1024.0 * KB, GB = 1024.0 * MB;
+    double a = (double)(bytes < 0 ? -bytes : bytes);
+    if (a >= GB) snprintf(out, n, "%.2f GB", (double)bytes / GB);
+    else if (a >= MB) snprintf(out, n, "%.2f MB", (double)bytes / MB);
+    else if (a >= KB) snprintf(out, n, "%.2f KB", (double)bytes / KB);
+    else snprintf(out, n, "%lld B", (long long)bytes);
+}
+static PROF__NI double prof__us(int64_t ns) { return (double)ns / 1000.0; }
+
+/* Sort keys that _build_table accepts (after cuda/xpu/privateuse1 -> device). */
+static const char *const prof__sort_keys_names[] = {
+    "cpu_time", "device_time", "cpu_time_total", "device_time_total", "self_cpu_time_total",
+    "self_device_time_total", "cpu_memory_usage", "device_memory_usage", "self_cpu_memory_usage",
+    "self_device_memory_usage", "count", "flops", "node_id"
+};
+static PROF__NI double prof__sort_value(const prof_avg *r, int key) {
+    switch (key) {
+    case 0: return r->count ? (double)r->cpu_time_total_ns / (double)r->count : 0.0;
+    case 1: return r->count ? (double)r->device_time_total_ns / (double)r->count : 0.0;
+    case 2: return (double)r->cpu_time_total_ns;
+    case 3: return (double)r->device_time_total_ns;
+    case 4: return (double)r->self_cpu_time_total_ns;
+    case 5: return (double)r->self_device_time_total_ns;
+    case 6: return (double)r->cpu_memory_usage;
+    case 7: return (double)r->device_memory_usage;
+    case 8: return (double)r->self_cpu_memory_usage;
+    case 9: return (double)r->self_device_memory_usage;
+    case 10: return (double)r->count;
+    case 11: return (double)r->flops;
+    default: return (double)r->node_id;
+    }
+}
+static PROF__NI int prof__sort_key_index(const char *sort_by) {
+    char k[64];
+    size_t i, o = 0;
+    const char *s = sort_by;
+    while (*s && o + 8 < sizeof k) {
+        if (strncmp(s, "cuda", 4) == 0) { memcpy(k + o, "device", 6); o += 6; s += 4; }
+        else if (strncmp(s, "xpu", 3) == 0) { memcpy(k + o, "device", 6); o += 6; s += 3; }
+        else if (strncmp(s, "privateuse1", 11) == 0) { memcpy(k + o, "device", 6); o += 6; s += 11; }
+        else k[o++] = *s++;
+    }
+    if (*s) return -1;
+    k[o] = 0;
+    for (i = 0; i < sizeof prof__sort_keys_names / sizeof *prof__sort_keys_names; i++)
+        if (strcmp(k, prof__sort_keys_names[i]) == 0) return (int)i;
+    return -1;
+}
+
+typedef struct prof__col { size_t width; char align; } prof__col;
+typedef struct prof__tab { prof__buf *b; prof__col *cols; int ncols; } prof__tab;
+
+static PROF__NI void prof__cell(prof__buf *b, const char *s, size_t width, char align) {
+    size_t len = prof__cp_len(s);
+    if (align == '<') { prof__buf_str(b, s); if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); }
+    else { if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); prof__buf_str(b, s); }
+    prof__buf_str(b, "  ");
+}
+static PROF__NI void prof__row_out(prof__tab *t, const char *const *vals) {
+    int i;
+    for (i = 0; i < t->ncols; i++) prof__cell(t->b, vals[i], t->cols[i].width, t->cols[i].align);
+    prof__buf_str(t->b, "\n");
+}
+static PROF__NI void prof__trim_path(char *out, size_t n, const char *path, size_t width) {
+    size_t len = prof__cp_len(path);
+    if (len > width) {
+        path = prof__cp_skip(path, len - width);
+        if (prof__cp_len(path) > 3) { snprintf(out, n, "...%s", prof__cp_skip(path, 3)); return; }
+    }
+    snprintf(out, n, "%s", path);
+}
+
+#define PROF__MAXCOLS 24
+#define PROF__CELL 1024
+
+static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
+                                              int profile_memory, int with_flops, const prof_table_options *opt_in) {
+    prof_table_options o;
+    const prof_avg **rows;
+    size_t i, name_w = 0, shapes_w = 0, src_w = 0, line_len;
+    int has_dev_time = 0, has_dev_mem = 0, has_shapes = 0, has_overload = 0, has_stack = 0, append_node = 0;
+    int sort_key = -1, ncols = 0, nheaders = 0, row_limit, limit_count = 0;
+    const char *headers[PROF__MAXCOLS];
+    prof__col cols[PROF__MAXCOLS];
+    char devname[32], hdrbuf[6][48], flops_hdr[32];
+    double flops_scale = 1.0, sum_self_cpu = 0, sum_self_dev = 0;
+    prof__tab tab;
+    char cells[PROF__MAXCOLS][PROF__CELL];
+    const char *vals[PROF__MAXCOLS];
+    char *longcell = NULL;
+
+    if (opt_in) o = *opt_in;
+    else memset(&o, 0, sizeof o);
+    if (n == 0) return PROF_OK;
+    if (o.time_unit && strcmp(o.time_unit, "s") && strcmp(o.time_unit, "ms") && strcmp(o.time_unit, "us"))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o.time_unit);
+    if (o.sort_by && (sort_key = prof__sort_key_index(o.sort_by)) < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, cuda_time, cpu_time_total, cuda_time_total, self_cpu_time_total, self_cuda_time_total, cpu_memory_usage, cuda_memory_usage, self_cpu_memory_usage, self_cuda_memory_usage, count or flops", o.sort_by);
+    row_limit = o.row_limit == 0 ? 100 : o.row_limit;
+    if (o.max_src_column_width == 0) o.max_src_column_width = 75;
+    if (o.max_name_column_width == 0) o.max_name_column_width = 55;
+    if (o.max_shapes_column_width == 0) o.max_shapes_column_width = 80;
+
+    rows = PROF__ALLOC(const prof_avg *, n);
+    if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
+    for (i = 0; i < n; i++) {
+        const prof_avg *r = &rows_in[i];
+        size_t l;
+        rows[i] = r;
+        if (r->self_device_time_total_ns > 0) has_dev_time = 1;
+        if (r->self_device_memory_usage > 0) has_dev_mem = 1;
+        if (r->input_shapes && r->input_shapes[0]) has_shapes = 1;
+        if (r->overload_name && r->overload_name[0]) has_overload = 1;
+        if (r->node_id != -1) append_node = 1;
+        if ((l = prof__cp_len(r->key) + 4) > name_w) name_w = l;
+        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > shapes_w) shapes_w = l;
+        if (r->stack_depth > 0) {
+            int k;
+            has_stack = 1;
+            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > src_w) src_w = l;
+        }
+    }
+    if (!use_device) has_dev_time = 0; /* device times are zero without a device */
+    if (sort_key >= 0) {
+        /* sorted(..., reverse=True) is stable: an insertion sort of pointers
+           would be O(n^2), so merge through a temporary array. */
+        const prof_avg **tmp = PROF__ALLOC(const prof_avg *, n);
+        size_t w;
+        const prof_avg **src = rows, **dst = tmp;
+        if (!tmp) { PROF_FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
+        for (w = 1; w < n; w *= 2) {
+            for (i = 0; i < n; i += 2 * w) {
+                size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+                while (p < mid && q < hi) dst[k++] = prof__sort_value(src[q], sort_key) > prof__sort_value(src[p], sort_key) ? src[q++] : src[p++];
+                while (p < mid) dst[k++] = src[p++];
+                while (q < hi) dst[k++] = src[q++];
+            }
+            { const prof_avg **t = src; src = dst; dst = t; }
+        }
+        if (src != rows) memcpy(rows, src, n * sizeof *rows);
+        PROF_FREE(tmp);
+    }
+    if (o.max_name_column_width > 0 && name_w > (size_t)o.max_name_column_width) name_w = (size_t)o.max_name_column_width;
+    if (o.max_shapes_column_width > 0 && shapes_w > (size_t)o.max_shapes_column_width) shapes_w = (size_t)o.max_shapes_column_width;
+    if (has_stack && o.max_src_column_width > 0 && src_w > (size_t)o.max_src_column_width) src_w = (size_t)o.max_src_column_width;
+
+    {
+        size_t k;
+        const char *u = use_device ? use_device : "None";
+        for (k = 0; u[k] && k + 1 < sizeof devname; k++) devname[k] = (char)((u[k] >= 'a' && u[k] <= 'z') ? u[k] - 32 : u[k]);
+        devname[k] = 0;
+    }
+#define PROF__COL(text, w, al) do { headers[nheaders++] = (text); cols[ncols].width = (w); cols[ncols].align = (al); ncols++; } while (0)
+    PROF__COL("Name", name_w, '>');
+    if (has_overload) PROF__COL("Overload Name", name_w, '>');
+    PROF__COL("Self CPU %", 12, '>');
+    PROF__COL("Self CPU", 12, '>');
+    PROF__COL("CPU total %", 12, '>');
+    PROF__COL("CPU total", 12, '>');
+    PROF__COL("CPU time avg", 12, '>');
+    if (has_dev_time) {
+        snprintf(hdrbuf[0], sizeof hdrbuf[0], "Self %s", devname);
+        snprintf(hdrbuf[1], sizeof hdrbuf[1], "Self %s %%", devname);
+        snprintf(hdrbuf[2], sizeof hdrbuf[2], "%s total", devname);
+        snprintf(hdrbuf[3], sizeof hdrbuf[3], "%s time avg", devname);
+        PROF__COL(hdrbuf[0], 12, '>'); PROF__COL(hdrbuf[1], 12, '>'); PROF__COL(hdrbuf[2], 12, '>'); PROF__COL(hdrbuf[3], 12, '>');
+    }
+    if (profile_memory) { PROF__COL("CPU Mem", 12, '>'); PROF__COL("Self CPU Mem", 12, '>'); }
+    if (use_device && has_dev_mem) {
+        snprintf(hdrbuf[4], sizeof hdrbuf[4], "%s Mem", devname);
+        snprintf(hdrbuf[5], sizeof hdrbuf[5], "Self %s Mem", devname);
+        PROF__COL(hdrbuf[4], 12, '>'); PROF__COL(hdrbuf[5], 12, '>');
+    }
+    PROF__COL("# of Calls", 12, '>');
+    if (append_node) PROF__COL("Node ID", 12, '>');
+    if (has_shapes) PROF__COL("Input Shapes", shapes_w, '>');
+    if (has_stack) PROF__COL("Source Location", src_w, '<');
+    if (with_flops) {
+        int64_t mn = 0;
+        for (i = 0; i < n; i++) if (rows[i]->flops > 0 && (mn == 0 || rows[i]->flops < mn)) mn = rows[i]->flops;
+        if (mn > 0) {
+            static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
+            double lf = log10((double)mn) / 3.0;
+            if (lf > 5.0) lf = 5.0;
+            if (lf < 0) lf = 0;
+            flops_scale = pow(10.0, floor(lf) * -3.0);
+            snprintf(flops_hdr, sizeof flops_hdr, "Total %s", units[(int)lf]);
+            PROF__COL(flops_hdr, 12, '>');
+        } else {
+            with_flops = 0;
+        }
+    }
+#undef PROF__COL
+    line_len = 0;
+    for (i = 0; i < (size_t)ncols; i++) line_len += cols[i].width + 2;
+    line_len -= 2;
+    tab.b = b;
+    tab.cols = cols;
+    tab.ncols = ncols;
+
+    for (i = 0; i < n; i++) {
+        sum_self_cpu += prof__us(rows[i]->self_cpu_time_total_ns);
+        if (rows[i]->device_type != PROF_DEVICE_CPU && !rows[i]->is_user_annotation) sum_self_dev += prof__us(rows[i]->self_device_time_total_ns);
+    }
+
+    if (o.header) { prof__buf_chars(b, '=', (long)line_len); prof__buf_str(b, "\n"); prof__buf_str(b, o.header); prof__buf_str(b, "\n"); }
+    if (o.top_level_events_only) {
+        prof__buf_chars(b, '=', (long)line_len);
+        prof__buf_str(b, "\nThis report only display top-level ops statistics\n");
+    }
+#define PROF__SEP() do { int c_; for (c_ = 0; c_ < ncols; c_++) { prof__buf_chars(b, '-', (long)cols[c_].width); prof__buf_str(b, "  "); } prof__buf_str(b, "\n"); } while (0)
+    PROF__SEP();
+    prof__row_out(&tab, headers);
+    PROF__SEP();
+
+    for (i = 0; i < n; i++) {
+        const prof_avg *r = rows[i];
+        int c = 0, k;
+        size_t cut;
+        if (row_limit >= 0 && limit_count == row_limit) break;
+        if (o.top_level_events_only && r->has_cpu_parent) continue;
+        limit_count++;
+        for (k = 0; k < PROF__MAXCOLS; k++) { cells[k][0] = 0; vals[k] = cells[k]; }
+        if (o.max_name_column_width > 0 && prof__cp_len(r->key) >= (size_t)o.max_name_column_width - 3) {
+            cut = prof__cp_prefix(r->key, (size_t)o.max_name_column_width - 3);
+            snprintf(cells[c], PROF__CELL, "%.*s...", (int)cut, r->key);
+        } else {
+            vals[c] = r->key;
+        }
+        c++;
+        if (has_overload) {
+            const char *ov = r->overload_name ? r->overload_name : "";
+            if (o.max_name_column_width > 0 && prof__cp_len(ov) >= (size_t)o.max_name_column_width - 3) {
+                cut = prof__cp_prefix(ov, (size_t)o.max_name_column_width - 3);
+                snprintf(cells[c], PROF__CELL, "%.*s...", (int)cut, ov);
+            } else {
+                vals[c] = ov;
+            }
+            c++;
+        }
+        prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), sum_self_cpu);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), o.time_unit);
+        if (r->is_async) snprintf(cells[c++], PROF__CELL, "0");
+        else prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), sum_self_cpu);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), o.time_unit);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, r->count ? prof__us(r->cpu_time_total_ns) / (double)r->count : 0.0, o.time_unit);
+        if (has_dev_time) {
+            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), o.time_unit);
+            prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), sum_self_dev);
+            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->device_time_total_ns), o.time_unit);
+            prof__fmt_time_unit(cells[c++], PROF__CELL, r->count ? prof__us(r->device_time_total_ns) / (double)r->count : 0.0, o.time_unit);
+        }
+        if (profile_memory) {
+            prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
+            prof__fmt_memory(cells[c++], PROF__CELL, r->self_cpu_memory_usage);
+        }
+        if (use_device && has_dev_mem) {
+            prof__fmt_memory(cells[c++], PROF__CELL, r->device_memory_usage);
+            prof__fmt_memory(cells[c++], PROF__CELL, r->self_device_memory_usage);
+        }
+        snprintf(cells[c++], PROF__CELL, "%lld", (long long)r->count);
+        if (append_node) snprintf(cells[c++], PROF__CELL, "%d", r->node_id);
+        if (has_shapes) {
+            const char *s = r->input_shapes ? r->input_shapes : "None";
+            cut = prof__cp_prefix(s, shapes_w);
+            if (cut + 1 > PROF__CELL) {
+                PROF_FREE(longcell);
+                longcell = (char *)PROF_MALLOC(cut + 1);
+                if (longcell) { memcpy(longcell, s, cut); longcell[cut] = 0; vals[c] = longcell; }
+            } else {
+                snprintf(cells[c], PROF__CELL, "%.*s", (int)cut, s);
+            }
+            c++;
+        }
+        /* 001 appends the FLOPs value before the source location although
+           its headers have them the other way round; kept as PyTorch prints. */
+        if (with_flops) {
+            if (r->flops <= 0) snprintf(cells[c++], PROF__CELL, "--");
+            else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * flops_scale);
+        }
+        if (has_stack) {
+            if (r->stack_depth > 0) prof__trim_path(cells[c], PROF__CELL, r->stack[0], src_w);
+            c++;
+        }
+        prof__row_out(&tab, vals);
+        if (has_stack) {
+            for (k = 1; k < r->stack_depth; k++) {
+                int z;
+                for (z = 0; z < ncols; z++) vals[z] = "";
+                prof__trim_path(cells[0], PROF__CELL, r->stack[k], src_w);
+                vals[ncols - 1] = cells[0];
+                prof__row_out(&tab, vals);
+            }
+            for (k = 0; k < ncols; k++) vals[k] = "";
+            prof__row_out(&tab, vals);
+        }
+    }
+    PROF__SEP();
+#undef PROF__SEP
+    {
+        char tbuf[64];
+        prof__fmt_time_unit(tbuf, sizeof tbuf, sum_self_cpu, o.time_unit);
+        prof__buf_fmt(b, "Self CPU time total: %s\n", tbuf);
+        if (has_dev_time) {
+            prof__fmt_time_unit(tbuf, sizeof tbuf, sum_self_dev, o.time_unit);
+            prof__buf_fmt(b, "Self %s time total: %s\n", devname, tbuf);
+        }
+    }
+    PROF_FREE(longcell);
+    PROF_FREE(rows);
+    if (b->oom) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
+    return PROF_OK;
+}
+
+static PROF__NI char *prof__table_string(prof__buf *b, prof_result r) {
+    if (r != PROF_OK) { PROF_FREE(b->p); return NULL; }
+    if (!b->p) {
+        b->p = (char *)PROF_MALLOC(1);
+        if (b->p) b->p[0] = 0;
+    }
+    return b->p;
+}
+static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e, const prof_table_options *opt) {
+    prof_avg *rows;
+    size_t i;
+    prof_result r;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the event list is NULL");
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    rows = PROF__ALLOC(prof_avg, e->n + 1);
+    if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
+    for (i = 0; i < e->n; i++) prof__row_of_event(e, i, &rows[i]);
+    r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
+    PROF_FREE(rows);
+    return r;
+}
+PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) {
+    prof__buf b;
+    memset(&b, 0, sizeof b);
+    return prof__table_string(&b, prof__events_table_buf(&b, e, opt));
+}
+PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_options *opt) {
+    prof__buf b;
+    memset(&b, 0, sizeof b);
+    if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the averages are NULL"); return NULL; }
+    return prof__table_string(&b, prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt));
+}
+static PROF__NI prof_result prof__print(FILE *f, char *s) {
+    size_t n;
+    if (!s) return PROF_E_NOMEM;
+    n = strlen(s);
+    if (fwrite(s, 1, n, f) != n) { PROF_FREE(s); return prof__report(PROF_LOG_ERROR, PROF_E_IO, "table: writing the table failed: %s", strerror(errno)); }
+    PROF_FREE(s);
+    return PROF_OK;
+}
+PROF_API prof_result prof_events_print_table(FILE *f, prof_events *e, const prof_table_options *opt) {
+    if (!f) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: FILE is NULL");
+    return prof__print(f, prof_events_table(e, opt));
+}
+PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, const prof_table_options *opt) {
+    if (!f) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: FILE is NULL");
+    return prof__print(f, prof_averages_table(a, opt));
+}
+PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
+
+/* >>exporters ============================================================*/
+PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) { (void)e; (void)path; return PROF_E_STATE; }
+PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { (void)e; (void)path; (void)metric; return PROF_E_STATE; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROF_IMPLEMENTATION */
