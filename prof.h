@@ -188,7 +188,8 @@ enum {
     PROF_EVENT_RESOURCE_ID  = 1u << 3,
     PROF_EVENT_ASYNC        = 1u << 4,
     PROF_EVENT_USER_ANNOTATION = 1u << 5,
-    PROF_EVENT_SHAPES       = 1u << 6        /* input_shapes given (else None) */
+    PROF_EVENT_SHAPES       = 1u << 6,       /* input_shapes given (else None) */
+    PROF_EVENT_LEGACY       = 1u << 7        /* is_legacy: kernels counted on the op itself */
 };
 
 /* Input shapes: n_inputs lists; input i has ndims[i] dims, all dims
@@ -276,7 +277,7 @@ typedef struct prof_avg {
     int stack_depth;
     int node_id;
     prof_device_type device_type;
-    int is_async, is_user_annotation, is_remote;
+    int is_async, is_user_annotation, is_remote, is_legacy;
     int has_cpu_parent;        /* for top_level_events_only */
     int64_t count;
     int64_t cpu_time_total_ns, self_cpu_time_total_ns;
@@ -290,7 +291,8 @@ typedef struct prof_averages prof_averages;
 /* ----- table ----- */
 typedef struct prof_table_options {
     const char *sort_by;           /* NULL = list order; any key 001 accepts */
-    int row_limit;                 /* 0 = 100; < 0 = no limit */
+    int row_limit;                 /* 0 = 100; < 0 = no limit;
+                                      PROF_ROW_LIMIT_ZERO = print no rows */
     int max_src_column_width;      /* 0 = 75;  < 0 = no maximum */
     int max_name_column_width;     /* 0 = 55;  < 0 = no maximum */
     int max_shapes_column_width;   /* 0 = 80;  < 0 = no maximum */
@@ -298,6 +300,8 @@ typedef struct prof_table_options {
     int top_level_events_only;
     const char *time_unit;         /* NULL, "s", "ms" or "us" */
 } prof_table_options;
+
+#define PROF_ROW_LIMIT_ZERO (-2147483647 - 1)
 
 /* Session */
 PROF_API prof_result prof_start(const prof_config *cfg);
@@ -343,6 +347,12 @@ PROF_API void prof_free_string(char *s);
 /* Exporters */
 PROF_API prof_result prof_export_chrome_trace(prof_events *ev, const char *path);
 PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
+/* Same lines with identical stacks merged and their values summed. */
+PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
+/* Top-level keys of the trace (add_metadata / add_metadata_json). */
+PROF_API prof_result prof_events_add_metadata(prof_events *ev, const char *key, const char *value);
+PROF_API prof_result prof_events_add_metadata_json(prof_events *ev, const char *key, const char *json);
+PROF_API int prof_json_valid(const char *json);
 
 /* >>macros ---------------------------------------------------------------*/
 /* Private, but the macros expand to them. */
@@ -1207,7 +1217,7 @@ PROF_API void prof_shutdown(void) {
    fields live in an `extra` record that only events which have them get.
    Every string is interned in the list, so equal strings share a pointer
    and grouping keys compare by address. */
-enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4 };
+enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8 };
 
 typedef struct prof__ev {
     int64_t start, end;
@@ -1254,6 +1264,7 @@ struct prof_events {
     int64_t base_real_ns;      /* wall-clock time of the session start */
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
+    struct prof__meta *meta;   /* add_metadata, in insertion order */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -1393,7 +1404,8 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     v.node_id = (d->set & PROF_EVENT_NODE_ID) ? d->node_id : -1;
     v.device_type = (uint8_t)d->device_type;
     v.scope = (uint8_t)d->scope;
-    v.flags = (uint16_t)(((d->set & PROF_EVENT_ASYNC) ? PROF__F_ASYNC : 0) | ((d->set & PROF_EVENT_USER_ANNOTATION) ? PROF__F_USER_ANN : 0));
+    v.flags = (uint16_t)(((d->set & PROF_EVENT_ASYNC) ? PROF__F_ASYNC : 0) | ((d->set & PROF_EVENT_USER_ANNOTATION) ? PROF__F_USER_ANN : 0) |
+                          ((d->set & PROF_EVENT_LEGACY) ? PROF__F_LEGACY : 0));
     need_extra = (d->overload_name && d->overload_name[0]) || d->trace_name || (d->set & (PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_RESOURCE_ID)) ||
                  d->stack_depth > 0 || d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
     if (need_extra) {
@@ -1894,7 +1906,9 @@ static PROF__NI int prof__dev_memo(prof_events *e) {
             if (!ready) continue;
             {
                 int64_t s = prof__x(e, v)->kern_ns;
-                for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s += e->dev_memo[c];
+                /* a legacy op carries its kernels itself; its children are not added */
+                if (!(v->flags & PROF__F_LEGACY))
+                    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s += e->dev_memo[c];
                 e->dev_memo[cur] = s;
             }
             top--;
@@ -1936,6 +1950,7 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->device_type = (prof_device_type)v->device_type;
     r->is_async = (v->flags & PROF__F_ASYNC) != 0;
     r->is_user_annotation = (v->flags & PROF__F_USER_ANN) != 0;
+    r->is_legacy = (v->flags & PROF__F_LEGACY) != 0;
     r->has_cpu_parent = v->parent >= 0;
     r->count = 1;
     r->cpu_time_total_ns = prof__cpu_total(v);
@@ -2034,6 +2049,7 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
         a->stack_depth = o->stack_depth;
         a->device_type = o->device_type;
         a->is_user_annotation = o->is_user_annotation;
+        a->is_legacy = o->is_legacy;
     }
     a->cpu_time_total_ns += o->cpu_time_total_ns;
     a->device_time_total_ns += o->device_time_total_ns;
@@ -2049,7 +2065,8 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
 
 static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const prof_group_options *g) {
     int i, n;
-    if (a->key != b->key || a->node_id != b->node_id || a->device_type != b->device_type || a->is_user_annotation != b->is_user_annotation) return 0;
+    if (a->key != b->key || a->node_id != b->node_id || a->device_type != b->device_type || a->is_user_annotation != b->is_user_annotation ||
+        a->is_legacy != b->is_legacy) return 0;
     if (g->group_by_overload_name && a->overload_name != b->overload_name) return 0;
     if (g->group_by_input_shapes && a->input_shapes != b->input_shapes) return 0;
     if (g->group_by_stack_n > 0) {
@@ -2061,7 +2078,7 @@ static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const p
     return 1;
 }
 static PROF__NI uint64_t prof__key_hash(const prof_avg *a, const prof_group_options *g) {
-    uint64_t h = prof__mix((uint64_t)(uintptr_t)a->key) ^ prof__mix((uint64_t)(int64_t)a->node_id * 31 + (uint64_t)a->device_type * 7 + (uint64_t)a->is_user_annotation);
+    uint64_t h = prof__mix((uint64_t)(uintptr_t)a->key) ^ prof__mix((uint64_t)(int64_t)a->node_id * 31 + (uint64_t)a->device_type * 7 + (uint64_t)a->is_user_annotation * 2 + (uint64_t)a->is_legacy);
     int i;
     if (g->group_by_overload_name) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->overload_name);
     if (g->group_by_input_shapes) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->input_shapes);
@@ -2310,7 +2327,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o.time_unit);
     if (o.sort_by && (sort_key = prof__sort_key_index(o.sort_by)) < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, cuda_time, cpu_time_total, cuda_time_total, self_cpu_time_total, self_cuda_time_total, cpu_memory_usage, cuda_memory_usage, self_cpu_memory_usage, self_cuda_memory_usage, count or flops", o.sort_by);
-    row_limit = o.row_limit == 0 ? 100 : o.row_limit;
+    row_limit = o.row_limit == 0 ? 100 : o.row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o.row_limit;
     if (o.max_src_column_width == 0) o.max_src_column_width = 75;
     if (o.max_name_column_width == 0) o.max_name_column_width = 55;
     if (o.max_shapes_column_width == 0) o.max_shapes_column_width = 80;
@@ -2323,7 +2340,8 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         rows[i] = r;
         if (r->self_device_time_total_ns > 0) has_dev_time = 1;
         if (r->self_device_memory_usage > 0) has_dev_mem = 1;
-        if (r->input_shapes && r->input_shapes[0]) has_shapes = 1;
+        /* a list with inputs: not None, not "" (averages) and not [] */
+        if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) has_shapes = 1;
         if (r->overload_name && r->overload_name[0]) has_overload = 1;
         if (r->node_id != -1) append_node = 1;
         if ((l = prof__cp_len(r->key) + 4) > name_w) name_w = l;
@@ -2414,7 +2432,8 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
 
     for (i = 0; i < n; i++) {
         sum_self_cpu += prof__us(rows[i]->self_cpu_time_total_ns);
-        if (rows[i]->device_type != PROF_DEVICE_CPU && !rows[i]->is_user_annotation) sum_self_dev += prof__us(rows[i]->self_device_time_total_ns);
+        if (rows[i]->device_type == PROF_DEVICE_CPU ? rows[i]->is_legacy : !rows[i]->is_user_annotation)
+            sum_self_dev += prof__us(rows[i]->self_device_time_total_ns);
     }
 
     if (o.header) { prof__buf_chars(b, '=', (long)line_len); prof__buf_str(b, "\n"); prof__buf_str(b, o.header); prof__buf_str(b, "\n"); }
@@ -2577,8 +2596,579 @@ PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, 
 PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
 
 /* >>exporters ============================================================*/
-PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) { (void)e; (void)path; return PROF_E_STATE; }
-PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { (void)e; (void)path; (void)metric; return PROF_E_STATE; }
+/* Streaming writer: a fixed buffer and write(2), integers formatted by hand,
+   names escaped once per call site. Memory stays constant whatever the
+   number of events. Output goes to a temporary file that is renamed over
+   the target only when every byte was written, so a failed export never
+   leaves a file that looks complete. */
+typedef struct prof__w {
+    int fd, err;
+    size_t n;
+    char buf[1 << 16];
+} prof__w;
+
+static PROF__NI void prof__w_raw(prof__w *w, const char *s, size_t n) {
+    while (n && !w->err) {
+        ssize_t k = write(w->fd, s, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            w->err = errno;
+            return;
+        }
+        if (k == 0) { w->err = EIO; return; }
+        s += k;
+        n -= (size_t)k;
+    }
+}
+static PROF__NI void prof__w_flush(prof__w *w) {
+    prof__w_raw(w, w->buf, w->n);
+    w->n = 0;
+}
+static PROF__NI void prof__w_put(prof__w *w, const char *s, size_t n) {
+    if (n > sizeof w->buf - w->n) {
+        prof__w_flush(w);
+        if (n > sizeof w->buf) { prof__w_raw(w, s, n); return; }
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
+}
+#define PROF__W_LIT(w, lit) prof__w_put((w), (lit), sizeof(lit) - 1)
+static PROF__NI void prof__w_str(prof__w *w, const char *s) { prof__w_put(w, s, strlen(s)); }
+static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
+    char t[24];
+    int i = 24;
+    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    prof__w_put(w, t + i, (size_t)(24 - i));
+}
+static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
+    if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
+    else prof__w_u64(w, (uint64_t)v);
+}
+/* Nanoseconds as microseconds with three decimals: exact, no floating point. */
+static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
+    uint64_t a;
+    char t[4];
+    if (ns < 0) { PROF__W_LIT(w, "-"); a = (uint64_t)0 - (uint64_t)ns; }
+    else a = (uint64_t)ns;
+    prof__w_u64(w, a / 1000);
+    t[0] = '.';
+    t[1] = (char)('0' + a % 1000 / 100);
+    t[2] = (char)('0' + a % 100 / 10);
+    t[3] = (char)('0' + a % 10);
+    prof__w_put(w, t, 4);
+}
+static PROF__NI void prof__w_double(prof__w *w, double v) {
+    char t[40];
+    if (!(v == v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
+    snprintf(t, sizeof t, "%.17g", v);
+    prof__w_str(w, t);
+}
+
+/* Length of the valid UTF-8 sequence at p, 0 if invalid (overlong forms,
+   surrogates and code points past U+10FFFF are invalid). */
+static PROF__NI int prof__utf8_len(const unsigned char *p) {
+    unsigned c = p[0];
+#define PROF__CONT(x) (((x) & 0xC0) == 0x80)
+    if (c >= 0xC2 && c <= 0xDF) return PROF__CONT(p[1]) ? 2 : 0;
+    if (c == 0xE0) return (p[1] >= 0xA0 && p[1] <= 0xBF && PROF__CONT(p[2])) ? 3 : 0;
+    if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return (PROF__CONT(p[1]) && PROF__CONT(p[2])) ? 3 : 0;
+    if (c == 0xED) return (p[1] >= 0x80 && p[1] <= 0x9F && PROF__CONT(p[2])) ? 3 : 0;
+    if (c == 0xF0) return (p[1] >= 0x90 && p[1] <= 0xBF && PROF__CONT(p[2]) && PROF__CONT(p[3])) ? 4 : 0;
+    if (c >= 0xF1 && c <= 0xF3) return (PROF__CONT(p[1]) && PROF__CONT(p[2]) && PROF__CONT(p[3])) ? 4 : 0;
+    if (c == 0xF4) return (p[1] >= 0x80 && p[1] <= 0x8F && PROF__CONT(p[2]) && PROF__CONT(p[3])) ? 4 : 0;
+#undef PROF__CONT
+    return 0;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped; invalid
+   UTF-8 replaced by U+FFFD, never written through. */
+static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(str ? str : ""), *run = p;
+    PROF__W_LIT(w, "\"");
+    while (*p) {
+        unsigned c = *p;
+        int n;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') { p++; continue; }
+        prof__w_put(w, (const char *)run, (size_t)(p - run));
+        if (c < 0x80) {
+            char e[6];
+            switch (c) {
+            case '"': PROF__W_LIT(w, "\\\""); break;
+            case '\\': PROF__W_LIT(w, "\\\\"); break;
+            case '\n': PROF__W_LIT(w, "\\n"); break;
+            case '\r': PROF__W_LIT(w, "\\r"); break;
+            case '\t': PROF__W_LIT(w, "\\t"); break;
+            default:
+                e[0] = '\\'; e[1] = 'u'; e[2] = '0'; e[3] = '0'; e[4] = hex[c >> 4]; e[5] = hex[c & 15];
+                prof__w_put(w, e, 6);
+            }
+            p++;
+        } else if ((n = prof__utf8_len(p)) > 0) {
+            prof__w_put(w, (const char *)p, (size_t)n);
+            p += n;
+        } else {
+            PROF__W_LIT(w, "\\ufffd");
+            p++;
+        }
+        run = p;
+    }
+    prof__w_put(w, (const char *)run, (size_t)(p - run));
+    PROF__W_LIT(w, "\"");
+}
+
+typedef struct prof__out { prof__w *w; char *tmp; const char *path; int direct; } prof__out;
+
+static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const char *who) {
+    struct stat st;
+    static unsigned counter;
+    size_t len;
+    memset(o, 0, sizeof o[0]);
+    if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
+    o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
+    if (!o->w) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    o->w->n = 0;
+    o->w->err = 0;
+    o->path = path;
+    /* Devices and pipes (/dev/stdout, /dev/full, a FIFO) are written in
+       place: renaming over them would replace the device node. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->direct = 1;
+        o->w->fd = open(path, O_WRONLY | O_CLOEXEC);
+    } else {
+        len = strlen(path) + 48;
+        o->tmp = (char *)PROF_MALLOC(len);
+        if (!o->tmp) { PROF_FREE(o->w); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        snprintf(o->tmp, len, "%s.tmp%ld.%u", path, (long)getpid(), __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
+        o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
+    if (o->w->fd < 0) {
+        int err = errno;
+        PROF_FREE(o->w);
+        PROF_FREE(o->tmp);
+        return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
+    }
+    return PROF_OK;
+}
+static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
+    int err;
+    prof__w_flush(o->w);
+    err = o->w->err;
+    if (close(o->w->fd) != 0 && !err) err = errno;
+    if (!err && o->tmp && rename(o->tmp, o->path) != 0) err = errno;
+    if (err && o->tmp) unlink(o->tmp);
+    PROF_FREE(o->w);
+    PROF_FREE(o->tmp);
+    if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' failed: %s; no file was left in its place", who, o->path, strerror(err));
+    return PROF_OK;
+}
+
+/* ----- metadata (add_metadata / add_metadata_json) ----- */
+typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
+
+/* Skips one JSON value; returns NULL if s does not start with one. */
+static PROF__NI const char *prof__json_skip_ws(const char *s) { while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++; return s; }
+static PROF__NI const char *prof__json_value(const char *s, int depth) {
+    s = prof__json_skip_ws(s);
+    if (depth > 64) return NULL;
+    if (*s == '"') {
+        s++;
+        while (*s != '"') {
+            if ((unsigned char)*s < 0x20) return NULL;
+            if (*s == '\\') {
+                s++;
+                if (*s == 'u') { int i; for (i = 1; i <= 4; i++) if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || (s[i] >= 'A' && s[i] <= 'F'))) return NULL; s += 4; }
+                else if (!strchr("\"\\/bfnrt", *s) || !*s) return NULL;
+                s++;
+            } else if ((unsigned char)*s >= 0x80) {
+                int n = prof__utf8_len((const unsigned char *)s);
+                if (!n) return NULL;
+                s += n;
+            } else s++;
+        }
+        return s + 1;
+    }
+    if (*s == '{' || *s == '[') {
+        char close = *s == '{' ? '}' : ']';
+        int obj = *s == '{';
+        s = prof__json_skip_ws(s + 1);
+        if (*s == close) return s + 1;
+        for (;;) {
+            if (obj) {
+                if (*(s = prof__json_skip_ws(s)) != '"' || !(s = prof__json_value(s, depth + 1))) return NULL;
+                s = prof__json_skip_ws(s);
+                if (*s++ != ':') return NULL;
+            }
+            if (!(s = prof__json_value(s, depth + 1))) return NULL;
+            s = prof__json_skip_ws(s);
+            if (*s == ',') { s++; continue; }
+            if (*s == close) return s + 1;
+            return NULL;
+        }
+    }
+    if (strncmp(s, "true", 4) == 0) return s + 4;
+    if (strncmp(s, "false", 5) == 0) return s + 5;
+    if (strncmp(s, "null", 4) == 0) return s + 4;
+    {
+        const char *st = s;
+        if (*s == '-') s++;
+        if (*s == '0') s++;
+        else if (*s >= '1' && *s <= '9') while (*s >= '0' && *s <= '9') s++;
+        else return NULL;
+        if (*s == '.') { s++; if (!(*s >= '0' && *s <= '9')) return NULL; while (*s >= '0' && *s <= '9') s++; }
+        if (*s == 'e' || *s == 'E') { s++; if (*s == '+' || *s == '-') s++; if (!(*s >= '0' && *s <= '9')) return NULL; while (*s >= '0' && *s <= '9') s++; }
+        return s > st ? s : NULL;
+    }
+}
+PROF_API int prof_json_valid(const char *json) {
+    const char *e;
+    if (!json) return 0;
+    e = prof__json_value(json, 0);
+    return e && *prof__json_skip_ws(e) == 0;
+}
+
+static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json) {
+    prof__meta *m, **pp;
+    if (!e || !key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: list, key and value must not be NULL");
+    if (is_json && !prof_json_valid(value))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata_json: the value for '%s' is not valid JSON", key);
+    m = (prof__meta *)prof__arena_alloc(&e->arena, sizeof *m);
+    if (!m || !(m->key = prof__intern(&e->strs, key)) || !(m->value = prof__intern(&e->strs, value)))
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
+    m->is_json = is_json;
+    m->next = NULL;
+    for (pp = &e->meta; *pp; pp = &(*pp)->next) {
+        if ((*pp)->key == m->key) { (*pp)->value = m->value; (*pp)->is_json = is_json; return PROF_OK; }
+    }
+    *pp = m;
+    return PROF_OK;
+}
+PROF_API prof_result prof_events_add_metadata(prof_events *e, const char *key, const char *value) { return prof__add_meta(e, key, value, 0); }
+PROF_API prof_result prof_events_add_metadata_json(prof_events *e, const char *key, const char *json) { return prof__add_meta(e, key, json, 1); }
+
+/* ----- Chrome trace in Kineto's layout ----- */
+static PROF__NI void prof__process_name(char *out, size_t n) {
+    FILE *f = fopen("/proc/self/comm", "r");
+    size_t k = 0;
+    if (f) {
+        k = fread(out, 1, n - 1, f);
+        fclose(f);
+    }
+    while (k && (out[k - 1] == '\n' || out[k - 1] == '\r')) k--;
+    out[k] = 0;
+    if (!k) snprintf(out, n, "process %ld", (long)getpid());
+}
+
+static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const prof__ev *v, uint64_t pid) {
+    PROF__W_LIT(w, "\"pid\": ");
+    if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, pid);
+    else prof__w_i64(w, prof__x(e, v)->device_index);
+    PROF__W_LIT(w, ", \"tid\": ");
+    if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid);
+    else {
+        const prof__extra *x = prof__x(e, v);
+        prof__w_i64(w, x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid);
+    }
+}
+
+static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_t pid, const char *const *site_json) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    int64_t dur = v->end - v->start;
+    /* A child must not end after its parent once the viewer has parsed the
+       decimal microseconds into doubles, or it drops out of the tree. */
+    if (v->parent >= 0) {
+        const prof__ev *p = &e->ev[v->parent];
+        double pend = (double)p->start / 1000.0 + (double)(p->end - p->start) / 1000.0;
+        while (dur > 0 && (double)v->start / 1000.0 + (double)dur / 1000.0 > pend) dur--;
+    }
+    PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": ");
+    if (v->device_type != PROF_DEVICE_CPU) PROF__W_LIT(w, "\"kernel\"");
+    else if (e->sites[v->site].flags & PROF_SITE_CPU_OP) PROF__W_LIT(w, "\"cpu_op\"");
+    else PROF__W_LIT(w, "\"user_annotation\"");
+    PROF__W_LIT(w, ", \"name\": ");
+    if (x->trace_name) prof__w_json_str(w, x->trace_name);
+    else prof__w_str(w, site_json[v->site]);
+    PROF__W_LIT(w, ", ");
+    prof__w_pid_tid(w, e, v, pid);
+    PROF__W_LIT(w, ", \"ts\": ");
+    prof__w_us(w, v->start);
+    PROF__W_LIT(w, ", \"dur\": ");
+    prof__w_us(w, dur);
+    PROF__W_LIT(w, ", \"args\": {\"External id\": ");
+    prof__w_u64(w, (uint64_t)i + 1);
+    PROF__W_LIT(w, ", \"Ev Idx\": ");
+    prof__w_u64(w, (uint64_t)i);
+    if (v->extra) {
+        if (x->shapes) {
+            PROF__W_LIT(w, ", \"Input Dims\": ");
+            prof__w_str(w, x->shapes); /* Python's repr of int lists is JSON */
+        }
+        if (x->stack_depth > 0) {
+            /* Kineto joins the entries with ';' into one string */
+            prof__buf b;
+            int k;
+            memset(&b, 0, sizeof b);
+            for (k = 0; k < x->stack_depth; k++) {
+                if (k) prof__buf_str(&b, ";");
+                prof__buf_str(&b, x->stack[k]);
+            }
+            PROF__W_LIT(w, ", \"Call stack\": ");
+            prof__w_json_str(w, b.p ? b.p : "");
+            PROF_FREE(b.p);
+        }
+        if (x->sequence_nr >= 0) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
+        if (x->has_fwd_thread) { PROF__W_LIT(w, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
+        if (x->flops > 0) { PROF__W_LIT(w, ", \"flops\": "); prof__w_i64(w, x->flops); }
+        if (x->overload_name) { PROF__W_LIT(w, ", \"Overload name\": "); prof__w_json_str(w, x->overload_name); }
+    }
+    PROF__W_LIT(w, "}},\n");
+}
+
+PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
+    static const char *const who = "prof_export_chrome_trace";
+    prof__out o;
+    prof__w *w;
+    prof_result r;
+    const char **site_json = NULL;
+    prof__arena scratch;
+    size_t i;
+    uint64_t pid = (uint64_t)getpid();
+    char pname[256];
+    prof__meta *m;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&scratch, 0, sizeof scratch);
+    /* Escape each site's name once: most events then cost one memcpy. */
+    site_json = PROF__ALLOC(const char *, e->nsites + 1);
+    if (!site_json) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    for (i = 0; i < e->nsites; i++) {
+        prof__w tmpw;
+        char *s;
+        tmpw.fd = -1;
+        tmpw.err = 0;
+        tmpw.n = 0;
+        /* names longer than the buffer are escaped per event instead */
+        if (strlen(e->sites[i].name) * 6 + 2 >= sizeof tmpw.buf) { site_json[i] = NULL; continue; }
+        prof__w_json_str(&tmpw, e->sites[i].name);
+        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
+        if (!s) { PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        memcpy(s, tmpw.buf, tmpw.n);
+        s[tmpw.n] = 0;
+        site_json[i] = s;
+    }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
+    w = o.w;
+    PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n  ],\n");
+    if (e->with_node_id) {
+        PROF__W_LIT(w, "  \"distributedInfo\": {\"backend\": \"prof.h\", \"rank\": ");
+        prof__w_i64(w, e->node_id);
+        PROF__W_LIT(w, ", \"world_size\": ");
+        prof__w_i64(w, e->world_size);
+        PROF__W_LIT(w, "},\n");
+    }
+    for (m = e->meta; m; m = m->next) {
+        PROF__W_LIT(w, "  ");
+        prof__w_json_str(w, m->key);
+        PROF__W_LIT(w, ": ");
+        if (m->is_json) prof__w_str(w, m->value);
+        else prof__w_json_str(w, m->value);
+        PROF__W_LIT(w, ",\n");
+    }
+    PROF__W_LIT(w, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
+    prof__w_i64(w, e->base_real_ns);
+    PROF__W_LIT(w, ",\n  \"traceEvents\": [\n");
+    for (i = 0; i < e->n && !w->err; i++) {
+        if (!site_json[e->ev[i].site]) {
+            /* rare: a huge name; escape it directly */
+            const char *save = e->sites[e->ev[i].site].name;
+            prof__w tmp2;
+            (void)tmp2;
+            site_json[e->ev[i].site] = NULL;
+            {
+                prof__ev *v = &e->ev[i];
+                prof__extra *x = prof__extra_of(e, v);
+                if (x && !x->trace_name) x->trace_name = save;
+            }
+            prof__w_event(w, e, i, pid, site_json);
+            continue;
+        }
+        prof__w_event(w, e, i, pid, site_json);
+    }
+    for (i = 0; i < e->ninst; i++) {
+        const prof__instant_ev *in = &e->inst[i];
+        if (in->kind == 1) {
+            PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"user_annotation\", \"s\": \"t\", \"name\": ");
+            prof__w_json_str(w, e->sites[in->site].name);
+        } else {
+            PROF__W_LIT(w, "  {\"ph\": \"C\", \"cat\": \"counter\", \"name\": ");
+            prof__w_json_str(w, e->sites[in->site].name);
+        }
+        PROF__W_LIT(w, ", \"pid\": ");
+        prof__w_u64(w, pid);
+        PROF__W_LIT(w, ", \"tid\": ");
+        prof__w_u64(w, e->thr[in->thread].tid);
+        PROF__W_LIT(w, ", \"ts\": ");
+        prof__w_us(w, in->ts);
+        if (in->kind == 1) PROF__W_LIT(w, "},\n");
+        else {
+            PROF__W_LIT(w, ", \"args\": {");
+            prof__w_json_str(w, e->sites[in->site].name);
+            PROF__W_LIT(w, ": ");
+            prof__w_double(w, in->value);
+            PROF__W_LIT(w, "}},\n");
+        }
+    }
+    /* Metadata events name the process and its threads. */
+    prof__process_name(pname, sizeof pname);
+    PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+    prof__w_u64(w, pid);
+    PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"name\": ");
+    prof__w_json_str(w, pname);
+    PROF__W_LIT(w, "}},\n  {\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+    prof__w_u64(w, pid);
+    PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"labels\": \"CPU\"}},\n  {\"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+    prof__w_u64(w, pid);
+    PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"sort_index\": ");
+    prof__w_u64(w, pid);
+    PROF__W_LIT(w, "}}");
+    for (i = 0; i < e->nthr; i++) {
+        char tn[96];
+        if (e->thr[i].name) snprintf(tn, sizeof tn, "%s", e->thr[i].name);
+        else snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
+        PROF__W_LIT(w, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+        prof__w_u64(w, pid);
+        PROF__W_LIT(w, ", \"tid\": ");
+        prof__w_u64(w, e->thr[i].tid);
+        PROF__W_LIT(w, ", \"args\": {\"name\": ");
+        if (e->thr[i].name) prof__w_json_str(w, e->thr[i].name);
+        else prof__w_json_str(w, tn);
+        PROF__W_LIT(w, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+        prof__w_u64(w, pid);
+        PROF__W_LIT(w, ", \"tid\": ");
+        prof__w_u64(w, e->thr[i].tid);
+        PROF__W_LIT(w, ", \"args\": {\"sort_index\": ");
+        prof__w_u64(w, i);
+        PROF__W_LIT(w, "}}");
+    }
+    PROF__W_LIT(w, "\n  ],\n  \"traceName\": ");
+    prof__w_json_str(w, path);
+    PROF__W_LIT(w, "\n}\n");
+    PROF_FREE(site_json);
+    prof__arena_free(&scratch);
+    return prof__out_close(&o, who);
+}
+
+/* ----- flamegraph stacks (export_stacks) ----- */
+static PROF__NI int prof__stack_metric(const char *metric) {
+    if (!metric) return -1;
+    if (strcmp(metric, "self_cpu_time_total") == 0) return 0;
+    if (strcmp(metric, "self_cuda_time_total") == 0 || strcmp(metric, "self_device_time_total") == 0 ||
+        strcmp(metric, "self_xpu_time_total") == 0 || strcmp(metric, "self_privateuse1_time_total") == 0) return 1;
+    return -1;
+}
+/* One frame of a folded stack: the separators of the format (space, ';',
+   tab, CR, LF) and other control bytes become '_', invalid UTF-8 becomes
+   U+FFFD, and an empty frame becomes "_" so every line parses. */
+static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    if (!*p) { prof__buf_str(b, "_"); return; }
+    while (*p) {
+        int n;
+        if (*p < 0x80) {
+            char c = (char)*p;
+            if (c == ' ' || c == ';' || (unsigned char)c < 0x20 || c == 0x7f) c = '_';
+            prof__buf_put(b, &c, 1);
+            p++;
+        } else if ((n = prof__utf8_len(p)) > 0) {
+            prof__buf_put(b, (const char *)p, (size_t)n);
+            p += n;
+        } else {
+            prof__buf_str(b, "\xef\xbf\xbd");
+            p++;
+        }
+    }
+}
+
+static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
+    static const char *const who = "prof_export_stacks";
+    int which = prof__stack_metric(metric);
+    prof__out o;
+    prof_result r;
+    prof__buf line;
+    size_t i;
+    /* merged mode: unique stack -> summed value, in first-seen order */
+    prof__strtab uniq;
+    prof__arena ua;
+    int64_t *sums = NULL;
+    size_t capsums = 0;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if (which < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) return r;
+    memset(&line, 0, sizeof line);
+    memset(&uniq, 0, sizeof uniq);
+    memset(&ua, 0, sizeof ua);
+    uniq.arena = &ua;
+    for (i = 0; i < e->n && !o.w->err && !line.oom; i++) {
+        const prof__extra *x = prof__x(e, &e->ev[i]);
+        int64_t value;
+        int k;
+        if (x->stack_depth <= 0) continue;
+        value = (which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i)) / 1000; /* int(us) truncates */
+        if (value <= 0) continue;
+        line.n = 0;
+        for (k = x->stack_depth - 1; k >= 0; k--) {
+            prof__buf_frame(&line, x->stack[k]);
+            if (k) prof__buf_str(&line, ";");
+        }
+        if (line.oom) break;
+        if (merge) {
+            size_t before = uniq.n;
+            const char *key = prof__intern_n(&uniq, line.p, line.n);
+            uint32_t id;
+            if (!key) { line.oom = 1; break; }
+            id = prof__map_get(&uniq.map, prof__hash_bytes(line.p, line.n, 14695981039346656037ull));
+            (void)id;
+            if (uniq.n > before) {
+                if (!prof__grow((void **)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
+                sums[uniq.n - 1] = 0;
+            }
+            {
+                size_t j = uniq.n;
+                /* find the index of key: interned strings are unique, scan back from the newest */
+                while (j > 0 && uniq.strs[j - 1] != key) j--;
+                sums[j - 1] += value;
+            }
+        } else {
+            char num[32];
+            prof__w_put(o.w, line.p, line.n);
+            snprintf(num, sizeof num, " %lld\n", (long long)value);
+            prof__w_str(o.w, num);
+        }
+    }
+    if (merge && !line.oom) {
+        for (i = 0; i < uniq.n && !o.w->err; i++) {
+            char num[32];
+            prof__w_str(o.w, uniq.strs[i]);
+            snprintf(num, sizeof num, " %lld\n", (long long)sums[i]);
+            prof__w_str(o.w, num);
+        }
+    }
+    PROF_FREE(line.p);
+    PROF_FREE(sums);
+    prof__strtab_free(&uniq);
+    prof__arena_free(&ua);
+    if (line.oom) {
+        o.w->err = ENOMEM;
+        prof__out_close(&o, who);
+        return PROF_E_NOMEM;
+    }
+    return prof__out_close(&o, who);
+}
+PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
+PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,280 @@
+/* Exact tables: every tests/tables/NAME.case is built by hand through the
+   public API and each table / total_average it requests must match
+   NAME.expected byte for byte. The expected files come from the real
+   PyTorch (tests/tables/gen_expected.py); the format is in FORMAT.md. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (char *)malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+    fclose(f);
+    if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
+    return buf;
+}
+
+/* "12.375" microseconds -> 12375 ns (the cases use multiples of 0.125 us) */
+static int64_t us_to_ns(const char *s) { return (int64_t)(strtod(s, NULL) * 1000.0 + (s[0] == '-' ? -0.5 : 0.5)); }
+
+typedef struct out { char *p; size_t n, cap; } out;
+static void out_put(out *o, const char *s) {
+    size_t l = strlen(s);
+    if (o->n + l + 1 > o->cap) {
+        o->cap = (o->n + l + 1) * 2;
+        o->p = (char *)realloc(o->p, o->cap);
+    }
+    memcpy(o->p + o->n, s, l + 1);
+    o->n += l;
+}
+
+/* Python literal [[2, 3], []] -> prof_shapes (static storage per call) */
+static int parse_shapes(const char *s, prof_shapes *sh, int *ndims, int64_t *dims, int maxin, int maxdims) {
+    int depth = 0, ni = 0, nd = 0;
+    memset(sh, 0, sizeof *sh);
+    for (; *s; s++) {
+        if (*s == '[') {
+            depth++;
+            if (depth == 2) { if (ni >= maxin) return -1; ndims[ni] = 0; }
+        } else if (*s == ']') {
+            if (depth == 2) ni++;
+            depth--;
+        } else if ((*s >= '0' && *s <= '9') || *s == '-') {
+            char *end;
+            if (depth != 2 || nd >= maxdims) return -1;
+            dims[nd++] = strtoll(s, &end, 10);
+            ndims[ni]++;
+            s = end - 1;
+        }
+    }
+    sh->n_inputs = ni;
+    sh->ndims = ndims;
+    sh->dims = dims;
+    return 0;
+}
+
+static void add_event(prof_events *ev, char **fields, int nf) {
+    prof_event_desc d;
+    static int ndims[64];
+    static int64_t dims[256];
+    char *stack[64];
+    char *kernels[16];
+    int nk = 0, i;
+    memset(&d, 0, sizeof d);
+    d.set = PROF_EVENT_SHAPES | PROF_EVENT_FWD_THREAD; /* generator defaults: shapes [], fwd_thread 0 */
+    d.input_shapes.n_inputs = 0;
+    for (i = 0; i < nf; i++) {
+        char *k = fields[i], *v = strchr(k, '=');
+        if (!v) continue;
+        *v++ = 0;
+        if (!strcmp(k, "name")) d.name = v;
+        else if (!strcmp(k, "thread")) d.thread = strtoull(v, NULL, 10);
+        else if (!strcmp(k, "start")) d.start_ns = us_to_ns(v);
+        else if (!strcmp(k, "end")) d.end_ns = us_to_ns(v);
+        else if (!strcmp(k, "node")) { d.set |= PROF_EVENT_NODE_ID; d.node_id = atoi(v); }
+        else if (!strcmp(k, "async")) { if (atoi(v)) d.set |= PROF_EVENT_ASYNC; }
+        else if (!strcmp(k, "overload")) d.overload_name = v;
+        else if (!strcmp(k, "shapes")) { if (parse_shapes(v, &d.input_shapes, ndims, dims, 64, 256)) { fprintf(stderr, "bad shapes %s\n", v); failed++; } }
+        else if (!strcmp(k, "stack")) {
+            int n = 0;
+            char *p = v;
+            if (*p) {
+                for (;;) {
+                    char *bar = strchr(p, '|');
+                    stack[n++] = p;
+                    if (!bar || n == 64) break;
+                    *bar = 0;
+                    p = bar + 1;
+                }
+            }
+            d.stack = (const char *const *)stack;
+            d.stack_depth = n;
+        }
+        else if (!strcmp(k, "flops")) d.flops = strtoll(v, NULL, 10);
+        else if (!strcmp(k, "cpu_mem")) d.cpu_memory_usage = strtoll(v, NULL, 10);
+        else if (!strcmp(k, "dev_mem")) d.device_memory_usage = strtoll(v, NULL, 10);
+        else if (!strcmp(k, "scope")) d.scope = atoi(v);
+        else if (!strcmp(k, "seq")) { d.set |= PROF_EVENT_SEQUENCE_NR; d.sequence_nr = strtoll(v, NULL, 10); }
+        else if (!strcmp(k, "fwd_thread")) d.fwd_thread = strtoull(v, NULL, 10);
+        else if (!strcmp(k, "user_annotation")) { if (atoi(v)) d.set |= PROF_EVENT_USER_ANNOTATION; }
+        else if (!strcmp(k, "legacy")) { if (atoi(v)) d.set |= PROF_EVENT_LEGACY; }
+        else if (!strcmp(k, "device")) d.device_type = strcmp(v, "cuda") == 0 ? PROF_DEVICE_CUDA : PROF_DEVICE_CPU;
+        else if (!strcmp(k, "device_index")) d.device_index = atoi(v);
+        else if (!strcmp(k, "resource")) { d.set |= PROF_EVENT_RESOURCE_ID; d.device_resource_id = strtoll(v, NULL, 10); }
+        else if (!strcmp(k, "kernel")) { if (nk < 16) kernels[nk++] = v; }
+        else if (!strcmp(k, "id")) { /* ids only label events in PyTorch's repr */ }
+        else { fprintf(stderr, "unknown event field %s\n", k); failed++; }
+    }
+    {
+        int64_t idx = prof_events_add(ev, &d);
+        if (idx < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); failed++; return; }
+        for (i = 0; i < nk; i++) {
+            /* name:device:duration, split at the last two ':' */
+            char *c2 = strrchr(kernels[i], ':'), *c1;
+            *c2 = 0;
+            c1 = strrchr(kernels[i], ':');
+            *c1 = 0;
+            prof_events_append_kernel(ev, (size_t)idx, kernels[i], atoi(c1 + 1), us_to_ns(c2 + 1));
+        }
+    }
+}
+
+static void print_total(out *o, prof_avg t) {
+    char line[256];
+    double us = 1000.0;
+    snprintf(line, sizeof line, "key=%s\ncount=%lld\n", t.key, (long long)t.count);
+    out_put(o, line);
+    snprintf(line, sizeof line, "cpu_time_total=%.3f\nself_cpu_time_total=%.3f\ncpu_time=%.3f\n",
+             (double)t.cpu_time_total_ns / us, (double)t.self_cpu_time_total_ns / us,
+             t.count ? (double)t.cpu_time_total_ns / us / (double)t.count : 0.0);
+    out_put(o, line);
+    snprintf(line, sizeof line, "device_time_total=%.3f\nself_device_time_total=%.3f\ndevice_time=%.3f\n",
+             (double)t.device_time_total_ns / us, (double)t.self_device_time_total_ns / us,
+             t.count ? (double)t.device_time_total_ns / us / (double)t.count : 0.0);
+    out_put(o, line);
+    snprintf(line, sizeof line, "cpu_memory_usage=%lld\nself_cpu_memory_usage=%lld\ndevice_memory_usage=%lld\nself_device_memory_usage=%lld\nflops=%lld\n",
+             (long long)t.cpu_memory_usage, (long long)t.self_cpu_memory_usage, (long long)t.device_memory_usage,
+             (long long)t.self_device_memory_usage, (long long)t.flops);
+    out_put(o, line);
+}
+
+static void run_request(prof_events *ev, out *o, const char *kind, char **fields, int nf) {
+    prof_table_options opt;
+    prof_group_options g;
+    int averages = 0, i;
+    memset(&opt, 0, sizeof opt);
+    memset(&g, 0, sizeof g);
+    for (i = 0; i < nf; i++) {
+        char *k = fields[i], *v = strchr(k, '=');
+        if (!v) continue;
+        *v++ = 0;
+        if (!strcmp(k, "averages")) averages = atoi(v);
+        else if (!strcmp(k, "group_by_input_shapes")) g.group_by_input_shapes = atoi(v);
+        else if (!strcmp(k, "group_by_stack_n")) g.group_by_stack_n = atoi(v);
+        else if (!strcmp(k, "group_by_overload_name")) g.group_by_overload_name = atoi(v);
+        else if (!strcmp(k, "sort_by")) opt.sort_by = v;
+        else if (!strcmp(k, "row_limit")) { opt.row_limit = atoi(v); if (opt.row_limit == 0) opt.row_limit = PROF_ROW_LIMIT_ZERO; }
+        else if (!strcmp(k, "max_src_column_width")) opt.max_src_column_width = atoi(v);
+        else if (!strcmp(k, "max_name_column_width")) opt.max_name_column_width = atoi(v);
+        else if (!strcmp(k, "max_shapes_column_width")) opt.max_shapes_column_width = atoi(v);
+        else if (!strcmp(k, "header")) opt.header = v;
+        else if (!strcmp(k, "top_level_events_only")) opt.top_level_events_only = atoi(v);
+        else if (!strcmp(k, "time_unit")) opt.time_unit = v;
+        else { fprintf(stderr, "unknown table field %s\n", k); failed++; }
+    }
+    if (!strcmp(kind, "total_average")) {
+        if (averages) {
+            prof_averages *a = prof_key_averages(ev, &g);
+            print_total(o, prof_averages_total_average(a));
+            prof_averages_free(a);
+        } else {
+            print_total(o, prof_events_total_average(ev));
+        }
+    } else {
+        char *t;
+        if (averages) {
+            prof_averages *a = prof_key_averages(ev, &g);
+            t = prof_averages_table(a, &opt);
+            prof_averages_free(a);
+        } else {
+            t = prof_events_table(ev, &opt);
+        }
+        if (t) out_put(o, t);
+        else out_put(o, "<<table failed>>\n");
+        prof_free_string(t);
+    }
+    out_put(o, "----8<----\n");
+}
+
+static void run_case(const char *dir, const char *name) {
+    char path[512];
+    char *text, *line, *save = NULL, *expected;
+    prof_events *ev = prof_events_create();
+    out o = {0, 0, 0};
+    size_t len;
+    int profile_memory = 0, with_flops = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    text = slurp(path, NULL);
+    if (!text || !ev) { fprintf(stderr, "cannot read %s\n", path); failed++; free(text); prof_events_free(ev); return; }
+    out_put(&o, "");
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *fields[64];
+        int nf = 0;
+        char *kind, *tab;
+        if (!line[0] || line[0] == '#') continue;
+        kind = line;
+        tab = strchr(line, '\t');
+        while (tab && nf < 64) {
+            *tab = 0;
+            fields[nf++] = tab + 1;
+            tab = strchr(tab + 1, '\t');
+        }
+        if (!strcmp(kind, "option")) {
+            int i;
+            for (i = 0; i < nf; i++) {
+                if (!strncmp(fields[i], "use_device=", 11)) prof_events_set_device(ev, strcmp(fields[i] + 11, "none") ? fields[i] + 11 : NULL);
+                else if (!strncmp(fields[i], "profile_memory=", 15)) profile_memory = atoi(fields[i] + 15);
+                else if (!strncmp(fields[i], "with_flops=", 11)) with_flops = atoi(fields[i] + 11);
+                else { fprintf(stderr, "%s: unknown option %s\n", name, fields[i]); failed++; }
+            }
+            prof_events_set_flags(ev, profile_memory, with_flops);
+        } else if (!strcmp(kind, "event")) {
+            add_event(ev, fields, nf);
+        } else {
+            run_request(ev, &o, kind, fields, nf);
+        }
+    }
+    snprintf(path, sizeof path, "%s/%.*s.expected", dir, (int)(strlen(name) - 5), name);
+    expected = slurp(path, &len);
+    if (!expected) { fprintf(stderr, "%s: missing %s\n", name, path); failed++; }
+    else if (len != o.n || memcmp(expected, o.p, len) != 0) {
+        char got[600];
+        FILE *f;
+        size_t i = 0;
+        while (i < len && i < o.n && expected[i] == o.p[i]) i++;
+        snprintf(got, sizeof got, "build/tables-%s.got", name);
+        f = fopen(got, "wb");
+        if (f) { fwrite(o.p, 1, o.n, f); fclose(f); }
+        fprintf(stderr, "FAIL %s: output differs at byte %zu (see %s; diff it against %s)\n", name, i, got, path);
+        failed++;
+    } else {
+        passed++;
+    }
+    free(expected);
+    free(o.p);
+    free(text);
+    prof_events_free(ev);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int main(void) {
+    const char *dir = "tests/tables";
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char *names[256];
+    int n = 0, i;
+    if (!d) { fprintf(stderr, "run from the repository root: cannot open %s\n", dir); return 1; }
+    while ((de = readdir(d)) && n < 256) {
+        size_t l = strlen(de->d_name);
+        if (l > 5 && !strcmp(de->d_name + l - 5, ".case")) names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (i = 0; i < n; i++) { run_case(dir, names[i]); free(names[i]); }
+    if (n == 0) { fprintf(stderr, "no cases found\n"); failed++; }
+    printf("test_tables: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
