@@ -153,6 +153,22 @@ typedef enum prof_log_level { PROF_LOG_ERROR = 0, PROF_LOG_WARNING = 1, PROF_LOG
 /* Receives every error and warning; `message` is a complete sentence. */
 typedef void (*prof_log_fn)(prof_log_level level, prof_result code, const char *message, void *user_data);
 
+typedef struct prof_events prof_events;       /* owns everything it points to */
+
+/* torch.profiler.schedule: skip_first steps, then cycles of wait, warmup and
+   active steps, `repeat` times (0 = until prof_stop). Off while active = 0. */
+typedef struct prof_schedule {
+    int skip_first, wait, warmup, active, repeat;
+} prof_schedule;
+
+/* The events of one finished active window; borrowed: valid until return. */
+typedef void (*prof_trace_ready_fn)(prof_events *events, void *user_data);
+
+/* with_stack modes */
+enum { PROF_STACK_NONE = 0, PROF_STACK_SCOPES = 1, PROF_STACK_NATIVE = 2 };
+/* activities (torch.profiler.ProfilerActivity) */
+enum { PROF_ACTIVITY_CPU = 1u << 0, PROF_ACTIVITY_CUDA = 1u << 1 };
+
 typedef struct prof_config {
     size_t max_events;        /* cap on recorded events, all threads together;
                                  0 = 16777216 (384 MiB of records). Past it,
@@ -160,6 +176,17 @@ typedef struct prof_config {
     int with_node_id;         /* 1 = every event carries node_id (MPI rank) */
     int node_id;              /* used when with_node_id is set */
     int world_size;           /* for the trace's distributedInfo; 0 = unknown */
+    int record_shapes;        /* keep the shapes given to PROF_SCOPE_SHAPES/ARGS */
+    int profile_memory;       /* record prof_alloc/prof_dealloc; memory columns */
+    int with_stack;           /* PROF_STACK_SCOPES: each event's stack is its
+                                 chain of enclosing scopes; PROF_STACK_NATIVE:
+                                 return addresses, symbolized at stop */
+    int with_flops;           /* keep flop counts; the table's FLOPs column */
+    prof_schedule schedule;   /* driven by prof_step(); zero = record all */
+    prof_trace_ready_fn on_trace_ready;
+    void *trace_ready_user_data;
+    unsigned activities;      /* PROF_ACTIVITY_*; 0 = CPU, plus CUDA when
+                                 compiled with PROF_CUPTI */
     prof_log_fn log;          /* NULL = errors go to stderr */
     void *log_user_data;
 } prof_config;
@@ -177,8 +204,21 @@ typedef struct prof_site {
 } prof_site;
 #define PROF_SITE_CPU_OP 1u   /* trace category cpu_op instead of user_annotation */
 
+/* What a scope can carry besides its name (PROF_SCOPE_ARGS). The pointers
+   must stay valid until the scope ends; strings should be constants. */
+typedef struct prof_args {
+    const int64_t *shapes;    /* per input: its number of dims, then the dims */
+    int shapes_len;           /* int64 values in `shapes` (at most 64) */
+    int64_t flops;            /* 0 = none */
+    const char *overload_name;
+    int scope;                /* 0 forward, 1 backward function */
+    int64_t sequence_nr;      /* with PROF_ARGS_SEQUENCE_NR */
+    uint64_t fwd_thread;      /* with PROF_ARGS_FWD_THREAD */
+    unsigned set;
+} prof_args;
+enum { PROF_ARGS_SEQUENCE_NR = 1u << 0, PROF_ARGS_FWD_THREAD = 1u << 1 };
+
 /* ----- event list ----- */
-typedef struct prof_events prof_events;       /* owns everything it points to */
 
 /* Optional fields of a hand-built event: set the bit to use the field. */
 enum {
@@ -260,6 +300,8 @@ typedef struct prof_stats {
     uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
     uint64_t open_at_stop;      /* scopes still open when prof_stop ran */
     uint64_t threads;           /* threads that recorded */
+    uint64_t unknown_frees;     /* prof_dealloc of a pointer never allocated */
+    uint64_t unmatched_async;   /* PROF_ASYNC_BEGIN/END without a partner */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -305,8 +347,34 @@ typedef struct prof_table_options {
 
 /* Session */
 PROF_API prof_result prof_start(const prof_config *cfg);
-PROF_API prof_events *prof_stop(void);    /* NULL when not recording */
+/* Ends the session. With a schedule, returns the window recording at stop
+   (also handed to on_trace_ready), or an empty list. NULL on error. */
+PROF_API prof_events *prof_stop(void);
 PROF_API int prof_is_recording(void);
+/* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1,
+   and starts, stops or delivers windows as torch.profiler.profile.step(). */
+PROF_API prof_result prof_step(void);
+PROF_API int64_t prof_step_number(void);
+/* Top-level trace keys for the session being recorded. */
+PROF_API prof_result prof_add_metadata(const char *key, const char *value);
+PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
+
+/* Memory (profile_memory). prof_alloc/prof_dealloc record what an allocator
+   did; prof_malloc/calloc/realloc/free are drop-in wrappers of libc's. */
+PROF_API void prof_alloc(const void *ptr, size_t bytes);
+PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category);
+PROF_API void prof_dealloc(const void *ptr);
+PROF_API void *prof_malloc(size_t bytes);
+PROF_API void *prof_calloc(size_t count, size_t size);
+PROF_API void *prof_realloc(void *ptr, size_t bytes);
+PROF_API void prof_free(void *ptr);
+PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
+
+/* FLOPs as PyTorch's formulas count them (2 per multiply-add). */
+PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
+PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
+PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
+PROF_API int64_t prof_flops_conv2d(const int64_t x_shape[4], const int64_t w_shape[4]);
 PROF_API void prof_set_thread_name(const char *name);
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
@@ -375,6 +443,9 @@ PROF_API void prof__begin(const prof_site *site);
 PROF_API void prof__begin_dyn(const prof_site *site, const char *name);
 PROF_API void prof__end(void);
 PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
+PROF_API prof__scope prof__scope_enter_slow(const prof_site *site);
+PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
+PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* The thread-local pointer lives in the implementation file; initial-exec
    TLS keeps its access to one instruction in executables. */
 extern __thread prof__thread *prof__tls;
@@ -418,11 +489,10 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
     s.t0 = 0;
     if (PROF__LIKELY(!epoch)) { s.t = 0; return s; }
     s.t = prof__tls;
-    if (PROF__UNLIKELY(!s.t || s.t->epoch != epoch)) s.t = prof__thread_get();
-    if (s.t) {
-        __atomic_store_n(&s.t->depth, s.t->depth + 1, __ATOMIC_RELAXED);
-        s.t0 = prof__now();
-    }
+    /* first scope of a thread or session, or native stacks: out of line */
+    if (PROF__UNLIKELY(!s.t || s.t->epoch != epoch)) return prof__scope_enter_slow(site);
+    __atomic_store_n(&s.t->depth, s.t->depth + 1, __ATOMIC_RELAXED);
+    s.t0 = prof__now();
     return s;
 }
 
@@ -470,7 +540,25 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #  define PROF_END() ((void)0)
 #  define PROF_MARK(name) ((void)0)
 #  define PROF_COUNTER(name, value) ((void)0)
+#  define PROF_SCOPE_OP(name) ((void)0)
+#  define PROF_SCOPE_ARGS(name, args) ((void)0)
+#  define PROF_SCOPE_SHAPES(name, ...) ((void)0)
+#  define PROF_SCOPE_FLOPS(name, flops) ((void)0)
+#  define PROF_ASYNC_BEGIN(name, id) ((void)0)
+#  define PROF_ASYNC_END(id) ((void)0)
 #else
+PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes, int len, int64_t flops) {
+    prof_args a;
+    a.shapes = shapes;
+    a.shapes_len = len;
+    a.flops = flops;
+    a.overload_name = 0;
+    a.scope = 0;
+    a.sequence_nr = -1;
+    a.fwd_thread = 0;
+    a.set = 0;
+    return a;
+}
 #  if defined(__cplusplus)
 struct prof__scope_guard {
     prof__scope s;
@@ -487,6 +575,18 @@ private:
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (name))
+struct prof__scope_args_guard {
+    prof__scope s;
+    const prof_args *a;
+    prof__scope_args_guard(const prof_site *site, const prof_args *args) : s(prof__scope_enter(site)), a(args) {}
+    ~prof__scope_args_guard() { if (s.t) prof__scope_leave_args(&s, a); }
+private:
+    prof__scope_args_guard(const prof__scope_args_guard &);
+    prof__scope_args_guard &operator=(const prof__scope_args_guard &);
+};
+#    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
+        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
+        prof__scope_args_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (args))
 #  else
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof__scope_leave(s); }
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
@@ -497,7 +597,51 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof_
         static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
+typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
+PROF__INLINE PROF__NOINSTRUMENT prof__scope_args prof__scope_args_enter(const prof_site *site, const prof_args *a) {
+    prof__scope_args x;
+    x.s = prof__scope_enter(site);
+    x.a = a;
+    return x;
+}
+PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *x) {
+    if (x->s.t) prof__scope_leave_args(&x->s, x->a);
+}
+#    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
+        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
+        prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_args_cleanup), unused)) = \
+            prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
 #  endif
+#  define PROF__SCOPE_ARGS_ID(id, name, args) PROF__SCOPE_ARGS_AT(id, name, args)
+#  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
+        const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
+        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id), \
+            (int)(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0);     \
+        PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
+#  define PROF__SCOPE_SHAPES_ID(id, name, ...) PROF__SCOPE_SHAPES_AT(id, name, __VA_ARGS__)
+#  define PROF__SCOPE_FLOPS_AT(id, name, flops)                              \
+        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(0, 0, (int64_t)(flops)); \
+        PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
+#  define PROF__SCOPE_FLOPS_ID(id, name, flops) PROF__SCOPE_FLOPS_AT(id, name, flops)
+/* A scope marked as an operator (trace category cpu_op), with arguments:
+   PROF_SCOPE_ARGS(name, &args), PROF_SCOPE_SHAPES(name, ndim, dims..., ndim,
+   dims...), PROF_SCOPE_FLOPS(name, flops). */
+#  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
+#  if defined(PROF_NO_SHAPES)
+#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP)
+#  else
+#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
+#  endif
+#  if defined(PROF_NO_FLOPS)
+#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP)
+#  else
+#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_FLOPS_ID(PROF__ID, name, flops)
+#  endif
+/* Async ranges: begin on one thread, end on any, matched by a 64-bit id. */
+#  define PROF_ASYNC_BEGIN(name, id) do {                                     \
+        static const prof_site prof__site_a = PROF__SITE_INIT(name, 0);        \
+        prof__async(&prof__site_a, 5u, (uint64_t)(id)); } while (0)
+#  define PROF_ASYNC_END(id) prof__async(0, 6u, (uint64_t)(id))
 #  define PROF__SCOPE_ID(id, name, flags) PROF__SCOPE_AT(id, name, flags)
 #  define PROF__SCOPE_DYN_ID(id, name) PROF__SCOPE_DYN_AT(id, name)
 #  define PROF_SCOPE(name) PROF__SCOPE_ID(PROF__ID, name, 0)
@@ -864,6 +1008,8 @@ typedef struct prof__tstate {
     struct prof__tstate *next;
     int dead;
     int capped;                /* event cap reached this session */
+    uint32_t bound_epoch;      /* session the buffer belongs to; hot.epoch is
+                                  0 instead when every enter must go slow */
     uint64_t tid;
     char name[64];
     prof__block *head, *cur;
@@ -878,7 +1024,6 @@ typedef struct prof__tstate {
 __thread prof__thread *prof__tls;
 
 static struct {
-    pthread_mutex_t lock;      /* thread list and session changes; never on the hot path */
     pthread_key_t key;
     int key_ready;
     prof__tstate *threads;
@@ -887,7 +1032,9 @@ static struct {
     uint64_t tick_start;
     int64_t mono_start, real_start;
     uint32_t last_epoch;
-} prof__g = { PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, 0, {0, 0, 0, 0, NULL, NULL}, 0, 0, 0, 0 };
+} prof__g;
+/* thread list and recording windows; never taken on the hot path */
+static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define PROF__FIRST_BLOCK 16384u   /* records: 384 KiB */
 #define PROF__MAX_BLOCK 262144u    /* records: 6 MiB */
@@ -933,9 +1080,9 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
 
 static PROF__NI void prof__thread_exit(void *p) {
     prof__tstate *t = (prof__tstate *)p;
-    pthread_mutex_lock(&prof__g.lock);
+    pthread_mutex_lock(&prof__g_lock);
     t->dead = 1;
-    pthread_mutex_unlock(&prof__g.lock);
+    pthread_mutex_unlock(&prof__g_lock);
     prof__tls = NULL; /* a later scope in another TLS destructor starts afresh */
 }
 
@@ -955,7 +1102,7 @@ PROF_API PROF__NI prof__rec *prof__thread_grow(prof__thread *h) {
     prof__tstate *t = (prof__tstate *)h;
     prof__block *nb;
     size_t got;
-    if (h->epoch != __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL; /* session over */
+    if (t->bound_epoch != __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL; /* session over */
     if (t->capped) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
     nb = t->cur ? t->cur->next : t->head;
     if (!nb) {
@@ -980,24 +1127,32 @@ PROF_API PROF__NI prof__rec *prof__thread_grow(prof__thread *h) {
     return nb->recs;
 }
 
+/* Feature bits of the session, read by the slow paths. */
+enum { PROF__F_SHAPES = 1, PROF__F_FLOPS = 2, PROF__F_MEMORY = 4, PROF__F_NATIVE = 8, PROF__F_SCOPES = 16 };
+static unsigned prof__g_features;
+
+static PROF__NI prof__tstate *prof__attach(void) {
+    prof__tstate *t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
+    if (!t) return NULL;
+    memset(t, 0, sizeof *t);
+    t->tid = prof__gettid();
+    pthread_mutex_lock(&prof__g_lock);
+    if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
+    t->next = prof__g.threads;
+    prof__g.threads = t;
+    pthread_setspecific(prof__g.key, t);
+    pthread_mutex_unlock(&prof__g_lock);
+    prof__tls = &t->hot;
+    return t;
+}
+
 /* Attaches the calling thread, or rebinds its buffer to a new session. */
 PROF_API PROF__NI prof__thread *prof__thread_get(void) {
     prof__tstate *t = (prof__tstate *)prof__tls;
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch) return NULL;
-    if (!t) {
-        t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
-        if (!t) return NULL;
-        memset(t, 0, sizeof *t);
-        t->tid = prof__gettid();
-        pthread_mutex_lock(&prof__g.lock);
-        t->next = prof__g.threads;
-        prof__g.threads = t;
-        if (prof__g.key_ready) pthread_setspecific(prof__g.key, t);
-        pthread_mutex_unlock(&prof__g.lock);
-        prof__tls = &t->hot;
-    }
-    if (t->hot.epoch != epoch) {
+    if (!t && !(t = prof__attach())) return NULL;
+    if (t->bound_epoch != epoch) {
         t->capped = 0;
         t->n_open = 0;
         t->dyn_n = 0;
@@ -1009,7 +1164,8 @@ PROF_API PROF__NI prof__thread *prof__thread_get(void) {
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
-        PROF__STORE(&t->hot.epoch, epoch);
+        t->hot.epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? 0 : epoch;
+        PROF__STORE(&t->bound_epoch, epoch);
     }
     return &t->hot;
 }
@@ -1126,28 +1282,312 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
     PROF__STORE(&h->pos, r + 1);
 }
 
-PROF_API void prof_set_thread_name(const char *name) {
-    prof__tstate *t = (prof__tstate *)prof__tls;
-    if (!t) {
-        /* Attach outside a session too, so the name is known later. */
-        t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
-        if (!t) return;
-        memset(t, 0, sizeof *t);
-        t->tid = prof__gettid();
-        pthread_mutex_lock(&prof__g.lock);
-        if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
-        t->next = prof__g.threads;
-        prof__g.threads = t;
-        pthread_setspecific(prof__g.key, t);
-        pthread_mutex_unlock(&prof__g.lock);
-        prof__tls = &t->hot;
+/* ----- records beyond plain scopes -----
+   The low three bits of a record's first word say what it is. Extension
+   records (tag 3) carry data for the record that follows them; a scope with
+   arguments writes its extensions and its own record in one reservation,
+   so nothing can separate them. */
+enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
+       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
+enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_OVERLOAD = 3,
+       PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6 };
+#define PROF__EXT(kind, aux) ((const void *)(uintptr_t)(3u | ((uintptr_t)(kind) << 3) | ((uintptr_t)(aux) << 8)))
+#define PROF__NATIVE_MAX 32
+
+/* k contiguous records in the current block (a new block if they do not fit). */
+static PROF__NI prof__rec *prof__slots(prof__thread *h, size_t k) {
+    prof__rec *r = h->pos;
+    if ((size_t)(h->end - r) < k || !r) {
+        r = prof__thread_grow(h);
+        if (!r || (size_t)(h->end - r) < k) return NULL;
     }
-    pthread_mutex_lock(&prof__g.lock);
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
-    pthread_mutex_unlock(&prof__g.lock);
+    return r;
+}
+static PROF__NI void prof__put_data(prof__rec **r, const uint64_t *v, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i += 2) {
+        (*r)->site = PROF__EXT(PROF__EXT_DATA, 0);
+        (*r)->t0 = v[i];
+        (*r)->t1 = i + 1 < n ? v[i + 1] : 0;
+        (*r)++;
+    }
 }
 
-PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) != 0; }
+PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a) {
+    uint64_t t1 = prof__now();
+    prof__thread *h = s->t;
+    unsigned f = __atomic_load_n(&prof__g_features, __ATOMIC_RELAXED);
+    int shapes = a && (f & PROF__F_SHAPES) && a->shapes && a->shapes_len > 0 && a->shapes_len <= 64;
+    int flops = a && (f & PROF__F_FLOPS) && a->flops != 0;
+    int over = a && a->overload_name && a->overload_name[0];
+    int ag = a && (a->scope || (a->set & (PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD)));
+    size_t k = 1 + (size_t)flops + (size_t)over + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
+    prof__rec *r, *start;
+    if (!h) return;
+    r = start = prof__slots(h, k);
+    if (r) {
+        if (shapes) {
+            r->site = PROF__EXT(PROF__EXT_SHAPES, a->shapes_len);
+            r->t0 = r->t1 = 0;
+            r++;
+            prof__put_data(&r, (const uint64_t *)(const void *)a->shapes, (size_t)a->shapes_len);
+        }
+        if (flops) { r->site = PROF__EXT(PROF__EXT_FLOPS, 0); r->t0 = (uint64_t)a->flops; r->t1 = 0; r++; }
+        if (over) { r->site = PROF__EXT(PROF__EXT_OVERLOAD, 0); r->t0 = (uint64_t)(uintptr_t)a->overload_name; r->t1 = 0; r++; }
+        if (ag) {
+            unsigned aux = (unsigned)(a->scope & 0xff) | ((a->set & PROF_ARGS_SEQUENCE_NR) ? 0x100u : 0) | ((a->set & PROF_ARGS_FWD_THREAD) ? 0x200u : 0);
+            r->site = PROF__EXT(PROF__EXT_AUTOGRAD, aux);
+            r->t0 = (uint64_t)a->sequence_nr;
+            r->t1 = a->fwd_thread;
+            r++;
+        }
+        r->site = s->site;
+        r->t0 = s->t0;
+        r->t1 = t1;
+        PROF__STORE(&h->pos, start + k);
+    }
+    __atomic_store_n(&h->depth, h->depth - 1, __ATOMIC_RELAXED);
+}
+
+#if !defined(PROF_NO_STACK) && defined(__GLIBC__)
+#include <execinfo.h>
+#define PROF__HAVE_BACKTRACE 1
+#endif
+
+/* First scope of a thread in a session, and every scope in native-stack mode. */
+PROF_API PROF__NI prof__scope prof__scope_enter_slow(const prof_site *site) {
+    prof__scope s;
+    s.site = site;
+    s.t0 = 0;
+    s.t = prof__thread_get();
+    if (!s.t) return s;
+    __atomic_store_n(&s.t->depth, s.t->depth + 1, __ATOMIC_RELAXED);
+#if defined(PROF__HAVE_BACKTRACE)
+    if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) {
+        /* Return addresses now, names at prof_stop; the extension names the
+           scope by its start time, since children are recorded in between. */
+        void *addr[PROF__NATIVE_MAX + 4];
+        void *caller = __builtin_return_address(0);
+        int total = backtrace(addr, PROF__NATIVE_MAX + 4), skip = 0, n;
+        size_t k;
+        prof__rec *r, *start;
+        /* start at the scope's own function: drop this function and any
+           wrapper frames (sanitizers intercept backtrace) */
+        while (skip < total && addr[skip] != caller) skip++;
+        if (skip == total) skip = 1;
+        n = total - skip;
+        if (n > PROF__NATIVE_MAX) n = PROF__NATIVE_MAX;
+        k = 1 + ((size_t)(n > 0 ? n : 0) + 1) / 2;
+        s.t0 = prof__now();
+        if (n > 0 && (r = start = prof__slots(s.t, k)) != NULL) {
+            r->site = PROF__EXT(PROF__EXT_NATIVE, n);
+            r->t0 = s.t0;
+            r->t1 = 0;
+            r++;
+            prof__put_data(&r, (const uint64_t *)(const void *)(addr + skip), (size_t)n);
+            PROF__STORE(&s.t->pos, start + k);
+        }
+        return s;
+    }
+#endif
+    s.t0 = prof__now();
+    return s;
+}
+
+PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t id) {
+    uint64_t t = prof__now();
+    prof__thread *h;
+    prof__rec *r;
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    if (!(h = prof__thread_get()) || !(r = prof__slots(h, 1))) return;
+    r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
+    r->t0 = t;
+    r->t1 = id;
+    PROF__STORE(&h->pos, r + 1);
+}
+
+/* ----- memory -----
+   Live allocations are kept in a sharded table so a free can be charged
+   with its size (and device) on whatever thread it happens. */
+typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; int device_type, device_index; } prof__live;
+typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
+#define PROF__SHARDS 64
+static prof__shard prof__g_live[PROF__SHARDS];
+static pthread_once_t prof__live_once = PTHREAD_ONCE_INIT;
+static uint64_t prof__g_unknown_frees;
+static void prof__live_init(void) {
+    int i;
+    for (i = 0; i < PROF__SHARDS; i++) pthread_mutex_init(&prof__g_live[i].lock, NULL);
+}
+#define PROF__TOMB ((uintptr_t)1)
+
+static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
+    prof__live *ns = PROF__ALLOC(prof__live, ncap);
+    size_t i;
+    if (!ns) return 0;
+    memset(ns, 0, ncap * sizeof *ns);
+    for (i = 0; i < sh->cap; i++) {
+        if (sh->slots[i].ptr > PROF__TOMB) {
+            size_t j = prof__mix(sh->slots[i].ptr) & (ncap - 1);
+            while (ns[j].ptr) j = (j + 1) & (ncap - 1);
+            ns[j] = sh->slots[i];
+        }
+    }
+    PROF_FREE(sh->slots);
+    sh->slots = ns;
+    sh->cap = ncap;
+    sh->used = sh->n;
+    return 1;
+}
+
+static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category) {
+    uint64_t t = prof__now();
+    prof__thread *h;
+    prof__rec *r;
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return;
+    if (!(h = prof__thread_get()) || !(r = prof__slots(h, 2))) return;
+    r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
+    r[0].t0 = ptr;
+    r[0].t1 = (uint64_t)(uintptr_t)category;
+    r[1].site = (const void *)(uintptr_t)(PROF__TAG_MEM | ((uintptr_t)(device_type & 31) << 3) | ((uintptr_t)(unsigned)device_index << 8));
+    r[1].t0 = t;
+    r[1].t1 = (uint64_t)bytes;
+    PROF__STORE(&h->pos, r + 2);
+}
+
+/* Addresses travel as integers: the memory behind them is never read. */
+static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
+#if !defined(PROF_NO_MEMORY)
+    prof__shard *sh;
+    size_t j;
+    if (!p) return;
+    pthread_once(&prof__live_once, prof__live_init);
+    sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
+    pthread_mutex_lock(&sh->lock);
+    if ((sh->used + 1) * 2 > sh->cap && !prof__live_rehash(sh, sh->cap ? (sh->n * 4 > sh->cap ? sh->cap * 2 : sh->cap) : 64)) {
+        pthread_mutex_unlock(&sh->lock);
+        return;
+    }
+    j = prof__mix(p) & (sh->cap - 1);
+    while (sh->slots[j].ptr > PROF__TOMB && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
+    if (sh->slots[j].ptr != p) { if (!sh->slots[j].ptr) sh->used++; sh->n++; }
+    sh->slots[j].ptr = p;
+    sh->slots[j].bytes = (int64_t)bytes;
+    sh->slots[j].category = category;
+    sh->slots[j].device_type = (int)device;
+    sh->slots[j].device_index = device_index;
+    pthread_mutex_unlock(&sh->lock);
+    prof__mem_record(p, (int64_t)bytes, (int)device, device_index, category);
+#else
+    (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
+#endif
+}
+static PROF__NI void prof__dealloc_addr(uintptr_t p) {
+#if !defined(PROF_NO_MEMORY)
+    prof__shard *sh;
+    size_t j;
+    prof__live found;
+    int ok = 0;
+    if (!p) return;
+    pthread_once(&prof__live_once, prof__live_init);
+    sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
+    pthread_mutex_lock(&sh->lock);
+    if (sh->cap) {
+        j = prof__mix(p) & (sh->cap - 1);
+        while (sh->slots[j].ptr && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
+        if (sh->slots[j].ptr == p) {
+            found = sh->slots[j];
+            sh->slots[j].ptr = PROF__TOMB;
+            sh->n--;
+            ok = 1;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+    if (!ok) {
+        if (__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&prof__g_unknown_frees, 1u, __ATOMIC_RELAXED);
+        return;
+    }
+    prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
+#else
+    (void)p;
+#endif
+}
+PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category) {
+    prof__alloc_addr((uintptr_t)ptr, bytes, device, device_index, category);
+}
+PROF_API void prof_alloc(const void *ptr, size_t bytes) { prof__alloc_addr((uintptr_t)ptr, bytes, PROF_DEVICE_CPU, 0, NULL); }
+PROF_API void prof_dealloc(const void *ptr) { prof__dealloc_addr((uintptr_t)ptr); }
+PROF_API void *prof_malloc(size_t bytes) {
+    void *p = malloc(bytes);
+    prof__alloc_addr((uintptr_t)p, bytes, PROF_DEVICE_CPU, 0, NULL);
+    return p;
+}
+PROF_API void *prof_calloc(size_t count, size_t size) {
+    void *p = calloc(count, size);
+    prof__alloc_addr((uintptr_t)p, count * size, PROF_DEVICE_CPU, 0, NULL);
+    return p;
+}
+/* Only the old address's value is used after realloc, never the memory;
+   gcc 12 cannot tell the two apart. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuse-after-free"
+#endif
+PROF_API void *prof_realloc(void *ptr, size_t bytes) {
+    uintptr_t old = (uintptr_t)ptr;
+    void *p = realloc(ptr, bytes);
+    if (p || bytes == 0) prof__dealloc_addr(old);
+    prof__alloc_addr((uintptr_t)p, bytes, PROF_DEVICE_CPU, 0, NULL);
+    return p;
+}
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
+PROF_API void prof_free(void *ptr) {
+    prof__dealloc_addr((uintptr_t)ptr);
+    free(ptr);
+}
+
+/* PyTorch's FLOP formulas (torch/utils/flop_counter.py): 2 per multiply-add. */
+PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
+PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
+PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n) { return 2 * b * m * k * n; }
+/* x: input [N, C_in, H, W]; w: weight [C_out, C_in/groups, KH, KW]. As the
+   profiler counts it: 2 * N * H * W * C_out * C_in/groups * KH * KW (input
+   spatial size, stride and padding ignored). */
+PROF_API int64_t prof_flops_conv2d(const int64_t x[4], const int64_t w[4]) {
+    return 2 * x[0] * x[2] * x[3] * w[0] * w[1] * w[2] * w[3];
+}
+
+/* ----- session metadata ----- */
+typedef struct prof__kv { char *key, *value; int is_json; struct prof__kv *next; } prof__kv;
+static prof__kv *prof__g_meta;
+
+static PROF__NI void prof__meta_clear_locked(void) {
+    while (prof__g_meta) {
+        prof__kv *n = prof__g_meta->next;
+        PROF_FREE(prof__g_meta->key);
+        PROF_FREE(prof__g_meta->value);
+        PROF_FREE(prof__g_meta);
+        prof__g_meta = n;
+    }
+}
+static PROF__NI char *prof__strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *c = (char *)PROF_MALLOC(n);
+    if (c) memcpy(c, s, n);
+    return c;
+}
+
+PROF_API void prof_set_thread_name(const char *name) {
+    prof__tstate *t = (prof__tstate *)prof__tls;
+    /* Attach outside a session too, so the name is known later. */
+    if (!t && !(t = prof__attach())) return;
+    pthread_mutex_lock(&prof__g_lock);
+    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    pthread_mutex_unlock(&prof__g_lock);
+}
+
 
 static PROF__NI void prof__reap_dead_locked(void) {
     prof__tstate **pp = &prof__g.threads;
@@ -1158,41 +1598,11 @@ static PROF__NI void prof__reap_dead_locked(void) {
     }
 }
 
-PROF_API prof_result prof_start(const prof_config *cfg) {
-    prof_config c;
-    uint32_t epoch;
-    if (cfg) c = *cfg;
-    else memset(&c, 0, sizeof c);
-    pthread_mutex_lock(&prof__g.lock);
-    if (c.log) { prof__g_log = c.log; prof__g_log_user = c.log_user_data; }
-    if (__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
-        pthread_mutex_unlock(&prof__g.lock);
-        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already recording; call prof_stop first");
-    }
-    if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
-    prof__reap_dead_locked();
-    if (!c.max_events) c.max_events = (size_t)1 << 24;
-    prof__g.cfg = c;
-    prof__g.budget = (int64_t)c.max_events;
-    prof__clock_init();
-    prof__g.mono_start = prof__mono_ns();
-    prof__g.real_start = prof__real_ns();
-    prof__g.tick_start = prof__now();
-    epoch = prof__g.last_epoch + 1;
-    if (!epoch) epoch = 1;
-    prof__g.last_epoch = epoch;
-    __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&prof__g.lock);
-    /* Attach the starting thread now so its first scope pays nothing extra. */
-    prof__thread_get();
-    return PROF_OK;
-}
-
 PROF_API void prof_shutdown(void) {
     /* Frees the calling thread's buffers and those of exited threads. Other
        live threads keep theirs: a scope they opened may still write into it. */
     prof__tstate **pp;
-    pthread_mutex_lock(&prof__g.lock);
+    pthread_mutex_lock(&prof__g_lock);
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
         pp = &prof__g.threads;
         while (*pp) {
@@ -1209,7 +1619,7 @@ PROF_API void prof_shutdown(void) {
             }
         }
     }
-    pthread_mutex_unlock(&prof__g.lock);
+    pthread_mutex_unlock(&prof__g_lock);
 }
 
 /* >>eventlist ============================================================*/
@@ -1232,8 +1642,6 @@ typedef struct prof__ev {
 
 typedef struct prof__extra {
     const char *overload_name, *trace_name, *shapes; /* shapes NULL = None */
-    const char **stack;
-    int stack_depth;
     int has_fwd_thread, has_resource;
     int device_index;
     int64_t sequence_nr;
@@ -1242,10 +1650,22 @@ typedef struct prof__extra {
     int64_t flops, cpu_mem, dev_mem;
     int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
     int64_t kern_ns;
+    uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
 } prof__extra;
+
+/* Stacks live beside the events (allocated once any event has one), so
+   lists without stacks pay nothing for them. */
+typedef struct prof__stk { const char **p; int32_t depth; } prof__stk;
 
 typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
 typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
+typedef struct prof__memrec {
+    int64_t ts, bytes, total;  /* total: allocated on its device after this record */
+    uint64_t ptr;
+    uint32_t thread;
+    int device_type, device_index;
+    const char *category;
+} prof__memrec;
 typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
 
 struct prof_events {
@@ -1265,6 +1685,10 @@ struct prof_events {
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
     struct prof__meta *meta;   /* add_metadata, in insertion order */
+    prof__stk *stk;            /* per event, NULL when no event has a stack */
+    size_t capstk;
+    prof__memrec *mem;         /* allocation records (profile_memory) */
+    size_t nmem, capmem;
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -1280,7 +1704,7 @@ PROF_API prof_events *prof_events_create(void) {
 PROF_API void prof_events_free(prof_events *e) {
     if (!e) return;
     PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
-    PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo);
+    PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map);
     prof__strtab_free(&e->strs);
     prof__arena_free(&e->arena);
@@ -1342,9 +1766,28 @@ static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
         memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
         e->ex[e->nex].sequence_nr = -1;
         e->ex[e->nex].kern_head = -1;
+        e->ex[e->nex].native_off = UINT32_MAX;
         v->extra = (uint32_t)e->nex++;
     }
     return &e->ex[v->extra];
+}
+
+static PROF__NI prof__stk prof__stack_of(const prof_events *e, size_t i) {
+    prof__stk s;
+    s.p = NULL;
+    s.depth = 0;
+    if (e->stk && i < e->capstk) s = e->stk[i];
+    return s;
+}
+static PROF__NI int prof__stack_set(prof_events *e, size_t i, const char **p, int32_t depth) {
+    if (i >= e->capstk) {
+        size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
+        if (!prof__grow((void **)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+        memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
+    }
+    e->stk[i].p = p;
+    e->stk[i].depth = depth;
+    return 0;
 }
 
 /* Python's str() of a list of lists of ints: "[[2, 3], []]". */
@@ -1407,20 +1850,13 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     v.flags = (uint16_t)(((d->set & PROF_EVENT_ASYNC) ? PROF__F_ASYNC : 0) | ((d->set & PROF_EVENT_USER_ANNOTATION) ? PROF__F_USER_ANN : 0) |
                           ((d->set & PROF_EVENT_LEGACY) ? PROF__F_LEGACY : 0));
     need_extra = (d->overload_name && d->overload_name[0]) || d->trace_name || (d->set & (PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_RESOURCE_ID)) ||
-                 d->stack_depth > 0 || d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
+                 d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
     if (need_extra) {
         prof__extra *x = prof__extra_of(e, &v);
-        int i;
         if (!x) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
         x->overload_name = (d->overload_name && d->overload_name[0]) ? prof__intern(&e->strs, d->overload_name) : NULL;
         x->trace_name = d->trace_name ? prof__intern(&e->strs, d->trace_name) : NULL;
         x->shapes = (d->set & PROF_EVENT_SHAPES) ? prof__shapes_repr(e, &d->input_shapes) : NULL;
-        if (d->stack_depth > 0 && d->stack) {
-            x->stack = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)d->stack_depth);
-            if (!x->stack) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-            for (i = 0; i < d->stack_depth; i++) x->stack[i] = prof__intern(&e->strs, d->stack[i]);
-            x->stack_depth = d->stack_depth;
-        }
         if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
         if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
         if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }
@@ -1428,6 +1864,17 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         x->flops = d->flops;
         x->cpu_mem = d->cpu_memory_usage;
         x->dev_mem = d->device_memory_usage;
+    }
+    if (d->stack_depth > 0 && d->stack) {
+        int i;
+        const char **st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)d->stack_depth);
+        if (!st) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+        for (i = 0; i < d->stack_depth; i++)
+            if (!(st[i] = prof__intern(&e->strs, d->stack[i] ? d->stack[i] : ""))) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+        if (prof__stack_set(e, e->n, st, d->stack_depth) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+    } else if (e->stk && e->n < e->capstk) {
+        e->stk[e->n].p = NULL;
+        e->stk[e->n].depth = 0;
     }
     e->ev[e->n] = v;
     prof__tree_invalidate(e);
@@ -1478,8 +1925,13 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
     return s;
 }
 
+static int prof__memory_usage(prof_events *e);
+static int prof__scope_stacks(prof_events *e);
+static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
+static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
+
 /* ----- prof_stop: records to events ----- */
-typedef struct prof__key { int64_t start, end; uint32_t thread, site; } prof__key;
+typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags; } prof__key;
 
 static PROF__NI int prof__key_less(const prof__key *a, const prof__key *b) {
     if (a->start != b->start) return a->start < b->start;
@@ -1507,35 +1959,60 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
 typedef struct prof__snap { prof__tstate *t; prof__rec *pos; } prof__snap;
 
 /* Visits the records a thread published before the snapshot. */
-#define PROF__FOR_RECORDS(snap, r, body) do {                                    \
+#define PROF__FOR_RECORDS(snap, r, ...) do {                                    \
     prof__block *b_ = PROF__LOAD(&(snap).t->head);                               \
     while (b_ && (snap).pos) {                                                   \
         int last_ = (snap).pos >= b_->recs && (snap).pos <= b_->recs + b_->limit; \
         size_t n_ = last_ ? (size_t)((snap).pos - b_->recs) : PROF__LOAD(&b_->used), i_; \
-        for (i_ = 0; i_ < n_; i_++) { const prof__rec *r = &b_->recs[i_]; body } \
+        for (i_ = 0; i_ < n_; i_++) { const prof__rec *r = &b_->recs[i_]; __VA_ARGS__ } \
         if (last_) break;                                                        \
         b_ = PROF__LOAD(&b_->next);                                              \
     } } while (0)
 
-PROF_API prof_events *prof_stop(void) {
+/* What extension records said about the record that follows them. */
+typedef struct prof__pending {
+    int64_t shapes[64];
+    int nshapes, want_shapes;
+    int has_flops, has_over, has_ag, has_mem;
+    int64_t flops;
+    const char *over;
+    unsigned ag_aux;
+    int64_t seq;
+    uint64_t fwd;
+    uint64_t mem_ptr;
+    const char *mem_cat;
+    int data_kind, data_left;     /* DATA records still owed to a header */
+    size_t native_off;
+    int native_n;
+} prof__pending;
+
+typedef struct prof__async_open { int64_t start; uint32_t thread, site; int used; } prof__async_open;
+
+static PROF__NI int prof__is_step_name(const char *n) { return strncmp(n, "ProfilerStep#", 13) == 0; }
+
+/* The collector proper: called with the session lock held. */
+static PROF__NI prof_events *prof__collect(void) {
     prof_events *e;
     uint32_t epoch;
     uint64_t tick_stop;
     prof__tstate *t;
     prof__snap *snaps = NULL;
-    size_t nsnap = 0, capsnap = 0, nkeys = 0, i;
+    size_t nsnap = 0, capsnap = 0, nkeys = 0, capkeys = 0, i;
     prof__key *keys = NULL, *tmp;
-    prof__map ptr_map;
-    uint64_t open_total = 0, stale = 0;
+    prof__map ptr_map, async_map, native_map;
+    prof__async_open *aopen = NULL;
+    size_t naopen = 0, capaopen = 0;
+    uint64_t *addrs = NULL;
+    size_t naddrs = 0, capaddrs = 0;
+    uint64_t open_total = 0;
+    int64_t step_site = -1;
+    unsigned features = prof__g_features;
     memset(&ptr_map, 0, sizeof ptr_map);
+    memset(&async_map, 0, sizeof async_map);
+    memset(&native_map, 0, sizeof native_map);
 
-    pthread_mutex_lock(&prof__g.lock);
+    pthread_mutex_lock(&prof__g_lock);
     epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
-    if (!epoch) {
-        pthread_mutex_unlock(&prof__g.lock);
-        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
-        return NULL;
-    }
     tick_stop = prof__now();
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
     e = prof_events_create();
@@ -1544,12 +2021,14 @@ PROF_API prof_events *prof_stop(void) {
     e->with_node_id = prof__g.cfg.with_node_id;
     e->node_id = prof__g.cfg.node_id;
     e->world_size = prof__g.cfg.world_size;
+    e->profile_memory = prof__g.cfg.profile_memory;
+    e->with_flops = prof__g.cfg.with_flops;
+    e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     prof__clock_calibrate();
 
-    /* Snapshot every thread of this session. */
     for (t = prof__g.threads; t; t = t->next) {
         int32_t depth;
-        if (PROF__LOAD(&t->hot.epoch) != epoch) continue;
+        if (PROF__LOAD(&t->bound_epoch) != epoch) continue;
         if (!PROF__PUSH_OK(snaps, nsnap, capsnap)) goto oom;
         snaps[nsnap].t = t;
         snaps[nsnap].pos = PROF__LOAD(&t->hot.pos);
@@ -1562,40 +2041,175 @@ PROF_API prof_events *prof_stop(void) {
     e->stats.threads = nsnap;
     e->stats.open_at_stop = open_total;
 
-    /* Count, then gather sort keys; sites are mapped by address first. */
-    for (i = 0; i < nsnap; i++) {
-        PROF__FOR_RECORDS(snaps[i], r, { (void)r; nkeys++; });
-    }
-    keys = PROF__ALLOC(prof__key, nkeys ? nkeys : 1);
-    if (!keys) goto oom;
-    nkeys = 0;
+#define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
+#define PROF__STALE(x) ((x) < prof__g.tick_start || (x) > tick_stop)
+#define PROF__SITE_IDX(s, out) do {                                              \
+        int found_;                                                              \
+        uint32_t *slot_ = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)(s), &found_); \
+        if (!slot_) goto oom;                                                    \
+        if (!found_) {                                                           \
+            int64_t idx_ = prof__is_step_name((s)->name)                         \
+                ? prof__site_index(e, "ProfilerStep*", (s)->file, (s)->func, (s)->line, (s)->flags) \
+                : prof__site_index(e, (s)->name, (s)->file, (s)->func, (s)->line, (s)->flags); \
+            if (idx_ < 0) goto oom;                                              \
+            *slot_ = (uint32_t)idx_;                                             \
+        }                                                                        \
+        (out) = *slot_;                                                          \
+    } while (0)
+
+    /* Pass 1: count scope-like records and open the async ranges. */
     for (i = 0; i < nsnap; i++) {
         int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
         if (thr < 0) goto oom;
         PROF__FOR_RECORDS(snaps[i], r, {
             uintptr_t tag = (uintptr_t)r->site & 7u;
-            const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
-            uint32_t si;
-            int found;
-            uint32_t *slot;
-            if (r->t0 < prof__g.tick_start || r->t0 > tick_stop) { stale++; continue; } /* opened in an earlier session */
-            slot = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)s, &found);
-            if (!slot) goto oom;
-            if (!found) {
-                int64_t idx = prof__site_index(e, s->name, s->file, s->func, s->line, s->flags);
-                if (idx < 0) goto oom;
-                *slot = (uint32_t)idx;
+            if (tag == PROF__TAG_SCOPE) nkeys++;
+            else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0)) {
+                const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+                int found;
+                uint32_t *slot = prof__map_slot(&async_map, r->t1, &found), si;
+                if (!slot || !PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
+                if (found) e->stats.unmatched_async++; /* same id begun twice: the later one wins */
+                PROF__SITE_IDX(s, si);
+                aopen[naopen].start = PROF__TICKS(r->t0);
+                aopen[naopen].thread = (uint32_t)thr;
+                aopen[naopen].site = si;
+                aopen[naopen].used = 0;
+                *slot = (uint32_t)naopen++;
             }
-            si = *slot;
-            if (tag == 0) {
-                keys[nkeys].start = prof__ticks_to_ns(r->t0 - prof__g.tick_start);
-                keys[nkeys].end = prof__ticks_to_ns(r->t1 - prof__g.tick_start);
-                keys[nkeys].thread = (uint32_t)thr;
-                keys[nkeys].site = si;
+        });
+    }
+    capkeys = nkeys + naopen + 1;
+    keys = PROF__ALLOC(prof__key, capkeys);
+    if (!keys) goto oom;
+    nkeys = 0;
+
+    /* Pass 2: events, with their extensions. */
+    for (i = 0; i < nsnap; i++) {
+        int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
+        prof__pending pd;
+        memset(&pd, 0, sizeof pd);
+        prof__map_free(&native_map);
+        PROF__FOR_RECORDS(snaps[i], r, {
+            uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
+            if (tag == PROF__TAG_EXT) {
+                unsigned kind = (unsigned)(word >> 3) & 31u;
+                unsigned aux = (unsigned)(word >> 8);
+                if (kind == PROF__EXT_DATA) {
+                    uint64_t v[2];
+                    int k;
+                    v[0] = r->t0;
+                    v[1] = r->t1;
+                    for (k = 0; k < 2 && pd.data_left > 0; k++, pd.data_left--) {
+                        if (pd.data_kind == PROF__EXT_SHAPES) pd.shapes[pd.nshapes++] = (int64_t)v[k];
+                        else {
+                            if (!prof__grow((void **)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
+                            addrs[naddrs++] = v[k];
+                        }
+                    }
+                } else if (kind == PROF__EXT_SHAPES) {
+                    pd.nshapes = 0;
+                    pd.want_shapes = (int)(aux <= 64 ? aux : 64);
+                    pd.data_kind = PROF__EXT_SHAPES;
+                    pd.data_left = pd.want_shapes;
+                } else if (kind == PROF__EXT_NATIVE) {
+                    int found;
+                    uint32_t *slot;
+                    pd.data_kind = PROF__EXT_NATIVE;
+                    pd.data_left = (int)aux;
+                    if (PROF__STALE(r->t0)) continue;
+                    slot = prof__map_slot(&native_map, r->t0, &found);
+                    if (!slot || !PROF__PUSH_OK(addrs, naddrs, capaddrs)) goto oom;
+                    addrs[naddrs] = aux; /* count, then the addresses */
+                    *slot = (uint32_t)naddrs++;
+                } else if (kind == PROF__EXT_FLOPS) { pd.has_flops = 1; pd.flops = (int64_t)r->t0; }
+                else if (kind == PROF__EXT_OVERLOAD) { pd.has_over = 1; pd.over = (const char *)(uintptr_t)r->t0; }
+                else if (kind == PROF__EXT_AUTOGRAD) { pd.has_ag = 1; pd.ag_aux = aux; pd.seq = (int64_t)r->t0; pd.fwd = r->t1; }
+                else if (kind == PROF__EXT_MEMADDR) { pd.has_mem = 1; pd.mem_ptr = r->t0; pd.mem_cat = (const char *)(uintptr_t)r->t1; }
+                continue;
+            }
+            if (PROF__STALE(r->t0)) { memset(&pd, 0, sizeof pd); continue; } /* opened in an earlier session */
+            if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_ASYNC_END) {
+                prof__key *k = &keys[nkeys];
+                const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
+                prof__ev tmpv;
+                prof__extra *x = NULL;
+                uint32_t nat;
+                if (tag == PROF__TAG_ASYNC_END) {
+                    uint32_t a = prof__map_get(&async_map, r->t1);
+                    if (a == UINT32_MAX || aopen[a].used) { e->stats.unmatched_async++; continue; }
+                    aopen[a].used = 1;
+                    k->start = aopen[a].start;
+                    k->end = PROF__TICKS(r->t0);
+                    k->thread = aopen[a].thread;
+                    k->site = aopen[a].site;
+                    k->extra = 0;
+                    k->scope = 0;
+                    k->flags = PROF__F_ASYNC;
+                    if (k->end < k->start) k->end = k->start;
+                    nkeys++;
+                    continue;
+                }
+                k->start = PROF__TICKS(r->t0);
+                k->end = PROF__TICKS(r->t1);
+                k->thread = (uint32_t)thr;
+                PROF__SITE_IDX(s, k->site);
+                k->extra = 0;
+                k->scope = pd.has_ag ? (uint8_t)(pd.ag_aux & 0xff) : 0;
+                k->flags = 0;
+                nat = native_map.n ? prof__map_get(&native_map, r->t0) : UINT32_MAX;
+                if (pd.want_shapes || pd.has_flops || pd.has_over || pd.has_ag || nat != UINT32_MAX || prof__is_step_name(s->name)) {
+                    memset(&tmpv, 0, sizeof tmpv);
+                    if (!(x = prof__extra_of(e, &tmpv))) goto oom;
+                    k->extra = tmpv.extra;
+                    if (pd.want_shapes) {
+                        /* length-prefixed dims -> the repr PyTorch prints */
+                        int ndims[64], n_in = 0, p = 0;
+                        int64_t dims[64];
+                        int nd = 0;
+                        prof_shapes sh;
+                        while (p < pd.nshapes && n_in < 64) {
+                            int64_t c = pd.shapes[p++], j;
+                            ndims[n_in] = 0;
+                            for (j = 0; j < c && p < pd.nshapes; j++) { dims[nd++] = pd.shapes[p++]; ndims[n_in]++; }
+                            n_in++;
+                        }
+                        sh.n_inputs = n_in;
+                        sh.ndims = ndims;
+                        sh.dims = dims;
+                        x = &e->ex[k->extra];
+                        x->shapes = prof__shapes_repr(e, &sh);
+                    }
+                    x = &e->ex[k->extra];
+                    if (pd.has_flops) x->flops = pd.flops;
+                    if (pd.has_over) x->overload_name = prof__intern(&e->strs, pd.over);
+                    if (pd.has_ag) {
+                        if (pd.ag_aux & 0x100u) x->sequence_nr = pd.seq;
+                        if (pd.ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd.fwd; }
+                    }
+                    if (prof__is_step_name(s->name)) x->trace_name = prof__intern(&e->strs, s->name);
+                    x->native_off = nat;
+                }
                 nkeys++;
-            } else {
+                memset(&pd, 0, sizeof pd);
+            } else if (tag == PROF__TAG_MEM) {
+                if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) goto oom;
+                e->mem[e->nmem].ts = PROF__TICKS(r->t0);
+                e->mem[e->nmem].bytes = (int64_t)r->t1;
+                e->mem[e->nmem].total = 0;
+                e->mem[e->nmem].ptr = pd.has_mem ? pd.mem_ptr : 0;
+                e->mem[e->nmem].thread = (uint32_t)thr;
+                e->mem[e->nmem].device_type = (int)((word >> 3) & 31u);
+                e->mem[e->nmem].device_index = (int)(word >> 8);
+                e->mem[e->nmem].category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
+                e->nmem++;
+                memset(&pd, 0, sizeof pd);
+            } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
+                const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
+                uint32_t si;
+                PROF__SITE_IDX(s, si);
                 if (!PROF__PUSH_OK(e->inst, e->ninst, e->capinst)) goto oom;
-                e->inst[e->ninst].ts = prof__ticks_to_ns(r->t0 - prof__g.tick_start);
+                e->inst[e->ninst].ts = PROF__TICKS(r->t0);
                 e->inst[e->ninst].site = si;
                 e->inst[e->ninst].thread = (uint32_t)thr;
                 e->inst[e->ninst].kind = (int)tag;
@@ -1604,19 +2218,28 @@ PROF_API prof_events *prof_stop(void) {
             }
         });
     }
+    for (i = 0; i < naopen; i++) if (!aopen[i].used) e->stats.unmatched_async++;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
     t = (prof__tstate *)prof__tls;
-    if (t && PROF__LOADR(&t->hot.epoch) == epoch && t->n_open > 0) {
+    if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
             prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
                          t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
     }
     prof__reap_dead_locked();
-    pthread_mutex_unlock(&prof__g.lock);
+    pthread_mutex_unlock(&prof__g_lock);
+#undef PROF__SITE_IDX
+#undef PROF__STALE
+#undef PROF__TICKS
+    (void)step_site;
     PROF_FREE(snaps);
     snaps = NULL;
+    PROF_FREE(aopen);
+    aopen = NULL;
     prof__map_free(&ptr_map);
+    prof__map_free(&async_map);
+    prof__map_free(&native_map);
 
     tmp = PROF__ALLOC(prof__key, nkeys ? nkeys : 1);
     if (!tmp) goto oom_unlocked;
@@ -1632,7 +2255,10 @@ PROF_API prof_events *prof_stop(void) {
         v->thread = keys[i].thread;
         v->parent = v->first_child = v->next_sibling = -1;
         v->node_id = e->with_node_id ? e->node_id : -1;
-        if (!(e->sites[v->site].flags & PROF_SITE_CPU_OP)) v->flags = PROF__F_USER_ANN;
+        v->extra = keys[i].extra;
+        v->scope = keys[i].scope;
+        v->flags = keys[i].flags;
+        if (!(e->sites[v->site].flags & PROF_SITE_CPU_OP)) v->flags |= PROF__F_USER_ANN;
     }
     e->n = nkeys;
     PROF_FREE(keys);
@@ -1648,19 +2274,252 @@ PROF_API prof_events *prof_stop(void) {
     if (open_total)
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scopes were still open; they are not in the profile",
                      (unsigned long long)open_total);
-    (void)stale;
-    if (prof_events_build_tree(e) != PROF_OK) { prof_events_free(e); return NULL; }
+    if (e->stats.unknown_frees)
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu frees of pointers that prof_alloc never saw were ignored",
+                     (unsigned long long)e->stats.unknown_frees);
+    if (e->stats.unmatched_async)
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async ranges had no matching PROF_ASYNC_BEGIN/END; they were ignored",
+                     (unsigned long long)e->stats.unmatched_async);
+    if (prof_events_build_tree(e) != PROF_OK || prof__memory_usage(e) != 0 ||
+        ((features & PROF__F_SCOPES) && prof__scope_stacks(e) != 0) ||
+        ((features & PROF__F_NATIVE) && prof__native_stacks(e, addrs) != 0)) {
+        PROF_FREE(addrs);
+        prof_events_free(e);
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
+        return NULL;
+    }
+    PROF_FREE(addrs);
     return e;
 oom:
-    pthread_mutex_unlock(&prof__g.lock);
+    pthread_mutex_unlock(&prof__g_lock);
 oom_unlocked:
     PROF_FREE(snaps);
     PROF_FREE(keys);
+    PROF_FREE(aopen);
+    PROF_FREE(addrs);
     prof__map_free(&ptr_map);
+    prof__map_free(&async_map);
+    prof__map_free(&native_map);
     prof_events_free(e);
     prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while collecting events");
     return NULL;
 }
+
+/* ----- session control: start, stop and the step schedule ----- */
+typedef enum prof__action { PROF__NONE, PROF__WARMUP, PROF__RECORD, PROF__RECORD_AND_SAVE } prof__action;
+
+static struct {
+    pthread_mutex_t lock;      /* start, stop and step; never taken by recording */
+    int active;                /* between prof_start and prof_stop */
+    int64_t step;
+    prof__action action;
+    uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
+} prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0 };
+
+/* torch.profiler.schedule, step by step. */
+static PROF__NI prof__action prof__schedule_action(const prof_schedule *s, int64_t step) {
+    int64_t n;
+    if (s->active <= 0) return PROF__RECORD; /* no schedule: record everything */
+    if (step < s->skip_first) return PROF__NONE;
+    step -= s->skip_first;
+    n = (int64_t)s->wait + s->warmup + s->active;
+    if (s->repeat > 0 && step >= (int64_t)s->repeat * n) return PROF__NONE;
+    step %= n;
+    if (step < s->wait) return PROF__NONE;
+    if (step < (int64_t)s->wait + s->warmup) return PROF__WARMUP;
+    return step < n - 1 ? PROF__RECORD : PROF__RECORD_AND_SAVE;
+}
+
+static PROF__NI void prof__begin_recording(void) {
+    uint32_t epoch;
+    unsigned f = 0;
+    prof_config *c = &prof__g.cfg;
+    pthread_mutex_lock(&prof__g_lock);
+    prof__reap_dead_locked();
+    prof__g.budget = (int64_t)c->max_events;
+    prof__clock_init();
+    prof__g.mono_start = prof__mono_ns();
+    prof__g.real_start = prof__real_ns();
+    if (c->record_shapes) f |= PROF__F_SHAPES;
+    if (c->with_flops) f |= PROF__F_FLOPS;
+    if (c->profile_memory) f |= PROF__F_MEMORY;
+#if !defined(PROF_NO_STACK)
+    if (c->with_stack == PROF_STACK_SCOPES) f |= PROF__F_SCOPES;
+#if defined(PROF__HAVE_BACKTRACE)
+    if (c->with_stack == PROF_STACK_NATIVE) {
+        void *warm[2];
+        f |= PROF__F_NATIVE;
+        backtrace(warm, 2); /* loads the unwinder now, not inside a scope */
+    }
+#endif
+#endif
+    __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
+    prof__g.tick_start = prof__now();
+    epoch = prof__g.last_epoch + 1;
+    if (!epoch) epoch = 1;
+    prof__g.last_epoch = epoch;
+    __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&prof__g_lock);
+    /* Attach the calling thread now so its first scope pays nothing extra. */
+    prof__thread_get();
+}
+
+/* Ends the recording window; the events gain the session's metadata. */
+static PROF__NI prof_events *prof__end_recording(void) {
+    prof_events *e;
+    prof__kv *m;
+    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
+    e = prof__collect();
+    for (m = prof__g_meta; e && m; m = m->next) prof__add_meta(e, m->key, m->value, m->is_json);
+    return e;
+}
+
+static PROF__NI void prof__step_scope_open(void) {
+    prof__s.step_t0 = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__now() : 0;
+}
+/* ProfilerStep#N is a scope of the thread that calls prof_step / prof_stop. */
+static PROF__NI void prof__step_scope_close(void) {
+    static const prof_site step_site = { "", "prof.h", "prof_step", 0, 0 };
+    char name[48];
+    prof__thread *h;
+    prof__rec *r;
+    uint64_t t1 = prof__now();
+    if (!prof__s.step_t0 || !prof__g.cfg.schedule.active) return;
+    snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)prof__s.step);
+    if ((h = prof__thread_get()) && (r = prof__slots(h, 1))) {
+        r->site = prof__intern_site(&step_site, name);
+        r->t0 = prof__s.step_t0;
+        r->t1 = t1;
+        PROF__STORE(&h->pos, r + 1);
+    }
+    prof__s.step_t0 = 0;
+}
+
+static PROF__NI void prof__deliver(prof_events *e) {
+    if (e && prof__g.cfg.on_trace_ready) prof__g.cfg.on_trace_ready(e, prof__g.cfg.trace_ready_user_data);
+}
+
+/* torch.profiler.profile's action_map: what a change of action does. */
+static PROF__NI void prof__transit(prof__action from, prof__action to) {
+    if (from == to && from != PROF__RECORD_AND_SAVE) return;
+    if (from == PROF__RECORD_AND_SAVE) {
+        prof_events *e = prof__end_recording();
+        prof__deliver(e);
+        prof_events_free(e);
+    } else if (from == PROF__WARMUP || (from == PROF__RECORD && to != PROF__RECORD_AND_SAVE)) {
+        if (to == PROF__NONE || from == PROF__RECORD)
+            prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_step: schedule goes from %s to %s; the recorded steps are discarded",
+                         from == PROF__WARMUP ? "warm-up" : "recording", to == PROF__NONE ? "nothing" : "warm-up");
+        /* warm-up steps are recorded only to be thrown away */
+        prof_events_free(prof__end_recording());
+    } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
+        return;
+    }
+    if (to != PROF__NONE && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) prof__begin_recording();
+}
+
+PROF_API prof_result prof_start(const prof_config *cfg) {
+    prof_config c;
+    const prof_schedule *s;
+    if (cfg) c = *cfg;
+    else memset(&c, 0, sizeof c);
+    if (c.log) prof_set_log(c.log, c.log_user_data);
+    s = &c.schedule;
+    if (s->active < 0 || s->wait < 0 || s->warmup < 0 || s->repeat < 0 || s->skip_first < 0 ||
+        (s->active == 0 && (s->wait || s->warmup || s->repeat || s->skip_first)))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: invalid schedule (wait %d, warmup %d, active %d, repeat %d, skip_first %d): active must be > 0 and the others >= 0",
+                            s->wait, s->warmup, s->active, s->repeat, s->skip_first);
+    if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
+    pthread_mutex_lock(&prof__s.lock);
+    if (prof__s.active) {
+        pthread_mutex_unlock(&prof__s.lock);
+        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
+    }
+    if (!c.max_events) c.max_events = (size_t)1 << 24;
+    if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    pthread_mutex_lock(&prof__g_lock);
+    prof__g.cfg = c;
+    prof__meta_clear_locked();
+    pthread_mutex_unlock(&prof__g_lock);
+    prof__s.active = 1;
+    prof__s.step = 0;
+    prof__s.action = prof__schedule_action(&c.schedule, 0);
+    prof__transit(PROF__NONE, prof__s.action);
+    prof__step_scope_open();
+    pthread_mutex_unlock(&prof__s.lock);
+    return PROF_OK;
+}
+
+PROF_API prof_result prof_step(void) {
+    prof__action next;
+    pthread_mutex_lock(&prof__s.lock);
+    if (!prof__s.active) {
+        pthread_mutex_unlock(&prof__s.lock);
+        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_step: no session; call prof_start first");
+    }
+    prof__step_scope_close();
+    prof__s.step++;
+    next = prof__schedule_action(&prof__g.cfg.schedule, prof__s.step);
+    prof__transit(prof__s.action, next);
+    prof__s.action = next;
+    prof__step_scope_open();
+    pthread_mutex_unlock(&prof__s.lock);
+    return PROF_OK;
+}
+PROF_API int64_t prof_step_number(void) {
+    int64_t n;
+    pthread_mutex_lock(&prof__s.lock);
+    n = prof__s.step;
+    pthread_mutex_unlock(&prof__s.lock);
+    return n;
+}
+
+PROF_API prof_events *prof_stop(void) {
+    prof_events *e = NULL;
+    pthread_mutex_lock(&prof__s.lock);
+    if (!prof__s.active) {
+        pthread_mutex_unlock(&prof__s.lock);
+        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
+        return NULL;
+    }
+    prof__step_scope_close();
+    if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
+        e = prof__end_recording();
+        if (!e) { prof__s.active = 0; pthread_mutex_unlock(&prof__s.lock); return NULL; }
+        prof__deliver(e);
+    } else {
+        prof_events_free(prof__end_recording()); /* warm-up: discarded */
+        e = prof_events_create();
+    }
+    prof__s.active = 0;
+    pthread_mutex_unlock(&prof__s.lock);
+    return e;
+}
+
+PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) != 0; }
+
+static PROF__NI prof_result prof__session_meta(const char *key, const char *value, int is_json) {
+    prof__kv *kv, **pp;
+    if (!key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata: key and value must not be NULL");
+    if (is_json && !prof_json_valid(value))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata_json: the value for '%s' is not valid JSON", key);
+    kv = PROF__ALLOC(prof__kv, 1);
+    if (!kv || !(kv->key = prof__strdup(key)) || !(kv->value = prof__strdup(value))) {
+        if (kv) { PROF_FREE(kv->key); PROF_FREE(kv); }
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_add_metadata: out of memory");
+    }
+    kv->is_json = is_json;
+    kv->next = NULL;
+    pthread_mutex_lock(&prof__g_lock);
+    for (pp = &prof__g_meta; *pp; pp = &(*pp)->next) {}
+    *pp = kv;
+    pthread_mutex_unlock(&prof__g_lock);
+    return PROF_OK;
+}
+PROF_API prof_result prof_add_metadata(const char *key, const char *value) { return prof__session_meta(key, value, 0); }
+PROF_API prof_result prof_add_metadata_json(const char *key, const char *json) { return prof__session_meta(key, json, 1); }
 
 /* >>tree =================================================================*/
 /* EventList._build_tree: _populate_cpu_children, _remove_dup_nodes and
@@ -1778,6 +2637,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (v.parent >= 0) v.parent = map[v.parent];
             if (v.first_child >= 0) v.first_child = map[v.first_child];
             if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
+            if (e->stk && i < e->capstk) e->stk[w] = e->stk[i];
             e->ev[w++] = v;
         }
         e->n = w;
@@ -1811,21 +2671,18 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         int32_t p = (int32_t)i;
         const prof__extra *px;
-        prof__extra *x;
         uint32_t src;
         while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
         if (p < 0) continue;
         px = e->ev[p].extra ? &e->ex[e->ev[p].extra] : NULL;
         if (!px || !px->has_fwd_thread) continue; /* PyTorch asserts here */
         src = prof__map_get(&fwd, prof__mix((uint64_t)px->sequence_nr) ^ px->fwd_thread);
-        x = prof__extra_of(e, &e->ev[i]);
-        if (!x) { prof__map_free(&fwd); return -1; }
-        if (src != UINT32_MAX && e->ev[src].extra) {
-            x->stack = e->ex[e->ev[src].extra].stack;
-            x->stack_depth = e->ex[e->ev[src].extra].stack_depth;
-        } else {
-            x->stack = NULL;
-            x->stack_depth = 0;
+        {
+            prof__stk st;
+            st.p = NULL;
+            st.depth = 0; /* fwd_stacks.get(t, []) */
+            if (src != UINT32_MAX) st = prof__stack_of(e, src);
+            if ((st.depth || e->stk) && prof__stack_set(e, i, st.p, st.depth) != 0) { prof__map_free(&fwd); return -1; }
         }
     }
     prof__map_free(&fwd);
@@ -1855,10 +2712,195 @@ PROF_API prof_result prof_events_build_tree(prof_events *e) {
     return PROF_OK;
 }
 
+/* ----- after the tree: memory per event and stacks ----- */
+/* Each event's cpu/device_memory_usage is the sum of the allocations and
+   frees on its thread whose time lies in [start, end], as PyTorch charges
+   memory records; the running totals are per device. */
+static PROF__NI int prof__mem_thread_ts_less(const void *c, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)c;
+    const prof__memrec *x = &e->mem[a], *y = &e->mem[b];
+    if (x->thread != y->thread) return x->thread < y->thread;
+    return x->ts < y->ts;
+}
+static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)c;
+    return e->mem[a].ts < e->mem[b].ts;
+}
+/* Stable merge sort of indices with a comparator. */
+static PROF__NI void prof__msort_u32(uint32_t *a, uint32_t *tmp, size_t n, int (*less)(const void *, uint32_t, uint32_t), const void *ctx) {
+    size_t w, i;
+    uint32_t *src = a, *dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+            while (p < mid && q < hi) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
+            while (p < mid) dst[k++] = src[p++];
+            while (q < hi) dst[k++] = src[q++];
+        }
+        { uint32_t *t = src; src = dst; dst = t; }
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+static PROF__NI int prof__memory_usage(prof_events *e) {
+    uint32_t *ord, *tmp, *byts;
+    int64_t *cpu_pre, *dev_pre;
+    int64_t totals[2][64];
+    size_t i;
+    if (!e->nmem) return 0;
+    ord = PROF__ALLOC(uint32_t, e->nmem);
+    tmp = PROF__ALLOC(uint32_t, e->nmem);
+    byts = PROF__ALLOC(uint32_t, e->nmem);
+    cpu_pre = PROF__ALLOC(int64_t, e->nmem + 1);
+    dev_pre = PROF__ALLOC(int64_t, e->nmem + 1);
+    if (!ord || !tmp || !byts || !cpu_pre || !dev_pre) {
+        PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
+        return -1;
+    }
+    /* running totals (Total Allocated) per device, in time order */
+    for (i = 0; i < e->nmem; i++) ord[i] = byts[i] = (uint32_t)i;
+    prof__msort_u32(byts, tmp, e->nmem, prof__mem_ts_less, e);
+    memset(totals, 0, sizeof totals);
+    for (i = 0; i < e->nmem; i++) {
+        prof__memrec *m = &e->mem[byts[i]];
+        int d = m->device_type ? 1 : 0, x = m->device_index & 63;
+        totals[d][x] += m->bytes;
+        m->total = totals[d][x];
+    }
+    prof__msort_u32(ord, tmp, e->nmem, prof__mem_thread_ts_less, e);
+    /* prefix sums per thread, then a binary search per event */
+    cpu_pre[0] = dev_pre[0] = 0;
+    for (i = 0; i < e->nmem; i++) {
+        const prof__memrec *m = &e->mem[ord[i]];
+        cpu_pre[i + 1] = cpu_pre[i] + (m->device_type == PROF_DEVICE_CPU ? m->bytes : 0);
+        dev_pre[i + 1] = dev_pre[i] + (m->device_type != PROF_DEVICE_CPU ? m->bytes : 0);
+    }
+    for (i = 0; i < e->n; i++) {
+        prof__ev *v = &e->ev[i];
+        size_t lo = 0, hi = e->nmem, a, b;
+        /* first record of this thread with ts >= start */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            const prof__memrec *m = &e->mem[ord[mid]];
+            if (m->thread < v->thread || (m->thread == v->thread && m->ts < v->start)) lo = mid + 1;
+            else hi = mid;
+        }
+        a = lo;
+        hi = e->nmem;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            const prof__memrec *m = &e->mem[ord[mid]];
+            if (m->thread < v->thread || (m->thread == v->thread && m->ts <= v->end)) lo = mid + 1;
+            else hi = mid;
+        }
+        b = lo;
+        if (b > a) {
+            prof__extra *x = prof__extra_of(e, v);
+            if (!x) { PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre); return -1; }
+            x->cpu_mem = cpu_pre[b] - cpu_pre[a];
+            x->dev_mem = dev_pre[b] - dev_pre[a];
+        }
+    }
+    PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
+    return 0;
+}
+
+/* PROF_STACK_SCOPES: an event's stack is its chain of enclosing scopes,
+   innermost first, each entry "name (file:line)". */
+static PROF__NI int prof__scope_stacks(prof_events *e) {
+    const char **label = PROF__ALLOC(const char *, e->nsites + 1);
+    size_t i;
+    if (!label) return -1;
+    for (i = 0; i < e->nsites; i++) {
+        char buf[1024];
+        const prof_site *s = &e->sites[i];
+        snprintf(buf, sizeof buf, "%s (%s:%d)", s->name, s->file, s->line);
+        if (!(label[i] = prof__intern(&e->strs, buf))) { PROF_FREE(label); return -1; }
+    }
+    for (i = 0; i < e->n; i++) {
+        int32_t depth = 0, p, k = 0;
+        const char **st;
+        for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) depth++;
+        st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)depth);
+        if (!st) { PROF_FREE(label); return -1; }
+        for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) st[k++] = label[e->ev[p].site];
+        if (prof__stack_set(e, i, st, depth) != 0) { PROF_FREE(label); return -1; }
+    }
+    PROF_FREE(label);
+    return 0;
+}
+
+#if defined(PROF__HAVE_BACKTRACE)
+#include <dlfcn.h>
+#endif
+/* PROF_STACK_NATIVE: return addresses captured at scope entry become
+   "function (module+0xoffset)" once per address, here, not while recording.
+   Executables need -rdynamic for their own function names. */
+static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
+#if defined(PROF__HAVE_BACKTRACE)
+    prof__map names;           /* address -> index in labels */
+    const char **labels = NULL;
+    size_t nl = 0, capl = 0, i;
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    demangle_fn demangle;
+    int rc = 0;
+    memset(&names, 0, sizeof names);
+    *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    for (i = 0; i < e->n && !rc; i++) {
+        prof__ev *v = &e->ev[i];
+        const char **st;
+        uint64_t n, k;
+        uint32_t off;
+        if (!v->extra || !addrs || (off = e->ex[v->extra].native_off) == UINT32_MAX) continue;
+        n = addrs[off];
+        st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)(n ? n : 1));
+        if (!st) { rc = -1; break; }
+        for (k = 0; k < n; k++) {
+            uint64_t a = addrs[off + 1 + k];
+            uint32_t idx = prof__map_get(&names, a);
+            if (idx == UINT32_MAX) {
+                Dl_info info;
+                char buf[1024];
+                const char *nm = NULL;
+                char *dem = NULL;
+                int found;
+                uint32_t *slot;
+                memset(&info, 0, sizeof info);
+                if (dladdr((void *)(uintptr_t)(a - 1), &info) && info.dli_sname) {
+                    int status = -1;
+                    if (demangle) dem = demangle(info.dli_sname, NULL, NULL, &status);
+                    nm = (dem && status == 0) ? dem : info.dli_sname;
+                }
+                if (info.dli_fname) {
+                    const char *base = strrchr(info.dli_fname, '/');
+                    base = base ? base + 1 : info.dli_fname;
+                    snprintf(buf, sizeof buf, "%s (%s+0x%llx)", nm ? nm : "??", base,
+                             (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
+                } else {
+                    snprintf(buf, sizeof buf, "?? (0x%llx)", (unsigned long long)a);
+                }
+                free(dem); /* __cxa_demangle allocates with malloc */
+                if (!PROF__PUSH_OK(labels, nl, capl) || !(labels[nl] = prof__intern(&e->strs, buf)) ||
+                    !(slot = prof__map_slot(&names, a, &found))) { rc = -1; break; }
+                *slot = idx = (uint32_t)nl++;
+            }
+            st[k] = labels[idx];
+        }
+        if (!rc && prof__stack_set(e, i, st, (int32_t)n) != 0) rc = -1;
+    }
+    prof__map_free(&names);
+    PROF_FREE(labels);
+    return rc;
+#else
+    (void)e;
+    (void)addrs;
+#endif
+    return 0;
+}
+
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
 static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    static const prof__extra none = { NULL, NULL, NULL, NULL, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0 };
+    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX };
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
@@ -1944,8 +2986,11 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->key = prof__ev_name(e, v);
     r->overload_name = x->overload_name ? x->overload_name : "";
     r->input_shapes = x->shapes;
-    r->stack = x->stack;
-    r->stack_depth = x->stack_depth;
+    {
+        prof__stk st = prof__stack_of(e, i);
+        r->stack = st.p;
+        r->stack_depth = st.depth;
+    }
     r->node_id = v->node_id;
     r->device_type = (prof_device_type)v->device_type;
     r->is_async = (v->flags & PROF__F_ASYNC) != 0;
@@ -1998,8 +3043,8 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     out->fwd_thread = x->fwd_thread;
     out->flops = x->flops;
     out->input_shapes = x->shapes;
-    out->stack = x->stack;
-    out->stack_depth = x->stack_depth;
+    out->stack = r.stack;
+    out->stack_depth = r.stack_depth;
     out->parent = v->parent;
     out->n_children = v->n_children;
     {
@@ -2682,10 +3727,9 @@ static PROF__NI int prof__utf8_len(const unsigned char *p) {
 
 /* A JSON string: quotes, backslashes and control bytes escaped; invalid
    UTF-8 replaced by U+FFFD, never written through. */
-static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
+static PROF__NI void prof__w_json_body(prof__w *w, const char *str) {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)(str ? str : ""), *run = p;
-    PROF__W_LIT(w, "\"");
     while (*p) {
         unsigned c = *p;
         int n;
@@ -2714,6 +3758,10 @@ static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
         run = p;
     }
     prof__w_put(w, (const char *)run, (size_t)(p - run));
+}
+static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
+    PROF__W_LIT(w, "\"");
+    prof__w_json_body(w, str);
     PROF__W_LIT(w, "\"");
 }
 
@@ -2888,7 +3936,8 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
     else PROF__W_LIT(w, "\"user_annotation\"");
     PROF__W_LIT(w, ", \"name\": ");
     if (x->trace_name) prof__w_json_str(w, x->trace_name);
-    else prof__w_str(w, site_json[v->site]);
+    else if (site_json[v->site]) prof__w_str(w, site_json[v->site]);
+    else prof__w_json_str(w, e->sites[v->site].name); /* too long to cache */
     PROF__W_LIT(w, ", ");
     prof__w_pid_tid(w, e, v, pid);
     PROF__W_LIT(w, ", \"ts\": ");
@@ -2904,19 +3953,21 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
             PROF__W_LIT(w, ", \"Input Dims\": ");
             prof__w_str(w, x->shapes); /* Python's repr of int lists is JSON */
         }
-        if (x->stack_depth > 0) {
+    }
+    {
+        prof__stk st = prof__stack_of(e, i);
+        if (st.depth > 0) {
             /* Kineto joins the entries with ';' into one string */
-            prof__buf b;
             int k;
-            memset(&b, 0, sizeof b);
-            for (k = 0; k < x->stack_depth; k++) {
-                if (k) prof__buf_str(&b, ";");
-                prof__buf_str(&b, x->stack[k]);
+            PROF__W_LIT(w, ", \"Call stack\": \"");
+            for (k = 0; k < st.depth; k++) {
+                if (k) PROF__W_LIT(w, ";");
+                prof__w_json_body(w, st.p[k]);
             }
-            PROF__W_LIT(w, ", \"Call stack\": ");
-            prof__w_json_str(w, b.p ? b.p : "");
-            PROF_FREE(b.p);
+            PROF__W_LIT(w, "\"");
         }
+    }
+    if (v->extra) {
         if (x->sequence_nr >= 0) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
         if (x->has_fwd_thread) { PROF__W_LIT(w, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
         if (x->flops > 0) { PROF__W_LIT(w, ", \"flops\": "); prof__w_i64(w, x->flops); }
@@ -2978,23 +4029,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF__W_LIT(w, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
     prof__w_i64(w, e->base_real_ns);
     PROF__W_LIT(w, ",\n  \"traceEvents\": [\n");
-    for (i = 0; i < e->n && !w->err; i++) {
-        if (!site_json[e->ev[i].site]) {
-            /* rare: a huge name; escape it directly */
-            const char *save = e->sites[e->ev[i].site].name;
-            prof__w tmp2;
-            (void)tmp2;
-            site_json[e->ev[i].site] = NULL;
-            {
-                prof__ev *v = &e->ev[i];
-                prof__extra *x = prof__extra_of(e, v);
-                if (x && !x->trace_name) x->trace_name = save;
-            }
-            prof__w_event(w, e, i, pid, site_json);
-            continue;
-        }
-        prof__w_event(w, e, i, pid, site_json);
-    }
+    for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, pid, site_json);
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
         if (in->kind == 1) {
@@ -3112,15 +4147,15 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     memset(&ua, 0, sizeof ua);
     uniq.arena = &ua;
     for (i = 0; i < e->n && !o.w->err && !line.oom; i++) {
-        const prof__extra *x = prof__x(e, &e->ev[i]);
+        prof__stk st = prof__stack_of(e, i);
         int64_t value;
         int k;
-        if (x->stack_depth <= 0) continue;
+        if (st.depth <= 0) continue;
         value = (which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i)) / 1000; /* int(us) truncates */
         if (value <= 0) continue;
         line.n = 0;
-        for (k = x->stack_depth - 1; k >= 0; k--) {
-            prof__buf_frame(&line, x->stack[k]);
+        for (k = st.depth - 1; k >= 0; k--) {
+            prof__buf_frame(&line, st.p[k]);
             if (k) prof__buf_str(&line, ";");
         }
         if (line.oom) break;
