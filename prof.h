@@ -369,6 +369,9 @@ PROF_API void *prof_calloc(size_t count, size_t size);
 PROF_API void *prof_realloc(void *ptr, size_t bytes);
 PROF_API void prof_free(void *ptr);
 PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
+/* The timeline's category names in column order ("unknown" first); returns
+   how many there are (names may be NULL to count). */
+PROF_API size_t prof_memory_categories(prof_events *ev, prof_device_type device, int device_index, const char **names, size_t max);
 
 /* FLOPs as PyTorch's formulas count them (2 per multiply-add). */
 PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
@@ -4054,6 +4057,30 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             PROF__W_LIT(w, "}},\n");
         }
     }
+    /* Allocations as Kineto writes them: [memory] instants with totals. */
+    for (i = 0; i < e->nmem && !w->err; i++) {
+        const prof__memrec *m = &e->mem[i];
+        PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": ");
+        prof__w_u64(w, pid);
+        PROF__W_LIT(w, ", \"tid\": ");
+        prof__w_u64(w, e->thr[m->thread].tid);
+        PROF__W_LIT(w, ", \"ts\": ");
+        prof__w_us(w, m->ts);
+        PROF__W_LIT(w, ", \"args\": {\"Total Reserved\": ");
+        prof__w_i64(w, m->total);
+        PROF__W_LIT(w, ", \"Total Allocated\": ");
+        prof__w_i64(w, m->total);
+        PROF__W_LIT(w, ", \"Bytes\": ");
+        prof__w_i64(w, m->bytes);
+        PROF__W_LIT(w, ", \"Addr\": ");
+        prof__w_u64(w, m->ptr);
+        PROF__W_LIT(w, ", \"Device Id\": ");
+        prof__w_i64(w, m->device_type == PROF_DEVICE_CPU ? -1 : m->device_index);
+        PROF__W_LIT(w, ", \"Device Type\": ");
+        prof__w_i64(w, m->device_type);
+        if (m->category) { PROF__W_LIT(w, ", \"Category\": "); prof__w_json_str(w, m->category); }
+        PROF__W_LIT(w, "}},\n");
+    }
     /* Metadata events name the process and its threads. */
     prof__process_name(pname, sizeof pname);
     PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
@@ -4203,6 +4230,82 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
+
+/* ----- memory timeline (export_memory_timeline) -----
+   [times, sizes]: times in microseconds since the session start, one per
+   distinct allocation time on the device; sizes[i][c] the bytes live in
+   category c after times[i]. Category 0 is "unknown" (no category given),
+   the others follow in order of first use; prof_memory_categories names them. */
+static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device, int index) {
+    return m->device_type == (int)device && (device == PROF_DEVICE_CPU || m->device_index == index);
+}
+PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, int device_index, const char **names, size_t max) {
+    size_t n = 1, i, j;
+    if (!e) return 0;
+    if (max > 0) names[0] = "unknown";
+    for (i = 0; i < e->nmem; i++) {
+        const char *c = e->mem[i].category;
+        int seen = 0;
+        if (!c || !prof__mem_on(&e->mem[i], device, device_index)) continue;
+        for (j = 0; j < i && !seen; j++)
+            seen = e->mem[j].category == c && prof__mem_on(&e->mem[j], device, device_index);
+        if (!seen) { if (n < max) names[n] = c; n++; }
+    }
+    return n;
+}
+PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *path, prof_device_type device, int device_index) {
+    static const char *const who = "prof_export_memory_timeline";
+    prof__out o;
+    prof_result r;
+    const char **cats = NULL;
+    int64_t *live = NULL;
+    uint32_t *ord = NULL, *tmp = NULL;
+    size_t ncat, i, n = 0, pass;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    ncat = prof_memory_categories(e, device, device_index, NULL, 0);
+    cats = PROF__ALLOC(const char *, ncat);
+    live = PROF__ALLOC(int64_t, ncat);
+    ord = PROF__ALLOC(uint32_t, e->nmem + 1);
+    tmp = PROF__ALLOC(uint32_t, e->nmem + 1);
+    if (!cats || !live || !ord || !tmp) {
+        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    prof_memory_categories(e, device, device_index, cats, ncat);
+    for (i = 0; i < e->nmem; i++) if (prof__mem_on(&e->mem[i], device, device_index)) ord[n++] = (uint32_t)i;
+    prof__msort_u32(ord, tmp, n, prof__mem_ts_less, e);
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) {
+        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp);
+        return r;
+    }
+    /* two passes over the same points: the times, then the sizes */
+    PROF__W_LIT(o.w, "[[");
+    for (pass = 0; pass < 2; pass++) {
+        int first = 1;
+        memset(live, 0, ncat * sizeof *live);
+        if (pass == 1) PROF__W_LIT(o.w, "], [");
+        for (i = 0; i < n; i++) {
+            const prof__memrec *m = &e->mem[ord[i]];
+            size_t c = 0, k;
+            if (m->category) for (c = 1; c < ncat && cats[c] != m->category; c++) {}
+            if (c >= ncat) c = 0;
+            live[c] += m->bytes;
+            if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
+            if (!first) PROF__W_LIT(o.w, ", ");
+            first = 0;
+            if (pass == 0) { prof__w_us(o.w, m->ts); continue; }
+            PROF__W_LIT(o.w, "[");
+            for (k = 0; k < ncat; k++) {
+                if (k) PROF__W_LIT(o.w, ", ");
+                prof__w_i64(o.w, live[k]);
+            }
+            PROF__W_LIT(o.w, "]");
+        }
+    }
+    PROF__W_LIT(o.w, "]]\n");
+    PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp);
+    return prof__out_close(&o, who);
+}
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
 
 #ifdef __cplusplus
