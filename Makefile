@@ -1,6 +1,7 @@
 # prof.h developer targets.
 #
 #   make demo    build examples/demo.c and run it (cwd = repo root)
+#   make mlp     build examples/mlp.c (shapes, FLOPs, memory, schedule) and run it
 #   make test    configure CMake into build/, build, run the whole CTest suite
 #   make bench   build bench/overhead.c and bench/analysis.c with -O2 and run them
 #   make clean   remove build outputs
@@ -19,7 +20,7 @@ CFLAGS_DEMO  ?= -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
 CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
 LDLIBS_PROF  := -pthread -lm -ldl
 
-.PHONY: all demo test configure build bench clean
+.PHONY: all demo mlp test configure build bench clean
 
 all: test
 
@@ -29,6 +30,13 @@ demo: $(BUILD)/demo
 $(BUILD)/demo: examples/demo.c prof.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -pthread -I. $< -o $@ $(LDLIBS_PROF)
+
+mlp: $(BUILD)/mlp
+	./$(BUILD)/mlp
+
+$(BUILD)/mlp: examples/mlp.c prof.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS_DEMO) -O2 -pthread -I. $< -o $@ $(LDLIBS_PROF)
 
 # CC/CXX are only read on the first configure of $(BUILD); `make clean` to change.
 configure:
