@@ -472,7 +472,7 @@ extern __thread prof__thread *prof__tls;
 
 PROF__INLINE PROF__NOINSTRUMENT uint64_t prof__now(void) {
 #if defined(__x86_64__)
-    if (PROF__LIKELY(prof__g_clock_is_tsc)) return __builtin_ia32_rdtsc();
+    if (PROF__LIKELY(__atomic_load_n(&prof__g_clock_is_tsc, __ATOMIC_RELAXED))) return __builtin_ia32_rdtsc();
     return prof__clock_fallback();
 #elif defined(__aarch64__)
     uint64_t v;
@@ -950,7 +950,7 @@ static PROF__NI int prof__tsc_invariant(void) {
 static PROF__NI void prof__clock_init(void) {
     if (prof__clk.ready) return;
 #if defined(__x86_64__)
-    prof__g_clock_is_tsc = prof__tsc_invariant();
+    __atomic_store_n(&prof__g_clock_is_tsc, prof__tsc_invariant(), __ATOMIC_RELAXED);
     prof__clk.ticks_are_ns = !prof__g_clock_is_tsc;
 #elif defined(__aarch64__)
     prof__clk.ticks_are_ns = 0;
