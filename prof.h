@@ -202,7 +202,14 @@ typedef struct prof_site {
     int line;
     unsigned flags;           /* PROF_SITE_* */
 } prof_site;
-#define PROF_SITE_CPU_OP 1u   /* trace category cpu_op instead of user_annotation */
+/* prof_site.flags: the trace category of the events of a site */
+#define PROF_SITE_CPU_OP 1u        /* cpu_op instead of user_annotation */
+#define PROF_SITE_CUDA_RUNTIME 2u  /* cuda_runtime (CUPTI) */
+#define PROF_SITE_CUDA_DRIVER 4u   /* cuda_driver (CUPTI) */
+#define PROF_SITE_GPU_KERNEL 8u    /* kernel */
+#define PROF_SITE_GPU_MEMCPY 16u   /* gpu_memcpy */
+#define PROF_SITE_GPU_MEMSET 32u   /* gpu_memset */
+#define PROF_SITE_CUDA_SYNC 64u    /* cuda_sync */
 
 /* What a scope can carry besides its name (PROF_SCOPE_ARGS). The pointers
    must stay valid until the scope ends; strings should be constants. */
@@ -672,6 +679,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #if defined(PROF_IMPLEMENTATION) && !defined(PROF__IMPLEMENTED)
 #define PROF__IMPLEMENTED
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -684,6 +692,17 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#if !defined(PROF_NO_STACK) && defined(__GLIBC__)
+#include <execinfo.h>
+#define PROF__HAVE_BACKTRACE 1
+#endif
+#if defined(PROF_CUPTI)
+/* CUPTI's and CUDA's headers are not -Wpedantic clean in C */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include <cupti.h>
+#pragma GCC diagnostic pop
+#endif
 
 #if defined(PROF_MALLOC) && defined(PROF_FREE) && defined(PROF_REALLOC)
 #elif !defined(PROF_MALLOC) && !defined(PROF_FREE) && !defined(PROF_REALLOC)
@@ -1013,7 +1032,7 @@ typedef struct prof__tstate {
     int capped;                /* event cap reached this session */
     uint32_t bound_epoch;      /* session the buffer belongs to; hot.epoch is
                                   0 instead when every enter must go slow */
-    uint64_t tid;
+    uint64_t tid, pthread_id;
     char name[64];
     prof__block *head, *cur;
     uint64_t dropped, unbalanced;
@@ -1139,6 +1158,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
     if (!t) return NULL;
     memset(t, 0, sizeof *t);
     t->tid = prof__gettid();
+    t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
     pthread_mutex_lock(&prof__g_lock);
     if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
     t->next = prof__g.threads;
@@ -1352,10 +1372,6 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     __atomic_store_n(&h->depth, h->depth - 1, __ATOMIC_RELAXED);
 }
 
-#if !defined(PROF_NO_STACK) && defined(__GLIBC__)
-#include <execinfo.h>
-#define PROF__HAVE_BACKTRACE 1
-#endif
 
 /* First scope of a thread in a session, and every scope in native-stack mode. */
 PROF_API PROF__NI prof__scope prof__scope_enter_slow(const prof_site *site) {
@@ -1654,7 +1670,19 @@ typedef struct prof__extra {
     int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
     int64_t kern_ns;
     uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
+    uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
+    const struct prof__cuinfo *cu;
 } prof__extra;
+
+/* Details of a CUDA activity, for the trace's args. */
+typedef struct prof__cuinfo {
+    int kind;                   /* 1 kernel, 2 memcpy, 3 memset */
+    int32_t grid[3], block[3];
+    int32_t registers, shared_static, shared_dynamic;
+    uint64_t bytes;
+    int64_t queued;             /* ns since session start, -1 = unknown */
+    uint32_t context;
+} prof__cuinfo;
 
 /* Stacks live beside the events (allocated once any event has one), so
    lists without stacks pay nothing for them. */
@@ -1885,7 +1913,14 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     return (int64_t)e->n++;
 }
 
+static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns);
 PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
+    prof_result r = prof__append_kernel(e, index, name, device, duration_ns);
+    if (r == PROF_OK) prof__tree_invalidate(e);
+    return r;
+}
+/* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
+static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
     prof__extra *x;
     if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
     if (e->ev[index].device_type != PROF_DEVICE_CPU)
@@ -1905,7 +1940,8 @@ PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, con
     }
     x->kern_ns += duration_ns;
     e->nkern++;
-    prof__tree_invalidate(e);
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
     return PROF_OK;
 }
 
@@ -1934,7 +1970,16 @@ static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
 
 /* ----- prof_stop: records to events ----- */
-typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags; } prof__key;
+typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
+#if defined(PROF_CUPTI)
+typedef struct prof__cu_thr { uint64_t pthread_id, tid; } prof__cu_thr;
+static void prof__cupti_start(unsigned activities);
+static void prof__cupti_stop(void);
+static int prof__cupti_active(void);
+static int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
+                              int64_t mono_start, int64_t mono_stop);
+static int prof__cupti_correlate(prof_events *e);
+#endif
 
 static PROF__NI int prof__key_less(const prof__key *a, const prof__key *b) {
     if (a->start != b->start) return a->start < b->start;
@@ -2010,6 +2055,14 @@ static PROF__NI prof_events *prof__collect(void) {
     uint64_t open_total = 0;
     int64_t step_site = -1;
     unsigned features = prof__g_features;
+#if defined(PROF_CUPTI)
+    prof__cu_thr *cuthr = NULL;
+    size_t ncuthr = 0, capcuthr = 0;
+    int cuda = prof__cupti_active();
+    int64_t mono_stop;
+    prof__cupti_stop(); /* forced flush before the CPU side closes */
+    mono_stop = prof__mono_ns();
+#endif
     memset(&ptr_map, 0, sizeof ptr_map);
     memset(&async_map, 0, sizeof async_map);
     memset(&native_map, 0, sizeof native_map);
@@ -2036,6 +2089,12 @@ static PROF__NI prof_events *prof__collect(void) {
         snaps[nsnap].t = t;
         snaps[nsnap].pos = PROF__LOAD(&t->hot.pos);
         nsnap++;
+#if defined(PROF_CUPTI)
+        if (!PROF__PUSH_OK(cuthr, ncuthr, capcuthr)) goto oom;
+        cuthr[ncuthr].pthread_id = t->pthread_id;
+        cuthr[ncuthr].tid = t->tid;
+        ncuthr++;
+#endif
         e->stats.dropped += PROF__LOADR(&t->dropped);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
         depth = PROF__LOADR(&t->hot.depth);
@@ -2149,6 +2208,7 @@ static PROF__NI prof_events *prof__collect(void) {
                     k->extra = 0;
                     k->scope = 0;
                     k->flags = PROF__F_ASYNC;
+                    k->device_type = PROF_DEVICE_CPU;
                     if (k->end < k->start) k->end = k->start;
                     nkeys++;
                     continue;
@@ -2160,6 +2220,7 @@ static PROF__NI prof_events *prof__collect(void) {
                 k->extra = 0;
                 k->scope = pd.has_ag ? (uint8_t)(pd.ag_aux & 0xff) : 0;
                 k->flags = 0;
+                k->device_type = PROF_DEVICE_CPU;
                 nat = native_map.n ? prof__map_get(&native_map, r->t0) : UINT32_MAX;
                 if (pd.want_shapes || pd.has_flops || pd.has_over || pd.has_ag || nat != UINT32_MAX || prof__is_step_name(s->name)) {
                     memset(&tmpv, 0, sizeof tmpv);
@@ -2243,6 +2304,14 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__map_free(&ptr_map);
     prof__map_free(&async_map);
     prof__map_free(&native_map);
+#if defined(PROF_CUPTI)
+    if (cuda) {
+        e->use_device = prof__intern(&e->strs, "cuda");
+        if (prof__cupti_gather(e, &keys, &nkeys, &capkeys, cuthr, ncuthr, prof__g.mono_start, mono_stop) != 0) goto oom_unlocked;
+    }
+    PROF_FREE(cuthr);
+    cuthr = NULL;
+#endif
 
     tmp = PROF__ALLOC(prof__key, nkeys ? nkeys : 1);
     if (!tmp) goto oom_unlocked;
@@ -2261,7 +2330,9 @@ static PROF__NI prof_events *prof__collect(void) {
         v->extra = keys[i].extra;
         v->scope = keys[i].scope;
         v->flags = keys[i].flags;
-        if (!(e->sites[v->site].flags & PROF_SITE_CPU_OP)) v->flags |= PROF__F_USER_ANN;
+        v->device_type = keys[i].device_type;
+        /* plain scopes are user annotations; operators and CUDA records are not */
+        if (!e->sites[v->site].flags) v->flags |= PROF__F_USER_ANN;
     }
     e->n = nkeys;
     PROF_FREE(keys);
@@ -2283,7 +2354,11 @@ static PROF__NI prof_events *prof__collect(void) {
     if (e->stats.unmatched_async)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async ranges had no matching PROF_ASYNC_BEGIN/END; they were ignored",
                      (unsigned long long)e->stats.unmatched_async);
-    if (prof_events_build_tree(e) != PROF_OK || prof__memory_usage(e) != 0 ||
+    if (prof_events_build_tree(e) != PROF_OK ||
+#if defined(PROF_CUPTI)
+        (cuda && prof__cupti_correlate(e) != 0) ||
+#endif
+        prof__memory_usage(e) != 0 ||
         ((features & PROF__F_SCOPES) && prof__scope_stacks(e) != 0) ||
         ((features & PROF__F_NATIVE) && prof__native_stacks(e, addrs) != 0)) {
         PROF_FREE(addrs);
@@ -2296,6 +2371,9 @@ static PROF__NI prof_events *prof__collect(void) {
 oom:
     pthread_mutex_unlock(&prof__g_lock);
 oom_unlocked:
+#if defined(PROF_CUPTI)
+    PROF_FREE(cuthr);
+#endif
     PROF_FREE(snaps);
     PROF_FREE(keys);
     PROF_FREE(aopen);
@@ -2358,6 +2436,9 @@ static PROF__NI void prof__begin_recording(void) {
 #endif
     __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
+#if defined(PROF_CUPTI)
+    prof__cupti_start(c->activities);
+#endif
     prof__g.tick_start = prof__now();
     epoch = prof__g.last_epoch + 1;
     if (!epoch) epoch = 1;
@@ -2832,9 +2913,6 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
     return 0;
 }
 
-#if defined(PROF__HAVE_BACKTRACE)
-#include <dlfcn.h>
-#endif
 /* PROF_STACK_NATIVE: return addresses captured at scope entry become
    "function (module+0xoffset)" once per address, here, not while recording.
    Executables need -rdynamic for their own function names. */
@@ -2903,7 +2981,7 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
 static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX };
+    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, NULL };
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
@@ -3922,6 +4000,20 @@ static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const pro
     }
 }
 
+/* Kineto's "cat" for an event. */
+static PROF__NI const char *prof__category(const prof_events *e, const prof__ev *v) {
+    unsigned f = e->sites[v->site].flags;
+    if (f & PROF_SITE_GPU_KERNEL) return "kernel";
+    if (f & PROF_SITE_GPU_MEMCPY) return "gpu_memcpy";
+    if (f & PROF_SITE_GPU_MEMSET) return "gpu_memset";
+    if (f & PROF_SITE_CUDA_SYNC) return "cuda_sync";
+    if (f & PROF_SITE_CUDA_RUNTIME) return "cuda_runtime";
+    if (f & PROF_SITE_CUDA_DRIVER) return "cuda_driver";
+    if (v->device_type != PROF_DEVICE_CPU) return "kernel";
+    if (f & PROF_SITE_CPU_OP) return "cpu_op";
+    return "user_annotation";
+}
+
 static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_t pid, const char *const *site_json) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
@@ -3933,10 +4025,9 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
         double pend = (double)p->start / 1000.0 + (double)(p->end - p->start) / 1000.0;
         while (dur > 0 && (double)v->start / 1000.0 + (double)dur / 1000.0 > pend) dur--;
     }
-    PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": ");
-    if (v->device_type != PROF_DEVICE_CPU) PROF__W_LIT(w, "\"kernel\"");
-    else if (e->sites[v->site].flags & PROF_SITE_CPU_OP) PROF__W_LIT(w, "\"cpu_op\"");
-    else PROF__W_LIT(w, "\"user_annotation\"");
+    PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": \"");
+    prof__w_str(w, prof__category(e, v));
+    PROF__W_LIT(w, "\"");
     PROF__W_LIT(w, ", \"name\": ");
     if (x->trace_name) prof__w_json_str(w, x->trace_name);
     else if (site_json[v->site]) prof__w_str(w, site_json[v->site]);
@@ -3969,6 +4060,35 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
             }
             PROF__W_LIT(w, "\"");
         }
+    }
+    if (v->device_type != PROF_DEVICE_CPU) {
+        PROF__W_LIT(w, ", \"device\": ");
+        prof__w_i64(w, x->device_index);
+        PROF__W_LIT(w, ", \"stream\": ");
+        prof__w_i64(w, x->has_resource ? x->resource_id : 0);
+    }
+    if (x->correlation) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
+    if (x->cu) {
+        const prof__cuinfo *c = x->cu;
+        if (c->kind == 1) {
+            PROF__W_LIT(w, ", \"registers per thread\": ");
+            prof__w_i64(w, c->registers);
+            PROF__W_LIT(w, ", \"shared memory\": ");
+            prof__w_i64(w, (int64_t)c->shared_static + c->shared_dynamic);
+            PROF__W_LIT(w, ", \"grid\": [");
+            prof__w_i64(w, c->grid[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[2]);
+            PROF__W_LIT(w, "], \"block\": [");
+            prof__w_i64(w, c->block[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[2]);
+            PROF__W_LIT(w, "]");
+            if (c->queued >= 0) { PROF__W_LIT(w, ", \"queued\": "); prof__w_us(w, c->queued); }
+        } else {
+            PROF__W_LIT(w, ", \"bytes\": ");
+            prof__w_u64(w, c->bytes);
+            PROF__W_LIT(w, ", \"memory bandwidth (GB/s)\": ");
+            prof__w_double(w, v->end > v->start ? (double)c->bytes / (double)(v->end - v->start) : 0.0);
+        }
+        PROF__W_LIT(w, ", \"context\": ");
+        prof__w_u64(w, c->context);
     }
     if (v->extra) {
         if (x->sequence_nr >= 0) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
@@ -4056,6 +4176,96 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             prof__w_double(w, in->value);
             PROF__W_LIT(w, "}},\n");
         }
+    }
+    /* Flow arrows (ac2g) from each launching call to its kernel, copy or set. */
+    {
+        prof__map api;
+        memset(&api, 0, sizeof api);
+        for (i = 0; i < e->n; i++) {
+            const prof__ev *v = &e->ev[i];
+            int found;
+            uint32_t *slot;
+            if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+            if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
+            if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+        }
+        for (i = 0; i < e->n && !w->err && api.n; i++) {
+            const prof__ev *v = &e->ev[i], *a;
+            const prof__extra *x;
+            uint32_t ai;
+            if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
+            x = &e->ex[v->extra];
+            if (!x->correlation || (ai = prof__map_get(&api, x->correlation)) == UINT32_MAX) continue;
+            a = &e->ev[ai];
+            PROF__W_LIT(w, "  {\"ph\": \"s\", \"id\": ");
+            prof__w_u64(w, x->correlation);
+            PROF__W_LIT(w, ", \"pid\": ");
+            prof__w_u64(w, pid);
+            PROF__W_LIT(w, ", \"tid\": ");
+            prof__w_u64(w, e->thr[a->thread].tid);
+            PROF__W_LIT(w, ", \"ts\": ");
+            prof__w_us(w, a->start);
+            PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n  {\"ph\": \"f\", \"id\": ");
+            prof__w_u64(w, x->correlation);
+            PROF__W_LIT(w, ", ");
+            prof__w_pid_tid(w, e, v, pid);
+            PROF__W_LIT(w, ", \"ts\": ");
+            prof__w_us(w, v->start);
+            PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
+        }
+        prof__map_free(&api);
+    }
+    /* Lanes of the GPUs: one process per device, one thread per stream. */
+    {
+        prof__map lanes;
+        memset(&lanes, 0, sizeof lanes);
+        for (i = 0; i < e->n && !w->err; i++) {
+            const prof__ev *v = &e->ev[i];
+            const prof__extra *x = prof__x(e, v);
+            int64_t stream = x->has_resource ? x->resource_id : 0;
+            int found;
+            uint32_t *slot;
+            char label[64];
+            if (v->device_type == PROF_DEVICE_CPU) continue;
+            /* a device first seen: name its process */
+            if (!(slot = prof__map_slot(&lanes, prof__mix((uint64_t)x->device_index) ^ 0x5bd1e995u, &found))) { w->err = ENOMEM; break; }
+            if (!found) {
+                *slot = 1;
+                snprintf(label, sizeof label, "GPU %d", x->device_index);
+                PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+                prof__w_i64(w, x->device_index);
+                PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"name\": ");
+                prof__w_json_str(w, label);
+                PROF__W_LIT(w, "}},\n  {\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+                prof__w_i64(w, x->device_index);
+                PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"labels\": ");
+                prof__w_json_str(w, label);
+                PROF__W_LIT(w, "}},\n  {\"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+                prof__w_i64(w, x->device_index);
+                PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"sort_index\": ");
+                prof__w_i64(w, 0x1000000 + x->device_index);
+                PROF__W_LIT(w, "}},\n");
+            }
+            if (!(slot = prof__map_slot(&lanes, prof__mix(((uint64_t)x->device_index << 40) ^ (uint64_t)stream) + 1, &found))) { w->err = ENOMEM; break; }
+            if (!found) {
+                *slot = 1;
+                snprintf(label, sizeof label, "stream %lld", (long long)stream);
+                PROF__W_LIT(w, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+                prof__w_i64(w, x->device_index);
+                PROF__W_LIT(w, ", \"tid\": ");
+                prof__w_i64(w, stream);
+                PROF__W_LIT(w, ", \"args\": {\"name\": ");
+                prof__w_json_str(w, label);
+                PROF__W_LIT(w, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
+                prof__w_i64(w, x->device_index);
+                PROF__W_LIT(w, ", \"tid\": ");
+                prof__w_i64(w, stream);
+                PROF__W_LIT(w, ", \"args\": {\"sort_index\": ");
+                prof__w_i64(w, stream);
+                PROF__W_LIT(w, "}},\n");
+            }
+        }
+        prof__map_free(&lanes);
     }
     /* Allocations as Kineto writes them: [memory] instants with totals. */
     for (i = 0; i < e->nmem && !w->err; i++) {
@@ -4307,6 +4517,386 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
+
+/* >>cupti ================================================================*/
+/* CUDA through CUPTI's activity API (compiled only with PROF_CUPTI): kernels,
+   copies, sets, runtime and driver API calls, synchronization and device
+   memory arrive in buffers that CUPTI fills on its own threads; prof_stop
+   forces a flush and turns them into events. Nothing here touches the
+   recording hot path: kernels are tied to scopes afterwards, through the
+   runtime call that launched them (same correlation id, same thread, inside
+   the scope's interval). A timestamp callback puts GPU times on
+   CLOCK_MONOTONIC, the clock the scopes are calibrated against. */
+#if defined(PROF_CUPTI)
+
+#define PROF__CUPTI_BUFFER (1u << 20)   /* bytes per activity buffer */
+#define PROF__CUPTI_MAX_BUFFERS 256     /* at most 256 MiB in flight; CUPTI drops past it */
+
+typedef struct prof__cubuf { uint8_t *data; size_t valid; struct prof__cubuf *next; } prof__cubuf;
+static struct {
+    pthread_mutex_t lock;
+    int registered, enabled, warned;
+    prof__cubuf *done, **tail;
+    size_t outstanding;
+    uint64_t dropped;
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0 };
+
+static const CUpti_ActivityKind prof__cu_kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_MEMORY2
+};
+#define PROF__CU_NKINDS (sizeof prof__cu_kinds / sizeof prof__cu_kinds[0])
+
+/* Checked CUPTI calls name the call and where it failed. */
+#define PROF__CUPTI_CALL(call) prof__cupti_ok((call), #call, __LINE__)
+static PROF__NI int prof__cupti_ok(CUptiResult r, const char *what, int line) {
+    const char *msg = NULL;
+    if (r == CUPTI_SUCCESS) return 1;
+    if (cuptiGetResultString(r, &msg) != CUPTI_SUCCESS || !msg) msg = "unknown error";
+    if (!prof__cu.warned) {
+        prof__report(PROF_LOG_ERROR, PROF_E_CUPTI, "CUPTI: %s failed (prof.h:%d): %s (%d); no CUDA activity will be recorded, the CPU profile goes on",
+                     what, line, msg, (int)r);
+        prof__cu.warned = 1;
+    }
+    return 0;
+}
+
+static uint64_t CUPTIAPI prof__cu_timestamp(void) { return (uint64_t)prof__mono_ns(); }
+
+static void CUPTIAPI prof__cu_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    uint8_t *b = NULL;
+    pthread_mutex_lock(&prof__cu.lock);
+    if (prof__cu.outstanding < PROF__CUPTI_MAX_BUFFERS) {
+        /* CUPTI wants 8-byte alignment; malloc gives 16 */
+        b = (uint8_t *)PROF_MALLOC(PROF__CUPTI_BUFFER);
+        if (b) prof__cu.outstanding++;
+    }
+    pthread_mutex_unlock(&prof__cu.lock);
+    *buffer = b;
+    *size = b ? PROF__CUPTI_BUFFER : 0;
+    *max_records = 0;
+}
+
+static void CUPTIAPI prof__cu_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
+    prof__cubuf *n = buffer ? PROF__ALLOC(prof__cubuf, 1) : NULL;
+    size_t dropped = 0;
+    (void)size;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
+    pthread_mutex_lock(&prof__cu.lock);
+    prof__cu.dropped += dropped;
+    if (n) {
+        n->data = buffer;
+        n->valid = valid;
+        n->next = NULL;
+        if (!prof__cu.tail) prof__cu.tail = &prof__cu.done;
+        *prof__cu.tail = n;
+        prof__cu.tail = &n->next;
+    } else if (buffer) {
+        PROF_FREE(buffer);
+        prof__cu.outstanding--;
+    }
+    pthread_mutex_unlock(&prof__cu.lock);
+}
+
+static PROF__NI void prof__cupti_start(unsigned activities) {
+    size_t k;
+    if (!(activities & PROF_ACTIVITY_CUDA)) return;
+    prof__cu.warned = 0;
+    if (!prof__cu.registered) {
+        /* the clock must be set before the first activity is enabled */
+        if (!PROF__CUPTI_CALL(cuptiActivityRegisterTimestampCallback(prof__cu_timestamp))) return;
+        if (!PROF__CUPTI_CALL(cuptiActivityRegisterCallbacks(prof__cu_requested, prof__cu_completed))) return;
+        prof__cu.registered = 1;
+    }
+    for (k = 0; k < PROF__CU_NKINDS; k++) {
+        if (!PROF__CUPTI_CALL(cuptiActivityEnable(prof__cu_kinds[k]))) {
+            while (k-- > 0) cuptiActivityDisable(prof__cu_kinds[k]);
+            return;
+        }
+    }
+    prof__cu.enabled = 1;
+}
+
+static PROF__NI int prof__cupti_active(void) { return prof__cu.enabled; }
+
+static PROF__NI void prof__cupti_stop(void) {
+    size_t k;
+    if (!prof__cu.enabled) return;
+    PROF__CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    for (k = 0; k < PROF__CU_NKINDS; k++) cuptiActivityDisable(prof__cu_kinds[k]);
+    prof__cu.enabled = 0;
+}
+
+/* Kineto's names for copies and sets. */
+static PROF__NI const char *prof__cu_mem_kind(int k) {
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "Pageable";
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "Pinned";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "Device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "Managed";
+    default: return "Unknown";
+    }
+}
+static PROF__NI const char *prof__cu_copy_kind(int k) {
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "Unknown";
+    }
+}
+
+
+static PROF__NI uint64_t prof__cu_tid(const prof__cu_thr *map, size_t n, uint64_t id) {
+    size_t i;
+    for (i = 0; i < n; i++) if (map[i].pthread_id == id) return map[i].tid;
+    return id; /* already an OS thread id */
+}
+
+/* Appends one key for a CUDA record; its details go to an extra. */
+static PROF__NI prof__extra *prof__cu_key(prof_events *e, prof__key **keys, size_t *n, size_t *cap, int64_t start, int64_t end,
+                                          uint64_t tid, const char *name, unsigned site_flags, int device_type, uint8_t flags) {
+    prof__key *k;
+    prof__ev tmpv;
+    int64_t site = prof__site_index(e, name, "", "", 0, site_flags), thr = prof__thread_index(e, tid, NULL);
+    if (site < 0 || thr < 0 || !prof__grow((void **)keys, cap, *n + 1, sizeof **keys)) return NULL;
+    memset(&tmpv, 0, sizeof tmpv);
+    if (!prof__extra_of(e, &tmpv)) return NULL;
+    k = &(*keys)[(*n)++];
+    k->start = start;
+    k->end = end > start ? end : start;
+    k->thread = (uint32_t)thr;
+    k->site = (uint32_t)site;
+    k->extra = tmpv.extra;
+    k->scope = 0;
+    k->flags = flags;
+    k->device_type = (uint8_t)device_type;
+    return &e->ex[tmpv.extra];
+}
+
+/* Drains the completed buffers into keys (device events and API calls),
+   memory records and the list's CUDA details. */
+static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
+                                       int64_t mono_start, int64_t mono_stop) {
+    prof__cubuf *list, *b;
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    demangle_fn demangle;
+    prof__map ctx_dev;   /* context -> device, for synchronization records */
+    int rc = 0;
+    memset(&ctx_dev, 0, sizeof ctx_dev);
+    *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    pthread_mutex_lock(&prof__cu.lock);
+    list = prof__cu.done;
+    prof__cu.done = NULL;
+    prof__cu.tail = &prof__cu.done;
+    e->stats.dropped += prof__cu.dropped;
+    if (prof__cu.dropped)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
+    prof__cu.dropped = 0;
+    pthread_mutex_unlock(&prof__cu.lock);
+#define PROF__CU_NS(t) ((int64_t)(t) - mono_start)
+#define PROF__CU_IN(s) ((int64_t)(s) >= mono_start && (int64_t)(s) <= mono_stop)
+    for (b = list; b && !rc; b = b->next) {
+        CUpti_Activity *rec = NULL;
+        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) {
+            prof__extra *x = NULL;
+            prof__cuinfo *ci;
+            char name[256];
+            switch (rec->kind) {
+            case CUPTI_ACTIVITY_KIND_KERNEL:
+            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+                const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)rec;
+                char *dem = NULL;
+                int status = -1;
+                if (!k->start || !PROF__CU_IN(k->start)) break; /* zero or outside the session */
+                if (demangle && k->name) dem = demangle(k->name, NULL, NULL, &status);
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->streamId,
+                                 (dem && status == 0) ? dem : (k->name ? k->name : "kernel"), PROF_SITE_GPU_KERNEL, PROF_DEVICE_CUDA, 0);
+                free(dem);
+                if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
+                memset(ci, 0, sizeof *ci);
+                ci->kind = 1;
+                ci->grid[0] = k->gridX; ci->grid[1] = k->gridY; ci->grid[2] = k->gridZ;
+                ci->block[0] = k->blockX; ci->block[1] = k->blockY; ci->block[2] = k->blockZ;
+                ci->registers = k->registersPerThread;
+                ci->shared_static = k->staticSharedMemory;
+                ci->shared_dynamic = k->dynamicSharedMemory;
+                ci->queued = k->queued && k->queued != (uint64_t)-1 ? PROF__CU_NS(k->queued) : -1;
+                ci->context = k->contextId;
+                x->cu = ci;
+                x->correlation = k->correlationId;
+                x->device_index = (int)k->deviceId;
+                x->has_resource = 1;
+                x->resource_id = k->streamId;
+                {
+                    int found;
+                    uint32_t *slot = prof__map_slot(&ctx_dev, k->contextId, &found);
+                    if (slot) *slot = k->deviceId;
+                }
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY: {
+                const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
+                if (!m->start || !PROF__CU_IN(m->start)) break;
+                snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->streamId, name, PROF_SITE_GPU_MEMCPY, PROF_DEVICE_CUDA, 0);
+                if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
+                memset(ci, 0, sizeof *ci);
+                ci->kind = 2;
+                ci->bytes = m->bytes;
+                ci->context = m->contextId;
+                x->cu = ci;
+                x->correlation = m->correlationId;
+                x->device_index = (int)m->deviceId;
+                x->has_resource = 1;
+                x->resource_id = m->streamId;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMSET: {
+                const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
+                if (!m->start || !PROF__CU_IN(m->start)) break;
+                snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->streamId, name, PROF_SITE_GPU_MEMSET, PROF_DEVICE_CUDA, 0);
+                if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
+                memset(ci, 0, sizeof *ci);
+                ci->kind = 3;
+                ci->bytes = m->bytes;
+                ci->context = m->contextId;
+                x->cu = ci;
+                x->correlation = m->correlationId;
+                x->device_index = (int)m->deviceId;
+                x->has_resource = 1;
+                x->resource_id = m->streamId;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_RUNTIME:
+            case CUPTI_ACTIVITY_KIND_DRIVER: {
+                const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)rec;
+                const char *cbname = NULL;
+                int driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+                size_t len;
+                if (!a->start || !PROF__CU_IN(a->start)) break;
+                if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &cbname) != CUPTI_SUCCESS || !cbname)
+                    cbname = driver ? "cuda_driver_call" : "cuda_runtime_call";
+                /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as Kineto names them */
+                snprintf(name, sizeof name, "%s", cbname);
+                len = strlen(name);
+                while (len > 0 && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
+                if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && len < strlen(name)) name[len - 2] = 0;
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(a->start), PROF__CU_NS(a->end), prof__cu_tid(thr, nthr, a->threadId), name,
+                                 PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
+                if (!x) { rc = -1; break; }
+                x->correlation = a->correlationId;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+                const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)rec;
+                static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
+                uint32_t dev;
+                if (!s->start || !PROF__CU_IN(s->start)) break;
+                dev = prof__map_get(&ctx_dev, s->contextId);
+                /* on the stream's lane; not device time (flagged as an annotation) */
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(s->start), PROF__CU_NS(s->end), s->streamId,
+                                 names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
+                if (!x) { rc = -1; break; }
+                x->correlation = s->correlationId;
+                x->device_index = dev == UINT32_MAX ? 0 : (int)dev;
+                x->has_resource = 1;
+                x->resource_id = s->streamId;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMORY2: {
+                const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)rec;
+                int64_t bytes;
+                if (!m->timestamp || !PROF__CU_IN(m->timestamp)) break;
+                if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
+                else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
+                else break;
+                if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) { rc = -1; break; }
+                e->mem[e->nmem].ts = PROF__CU_NS(m->timestamp);
+                e->mem[e->nmem].bytes = bytes;
+                e->mem[e->nmem].total = 0;
+                e->mem[e->nmem].ptr = m->address;
+                /* the thread is the runtime call's: fixed up by correlation below */
+                e->mem[e->nmem].thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
+                e->mem[e->nmem].device_type = PROF_DEVICE_CUDA;
+                e->mem[e->nmem].device_index = (int)m->deviceId;
+                e->mem[e->nmem].category = NULL;
+                e->nmem++;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+#undef PROF__CU_IN
+#undef PROF__CU_NS
+    prof__map_free(&ctx_dev);
+    pthread_mutex_lock(&prof__cu.lock);
+    while (list) {
+        prof__cubuf *n = list->next;
+        PROF_FREE(list->data);
+        PROF_FREE(list);
+        prof__cu.outstanding--;
+        list = n;
+    }
+    pthread_mutex_unlock(&prof__cu.lock);
+    return rc;
+}
+
+/* After the tree: each kernel, copy and set joins the innermost scope that
+   encloses the runtime call that launched it (append_kernel); device
+   memory records take that call's thread. */
+static PROF__NI int prof__cupti_correlate(prof_events *e) {
+    prof__map api;      /* correlation -> API event */
+    size_t i;
+    memset(&api, 0, sizeof api);
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !(e->sites[v->site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER))) continue;
+        slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found);
+        if (!slot) { prof__map_free(&api); return -1; }
+        /* runtime records win over the driver calls they make */
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        const prof__extra *x;
+        uint32_t a;
+        int32_t p;
+        if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
+        x = &e->ex[v->extra];
+        if (!x->correlation || (a = prof__map_get(&api, x->correlation)) == UINT32_MAX) continue;
+        for (p = e->ev[a].parent; p >= 0 && (e->sites[e->ev[p].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)); p = e->ev[p].parent) {}
+        if (p >= 0 && prof__append_kernel(e, (size_t)p, e->sites[v->site].name, x->device_index, v->end - v->start) != PROF_OK) {
+            prof__map_free(&api);
+            return -1;
+        }
+    }
+    for (i = 0; i < e->nmem; i++) {
+        prof__memrec *m = &e->mem[i];
+        uint32_t a;
+        if (m->device_type != PROF_DEVICE_CUDA || m->thread < 0x80000000u) continue;
+        a = prof__map_get(&api, UINT32_MAX - m->thread);
+        if (a != UINT32_MAX) m->thread = e->ev[a].thread;
+        else {
+            /* no launching call seen: a lane of its own */
+            int64_t t = prof__thread_index(e, 0, "CUDA");
+            if (t < 0) { prof__map_free(&api); return -1; }
+            m->thread = (uint32_t)t;
+        }
+    }
+    prof__map_free(&api);
+    return 0;
+}
+
+#endif /* PROF_CUPTI */
 
 #ifdef __cplusplus
 }
