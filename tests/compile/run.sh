@@ -5,8 +5,17 @@
 #   tests/compile/run.sh CASE...    run the named cases
 #   tests/compile/run.sh --list     print the case names
 #
-# Every case builds with -Wall -Wextra -Wpedantic -Werror -O2. Cases that
-# produce a program also link it and run it (in a scratch directory).
+# Every case builds with -Wall -Wextra -Wpedantic -Werror. gcc's flow-based
+# warnings (-Wmaybe-uninitialized, -Wuse-after-free, ...) need the optimiser,
+# so gcc-c11, gxx-cxx17 and cupti-gcc-c11 build at -O2; every other case at
+# -O0 to keep the matrix fast (clang's warnings do not depend on -O; the
+# other cases add language-mode, macro-expansion and linkage coverage).
+# Cases that produce a program also link it and run it (in a scratch
+# directory).
+#
+# disabled-args-{gcc,gxx}: under -DPROF_DISABLED, a variable used only as a
+# macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
+# -Wunused-variable / -Wunused-but-set-variable.
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
 #
@@ -23,7 +32,7 @@ GXX=${GXX:-g++}
 CLANGXX=${CLANGXX:-clang++}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
-WARN=(-Wall -Wextra -Wpedantic -Werror -O2)
+WARN=(-Wall -Wextra -Wpedantic -Werror)
 LIBS=(-pthread -lm -ldl)
 INC=(-I"$root" -I"$here")
 
@@ -34,6 +43,7 @@ all_cases() {
         echo "gxx-cxx11$d" "gxx-cxx17$d" "clangxx-cxx11$d" "clangxx-cxx17$d"
         echo "two-tu-gcc$d" "two-tu-clang$d" "cxx-calls-c-gcc$d" "cxx-calls-c-clang$d"
     done
+    echo disabled-args-gcc disabled-args-gxx
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
 }
 
@@ -79,11 +89,13 @@ run_prog() {
 
 # one_case NAME -> 0 pass, 1 fail, 77 skip
 one_case() {
-    local name=$1 base=$1 defs=() cc std src lang out
+    local name=$1 base=$1 defs=() cc std src lang out opt=-O0
     if [[ $name == *-disabled ]]; then
         base=${name%-disabled}
         defs=(-DPROF_DISABLED)
     fi
+    case $name in gcc-c11|gxx-cxx17|cupti-gcc-c11) opt=-O2 ;; esac
+    local WARN=("${WARN[@]}" "$opt")
     out="$scratch/$name"
     case $base in
     gcc-c99|gcc-c11|clang-c99|clang-c11)
@@ -131,6 +143,13 @@ one_case() {
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${xlang[@]}" "$std" "${WARN[@]}" -DPROF_CUPTI "${INC[@]}" \
             -I"$CUDA_HOME/include" -c "$src" -o "$out.o" || return 1 ;;
+    disabled-args-gcc|disabled-args-gxx)
+        local x=()
+        if [[ $base == disabled-args-gcc ]]; then cc=$GCC; std=-std=c11
+        else cc=$GXX; std=-std=c++17; x=(-x c++); fi
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" -O0 -DPROF_DISABLED -DUSAGE_MACRO_ONLY_ARGS \
+            "${INC[@]}" -c "$here/matrix.c" -o "$out.o" || return 1 ;;
     cupti-link|cupti-run)
         # -DPROF_CUPTI program linked against libcupti. cupti-run also runs
         # it: without a GPU/driver it must degrade gracefully (exit 0).
