@@ -50,6 +50,17 @@
    PROF_BEGIN_DYN(name)   PROF_BEGIN with a run-time name (copied).
    PROF_MARK(name)        An instant event.
    PROF_COUNTER(name, v)  A sample of a counter track (double).
+   PROF_ASYNC_BEGIN(name, id) / PROF_ASYNC_END(id)
+                          A range that may end on another thread, matched by
+                          a 64-bit id (is_async: no parent, no self time).
+   Operator scopes (trace category cpu_op) that carry what PyTorch's ops do:
+   PROF_SCOPE_OP(name)    A plain operator scope.
+   PROF_SCOPE_SHAPES(name, ndim, dims..., ndim, dims...)
+                          Input shapes inline, e.g. PROF_SCOPE_SHAPES("mm",
+                          2, m, k, 2, k, n) is [[m, k], [k, n]] (record_shapes).
+   PROF_SCOPE_FLOPS(name, flops)            A flop count (with_flops).
+   PROF_SCOPE_ARGS(name, &args)             A prof_args: shapes, flops,
+                          overload name, sequence_nr, fwd_thread, scope.
    Every macro is a statement; none evaluates an argument twice.
 
    CONFIGURATION MACROS
@@ -58,21 +69,50 @@
      PROF_DISABLED      defined = every macro above compiles to nothing. The
                         functions stay, so hand-built event lists still work.
                         "-DPROF_DISABLED=0" is rejected: defined means on.
-     PROF_CUPTI         defined = CUDA kernel tracing through CUPTI is
-                        compiled in (link -lcupti).
+     PROF_CUPTI         defined = CUDA tracing through CUPTI is compiled in
+                        (-I<cuda>/include, link -lcupti). Without it nothing
+                        of CUDA is compiled.
+     PROF_NO_SHAPES, PROF_NO_FLOPS, PROF_NO_MEMORY, PROF_NO_STACK
+                        defined = that feature is compiled out: its macros
+                        become plain scopes, its functions do nothing.
      PROF_API           linkage of the public functions (default: extern).
    Implementation file only:
      PROF_MALLOC(sz) PROF_REALLOC(p,sz) PROF_FREE(p)
-                        allocator hooks; define all three or none.
+                        allocator hooks; define all three or none. (Record
+                        blocks are mmap'ed so they can be prefaulted.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
+
+   CONFIGURATION AT RUN TIME: prof_config, zero = defaults
+   ===============================================================
+   max_events         cap on recorded events (default 16M = 384 MiB); past it
+                      events are dropped, counted and reported
+   record_shapes, profile_memory, with_stack, with_flops
+                      as torch.profiler.profile's options; with_stack is
+                      PROF_STACK_SCOPES (the chain of enclosing scopes) or
+                      PROF_STACK_NATIVE (return addresses, named at stop)
+   schedule, on_trace_ready
+                      torch.profiler.schedule(skip_first, wait, warmup,
+                      active, repeat) driven by prof_step()
+   with_node_id, node_id, world_size
+                      the rank of this process (Node ID column, trace)
+   activities         PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA
+   log, log_user_data where errors and warnings go (default stderr)
 
    API BY TOPIC
    ============
-   Session:      prof_start, prof_stop, prof_is_recording, prof_set_thread_name,
-                 prof_last_error, prof_result_string, prof_shutdown
-   Event list:   prof_events_create, prof_events_add, prof_events_append_kernel,
-                 prof_events_set_device, prof_events_count, prof_events_get,
-                 prof_events_child, prof_events_stats, prof_events_free
+   Session:      prof_start, prof_stop, prof_step, prof_step_number,
+                 prof_is_recording, prof_set_thread_name, prof_add_metadata,
+                 prof_add_metadata_json, prof_set_log, prof_last_error,
+                 prof_result_string, prof_shutdown
+   Memory:       prof_alloc, prof_alloc_ex, prof_dealloc, prof_malloc,
+                 prof_calloc, prof_realloc, prof_free
+   FLOPs:        prof_flops_matmul, prof_flops_addmm, prof_flops_bmm,
+                 prof_flops_conv2d
+   Event list:   prof_events_create, prof_events_reserve, prof_events_add,
+                 prof_events_append_kernel, prof_events_set_device,
+                 prof_events_set_flags, prof_events_count, prof_events_get,
+                 prof_events_child, prof_events_stats, prof_events_free,
+                 prof_events_add_metadata, prof_events_add_metadata_json
    Tree:         prof_events_build_tree (called for you when needed)
    Aggregation:  prof_key_averages, prof_averages_count, prof_averages_get,
                  prof_events_total_average, prof_averages_total_average,
@@ -80,12 +120,15 @@
    Table:        prof_events_table, prof_averages_table (malloc'd strings,
                  release with prof_free_string), prof_events_print_table,
                  prof_averages_print_table
-   Exporters:    prof_export_chrome_trace, prof_export_stacks
+   Exporters:    prof_export_chrome_trace, prof_export_stacks,
+                 prof_export_stacks_merged, prof_export_memory_timeline,
+                 prof_memory_categories, prof_json_valid
 
    Times are integer nanoseconds inside and microseconds in every output, as
    PyTorch prints them. Errors are prof_result codes; a log callback in
    prof_config receives every error with a message, and prof_last_error()
-   returns the last message of the calling thread.
+   returns the last message of the calling thread. prof.h never exits or
+   aborts the host program.
 
    CONTENTS
    ========
