@@ -1387,8 +1387,15 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     int flops = a && (f & PROF__F_FLOPS) && a->flops != 0;
     int over = a && a->overload_name && a->overload_name[0];
     int ag = a && (a->scope || (a->set & (PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD)));
-    size_t k = 1 + (size_t)flops + (size_t)over + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
+    size_t k;
     prof__rec *r, *start;
+#if defined(PROF_NO_SHAPES)
+    shapes = 0;
+#endif
+#if defined(PROF_NO_FLOPS)
+    flops = 0;
+#endif
+    k = 1 + (size_t)flops + (size_t)over + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
     if (!h) return;
     r = start = prof__slots(h, k);
     if (r) {
@@ -1471,6 +1478,7 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
 /* ----- memory -----
    Live allocations are kept in a sharded table so a free can be charged
    with its size (and device) on whatever thread it happens. */
+#if !defined(PROF_NO_MEMORY)
 typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; int device_type, device_index; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
@@ -1516,6 +1524,8 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
     r[1].t1 = (uint64_t)bytes;
     PROF__STORE(&h->pos, r + 2);
 }
+
+#endif
 
 /* Addresses travel as integers: the memory behind them is never read. */
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
