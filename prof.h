@@ -585,20 +585,22 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #  if defined(PROF__DISABLED_IS_ZERO_CHECK)
 #    error "PROF_DISABLED is defined as 0; prof.h switches mean 'defined = on'. Undefine it to record."
 #  endif
+/* Nothing is evaluated and no code is emitted; sizeof keeps variables that
+   only feed the profiler "used", so -Wunused stays quiet. */
 #  define PROF_SCOPE(name) ((void)0)
-#  define PROF_SCOPE_DYN(name) ((void)0)
+#  define PROF_SCOPE_DYN(name) ((void)sizeof(name))
 #  define PROF_FUNC() ((void)0)
 #  define PROF_BEGIN(name) ((void)0)
-#  define PROF_BEGIN_DYN(name) ((void)0)
+#  define PROF_BEGIN_DYN(name) ((void)sizeof(name))
 #  define PROF_END() ((void)0)
 #  define PROF_MARK(name) ((void)0)
-#  define PROF_COUNTER(name, value) ((void)0)
+#  define PROF_COUNTER(name, value) ((void)sizeof(value))
 #  define PROF_SCOPE_OP(name) ((void)0)
-#  define PROF_SCOPE_ARGS(name, args) ((void)0)
+#  define PROF_SCOPE_ARGS(name, args) ((void)sizeof(args))
 #  define PROF_SCOPE_SHAPES(name, ...) ((void)0)
-#  define PROF_SCOPE_FLOPS(name, flops) ((void)0)
-#  define PROF_ASYNC_BEGIN(name, id) ((void)0)
-#  define PROF_ASYNC_END(id) ((void)0)
+#  define PROF_SCOPE_FLOPS(name, flops) ((void)sizeof(flops))
+#  define PROF_ASYNC_BEGIN(name, id) ((void)sizeof(id))
+#  define PROF_ASYNC_END(id) ((void)sizeof(id))
 #else
 PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes, int len, int64_t flops) {
     prof_args a;
@@ -1478,13 +1480,13 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
 /* ----- memory -----
    Live allocations are kept in a sharded table so a free can be charged
    with its size (and device) on whatever thread it happens. */
+static uint64_t prof__g_unknown_frees;
 #if !defined(PROF_NO_MEMORY)
 typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; int device_type, device_index; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
 static prof__shard prof__g_live[PROF__SHARDS];
 static pthread_once_t prof__live_once = PTHREAD_ONCE_INIT;
-static uint64_t prof__g_unknown_frees;
 static void prof__live_init(void) {
     int i;
     for (i = 0; i < PROF__SHARDS; i++) pthread_mutex_init(&prof__g_live[i].lock, NULL);
