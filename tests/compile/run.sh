@@ -16,6 +16,10 @@
 # disabled-args-{gcc,gxx}: under -DPROF_DISABLED, a variable used only as a
 # macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
 # -Wunused-variable / -Wunused-but-set-variable.
+#
+# no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
+# PROF_NO_STACK all defined (features compiled out), built, linked and run.
+# no-features-args-gcc: the same, with the disabled-args check.
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
 #
@@ -44,6 +48,7 @@ all_cases() {
         echo "two-tu-gcc$d" "two-tu-clang$d" "cxx-calls-c-gcc$d" "cxx-calls-c-clang$d"
     done
     echo disabled-args-gcc disabled-args-gxx
+    echo no-features-gcc no-features-clang no-features-gxx no-features-args-gcc
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
 }
 
@@ -148,8 +153,24 @@ one_case() {
         if [[ $base == disabled-args-gcc ]]; then cc=$GCC; std=-std=c11
         else cc=$GXX; std=-std=c++17; x=(-x c++); fi
         have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" -O0 -DPROF_DISABLED -DUSAGE_MACRO_ONLY_ARGS \
+        run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" -DPROF_DISABLED -DUSAGE_MACRO_ONLY_ARGS \
             "${INC[@]}" -c "$here/matrix.c" -o "$out.o" || return 1 ;;
+    no-features-gcc|no-features-clang|no-features-gxx|no-features-args-gcc)
+        local nofeat=(-DPROF_NO_SHAPES -DPROF_NO_FLOPS -DPROF_NO_MEMORY -DPROF_NO_STACK)
+        case $base in
+        no-features-args-gcc)
+            have "$GCC" || { echo "  $GCC not found"; return 77; }
+            run_cmd "$GCC" -std=c11 "${WARN[@]}" "${nofeat[@]}" -DUSAGE_MACRO_ONLY_ARGS "${INC[@]}" \
+                -c "$here/matrix.c" -o "$out.o" || return 1
+            return 0 ;;
+        no-features-gcc) cc=$GCC; std=-std=c11; src=$here/matrix.c ;;
+        no-features-clang) cc=$CLANG; std=-std=c11; src=$here/matrix.c ;;
+        *) cc=$GXX; std=-std=c++17; src=$here/matrix.cpp ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "$std" "${WARN[@]}" "${nofeat[@]}" "${INC[@]}" \
+            "$src" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     cupti-link|cupti-run)
         # -DPROF_CUPTI program linked against libcupti. cupti-run also runs
         # it: without a GPU/driver it must degrade gracefully (exit 0).

@@ -87,6 +87,50 @@ static void usage_runtime_values(int n)
 #endif
 }
 
+static int usage_ops(int m, int k, int n)
+{
+    {
+        PROF_SCOPE_OP("op"); PROF_SCOPE_FLOPS("mm_flops", (int64_t)2 * m * k * n);
+    }
+    {
+        PROF_SCOPE_SHAPES("mm", 2, m, k, 2, k, n);
+        if (m < 0)
+            return 0;
+    }
+    {
+        prof_args a;
+        memset(&a, 0, sizeof a);
+        a.flops = m;
+        {
+            PROF_SCOPE_ARGS("with_args", &a);
+        }
+    }
+    if (m)
+        PROF_ASYNC_BEGIN("async", 42);
+    else
+        PROF_ASYNC_BEGIN("async", 42);
+    if (k)
+        PROF_ASYNC_END(42);
+    else
+        PROF_ASYNC_END(42);
+#ifdef USAGE_MACRO_ONLY_ARGS
+    {
+        /* shapes and flops used only as macro arguments: must not become
+           "unused" when PROF_NO_SHAPES / PROF_NO_FLOPS / PROF_DISABLED
+           compile the feature out (run.sh *-args cases) */
+        int64_t flops = (int64_t)m * n;
+        int rows = m + 1, cols = n + 1;
+        {
+            PROF_SCOPE_FLOPS("only_flops", flops);
+        }
+        {
+            PROF_SCOPE_SHAPES("only_shapes", 2, rows, cols);
+        }
+    }
+#endif
+    return m + k + n;
+}
+
 static int usage_all(void)
 {
     int r = 0;
@@ -96,6 +140,7 @@ static int usage_all(void)
     r += usage_func(5);
     usage_begin_end(2);
     usage_runtime_values(3);
+    r += usage_ops(2, 3, 4);
     return r;
 }
 
