@@ -1,0 +1,195 @@
+/* check.h - a tiny header-only test harness for prof.h's tests.
+
+   Include it after prof.h (the test file defines PROF_IMPLEMENTATION):
+
+       #define PROF_IMPLEMENTATION
+       #include "prof.h"
+       #include "check.h"
+
+       int main(void) {
+           prof_set_log(check_log, NULL);      // capture prof.h's messages
+           CHECK(1 + 1 == 2);
+           CHECK_EQ_INT(prof_events_count(ev), 3);
+           CHECK_EQ_STR(e.name, "matmul");
+           CHECK(check_log_count(PROF_E_DROPPED) == 1);
+           return check_report();              // "test_foo: 12 passed, 0 failed"
+       }
+
+   Every CHECK counts one pass or one failure; a failure prints
+   file:line, the expression and the values. The counters are atomic, so
+   worker threads may CHECK too. check_log (a prof_log_fn) keeps the last
+   CHECK_LOG_MAX messages with their level and code; check_log_reset()
+   forgets them. Everything is static and marked unused, so a test that
+   uses only part of it still compiles under -Wall -Wextra -Werror, in C
+   and in C++. */
+#ifndef PROF_TEST_CHECK_H
+#define PROF_TEST_CHECK_H
+
+#include "prof.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CHECK__UNUSED __attribute__((unused))
+#else
+#define CHECK__UNUSED
+#endif
+
+static CHECK__UNUSED long check__passed;
+static CHECK__UNUSED long check__failed;
+
+static CHECK__UNUSED void check__pass(void) { __atomic_fetch_add(&check__passed, 1, __ATOMIC_RELAXED); }
+static CHECK__UNUSED void check__fail(void) { __atomic_fetch_add(&check__failed, 1, __ATOMIC_RELAXED); }
+static CHECK__UNUSED long check_failures(void) { return __atomic_load_n(&check__failed, __ATOMIC_RELAXED); }
+
+static CHECK__UNUSED int check__cond(int ok, const char *file, int line, const char *expr) {
+    if (ok) { check__pass(); return 1; }
+    check__fail();
+    fprintf(stderr, "%s:%d: CHECK(%s) failed\n", file, line, expr);
+    fflush(stderr);
+    return 0;
+}
+
+static CHECK__UNUSED int check__eq_int(long long a, long long b, const char *file, int line, const char *ea, const char *eb) {
+    if (a == b) { check__pass(); return 1; }
+    check__fail();
+    fprintf(stderr, "%s:%d: CHECK_EQ_INT(%s, %s) failed: %lld != %lld\n", file, line, ea, eb, a, b);
+    fflush(stderr);
+    return 0;
+}
+
+static CHECK__UNUSED int check__eq_str(const char *a, const char *b, const char *file, int line, const char *ea, const char *eb) {
+    if ((a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0)) { check__pass(); return 1; }
+    check__fail();
+    fprintf(stderr, "%s:%d: CHECK_EQ_STR(%s, %s) failed: %s%s%s != %s%s%s\n", file, line, ea, eb,
+            a ? "\"" : "", a ? a : "NULL", a ? "\"" : "", b ? "\"" : "", b ? b : "NULL", b ? "\"" : "");
+    fflush(stderr);
+    return 0;
+}
+
+/* Each evaluates its arguments once and yields 1 on success, 0 on failure. */
+#define CHECK(cond) check__cond(!!(cond), __FILE__, __LINE__, #cond)
+#define CHECK_EQ_INT(a, b) check__eq_int((long long)(a), (long long)(b), __FILE__, __LINE__, #a, #b)
+#define CHECK_EQ_STR(a, b) check__eq_str((a), (b), __FILE__, __LINE__, #a, #b)
+/* CHECK with a printf-style explanation printed on failure. */
+#define CHECK_MSG(cond, ...) \
+    ((cond) ? (check__pass(), 1) : (check__fail(), fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond), \
+                                     fprintf(stderr, __VA_ARGS__), fputc('\n', stderr), fflush(stderr), 0))
+
+/* ----- log capture: pass check_log as prof_config.log or to prof_set_log ----- */
+#ifndef CHECK_LOG_MAX
+#define CHECK_LOG_MAX 64
+#endif
+typedef struct check_log_entry {
+    prof_log_level level;
+    prof_result code;
+    char message[512];
+} check_log_entry;
+
+static CHECK__UNUSED pthread_mutex_t check__log_lock = PTHREAD_MUTEX_INITIALIZER;
+static CHECK__UNUSED check_log_entry check__log_buf[CHECK_LOG_MAX];
+static CHECK__UNUSED size_t check__log_n;      /* messages since the last reset */
+static CHECK__UNUSED int check__log_echo = -1; /* -1 = read CHECK_LOG_ECHO once */
+
+static CHECK__UNUSED void check_log(prof_log_level level, prof_result code, const char *message, void *user_data) {
+    check_log_entry *e;
+    (void)user_data;
+    pthread_mutex_lock(&check__log_lock);
+    if (check__log_echo < 0) check__log_echo = getenv("CHECK_LOG_ECHO") != NULL;
+    if (check__log_echo) fprintf(stderr, "[prof log %d/%d] %s\n", (int)level, (int)code, message ? message : "(null)");
+    e = &check__log_buf[check__log_n % CHECK_LOG_MAX];
+    e->level = level;
+    e->code = code;
+    snprintf(e->message, sizeof e->message, "%s", message ? message : "");
+    check__log_n++;
+    pthread_mutex_unlock(&check__log_lock);
+}
+
+static CHECK__UNUSED void check_log_reset(void) {
+    pthread_mutex_lock(&check__log_lock);
+    check__log_n = 0;
+    pthread_mutex_unlock(&check__log_lock);
+}
+
+/* Messages logged since the last reset (all of them, even past CHECK_LOG_MAX). */
+static CHECK__UNUSED size_t check_log_total(void) {
+    size_t n;
+    pthread_mutex_lock(&check__log_lock);
+    n = check__log_n;
+    pthread_mutex_unlock(&check__log_lock);
+    return n;
+}
+
+/* Kept messages with this code (and, if substr is not NULL, containing it). */
+static CHECK__UNUSED int check_log_find(prof_result code, const char *substr, prof_log_level *level_out) {
+    size_t i, n, first;
+    int count = 0;
+    pthread_mutex_lock(&check__log_lock);
+    n = check__log_n < CHECK_LOG_MAX ? check__log_n : CHECK_LOG_MAX;
+    first = check__log_n - n;
+    for (i = first; i < check__log_n; i++) {
+        const check_log_entry *e = &check__log_buf[i % CHECK_LOG_MAX];
+        if (e->code != code) continue;
+        if (substr && !strstr(e->message, substr)) continue;
+        if (level_out) *level_out = e->level;
+        count++;
+    }
+    pthread_mutex_unlock(&check__log_lock);
+    return count;
+}
+static CHECK__UNUSED int check_log_count(prof_result code) { return check_log_find(code, NULL, NULL); }
+static CHECK__UNUSED int check_log_has(prof_result code, const char *substr) { return check_log_find(code, substr, NULL) > 0; }
+
+/* The kept message i (0 = oldest kept), or NULL. */
+static CHECK__UNUSED const check_log_entry *check_log_get(size_t i) {
+    size_t n = check__log_n < CHECK_LOG_MAX ? check__log_n : CHECK_LOG_MAX;
+    if (i >= n) return NULL;
+    return &check__log_buf[(check__log_n - n + i) % CHECK_LOG_MAX];
+}
+
+/* ----- environment ----- */
+/* 1 when running under valgrind (its preload library is in LD_PRELOAD). */
+static CHECK__UNUSED int check_under_valgrind(void) {
+    const char *p = getenv("LD_PRELOAD");
+    return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));
+}
+/* 1 when built with ASan or TSan (slower: tests may scale down). */
+static CHECK__UNUSED int check_under_sanitizer(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return 1;
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    return 1;
+#  else
+    return 0;
+#  endif
+#else
+    return 0;
+#endif
+}
+/* n, or n / div under valgrind or a sanitizer (at least 1). */
+static CHECK__UNUSED long check_scale(long n, long div) {
+    if (div > 1 && (check_under_valgrind() || check_under_sanitizer())) n /= div;
+    return n > 0 ? n : 1;
+}
+
+/* ----- report ----- */
+static CHECK__UNUSED int check__report(const char *file) {
+    const char *base = strrchr(file, '/');
+    const char *dot;
+    long p = __atomic_load_n(&check__passed, __ATOMIC_RELAXED), f = __atomic_load_n(&check__failed, __ATOMIC_RELAXED);
+    base = base ? base + 1 : file;
+    dot = strrchr(base, '.');
+    printf("%.*s: %ld passed, %ld failed\n", (int)(dot ? (size_t)(dot - base) : strlen(base)), base, p, f);
+    fflush(stdout);
+    return f != 0;
+}
+/* `return check_report();` at the end of main: prints the closing line
+   "test_name: N passed, M failed" and returns nonzero on failures. */
+#define check_report() check__report(__FILE__)
+
+#endif /* PROF_TEST_CHECK_H */

@@ -1,0 +1,1007 @@
+/* The recorder through its macros, on one thread: nesting, every way out
+   of a scope, names (PROF_FUNC, run-time names), PROF_BEGIN/PROF_END,
+   the error paths (unbalanced ends, scopes open at prof_stop, the event
+   cap, session state) and several sessions in a row. Each profile is
+   checked against the tree rules: a parent contains its child, on the
+   same thread, self time = total - children, starts in order. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
+
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+/* Busy wait, so every scope lasts a measurable time. */
+static void spin_ns(int64_t ns) {
+    int64_t end = mono_ns() + ns;
+    while (mono_ns() < end) { }
+}
+
+static prof_config config(void) {
+    prof_config c;
+    memset(&c, 0, sizeof c);
+    c.log = check_log;
+    return c;
+}
+
+static prof_event get(prof_events *ev, int64_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    if (i < 0 || prof_events_get(ev, (size_t)i, &e) != PROF_OK) e.name = "<no event>";
+    return e;
+}
+
+/* Index of the nth (0-based) event called name, in list order; -1 if none. */
+static int64_t find(prof_events *ev, const char *name, size_t nth) {
+    size_t i, n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e = get(ev, (int64_t)i);
+        if (strcmp(e.name, name) == 0 && nth-- == 0) return (int64_t)i;
+    }
+    return -1;
+}
+static size_t count_named(prof_events *ev, const char *name) {
+    size_t i, n = prof_events_count(ev), c = 0;
+    for (i = 0; i < n; i++) c += strcmp(get(ev, (int64_t)i).name, name) == 0;
+    return c;
+}
+static const char *parent_name(prof_events *ev, int64_t i) {
+    prof_event e = get(ev, i);
+    return e.parent < 0 ? "<none>" : get(ev, e.parent).name;
+}
+
+/* The rules every recorded profile obeys; returns the number of broken events. */
+static int check_consistent(prof_events *ev, uint64_t only_tid) {
+    size_t i, n = prof_events_count(ev);
+    int bad = 0;
+    int64_t prev_start = INT64_MIN;
+    for (i = 0; i < n; i++) {
+        prof_event e = get(ev, (int64_t)i);
+        int64_t child_total = 0;
+        size_t k;
+        int ok = e.end_ns >= e.start_ns && e.start_ns >= 0 && e.start_ns >= prev_start;
+        if (only_tid && e.thread != only_tid) ok = 0;
+        prev_start = e.start_ns;
+        if (e.parent >= 0) {
+            prof_event p = get(ev, e.parent);
+            if (p.start_ns > e.start_ns || p.end_ns < e.end_ns || p.thread != e.thread || (size_t)e.parent >= i) ok = 0;
+        }
+        for (k = 0; k < e.n_children; k++) {
+            int64_t c = prof_events_child(ev, i, k);
+            prof_event ce = get(ev, c);
+            if (c < 0 || ce.parent != (int64_t)i) ok = 0;
+            child_total += ce.cpu_time_total_ns;
+        }
+        if (prof_events_child(ev, i, e.n_children) != -1) ok = 0;
+        if (e.cpu_time_total_ns != e.end_ns - e.start_ns) ok = 0;
+        if (e.self_cpu_time_total_ns != e.cpu_time_total_ns - child_total) ok = 0;
+        if (!ok) {
+            if (bad < 5)
+                fprintf(stderr, "inconsistent event %zu '%s' [%lld, %lld] thread %llu parent %lld children %zu self %lld\n", i, e.name,
+                        (long long)e.start_ns, (long long)e.end_ns, (unsigned long long)e.thread, (long long)e.parent, e.n_children,
+                        (long long)e.self_cpu_time_total_ns);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void test_basic_nesting(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t outer, in1, in2, leaf;
+    prof_event eo, e1, e2, el;
+    prof_stats st;
+    int line_outer;
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    CHECK_EQ_INT(prof_is_recording(), 1);
+    {
+        PROF_SCOPE("outer"); line_outer = __LINE__;
+        spin_ns(20000);
+        { PROF_SCOPE("inner1"); spin_ns(20000); }
+        {
+            PROF_SCOPE("inner2");
+            spin_ns(10000);
+            { PROF_SCOPE("leaf"); spin_ns(20000); }
+        }
+        spin_ns(10000);
+    }
+    ev = prof_stop();
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 4);
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.events, 4);
+    CHECK_EQ_INT(st.dropped, 0);
+    CHECK_EQ_INT(st.unbalanced_ends, 0);
+    CHECK_EQ_INT(st.open_at_stop, 0);
+    CHECK_EQ_INT(st.threads, 1);
+    outer = find(ev, "outer", 0);
+    in1 = find(ev, "inner1", 0);
+    in2 = find(ev, "inner2", 0);
+    leaf = find(ev, "leaf", 0);
+    /* list order: by start time */
+    CHECK_EQ_INT(outer, 0);
+    CHECK_EQ_INT(in1, 1);
+    CHECK_EQ_INT(in2, 2);
+    CHECK_EQ_INT(leaf, 3);
+    eo = get(ev, outer); e1 = get(ev, in1); e2 = get(ev, in2); el = get(ev, leaf);
+    CHECK_EQ_INT(eo.parent, -1);
+    CHECK_EQ_INT(e1.parent, outer);
+    CHECK_EQ_INT(e2.parent, outer);
+    CHECK_EQ_INT(el.parent, in2);
+    CHECK_EQ_INT(eo.n_children, 2);
+    CHECK_EQ_INT(prof_events_child(ev, (size_t)outer, 0), in1);
+    CHECK_EQ_INT(prof_events_child(ev, (size_t)outer, 1), in2);
+    CHECK_EQ_INT(prof_events_child(ev, (size_t)outer, 2), -1);
+    CHECK_EQ_INT(e2.n_children, 1);
+    CHECK_EQ_INT(el.n_children, 0);
+    CHECK_EQ_INT(eo.self_cpu_time_total_ns, eo.cpu_time_total_ns - e1.cpu_time_total_ns - e2.cpu_time_total_ns);
+    CHECK_EQ_INT(e2.self_cpu_time_total_ns, e2.cpu_time_total_ns - el.cpu_time_total_ns);
+    CHECK_EQ_INT(el.self_cpu_time_total_ns, el.cpu_time_total_ns);
+    CHECK(eo.self_cpu_time_total_ns >= 20000);
+    CHECK(e1.cpu_time_total_ns >= 20000);
+    CHECK(el.cpu_time_total_ns >= 20000);
+    CHECK(e1.end_ns <= e2.start_ns);
+    /* source location, thread, defaults */
+    CHECK_EQ_INT(eo.line, line_outer);
+    CHECK(eo.file && strstr(eo.file, "test_recorder.c") != NULL);
+    CHECK_EQ_STR(eo.func, "test_basic_nesting");
+    CHECK_EQ_INT(eo.thread, my_tid());
+    CHECK(eo.thread_name == NULL);
+    CHECK_EQ_INT(eo.node_id, -1);
+    CHECK_EQ_INT(eo.device_type, PROF_DEVICE_CPU);
+    CHECK_EQ_INT(eo.is_async, 0);
+    CHECK_EQ_INT(eo.is_user_annotation, 1);
+    CHECK_EQ_INT(eo.sequence_nr, -1);
+    CHECK_EQ_INT(eo.device_resource_id, (int64_t)eo.thread);
+    CHECK_EQ_STR(eo.trace_name, "outer");
+    CHECK(eo.input_shapes == NULL);
+    CHECK_EQ_INT(eo.stack_depth, 0);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+}
+
+/* 200 levels of recursion; names alternate so no level merges with its parent. */
+static int deepest_line;
+static void recurse_alt(int n) {
+    if (n % 2) { PROF_SCOPE("odd"); if (n > 1) recurse_alt(n - 1); else deepest_line = __LINE__; }
+    else { PROF_SCOPE("even"); if (n > 1) recurse_alt(n - 1); }
+}
+static void recurse_dyn(int n, int depth) {
+    char name[32];
+    snprintf(name, sizeof name, "level%03d", depth);
+    {
+        PROF_SCOPE_DYN(name);
+        memset(name, 0, sizeof name); /* the copy must already be taken */
+        if (n > 1) recurse_dyn(n - 1, depth + 1);
+    }
+}
+static void recurse_same(int n) {
+    PROF_SCOPE("same");
+    if (n > 1) recurse_same(n - 1);
+}
+
+static void test_deep_nesting(void) {
+    enum { DEPTH = 200 };
+    prof_config c = config();
+    prof_events *ev;
+    size_t i;
+    int bad = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    recurse_alt(DEPTH);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), DEPTH);
+    for (i = 0; i < DEPTH; i++) {
+        prof_event e = get(ev, (int64_t)i);
+        int64_t d = 0, p = e.parent;
+        while (p >= 0) { d++; p = get(ev, p).parent; }
+        if (e.parent != (int64_t)i - 1 || d != (int64_t)i || e.n_children != (i + 1 < DEPTH ? 1u : 0u) ||
+            strcmp(e.name, (DEPTH - i) % 2 ? "odd" : "even") != 0)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(get(ev, DEPTH - 1).line, deepest_line);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+
+    /* run-time names, one per level */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    recurse_dyn(DEPTH, 0);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), DEPTH);
+    for (i = 0, bad = 0; i < DEPTH; i++) {
+        char want[32];
+        prof_event e = get(ev, (int64_t)i);
+        snprintf(want, sizeof want, "level%03zu", i);
+        if (strcmp(e.name, want) != 0 || e.parent != (int64_t)i - 1) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+
+    /* the same name at every level: _remove_dup_nodes folds the chain into its outermost event */
+    {
+        int64_t t0, t1;
+        prof_event e;
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        t0 = mono_ns();
+        recurse_same(DEPTH);
+        t1 = mono_ns();
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) return;
+        CHECK_EQ_INT(prof_events_count(ev), 1);
+        CHECK_EQ_INT(prof_events_stats(ev).events, 1);
+        e = get(ev, 0);
+        CHECK_EQ_STR(e.name, "same");
+        CHECK_EQ_INT(e.n_children, 0);
+        CHECK_EQ_INT(e.parent, -1);
+        CHECK_EQ_INT(e.self_cpu_time_total_ns, e.cpu_time_total_ns);
+        CHECK(e.cpu_time_total_ns <= t1 - t0 + 1000);
+        prof_events_free(ev);
+    }
+}
+
+/* Every way out of a block closes its scope. */
+static int early_return(int x) {
+    PROF_SCOPE("early");
+    spin_ns(2000);
+    if (x > 0) return x;
+    { PROF_SCOPE("never"); }
+    return 0;
+}
+
+static void test_exits(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int i, r, go = 1;
+    size_t k;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    r = early_return(7);
+    CHECK_EQ_INT(r, 7);
+    { PROF_SCOPE("after_return"); spin_ns(1000); }
+    for (i = 0; i < 10; i++) {
+        PROF_SCOPE("body");
+        spin_ns(1000);
+        if (i == 3) break;
+    }
+    for (i = 0; i < 5; i++) {
+        PROF_SCOPE("cont");
+        spin_ns(1000);
+        if (i % 2) continue;
+        {
+            PROF_SCOPE("even_only");
+            spin_ns(1000);
+        }
+    }
+    i = 0;
+    while (1) {
+        PROF_SCOPE("while_body");
+        switch (i++) {
+        case 0: { PROF_SCOPE("case0"); spin_ns(1000); break; }
+        default: break;
+        }
+        if (i == 2) break;
+    }
+    {
+        PROF_SCOPE("goto_scope");
+        spin_ns(1000);
+        if (go) goto out;
+        { PROF_SCOPE("skipped"); }
+    }
+out:
+    { PROF_SCOPE("after_goto"); spin_ns(1000); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    CHECK_EQ_INT(count_named(ev, "early"), 1);
+    CHECK_EQ_INT(count_named(ev, "never"), 0);
+    CHECK_EQ_INT(get(ev, find(ev, "after_return", 0)).parent, -1);
+    CHECK(get(ev, find(ev, "after_return", 0)).start_ns >= get(ev, find(ev, "early", 0)).end_ns);
+    CHECK_EQ_INT(count_named(ev, "body"), 4);
+    for (k = 0; k < 4; k++) CHECK_EQ_INT(get(ev, find(ev, "body", k)).parent, -1);
+    CHECK_EQ_INT(count_named(ev, "cont"), 5);
+    CHECK_EQ_INT(count_named(ev, "even_only"), 3);
+    for (k = 0; k < 5; k++) {
+        prof_event e = get(ev, find(ev, "cont", k));
+        CHECK_EQ_INT(e.parent, -1);
+        CHECK_EQ_INT(e.n_children, k % 2 ? 0 : 1);
+    }
+    for (k = 0; k < 3; k++) CHECK_EQ_STR(parent_name(ev, find(ev, "even_only", k)), "cont");
+    CHECK_EQ_INT(count_named(ev, "while_body"), 2);
+    CHECK_EQ_STR(parent_name(ev, find(ev, "case0", 0)), "while_body");
+    CHECK_EQ_INT(count_named(ev, "goto_scope"), 1);
+    CHECK_EQ_INT(count_named(ev, "skipped"), 0);
+    CHECK_EQ_INT(get(ev, find(ev, "after_goto", 0)).parent, -1);
+    CHECK(get(ev, find(ev, "after_goto", 0)).start_ns >= get(ev, find(ev, "goto_scope", 0)).end_ns);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+}
+
+/* Two scopes on one line, and two from one macro expansion. */
+#define TWO_SCOPES(a, b) PROF_SCOPE(a); PROF_SCOPE(b)
+static void test_same_line(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int i;
+    size_t k;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 3; i++) { PROF_SCOPE("one"); PROF_SCOPE("two"); spin_ns(2000); }
+    { TWO_SCOPES("m_outer", "m_inner"); spin_ns(2000); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 8);
+    CHECK_EQ_INT(count_named(ev, "one"), 3);
+    CHECK_EQ_INT(count_named(ev, "two"), 3);
+    for (k = 0; k < 3; k++) {
+        prof_event one = get(ev, find(ev, "one", k)), two = get(ev, find(ev, "two", k));
+        CHECK_EQ_INT(one.parent, -1);
+        CHECK_EQ_INT(two.parent, find(ev, "one", k));
+        CHECK_EQ_INT(one.line, two.line);
+    }
+    CHECK_EQ_STR(parent_name(ev, find(ev, "m_inner", 0)), "m_outer");
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+}
+
+static int named_function_line;
+static void named_function(void) {
+    PROF_FUNC(); named_function_line = __LINE__;
+    spin_ns(1000);
+}
+static void test_func(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_event e;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    named_function();
+    named_function();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 2);
+    e = get(ev, 0);
+    CHECK_EQ_STR(e.name, "named_function");
+    CHECK_EQ_STR(e.func, "named_function");
+    CHECK_EQ_INT(e.line, named_function_line);
+    CHECK(e.file && strstr(e.file, "test_recorder.c") != NULL);
+    CHECK_EQ_STR(get(ev, 1).name, "named_function");
+    prof_events_free(ev);
+}
+
+/* Run-time names: the buffer is overwritten or freed while the scope is open. */
+static void test_dyn_names(void) {
+    prof_config c = config();
+    prof_events *ev;
+    char buf[64];
+    char *heap;
+    int i, bad = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 5; i++) {
+        snprintf(buf, sizeof buf, "dyn_%d", i);
+        {
+            PROF_SCOPE_DYN(buf);
+            memset(buf, 'X', sizeof buf - 1);
+            buf[sizeof buf - 1] = 0;
+            spin_ns(500);
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        snprintf(buf, sizeof buf, "dyn_same");
+        { PROF_SCOPE_DYN(buf); buf[0] = 'Q'; }
+    }
+    heap = (char *)malloc(32);
+    if (heap) {
+        snprintf(heap, 32, "heap_name");
+        {
+            PROF_SCOPE_DYN(heap);
+            free(heap); /* the recorder must hold its own copy */
+            heap = NULL;
+            spin_ns(500);
+        }
+    }
+    heap = (char *)malloc(32);
+    if (heap) {
+        snprintf(heap, 32, "begin_dyn_name");
+        PROF_BEGIN_DYN(heap);
+        free(heap);
+        spin_ns(500);
+        PROF_END();
+    }
+    /* a name longer than the recorder's arena chunks */
+    {
+        char *big = (char *)malloc(70001);
+        if (big) {
+            memset(big, 'n', 70000);
+            big[70000] = 0;
+            { PROF_SCOPE_DYN(big); big[0] = 'X'; }
+            big[0] = 'n';
+        }
+        heap = big;
+    }
+    /* many distinct names from one site */
+    for (i = 0; i < 300; i++) {
+        snprintf(buf, sizeof buf, "many_%d", i);
+        { PROF_SCOPE_DYN(buf); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    for (i = 0; i < 5; i++) {
+        snprintf(buf, sizeof buf, "dyn_%d", i);
+        CHECK_EQ_INT(count_named(ev, buf), 1);
+    }
+    CHECK_EQ_INT(count_named(ev, "dyn_same"), 3);
+    CHECK_EQ_INT(count_named(ev, "heap_name"), 1);
+    CHECK_EQ_INT(count_named(ev, "begin_dyn_name"), 1);
+    {
+        int seen[300];
+        size_t k, n = prof_events_count(ev);
+        memset(seen, 0, sizeof seen);
+        for (k = 0; k < n; k++) {
+            prof_event e = get(ev, (int64_t)k);
+            int idx;
+            if (sscanf(e.name, "many_%d", &idx) == 1 && idx >= 0 && idx < 300) seen[idx]++;
+        }
+        for (i = 0; i < 300; i++) bad += seen[i] != 1;
+        CHECK_EQ_INT(bad, 0);
+    }
+    CHECK_EQ_INT(prof_events_count(ev), 5 + 3 + 1 + 1 + 300 + (heap ? 1 : 0));
+    if (heap) {
+        CHECK_EQ_INT(count_named(ev, heap), 1);
+        free(heap);
+    }
+    {
+        prof_event e = get(ev, find(ev, "dyn_0", 0));
+        CHECK_EQ_STR(e.func, "test_dyn_names");
+        CHECK(e.file && strstr(e.file, "test_recorder.c") != NULL);
+    }
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+
+    /* the names are the list's own: they outlive the next session */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    snprintf(buf, sizeof buf, "first_session");
+    { PROF_SCOPE_DYN(buf); }
+    ev = prof_stop();
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    snprintf(buf, sizeof buf, "second_session");
+    { PROF_SCOPE_DYN(buf); }
+    {
+        prof_events *ev2 = prof_stop();
+        CHECK_EQ_INT(prof_events_count(ev2), 1);
+        CHECK_EQ_STR(get(ev2, 0).name, "second_session");
+        prof_events_free(ev2);
+    }
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_STR(get(ev, 0).name, "first_session");
+    prof_events_free(ev);
+}
+
+static void begin_here(void) { PROF_BEGIN("cross_function"); }
+static void end_here(void) { PROF_END(); }
+
+static void test_begin_end(void) {
+    prof_config c = config();
+    prof_events *ev;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    PROF_BEGIN("b_outer");
+    spin_ns(1000);
+    PROF_BEGIN("b_inner");
+    spin_ns(1000);
+    PROF_END();
+    spin_ns(1000);
+    PROF_END();
+    begin_here();
+    { PROF_SCOPE("inside_cross"); spin_ns(1000); }
+    end_here();
+    PROF_BEGIN("mixed");
+    { PROF_SCOPE("scoped_in_begin"); spin_ns(1000); }
+    PROF_END();
+    {
+        PROF_SCOPE("scope_around");
+        PROF_BEGIN("begin_in_scope");
+        spin_ns(1000);
+        PROF_END();
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 8);
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    CHECK_EQ_STR(parent_name(ev, find(ev, "b_outer", 0)), "<none>");
+    CHECK_EQ_STR(parent_name(ev, find(ev, "b_inner", 0)), "b_outer");
+    CHECK(get(ev, find(ev, "b_outer", 0)).self_cpu_time_total_ns >= 2000);
+    CHECK_EQ_STR(parent_name(ev, find(ev, "inside_cross", 0)), "cross_function");
+    CHECK_EQ_STR(get(ev, find(ev, "cross_function", 0)).func, "begin_here");
+    CHECK_EQ_STR(parent_name(ev, find(ev, "scoped_in_begin", 0)), "mixed");
+    CHECK_EQ_STR(parent_name(ev, find(ev, "begin_in_scope", 0)), "scope_around");
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+}
+
+/* 5000 nested PROF_BEGINs (names alternate, so nothing merges) */
+static void test_deep_begin(void) {
+    enum { DEPTH = 5000 };
+    prof_config c = config();
+    prof_events *ev;
+    int i, bad = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < DEPTH; i++) {
+        if (i % 2) PROF_BEGIN("deep_odd");
+        else PROF_BEGIN("deep_even");
+    }
+    for (i = 0; i < DEPTH; i++) PROF_END();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), DEPTH);
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    for (i = 0; i < DEPTH; i++) {
+        prof_event e = get(ev, i);
+        if (e.parent != i - 1 || strcmp(e.name, i % 2 ? "deep_odd" : "deep_even") != 0) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+}
+
+static void test_unbalanced_end(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_log_level lvl = PROF_LOG_INFO;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    { PROF_SCOPE("before"); spin_ns(1000); }
+    PROF_END(); /* nothing open */
+    PROF_BEGIN("pair");
+    { PROF_SCOPE("in_pair"); spin_ns(1000); }
+    PROF_END();
+    PROF_END();
+    PROF_END();
+    { PROF_SCOPE("after"); spin_ns(1000); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 3);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    CHECK_EQ_INT(check_log_find(PROF_E_UNBALANCED, NULL, &lvl), 1);
+    CHECK_EQ_INT(lvl, PROF_LOG_WARNING);
+    CHECK(check_log_has(PROF_E_UNBALANCED, "3"));
+    /* the rest of the profile is intact */
+    CHECK_EQ_INT(prof_events_count(ev), 4);
+    CHECK_EQ_INT(count_named(ev, "before"), 1);
+    CHECK_EQ_INT(count_named(ev, "after"), 1);
+    CHECK_EQ_STR(parent_name(ev, find(ev, "in_pair", 0)), "pair");
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+
+    /* the count is per session */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    { PROF_SCOPE("clean"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_UNBALANCED), 0);
+    prof_events_free(ev);
+}
+
+static void test_open_at_stop(void) {
+    prof_config c = config();
+    prof_events *ev = NULL;
+    prof_log_level lvl = PROF_LOG_INFO;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    { PROF_SCOPE("closed"); spin_ns(1000); }
+    PROF_BEGIN("begin_open");
+    {
+        PROF_SCOPE("still_open");
+        { PROF_SCOPE("closed_inner"); spin_ns(1000); }
+        ev = prof_stop();
+        spin_ns(1000);
+    }
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 2);
+    CHECK(check_log_find(PROF_E_OPEN_SCOPES, NULL, &lvl) >= 1);
+    CHECK_EQ_INT(lvl, PROF_LOG_WARNING);
+    CHECK(check_log_has(PROF_E_OPEN_SCOPES, "begin_open"));
+    CHECK_EQ_INT(prof_events_count(ev), 2);
+    CHECK_EQ_INT(count_named(ev, "closed"), 1);
+    CHECK_EQ_INT(count_named(ev, "closed_inner"), 1);
+    CHECK_EQ_INT(count_named(ev, "still_open"), 0);
+    CHECK_EQ_INT(count_named(ev, "begin_open"), 0);
+    CHECK_EQ_INT(get(ev, find(ev, "closed_inner", 0)).parent, -1);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+
+    /* only a PROF_SCOPE open */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    {
+        PROF_SCOPE("only_scope_open");
+        ev = prof_stop();
+    }
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 0);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 1);
+    CHECK_EQ_INT(check_log_find(PROF_E_OPEN_SCOPES, NULL, &lvl), 1);
+    CHECK_EQ_INT(lvl, PROF_LOG_WARNING);
+    prof_events_free(ev);
+
+    /* the next session starts clean: nothing of the open scopes leaks in */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    { PROF_SCOPE("next"); spin_ns(1000); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_STR(get(ev, 0).name, "next");
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_OPEN_SCOPES), 0);
+    prof_events_free(ev);
+}
+
+/* A scope opened in one session that closes in the next one. */
+static void test_scope_across_sessions(void) {
+    prof_config c = config();
+    prof_events *ev1 = NULL, *ev2 = NULL;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("spans_sessions");
+        spin_ns(1000);
+        ev1 = prof_stop();
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        spin_ns(1000);
+    } /* closes in session 2, which it did not start in */
+    {
+        PROF_SCOPE("open_in_second");
+        { PROF_SCOPE("closed_in_second"); spin_ns(1000); }
+        ev2 = prof_stop();
+    }
+    if (!CHECK(ev1 != NULL && ev2 != NULL)) { prof_events_free(ev1); prof_events_free(ev2); return; }
+    CHECK_EQ_INT(prof_events_count(ev1), 0);
+    CHECK_EQ_INT(prof_events_stats(ev1).open_at_stop, 1);
+    CHECK_EQ_INT(count_named(ev2, "spans_sessions"), 0);
+    CHECK_EQ_INT(count_named(ev2, "closed_in_second"), 1);
+    CHECK_EQ_INT(prof_events_count(ev2), 1);
+    /* open_in_second is open at the second prof_stop */
+    CHECK_EQ_INT(prof_events_stats(ev2).open_at_stop, 1);
+    prof_events_free(ev1);
+    prof_events_free(ev2);
+}
+
+/* Exactly filled record blocks: the recorder's blocks hold 16384, then
+   32768, then 65536 records, and are mapped next to each other, so the end
+   of a full block can be the start of another one of the same thread. */
+static void test_full_blocks(void) {
+    static const long totals[] = {16384, 16384 + 32768, 16384 + 32768 + 65536, 1000};
+    prof_config c = config();
+    size_t k;
+    for (k = 0; k < sizeof totals / sizeof totals[0]; k++) {
+        prof_events *ev;
+        long i;
+        if (totals[k] > 50000 && check_under_valgrind()) continue; /* slow there, and valgrind maps apart */
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        for (i = 0; i < totals[k]; i++) { PROF_SCOPE("fill"); }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) continue;
+        CHECK_MSG(prof_events_count(ev) == (size_t)totals[k], "%ld scopes recorded, %zu events in the list", totals[k], prof_events_count(ev));
+        CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+        prof_events_free(ev);
+    }
+}
+
+/* PROF_BEGIN made while recording is off, PROF_END while it is on: like a
+   PROF_SCOPE entered while off, the range is not recorded and nothing is
+   unbalanced (the program is balanced). */
+static void test_begin_across_start(void) {
+    prof_config c = config();
+    prof_events *ev;
+    PROF_BEGIN("begun_while_off");
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    { PROF_SCOPE("inside"); }
+    PROF_END();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_INT(count_named(ev, "begun_while_off"), 0);
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_UNBALANCED), 0);
+    prof_events_free(ev);
+}
+
+static void test_event_cap(void) {
+    enum { CAP = 1000, TOTAL = 50000 };
+    prof_config c = config();
+    prof_events *ev;
+    prof_stats st;
+    prof_log_level lvl = PROF_LOG_INFO;
+    int i;
+    char want[32];
+    c.max_events = CAP;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < TOTAL; i++) { PROF_SCOPE("capped"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK(prof_events_count(ev) <= CAP);
+    CHECK_EQ_INT(prof_events_count(ev), CAP);
+    CHECK_EQ_INT(st.events, prof_events_count(ev));
+    CHECK_EQ_INT(st.dropped, TOTAL - (long long)prof_events_count(ev));
+    CHECK_EQ_INT(check_log_find(PROF_E_DROPPED, NULL, &lvl), 1);
+    CHECK_EQ_INT(lvl, PROF_LOG_WARNING);
+    snprintf(want, sizeof want, "%d", TOTAL - CAP);
+    CHECK(check_log_has(PROF_E_DROPPED, want));
+    CHECK_EQ_INT(count_named(ev, "capped"), prof_events_count(ev));
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+
+    /* exactly the cap: nothing dropped, no warning */
+    c.max_events = 100;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < 100; i++) { PROF_SCOPE("exact"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 100);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_DROPPED), 0);
+    prof_events_free(ev);
+
+    /* one past the cap */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 101; i++) { PROF_SCOPE("one_more"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 100);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 1);
+    prof_events_free(ev);
+
+    /* the cap does not stay with the next session (default cap) */
+    c.max_events = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < 20000; i++) { PROF_SCOPE("uncapped"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 20000);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_DROPPED), 0);
+    prof_events_free(ev);
+}
+
+static void test_sessions(void) {
+    prof_config c = config();
+    int s, i;
+    for (s = 0; s < 6; s++) {
+        prof_events *ev;
+        char name[32];
+        size_t k, n;
+        int bad = 0;
+        { PROF_SCOPE("between_sessions"); } /* recording is off */
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        snprintf(name, sizeof name, "session_%d", s);
+        for (i = 0; i <= s * 100; i++) { PROF_SCOPE_DYN(name); }
+        if (s % 2) { PROF_SCOPE("odd_session"); }
+        ev = prof_stop();
+        { PROF_SCOPE("between_sessions"); }
+        if (!CHECK(ev != NULL)) continue;
+        n = prof_events_count(ev);
+        CHECK_EQ_INT(n, (size_t)(s * 100 + 1 + (s % 2)));
+        CHECK_EQ_INT(count_named(ev, name), (size_t)(s * 100 + 1));
+        CHECK_EQ_INT(count_named(ev, "odd_session"), (size_t)(s % 2));
+        for (k = 0; k < n; k++) {
+            prof_event e = get(ev, (int64_t)k);
+            if (strcmp(e.name, name) != 0 && strcmp(e.name, "odd_session") != 0) bad++;
+        }
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+        CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+        prof_events_free(ev);
+    }
+}
+
+static void test_state_errors(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_log_level lvl = PROF_LOG_INFO;
+    /* stop without start */
+    check_log_reset();
+    ev = prof_stop();
+    CHECK(ev == NULL);
+    CHECK_EQ_INT(check_log_find(PROF_E_STATE, NULL, &lvl), 1);
+    CHECK_EQ_INT(lvl, PROF_LOG_ERROR);
+    CHECK(strstr(prof_last_error(), "prof_stop") != NULL);
+    /* start twice: the second fails, the first session goes on */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("before_second_start"); }
+    check_log_reset();
+    CHECK_EQ_INT(prof_start(&c), PROF_E_STATE);
+    CHECK_EQ_INT(check_log_find(PROF_E_STATE, NULL, &lvl), 1);
+    CHECK_EQ_INT(lvl, PROF_LOG_ERROR);
+    CHECK(strstr(prof_last_error(), "prof_start") != NULL);
+    CHECK_EQ_INT(prof_is_recording(), 1);
+    CHECK_EQ_INT(prof_start(NULL), PROF_E_STATE);
+    { PROF_SCOPE("after_second_start"); }
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(prof_events_count(ev), 2);
+        CHECK_EQ_INT(count_named(ev, "before_second_start"), 1);
+        CHECK_EQ_INT(count_named(ev, "after_second_start"), 1);
+        prof_events_free(ev);
+    }
+    check_log_reset();
+    CHECK(prof_stop() == NULL);
+    CHECK_EQ_INT(check_log_count(PROF_E_STATE), 1);
+    /* result strings */
+    CHECK_EQ_STR(prof_result_string(PROF_OK), "ok");
+    CHECK_EQ_STR(prof_result_string(PROF_E_DROPPED), "events were dropped: the event cap was reached");
+    CHECK_EQ_STR(prof_result_string((prof_result)-1), "unknown result");
+    CHECK_EQ_STR(prof_result_string(PROF_RESULT_COUNT), "unknown result");
+}
+
+/* Recording off: the macros record nothing, and nothing counts. */
+static void test_recording_off(void) {
+    prof_config c = config();
+    prof_events *ev;
+    char buf[16] = "off_dyn";
+    { PROF_SCOPE("off_scope"); { PROF_SCOPE_DYN(buf); } }
+    PROF_BEGIN("off_begin");
+    PROF_END();
+    PROF_END();
+    PROF_MARK("off_mark");
+    PROF_COUNTER("off_counter", 1.5);
+    named_function();
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 0);
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+    prof_events_free(ev);
+
+    /* entered while off, left while on: not recorded, not counted */
+    {
+        PROF_SCOPE("entered_off");
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    }
+    { PROF_SCOPE("on"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_STR(get(ev, 0).name, "on");
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    prof_events_free(ev);
+}
+
+static void test_marks_and_options(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int i;
+    c.with_node_id = 1;
+    c.node_id = 3;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("with_marks");
+        PROF_MARK("a_mark");
+        for (i = 0; i < 5; i++) PROF_COUNTER("a_counter", i * 0.5);
+        { PROF_SCOPE_OP("an_op"); spin_ns(1000); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    /* marks and counter samples are not events of the list */
+    CHECK_EQ_INT(prof_events_count(ev), 2);
+    CHECK_EQ_INT(count_named(ev, "a_mark"), 0);
+    CHECK_EQ_INT(get(ev, find(ev, "with_marks", 0)).node_id, 3);
+    CHECK_EQ_INT(get(ev, find(ev, "an_op", 0)).node_id, 3);
+    CHECK_EQ_INT(get(ev, find(ev, "an_op", 0)).is_user_annotation, 0);
+    CHECK_EQ_INT(get(ev, find(ev, "with_marks", 0)).is_user_annotation, 1);
+    CHECK_EQ_STR(parent_name(ev, find(ev, "an_op", 0)), "with_marks");
+    prof_events_free(ev);
+}
+
+/* Durations and timestamps agree with CLOCK_MONOTONIC. */
+static void test_clock(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t before, after;
+    struct timespec req = {0, 3000000};
+    prof_event sl, out;
+    before = mono_ns();
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("sleep_outer");
+        { PROF_SCOPE("sleep_3ms"); nanosleep(&req, NULL); }
+    }
+    ev = prof_stop();
+    after = mono_ns();
+    if (!CHECK(ev != NULL)) return;
+    sl = get(ev, find(ev, "sleep_3ms", 0));
+    out = get(ev, find(ev, "sleep_outer", 0));
+    CHECK(sl.cpu_time_total_ns >= 2900000);
+    CHECK(sl.cpu_time_total_ns <= after - before);
+    CHECK(out.self_cpu_time_total_ns >= 0);
+    CHECK(out.self_cpu_time_total_ns < 1000000);
+    CHECK(out.start_ns >= 0);
+    CHECK(out.end_ns <= after - before);
+    prof_events_free(ev);
+}
+
+/* key_averages of a recorded profile */
+static void test_recorded_averages(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_averages *avg;
+    int i;
+    size_t k;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 10; i++) {
+        PROF_SCOPE("step");
+        { PROF_SCOPE("fwd"); spin_ns(1000); }
+        { PROF_SCOPE("bwd"); spin_ns(1000); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    avg = prof_key_averages(ev, NULL);
+    if (CHECK(avg != NULL)) {
+        int64_t sum_self = 0, sum_total_step = 0;
+        CHECK_EQ_INT(prof_averages_count(avg), 3);
+        for (k = 0; k < prof_averages_count(avg); k++) {
+            const prof_avg *a = prof_averages_get(avg, k);
+            CHECK_EQ_INT(a->count, 10);
+            sum_self += a->self_cpu_time_total_ns;
+            if (strcmp(a->key, "step") == 0) sum_total_step = a->cpu_time_total_ns;
+        }
+        /* self times partition the top-level time */
+        CHECK_EQ_INT(sum_self, sum_total_step);
+        CHECK_EQ_STR(prof_averages_get(avg, 0)->key, "step");
+        prof_averages_free(avg);
+    }
+    prof_events_free(ev);
+}
+
+/* CHECK_TIMING=1 prints how long each test took */
+#define TIMED(call) do { int64_t t0_ = mono_ns(); call; if (getenv("CHECK_TIMING")) fprintf(stderr, "%-32s %8.1f ms\n", #call, (mono_ns() - t0_) / 1e6); } while (0)
+int main(void) {
+    prof_set_log(check_log, NULL);
+    TIMED(test_recording_off()); /* first: nothing recorded before any session */
+    TIMED(test_full_blocks());   /* early: the thread's blocks are mapped one after another */
+    TIMED(test_basic_nesting());
+    TIMED(test_deep_nesting());
+    TIMED(test_exits());
+    TIMED(test_same_line());
+    TIMED(test_func());
+    TIMED(test_dyn_names());
+    TIMED(test_begin_end());
+    TIMED(test_deep_begin());
+    TIMED(test_unbalanced_end());
+    TIMED(test_open_at_stop());
+    TIMED(test_scope_across_sessions());
+    TIMED(test_begin_across_start());
+    TIMED(test_event_cap());
+    TIMED(test_sessions());
+    TIMED(test_state_errors());
+    TIMED(test_marks_and_options());
+    TIMED(test_clock());
+    TIMED(test_recorded_averages());
+    prof_shutdown();
+    return check_report();
+}

@@ -1,0 +1,622 @@
+/* The recorder with many threads: all recording at once (every thread's
+   events counted and nested exactly), threads that exit before prof_stop,
+   thread names, a thread that keeps recording while the main thread stops
+   and restarts sessions, a thread pool across sessions, the event cap
+   shared by threads, and the very first prof_start racing with threads
+   already inside the macros. Run under TSan by the suite. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
+
+static void sleep_us(long us) {
+    struct timespec ts;
+    ts.tv_sec = us / 1000000;
+    ts.tv_nsec = (us % 1000000) * 1000;
+    nanosleep(&ts, NULL);
+}
+
+static prof_config config(void) {
+    prof_config c;
+    memset(&c, 0, sizeof c);
+    c.log = check_log;
+    return c;
+}
+
+static prof_event get(prof_events *ev, int64_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    if (i < 0 || prof_events_get(ev, (size_t)i, &e) != PROF_OK) e.name = "<no event>";
+    return e;
+}
+static size_t count_named(prof_events *ev, const char *name) {
+    size_t i, n = prof_events_count(ev), c = 0;
+    for (i = 0; i < n; i++) c += strcmp(get(ev, (int64_t)i).name, name) == 0;
+    return c;
+}
+
+/* Every event, fetched once (prof_events_get costs O(children)). */
+static prof_event *snapshot(prof_events *ev) {
+    size_t i, n = prof_events_count(ev);
+    prof_event *all = (prof_event *)calloc(n ? n : 1, sizeof *all);
+    if (!all) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (i = 0; i < n; i++) all[i] = get(ev, (int64_t)i);
+    return all;
+}
+
+/* Tree rules: a parent contains its child and is on the same thread; the
+   children counts and self times agree with the parent links; the list is
+   ordered by start. O(n), for big profiles. Returns broken events. */
+static int check_consistent(prof_events *ev) {
+    size_t i, n = prof_events_count(ev);
+    int bad = 0;
+    int64_t prev = INT64_MIN;
+    prof_event *all = snapshot(ev);
+    size_t *nch = (size_t *)calloc(n ? n : 1, sizeof *nch);
+    int64_t *sum = (int64_t *)calloc(n ? n : 1, sizeof *sum);
+    if (!nch || !sum) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (i = 0; i < n; i++) {
+        if (all[i].parent >= 0 && (size_t)all[i].parent < n) {
+            nch[all[i].parent]++;
+            sum[all[i].parent] += all[i].cpu_time_total_ns;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        const prof_event *e = &all[i];
+        int ok = e->end_ns >= e->start_ns && e->start_ns >= prev && e->parent < (int64_t)n;
+        prev = e->start_ns;
+        if (e->parent >= 0) {
+            const prof_event *p = &all[e->parent];
+            if (p->start_ns > e->start_ns || p->end_ns < e->end_ns || p->thread != e->thread) ok = 0;
+        }
+        if (e->n_children != nch[i] || e->self_cpu_time_total_ns != e->cpu_time_total_ns - sum[i]) ok = 0;
+        if (e->n_children) {
+            int64_t first = prof_events_child(ev, i, 0), last = prof_events_child(ev, i, e->n_children - 1);
+            if (first < 0 || last < 0 || all[first].parent != (int64_t)i || all[last].parent != (int64_t)i ||
+                all[first].start_ns > all[last].start_ns)
+                ok = 0;
+        }
+        if (prof_events_child(ev, i, e->n_children) != -1) ok = 0;
+        if (!ok) {
+            if (bad < 5)
+                fprintf(stderr, "inconsistent event %zu '%s' [%lld, %lld] thread %llu parent %lld\n", i, e->name, (long long)e->start_ns,
+                        (long long)e->end_ns, (unsigned long long)e->thread, (long long)e->parent);
+            bad++;
+        }
+    }
+    free(all);
+    free(nch);
+    free(sum);
+    return bad;
+}
+
+/* ------------------------------------------------------------------------
+   The first prof_start of the process while other threads are already in
+   PROF_END / PROF_MARK / PROF_COUNTER / PROF_SCOPE (recording off). Runs in
+   a child process, because only the first session of a process does this. */
+static int first_start_stop;
+static void *first_start_worker(void *arg) {
+    int yield = check_under_valgrind(); /* valgrind runs one thread at a time */
+    (void)arg;
+    while (!__atomic_load_n(&first_start_stop, __ATOMIC_ACQUIRE)) {
+        PROF_MARK("racing_mark");
+        PROF_COUNTER("racing_counter", 1.0);
+        PROF_END();
+        { PROF_SCOPE("racing_scope"); }
+        if (yield) sched_yield();
+    }
+    return NULL;
+}
+static void test_first_start_races(void) {
+    pid_t pid;
+    int status = 0;
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) { CHECK(pid >= 0); return; }
+    if (pid == 0) {
+        pthread_t th[2];
+        prof_config c = config();
+        prof_events *ev;
+        int i, ok = 1;
+        for (i = 0; i < 2; i++) pthread_create(&th[i], NULL, first_start_worker, NULL);
+        sleep_us(2000);
+        ok &= prof_start(&c) == PROF_OK;
+        { PROF_SCOPE("child_scope"); sleep_us(1000); }
+        ev = prof_stop();
+        __atomic_store_n(&first_start_stop, 1, __ATOMIC_RELEASE);
+        for (i = 0; i < 2; i++) pthread_join(th[i], NULL);
+        ok &= ev != NULL && count_named(ev, "child_scope") == 1 && check_consistent(ev) == 0;
+        prof_events_free(ev);
+        prof_shutdown();
+        fflush(stdout);
+        fflush(stderr);
+        _exit(ok ? 0 : 1);
+    }
+    waitpid(pid, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exited with status %d (signal %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+              WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* ------------------------------------------------------------------------
+   Many threads at once. */
+typedef struct worker {
+    int id;
+    long iters;
+    pthread_barrier_t *barrier;
+    uint64_t tid;
+    char name[32];
+} worker;
+
+static void *nested_worker(void *arg) {
+    worker *w = (worker *)arg;
+    long i;
+    w->tid = my_tid();
+    snprintf(w->name, sizeof w->name, "worker-%02d", w->id);
+    prof_set_thread_name(w->name);
+    pthread_barrier_wait(w->barrier);
+    {
+        PROF_SCOPE("t_root");
+        for (i = 0; i < w->iters; i++) {
+            PROF_SCOPE("a");
+            {
+                PROF_SCOPE("b");
+                {
+                    PROF_SCOPE("c");
+                    { PROF_SCOPE("d"); }
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+static int name_index(const char *n) {
+    static const char *const names[] = {"t_root", "a", "b", "c", "d", "main_wait"};
+    int i;
+    for (i = 0; i < 6; i++) if (strcmp(n, names[i]) == 0) return i;
+    return -1;
+}
+
+static void test_many_threads(void) {
+    enum { MAXT = 16 };
+    const int nt = check_under_valgrind() ? 6 : MAXT; /* valgrind starts threads slowly */
+    /* 4 scopes each: 20,000 scopes per thread; fewer under valgrind or a sanitizer */
+    const long iters = check_under_valgrind() ? 200 : check_scale(5000, 10);
+    prof_config c = config();
+    pthread_t th[MAXT];
+    worker w[MAXT];
+    pthread_barrier_t barrier;
+    prof_events *ev;
+    prof_event *all;
+    long counts[MAXT][5];
+    size_t i, n;
+    int k, bad_nest = 0, bad_thread = 0, bad_name = 0, main_events = 0;
+    memset(counts, 0, sizeof counts);
+    pthread_barrier_init(&barrier, NULL, (unsigned)nt);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("main_wait");
+        for (k = 0; k < nt; k++) {
+            w[k].id = k;
+            w[k].iters = iters;
+            w[k].barrier = &barrier;
+            pthread_create(&th[k], NULL, nested_worker, &w[k]);
+        }
+        for (k = 0; k < nt; k++) pthread_join(th[k], NULL); /* all exit before prof_stop */
+    }
+    ev = prof_stop();
+    pthread_barrier_destroy(&barrier);
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, (size_t)nt * (size_t)(1 + 4 * iters) + 1);
+    CHECK_EQ_INT(prof_events_stats(ev).threads, nt + 1);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    all = snapshot(ev);
+    for (i = 0; i < n; i++) {
+        const prof_event *e = &all[i];
+        int ni = name_index(e->name), wi = -1, pi;
+        int64_t depth = 0, p;
+        for (k = 0; k < nt; k++) if (w[k].tid == e->thread) wi = k;
+        if (ni == 5) {
+            main_events++;
+            if (e->thread != my_tid() || e->parent != -1 || e->n_children != 0) bad_nest++;
+            continue;
+        }
+        if (wi < 0 || ni < 0) { bad_thread++; continue; }
+        counts[wi][ni]++;
+        if (!e->thread_name || strcmp(e->thread_name, w[wi].name) != 0) bad_name++;
+        pi = e->parent >= 0 ? name_index(all[e->parent].name) : -1;
+        if (pi != ni - 1) bad_nest++;
+        for (p = e->parent; p >= 0; p = all[p].parent) {
+            if (all[p].thread != e->thread) bad_nest++;
+            depth++;
+        }
+        if (depth != ni) bad_nest++;
+        if (e->n_children != (ni == 0 ? (size_t)iters : ni == 4 ? 0u : 1u)) bad_nest++;
+    }
+    free(all);
+    CHECK_EQ_INT(main_events, 1);
+    CHECK_EQ_INT(bad_thread, 0);
+    CHECK_EQ_INT(bad_nest, 0);
+    CHECK_EQ_INT(bad_name, 0);
+    for (k = 0; k < nt; k++) {
+        int j;
+        CHECK_EQ_INT(counts[k][0], 1);
+        for (j = 1; j < 5; j++) CHECK_EQ_INT(counts[k][j], iters);
+    }
+    CHECK_EQ_INT(check_consistent(ev), 0);
+    prof_events_free(ev);
+}
+
+/* ------------------------------------------------------------------------
+   Threads that exit before prof_stop, one after the other (their thread ids
+   may be reused), and thread names. */
+static void *exiting_worker(void *arg) {
+    const char *name = (const char *)arg;
+    if (name) prof_set_thread_name(name);
+    { PROF_SCOPE("exited"); sleep_us(200); }
+    return NULL;
+}
+
+typedef struct named_ctx {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int phase; /* 0 named, 1 session started, 2 recorded */
+    uint64_t tid;
+} named_ctx;
+static void *named_before_start(void *arg) {
+    named_ctx *c = (named_ctx *)arg;
+    c->tid = my_tid();
+    prof_set_thread_name("named-early"); /* outside any session */
+    pthread_mutex_lock(&c->m);
+    c->phase = 1;
+    pthread_cond_broadcast(&c->cv);
+    while (c->phase != 2) pthread_cond_wait(&c->cv, &c->m);
+    pthread_mutex_unlock(&c->m);
+    { PROF_SCOPE("early_named_scope"); }
+    prof_set_thread_name("renamed-late"); /* the name at prof_stop wins */
+    { PROF_SCOPE("late_named_scope"); }
+    return NULL;
+}
+
+static void test_exiting_and_named(void) {
+    prof_config c = config();
+    prof_events *ev;
+    pthread_t t;
+    named_ctx nc;
+    size_t i, n;
+    int seen_a = 0, seen_b = 0, seen_anon = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    prof_set_thread_name("main-thread");
+    { PROF_SCOPE("main_scope"); }
+    pthread_create(&t, NULL, exiting_worker, (void *)"exit-a");
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, exiting_worker, (void *)"exit-b");
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, exiting_worker, NULL);
+    pthread_join(t, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count_named(ev, "exited"), 3);
+    n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e = get(ev, (int64_t)i);
+        if (strcmp(e.name, "main_scope") == 0) {
+            CHECK_EQ_STR(e.thread_name, "main-thread");
+            CHECK_EQ_INT(e.thread, my_tid());
+        } else if (strcmp(e.name, "exited") == 0) {
+            CHECK(e.thread != my_tid());
+            CHECK_EQ_INT(e.parent, -1);
+            if (e.thread_name && strcmp(e.thread_name, "exit-a") == 0) seen_a++;
+            else if (e.thread_name && strcmp(e.thread_name, "exit-b") == 0) seen_b++;
+            else seen_anon++;
+        }
+    }
+    /* a reused thread id carries the first name it was seen with; otherwise
+       every thread has its own */
+    CHECK_EQ_INT(seen_a + seen_b + seen_anon, 3);
+    CHECK(seen_a >= 1);
+    CHECK_EQ_INT(check_consistent(ev), 0);
+    prof_events_free(ev);
+
+    /* named before the session started */
+    memset(&nc, 0, sizeof nc);
+    pthread_mutex_init(&nc.m, NULL);
+    pthread_cond_init(&nc.cv, NULL);
+    pthread_create(&t, NULL, named_before_start, &nc);
+    pthread_mutex_lock(&nc.m);
+    while (nc.phase != 1) pthread_cond_wait(&nc.cv, &nc.m);
+    pthread_mutex_unlock(&nc.m);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    pthread_mutex_lock(&nc.m);
+    nc.phase = 2;
+    pthread_cond_broadcast(&nc.cv);
+    pthread_mutex_unlock(&nc.m);
+    pthread_join(t, NULL);
+    ev = prof_stop();
+    pthread_mutex_destroy(&nc.m);
+    pthread_cond_destroy(&nc.cv);
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 2);
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e = get(ev, (int64_t)i);
+        CHECK_EQ_INT(e.thread, nc.tid);
+        CHECK_EQ_STR(e.thread_name, "renamed-late");
+    }
+    prof_events_free(ev);
+}
+
+/* ------------------------------------------------------------------------
+   A thread that keeps recording while the main thread stops and restarts. */
+static int busy_stop;
+static long busy_iters;
+static void *busy_worker(void *arg) {
+    char name[32];
+    long i = 0;
+    (void)arg;
+    prof_set_thread_name("busy");
+    while (!__atomic_load_n(&busy_stop, __ATOMIC_ACQUIRE)) {
+        PROF_SCOPE("busy");
+        {
+            PROF_SCOPE("busy_inner");
+            snprintf(name, sizeof name, "busy_dyn_%ld", i % 4);
+            { PROF_SCOPE_DYN(name); }
+        }
+        PROF_BEGIN("busy_range");
+        PROF_MARK("busy_mark");
+        PROF_END();
+        i++;
+        __atomic_store_n(&busy_iters, i, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+static void wait_iters(long more) {
+    long target = __atomic_load_n(&busy_iters, __ATOMIC_ACQUIRE) + more;
+    while (__atomic_load_n(&busy_iters, __ATOMIC_ACQUIRE) < target) sleep_us(100);
+}
+
+static void test_stop_while_recording(void) {
+    prof_config c = config();
+    pthread_t t;
+    int s, sessions = check_under_valgrind() ? 2 : 4;
+    pthread_create(&t, NULL, busy_worker, NULL);
+    wait_iters(10); /* recording off */
+    for (s = 0; s < sessions; s++) {
+        prof_events *ev;
+        size_t i, n, orphans = 0, busy = 0, inner = 0;
+        int bad = 0;
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        { PROF_SCOPE("main_during"); wait_iters(s == 0 && !check_under_valgrind() ? 200 : 50); }
+        ev = prof_stop();
+        wait_iters(20); /* the worker goes on with recording off */
+        if (!CHECK(ev != NULL)) continue;
+        n = prof_events_count(ev);
+        for (i = 0; i < n; i++) {
+            prof_event e = get(ev, (int64_t)i);
+            if (strcmp(e.name, "main_during") == 0) {
+                if (e.thread != my_tid()) bad++;
+                continue;
+            }
+            if (e.thread == my_tid() || !e.thread_name || strcmp(e.thread_name, "busy") != 0) bad++;
+            if (strcmp(e.name, "busy") == 0) busy++;
+            if (strcmp(e.name, "busy_inner") == 0) {
+                inner++;
+                if (e.parent < 0) orphans++;
+                else if (strcmp(get(ev, e.parent).name, "busy") != 0) bad++;
+            }
+        }
+        CHECK_EQ_INT(bad, 0);
+        /* the worker completed at least 50 iterations inside the session
+           (if its block was exactly full at the snapshot, all its records
+           can be lost: see test_recorder's test_full_blocks) */
+        CHECK_MSG(busy >= 40, "session %d: busy %zu inner %zu events %zu dropped %llu", s, busy, inner, n, (unsigned long long)prof_events_stats(ev).dropped);
+        /* only the busy_inner whose busy began before prof_start or was
+           still open at prof_stop lacks its parent */
+        CHECK_MSG(orphans <= 2, "%zu orphans", orphans);
+        CHECK(inner >= busy);
+        CHECK(inner <= busy + 2);
+        CHECK_EQ_INT(count_named(ev, "main_during"), 1);
+        CHECK(prof_events_stats(ev).open_at_stop <= 3);
+        /* a PROF_BEGIN made while off and ended while on counts as
+           unbalanced (see test_recorder's test_begin_across_start) */
+        CHECK(prof_events_stats(ev).unbalanced_ends <= 1);
+        CHECK_EQ_INT(check_consistent(ev), 0);
+        prof_events_free(ev);
+    }
+    __atomic_store_n(&busy_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+}
+
+/* ------------------------------------------------------------------------
+   A pool of threads that lives across sessions. */
+enum { POOL = 4 };
+typedef struct pool {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int generation, done, quit;
+    int task; /* events each worker records this round */
+    char name[32];
+    uint64_t tids[POOL];
+} pool;
+typedef struct pool_arg { pool *p; int id; } pool_arg;
+
+static void *pool_worker(void *arg) {
+    pool_arg *a = (pool_arg *)arg;
+    pool *p = a->p;
+    int seen = 0;
+    p->tids[a->id] = my_tid();
+    for (;;) {
+        int task, i;
+        char name[32];
+        pthread_mutex_lock(&p->m);
+        while (p->generation == seen && !p->quit) pthread_cond_wait(&p->cv, &p->m);
+        if (p->quit) { pthread_mutex_unlock(&p->m); break; }
+        seen = p->generation;
+        task = p->task;
+        memcpy(name, p->name, sizeof name);
+        pthread_mutex_unlock(&p->m);
+        for (i = 0; i < task; i++) {
+            PROF_SCOPE_DYN(name);
+            { PROF_SCOPE("pool_child"); }
+        }
+        pthread_mutex_lock(&p->m);
+        p->done++;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->m);
+    }
+    return NULL;
+}
+
+static void test_pool_sessions(void) {
+    prof_config c = config();
+    pool p;
+    pool_arg args[POOL];
+    pthread_t th[POOL];
+    int s, k;
+    memset(&p, 0, sizeof p);
+    pthread_mutex_init(&p.m, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    for (k = 0; k < POOL; k++) {
+        args[k].p = &p;
+        args[k].id = k;
+        pthread_create(&th[k], NULL, pool_worker, &args[k]);
+    }
+    for (s = 0; s < 6; s++) {
+        prof_events *ev;
+        int task = s == 2 ? 0 : 10 * (s + 1); /* round 2: the pool records nothing */
+        size_t i, n;
+        int per[POOL], bad = 0, children = 0;
+        memset(per, 0, sizeof per);
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        { PROF_SCOPE("main_round"); }
+        pthread_mutex_lock(&p.m);
+        p.task = task;
+        snprintf(p.name, sizeof p.name, "round_%d", s);
+        p.done = 0;
+        p.generation++;
+        pthread_cond_broadcast(&p.cv);
+        while (p.done != POOL) pthread_cond_wait(&p.cv, &p.m);
+        pthread_mutex_unlock(&p.m);
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) continue;
+        n = prof_events_count(ev);
+        CHECK_EQ_INT(n, 1 + (size_t)POOL * (size_t)task * 2);
+        for (i = 0; i < n; i++) {
+            prof_event e = get(ev, (int64_t)i);
+            int wi = -1;
+            for (k = 0; k < POOL; k++) if (p.tids[k] == e.thread) wi = k;
+            if (strcmp(e.name, "main_round") == 0) { if (e.thread != my_tid()) bad++; continue; }
+            if (wi < 0) { bad++; continue; }
+            if (strcmp(e.name, p.name) == 0) per[wi]++;
+            else if (strcmp(e.name, "pool_child") == 0) {
+                children++;
+                if (e.parent < 0 || strcmp(get(ev, e.parent).name, p.name) != 0) bad++;
+            } else bad++; /* an event of an earlier round */
+        }
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(children, POOL * task);
+        for (k = 0; k < POOL; k++) CHECK_EQ_INT(per[k], task);
+        CHECK_EQ_INT(prof_events_stats(ev).threads, 1 + (task ? POOL : 0));
+        CHECK_EQ_INT(check_consistent(ev), 0);
+        prof_events_free(ev);
+    }
+    pthread_mutex_lock(&p.m);
+    p.quit = 1;
+    pthread_cond_broadcast(&p.cv);
+    pthread_mutex_unlock(&p.m);
+    for (k = 0; k < POOL; k++) pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&p.m);
+    pthread_cond_destroy(&p.cv);
+}
+
+/* ------------------------------------------------------------------------
+   The event cap is one budget for all threads together. */
+typedef struct cap_arg { int n; pthread_barrier_t *barrier; } cap_arg;
+static void *cap_worker(void *arg) {
+    cap_arg *a = (cap_arg *)arg;
+    int i;
+    if (a->barrier) pthread_barrier_wait(a->barrier);
+    for (i = 0; i < a->n; i++) { PROF_SCOPE("cap_scope"); }
+    return NULL;
+}
+
+static void test_shared_cap(void) {
+    enum { NT = 8, PER = 1000, CAP = 3000 };
+    prof_config c = config();
+    prof_events *ev;
+    pthread_t th[NT];
+    cap_arg a;
+    pthread_barrier_t barrier;
+    int k, i;
+    prof_stats st;
+
+    /* more events than the cap, from many threads: exactly the cap is kept */
+    c.max_events = CAP;
+    pthread_barrier_init(&barrier, NULL, NT);
+    a.n = PER;
+    a.barrier = &barrier;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (k = 0; k < NT; k++) pthread_create(&th[k], NULL, cap_worker, &a);
+    for (k = 0; k < NT; k++) pthread_join(th[k], NULL);
+    ev = prof_stop();
+    pthread_barrier_destroy(&barrier);
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK(prof_events_count(ev) <= CAP);
+    CHECK_EQ_INT(st.events + st.dropped, NT * PER);
+    CHECK_EQ_INT(check_log_count(PROF_E_DROPPED), 1);
+    /* the cap is reached before anything is dropped */
+    CHECK_EQ_INT(prof_events_count(ev), CAP);
+    CHECK_EQ_INT(st.dropped, NT * PER - CAP);
+    prof_events_free(ev);
+
+    /* fewer events than the cap: nothing may be dropped, whichever thread
+       recorded first */
+    c.max_events = 1000;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < 10; i++) { PROF_SCOPE("cap_main"); }
+    a.n = 500;
+    a.barrier = NULL;
+    pthread_create(&th[0], NULL, cap_worker, &a);
+    pthread_join(th[0], NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(prof_events_count(ev), 510);
+    CHECK_EQ_INT(st.dropped, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_DROPPED), 0);
+    prof_events_free(ev);
+}
+
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+/* CHECK_TIMING=1 prints how long each test took */
+#define TIMED(call) do { int64_t t0_ = mono_ns(); call; if (getenv("CHECK_TIMING")) fprintf(stderr, "%-32s %8.1f ms\n", #call, (mono_ns() - t0_) / 1e6); } while (0)
+int main(void) {
+    prof_set_log(check_log, NULL);
+    TIMED(test_first_start_races()); /* first: needs a process that never started a session */
+    TIMED(test_many_threads());
+    TIMED(test_exiting_and_named());
+    TIMED(test_stop_while_recording());
+    TIMED(test_pool_sessions());
+    TIMED(test_shared_cap());
+    prof_shutdown();
+    return check_report();
+}
