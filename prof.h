@@ -481,8 +481,9 @@ typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
 typedef struct prof__thread prof__thread;
 struct prof__thread {
     prof__rec *pos, *end;      /* write window of the current block */
+    uint64_t tick0;            /* the session's start: older scopes close silently */
     uint32_t epoch;            /* session this buffer belongs to */
-    int32_t depth;             /* open scopes, read by prof_stop */
+    int32_t depth;             /* scopes of this session still open, read by prof_stop */
 };
 typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0; } prof__scope;
 
@@ -553,15 +554,18 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
     if (s->t) {
         uint64_t t1 = prof__now();
         prof__thread *t = s->t;
-        prof__rec *r = t->pos;
-        if (PROF__UNLIKELY(r == t->end)) r = prof__thread_grow(t);
-        if (PROF__LIKELY(r != 0)) {
-            r->site = s->site;
-            r->t0 = s->t0;
-            r->t1 = t1;
-            __atomic_store_n(&t->pos, r + 1, __ATOMIC_RELEASE);
+        /* a scope opened before the thread joined a later session is dropped */
+        if (PROF__LIKELY(s->t0 >= t->tick0)) {
+            prof__rec *r = t->pos;
+            if (PROF__UNLIKELY(r == t->end)) r = prof__thread_grow(t);
+            if (PROF__LIKELY(r != 0)) {
+                r->site = s->site;
+                r->t0 = s->t0;
+                r->t1 = t1;
+                __atomic_store_n(&t->pos, r + 1, __ATOMIC_RELEASE);
+            }
+            __atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
         }
-        __atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -1067,14 +1071,13 @@ typedef struct prof__block {
     prof__rec *recs;
 } prof__block;
 
-typedef struct prof__open { const prof_site *site; uint64_t t0; } prof__open;
+typedef struct prof__open { const prof_site *site; uint64_t t0; uint32_t epoch; } prof__open; /* epoch 0: begun while off */
 typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct prof__dyn_site *next; } prof__dyn_site;
 
 typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
     struct prof__tstate *next;
     int dead;
-    int capped;                /* event cap reached this session */
     uint32_t bound_epoch;      /* session the buffer belongs to; hot.epoch is
                                   0 instead when every enter must go slow */
     uint64_t tid, pthread_id;
@@ -1095,6 +1098,7 @@ static struct {
     int key_ready;
     prof__tstate *threads;
     int64_t budget;            /* records left under the cap this session */
+    uint32_t nbound;           /* threads recording this session */
     prof_config cfg;
     uint64_t tick_start;
     int64_t mono_start, real_start;
@@ -1147,6 +1151,11 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
 
 static PROF__NI void prof__thread_exit(void *p) {
     prof__tstate *t = (prof__tstate *)p;
+    /* an exiting thread hands its unused share of the cap back */
+    if (t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && t->hot.end > t->hot.pos) {
+        __atomic_fetch_add(&prof__g.budget, (int64_t)(t->hot.end - t->hot.pos), __ATOMIC_RELAXED);
+        t->hot.end = t->hot.pos;
+    }
     pthread_mutex_lock(&prof__g_lock);
     t->dead = 1;
     pthread_mutex_unlock(&prof__g_lock);
@@ -1164,35 +1173,60 @@ static PROF__NI size_t prof__reserve(size_t want) {
     }
 }
 
-/* Slow path of the hot path: the current block is full (or there is none). */
-PROF_API PROF__NI prof__rec *prof__thread_grow(prof__thread *h) {
+/* Room for `need` more records: the current block's reservation is
+   extended, or the next block (reused, or mapped and prefaulted now) starts
+   one. Shares of the cap are taken in pieces that shrink as it runs out
+   (a quarter of what is left, split among the recording threads), so a
+   thread never sits on budget another one needs; near the cap they are
+   single records, which keeps the count exact. */
+static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     prof__tstate *t = (prof__tstate *)h;
-    prof__block *nb;
-    size_t got;
+    prof__block *blk, *cur = t->cur;
+    size_t used = 0, room, want, got;
+    int64_t left;
     if (t->bound_epoch != __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL; /* session over */
-    if (t->capped) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
-    nb = t->cur ? t->cur->next : t->head;
-    if (!nb) {
-        size_t cap = t->cur ? t->cur->cap * 2 : PROF__FIRST_BLOCK;
-        if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
-        nb = prof__block_new(cap);
-        if (!nb) {
-            t->capped = 1;
-            PROF__STORER(&t->dropped, t->dropped + 1);
-            return NULL;
-        }
-        if (t->cur) PROF__STORE(&t->cur->next, nb);
-        else PROF__STORE(&t->head, nb);
+    if (h->end > h->pos) { /* hand back what `need` cannot use */
+        __atomic_fetch_add(&prof__g.budget, (int64_t)(h->end - h->pos), __ATOMIC_RELAXED);
+        h->end = h->pos;
     }
-    got = prof__reserve(nb->cap);
-    if (!got) { t->capped = 1; PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
-    if (t->cur) PROF__STORE(&t->cur->used, (size_t)(h->pos - t->cur->recs));
-    nb->limit = got;
-    nb->used = 0;
-    PROF__STORE(&t->cur, nb);
-    h->end = nb->recs + got;
-    return nb->recs;
+    left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
+    if (left < (int64_t)need) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+    if (cur && cur->cap - (size_t)(h->pos - cur->recs) >= need) {
+        blk = cur;
+        used = (size_t)(h->pos - cur->recs);
+    } else {
+        blk = cur ? cur->next : t->head;
+        if (!blk) {
+            size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
+            if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
+            if (!(blk = prof__block_new(cap))) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+            if (cur) PROF__STORE(&cur->next, blk);
+            else PROF__STORE(&t->head, blk);
+        }
+    }
+    room = blk->cap - used;
+    want = (size_t)(left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1)));
+    if (want < need) want = need;
+    if (want > room) want = room;
+    got = prof__reserve(want);
+    if (got < need) {
+        if (got) __atomic_fetch_add(&prof__g.budget, (int64_t)got, __ATOMIC_RELAXED);
+        PROF__STORER(&t->dropped, t->dropped + 1);
+        return NULL;
+    }
+    if (blk != cur) {
+        if (cur) PROF__STORE(&cur->used, (size_t)(h->pos - cur->recs));
+        blk->used = 0;
+        PROF__STORE(&blk->limit, got);
+        PROF__STORE(&t->cur, blk);
+        h->end = blk->recs + got;
+        return blk->recs;
+    }
+    PROF__STORE(&blk->limit, used + got);
+    h->end = h->pos + got;
+    return h->pos;
 }
+PROF_API PROF__NI prof__rec *prof__thread_grow(prof__thread *h) { return prof__grow_n(h, 1); }
 
 /* Feature bits of the session, read by the slow paths. */
 enum { PROF__F_SHAPES = 1, PROF__F_FLOPS = 2, PROF__F_MEMORY = 4, PROF__F_NATIVE = 8, PROF__F_SCOPES = 16 };
@@ -1221,14 +1255,16 @@ PROF_API PROF__NI prof__thread *prof__thread_get(void) {
     if (!epoch) return NULL;
     if (!t && !(t = prof__attach())) return NULL;
     if (t->bound_epoch != epoch) {
-        t->capped = 0;
-        t->n_open = 0;
+        /* open PROF_BEGIN entries carry over: ranges begun in an earlier
+           session still close, just without a record */
         t->dyn_n = 0;
         if (t->dyn_tab) memset(t->dyn_tab, 0, t->dyn_cap * sizeof *t->dyn_tab);
         prof__arena_free(&t->dyn_arena);
+        __atomic_fetch_add(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
         PROF__STORER(&t->hot.depth, 0);
+        t->hot.tick0 = prof__g.tick_start;
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
@@ -1292,45 +1328,50 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     return &d->site;
 }
 
+/* PROF_BEGIN keeps its stack even while nothing records, so an END after
+   prof_start closes the BEGIN made before it instead of looking unbalanced. */
 PROF_API PROF__NI void prof__begin(const prof_site *site) {
-    prof__thread *h;
-    prof__tstate *t;
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    h = prof__thread_get();
-    if (!h) return;
-    t = (prof__tstate *)h;
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
+    prof__tstate *t = (prof__tstate *)prof__tls;
+    prof__open *o;
+    if (!t && !(t = prof__attach())) return;
     if (t->n_open == t->cap_open) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
-        if (!no) { PROF__STORER(&t->dropped, t->dropped + 1); return; }
+        if (!no) { if (epoch) PROF__STORER(&t->dropped, t->dropped + 1); return; }
         t->open = no;
         t->cap_open = nc;
     }
-    PROF__STORER(&h->depth, h->depth + 1);
-    t->open[t->n_open].site = site;
-    t->open[t->n_open].t0 = prof__now();
-    t->n_open++;
+    o = &t->open[t->n_open++];
+    o->site = site;
+    o->epoch = 0;
+    o->t0 = 0;
+    if (epoch && prof__thread_get()) {
+        PROF__STORER(&t->hot.depth, t->hot.depth + 1);
+        o->epoch = epoch;
+        o->t0 = prof__now();
+    }
 }
 PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) {
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    prof__begin(prof__intern_site(site, name));
+    prof__begin(__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__intern_site(site, name) : site);
 }
 PROF_API PROF__NI void prof__end(void) {
     uint64_t t1 = prof__now();
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
+    prof__tstate *t = (prof__tstate *)prof__tls;
     prof__thread *h;
-    prof__tstate *t;
+    prof__open o;
     prof__rec *r;
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    h = prof__thread_get();
-    if (!h) return;
-    t = (prof__tstate *)h;
-    if (t->n_open == 0) { PROF__STORER(&t->unbalanced, t->unbalanced + 1); return; }
-    t->n_open--;
-    PROF__STORER(&h->depth, h->depth - 1);
-    r = prof__slot(h);
-    if (!r) return;
-    r->site = t->open[t->n_open].site;
-    r->t0 = t->open[t->n_open].t0;
+    if (!t || t->n_open == 0) {
+        if (epoch && (h = prof__thread_get()) != NULL) PROF__STORER(&((prof__tstate *)h)->unbalanced, ((prof__tstate *)h)->unbalanced + 1);
+        return;
+    }
+    o = t->open[--t->n_open];
+    if (o.epoch && o.epoch == t->bound_epoch) PROF__STORER(&t->hot.depth, t->hot.depth - 1);
+    if (!epoch || o.epoch != epoch || !(h = prof__thread_get())) return; /* begun while off or in another session */
+    if (!(r = prof__slot(h))) return;
+    r->site = o.site;
+    r->t0 = o.t0;
     r->t1 = t1;
     PROF__STORE(&h->pos, r + 1);
 }
@@ -1365,10 +1406,7 @@ enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_
 /* k contiguous records in the current block (a new block if they do not fit). */
 static PROF__NI prof__rec *prof__slots(prof__thread *h, size_t k) {
     prof__rec *r = h->pos;
-    if ((size_t)(h->end - r) < k || !r) {
-        r = prof__thread_grow(h);
-        if (!r || (size_t)(h->end - r) < k) return NULL;
-    }
+    if (!r || (size_t)(h->end - r) < k) r = prof__grow_n(h, k);
     return r;
 }
 static PROF__NI void prof__put_data(prof__rec **r, const uint64_t *v, size_t n) {
@@ -1398,7 +1436,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     flops = 0;
 #endif
     k = 1 + (size_t)flops + (size_t)over + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
-    if (!h) return;
+    if (!h || s->t0 < h->tick0) return; /* opened in an earlier session */
     r = start = prof__slots(h, k);
     if (r) {
         if (shapes) {
@@ -2059,14 +2097,22 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; } prof__snap;
 
-/* Visits the records a thread published before the snapshot. */
+/* Visits the records a thread published before the snapshot: the blocks
+   before the snapshot's current one are complete (their `used` is final);
+   the current one holds records up to pos. Comparing addresses alone could
+   not tell the end of one block from the start of another mapped next to it. */
+static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
+    if (b != s->cur) return PROF__LOAD(&b->used);
+    if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
+    return 0;
+}
 #define PROF__FOR_RECORDS(snap, r, ...) do {                                    \
     prof__block *b_ = PROF__LOAD(&(snap).t->head);                               \
-    while (b_ && (snap).pos) {                                                   \
-        int last_ = (snap).pos >= b_->recs && (snap).pos <= b_->recs + b_->limit; \
-        size_t n_ = last_ ? (size_t)((snap).pos - b_->recs) : PROF__LOAD(&b_->used), i_; \
+    while (b_ && (snap).cur) {                                                   \
+        int last_ = b_ == (snap).cur;                                            \
+        size_t n_ = prof__snap_count(&(snap), b_), i_;                           \
         for (i_ = 0; i_ < n_; i_++) { const prof__rec *r = &b_->recs[i_]; __VA_ARGS__ } \
         if (last_) break;                                                        \
         b_ = PROF__LOAD(&b_->next);                                              \
@@ -2142,7 +2188,10 @@ static PROF__NI prof_events *prof__collect(void) {
         if (PROF__LOAD(&t->bound_epoch) != epoch) continue;
         if (!PROF__PUSH_OK(snaps, nsnap, capsnap)) goto oom;
         snaps[nsnap].t = t;
+        /* pos first, then the block: if the owner moved on in between, pos
+           is not inside the newer block and that block counts as empty */
         snaps[nsnap].pos = PROF__LOAD(&t->hot.pos);
+        snaps[nsnap].cur = PROF__LOAD(&t->cur);
         nsnap++;
 #if defined(PROF_CUPTI)
         if (!PROF__PUSH_OK(cuthr, ncuthr, capcuthr)) goto oom;
@@ -2343,7 +2392,7 @@ static PROF__NI prof_events *prof__collect(void) {
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
-            prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
+            if (t->open[k].epoch == epoch) prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
                          t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
     }
     prof__reap_dead_locked();
@@ -2473,6 +2522,7 @@ static PROF__NI void prof__begin_recording(void) {
     pthread_mutex_lock(&prof__g_lock);
     prof__reap_dead_locked();
     prof__g.budget = (int64_t)c->max_events;
+    __atomic_store_n(&prof__g.nbound, 0u, __ATOMIC_RELAXED);
     prof__clock_init();
     prof__g.mono_start = prof__mono_ns();
     prof__g.real_start = prof__real_ns();
@@ -2803,9 +2853,18 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
         while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
         if (p >= 0) continue;
         x = e->ev[i].extra ? &e->ex[e->ev[i].extra] : NULL;
-        slot = prof__map_slot(&fwd, prof__mix((uint64_t)(x ? x->sequence_nr : -1)) ^ e->thr[e->ev[i].thread].tid, &found);
-        if (!slot) { prof__map_free(&fwd); return -1; }
-        if (!found) *slot = (uint32_t)i;
+        {
+            int64_t seq = x ? x->sequence_nr : -1;
+            uint64_t tid = e->thr[e->ev[i].thread].tid, h = prof__mix((uint64_t)seq) ^ tid;
+            for (;;) { /* the key is the (sequence_nr, thread) pair itself, hashed */
+                const prof__extra *o;
+                if (!(slot = prof__map_slot(&fwd, h, &found))) { prof__map_free(&fwd); return -1; }
+                if (!found) { *slot = (uint32_t)i; break; }
+                o = e->ev[*slot].extra ? &e->ex[e->ev[*slot].extra] : NULL;
+                if ((o ? o->sequence_nr : -1) == seq && e->thr[e->ev[*slot].thread].tid == tid) break;
+                h = prof__mix(h + 1);
+            }
+        }
     }
     for (i = 0; i < e->n; i++) {
         int32_t p = (int32_t)i;
@@ -2815,7 +2874,17 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
         if (p < 0) continue;
         px = e->ev[p].extra ? &e->ex[e->ev[p].extra] : NULL;
         if (!px || !px->has_fwd_thread) continue; /* PyTorch asserts here */
-        src = prof__map_get(&fwd, prof__mix((uint64_t)px->sequence_nr) ^ px->fwd_thread);
+        {
+            uint64_t h = prof__mix((uint64_t)px->sequence_nr) ^ px->fwd_thread;
+            for (;;) {
+                const prof__extra *o;
+                src = prof__map_get(&fwd, h);
+                if (src == UINT32_MAX) break;
+                o = e->ev[src].extra ? &e->ex[e->ev[src].extra] : NULL;
+                if ((o ? o->sequence_nr : -1) == px->sequence_nr && e->thr[e->ev[src].thread].tid == px->fwd_thread) break;
+                h = prof__mix(h + 1);
+            }
+        }
         {
             prof__stk st;
             st.p = NULL;
