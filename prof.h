@@ -500,6 +500,9 @@ PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
 PROF_API prof__scope prof__scope_enter_slow(const prof_site *site);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
+/* Declared, never defined: it only appears inside sizeof, to mark macro
+   arguments used where a switch compiles them out. */
+PROF_API int prof__use_(int, ...);
 /* The thread-local pointer lives in the implementation file; initial-exec
    TLS keeps its access to one instruction in executables. */
 extern __thread prof__thread *prof__tls;
@@ -601,7 +604,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #  define PROF_COUNTER(name, value) ((void)sizeof(value))
 #  define PROF_SCOPE_OP(name) ((void)0)
 #  define PROF_SCOPE_ARGS(name, args) ((void)sizeof(args))
-#  define PROF_SCOPE_SHAPES(name, ...) ((void)0)
+#  define PROF_SCOPE_SHAPES(name, ...) ((void)sizeof(prof__use_(0, __VA_ARGS__)))
 #  define PROF_SCOPE_FLOPS(name, flops) ((void)sizeof(flops))
 #  define PROF_ASYNC_BEGIN(name, id) ((void)sizeof(id))
 #  define PROF_ASYNC_END(id) ((void)sizeof(id))
@@ -687,12 +690,12 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
    dims...), PROF_SCOPE_FLOPS(name, flops). */
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
-#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP)
+#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); ((void)sizeof(prof__use_(0, __VA_ARGS__)))
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
 #  if defined(PROF_NO_FLOPS)
-#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP)
+#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); ((void)sizeof(flops))
 #  else
 #    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_FLOPS_ID(PROF__ID, name, flops)
 #  endif
