@@ -2100,7 +2100,63 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend; } prof__snap;
+
+/* Events in PyTorch's order, (start, -end), without a general sort: a
+   thread's scopes arrive in the order they ended (children before their
+   parent), and one pass with a stack turns that into start order, each
+   parent put in front of the subtree it closes. The threads' runs and the
+   few other events (async ranges, CUDA) are then merged. Output that is
+   not properly nested (clock oddities) is caught and sorted normally. */
+static PROF__NI int prof__key_le(const prof__key *a, const prof__key *b) { return !prof__key_less(b, a); }
+
+/* src: one thread's scopes in end order; dst: the same in start order.
+   Returns 0 if the result is ordered, -1 if the input was not nested. */
+static PROF__NI int prof__run_preorder(const prof__key *src, size_t n, prof__key *dst, uint32_t *next, uint32_t *stk) {
+    /* stk holds triples: a key, then head and tail of its subtree's list */
+    size_t top = 0, k, w = 0;
+    uint32_t c;
+    for (k = 0; k < n; k++) {
+        size_t p = top, j;
+        uint32_t tail = (uint32_t)k;
+        next[k] = UINT32_MAX;
+        while (p > 0 && src[stk[3 * (p - 1)]].start >= src[k].start) p--;
+        for (j = p; j < top; j++) { /* children, oldest first, follow their parent */
+            next[tail] = stk[3 * j + 1];
+            tail = stk[3 * j + 2];
+        }
+        top = p;
+        stk[3 * top] = (uint32_t)k;
+        stk[3 * top + 1] = (uint32_t)k;
+        stk[3 * top + 2] = tail;
+        top++;
+    }
+    for (k = 0; k < top; k++)
+        for (c = stk[3 * k + 1]; c != UINT32_MAX; c = next[c]) dst[w++] = src[c];
+    for (k = 1; k < n; k++) if (prof__key_less(&dst[k], &dst[k - 1])) return -1;
+    return 0;
+}
+
+/* Merges sorted runs (bounds[0..nruns]) of a into one, ping-ponging with b;
+   returns whichever array holds the result. */
+static PROF__NI prof__key *prof__merge_runs(prof__key *a, prof__key *b, size_t *bounds, size_t nruns) {
+    while (nruns > 1) {
+        size_t r, w = 0;
+        for (r = 0; r < nruns; r += 2) {
+            size_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= nruns ? bounds[r + 2] : mid, p = lo, q = mid, k = lo;
+            if (r + 1 >= nruns) hi = mid;
+            while (p < mid && q < hi) b[k++] = prof__key_le(&a[p], &a[q]) ? a[p++] : a[q++];
+            while (p < mid) b[k++] = a[p++];
+            while (q < hi) b[k++] = a[q++];
+            bounds[w++] = lo;
+        }
+        bounds[w] = bounds[nruns];
+        nruns = w;
+        { prof__key *t = a; a = b; b = t; }
+    }
+    return a;
+}
+
 
 /* Visits the records a thread published before the snapshot: the blocks
    before the snapshot's current one are complete (their `used` is final);
@@ -2123,6 +2179,7 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
 
 /* What extension records said about the record that follows them. */
 typedef struct prof__pending {
+    int any;                      /* an extension arrived since the last record */
     int64_t shapes[64];
     int nshapes, want_shapes;
     int has_flops, has_over, has_ag, has_mem;
@@ -2142,6 +2199,15 @@ typedef struct prof__async_open { int64_t start; uint32_t thread, site; int used
 
 static PROF__NI int prof__is_step_name(const char *n) { return strncmp(n, "ProfilerStep#", 13) == 0; }
 
+/* Forget pending extensions; the common case (none) costs one test. */
+static PROF__NI void prof__pending_reset(prof__pending *pd) {
+    if (!pd->any) return;
+    pd->any = 0;
+    pd->nshapes = pd->want_shapes = 0;
+    pd->has_flops = pd->has_over = pd->has_ag = pd->has_mem = 0;
+    pd->data_left = 0;
+}
+
 /* The collector proper: called with the session lock held. */
 static PROF__NI prof_events *prof__collect(void) {
     prof_events *e;
@@ -2150,7 +2216,9 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__tstate *t;
     prof__snap *snaps = NULL;
     size_t nsnap = 0, capsnap = 0, nkeys = 0, capkeys = 0, i;
-    prof__key *keys = NULL, *tmp;
+    prof__key *keys = NULL, *xkeys = NULL, *ordered;
+    size_t *bounds = NULL;
+    size_t nx = 0, capx = 0;
     prof__map ptr_map, async_map, native_map;
     prof__async_open *aopen = NULL;
     size_t naopen = 0, capaopen = 0;
@@ -2159,6 +2227,9 @@ static PROF__NI prof_events *prof__collect(void) {
     uint64_t open_total = 0;
     int64_t step_site = -1;
     unsigned features = prof__g_features;
+    const char *step_name;
+    const prof_site *last_site = NULL;
+    uint32_t last_idx = 0;
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr = NULL;
     size_t ncuthr = 0, capcuthr = 0;
@@ -2184,6 +2255,7 @@ static PROF__NI prof_events *prof__collect(void) {
     e->profile_memory = prof__g.cfg.profile_memory;
     e->with_flops = prof__g.cfg.with_flops;
     e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
+    if (!(step_name = prof__intern(&e->strs, "ProfilerStep*"))) goto oom;
     prof__clock_calibrate();
 
     for (t = prof__g.threads; t; t = t->next) {
@@ -2214,7 +2286,9 @@ static PROF__NI prof_events *prof__collect(void) {
 #define PROF__STALE(x) ((x) < prof__g.tick_start || (x) > tick_stop)
 #define PROF__SITE_IDX(s, out) do {                                              \
         int found_;                                                              \
-        uint32_t *slot_ = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)(s), &found_); \
+        uint32_t *slot_;                                                         \
+        if ((s) == last_site) { (out) = last_idx; break; }                       \
+        slot_ = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)(s), &found_);     \
         if (!slot_) goto oom;                                                    \
         if (!found_) {                                                           \
             int64_t idx_ = prof__is_step_name((s)->name)                         \
@@ -2224,6 +2298,8 @@ static PROF__NI prof_events *prof__collect(void) {
             *slot_ = (uint32_t)idx_;                                             \
         }                                                                        \
         (out) = *slot_;                                                          \
+        last_site = (s);                                                         \
+        last_idx = *slot_;                                                       \
     } while (0)
 
     /* Pass 1: count scope-like records and open the async ranges. */
@@ -2259,11 +2335,13 @@ static PROF__NI prof_events *prof__collect(void) {
         prof__pending pd;
         memset(&pd, 0, sizeof pd);
         prof__map_free(&native_map);
+        snaps[i].kbeg = nkeys;
         PROF__FOR_RECORDS(snaps[i], r, {
             uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
             if (tag == PROF__TAG_EXT) {
                 unsigned kind = (unsigned)(word >> 3) & 31u;
                 unsigned aux = (unsigned)(word >> 8);
+                pd.any = 1;
                 if (kind == PROF__EXT_DATA) {
                     uint64_t v[2];
                     int k;
@@ -2297,16 +2375,19 @@ static PROF__NI prof_events *prof__collect(void) {
                 else if (kind == PROF__EXT_MEMADDR) { pd.has_mem = 1; pd.mem_ptr = r->t0; pd.mem_cat = (const char *)(uintptr_t)r->t1; }
                 continue;
             }
-            if (PROF__STALE(r->t0)) { memset(&pd, 0, sizeof pd); continue; } /* opened in an earlier session */
+            if (PROF__STALE(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
             if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_ASYNC_END) {
                 prof__key *k = &keys[nkeys];
                 const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
                 prof__ev tmpv;
                 prof__extra *x = NULL;
                 uint32_t nat;
+                int step;
                 if (tag == PROF__TAG_ASYNC_END) {
                     uint32_t a = prof__map_get(&async_map, r->t1);
                     if (a == UINT32_MAX || aopen[a].used) { e->stats.unmatched_async++; continue; }
+                    if (!PROF__PUSH_OK(xkeys, nx, capx)) goto oom;
+                    k = &xkeys[nx];
                     aopen[a].used = 1;
                     k->start = aopen[a].start;
                     k->end = PROF__TICKS(r->t0);
@@ -2317,7 +2398,7 @@ static PROF__NI prof_events *prof__collect(void) {
                     k->flags = PROF__F_ASYNC;
                     k->device_type = PROF_DEVICE_CPU;
                     if (k->end < k->start) k->end = k->start;
-                    nkeys++;
+                    nx++;
                     continue;
                 }
                 k->start = PROF__TICKS(r->t0);
@@ -2329,7 +2410,8 @@ static PROF__NI prof_events *prof__collect(void) {
                 k->flags = 0;
                 k->device_type = PROF_DEVICE_CPU;
                 nat = native_map.n ? prof__map_get(&native_map, r->t0) : UINT32_MAX;
-                if (pd.want_shapes || pd.has_flops || pd.has_over || pd.has_ag || nat != UINT32_MAX || prof__is_step_name(s->name)) {
+                step = e->sites[k->site].name == step_name;
+                if (pd.any || nat != UINT32_MAX || step) {
                     memset(&tmpv, 0, sizeof tmpv);
                     if (!(x = prof__extra_of(e, &tmpv))) goto oom;
                     k->extra = tmpv.extra;
@@ -2358,11 +2440,11 @@ static PROF__NI prof_events *prof__collect(void) {
                         if (pd.ag_aux & 0x100u) x->sequence_nr = pd.seq;
                         if (pd.ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd.fwd; }
                     }
-                    if (prof__is_step_name(s->name)) x->trace_name = prof__intern(&e->strs, s->name);
+                    if (step) x->trace_name = prof__intern(&e->strs, s->name);
                     x->native_off = nat;
                 }
                 nkeys++;
-                memset(&pd, 0, sizeof pd);
+                prof__pending_reset(&pd);
             } else if (tag == PROF__TAG_MEM) {
                 if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) goto oom;
                 e->mem[e->nmem].ts = PROF__TICKS(r->t0);
@@ -2374,7 +2456,7 @@ static PROF__NI prof_events *prof__collect(void) {
                 e->mem[e->nmem].device_index = (int)(word >> 8);
                 e->mem[e->nmem].category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
                 e->nmem++;
-                memset(&pd, 0, sizeof pd);
+                prof__pending_reset(&pd);
             } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
                 const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
                 uint32_t si;
@@ -2388,6 +2470,7 @@ static PROF__NI prof_events *prof__collect(void) {
                 e->ninst++;
             }
         });
+        snaps[i].kend = nkeys;
     }
     for (i = 0; i < naopen; i++) if (!aopen[i].used) e->stats.unmatched_async++;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
@@ -2404,6 +2487,11 @@ static PROF__NI prof_events *prof__collect(void) {
 #undef PROF__STALE
 #undef PROF__TICKS
     (void)step_site;
+    /* each thread's keys form a run [kbeg, kend) in end order */
+    bounds = PROF__ALLOC(size_t, nsnap + 2);
+    if (!bounds) goto oom_unlocked;
+    for (i = 0; i < nsnap; i++) { bounds[i] = snaps[i].kbeg; PROF_ASSERT(i == 0 || snaps[i].kbeg == snaps[i - 1].kend); }
+    bounds[nsnap] = nkeys;
     PROF_FREE(snaps);
     snaps = NULL;
     PROF_FREE(aopen);
@@ -2414,16 +2502,47 @@ static PROF__NI prof_events *prof__collect(void) {
 #if defined(PROF_CUPTI)
     if (cuda) {
         e->use_device = prof__intern(&e->strs, "cuda");
-        if (prof__cupti_gather(e, &keys, &nkeys, &capkeys, cuthr, ncuthr, prof__g.mono_start, mono_stop) != 0) goto oom_unlocked;
+        if (prof__cupti_gather(e, &xkeys, &nx, &capx, cuthr, ncuthr, prof__g.mono_start, mono_stop) != 0) goto oom_unlocked;
     }
     PROF_FREE(cuthr);
     cuthr = NULL;
 #endif
 
-    tmp = PROF__ALLOC(prof__key, nkeys ? nkeys : 1);
-    if (!tmp) goto oom_unlocked;
-    prof__sort_keys(keys, tmp, nkeys);
-    PROF_FREE(tmp);
+    {
+        /* order: per thread by the stack pass, the rest by a sort, then merge */
+        size_t total = nkeys + nx, run, maxrun = 0;
+        prof__key *a = PROF__ALLOC(prof__key, total + 1), *b = PROF__ALLOC(prof__key, total + 1);
+        uint32_t *next, *stk;
+        for (run = 0; run < nsnap; run++) if (bounds[run + 1] - bounds[run] > maxrun) maxrun = bounds[run + 1] - bounds[run];
+        next = PROF__ALLOC(uint32_t, maxrun + 1);
+        stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
+        if (!a || !b || !next || !stk) { PROF_FREE(a); PROF_FREE(b); PROF_FREE(next); PROF_FREE(stk); goto oom_unlocked; }
+        for (run = 0; run < nsnap; run++) {
+            size_t lo = bounds[run], len = bounds[run + 1] - lo;
+            if (prof__run_preorder(keys + lo, len, a + lo, next, stk) != 0) {
+                memcpy(a + lo, keys + lo, len * sizeof *a);
+                prof__sort_keys(a + lo, b, len);
+            }
+        }
+        PROF_FREE(next);
+        PROF_FREE(stk);
+        PROF_FREE(keys);
+        keys = NULL;
+        if (nx) {
+            prof__sort_keys(xkeys, b, nx);
+            memcpy(a + nkeys, xkeys, nx * sizeof *a);
+            bounds[nsnap + 1] = total;
+            nsnap++;
+        }
+        PROF_FREE(xkeys);
+        xkeys = NULL;
+        ordered = prof__merge_runs(a, b, bounds, nsnap);
+        PROF_FREE(ordered == a ? b : a);
+        keys = ordered;
+        nkeys = total;
+    }
+    PROF_FREE(bounds);
+    bounds = NULL;
     if (prof_events_reserve(e, nkeys) != PROF_OK) goto oom_unlocked;
     for (i = 0; i < nkeys; i++) {
         prof__ev *v = &e->ev[i];
@@ -2483,6 +2602,8 @@ oom_unlocked:
 #endif
     PROF_FREE(snaps);
     PROF_FREE(keys);
+    PROF_FREE(xkeys);
+    PROF_FREE(bounds);
     PROF_FREE(aopen);
     PROF_FREE(addrs);
     prof__map_free(&ptr_map);
@@ -2752,8 +2873,32 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         v->n_children = 0;
         if (!(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
     }
-    c.by = 0;
-    prof__sort_idx(idx, tmp, n, &c);
+    /* sorted(events, key=thread), stable: a counting sort over the threads
+       ranked by id, since there are few of them */
+    {
+        uint32_t *rank = PROF__ALLOC(uint32_t, e->nthr + 1), *cnt = PROF__ALLOC(uint32_t, e->nthr + 2), *ord = PROF__ALLOC(uint32_t, e->nthr + 1);
+        size_t k;
+        if (!rank || !cnt || !ord) {
+            PROF_FREE(rank); PROF_FREE(cnt); PROF_FREE(ord);
+            c.by = 0;
+            prof__sort_idx(idx, tmp, n, &c); /* fall back to the comparison sort */
+        } else {
+            for (k = 0; k < e->nthr; k++) ord[k] = (uint32_t)k;
+            for (k = 1; k < e->nthr; k++) { /* few threads: insertion sort by tid */
+                uint32_t v = ord[k];
+                size_t z = k;
+                while (z > 0 && e->thr[ord[z - 1]].tid > e->thr[v].tid) { ord[z] = ord[z - 1]; z--; }
+                ord[z] = v;
+            }
+            for (k = 0; k < e->nthr; k++) rank[ord[k]] = (uint32_t)k;
+            memset(cnt, 0, (e->nthr + 2) * sizeof *cnt);
+            for (k = 0; k < n; k++) cnt[rank[e->ev[idx[k]].thread] + 1]++;
+            for (k = 1; k <= e->nthr; k++) cnt[k] += cnt[k - 1];
+            for (k = 0; k < n; k++) tmp[cnt[rank[e->ev[idx[k]].thread]]++] = idx[k];
+            memcpy(idx, tmp, n * sizeof *idx);
+            PROF_FREE(rank); PROF_FREE(cnt); PROF_FREE(ord);
+        }
+    }
     c.by = 1;
     /* itertools.groupby makes one group per run of equal (thread, node_id) */
     for (run = 0; run < n;) {
@@ -2761,7 +2906,8 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         int32_t top = 0;
         const prof__ev *f = &e->ev[idx[run]];
         while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
-        prof__sort_idx(idx + run, tmp, end - run, &c);
+        for (k = run + 1; k < end && !prof__idx_less(&c, idx[k], idx[k - 1]); k++) {}
+        if (k < end) prof__sort_idx(idx + run, tmp, end - run, &c); /* recorded lists are already in order */
         for (k = run; k < end; k++) {
             int32_t cur = (int32_t)idx[k];
             prof__ev *v = &e->ev[cur];
