@@ -481,16 +481,15 @@ typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
 typedef struct prof__thread prof__thread;
 struct prof__thread {
     prof__rec *pos, *end;      /* write window of the current block */
-    uint64_t tick0;            /* the session's start: older scopes close silently */
     uint32_t epoch;            /* session this buffer belongs to */
-    int32_t depth;             /* scopes of this session still open, read by prof_stop */
+    uint32_t enters;           /* scopes opened this session; prof_stop subtracts
+                                  the records to find those still open */
 };
 typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0; } prof__scope;
 
 PROF_API uint32_t prof__g_epoch;            /* 0 = not recording */
-PROF_API int prof__g_clock_is_tsc;
 PROF_API prof__thread *prof__thread_get(void);
-PROF_API prof__rec *prof__thread_grow(prof__thread *t);
+PROF_API void prof__leave_slow(prof__thread *t, const prof_site *site, uint64_t t0, uint64_t t1);
 PROF_API uint64_t prof__clock_fallback(void);
 PROF_API const prof_site *prof__intern_site(const prof_site *site, const char *name);
 PROF_API void prof__begin(const prof_site *site);
@@ -524,10 +523,14 @@ extern __thread prof__thread *prof__tls;
 #define PROF__INLINE static __inline__
 #endif
 
+/* The clock: the TSC on x86-64 (prof_start warns if the CPU does not say
+   it is invariant), the virtual counter on aarch64, CLOCK_MONOTONIC
+   elsewhere or with -DPROF_CLOCK_MONOTONIC. No branch on the hot path. */
 PROF__INLINE PROF__NOINSTRUMENT uint64_t prof__now(void) {
-#if defined(__x86_64__)
-    if (PROF__LIKELY(__atomic_load_n(&prof__g_clock_is_tsc, __ATOMIC_RELAXED))) return __builtin_ia32_rdtsc();
+#if defined(PROF_CLOCK_MONOTONIC)
     return prof__clock_fallback();
+#elif defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
 #elif defined(__aarch64__)
     uint64_t v;
     __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
@@ -548,7 +551,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
     s.t = prof__tls;
     /* first scope of a thread or session, or native stacks: out of line */
     if (PROF__UNLIKELY(!s.t || s.t->epoch != epoch)) return prof__scope_enter_slow(site);
-    __atomic_store_n(&s.t->depth, s.t->depth + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
     s.t0 = prof__now();
     return s;
 }
@@ -557,17 +560,14 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
     if (s->t) {
         uint64_t t1 = prof__now();
         prof__thread *t = s->t;
-        /* a scope opened before the thread joined a later session is dropped */
-        if (PROF__LIKELY(s->t0 >= t->tick0)) {
-            prof__rec *r = t->pos;
-            if (PROF__UNLIKELY(r == t->end)) r = prof__thread_grow(t);
-            if (PROF__LIKELY(r != 0)) {
-                r->site = s->site;
-                r->t0 = s->t0;
-                r->t1 = t1;
-                __atomic_store_n(&t->pos, r + 1, __ATOMIC_RELEASE);
-            }
-            __atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
+        prof__rec *r = t->pos;
+        if (PROF__LIKELY(r != t->end)) {
+            r->site = s->site;
+            r->t0 = s->t0;
+            r->t1 = t1;
+            __atomic_store_n(&t->pos, r + 1, __ATOMIC_RELEASE);
+        } else {
+            prof__leave_slow(t, s->site, s->t0, t1); /* block full, none yet, or the cap */
         }
     }
 }
@@ -983,7 +983,6 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
    virtual counter on aarch64 and CLOCK_MONOTONIC elsewhere. They become
    nanoseconds once, at prof_stop, through a calibration against
    CLOCK_MONOTONIC that spans the process's whole profiling history. */
-int prof__g_clock_is_tsc;
 uint32_t prof__g_epoch;
 
 static PROF__NI int64_t prof__mono_ns(void) {
@@ -1006,23 +1005,24 @@ static struct {
     double ns_per_tick;
 } prof__clk;
 
+#if defined(__x86_64__) && !defined(PROF_CLOCK_MONOTONIC)
 static PROF__NI int prof__tsc_invariant(void) {
-#if defined(__x86_64__)
     unsigned a, b, c, d;
     __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
     if (a < 0x80000007u) return 0;
     __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
-    return (d >> 8) & 1;
-#else
-    return 0;
-#endif
+    return (d >> 8) & 1; /* CPUID.80000007H:EDX[8], invariant TSC */
 }
+#endif
 
 static PROF__NI void prof__clock_init(void) {
     if (prof__clk.ready) return;
-#if defined(__x86_64__)
-    __atomic_store_n(&prof__g_clock_is_tsc, prof__tsc_invariant(), __ATOMIC_RELAXED);
-    prof__clk.ticks_are_ns = !prof__g_clock_is_tsc;
+#if defined(PROF_CLOCK_MONOTONIC)
+    prof__clk.ticks_are_ns = 1;
+#elif defined(__x86_64__)
+    prof__clk.ticks_are_ns = 0;
+    if (!prof__tsc_invariant())
+        prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_start: this CPU does not report an invariant TSC; times of threads on different cores may drift (build with -DPROF_CLOCK_MONOTONIC to use clock_gettime)");
 #elif defined(__aarch64__)
     prof__clk.ticks_are_ns = 0;
 #else
@@ -1087,6 +1087,7 @@ typedef struct prof__tstate {
     char name[64];
     prof__block *head, *cur;
     uint64_t dropped, unbalanced;
+    uint64_t dropped_closes;   /* scope records lost to the cap: closes all the same */
     prof__open *open;          /* PROF_BEGIN stack */
     int32_t n_open, cap_open;
     prof__arena dyn_arena;     /* PROF_SCOPE_DYN names, reset each session */
@@ -1229,7 +1230,16 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     h->end = h->pos + got;
     return h->pos;
 }
-PROF_API PROF__NI prof__rec *prof__thread_grow(prof__thread *h) { return prof__grow_n(h, 1); }
+/* The hot path's slow side: the block is full (or there is none yet). */
+PROF_API PROF__NI void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
+    prof__tstate *t = (prof__tstate *)h;
+    prof__rec *r = prof__grow_n(h, 1);
+    if (!r) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
+    r->site = site;
+    r->t0 = t0;
+    r->t1 = t1;
+    PROF__STORE(&h->pos, r + 1);
+}
 
 /* Feature bits of the session, read by the slow paths. */
 enum { PROF__F_SHAPES = 1, PROF__F_FLOPS = 2, PROF__F_MEMORY = 4, PROF__F_NATIVE = 8, PROF__F_SCOPES = 16 };
@@ -1266,8 +1276,8 @@ PROF_API PROF__NI prof__thread *prof__thread_get(void) {
         __atomic_fetch_add(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
-        PROF__STORER(&t->hot.depth, 0);
-        t->hot.tick0 = prof__g.tick_start;
+        PROF__STORER(&t->dropped_closes, 0);
+        PROF__STORER(&t->hot.enters, 0u);
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
@@ -1279,7 +1289,7 @@ PROF_API PROF__NI prof__thread *prof__thread_get(void) {
 
 static PROF__NI prof__rec *prof__slot(prof__thread *h) {
     prof__rec *r = h->pos;
-    if (r == h->end) r = prof__thread_grow(h);
+    if (r == h->end) r = prof__grow_n(h, 1);
     return r;
 }
 
@@ -1350,7 +1360,7 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
     o->epoch = 0;
     o->t0 = 0;
     if (epoch && prof__thread_get()) {
-        PROF__STORER(&t->hot.depth, t->hot.depth + 1);
+        PROF__STORER(&t->hot.enters, t->hot.enters + 1);
         o->epoch = epoch;
         o->t0 = prof__now();
     }
@@ -1370,9 +1380,8 @@ PROF_API PROF__NI void prof__end(void) {
         return;
     }
     o = t->open[--t->n_open];
-    if (o.epoch && o.epoch == t->bound_epoch) PROF__STORER(&t->hot.depth, t->hot.depth - 1);
     if (!epoch || o.epoch != epoch || !(h = prof__thread_get())) return; /* begun while off or in another session */
-    if (!(r = prof__slot(h))) return;
+    if (!(r = prof__slot(h))) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
     r->site = o.site;
     r->t0 = o.t0;
     r->t1 = t1;
@@ -1439,7 +1448,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     flops = 0;
 #endif
     k = 1 + (size_t)flops + (size_t)over + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
-    if (!h || s->t0 < h->tick0) return; /* opened in an earlier session */
+    if (!h) return;
     r = start = prof__slots(h, k);
     if (r) {
         if (shapes) {
@@ -1461,8 +1470,10 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         r->t0 = s->t0;
         r->t1 = t1;
         PROF__STORE(&h->pos, start + k);
+    } else {
+        prof__tstate *t = (prof__tstate *)h;
+        PROF__STORER(&t->dropped_closes, t->dropped_closes + 1);
     }
-    __atomic_store_n(&h->depth, h->depth - 1, __ATOMIC_RELAXED);
 }
 
 
@@ -1473,7 +1484,7 @@ PROF_API PROF__NI prof__scope prof__scope_enter_slow(const prof_site *site) {
     s.t0 = 0;
     s.t = prof__thread_get();
     if (!s.t) return s;
-    __atomic_store_n(&s.t->depth, s.t->depth + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
 #if defined(PROF__HAVE_BACKTRACE)
     if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) {
         /* Return addresses now, names at prof_stop; the extension names the
@@ -2100,7 +2111,7 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend; uint64_t enters, closes_lost; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
    thread's scopes arrive in the order they ended (children before their
@@ -2259,7 +2270,6 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__clock_calibrate();
 
     for (t = prof__g.threads; t; t = t->next) {
-        int32_t depth;
         if (PROF__LOAD(&t->bound_epoch) != epoch) continue;
         if (!PROF__PUSH_OK(snaps, nsnap, capsnap)) goto oom;
         snaps[nsnap].t = t;
@@ -2274,13 +2284,12 @@ static PROF__NI prof_events *prof__collect(void) {
         cuthr[ncuthr].tid = t->tid;
         ncuthr++;
 #endif
+        snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
+        snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
         e->stats.dropped += PROF__LOADR(&t->dropped);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
-        depth = PROF__LOADR(&t->hot.depth);
-        if (depth > 0) open_total += (uint64_t)depth;
     }
     e->stats.threads = nsnap;
-    e->stats.open_at_stop = open_total;
 
 #define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
 #define PROF__STALE(x) ((x) < prof__g.tick_start || (x) > tick_stop)
@@ -2471,8 +2480,12 @@ static PROF__NI prof_events *prof__collect(void) {
             }
         });
         snaps[i].kend = nkeys;
+        /* open = opened - closed (recorded or lost to the cap) */
+        if (snaps[i].enters > snaps[i].kend - snaps[i].kbeg + snaps[i].closes_lost)
+            open_total += snaps[i].enters - (snaps[i].kend - snaps[i].kbeg) - snaps[i].closes_lost;
     }
     for (i = 0; i < naopen; i++) if (!aopen[i].used) e->stats.unmatched_async++;
+    e->stats.open_at_stop = open_total;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
     t = (prof__tstate *)prof__tls;
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
@@ -2701,6 +2714,7 @@ static PROF__NI void prof__step_scope_close(void) {
     if (!prof__s.step_t0 || !prof__g.cfg.schedule.active) return;
     snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)prof__s.step);
     if ((h = prof__thread_get()) && (r = prof__slots(h, 1))) {
+        PROF__STORER(&h->enters, h->enters + 1); /* a scope like any other */
         r->site = prof__intern_site(&step_site, name);
         r->t0 = prof__s.step_t0;
         r->t1 = t1;
