@@ -1111,8 +1111,9 @@ static struct {
 /* thread list and recording windows; never taken on the hot path */
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define PROF__FIRST_BLOCK 16384u   /* records: 384 KiB */
-#define PROF__MAX_BLOCK 262144u    /* records: 6 MiB */
+#define PROF__FIRST_BLOCK 16384u   /* records: 384 KiB, for short-lived threads */
+#define PROF__MAX_BLOCK 349525u    /* records: 8 MiB */
+#define PROF__HUGE ((size_t)2 << 20)
 
 static PROF__NI uint64_t prof__gettid(void) {
 #if defined(SYS_gettid)
@@ -1126,19 +1127,42 @@ static PROF__NI void prof__block_free(prof__block *b) {
     munmap(b->recs, b->map_bytes);
     PROF_FREE(b);
 }
+/* A block of records, faulted in here rather than one page at a time in
+   the hot path. Blocks of 2 MiB and more are aligned to and backed by
+   transparent huge pages where the kernel allows: one fault and one 2 MiB
+   clear instead of 512 faults, which on a VM is most of the growth cost. */
 static PROF__NI prof__block *prof__block_new(size_t cap) {
     prof__block *b = PROF__ALLOC(prof__block, 1);
-    void *m;
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+    size_t bytes = cap * sizeof(prof__rec), map, lead;
+    char *m;
     if (!b) return NULL;
-#if defined(MAP_POPULATE)
-    flags |= MAP_POPULATE; /* fault the pages in now, in one call, not one by one in the hot path */
+    if (bytes >= PROF__HUGE) bytes = (bytes + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
+    map = bytes >= PROF__HUGE ? bytes + PROF__HUGE : bytes;
+    m = (char *)mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == (char *)MAP_FAILED) { PROF_FREE(b); return NULL; }
+    if (map != bytes) { /* trim to a 2 MiB boundary */
+        lead = (PROF__HUGE - ((uintptr_t)m & (PROF__HUGE - 1))) & (PROF__HUGE - 1);
+        if (lead) munmap(m, lead);
+        if (map - lead - bytes) munmap(m + lead + bytes, map - lead - bytes);
+        m += lead;
+#if defined(MADV_HUGEPAGE)
+        madvise(m, bytes, MADV_HUGEPAGE);
 #endif
-    b->map_bytes = cap * sizeof(prof__rec);
-    m = mmap(NULL, b->map_bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (m == MAP_FAILED) { PROF_FREE(b); return NULL; }
-    b->recs = (prof__rec *)m;
-    b->cap = cap;
+    }
+    {
+        /* prefault: MADV_POPULATE_WRITE (Linux 5.14) does it in one call */
+        int done = 0;
+#if defined(__linux__)
+        done = madvise(m, bytes, 23 /* MADV_POPULATE_WRITE */) == 0;
+#endif
+        if (!done) {
+            size_t o;
+            for (o = 0; o < bytes; o += 4096) m[o] = 0;
+        }
+    }
+    b->map_bytes = bytes;
+    b->recs = (prof__rec *)(void *)m;
+    b->cap = bytes / sizeof(prof__rec);
     b->limit = b->used = 0;
     b->next = NULL;
     return b;
