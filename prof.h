@@ -4299,16 +4299,19 @@ static PROF__NI void prof__process_name(char *out, size_t n) {
     if (!k) snprintf(out, n, "process %ld", (long)getpid());
 }
 
+/* device_resource_id: the stream, or the thread when none was given */
+static PROF__NI int64_t prof__stream_of(const prof_events *e, const prof__ev *v) {
+    const prof__extra *x = prof__x(e, v);
+    return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid;
+}
+
 static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const prof__ev *v, uint64_t pid) {
     PROF__W_LIT(w, "\"pid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, pid);
     else prof__w_i64(w, prof__x(e, v)->device_index);
     PROF__W_LIT(w, ", \"tid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid);
-    else {
-        const prof__extra *x = prof__x(e, v);
-        prof__w_i64(w, x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid);
-    }
+    else prof__w_i64(w, prof__stream_of(e, v));
 }
 
 /* Kineto's "cat" for an event. */
@@ -4376,7 +4379,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
         PROF__W_LIT(w, ", \"device\": ");
         prof__w_i64(w, x->device_index);
         PROF__W_LIT(w, ", \"stream\": ");
-        prof__w_i64(w, x->has_resource ? x->resource_id : 0);
+        prof__w_i64(w, prof__stream_of(e, v));
     }
     if (x->correlation) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
     if (x->cu) {
@@ -4533,7 +4536,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         for (i = 0; i < e->n && !w->err; i++) {
             const prof__ev *v = &e->ev[i];
             const prof__extra *x = prof__x(e, v);
-            int64_t stream = x->has_resource ? x->resource_id : 0;
+            int64_t stream = prof__stream_of(e, v);
             int found;
             uint32_t *slot;
             char label[64];
