@@ -1851,6 +1851,7 @@ struct prof_events {
     size_t capstk;
     prof__memrec *mem;         /* allocation records (profile_memory) */
     size_t nmem, capmem;
+    const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -4447,7 +4448,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     }
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
     w = o.w;
-    PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n  ],\n");
+    PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
+    if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
+    PROF__W_LIT(w, "  ],\n");
     if (e->with_node_id) {
         PROF__W_LIT(w, "  \"distributedInfo\": {\"backend\": \"prof.h\", \"rank\": ");
         prof__w_i64(w, e->node_id);
@@ -4853,7 +4856,8 @@ static struct {
     prof__cubuf *done, **tail;
     size_t outstanding;
     uint64_t dropped;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0 };
+    char devices[4096];        /* deviceProperties entries, dumped once per process */
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, "" };
 
 static const CUpti_ActivityKind prof__cu_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
@@ -4921,6 +4925,8 @@ static PROF__NI void prof__cupti_start(unsigned activities) {
         /* the clock must be set before the first activity is enabled */
         if (!PROF__CUPTI_CALL(cuptiActivityRegisterTimestampCallback(prof__cu_timestamp))) return;
         if (!PROF__CUPTI_CALL(cuptiActivityRegisterCallbacks(prof__cu_requested, prof__cu_completed))) return;
+        /* the devices' properties, for the trace's deviceProperties */
+        if (!PROF__CUPTI_CALL(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE))) return;
         prof__cu.registered = 1;
     }
     for (k = 0; k < PROF__CU_NKINDS; k++) {
@@ -5122,6 +5128,29 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 x->resource_id = s->streamId;
                 break;
             }
+            case CUPTI_ACTIVITY_KIND_DEVICE: {
+                /* Kineto's deviceProperties entry */
+                const CUpti_ActivityDevice5 *d = (const CUpti_ActivityDevice5 *)(const void *)rec;
+                char entry[768];
+                prof__w jw;
+                size_t have;
+                jw.fd = -1; jw.err = 0; jw.n = 0;
+                prof__w_json_str(&jw, d->name ? d->name : "");
+                snprintf(entry, sizeof entry,
+                         "%s    {\"id\": %u, \"name\": %.*s, \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
+                         "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
+                         "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
+                         "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
+                         prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.n < 512 ? jw.n : 512), jw.buf, (unsigned long long)d->globalMemorySize,
+                         d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
+                         d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
+                         d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
+                         d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
+                have = strlen(prof__cu.devices);
+                if (have + strlen(entry) + 1 < sizeof prof__cu.devices) memcpy(prof__cu.devices + have, entry, strlen(entry) + 1);
+                free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
+                break;
+            }
             case CUPTI_ACTIVITY_KIND_MEMORY2: {
                 const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)rec;
                 int64_t bytes;
@@ -5150,6 +5179,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
 #undef PROF__CU_IN
 #undef PROF__CU_NS
     prof__map_free(&ctx_dev);
+    if (prof__cu.devices[0] && !(e->device_props = prof__intern(&e->strs, prof__cu.devices))) rc = -1;
     pthread_mutex_lock(&prof__cu.lock);
     while (list) {
         prof__cubuf *n = list->next;
