@@ -1,0 +1,275 @@
+/* bench/export.c - speed of prof_export_chrome_trace on 1M events carrying
+   full Kineto args (input shapes, call stack, sequence number, FLOPs; see
+   bench/synth.h), in events/s and MB/s (file size / time, best and median
+   of the repetitions), and PyTorch's EventList.export_chrome_trace on the
+   same events (bench/export_torch.py) for the ratio.
+
+   PyTorch 1.13's EventList exporter writes name, ph, ts, dur, tid, pid and
+   an empty args object only, so its file is much smaller: the events/s
+   ratio compares like with like, the MB/s figures do not.
+
+   The tree is built before timing (prof_events_build_tree), so the figures
+   are the exporter alone. The trace goes to $PROF_BENCH_EXPORT_DIR, by
+   default /dev/shm (tmpfs: the exporter's speed, not the disk's), else
+   $TMPDIR or /tmp; no fsync. Each repetition writes a new file (the old one
+   is removed first, untimed, on both sides), and the files are removed.
+
+   Environment: PROF_BENCH_EXPORT_EVENTS (default 1000000), PROF_BENCH_REPS
+   (default 5; PyTorch: 3), PROF_BENCH_NO_TORCH=1, PROF_BENCH_PYTHON. */
+#define _GNU_SOURCE 1
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Per-name args, parsed once from synth.h's tables. */
+typedef struct name_args {
+    int has_shapes;
+    prof_shapes shapes;
+    int ndims[16];
+    int64_t dims[64];
+    const char *stack[8];
+    int stack_depth;
+    int64_t flops;
+} name_args;
+static name_args g_args[SYNTH_N_NAMES];
+
+/* "[[64, 512], [], [512]]" -> n_inputs, ndims, dims */
+static void parse_shapes(const char *s, name_args *a) {
+    int depth = 0, in = -1, nd = 0;
+    a->shapes.n_inputs = 0;
+    for (; *s; s++) {
+        if (*s == '[') {
+            if (++depth == 2) { in = a->shapes.n_inputs++; a->ndims[in] = 0; }
+        } else if (*s == ']') {
+            depth--;
+        } else if (*s >= '0' && *s <= '9' && depth == 2) {
+            a->dims[nd++] = strtoll(s, (char **)&s, 10);
+            a->ndims[in]++;
+            s--;
+        }
+    }
+    a->shapes.ndims = a->ndims;
+    a->shapes.dims = a->dims;
+}
+static void init_args(void) {
+    int i;
+    for (i = 0; i < SYNTH_N_NAMES; i++) {
+        const char *sh = synth_shapes(i);
+        memset(&g_args[i], 0, sizeof g_args[i]);
+        if (sh) { g_args[i].has_shapes = 1; parse_shapes(sh, &g_args[i]); }
+        g_args[i].stack_depth = synth_stack(i, g_args[i].stack, 8);
+        g_args[i].flops = synth_flops(i);
+    }
+}
+
+static void emit_add(const synth_ev *s, void *ctx) {
+    prof_events *ev = (prof_events *)ctx;
+    const name_args *a = &g_args[s->name];
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = synth_names[s->name];
+    d.thread = s->thread;
+    d.start_ns = s->start_us * 1000;
+    d.end_ns = s->end_us * 1000;
+    if (a->has_shapes) { d.set |= PROF_EVENT_SHAPES; d.input_shapes = a->shapes; }
+    if (s->seq >= 0) { d.set |= PROF_EVENT_SEQUENCE_NR; d.sequence_nr = s->seq; }
+    d.stack = a->stack;
+    d.stack_depth = a->stack_depth;
+    d.flops = a->flops;
+    if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+}
+
+/* Floor: write(2) of `bytes` in 64 KiB chunks to a new file in the same
+   directory, the exporter's own chunk size; best of 3, seconds. */
+static double write_floor(const char *path, double bytes) {
+    static char chunk[1 << 16];
+    double best = 1e30;
+    int rep;
+    memset(chunk, 'x', sizeof chunk);
+    for (rep = 0; rep < 3; rep++) {
+        double left = bytes, t0, t1;
+        int fd;
+        unlink(path);
+        t0 = now_s();
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) return 0;
+        while (left > 0) {
+            size_t k = left < (double)sizeof chunk ? (size_t)left : sizeof chunk;
+            if (write(fd, chunk, k) != (ssize_t)k) { close(fd); unlink(path); return 0; }
+            left -= (double)k;
+        }
+        close(fd);
+        t1 = now_s();
+        if (t1 - t0 < best) best = t1 - t0;
+    }
+    unlink(path);
+    return best;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double median(const double *v, size_t n) {
+    double tmp[32];
+    memcpy(tmp, v, n * sizeof *v);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
+    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+static void header(const char *what) {
+    char line[512], model[256] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            char *c = strchr(line, ':');
+            if (strncmp(line, "model name", 10) == 0 && c) {
+                snprintf(model, sizeof model, "%s", c + 2);
+                model[strcspn(model, "\n")] = 0;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    printf("# %s\n", what);
+    printf("# machine: %s, nproc %ld, compiler " __VERSION__ "\n", model, sysconf(_SC_NPROCESSORS_ONLN));
+    /* which prof.h: the commit, and whether the file differs from it */
+    f = popen("git log -1 --format='%h %cd' --date=iso -- prof.h 2>/dev/null; git status --porcelain -- prof.h 2>/dev/null", "r");
+    if (f) {
+        char rev[128] = "", st[128] = "";
+        if (fgets(rev, sizeof rev, f)) rev[strcspn(rev, "\n")] = 0;
+        if (!fgets(st, sizeof st, f)) st[0] = 0;
+        pclose(f);
+        if (rev[0]) printf("# prof.h: last commit %s%s\n", rev, st[0] ? ", with uncommitted changes" : "");
+    }
+}
+
+/* The file looks complete: starts with '{', ends with "}\n". */
+static int looks_complete(const char *path, double size) {
+    char a = 0, b[2] = { 0, 0 };
+    FILE *f = fopen(path, "rb");
+    int ok = 0;
+    if (!f || size < 3) { if (f) fclose(f); return 0; }
+    if (fread(&a, 1, 1, f) == 1 && fseek(f, -2, SEEK_END) == 0 && fread(b, 1, 2, f) == 2) ok = a == '{' && b[0] == '}' && b[1] == '\n';
+    fclose(f);
+    return ok;
+}
+
+int main(void) {
+    const char *python = getenv("PROF_BENCH_PYTHON");
+    const char *tmp = getenv("PROF_BENCH_EXPORT_DIR");
+    const char *env;
+    size_t n = 1000000, reps = 5, i, k = 0;
+    double secs[32], size = 0, t_start = now_s(), best, med;
+    char path[512], input[512];
+    prof_events *ev;
+    struct stat st;
+    if (!python || !*python) python = "/usr/bin/python3";
+    if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if ((env = getenv("PROF_BENCH_EXPORT_EVENTS")) && *env) n = (size_t)strtoull(env, NULL, 10);
+    if ((env = getenv("PROF_BENCH_REPS")) && *env) reps = (size_t)strtoul(env, NULL, 10);
+    if (reps < 1) reps = 1;
+    if (reps > 32) reps = 32;
+    snprintf(path, sizeof path, "%s/prof-export-%ld.json", tmp, (long)getpid());
+    snprintf(input, sizeof input, "%s/prof-export-%ld.bin", tmp, (long)getpid());
+
+    header("prof.h export: prof_export_chrome_trace with full Kineto args");
+    init_args();
+    ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
+    synth_generate(n, 4, emit_add, ev);
+    if (prof_events_build_tree(ev) != PROF_OK) return 1;
+    printf("# %zu events (4 threads, shapes + stack + sequence_nr + flops), %zu repetitions; tree built before timing; files in %s\n",
+           prof_events_count(ev), reps, tmp);
+    fflush(stdout);
+
+    for (i = 0; i < reps; i++) {
+        double t0, t1;
+        prof_result r;
+        unlink(path);
+        t0 = now_s();
+        r = prof_export_chrome_trace(ev, path);
+        t1 = now_s();
+        if (r != PROF_OK) { printf("# export failed: %s\n", prof_last_error()); break; }
+        secs[k++] = t1 - t0;
+        if (stat(path, &st) == 0) size = (double)st.st_size;
+    }
+    if (!k) return 1;
+    if (!looks_complete(path, size)) printf("# warning: %s does not look like a complete trace\n", path);
+    unlink(path);
+    best = secs[0];
+    for (i = 1; i < k; i++) if (secs[i] < best) best = secs[i];
+    med = median(secs, k);
+    printf("export_file_size %.1f MB\n", size / 1e6);
+    printf("export_bytes_per_event %.1f B\n", size / (double)n);
+    printf("export_time_best %.4f s\n", best);
+    printf("export_time_median %.4f s\n", med);
+    printf("export_events_per_s_best %.2f Mevents/s\n", (double)n / best / 1e6);
+    printf("export_events_per_s_median %.2f Mevents/s\n", (double)n / med / 1e6);
+    printf("export_mb_per_s_best %.0f MB/s\n", size / best / 1e6);
+    printf("export_mb_per_s_median %.0f MB/s\n", size / med / 1e6);
+    {
+        printf("#   export_time            ");
+        for (i = 0; i < k; i++) printf(" %.4f", secs[i]);
+        printf("\n");
+    }
+    {
+        double wf = write_floor(path, size);
+        if (wf > 0) {
+            printf("# floor: write(2) of the same bytes in 64 KiB chunks, best of 3\n");
+            printf("export_write_floor_mb_per_s %.0f MB/s\n", size / wf / 1e6);
+            printf("export_write_floor_events_per_s %.2f Mevents/s\n", (double)n / wf / 1e6);
+            printf("export_time_ratio_to_write_floor %.2f x\n", med / wf);
+        }
+    }
+    fflush(stdout);
+    prof_events_free(ev);
+
+    if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) {
+        printf("# PyTorch comparison skipped (PROF_BENCH_NO_TORCH)\n");
+    } else {
+        char cmd[1536], line[512];
+        snprintf(cmd, sizeof cmd, "'%s' -c 'import torch.autograd.profiler_util' >/dev/null 2>&1", python);
+        if (system(cmd) != 0) {
+            printf("# %s cannot import torch (python3-torch missing): PyTorch comparison skipped\n", python);
+        } else if (synth_write_file(input, n, 4) == 0) {
+            FILE *p;
+            double torch_s = 0, torch_size = 0;
+            snprintf(cmd, sizeof cmd, "'%s' bench/export_torch.py '%s' '%s' 3", python, input, path);
+            p = popen(cmd, "r");
+            while (p && fgets(line, sizeof line, p)) {
+                char name[128];
+                double v;
+                fputs(line, stdout);
+                if (sscanf(line, "%127s %lf", name, &v) != 2) continue;
+                if (!strcmp(name, "torch_export_time_median")) torch_s = v;
+                else if (!strcmp(name, "torch_export_file_size")) torch_size = v;
+            }
+            if (p && pclose(p) == 0 && torch_s > 0) {
+                printf("export_speedup_vs_torch %.1f x\n", torch_s / med);
+                printf("export_size_vs_torch %.2f x\n", size / 1e6 / torch_size);
+            } else {
+                printf("# the PyTorch run failed: no ratio\n");
+            }
+            unlink(input);
+            unlink(path);
+        }
+    }
+    printf("# export bench took %.0f s\n", now_s() - t_start);
+    return 0;
+}
