@@ -1,0 +1,1674 @@
+/* The exporters: prof_export_chrome_trace, prof_export_stacks(_merged) and
+   prof_export_memory_timeline, on hand-built and recorded event lists with
+   hostile names (quotes, backslashes, every control byte, invalid UTF-8 of
+   every kind, valid multi-byte UTF-8, 1 MB names, empty names).
+
+   The files go to build/export/ (cwd = repo root), each with an expectation
+   file (*.expect.json) written from what this program did and from the
+   list's public view (prof_events_get); tests/export/check_export.py (run
+   below, python3 standard library) compares them byte for byte with what
+   prof.h must write, see its header for the format and the rules.
+   js_trace.json and js.stacks, with js_trace.expect.json and
+   js.stacks.expect.json, are also checked by real consumers (Chrome
+   DevTools' trace engine, speedscope) in the CTest test export_js
+   (tests/js/run.sh).
+
+   Checked here in C: the error paths (unwritable path, /dev/full, a
+   directory, a read-only directory, a full file-size limit, unknown stacks
+   metric, invalid JSON metadata) with their log messages, no temporary file
+   left behind and an existing target keeping its old content after every
+   failure; the exact escapes of control bytes; and that exporting ~200k
+   events streams (peak RSS grows by less than 8 MB).
+
+   TEST_EXPORT_TIMES=1 prints the time each part took (valgrind runs this
+   too: keep it under ~10 s there). */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OUT "build/export"
+#define ERR_DIR OUT "/err"
+#define STREAM_DIR "build/export_stream"
+
+/* ----- small helpers --------------------------------------------------- */
+
+static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
+
+static int64_t clock_ns(clockid_t c) {
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+/* Busy wait, so every scope lasts a measurable time. */
+static void spin_ns(int64_t ns) {
+    int64_t end = clock_ns(CLOCK_MONOTONIC) + ns;
+    while (clock_ns(CLOCK_MONOTONIC) < end) { }
+}
+
+static prof_event get_ev(prof_events *ev, size_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    if (prof_events_get(ev, i, &e) != PROF_OK) e.name = e.trace_name = "<no event>";
+    return e;
+}
+
+/* Growable byte buffer. */
+typedef struct sbuf { char *p; size_t n, cap; } sbuf;
+static void sb_put(sbuf *b, const void *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->n + n + 1) cap *= 2;
+        b->p = (char *)realloc(b->p, cap);
+        if (!b->p) { fprintf(stderr, "out of memory\n"); exit(1); }
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+static void sb_free(sbuf *b) { free(b->p); memset(b, 0, sizeof *b); }
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    sbuf b;
+    char chunk[65536];
+    size_t k;
+    memset(&b, 0, sizeof b);
+    if (!f) return NULL;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, k);
+    fclose(f);
+    if (!b.p) sb_put(&b, "", 0);
+    if (len) *len = b.n;
+    return b.p;
+}
+static int write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+static int file_is(const char *path, const char *text) {
+    size_t n;
+    char *s = read_file(path, &n);
+    int ok = s && n == strlen(text) && memcmp(s, text, n) == 0;
+    free(s);
+    return ok;
+}
+static int exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Names in dir containing ".tmp" (prof.h's temporary files are PATH.tmpPID.N). */
+static int count_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    if (!d) return 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strstr(de->d_name, ".tmp")) {
+            fprintf(stderr, "temporary file left behind: %s/%s\n", dir, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st; (void)flag; (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+static int chmod_dirs(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)ftw;
+    if (flag == FTW_D) chmod(path, (st->st_mode & 07777) | 0700);
+    return 0;
+}
+static void rm_tree(const char *path) {
+    if (!exists(path)) return;
+    nftw(path, chmod_dirs, 16, FTW_PHYS);
+    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ----- expectation files ----------------------------------------------- */
+
+/* UTF-8 decoding, written independently of prof.h: length of the valid
+   sequence at p, 0 if none (overlong, surrogate, past U+10FFFF, cut short). */
+static int t_utf8_len(const unsigned char *p) {
+    unsigned c = p[0], cp;
+    int n, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    for (i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* The text a consumer must read for the bytes s: every invalid byte one
+   U+FFFD. frame != 0: one frame of a folded stack (' ', ';', control bytes,
+   0x7f and U+2028/U+2029 become '_', "" becomes "_"); see check_export.py. */
+static void xform(sbuf *out, const char *s, int frame) {
+    const unsigned char *p = (const unsigned char *)s;
+    if (frame && !*p) { sb_str(out, "_"); return; }
+    while (*p) {
+        int n = t_utf8_len(p);
+        if (n == 1) {
+            char c = (char)*p;
+            if (frame && (c == ' ' || c == ';' || *p < 0x20 || *p == 0x7f)) c = '_';
+            sb_put(out, &c, 1);
+            p++;
+        } else if (n > 1) {
+            if (frame && n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) sb_str(out, "_");
+            else sb_put(out, p, (size_t)n);
+            p += n;
+        } else {
+            sb_str(out, "\xef\xbf\xbd");
+            p++;
+        }
+    }
+}
+
+/* A JSON string literal of valid UTF-8 text. */
+static void put_js(FILE *f, const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    for (; *p; p++) {
+        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
+        else fputc(*p, f);
+    }
+    fputc('"', f);
+}
+/* The JSON string a consumer must decode for the bytes s. */
+static void put_pj(FILE *f, const char *s, int frame) {
+    sbuf b;
+    memset(&b, 0, sizeof b);
+    sb_put(&b, "", 0);
+    xform(&b, s, frame);
+    put_js(f, b.p);
+    sb_free(&b);
+}
+
+static void put_hex(FILE *f, const char *s, size_t n) {
+    size_t i;
+    fputc('"', f);
+    for (i = 0; i < n; i++) fprintf(f, "%02x", (unsigned char)s[i]);
+    fputc('"', f);
+}
+/* check_export.py's byte-string spec: hex, or {"rep_hex", "times"} for a
+   long string that repeats a short pattern (the 1 MB names). */
+static void put_spec(FILE *f, const char *s) {
+    size_t n = strlen(s), per;
+    if (n > 4096) {
+        for (per = 1; per <= 256; per++) {
+            if (n % per == 0 && memcmp(s, s + per, n - per) == 0) {
+                fprintf(f, "{\"rep_hex\": ");
+                put_hex(f, s, per);
+                fprintf(f, ", \"times\": %zu}", n / per);
+                return;
+            }
+        }
+    }
+    put_hex(f, s, n);
+}
+
+static FILE *open_expect(const char *name) {
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, OUT "/%s", name);
+    f = fopen(path, "wb");
+    CHECK_MSG(f != NULL, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+static void close_expect(FILE *f) {
+    if (f) CHECK(fclose(f) == 0);
+}
+
+static char g_comm[64];
+static void read_comm(void) {
+    FILE *f = fopen("/proc/self/comm", "r");
+    size_t k = 0;
+    if (f) {
+        k = fread(g_comm, 1, sizeof g_comm - 1, f);
+        fclose(f);
+    }
+    while (k && (g_comm[k - 1] == '\n' || g_comm[k - 1] == '\r')) k--;
+    g_comm[k] = 0;
+    if (!k) snprintf(g_comm, sizeof g_comm, "process %ld", (long)getpid());
+}
+
+typedef const char *(*cat_fn)(const prof_event *e);
+
+/* The "events" member: every event of the list, in list (= file) order. */
+static void put_events(FILE *f, prof_events *ev, cat_fn cat) {
+    size_t i, n = prof_events_count(ev);
+    int k;
+    fprintf(f, "\"events\": [");
+    for (i = 0; i < n; i++) {
+        prof_event e = get_ev(ev, i);
+        int dev = e.device_type != PROF_DEVICE_CPU;
+        fprintf(f, "%s\n  {\"ev_idx\": %zu, \"name\": ", i ? "," : "", i);
+        put_spec(f, e.trace_name);
+        fprintf(f, ", \"cat\": \"%s\"", cat(&e));
+        if (dev) fprintf(f, ", \"pid\": %d, \"tid\": %lld", e.device_index, (long long)e.device_resource_id);
+        else fprintf(f, ", \"tid\": %llu", (unsigned long long)e.thread);
+        fprintf(f, ", \"start_ns\": %lld, \"end_ns\": %lld, \"parent\": %lld", (long long)e.start_ns, (long long)e.end_ns, (long long)e.parent);
+        if (e.is_async) fprintf(f, ", \"async\": true");
+        if (e.input_shapes) { fprintf(f, ", \"shapes\": "); put_js(f, e.input_shapes); }
+        if (e.stack_depth > 0) {
+            fprintf(f, ", \"stack\": [");
+            for (k = 0; k < e.stack_depth; k++) {
+                if (k) fprintf(f, ", ");
+                put_spec(f, e.stack[k] ? e.stack[k] : "");
+            }
+            fprintf(f, "]");
+        }
+        if (e.overload_name && e.overload_name[0]) { fprintf(f, ", \"overload\": "); put_spec(f, e.overload_name); }
+        fprintf(f, ", \"args\": {");
+        {
+            const char *sep = "";
+            if (e.sequence_nr >= 0) { fprintf(f, "%s\"Sequence number\": %lld", sep, (long long)e.sequence_nr); sep = ", "; }
+            if (e.has_fwd_thread) { fprintf(f, "%s\"Fwd thread id\": %llu", sep, (unsigned long long)e.fwd_thread); sep = ", "; }
+            if (e.flops > 0) { fprintf(f, "%s\"flops\": %lld", sep, (long long)e.flops); sep = ", "; }
+            /* a device event sits on the lane of its stream: tid == stream */
+            if (dev) fprintf(f, "%s\"device\": %d, \"stream\": %lld", sep, e.device_index, (long long)e.device_resource_id);
+        }
+        fprintf(f, "}}");
+    }
+    fprintf(f, "\n]");
+}
+
+/* Lanes (pid, tid) of the list's events, for "threads" and the "M" count. */
+typedef struct lane { int64_t pid; uint64_t tid; int dev; int has_stream; } lane;
+static size_t collect_lanes(prof_events *ev, lane *out, size_t max, const uint64_t *extra_tids, size_t n_extra) {
+    size_t i, j, n = 0, cnt = prof_events_count(ev);
+    for (i = 0; i < cnt + n_extra; i++) {
+        lane l;
+        memset(&l, 0, sizeof l);
+        if (i < cnt) {
+            prof_event e = get_ev(ev, i);
+            l.dev = e.device_type != PROF_DEVICE_CPU;
+            l.pid = l.dev ? e.device_index : -1;
+            l.tid = l.dev ? (uint64_t)e.device_resource_id : e.thread;
+            l.has_stream = l.dev && e.device_resource_id != (int64_t)e.thread;
+        } else {
+            l.pid = -1;
+            l.tid = extra_tids[i - cnt];
+        }
+        for (j = 0; j < n; j++) if (out[j].pid == l.pid && out[j].tid == l.tid) break;
+        if (j == n && n < max) out[n++] = l;
+    }
+    return n;
+}
+/* "M" events: process name/labels/sort index per process, name and sort
+   index per lane. */
+static int count_meta(const lane *l, size_t n) {
+    size_t i, j;
+    int m = 3;
+    for (i = 0; i < n; i++) {
+        m += 2;
+        if (l[i].dev) {
+            for (j = 0; j < i; j++) if (l[j].dev && l[j].pid == l[i].pid) break;
+            if (j == i) m += 3;
+        }
+    }
+    return m;
+}
+
+/* One name per CPU thread this program set (NULL = unnamed). */
+typedef struct tname { uint64_t tid; const char *name; int trunc; } tname;
+
+static void put_threads(FILE *f, const lane *l, size_t n, const tname *names, size_t nnames) {
+    size_t i, j;
+    fprintf(f, "\"threads\": [");
+    for (i = 0; i < n; i++) {
+        fprintf(f, "%s\n  {\"tid\": %llu", i ? "," : "", (unsigned long long)l[i].tid);
+        if (l[i].dev) {
+            char label[64];
+            fprintf(f, ", \"pid\": %lld", (long long)l[i].pid);
+            if (l[i].has_stream) {
+                snprintf(label, sizeof label, "stream %llu", (unsigned long long)l[i].tid);
+                fprintf(f, ", \"name\": ");
+                put_spec(f, label);
+            } else {
+                fprintf(f, ", \"any_name\": true");
+            }
+        } else {
+            const tname *t = NULL;
+            for (j = 0; j < nnames; j++) if (names[j].tid == l[i].tid) t = &names[j];
+            if (t && t->name && t->name[0]) {
+                fprintf(f, ", \"name\": ");
+                put_spec(f, t->name);
+                if (t->trunc) fprintf(f, ", \"trunc\": true");
+            } else {
+                fprintf(f, ", \"name\": null");
+            }
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n]");
+}
+
+/* Expected lines of prof_export_stacks: per event with a stack and a
+   positive value (int(us), truncated), frames outermost first. Writes the
+   member "prof_check": {...}. */
+static void put_stacks_check(FILE *f, const char *file, prof_events *ev, int device_metric, int merged, const char *unmerged_file) {
+    size_t i, n = prof_events_count(ev), lines = 0;
+    int k;
+    fprintf(f, "\"prof_check\": {\"kind\": \"stacks\", \"file\": \"%s\"", file);
+    if (merged) fprintf(f, ", \"merged\": true");
+    if (unmerged_file) fprintf(f, ", \"unmerged_file\": \"%s\"", unmerged_file);
+    fprintf(f, ", \"lines\": [");
+    for (i = 0; i < n; i++) {
+        prof_event e = get_ev(ev, i);
+        int64_t v = (device_metric ? e.self_device_time_total_ns : e.self_cpu_time_total_ns) / 1000;
+        if (e.stack_depth <= 0 || v <= 0) continue;
+        fprintf(f, "%s\n  {\"frames\": [", lines++ ? "," : "");
+        for (k = e.stack_depth - 1; k >= 0; k--) {
+            put_spec(f, e.stack[k] ? e.stack[k] : "");
+            if (k) fprintf(f, ", ");
+        }
+        fprintf(f, "], \"value\": %lld}", (long long)v);
+    }
+    fprintf(f, "\n]}");
+}
+static void write_stacks_expect(const char *expect_name, const char *file, prof_events *ev, int device_metric,
+                                int merged, const char *unmerged_file) {
+    FILE *f = open_expect(expect_name);
+    if (!f) return;
+    fprintf(f, "{");
+    put_stacks_check(f, file, ev, device_metric, merged, unmerged_file);
+    fprintf(f, "}\n");
+    close_expect(f);
+}
+
+/* ----- hostile names ----------------------------------------------------- */
+
+#define BIG_LEN ((size_t)1 << 20)
+static char g_ctl[64];       /* every control byte 0x01..0x1f and 0x7f */
+static char *g_big_a;        /* 1 MB: a 32-byte pattern of trouble */
+static char *g_big_b;        /* 1 MB: another pattern (metadata value) */
+static char *g_big_c;        /* 1 MB: a third (metadata key) */
+static char *g_big_thread;   /* 1 MB of "é": cut at 63 bytes mid-sequence */
+
+/* Each escape that a hex digit could follow is closed with "" "". */
+static const char *const HOSTILE[] = {
+    "quote\" back\\slash /solidus </script>",
+    NULL, /* g_ctl */
+    ("lone continuation \x80" " and \xbf\xbf" " end"),
+    ("overlong \xc0\xaf" " \xe0\x80\xaf" " \xc1\xbf" " \xf0\x80\x80\xaf" " end"),
+    ("surrogates \xed\xa0\x80" " \xed\xbf\xbf" " end"),
+    ("F5..FF \xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff" " end"),
+    ("past U+10FFFF \xf4\x90\x80\x80" " end"),
+    ("cut short \xe2\x82" " x \xf0\x9f\x98" " y \xc3" " z"),
+    "cut at the end 4 \xf0\x9f\x98",
+    "cut at the end 3 \xe2\x82",
+    "cut at the end 2 \xc3",
+    ("valid caf\xc3\xa9 \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 \xef\xbf\xbd \xc2\x80 \xef\xbf\xbf \xf4\x8f\xbf\xbf" " end"),
+    "",
+};
+#define N_HOSTILE (sizeof HOSTILE / sizeof HOSTILE[0])
+static const char *hostile(size_t i) { return HOSTILE[i] ? HOSTILE[i] : g_ctl; }
+
+static void make_names(void) {
+    static const char pat_a[] = "big \"q\" \\ ;\x01\t\xff\xc3\xa9\xe2\x82|\xed\xa0\x80" "x\x7f\xf0\x9f\x98\x80" "abcd";
+    static const char pat_b[] = "value \xe2\x9c\x93 \x1f\xc0\xaf" "\"\\";
+    static const char pat_c[] = "key \xe6\x97\xa5 \x02\xf5";
+    size_t i, k;
+    char *p = g_ctl;
+    p += sprintf(p, "ctl:");
+    for (i = 1; i < 0x20; i++) *p++ = (char)i;
+    *p++ = 0x7f;
+    strcpy(p, ":end");
+    g_big_a = (char *)malloc(BIG_LEN + 1);
+    g_big_b = (char *)malloc(BIG_LEN + 1);
+    g_big_c = (char *)malloc(BIG_LEN + 1);
+    g_big_thread = (char *)malloc(BIG_LEN + 1);
+    if (!g_big_a || !g_big_b || !g_big_c || !g_big_thread) { fprintf(stderr, "out of memory\n"); exit(1); }
+    /* whole repetitions only, so the expectation can say "pattern x N" */
+    for (k = 0; k + sizeof pat_a - 1 <= BIG_LEN; k += sizeof pat_a - 1) memcpy(g_big_a + k, pat_a, sizeof pat_a - 1);
+    g_big_a[k] = 0;
+    for (k = 0; k + sizeof pat_b - 1 <= BIG_LEN; k += sizeof pat_b - 1) memcpy(g_big_b + k, pat_b, sizeof pat_b - 1);
+    g_big_b[k] = 0;
+    for (k = 0; k + sizeof pat_c - 1 <= BIG_LEN; k += sizeof pat_c - 1) memcpy(g_big_c + k, pat_c, sizeof pat_c - 1);
+    g_big_c[k] = 0;
+    for (k = 0; k + 2 <= BIG_LEN; k += 2) memcpy(g_big_thread + k, "\xc3\xa9", 2);
+    g_big_thread[k] = 0;
+}
+static void free_names(void) {
+    free(g_big_a);
+    free(g_big_b);
+    free(g_big_c);
+    free(g_big_thread);
+}
+
+/* Keys of a trace's top level, in order, for the "keys" member. */
+typedef struct keylist { const char *k[64]; int n; } keylist;
+static void keys_add(keylist *kl, const char *key) {
+    int i;
+    for (i = 0; i < kl->n; i++) if (strcmp(kl->k[i], key) == 0) return; /* a repeated key keeps its place */
+    if (kl->n < 64) kl->k[kl->n++] = key;
+}
+static void put_keys(FILE *f, const keylist *meta, int distributed) {
+    static const char *const head[] = { "schemaVersion", "deviceProperties" };
+    static const char *const tail[] = { "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName" };
+    int i;
+    fprintf(f, "\"keys\": [");
+    for (i = 0; i < 2; i++) { put_spec(f, head[i]); fprintf(f, ", "); }
+    if (distributed) { put_spec(f, "distributedInfo"); fprintf(f, ", "); }
+    for (i = 0; i < meta->n; i++) { put_spec(f, meta->k[i]); fprintf(f, ", "); }
+    for (i = 0; i < 4; i++) { if (i) fprintf(f, ", "); put_spec(f, tail[i]); }
+    fprintf(f, "]");
+}
+
+/* Metadata entries for the "metadata" member. */
+typedef struct meta { const char *key, *value; int is_json; } meta;
+typedef struct metalist { meta m[64]; int n; } metalist;
+static void meta_set(metalist *ml, const char *key, const char *value, int is_json) {
+    int i;
+    for (i = 0; i < ml->n; i++) {
+        if (strcmp(ml->m[i].key, key) == 0) { ml->m[i].value = value; ml->m[i].is_json = is_json; return; }
+    }
+    if (ml->n < 64) { ml->m[ml->n].key = key; ml->m[ml->n].value = value; ml->m[ml->n].is_json = is_json; ml->n++; }
+}
+static void put_meta(FILE *f, const metalist *ml) {
+    int i;
+    fprintf(f, "\"metadata\": [");
+    for (i = 0; i < ml->n; i++) {
+        fprintf(f, "%s\n  {\"key\": ", i ? "," : "");
+        put_spec(f, ml->m[i].key);
+        if (ml->m[i].is_json) { fprintf(f, ", \"json\": "); put_js(f, ml->m[i].value); }
+        else { fprintf(f, ", \"value\": "); put_spec(f, ml->m[i].value); }
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n]");
+}
+
+/* Invalid JSON: each must be refused with PROF_E_ARG and never written. */
+static const char *const BAD_JSON[] = {
+    "", "{", "[1,]", "{\"a\" 1}", "{\"a\": }", "01", "1 2", "NaN", "Infinity", "tru", "'x'",
+    ("\"a\x01" "b\""), "\"\xff\"", "\"\\x\"", "\"\\u12G4\"", "[", "{\"a\": [1, 2}", "-", "1.", "1e", ".5",
+};
+#define N_BAD_JSON (sizeof BAD_JSON / sizeof BAD_JSON[0])
+
+/* ----- hand-built lists ------------------------------------------------- */
+
+static const char *cat_hand(const prof_event *e) {
+    /* prof_events_add has no site flags: CPU events are user annotations */
+    return e->device_type != PROF_DEVICE_CPU ? "kernel" : "user_annotation";
+}
+
+#define T1 101u
+#define T2 UINT64_MAX
+#define T3 103u
+
+static int64_t add_ev(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end,
+                      const char *const *stack, int depth) {
+    prof_event_desc d;
+    int64_t i;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = thread;
+    d.start_ns = start;
+    d.end_ns = end;
+    d.stack = stack;
+    d.stack_depth = depth;
+    i = prof_events_add(ev, &d);
+    CHECK_MSG(i >= 0, "prof_events_add(%.40s) failed: %s", name, prof_last_error());
+    return i;
+}
+
+static prof_events *build_hand(keylist *keys, metalist *metas) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    const int64_t root_s = 1000003, root_e = root_s + 5000000;
+    int64_t t, launch;
+    size_t i;
+    static const int ndims[] = { 2, 2, 0 };
+    static const int64_t dims[] = { 2, 3, 3, -1 };
+    const char *st[3];
+    if (!ev) return NULL;
+    CHECK_EQ_INT(prof_events_set_device(ev, "cuda"), PROF_OK);
+
+    /* T1: a root with one child per hostile name, each with a stack */
+    st[0] = "hand_root";
+    add_ev(ev, "hand_root", T1, root_s, root_e, st, 1);
+    t = root_s + 1000;
+    for (i = 0; i < N_HOSTILE; i++) {
+        st[0] = hostile(i);
+        st[1] = "hand_root";
+        add_ev(ev, hostile(i), T1, t + (int64_t)(i % 7), t + 60001 + (int64_t)i, st, 2);
+        t += 100000;
+    }
+    /* a 1 MB name, and a 1 MB frame */
+    st[0] = "hand_root"; /* its own name is not in its stack: the 1 MB string once */
+    add_ev(ev, g_big_a, T1, t, t + 20000, st, 1);
+    t += 30000;
+    st[0] = g_big_a; st[1] = "big frame holder"; st[2] = "hand_root";
+    add_ev(ev, "big frame holder", T1, t, t + 20000, st + 1, 2);
+    add_ev(ev, "big frame child", T1, t + 1, t + 20000, st, 3);
+    t += 30000;
+
+    /* every optional field of a desc. On its own thread: the tree groups
+       runs of (thread, node_id) as PyTorch does, so a node id differing
+       from its neighbours' would split T1's tree in two. */
+    memset(&d, 0, sizeof d);
+    d.name = "aten::addmm";
+    d.trace_name = "trace name \"q\" \xff" " \x01";
+    d.overload_name = "out \xc3\xa9 \xfe";
+    d.thread = T3;
+    d.start_ns = t;
+    d.end_ns = t + 7777;
+    d.set = PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_NODE_ID | PROF_EVENT_USER_ANNOTATION;
+    d.input_shapes.n_inputs = 3;
+    d.input_shapes.ndims = ndims;
+    d.input_shapes.dims = dims;
+    d.sequence_nr = 17;
+    d.fwd_thread = 12345678901234567890ull;
+    d.node_id = 5;
+    d.flops = 123456789012;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    t += 10000;
+    memset(&d, 0, sizeof d);
+    d.name = "no inputs";
+    d.overload_name = "";
+    d.thread = T1;
+    d.start_ns = t;
+    d.end_ns = t + 999;
+    d.set = PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR; /* [] and sequence_nr -1: none written */
+    d.sequence_nr = -1;
+    d.flops = -5;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    t += 10000;
+
+    /* kernels: one CPU launch with an appended kernel and a device event on
+       stream 7 of GPU 0, one on GPU 1 without a stream (default: thread) */
+    st[0] = "launch"; st[1] = "hand_root";
+    launch = add_ev(ev, "launch", T1, t, t + 50000, st, 2);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)launch, "gemm_kernel", 0, 40000), PROF_OK);
+    memset(&d, 0, sizeof d);
+    st[0] = "gemm_kernel \"k\""; st[1] = "launch"; st[2] = "hand_root";
+    d.name = "gemm_kernel \"k\"";
+    d.thread = T1;
+    d.start_ns = t + 5000;
+    d.end_ns = t + 45000;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_index = 0;
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_resource_id = 7;
+    d.stack = st;
+    d.stack_depth = 3;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    memset(&d, 0, sizeof d);
+    d.name = "memset_kernel";
+    d.thread = T1;
+    d.start_ns = t + 6000;
+    d.end_ns = t + 9000;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_index = 1;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    t += 60000;
+
+    /* a child that ends exactly with its parent, and its own child too */
+    add_ev(ev, "ends with root", T1, root_e - 123457, root_e, NULL, 0);
+    add_ev(ev, "ends with both", T1, root_e - 3, root_e, NULL, 0);
+
+    /* async: starts inside the root and ends after it; no parent */
+    memset(&d, 0, sizeof d);
+    d.name = "async \"range\"";
+    d.thread = T1;
+    d.start_ns = root_e - 1000;
+    d.end_ns = root_e + 77777;
+    d.set = PROF_EVENT_ASYNC;
+    CHECK(prof_events_add(ev, &d) >= 0);
+
+    /* T2 (tid 2^64-1): frames that collide once made safe (merged into one
+       stack), an empty and a NULL frame, U+2028/U+2029 inside a frame */
+    {
+        static const char *const c1[] = { "a b", "t2 top" };
+        static const char *const c2[] = { "a;b", "t2 top" };
+        static const char *const c3[] = { "a_b", "t2 top" };
+        static const char *const c4[] = { "a\tb", "t2 top" };
+        static const char *const e1[] = { "", NULL, "t2 top" };
+        static const char *const ls[] = { ("line\xe2\x80\xa8" "sep para\xe2\x80\xa9" "sep"), "t2 top" };
+        static const char *const top[] = { "t2 top" };
+        int64_t s = 2000000;
+        add_ev(ev, "t2 top", T2, s, s + 900000, top, 1);
+        add_ev(ev, "collide 1", T2, s + 10000, s + 110000, c1, 2);
+        add_ev(ev, "collide 2", T2, s + 120000, s + 220000, c2, 2);
+        add_ev(ev, "collide 3", T2, s + 230000, s + 330000, c3, 2);
+        add_ev(ev, "collide 4", T2, s + 340000, s + 440000, c4, 2);
+        add_ev(ev, "same stack again", T2, s + 450000, s + 550000, c1, 2);
+        add_ev(ev, "empty frames", T2, s + 560000, s + 660000, e1, 3);
+        add_ev(ev, "U+2028 frame", T2, s + 670000, s + 770000, ls, 2);
+    }
+
+    /* metadata: hostile keys and values, JSON values, a repeated key, 1 MB
+       key and value, empty key and value */
+    {
+        static const char *const json_ok[][2] = {
+            { "json object", "{\"a\": [1, 2.5e3, -0, \"x\\u0001\\\\\\\"\"], \"b\": {\"c\": null, \"d\": true, \"e\": false}}" },
+            { "json string", " \"caf\xc3\xa9 \\ud83d\\ude00\" " },
+            { "json number", "-12.5E-3" },
+            { "json empty", "[]" },
+        };
+        static char key_buf[N_HOSTILE][128];
+        for (i = 0; i < N_HOSTILE; i++) {
+            snprintf(key_buf[i], sizeof key_buf[i], "meta %zu %s", i, i == 1 ? "ctl" : hostile(i));
+            CHECK_EQ_INT(prof_events_add_metadata(ev, key_buf[i], hostile(i)), PROF_OK);
+            keys_add(keys, key_buf[i]);
+            meta_set(metas, key_buf[i], hostile(i), 0);
+        }
+        CHECK_EQ_INT(prof_events_add_metadata(ev, g_ctl, "control key"), PROF_OK);
+        keys_add(keys, g_ctl);
+        meta_set(metas, g_ctl, "control key", 0);
+        for (i = 0; i < sizeof json_ok / sizeof json_ok[0]; i++) {
+            CHECK_EQ_INT(prof_events_add_metadata_json(ev, json_ok[i][0], json_ok[i][1]), PROF_OK);
+            keys_add(keys, json_ok[i][0]);
+            meta_set(metas, json_ok[i][0], json_ok[i][1], 1);
+        }
+        CHECK_EQ_INT(prof_events_add_metadata(ev, "dup", "first"), PROF_OK);
+        keys_add(keys, "dup");
+        CHECK_EQ_INT(prof_events_add_metadata(ev, g_big_c, g_big_b), PROF_OK);
+        keys_add(keys, g_big_c);
+        meta_set(metas, g_big_c, g_big_b, 0);
+        CHECK_EQ_INT(prof_events_add_metadata(ev, "", ""), PROF_OK);
+        keys_add(keys, "");
+        meta_set(metas, "", "", 0);
+        CHECK_EQ_INT(prof_events_add_metadata_json(ev, "dup", "{\"second\": 2}"), PROF_OK);
+        meta_set(metas, "dup", "{\"second\": 2}", 1);
+        /* refused: never written */
+        for (i = 0; i < N_BAD_JSON; i++) {
+            check_log_reset();
+            CHECK_MSG(prof_events_add_metadata_json(ev, "bad json", BAD_JSON[i]) == PROF_E_ARG, "invalid JSON '%s' accepted", BAD_JSON[i]);
+            CHECK_MSG(check_log_has(PROF_E_ARG, "bad json"), "no PROF_E_ARG message naming the key for '%s'", BAD_JSON[i]);
+            CHECK(!prof_json_valid(BAD_JSON[i]));
+        }
+        CHECK_EQ_INT(prof_events_add_metadata(ev, NULL, "x"), PROF_E_ARG);
+        CHECK_EQ_INT(prof_events_add_metadata(ev, "x", NULL), PROF_E_ARG);
+        CHECK_EQ_INT(prof_events_add_metadata_json(ev, "x", NULL), PROF_E_ARG);
+    }
+    return ev;
+}
+
+/* Hand-built expectations shared by hand.json and hand_epoch.json. */
+static void write_trace_expect(const char *expect_name, const char *file, prof_events *ev, cat_fn cat,
+                               const keylist *keys, const metalist *metas) {
+    FILE *f = open_expect(expect_name);
+    lane lanes[64];
+    size_t nl = collect_lanes(ev, lanes, 64, NULL, 0);
+    if (!f) return;
+    fprintf(f, "{\"prof_check\": {\"kind\": \"trace\", \"file\": \"%s\", \"trace_name\": \"" OUT "/%s\", \"base_ns\": 0, \"pid\": %ld, \"process_name\": ",
+            file, file, (long)getpid());
+    put_spec(f, g_comm);
+    fprintf(f, ",\n");
+    put_keys(f, keys, 0);
+    fprintf(f, ",\n");
+    put_meta(f, metas);
+    fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"i\": 0, \"C\": 0},\n", prof_events_count(ev), count_meta(lanes, nl));
+    put_threads(f, lanes, nl, NULL, 0);
+    fprintf(f, ",\n");
+    put_events(f, ev, cat);
+    fprintf(f, ",\n\"marks\": [], \"counters\": [], \"memory\": []}}\n");
+    close_expect(f);
+}
+
+/* The exact escapes: \uXXXX for control bytes, except \t \n \r. */
+static void check_control_escapes(const char *path) {
+    size_t n, i;
+    char *s = read_file(path, &n);
+    char want[400], *p = want;
+    int found;
+    if (!CHECK_MSG(s != NULL, "cannot read %s", path)) return;
+    p += sprintf(p, "ctl:");
+    for (i = 1; i < 0x20; i++) {
+        if (i == '\t') p += sprintf(p, "\\t");
+        else if (i == '\n') p += sprintf(p, "\\n");
+        else if (i == '\r') p += sprintf(p, "\\r");
+        else p += sprintf(p, "\\u%04zx", i);
+    }
+    /* DEL is not a JSON control character: raw or \u007f are both right */
+    found = strstr(s, want) != NULL;
+    if (found) {
+        char raw[420], esc[420];
+        snprintf(raw, sizeof raw, "%s\x7f:end", want);
+        snprintf(esc, sizeof esc, "%s\\u007f:end", want);
+        found = strstr(s, raw) || strstr(s, esc);
+    }
+    CHECK_MSG(found, "%s: the control-byte name is not escaped as %s<DEL>:end", path, want);
+    free(s);
+}
+
+static void test_hand(void) {
+    keylist keys;
+    metalist metas;
+    prof_events *ev;
+    const char *cats[4];
+    memset(&keys, 0, sizeof keys);
+    memset(&metas, 0, sizeof metas);
+    ev = build_hand(&keys, &metas);
+    if (!CHECK(ev != NULL)) return;
+
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/hand.json"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks(ev, OUT "/hand.stacks", "self_cpu_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/hand_merged.stacks", "self_cpu_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks(ev, OUT "/hand_cuda.stacks", "self_cuda_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/hand_cuda_merged.stacks", "self_device_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, OUT "/hand_mem.json", PROF_DEVICE_CPU, 0), PROF_OK);
+
+    write_trace_expect("hand.expect.json", "hand.json", ev, cat_hand, &keys, &metas);
+    write_stacks_expect("hand.stacks.expect.json", "hand.stacks", ev, 0, 0, NULL);
+    write_stacks_expect("hand_merged.stacks.expect.json", "hand_merged.stacks", ev, 0, 1, "hand.stacks");
+    write_stacks_expect("hand_cuda.stacks.expect.json", "hand_cuda.stacks", ev, 1, 0, NULL);
+    write_stacks_expect("hand_cuda_merged.stacks.expect.json", "hand_cuda_merged.stacks", ev, 1, 1, "hand_cuda.stacks");
+    {
+        FILE *f = open_expect("hand_mem.expect.json");
+        if (f) {
+            fprintf(f, "{\"prof_check\": {\"kind\": \"timeline\", \"file\": \"hand_mem.json\", \"ncat\": 1, \"sizes\": []}}\n");
+            close_expect(f);
+        }
+        CHECK_EQ_INT(prof_memory_categories(ev, PROF_DEVICE_CPU, 0, cats, 4), 1);
+        CHECK_EQ_STR(cats[0], "unknown");
+    }
+    check_control_escapes(OUT "/hand.json");
+
+    /* Values this program knows, independently of the export. */
+    {
+        size_t i, n = prof_events_count(ev);
+        int seen_addmm = 0;
+        for (i = 0; i < n; i++) {
+            prof_event e = get_ev(ev, i);
+            if (strcmp(e.name, "aten::addmm") == 0) {
+                seen_addmm = 1;
+                CHECK_EQ_STR(e.input_shapes, "[[2, 3], [3, -1], []]");
+                CHECK_EQ_STR(e.trace_name, "trace name \"q\" \xff" " \x01");
+                CHECK_EQ_INT(e.node_id, 5);
+                CHECK_EQ_INT(e.parent, -1);
+            }
+            if (strcmp(e.name, "ends with both") == 0) CHECK_EQ_STR(get_ev(ev, (size_t)e.parent).name, "ends with root");
+            if (strcmp(e.name, "async \"range\"") == 0) CHECK_EQ_INT(e.parent, -1);
+            if (strcmp(e.name, "launch") == 0) CHECK_EQ_INT(e.self_device_time_total_ns, 40000);
+        }
+        CHECK(seen_addmm);
+    }
+    prof_events_free(ev);
+}
+
+/* Nesting once parsed: a viewer reads ts and dur as doubles of
+   microseconds and drops a child that ends after its parent, so prof.h
+   shortens such a child by a few ns. Chains of children that all end at
+   the same ns as their parent test that it compares with the parent as
+   written (itself perhaps shortened), at ordinary magnitudes (ns since a
+   session start: 0.97 s, 5.6 s, 16 s) and at the epoch (ns since 1970,
+   ~1.7e18, where a double of microseconds holds a quarter of a
+   microsecond at best). A child that starts less than an ulp before its
+   parent's end cannot be kept inside by shortening it: not tested. */
+static void test_hand_nesting(void) {
+    prof_events *ev = prof_events_create();
+    keylist keys;
+    metalist metas;
+    static const int64_t chains[][8] = {
+        /* end, then the starts of the root and its nested children (0 ends) */
+        { 16069629662, 16068554393, 16068644128, 16068960030, 0 },
+        { 5596376100, 5587864975, 5593752276, 5595992466, 5596299213, 5596352634, 0 },
+        { 976530239, 970879260, 971119680, 973465853, 976006843, 976358783, 976401538, 976493106 },
+    };
+    static const int64_t epochs[] = { 1700000000123456789, 1700000000987654321, 1234567890123456789, 9007199254740993 };
+    size_t k;
+    int i;
+    char name[64];
+    memset(&keys, 0, sizeof keys);
+    memset(&metas, 0, sizeof metas);
+    if (!CHECK(ev != NULL)) return;
+    for (k = 0; k < sizeof chains / sizeof chains[0]; k++) {
+        for (i = 1; i < 8 && chains[k][i]; i++) {
+            snprintf(name, sizeof name, "chain %zu depth %d", k, i - 1);
+            add_ev(ev, name, 10 + k, chains[k][i], chains[k][0], NULL, 0);
+        }
+    }
+    for (k = 0; k < sizeof epochs / sizeof epochs[0]; k++) {
+        const int64_t b = epochs[k];
+        const int64_t end = b + 1000001 + (int64_t)k * 7;
+        snprintf(name, sizeof name, "epoch root %zu", k);
+        add_ev(ev, name, 20 + k, b, end, NULL, 0);
+        for (i = 1; i <= 12; i++) {
+            snprintf(name, sizeof name, "epoch %zu depth %d", k, i);
+            add_ev(ev, name, 20 + k, b + i * 40013 + i * i, end, NULL, 0);
+        }
+        snprintf(name, sizeof name, "epoch %zu next root", k);
+        add_ev(ev, name, 20 + k, end + 2000000, end + 4000000, NULL, 0);
+        snprintf(name, sizeof name, "epoch %zu next child", k);
+        add_ev(ev, name, 20 + k, end + 2500001, end + 4000000, NULL, 0);
+    }
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/hand_nest.json"), PROF_OK);
+    write_trace_expect("hand_nest.expect.json", "hand_nest.json", ev, cat_hand, &keys, &metas);
+    prof_events_free(ev);
+}
+
+/* ----- recorded sessions ------------------------------------------------ */
+
+static const char *const OPS[] = { "aten::mm", "aten::addmm", "aten::linear" };
+static const char *cat_rec(const prof_event *e) {
+    size_t i;
+    for (i = 0; i < sizeof OPS / sizeof OPS[0]; i++) if (strcmp(e->name, OPS[i]) == 0) return "cpu_op";
+    return "user_annotation";
+}
+
+/* What the program did, in time order (threads run one after the other). */
+typedef struct memop { uintptr_t addr; int64_t bytes; int dt, di; const char *cat; uint64_t tid; const char *within; } memop;
+typedef struct instop { const char *name; uint64_t tid; const char *within; int is_counter; double value; } instop;
+static memop g_mem[64];
+static int g_nmem;
+static instop g_inst[64];
+static int g_ninst;
+
+static void rec_alloc(uintptr_t a, size_t bytes, prof_device_type dt, int di, const char *cat, const char *within) {
+    prof_alloc_ex((const void *)a, bytes, dt, di, cat);
+    if (g_nmem < 64) {
+        memop m = { a, (int64_t)bytes, (int)dt, di, cat, my_tid(), within };
+        g_mem[g_nmem++] = m;
+    }
+}
+static void rec_free(uintptr_t a, const char *within) {
+    int i;
+    prof_dealloc((const void *)a);
+    for (i = g_nmem - 1; i >= 0; i--) {
+        if (g_mem[i].addr == a && g_mem[i].bytes > 0) {
+            memop m = g_mem[i];
+            m.bytes = -m.bytes;
+            m.tid = my_tid();
+            m.within = within;
+            if (g_nmem < 64) g_mem[g_nmem++] = m;
+            return;
+        }
+    }
+}
+static void rec_inst(const char *name, const char *within, int is_counter, double v) {
+    if (g_ninst < 64) {
+        instop x = { name, my_tid(), within, is_counter, v };
+        g_inst[g_ninst++] = x;
+    }
+}
+#define MARK(name, within) do { PROF_MARK(name); rec_inst(name, within, 0, 0.0); } while (0)
+#define COUNTER(name, v, within) do { PROF_COUNTER(name, v); rec_inst(name, within, 1, v); } while (0)
+
+#define CTR_NAME "ctr \"c\" \\ \xff"
+#define WA_NAME "wA \"q\" \\ \x01\x1f\x7f \xff\xc3\xa9 \xe2\x82"
+
+typedef struct worker { uint64_t tid; int which; } worker;
+
+static void *worker_main(void *arg) {
+    worker *w = (worker *)arg;
+    w->tid = my_tid();
+    if (w->which == 0) {
+        prof_set_thread_name(WA_NAME);
+        {
+            PROF_SCOPE("worker_a_top");
+            {
+                PROF_SCOPE_SHAPES("aten::mm", 2, 3, 4, 2, 4, 5);
+                spin_ns(30000);
+            }
+            MARK("mark_a", "worker_a_top");
+            COUNTER(CTR_NAME, 1.5, "worker_a_top");
+            rec_alloc(0xA000, 256, PROF_DEVICE_CPU, 0, NULL, "worker_a_top");
+            spin_ns(2000);
+            rec_free(0xA000, "worker_a_top");
+            PROF_ASYNC_END(42);
+            spin_ns(20000);
+        }
+    } else {
+        prof_set_thread_name(""); /* empty: unnamed, "thread <tid>" */
+        {
+            PROF_SCOPE("worker_b_top");
+            spin_ns(20000);
+            rec_alloc(0xB000, 128, PROF_DEVICE_CPU, 0, NULL, "worker_b_top");
+            spin_ns(20000);
+        }
+    }
+    return NULL;
+}
+static uint64_t run_worker(int which) {
+    pthread_t th;
+    worker w;
+    w.tid = 0;
+    w.which = which;
+    if (!CHECK(pthread_create(&th, NULL, worker_main, &w) == 0)) return 0;
+    pthread_join(th, NULL);
+    return w.tid;
+}
+
+static void put_instants(FILE *f, const char *member, int counters) {
+    int i, first = 1;
+    fprintf(f, "\"%s\": [", member);
+    for (i = 0; i < g_ninst; i++) {
+        const instop *x = &g_inst[i];
+        if (x->is_counter != counters) continue;
+        fprintf(f, "%s\n  {\"name\": ", first ? "" : ",");
+        first = 0;
+        put_spec(f, x->name);
+        fprintf(f, ", \"tid\": %llu, \"within\": ", (unsigned long long)x->tid);
+        put_spec(f, x->within);
+        if (counters) {
+            if (isnan(x->value) || isinf(x->value)) fprintf(f, ", \"value\": null");
+            else fprintf(f, ", \"value\": \"%a\"", x->value);
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n]");
+}
+static void put_memory(FILE *f) {
+    int i;
+    fprintf(f, "\"memory\": [");
+    for (i = 0; i < g_nmem; i++) {
+        const memop *m = &g_mem[i];
+        fprintf(f, "%s\n  {\"addr\": %llu, \"bytes\": %lld, \"tid\": %llu, \"device_type\": %d, \"device_id\": %d, \"category\": ",
+                i ? "," : "", (unsigned long long)m->addr, (long long)m->bytes, (unsigned long long)m->tid, m->dt,
+                m->dt == PROF_DEVICE_CPU ? -1 : m->di);
+        if (m->cat) put_spec(f, m->cat);
+        else fprintf(f, "null");
+        fprintf(f, ", \"within\": ");
+        put_spec(f, m->within);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n]");
+}
+/* The memory timeline of one device, simulated from the operations. */
+static void write_timeline_expect(const char *expect_name, const char *file, prof_events *ev, prof_device_type dt, int di) {
+    const char *cats[16], *got[16];
+    int64_t live[16];
+    size_t ncat = 1, c, k, got_n;
+    int i, rows = 0;
+    FILE *f;
+    cats[0] = "unknown";
+    for (i = 0; i < g_nmem; i++) {
+        const memop *m = &g_mem[i];
+        if (m->dt != (int)dt || (dt != PROF_DEVICE_CPU && m->di != di) || !m->cat) continue;
+        for (c = 1; c < ncat && strcmp(cats[c], m->cat) != 0; c++) {}
+        if (c == ncat && ncat < 16) cats[ncat++] = m->cat;
+    }
+    got_n = prof_memory_categories(ev, dt, di, got, 16);
+    if (CHECK_EQ_INT(got_n, ncat))
+        for (c = 0; c < ncat; c++) CHECK_EQ_STR(got[c], cats[c]);
+    f = open_expect(expect_name);
+    if (!f) return;
+    fprintf(f, "{\"prof_check\": {\"kind\": \"timeline\", \"file\": \"%s\", \"trace\": \"rec.json\", \"device_type\": %d, \"device_id\": %d, \"ncat\": %zu, \"sizes\": [",
+            file, (int)dt, dt == PROF_DEVICE_CPU ? -1 : di, ncat);
+    memset(live, 0, sizeof live);
+    for (i = 0; i < g_nmem; i++) {
+        const memop *m = &g_mem[i];
+        if (m->dt != (int)dt || (dt != PROF_DEVICE_CPU && m->di != di)) continue;
+        c = 0;
+        if (m->cat) for (c = 1; c < ncat && strcmp(cats[c], m->cat) != 0; c++) {}
+        live[c < ncat ? c : 0] += m->bytes;
+        fprintf(f, "%s[", rows++ ? ", " : "");
+        for (k = 0; k < ncat; k++) fprintf(f, "%s%lld", k ? ", " : "", (long long)live[k]);
+        fprintf(f, "]");
+    }
+    fprintf(f, "]}}\n");
+    close_expect(f);
+}
+
+#define MEM_CAT_HOSTILE "cat \"q\" \\ \xff\x01 \xe2\x9c\x93"
+
+/* The main recorded session: schedule (skip 1, warm-up 1, active 2), shapes,
+   memory, scope stacks, node id, three threads, marks, counters, async
+   ranges, allocations with categories, session and list metadata. */
+static void test_recorded(void) {
+    prof_config cfg;
+    prof_events *ev;
+    keylist keys;
+    metalist metas;
+    tname names[3];
+    uint64_t tid_a, tid_b, tids[3];
+    int64_t real0, real1;
+    size_t i, n;
+    int steps = 0;
+    char dyn[64];
+    memset(&keys, 0, sizeof keys);
+    memset(&metas, 0, sizeof metas);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.record_shapes = 1;
+    cfg.profile_memory = 1;
+    cfg.with_stack = PROF_STACK_SCOPES;
+    cfg.with_flops = 1;
+    cfg.with_node_id = 1;
+    cfg.node_id = 3;
+    cfg.world_size = 8;
+    cfg.schedule.skip_first = 1;
+    cfg.schedule.warmup = 1;
+    cfg.schedule.active = 2;
+    cfg.schedule.repeat = 1;
+    cfg.log = check_log;
+    g_nmem = g_ninst = 0;
+
+    prof_set_thread_name(g_big_thread);    /* kept as a bounded copy */
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    CHECK_EQ_INT(prof_add_metadata("session \"key\" \xff", "value \x01\xe2\x82"), PROF_OK);
+    keys_add(&keys, "session \"key\" \xff");
+    meta_set(&metas, "session \"key\" \xff", "value \x01\xe2\x82", 0);
+    CHECK_EQ_INT(prof_add_metadata_json("session json", "[1, \"two\", {\"3\": null}]"), PROF_OK);
+    keys_add(&keys, "session json");
+    meta_set(&metas, "session json", "[1, \"two\", {\"3\": null}]", 1);
+    CHECK_EQ_INT(prof_add_metadata("dup", "first"), PROF_OK);
+    keys_add(&keys, "dup");
+    check_log_reset();
+    CHECK_EQ_INT(prof_add_metadata_json("bad session json", "{\"a\":}"), PROF_E_ARG);
+    CHECK(check_log_has(PROF_E_ARG, "bad session json"));
+
+    { PROF_SCOPE("skipped step 0"); spin_ns(1000); }
+    CHECK_EQ_INT(prof_step(), PROF_OK);    /* 1: warm-up, recorded then thrown away */
+    { PROF_SCOPE("warm-up step 1"); spin_ns(1000); }
+    real0 = clock_ns(CLOCK_REALTIME);
+    CHECK_EQ_INT(prof_step(), PROF_OK);    /* 2: the window starts */
+    real1 = clock_ns(CLOCK_REALTIME);
+    {
+        PROF_SCOPE("step2 body");
+        {
+            PROF_SCOPE("quote \"q\" back\\slash");
+            spin_ns(20000);
+        }
+        for (i = 0; i < N_HOSTILE; i++) {
+            PROF_SCOPE_DYN(hostile(i));
+            spin_ns(15000);
+        }
+        {
+            PROF_SCOPE_DYN(g_big_a);
+            spin_ns(15000);
+        }
+        {
+            PROF_SCOPE_FLOPS("aten::addmm", prof_flops_addmm(8, 16, 32));
+            spin_ns(15000);
+        }
+        {
+            static const int64_t shp[] = { 2, 8, 16, 1, 32 };
+            prof_args a;
+            memset(&a, 0, sizeof a);
+            a.shapes = shp;
+            a.shapes_len = 5;
+            a.flops = 77;
+            a.overload_name = "out \xff";
+            a.sequence_nr = 5;
+            a.fwd_thread = 999;
+            a.set = PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD;
+            {
+                PROF_SCOPE_ARGS("aten::linear", &a);
+                spin_ns(15000);
+            }
+        }
+        MARK("mark \"q\" \\ \x01" "\xff" " end", "step2 body");
+        COUNTER(CTR_NAME, 0.1, "step2 body");
+        COUNTER(CTR_NAME, NAN, "step2 body");
+        COUNTER(CTR_NAME, INFINITY, "step2 body");
+        COUNTER(CTR_NAME, -INFINITY, "step2 body");
+        COUNTER(CTR_NAME, -0.0, "step2 body");
+        COUNTER(CTR_NAME, 1e308, "step2 body");
+        COUNTER(CTR_NAME, 5e-324, "step2 body");
+        COUNTER(CTR_NAME, 3, "step2 body");
+        PROF_ASYNC_BEGIN("async \"range\"", 42);
+        PROF_ASYNC_BEGIN("never ended", 77);
+        PROF_ASYNC_END(99);              /* no begin: counted, not recorded */
+        {
+            PROF_SCOPE("mem_ops");
+            rec_alloc(0x1000, 1000, PROF_DEVICE_CPU, 0, "activations", "mem_ops");
+            spin_ns(1000);
+            rec_alloc(0x2000, 500, PROF_DEVICE_CPU, 0, MEM_CAT_HOSTILE, "mem_ops");
+            spin_ns(1000);
+            rec_alloc(0x3000, 64, PROF_DEVICE_CPU, 0, NULL, "mem_ops");
+            spin_ns(1000);
+            rec_alloc(0xD000, 4096, PROF_DEVICE_CUDA, 0, "weights", "mem_ops");
+            spin_ns(1000);
+            rec_alloc(0xD100, 8192, PROF_DEVICE_CUDA, 1, "weights", "mem_ops");
+            spin_ns(1000);
+            rec_alloc(0xD200, 100, PROF_DEVICE_CUDA, 0, NULL, "mem_ops");
+            spin_ns(1000);
+            rec_free(0x1000, "mem_ops");
+            spin_ns(1000);
+            rec_free(0xD000, "mem_ops");
+            spin_ns(1000);
+        }
+        tid_a = run_worker(0);
+        tid_b = run_worker(1);
+    }
+    CHECK_EQ_INT(prof_step(), PROF_OK);    /* 3: the last step of the window */
+    {
+        PROF_SCOPE("step3 body");
+        snprintf(dyn, sizeof dyn, "dyn \"%d\" \xc3\xa9", 3);
+        {
+            PROF_SCOPE_DYN(dyn);
+            spin_ns(10000);
+        }
+        MARK("mark_step3", "step3 body");
+        rec_free(0x2000, "step3 body");
+        spin_ns(1000);
+        rec_free(0xB000, "step3 body");
+        spin_ns(1000);
+        rec_free(0xD100, "step3 body");
+        spin_ns(10000);
+    }
+    check_log_reset();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK(check_log_count(PROF_E_UNBALANCED) >= 1); /* the async range without a partner */
+    CHECK_EQ_INT(prof_events_stats(ev).unmatched_async, 2);
+    /* outside a session: forgotten, not recorded */
+    prof_dealloc((const void *)0x3000);
+    prof_dealloc((const void *)0xD200);
+
+    /* list metadata after the session: a repeated key keeps its place */
+    CHECK_EQ_INT(prof_events_add_metadata(ev, "dup", "second"), PROF_OK);
+    meta_set(&metas, "dup", "second", 0);
+    CHECK_EQ_INT(prof_events_add_metadata(ev, "after stop", "x"), PROF_OK);
+    keys_add(&keys, "after stop");
+    meta_set(&metas, "after stop", "x", 0);
+
+    /* the window holds steps 2 and 3 only */
+    n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e = get_ev(ev, i);
+        if (strcmp(e.name, "ProfilerStep*") == 0) {
+            steps++;
+            CHECK(strcmp(e.trace_name, "ProfilerStep#2") == 0 || strcmp(e.trace_name, "ProfilerStep#3") == 0);
+        }
+        CHECK(strcmp(e.name, "skipped step 0") != 0 && strcmp(e.name, "warm-up step 1") != 0);
+    }
+    CHECK_EQ_INT(steps, 2);
+
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/rec.json"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks(ev, OUT "/rec.stacks", "self_cpu_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/rec_merged.stacks", "self_cpu_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks(ev, OUT "/rec_device.stacks", "self_device_time_total"), PROF_OK); /* no device: empty */
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, OUT "/rec_mem_cpu.json", PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, OUT "/rec_mem_cuda0.json", PROF_DEVICE_CUDA, 0), PROF_OK);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, OUT "/rec_mem_cuda1.json", PROF_DEVICE_CUDA, 1), PROF_OK);
+
+    names[0].tid = my_tid(); names[0].name = g_big_thread; names[0].trunc = 1;
+    names[1].tid = tid_a; names[1].name = WA_NAME; names[1].trunc = 0;
+    names[2].tid = tid_b; names[2].name = NULL; names[2].trunc = 0;
+    tids[0] = names[0].tid; tids[1] = tid_a; tids[2] = tid_b;
+    {
+        FILE *f = open_expect("rec.expect.json");
+        lane lanes[16];
+        size_t nl = collect_lanes(ev, lanes, 16, tids, 3);
+        int nmarks = 0, nctr = 0, k;
+        for (k = 0; k < g_ninst; k++) { if (g_inst[k].is_counter) nctr++; else nmarks++; }
+        if (f) {
+            fprintf(f, "{\"prof_check\": {\"kind\": \"trace\", \"file\": \"rec.json\", \"trace_name\": \"" OUT "/rec.json\", \"pid\": %ld, \"process_name\": ",
+                    (long)getpid());
+            put_spec(f, g_comm);
+            fprintf(f, ", \"base_ns_min\": %lld, \"base_ns_max\": %lld, \"rank\": 3, \"world_size\": 8,\n", (long long)real0, (long long)real1);
+            put_keys(f, &keys, 1);
+            fprintf(f, ",\n");
+            put_meta(f, &metas);
+            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"i\": %d, \"C\": %d},\n", n, count_meta(lanes, nl), nmarks + g_nmem, nctr);
+            put_threads(f, lanes, nl, names, 3);
+            fprintf(f, ",\n");
+            put_events(f, ev, cat_rec);
+            fprintf(f, ",\n");
+            put_instants(f, "marks", 0);
+            fprintf(f, ",\n");
+            put_instants(f, "counters", 1);
+            fprintf(f, ",\n");
+            put_memory(f);
+            fprintf(f, "}}\n");
+            close_expect(f);
+        }
+    }
+    write_stacks_expect("rec.stacks.expect.json", "rec.stacks", ev, 0, 0, NULL);
+    write_stacks_expect("rec_merged.stacks.expect.json", "rec_merged.stacks", ev, 0, 1, "rec.stacks");
+    write_stacks_expect("rec_device.stacks.expect.json", "rec_device.stacks", ev, 1, 0, NULL);
+    write_timeline_expect("rec_mem_cpu.expect.json", "rec_mem_cpu.json", ev, PROF_DEVICE_CPU, 0);
+    write_timeline_expect("rec_mem_cuda0.expect.json", "rec_mem_cuda0.json", ev, PROF_DEVICE_CUDA, 0);
+    write_timeline_expect("rec_mem_cuda1.expect.json", "rec_mem_cuda1.json", ev, PROF_DEVICE_CUDA, 1);
+    prof_events_free(ev);
+}
+
+/* ----- the session the real consumers load (tests/js) ------------------- */
+
+#define JS_MAIN_NAME "js main \"q\" caf\xc3\xa9 \x01"
+#define JS_WORKER_NAME "js worker \xe2\x9c\x93 \xff"
+#define JS_DYN "js ctl\x01 \xff;semi"
+
+static void *js_worker(void *arg) {
+    *(uint64_t *)arg = my_tid();
+    prof_set_thread_name(JS_WORKER_NAME);
+    {
+        PROF_SCOPE("js_worker_top");
+        spin_ns(20000);
+        {
+            PROF_SCOPE("js matmul");
+            spin_ns(40000);
+        }
+        spin_ns(20000);
+    }
+    return NULL;
+}
+
+/* check_trace.mjs's "threads" and check_speedscope.mjs's members, from the
+   list and the names this program set. */
+static void write_js_expect(prof_events *ev, uint64_t main_tid, uint64_t worker_tid) {
+    FILE *f = open_expect("js_trace.expect.json");
+    size_t i, j, n = prof_events_count(ev);
+    uint64_t tids[2];
+    const char *tnames[2];
+    int t;
+    double total = 0;
+    lane lanes[4];
+    size_t nl;
+    tname names[2];
+    tids[0] = main_tid; tids[1] = worker_tid;
+    tnames[0] = JS_MAIN_NAME; tnames[1] = JS_WORKER_NAME;
+    names[0].tid = main_tid; names[0].name = JS_MAIN_NAME; names[0].trunc = 0;
+    names[1].tid = worker_tid; names[1].name = JS_WORKER_NAME; names[1].trunc = 0;
+    nl = collect_lanes(ev, lanes, 4, tids, 2);
+    if (!f) return;
+    fprintf(f, "{\"prof_check\": {\"kind\": \"trace\", \"file\": \"js_trace.json\", \"trace_name\": \"" OUT "/js_trace.json\", \"pid\": %ld, \"counts\": {\"X\": %zu, \"M\": %d},\n",
+            (long)getpid(), n, count_meta(lanes, nl));
+    put_threads(f, lanes, nl, names, 2);
+    fprintf(f, ",\n");
+    put_events(f, ev, cat_rec);
+    fprintf(f, "},\n\"processes\": {\"%ld\": ", (long)getpid());
+    put_pj(f, g_comm, 0);
+    fprintf(f, "},\n\"threads\": {");
+    for (t = 0; t < 2; t++) {
+        int first = 1;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        fprintf(f, "%s\n  \"%llu\": {\"name\": ", t ? "," : "", (unsigned long long)tids[t]);
+        put_pj(f, tnames[t], 0);
+        fprintf(f, ", \"scopes\": {");
+        for (i = 0; i < n; i++) {
+            prof_event e = get_ev(ev, i);
+            size_t cnt = 0;
+            if (e.thread != tids[t]) continue;
+            if (e.start_ns < lo) lo = e.start_ns;
+            if (e.end_ns > hi) hi = e.end_ns;
+            for (j = 0; j < i; j++) {
+                prof_event o = get_ev(ev, j);
+                if (o.thread == tids[t] && strcmp(o.trace_name, e.trace_name) == 0) break;
+            }
+            if (j < i) continue; /* counted at its first occurrence */
+            for (j = i; j < n; j++) {
+                prof_event o = get_ev(ev, j);
+                cnt += o.thread == tids[t] && strcmp(o.trace_name, e.trace_name) == 0;
+            }
+            fprintf(f, "%s", first ? "" : ", ");
+            first = 0;
+            put_pj(f, e.trace_name, 0);
+            fprintf(f, ": %zu", cnt);
+        }
+        fprintf(f, "}, \"parents\": {");
+        first = 1;
+        for (i = 0; i < n; i++) {
+            prof_event e = get_ev(ev, i);
+            if (e.thread != tids[t]) continue;
+            for (j = 0; j < i; j++) {
+                prof_event o = get_ev(ev, j);
+                if (o.thread == tids[t] && strcmp(o.trace_name, e.trace_name) == 0) break;
+            }
+            if (j < i) continue;
+            fprintf(f, "%s", first ? "" : ", ");
+            first = 0;
+            put_pj(f, e.trace_name, 0);
+            fprintf(f, ": ");
+            /* every occurrence of this name in this session has one parent name */
+            if (e.parent < 0) fprintf(f, "null");
+            else put_pj(f, get_ev(ev, (size_t)e.parent).trace_name, 0);
+        }
+        fprintf(f, "}}");
+        if (hi > lo) total += (double)(hi - lo) / 1000.0;
+    }
+    fprintf(f, "\n},\n\"speedscope\": {\"importer\": \"Trace Event Format profile\", \"profiles\": 2, \"tolerance\": 0.01, \"total\": %.3f, \"frames\": [", total);
+    for (i = 0; i < n; i++) {
+        prof_event e = get_ev(ev, i);
+        for (j = 0; j < i; j++) if (strcmp(get_ev(ev, j).trace_name, e.trace_name) == 0) break;
+        if (j < i) continue;
+        fprintf(f, "%s", i ? ", " : "");
+        put_pj(f, e.trace_name, 0);
+    }
+    fprintf(f, "]}}\n");
+    close_expect(f);
+
+    /* js.stacks: the frames speedscope must show and the total weight */
+    f = open_expect("js.stacks.expect.json");
+    if (!f) return;
+    {
+        sbuf seen;
+        long long sum = 0;
+        int first = 1, k;
+        memset(&seen, 0, sizeof seen);
+        sb_put(&seen, "\n", 1);
+        fprintf(f, "{\"importer\": \"collapsed stack format\", \"profiles\": 1, \"frames\": [");
+        for (i = 0; i < n; i++) {
+            prof_event e = get_ev(ev, i);
+            int64_t v = e.self_cpu_time_total_ns / 1000;
+            if (e.stack_depth <= 0 || v <= 0) continue;
+            sum += v;
+            for (k = 0; k < e.stack_depth; k++) {
+                sbuf fr;
+                memset(&fr, 0, sizeof fr);
+                sb_put(&fr, "\n", 1);
+                xform(&fr, e.stack[k], 1);
+                sb_put(&fr, "\n", 1);
+                if (!strstr(seen.p, fr.p)) {
+                    sb_str(&seen, fr.p + 1);
+                    fr.p[fr.n - 1] = 0;
+                    fprintf(f, "%s", first ? "" : ", ");
+                    first = 0;
+                    put_js(f, fr.p + 1);
+                }
+                sb_free(&fr);
+            }
+        }
+        fprintf(f, "], \"total\": %lld,\n", sum);
+        sb_free(&seen);
+    }
+    /* the same file describes js.stacks for check_export.py */
+    put_stacks_check(f, "js.stacks", ev, 0, 0, NULL);
+    fprintf(f, "}\n");
+    close_expect(f);
+}
+
+static void test_js(void) {
+    prof_config cfg;
+    prof_events *ev;
+    pthread_t th;
+    uint64_t worker_tid = 0, main_tid = my_tid();
+    memset(&cfg, 0, sizeof cfg);
+    cfg.with_stack = PROF_STACK_SCOPES;
+    cfg.log = check_log;
+    prof_set_thread_name(JS_MAIN_NAME);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    {
+        PROF_SCOPE("js_step");
+        spin_ns(10000);
+        {
+            PROF_SCOPE("js matmul");
+            spin_ns(30000);
+            {
+                PROF_SCOPE("js \"quoted\" \\ caf\xc3\xa9");
+                spin_ns(20000);
+            }
+        }
+        {
+            PROF_SCOPE_DYN(JS_DYN);
+            spin_ns(20000);
+        }
+        spin_ns(10000);
+    }
+    if (CHECK(pthread_create(&th, NULL, js_worker, &worker_tid) == 0)) pthread_join(th, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/js_trace.json"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks(ev, OUT "/js.stacks", "self_cpu_time_total"), PROF_OK);
+    write_js_expect(ev, main_tid, worker_tid);
+    prof_events_free(ev);
+}
+
+/* ----- error paths -------------------------------------------------------- */
+
+typedef prof_result (*export_fn)(prof_events *ev, const char *path);
+static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
+static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
+static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
+static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
+static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
+    { "prof_export_chrome_trace", ex_trace },
+    { "prof_export_stacks", ex_stacks },
+    { "prof_export_stacks_merged", ex_merged },
+    { "prof_export_memory_timeline", ex_timeline },
+};
+#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
+
+/* A failed export: PROF_E_IO, a message naming the path, no temporary file
+   in dir, and the old content of an existing target. */
+static void expect_io_failure(prof_events *ev, size_t k, const char *path, const char *dir, const char *old) {
+    prof_result r;
+    check_log_reset();
+    r = EXPORTERS[k].fn(ev, path);
+    CHECK_MSG(r == PROF_E_IO, "%s(%s) returned %d (%s), expected PROF_E_IO", EXPORTERS[k].name, path, (int)r, prof_result_string(r));
+    CHECK_MSG(check_log_has(PROF_E_IO, path), "%s(%s): no PROF_E_IO message naming the path (last error: %s)", EXPORTERS[k].name, path,
+              prof_last_error() ? prof_last_error() : "(none)");
+    if (dir) CHECK_MSG(count_tmp(dir) == 0, "%s(%s) left a temporary file in %s", EXPORTERS[k].name, path, dir);
+    if (old) CHECK_MSG(file_is(path, old), "%s(%s): the existing target lost its content", EXPORTERS[k].name, path);
+}
+
+/* A list whose trace and stacks are a few tens of kB (more than the 4 kB
+   file-size limit below) and cheap to write under valgrind. */
+static prof_events *build_small(void) {
+    prof_events *ev = prof_events_create();
+    int i;
+    if (!ev) return NULL;
+    for (i = 0; i < 200; i++) {
+        const char *st[2];
+        char name[32];
+        snprintf(name, sizeof name, "small %d \"q\"", i);
+        st[0] = name;
+        st[1] = "small root";
+        add_ev(ev, name, 1, (int64_t)i * 10000, (int64_t)i * 10000 + 9000, st, 2);
+    }
+    return ev;
+}
+
+static void test_errors(void) {
+    size_t k;
+    struct stat st;
+    prof_events *ev = build_small();
+    if (!CHECK(ev != NULL)) return;
+    CHECK(mkdir(ERR_DIR, 0755) == 0 || errno == EEXIST);
+
+    /* a directory that does not exist */
+    for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, "/nonexistent/dir/x.json", NULL, NULL);
+
+    /* /dev/full: written in place (a device), fails at the first flush */
+    if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+        for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, "/dev/full", "/dev", NULL);
+        CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)); /* still the device */
+    } else {
+        printf("test_export: no /dev/full here, its check skipped\n");
+    }
+
+    /* a directory as the target */
+    CHECK(mkdir(ERR_DIR "/adir", 0755) == 0);
+    for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/adir", ERR_DIR, NULL);
+    CHECK(stat(ERR_DIR "/adir", &st) == 0 && S_ISDIR(st.st_mode));
+    CHECK(count_tmp(ERR_DIR "/adir") == 0);
+
+    /* a read-only directory, with an existing target. As root (uid 0)
+       permissions do not stop writes, so the failure cannot happen there:
+       the check is skipped, and the file-size limit below covers "the
+       target keeps its content" for everyone. */
+    CHECK(mkdir(ERR_DIR "/ro", 0755) == 0);
+    CHECK(write_file(ERR_DIR "/ro/x.json", "OLD\n") == 0);
+    CHECK(chmod(ERR_DIR "/ro", 0555) == 0);
+    if (geteuid() != 0) {
+        for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/ro/x.json", ERR_DIR "/ro", "OLD\n");
+    } else {
+        printf("test_export: running as root, read-only directory check skipped\n");
+    }
+    chmod(ERR_DIR "/ro", 0755);
+
+    /* a write that fails midway (RLIMIT_FSIZE: EFBIG): the temporary file
+       goes away and the target keeps its old content */
+    {
+        struct rlimit old_lim, lim;
+        void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+        CHECK(mkdir(ERR_DIR "/fsize", 0755) == 0);
+        CHECK(write_file(ERR_DIR "/fsize/target", "OLD\n") == 0);
+        CHECK(getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+        lim = old_lim;
+        lim.rlim_cur = 4096;
+        if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
+            expect_io_failure(ev, 0, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
+            expect_io_failure(ev, 1, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
+            expect_io_failure(ev, 2, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
+            CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+        }
+        signal(SIGXFSZ, old_sig);
+        /* and a successful export replaces it */
+        CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/fsize/target", "self_cpu_time_total"), PROF_OK);
+        CHECK(!file_is(ERR_DIR "/fsize/target", "OLD\n"));
+        CHECK(count_tmp(ERR_DIR "/fsize") == 0);
+    }
+
+    /* unknown stacks metric: refused before any file is made */
+    {
+        static const char *const bad[] = { "cpu_time_total", "self_cpu_time", "SELF_CPU_TIME_TOTAL", "" };
+        for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            check_log_reset();
+            CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/m.stacks", bad[k]), PROF_E_UNKNOWN_KEY);
+            CHECK_EQ_INT(prof_export_stacks_merged(ev, ERR_DIR "/m.stacks", bad[k]), PROF_E_UNKNOWN_KEY);
+            CHECK(check_log_count(PROF_E_UNKNOWN_KEY) == 2);
+            if (bad[k][0]) CHECK(check_log_has(PROF_E_UNKNOWN_KEY, bad[k]));
+        }
+        CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/m.stacks", NULL), PROF_E_UNKNOWN_KEY);
+        CHECK(!exists(ERR_DIR "/m.stacks"));
+    }
+
+    /* arguments */
+    CHECK_EQ_INT(prof_export_chrome_trace(NULL, ERR_DIR "/n.json"), PROF_E_ARG);
+    CHECK_EQ_INT(prof_export_stacks(NULL, ERR_DIR "/n.json", "self_cpu_time_total"), PROF_E_ARG);
+    CHECK_EQ_INT(prof_export_memory_timeline(NULL, ERR_DIR "/n.json", PROF_DEVICE_CPU, 0), PROF_E_ARG);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, ""), PROF_E_ARG);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, NULL), PROF_E_ARG);
+    CHECK(!exists(ERR_DIR "/n.json"));
+    CHECK(count_tmp(ERR_DIR) == 0);
+    CHECK(count_tmp(OUT) == 0);
+    prof_events_free(ev);
+}
+
+/* ----- streaming: ~200k events, memory flat ------------------------------- */
+
+static long status_kb(const char *field) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(field);
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, field, n) == 0 && line[n] == ':') { v = atol(line + n + 1); break; }
+    }
+    fclose(f);
+    return v;
+}
+
+static void test_streaming(void) {
+    prof_events *ev = prof_events_create();
+    long n = check_scale(200000, 10), i, rss0, hwm0, hwm1, rss1, growth;
+    int reset_ok;
+    prof_event e;
+    char *s;
+    size_t len, count = 0;
+    const char *p;
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_reserve(ev, (size_t)n), PROF_OK);
+    for (i = 0; i + 1 < n; i += 2) {
+        int64_t t = i * 1000 + 17;
+        uint64_t th = (uint64_t)(i % 8) + 1;
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = "stream parent";
+        d.thread = th;
+        d.start_ns = t;
+        d.end_ns = t + 900;
+        if (prof_events_add(ev, &d) < 0) break;
+        d.name = "stream child \"c\"";
+        d.start_ns = t + 100;
+        d.end_ns = t + 800;
+        if (prof_events_add(ev, &d) < 0) break;
+    }
+    CHECK_EQ_INT(prof_events_count(ev), n & ~1L);
+    n = (long)prof_events_count(ev);
+    CHECK(prof_events_get(ev, 0, &e) == PROF_OK); /* builds the tree before measuring */
+    rm_tree(STREAM_DIR);
+    CHECK(mkdir(STREAM_DIR, 0755) == 0);
+    /* "5" resets VmHWM to the current RSS (Linux >= 4.0) */
+    {
+        int fd = open("/proc/self/clear_refs", O_WRONLY);
+        reset_ok = fd >= 0 && write(fd, "5", 1) == 1;
+        if (fd >= 0) close(fd);
+    }
+    rss0 = status_kb("VmRSS");
+    hwm0 = status_kb("VmHWM");
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/big.json"), PROF_OK);
+    hwm1 = status_kb("VmHWM");
+    rss1 = status_kb("VmRSS");
+    growth = reset_ok ? hwm1 - rss0 : (hwm1 - hwm0 > rss1 - rss0 ? hwm1 - hwm0 : rss1 - rss0);
+    if (check_under_valgrind()) {
+        printf("test_export: under valgrind, RSS growth not checked (%ld kB)\n", growth);
+    } else {
+        CHECK_MSG(rss0 > 0 && hwm1 > 0 && growth < 8 * 1024,
+                  "exporting %ld events grew the peak RSS by %ld kB (VmRSS %ld -> %ld kB, VmHWM %ld -> %ld kB, reset %d), limit 8 MB",
+                  n, growth, rss0, rss1, hwm0, hwm1, reset_ok);
+    }
+    s = read_file(STREAM_DIR "/big.json", &len);
+    if (CHECK(s != NULL)) {
+        /* a plain loop: sanitizers' strstr rescans the whole haystack per call */
+        static const char pat[] = "{\"ph\": \"X\"";
+        for (p = s; p + sizeof pat - 1 <= s + len; p++)
+            if (*p == '{' && memcmp(p, pat, sizeof pat - 1) == 0) count++;
+        CHECK_EQ_INT(count, n);
+        CHECK(len > 3 && memcmp(s + len - 3, "\n}\n", 3) == 0);
+        free(s);
+    }
+    CHECK(count_tmp(STREAM_DIR) == 0);
+    rm_tree(STREAM_DIR);
+    prof_events_free(ev);
+}
+
+/* ----- check_export.py ------------------------------------------------------ */
+
+static void run_checker(void) {
+    int rc;
+    int have_python = system("command -v python3 >/dev/null 2>&1") == 0;
+    if (!CHECK_MSG(have_python, "python3 not found: tests/export/check_export.py needs it (Debian: apt-get install python3)")) return;
+    fflush(stdout);
+    fflush(stderr);
+    rc = system("python3 tests/export/check_export.py " OUT);
+    CHECK_MSG(rc == 0, "python3 tests/export/check_export.py " OUT " failed (status %d): see its FAIL lines above", rc);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    read_comm();
+    make_names();
+    CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
+    rm_tree(OUT);
+    CHECK(mkdir(OUT, 0755) == 0);
+
+#define PHASE(call) do { int64_t t0_ = clock_ns(CLOCK_MONOTONIC); call; \
+        if (getenv("TEST_EXPORT_TIMES")) fprintf(stderr, "%-28s %8.3f s\n", #call, (double)(clock_ns(CLOCK_MONOTONIC) - t0_) / 1e9); } while (0)
+    PHASE(test_hand());
+    PHASE(test_hand_nesting());
+    PHASE(test_js());
+    PHASE(test_recorded());
+    PHASE(test_errors());
+    PHASE(test_streaming());
+    rm_tree(ERR_DIR); /* only the checked outputs stay in build/export */
+    PHASE(run_checker());
+
+    free_names();
+    prof_shutdown();
+    return check_report();
+}
