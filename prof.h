@@ -505,6 +505,9 @@ PROF_API int prof__use_(int, ...);
 /* The thread-local pointer lives in the implementation file; initial-exec
    TLS keeps its access to one instruction in executables. */
 extern __thread prof__thread *prof__tls;
+/* Where prof__tls points before a thread attaches: its epoch is never a
+   session's, so the hot path needs no NULL test. */
+PROF_API prof__thread prof__g_unattached;
 #ifdef __cplusplus
 }
 #endif
@@ -550,7 +553,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
     if (PROF__LIKELY(!epoch)) { s.t = 0; return s; }
     s.t = prof__tls;
     /* first scope of a thread or session, or native stacks: out of line */
-    if (PROF__UNLIKELY(!s.t || s.t->epoch != epoch)) return prof__scope_enter_slow(site);
+    if (PROF__UNLIKELY(s.t->epoch != epoch)) return prof__scope_enter_slow(site);
     __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
     s.t0 = prof__now();
     return s;
@@ -1095,7 +1098,14 @@ typedef struct prof__tstate {
     size_t dyn_cap, dyn_n;
 } prof__tstate;
 
-__thread prof__thread *prof__tls;
+prof__thread prof__g_unattached;
+__thread prof__thread *prof__tls = &prof__g_unattached;
+
+/* The calling thread's state, NULL before it attaches. */
+static PROF__NI prof__tstate *prof__self(void) {
+    prof__thread *h = prof__tls;
+    return h == &prof__g_unattached ? NULL : (prof__tstate *)(void *)h;
+}
 
 static struct {
     pthread_key_t key;
@@ -1187,7 +1197,7 @@ static PROF__NI void prof__thread_exit(void *p) {
     pthread_mutex_lock(&prof__g_lock);
     t->dead = 1;
     pthread_mutex_unlock(&prof__g_lock);
-    prof__tls = NULL; /* a later scope in another TLS destructor starts afresh */
+    prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
 }
 
 /* Takes up to `want` records from the session's cap. */
@@ -1287,7 +1297,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
 
 /* Attaches the calling thread, or rebinds its buffer to a new session. */
 PROF_API PROF__NI prof__thread *prof__thread_get(void) {
-    prof__tstate *t = (prof__tstate *)prof__tls;
+    prof__tstate *t = prof__self();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch) return NULL;
     if (!t && !(t = prof__attach())) return NULL;
@@ -1369,7 +1379,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
    prof_start closes the BEGIN made before it instead of looking unbalanced. */
 PROF_API PROF__NI void prof__begin(const prof_site *site) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
-    prof__tstate *t = (prof__tstate *)prof__tls;
+    prof__tstate *t = prof__self();
     prof__open *o;
     if (!t && !(t = prof__attach())) return;
     if (t->n_open == t->cap_open) {
@@ -1395,7 +1405,7 @@ PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) 
 PROF_API PROF__NI void prof__end(void) {
     uint64_t t1 = prof__now();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
-    prof__tstate *t = (prof__tstate *)prof__tls;
+    prof__tstate *t = prof__self();
     prof__thread *h;
     prof__open o;
     prof__rec *r;
@@ -1730,7 +1740,7 @@ static PROF__NI char *prof__strdup(const char *s) {
 }
 
 PROF_API void prof_set_thread_name(const char *name) {
-    prof__tstate *t = (prof__tstate *)prof__tls;
+    prof__tstate *t = prof__self();
     /* Attach outside a session too, so the name is known later. */
     if (!t && !(t = prof__attach())) return;
     pthread_mutex_lock(&prof__g_lock);
@@ -1757,10 +1767,10 @@ PROF_API void prof_shutdown(void) {
         pp = &prof__g.threads;
         while (*pp) {
             prof__tstate *t = *pp;
-            if (t->dead || &t->hot == prof__tls) {
-                if (&t->hot == prof__tls) {
+            if (t->dead || t == prof__self()) {
+                if (t == prof__self()) {
                     if (prof__g.key_ready) pthread_setspecific(prof__g.key, NULL);
-                    prof__tls = NULL;
+                    prof__tls = &prof__g_unattached;
                 }
                 *pp = t->next;
                 prof__tstate_free(t);
@@ -2512,7 +2522,7 @@ static PROF__NI prof_events *prof__collect(void) {
     for (i = 0; i < naopen; i++) if (!aopen[i].used) e->stats.unmatched_async++;
     e->stats.open_at_stop = open_total;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
-    t = (prof__tstate *)prof__tls;
+    t = prof__self();
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
@@ -4329,17 +4339,51 @@ static PROF__NI const char *prof__category(const prof_events *e, const prof__ev 
     return "user_annotation";
 }
 
+/* The duration written for event i. A viewer reads ts and dur as doubles
+   and drops a child that ends after its parent by an ulp, so each event is
+   trimmed (by whole nanoseconds) to end within its parent's end as written,
+   the parent's own trimming included: the chain is replayed from the top.
+   ns/1000.0 is the double nearest the exact decimal the file holds, as the
+   viewer's parse is. */
+/* The double a JSON parser makes of the microseconds we print for ns:
+   correctly rounded ns/1000, also past 2^53 where (double)ns is not exact. */
+static PROF__NI double prof__us_double(int64_t ns) {
+    uint64_t n, q, m, rem, div;
+    int b, ex;
+    double r;
+    if (ns > -((int64_t)1 << 53) && ns < ((int64_t)1 << 53)) return (double)ns / 1000.0;
+    n = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    q = n / 1000;
+    b = 64 - __builtin_clzll(q);
+    ex = b - 53; /* m = n / 1000 / 2^ex lies in [2^52, 2^53) */
+    if (ex >= 0) { div = (uint64_t)1000 << ex; m = n / div; rem = n % div; }
+    else { div = 1000; m = (n << -ex) / 1000; rem = (n << -ex) % 1000; }
+    if (rem * 2 > div || (rem * 2 == div && (m & 1))) m++; /* ties to even */
+    r = ldexp((double)m, ex);
+    return ns < 0 ? -r : r;
+}
+
+static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i) {
+    int32_t chain[256], c = (int32_t)i;
+    int n = 0, k, bounded = 0;
+    double pend = 0;
+    int64_t dur = 0;
+    while (c >= 0 && n < 256) { chain[n++] = c; c = e->ev[c].parent; }
+    for (k = n - 1; k >= 0; k--) {
+        const prof__ev *v = &e->ev[chain[k]];
+        double start = prof__us_double(v->start);
+        dur = v->end - v->start;
+        if (bounded) while (dur > 0 && start + prof__us_double(dur) > pend) dur--;
+        pend = start + prof__us_double(dur);
+        bounded = 1;
+    }
+    return dur;
+}
+
 static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_t pid, const char *const *site_json) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
-    int64_t dur = v->end - v->start;
-    /* A child must not end after its parent once the viewer has parsed the
-       decimal microseconds into doubles, or it drops out of the tree. */
-    if (v->parent >= 0) {
-        const prof__ev *p = &e->ev[v->parent];
-        double pend = (double)p->start / 1000.0 + (double)(p->end - p->start) / 1000.0;
-        while (dur > 0 && (double)v->start / 1000.0 + (double)dur / 1000.0 > pend) dur--;
-    }
+    int64_t dur = prof__written_dur(e, i);
     PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": \"");
     prof__w_str(w, prof__category(e, v));
     PROF__W_LIT(w, "\"");
@@ -4670,7 +4714,9 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
             prof__buf_put(b, &c, 1);
             p++;
         } else if ((n = prof__utf8_len(p)) > 0) {
-            prof__buf_put(b, (const char *)p, (size_t)n);
+            /* U+2028 and U+2029 end a line for JavaScript readers (speedscope) */
+            if (n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) prof__buf_str(b, "_");
+            else prof__buf_put(b, (const char *)p, (size_t)n);
             p += n;
         } else {
             prof__buf_str(b, "\xef\xbf\xbd");
