@@ -4082,10 +4082,27 @@ static PROF__NI void prof__w_put(prof__w *w, const char *s, size_t n) {
 }
 #define PROF__W_LIT(w, lit) prof__w_put((w), (lit), sizeof(lit) - 1)
 static PROF__NI void prof__w_str(prof__w *w, const char *s) { prof__w_put(w, s, strlen(s)); }
+static const char prof__digits2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+/* two digits per division */
 static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
     char t[24];
     int i = 24;
-    do { t[--i] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        t[--i] = prof__digits2[d + 1];
+        t[--i] = prof__digits2[d];
+    }
+    if (v >= 10) {
+        unsigned d = (unsigned)v * 2;
+        t[--i] = prof__digits2[d + 1];
+        t[--i] = prof__digits2[d];
+    } else {
+        t[--i] = (char)('0' + v);
+    }
     prof__w_put(w, t + i, (size_t)(24 - i));
 }
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
@@ -4166,6 +4183,25 @@ static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
     PROF__W_LIT(w, "\"");
     prof__w_json_body(w, str);
     PROF__W_LIT(w, "\"");
+}
+
+/* Strings of a list are interned, so whether one needs escaping is worth
+   remembering by address: stack entries repeat on every event. */
+typedef struct prof__clean { const char *key; size_t len; int clean; } prof__clean;
+#define PROF__CLEAN_SLOTS 4096
+static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, const char *str) {
+    prof__clean *c;
+    if (!cache || !str) { prof__w_json_body(w, str); return; }
+    c = &cache[prof__mix((uint64_t)(uintptr_t)str) & (PROF__CLEAN_SLOTS - 1)];
+    if (c->key != str) {
+        const unsigned char *p = (const unsigned char *)str;
+        c->clean = 1;
+        for (; *p; p++) if (*p < 0x20 || *p >= 0x80 || *p == '"' || *p == '\\') c->clean = 0;
+        c->len = (size_t)(p - (const unsigned char *)str);
+        c->key = str;
+    }
+    if (c->clean) prof__w_put(w, str, c->len);
+    else prof__w_json_body(w, str);
 }
 
 typedef struct prof__out { prof__w *w; char *tmp; const char *path; int direct; } prof__out;
@@ -4380,7 +4416,7 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i) {
     return dur;
 }
 
-static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_t pid, const char *const *site_json) {
+static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_t pid, const char *const *site_json, prof__clean *cache) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     int64_t dur = prof__written_dur(e, i);
@@ -4415,7 +4451,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
             PROF__W_LIT(w, ", \"Call stack\": \"");
             for (k = 0; k < st.depth; k++) {
                 if (k) PROF__W_LIT(w, ";");
-                prof__w_json_body(w, st.p[k]);
+                prof__w_json_body_cached(w, cache, st.p[k]);
             }
             PROF__W_LIT(w, "\"");
         }
@@ -4453,7 +4489,11 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
         if (x->sequence_nr >= 0) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
         if (x->has_fwd_thread) { PROF__W_LIT(w, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
         if (x->flops > 0) { PROF__W_LIT(w, ", \"flops\": "); prof__w_i64(w, x->flops); }
-        if (x->overload_name) { PROF__W_LIT(w, ", \"Overload name\": "); prof__w_json_str(w, x->overload_name); }
+        if (x->overload_name) {
+            PROF__W_LIT(w, ", \"Overload name\": \"");
+            prof__w_json_body_cached(w, cache, x->overload_name);
+            PROF__W_LIT(w, "\"");
+        }
     }
     PROF__W_LIT(w, "}},\n");
 }
@@ -4464,6 +4504,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     prof__w *w;
     prof_result r;
     const char **site_json = NULL;
+    prof__clean *cache;
     prof__arena scratch;
     size_t i;
     uint64_t pid = (uint64_t)getpid();
@@ -4513,7 +4554,10 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF__W_LIT(w, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
     prof__w_i64(w, e->base_real_ns);
     PROF__W_LIT(w, ",\n  \"traceEvents\": [\n");
-    for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, pid, site_json);
+    cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
+    if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
+    for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, pid, site_json, cache);
+    PROF_FREE(cache);
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
         if (in->kind == 1) {
