@@ -126,6 +126,8 @@ static struct {
     fake_cupti_delivery delivery;
     int fixed_ts_set;
     uint64_t fixed_ts;
+    fake_cupti_call_hook_fn hook;
+    void *hook_ud;
     CUpti_ActivityDevice5 devices[FAKE_MAX_DEVICES];
     char *device_names[FAKE_MAX_DEVICES];
     int ndevices;
@@ -149,10 +151,16 @@ static void fake_misuse(const char *fmt, ...) {
     fputc('\n', stderr);
 }
 
+/* Counts a call of `api`, then runs the test's call hook (lock not held). */
 static void fake_count(int api) {
+    fake_cupti_call_hook_fn hook;
+    void *ud;
     pthread_mutex_lock(&g_mu);
     G.calls[api]++;
+    hook = G.hook;
+    ud = G.hook_ud;
     pthread_mutex_unlock(&g_mu);
+    if (hook) hook(fake_api_names[api], ud);
 }
 
 /* The injected or environment result of `api`, after its arguments passed. */
@@ -720,6 +728,8 @@ CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context, uint32
     (void)context;
     (void)streamId;
     fake_count(API_cuptiActivityGetNumDroppedRecords);
+    if (tl_in_completed) /* Kineto: it can deadlock (ABBA) against CUPTI's buffer lock there */
+        fake_misuse("cuptiActivityGetNumDroppedRecords called from inside bufferCompleted");
     if (!dropped) return CUPTI_ERROR_INVALID_PARAMETER;
     if ((r = fake_gate(API_cuptiActivityGetNumDroppedRecords)) != CUPTI_SUCCESS) return r;
     pthread_mutex_lock(&g_mu);
@@ -1239,6 +1249,13 @@ void fake_cupti_get_state(fake_cupti_state *out) {
     out->finalize_count = G.finalize_count;
     pthread_mutex_unlock(&g_mu);
     out->misuse_count = __atomic_load_n(&g_misuse, __ATOMIC_RELAXED);
+}
+
+void fake_cupti_set_call_hook(fake_cupti_call_hook_fn hook, void *user_data) {
+    pthread_mutex_lock(&g_mu);
+    G.hook = hook;
+    G.hook_ud = user_data;
+    pthread_mutex_unlock(&g_mu);
 }
 
 int fake_cupti_call_count(const char *api) {

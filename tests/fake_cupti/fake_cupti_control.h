@@ -217,12 +217,21 @@ typedef struct fake_cupti_state {
     size_t misuse_count;                 /* see fake_cupti_misuse_count */
 } fake_cupti_state;
 void fake_cupti_get_state(fake_cupti_state *out);
+/* Called with the entry point's name at the start of every CUPTI call
+   (after it is counted, before anything else; no lock held), on the
+   caller's thread; NULL removes it. For example, to model the real
+   library's slow calls (the first cuptiActivityEnable can take a long time)
+   by advancing a test's clock, or to record the order of the calls. */
+typedef void (*fake_cupti_call_hook_fn)(const char *api, void *user_data);
+void fake_cupti_set_call_hook(fake_cupti_call_hook_fn hook, void *user_data);
 /* Calls of an entry point since the last reset (-1: unknown name). */
 int fake_cupti_call_count(const char *api);
 /* Uses of the API that the real library would not survive or that lose
    data silently: a buffer not 8-byte aligned or too small for one record, a
    record pointer outside its buffer, cuptiActivityFlushAll/cuptiFinalize
-   from inside bufferCompleted. Each is also printed on stderr. */
+   from inside bufferCompleted, cuptiActivityGetNumDroppedRecords from inside
+   bufferCompleted (it can deadlock there, as Kineto notes: read it after the
+   flush instead). Each is also printed on stderr. */
 size_t fake_cupti_misuse_count(void);
 
 #ifdef __cplusplus

@@ -35,7 +35,8 @@ static struct {
     int decline;                       /* bufferRequested returns NULL */
     int misalign;
     int flush_inside;                  /* call cuptiActivityFlushAll from bufferCompleted */
-} C = { PTHREAD_MUTEX_INITIALIZER, {{0}}, 0, {0}, {0}, 0, {0}, 1 << 16, 0, 0, 0 };
+    int dropped_inside;                /* call cuptiActivityGetNumDroppedRecords there */
+} C = { PTHREAD_MUTEX_INITIALIZER, {{0}}, 0, {0}, {0}, 0, {0}, 1 << 16, 0, 0, 0, 0 };
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
     *max_records = 0;
@@ -63,6 +64,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     }
     pthread_mutex_unlock(&C.mu);
     if (C.flush_inside) cuptiActivityFlushAll(0);
+    if (C.dropped_inside) {
+        size_t n = 0;
+        cuptiActivityGetNumDroppedRecords(NULL, 0, &n);
+    }
     if (C.misalign) buffer--;
     free(buffer);
 }
@@ -333,7 +338,7 @@ static void test_misuse(void) {
 
     fake_cupti_reset();
     client_clear();
-    fprintf(stderr, "(the next three 'misuse' lines are expected)\n");
+    fprintf(stderr, "(the next four 'misuse' lines are expected)\n");
     CHECK_EQ(start_session(&sub, no_callback, NULL), CUPTI_SUCCESS);
     C.misalign = 1;
     CHECK_EQ(fake_cupti_queue_kernel(&k), 0);
@@ -356,7 +361,45 @@ static void test_misuse(void) {
     C.flush_inside = 0;
     fake_cupti_get_state(&st);
     CHECK_EQ(st.misuse_count, 3);
+
+    C.dropped_inside = 1;
+    CHECK_EQ(fake_cupti_queue_kernel(&k), 0);
+    CHECK_EQ(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), CUPTI_SUCCESS);
+    C.dropped_inside = 0;
+    CHECK_EQ(fake_cupti_misuse_count(), 4);
+    CHECK_EQ(cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped), CUPTI_SUCCESS); /* outside: fine */
+    CHECK_EQ(fake_cupti_misuse_count(), 4);
     (void)sub;
+}
+
+/* The call hook sees every entry point, in order, on the caller's thread. */
+static char hook_log[512];
+static void hook_record(const char *api, void *ud) {
+    size_t n = strlen(hook_log);
+    CHECK(ud == (void *)hook_log);
+    snprintf(hook_log + n, sizeof hook_log - n, "%s%s", n ? "," : "", api);
+}
+static void test_call_hook(void) {
+    uint32_t v = 0;
+    const char *name = NULL;
+    fake_cupti_reset();
+    hook_log[0] = 0;
+    fake_cupti_set_call_hook(hook_record, hook_log);
+    CHECK_EQ(cuptiGetVersion(&v), CUPTI_SUCCESS);
+    CHECK_EQ(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+    CHECK_EQ(cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, 1, &name), CUPTI_SUCCESS);
+    fake_cupti_set_call_hook(NULL, NULL);
+    CHECK_EQ(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_SUCCESS);
+    CHECK(strcmp(hook_log, "cuptiGetVersion,cuptiActivityEnable,cuptiGetCallbackName") == 0);
+    /* a failing call runs the hook too */
+    hook_log[0] = 0;
+    fake_cupti_set_call_hook(hook_record, hook_log);
+    fake_cupti_simulate_no_driver();
+    CHECK_EQ(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), CUPTI_ERROR_UNKNOWN);
+    CHECK(strcmp(hook_log, "cuptiActivityEnable") == 0);
+    fake_cupti_reset(); /* also removes the hook */
+    CHECK_EQ(cuptiGetVersion(&v), CUPTI_SUCCESS);
+    CHECK(strcmp(hook_log, "cuptiActivityEnable") == 0);
 }
 
 static void test_get_next_record_edges(void) {
@@ -685,6 +728,7 @@ int main(void) {
     test_split_order_threads();
     test_dropped();
     test_misuse();
+    test_call_hook();
     test_get_next_record_edges();
     test_callbacks();
     test_clock();
