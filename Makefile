@@ -2,6 +2,7 @@
 #
 #   make demo    build examples/demo.c and run it (cwd = repo root)
 #   make mlp     build examples/mlp.c (shapes, FLOPs, memory, schedule) and run it
+#   make cuda-demo  build examples/cuda_demo.cu with nvcc and run it (needs a GPU)
 #   make test    configure CMake into build/, build, run the whole CTest suite
 #   make bench   build bench/overhead.c and bench/analysis.c with -O2 and run them
 #   make clean   remove build outputs
@@ -20,7 +21,7 @@ CFLAGS_DEMO  ?= -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
 CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
 LDLIBS_PROF  := -pthread -lm -ldl
 
-.PHONY: all demo mlp test configure build bench clean
+.PHONY: all demo mlp cuda-demo test configure build bench clean
 
 all: test
 
@@ -37,6 +38,16 @@ mlp: $(BUILD)/mlp
 $(BUILD)/mlp: examples/mlp.c prof.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -O2 -pthread -I. $< -o $@ $(LDLIBS_PROF)
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+
+cuda-demo: $(BUILD)/cuda_demo
+	./$(BUILD)/cuda_demo
+
+$(BUILD)/cuda_demo: examples/cuda_demo.cu prof.h
+	@mkdir -p $(BUILD)
+	$(NVCC) -O2 -DPROF_CUPTI -I. -I$(CUDA_HOME)/include $< -o $@ -L$(CUDA_HOME)/lib64 -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 -lcupti -lcublas -ldl
 
 # CC/CXX are only read on the first configure of $(BUILD); `make clean` to change.
 configure:

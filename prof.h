@@ -2270,7 +2270,7 @@ static PROF__NI prof_events *prof__collect(void) {
     size_t naopen = 0, capaopen = 0;
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
-    uint64_t open_total = 0;
+    uint64_t open_total = 0, cpu_dropped = 0;
     int64_t step_site = -1;
     unsigned features = prof__g_features;
     const char *step_name;
@@ -2325,6 +2325,7 @@ static PROF__NI prof_events *prof__collect(void) {
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
     e->stats.threads = nsnap;
+    cpu_dropped = e->stats.dropped;
 
 #define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
 #define PROF__STALE(x) ((x) < prof__g.tick_start || (x) > tick_stop)
@@ -2613,9 +2614,9 @@ static PROF__NI prof_events *prof__collect(void) {
     keys = NULL;
     e->stats.events = nkeys;
 
-    if (e->stats.dropped)
+    if (cpu_dropped)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
-                     (unsigned long long)e->stats.dropped, prof__g.cfg.max_events);
+                     (unsigned long long)cpu_dropped, prof__g.cfg.max_events);
     if (e->stats.unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END calls had no open PROF_BEGIN; they were ignored",
                      (unsigned long long)e->stats.unbalanced_ends);
@@ -2695,6 +2696,11 @@ static PROF__NI void prof__begin_recording(void) {
     prof__reap_dead_locked();
     prof__g.budget = (int64_t)c->max_events;
     __atomic_store_n(&prof__g.nbound, 0u, __ATOMIC_RELAXED);
+#if defined(PROF_CUPTI)
+    /* enabling can take long on a real GPU: done before the session's
+       start times are taken, so CPU and GPU share one origin */
+    prof__cupti_start(c->activities);
+#endif
     prof__clock_init();
     prof__g.mono_start = prof__mono_ns();
     prof__g.real_start = prof__real_ns();
@@ -2713,9 +2719,6 @@ static PROF__NI void prof__begin_recording(void) {
 #endif
     __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-#if defined(PROF_CUPTI)
-    prof__cupti_start(c->activities);
-#endif
     prof__g.tick_start = prof__now();
     epoch = prof__g.last_epoch + 1;
     if (!epoch) epoch = 1;
@@ -3225,6 +3228,7 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         int32_t depth = 0, p, k = 0;
         const char **st;
+        if (e->ev[i].device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
         for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) depth++;
         st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)depth);
         if (!st) { PROF_FREE(label); return -1; }
@@ -4476,7 +4480,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
             prof__w_i64(w, c->block[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[2]);
             PROF__W_LIT(w, "]");
             if (c->queued >= 0) { PROF__W_LIT(w, ", \"queued\": "); prof__w_us(w, c->queued); }
-        } else {
+        } else if (c->kind == 2 || c->kind == 3) {
             PROF__W_LIT(w, ", \"bytes\": ");
             prof__w_u64(w, c->bytes);
             PROF__W_LIT(w, ", \"memory bandwidth (GB/s)\": ");
@@ -4781,6 +4785,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     prof__arena ua;
     int64_t *sums = NULL;
     size_t capsums = 0;
+    prof__map byaddr;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
@@ -4788,6 +4793,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) return r;
     memset(&line, 0, sizeof line);
     memset(&uniq, 0, sizeof uniq);
+    memset(&byaddr, 0, sizeof byaddr);
     memset(&ua, 0, sizeof ua);
     uniq.arena = &ua;
     for (i = 0; i < e->n && !o.w->err && !line.oom; i++) {
@@ -4806,20 +4812,17 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         if (merge) {
             size_t before = uniq.n;
             const char *key = prof__intern_n(&uniq, line.p, line.n);
-            uint32_t id;
+            uint32_t *slot;
+            int found;
             if (!key) { line.oom = 1; break; }
-            id = prof__map_get(&uniq.map, prof__hash_bytes(line.p, line.n, 14695981039346656037ull));
-            (void)id;
             if (uniq.n > before) {
                 if (!prof__grow((void **)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
                 sums[uniq.n - 1] = 0;
             }
-            {
-                size_t j = uniq.n;
-                /* find the index of key: interned strings are unique, scan back from the newest */
-                while (j > 0 && uniq.strs[j - 1] != key) j--;
-                sums[j - 1] += value;
-            }
+            /* the stack's index in first-seen order, by its interned address */
+            if (!(slot = prof__map_slot(&byaddr, (uint64_t)(uintptr_t)key, &found))) { line.oom = 1; break; }
+            if (!found) *slot = (uint32_t)(uniq.n - 1);
+            sums[*slot] += value;
         } else {
             char num[32];
             prof__w_put(o.w, line.p, line.n);
@@ -4837,6 +4840,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     }
     PROF_FREE(line.p);
     PROF_FREE(sums);
+    prof__map_free(&byaddr);
     prof__strtab_free(&uniq);
     prof__arena_free(&ua);
     if (line.oom) {
@@ -4947,7 +4951,14 @@ static struct {
     size_t outstanding;
     uint64_t dropped;
     char devices[4096];        /* deviceProperties entries, dumped once per process */
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, "" };
+    int subscribed;
+    CUpti_SubscriberHandle subscriber;
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, "", 0, NULL };
+
+/* The subscription only reserves CUPTI for us; no callback is enabled. */
+static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
+    (void)user; (void)domain; (void)cbid; (void)data;
+}
 
 static const CUpti_ActivityKind prof__cu_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
@@ -4988,11 +4999,10 @@ static void CUPTIAPI prof__cu_requested(uint8_t **buffer, size_t *size, size_t *
 
 static void CUPTIAPI prof__cu_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
     prof__cubuf *n = buffer ? PROF__ALLOC(prof__cubuf, 1) : NULL;
-    size_t dropped = 0;
     (void)size;
-    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
+    (void)ctx;
+    (void)stream;
     pthread_mutex_lock(&prof__cu.lock);
-    prof__cu.dropped += dropped;
     if (n) {
         n->data = buffer;
         n->valid = valid;
@@ -5012,6 +5022,14 @@ static PROF__NI void prof__cupti_start(unsigned activities) {
     if (!(activities & PROF_ACTIVITY_CUDA)) return;
     prof__cu.warned = 0;
     if (!prof__cu.registered) {
+        /* the one subscriber slot: taken, another CUPTI client (Nsight,
+           compute-sanitizer, another profiler) is attached */
+        if (!prof__cu.subscribed) {
+            if (!PROF__CUPTI_CALL(cuptiSubscribe(&prof__cu.subscriber, prof__cu_callback, NULL))) return;
+            prof__cu.subscribed = 1;
+        }
+        /* API records then carry gettid()'s ids, as the scopes do */
+        if (!PROF__CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM))) return;
         /* the clock must be set before the first activity is enabled */
         if (!PROF__CUPTI_CALL(cuptiActivityRegisterTimestampCallback(prof__cu_timestamp))) return;
         if (!PROF__CUPTI_CALL(cuptiActivityRegisterCallbacks(prof__cu_requested, prof__cu_completed))) return;
@@ -5031,10 +5049,17 @@ static PROF__NI void prof__cupti_start(unsigned activities) {
 static PROF__NI int prof__cupti_active(void) { return prof__cu.enabled; }
 
 static PROF__NI void prof__cupti_stop(void) {
-    size_t k;
+    size_t k, dropped = 0;
     if (!prof__cu.enabled) return;
-    PROF__CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     for (k = 0; k < PROF__CU_NKINDS; k++) cuptiActivityDisable(prof__cu_kinds[k]);
+    PROF__CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    /* records CUPTI could not buffer, counted after the forced flush (never
+       from inside the buffer callback) */
+    if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS) {
+        pthread_mutex_lock(&prof__cu.lock);
+        prof__cu.dropped += dropped;
+        pthread_mutex_unlock(&prof__cu.lock);
+    }
     prof__cu.enabled = 0;
 }
 
@@ -5096,13 +5121,14 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     demangle_fn demangle;
     prof__map ctx_dev;   /* context -> device, for synchronization records */
     int rc = 0;
+    size_t first_key = *nkeys;
     memset(&ctx_dev, 0, sizeof ctx_dev);
     *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
     pthread_mutex_lock(&prof__cu.lock);
     list = prof__cu.done;
     prof__cu.done = NULL;
     prof__cu.tail = &prof__cu.done;
-    e->stats.dropped += prof__cu.dropped;
+    e->stats.dropped += prof__cu.dropped; /* the cap's own warning counts only the CPU's */
     if (prof__cu.dropped)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
     prof__cu.dropped = 0;
@@ -5121,7 +5147,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)rec;
                 char *dem = NULL;
                 int status = -1;
-                if (!k->start || !PROF__CU_IN(k->start)) break; /* zero or outside the session */
+                if (!k->start || !PROF__CU_IN(k->start) || k->end < k->start) break; /* zero, outside the session, or broken */
                 if (demangle && k->name) dem = demangle(k->name, NULL, NULL, &status);
                 x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->streamId,
                                  (dem && status == 0) ? dem : (k->name ? k->name : "kernel"), PROF_SITE_GPU_KERNEL, PROF_DEVICE_CUDA, 0);
@@ -5150,7 +5176,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             }
             case CUPTI_ACTIVITY_KIND_MEMCPY: {
                 const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
-                if (!m->start || !PROF__CU_IN(m->start)) break;
+                if (!m->start || !PROF__CU_IN(m->start) || m->end < m->start) break;
                 snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
                 x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->streamId, name, PROF_SITE_GPU_MEMCPY, PROF_DEVICE_CUDA, 0);
                 if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
@@ -5167,7 +5193,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             }
             case CUPTI_ACTIVITY_KIND_MEMSET: {
                 const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
-                if (!m->start || !PROF__CU_IN(m->start)) break;
+                if (!m->start || !PROF__CU_IN(m->start) || m->end < m->start) break;
                 snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
                 x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->streamId, name, PROF_SITE_GPU_MEMSET, PROF_DEVICE_CUDA, 0);
                 if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
@@ -5188,14 +5214,15 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 const char *cbname = NULL;
                 int driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
                 size_t len;
-                if (!a->start || !PROF__CU_IN(a->start)) break;
+                if (!a->start || !PROF__CU_IN(a->start) || a->end < a->start) break;
                 if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &cbname) != CUPTI_SUCCESS || !cbname)
                     cbname = driver ? "cuda_driver_call" : "cuda_runtime_call";
-                /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as Kineto names them */
+                /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" as Kineto names
+                   them; "cuMemAlloc_v2" keeps its suffix (4 digits or more only) */
                 snprintf(name, sizeof name, "%s", cbname);
                 len = strlen(name);
                 while (len > 0 && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-                if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && len < strlen(name)) name[len - 2] = 0;
+                if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && strlen(name) - len >= 4) name[len - 2] = 0;
                 x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(a->start), PROF__CU_NS(a->end), prof__cu_tid(thr, nthr, a->threadId), name,
                                  PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
                 if (!x) { rc = -1; break; }
@@ -5206,14 +5233,19 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)rec;
                 static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
                 uint32_t dev;
-                if (!s->start || !PROF__CU_IN(s->start)) break;
-                dev = prof__map_get(&ctx_dev, s->contextId);
+                if (!s->start || !PROF__CU_IN(s->start) || s->end < s->start) break;
+                dev = prof__map_get(&ctx_dev, s->contextId); /* settled again after the pass */
                 /* on the stream's lane; not device time (flagged as an annotation) */
                 x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(s->start), PROF__CU_NS(s->end), s->streamId,
                                  names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
                 if (!x) { rc = -1; break; }
                 x->correlation = s->correlationId;
                 x->device_index = dev == UINT32_MAX ? 0 : (int)dev;
+                if (!(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
+                memset(ci, 0, sizeof *ci);
+                ci->kind = 4;
+                ci->context = s->contextId;
+                x->cu = ci;
                 x->has_resource = 1;
                 x->resource_id = s->streamId;
                 break;
@@ -5268,6 +5300,18 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     }
 #undef PROF__CU_IN
 #undef PROF__CU_NS
+    /* synchronization records name a context only: its device is known once
+       every buffer was read */
+    {
+        size_t k;
+        for (k = first_key; k < *nkeys && !rc; k++) {
+            prof__extra *x = &e->ex[(*keys)[k].extra];
+            uint32_t dev;
+            if (!x->cu || x->cu->kind != 4) continue;
+            dev = prof__map_get(&ctx_dev, x->cu->context);
+            if (dev != UINT32_MAX) x->device_index = (int)dev;
+        }
+    }
     prof__map_free(&ctx_dev);
     if (prof__cu.devices[0] && !(e->device_props = prof__intern(&e->strs, prof__cu.devices))) rc = -1;
     pthread_mutex_lock(&prof__cu.lock);
