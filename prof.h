@@ -1862,6 +1862,9 @@ struct prof_events {
     prof__memrec *mem;         /* allocation records (profile_memory) */
     size_t nmem, capmem;
     const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
+    const char *no_shapes;     /* what an event without shapes shows: NULL
+                                  (None) by hand, "[]" when recorded, as
+                                  Kineto's events always carry a list */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -2300,6 +2303,7 @@ static PROF__NI prof_events *prof__collect(void) {
     e->world_size = prof__g.cfg.world_size;
     e->profile_memory = prof__g.cfg.profile_memory;
     e->with_flops = prof__g.cfg.with_flops;
+    if (!(e->no_shapes = prof__intern(&e->strs, "[]"))) goto oom;
     e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     if (!(step_name = prof__intern(&e->strs, "ProfilerStep*"))) goto oom;
     prof__clock_calibrate();
@@ -3392,7 +3396,7 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     memset(r, 0, sizeof *r);
     r->key = prof__ev_name(e, v);
     r->overload_name = x->overload_name ? x->overload_name : "";
-    r->input_shapes = x->shapes;
+    r->input_shapes = x->shapes ? x->shapes : e->no_shapes;
     {
         prof__stk st = prof__stack_of(e, i);
         r->stack = st.p;
