@@ -2261,7 +2261,6 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
 static PROF__NI prof_events *prof__collect(void) {
     prof_events *e;
     uint32_t epoch;
-    uint64_t tick_stop;
     prof__tstate *t;
     prof__snap *snaps = NULL;
     size_t nsnap = 0, capsnap = 0, nkeys = 0, capkeys = 0, i;
@@ -2293,7 +2292,6 @@ static PROF__NI prof_events *prof__collect(void) {
 
     pthread_mutex_lock(&prof__g_lock);
     epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
-    tick_stop = prof__now();
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
     e = prof_events_create();
     if (!e) goto oom;
@@ -2332,7 +2330,10 @@ static PROF__NI prof_events *prof__collect(void) {
     cpu_dropped = e->stats.dropped;
 
 #define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
-#define PROF__STALE(x) ((x) < prof__g.tick_start || (x) > tick_stop)
+/* opened before this session began (a scope that straddled prof_start);
+   anything in the snapshot that began later is this session's, even if it
+   began while prof_stop was taking the lock */
+#define PROF__STALE(x) ((x) < prof__g.tick_start)
 #define PROF__SITE_IDX(s, out) do {                                              \
         int found_;                                                              \
         uint32_t *slot_;                                                         \
