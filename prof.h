@@ -101,6 +101,7 @@
    API BY TOPIC
    ============
    Session:      prof_start, prof_stop, prof_step, prof_step_number,
+                 prof_schedule_action,
                  prof_is_recording, prof_set_thread_name, prof_add_metadata,
                  prof_add_metadata_json, prof_set_log, prof_last_error,
                  prof_result_string, prof_shutdown
@@ -203,6 +204,9 @@ typedef struct prof_events prof_events;       /* owns everything it points to */
 typedef struct prof_schedule {
     int skip_first, wait, warmup, active, repeat;
 } prof_schedule;
+
+/* torch.profiler.ProfilerAction */
+typedef enum prof_action { PROF_ACTION_NONE = 0, PROF_ACTION_WARMUP = 1, PROF_ACTION_RECORD = 2, PROF_ACTION_RECORD_AND_SAVE = 3 } prof_action;
 
 /* The events of one finished active window; borrowed: valid until return. */
 typedef void (*prof_trace_ready_fn)(prof_events *events, void *user_data);
@@ -405,6 +409,8 @@ PROF_API int prof_is_recording(void);
    and starts, stops or delivers windows as torch.profiler.profile.step(). */
 PROF_API prof_result prof_step(void);
 PROF_API int64_t prof_step_number(void);
+/* What torch.profiler.schedule(...)(step) returns for this schedule. */
+PROF_API prof_action prof_schedule_action(const prof_schedule *schedule, int64_t step);
 /* Top-level trace keys for the session being recorded. */
 PROF_API prof_result prof_add_metadata(const char *key, const char *value);
 PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
@@ -1222,7 +1228,8 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     prof__block *blk, *cur = t->cur;
     size_t used = 0, room, want, got;
     int64_t left;
-    if (t->bound_epoch != __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL; /* session over */
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    if (!epoch || t->bound_epoch != epoch) return NULL; /* session over */
     if (h->end > h->pos) { /* hand back what `need` cannot use */
         __atomic_fetch_add(&prof__g.budget, (int64_t)(h->end - h->pos), __ATOMIC_RELAXED);
         h->end = h->pos;
@@ -1767,13 +1774,19 @@ PROF_API void prof_shutdown(void) {
         pp = &prof__g.threads;
         while (*pp) {
             prof__tstate *t = *pp;
-            if (t->dead || t == prof__self()) {
-                if (t == prof__self()) {
-                    if (prof__g.key_ready) pthread_setspecific(prof__g.key, NULL);
-                    prof__tls = &prof__g_unattached;
-                }
+            if (t->dead) {
                 *pp = t->next;
                 prof__tstate_free(t);
+            } else if (t == prof__self()) {
+                /* a scope of this thread may still be open: keep the state,
+                   drop the blocks; its late close then finds no room */
+                prof__block *b = t->head;
+                while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
+                t->head = t->cur = NULL;
+                t->hot.pos = t->hot.end = NULL;
+                t->hot.epoch = 0;
+                t->bound_epoch = 0;
+                pp = &t->next;
             } else {
                 pp = &t->next;
             }
@@ -2399,7 +2412,7 @@ static PROF__NI prof_events *prof__collect(void) {
                     v[1] = r->t1;
                     for (k = 0; k < 2 && pd.data_left > 0; k++, pd.data_left--) {
                         if (pd.data_kind == PROF__EXT_SHAPES) pd.shapes[pd.nshapes++] = (int64_t)v[k];
-                        else {
+                        else if (pd.data_kind == PROF__EXT_NATIVE) {
                             if (!prof__grow((void **)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
                             addrs[naddrs++] = v[k];
                         }
@@ -2412,9 +2425,10 @@ static PROF__NI prof_events *prof__collect(void) {
                 } else if (kind == PROF__EXT_NATIVE) {
                     int found;
                     uint32_t *slot;
-                    pd.data_kind = PROF__EXT_NATIVE;
                     pd.data_left = (int)aux;
-                    if (PROF__STALE(r->t0)) continue;
+                    /* a stale header's addresses are read and thrown away */
+                    if (PROF__STALE(r->t0)) { pd.data_kind = PROF__EXT_DATA; continue; }
+                    pd.data_kind = PROF__EXT_NATIVE;
                     slot = prof__map_slot(&native_map, r->t0, &found);
                     if (!slot || !PROF__PUSH_OK(addrs, naddrs, capaddrs)) goto oom;
                     addrs[naddrs] = aux; /* count, then the addresses */
@@ -2669,7 +2683,11 @@ oom_unlocked:
 }
 
 /* ----- session control: start, stop and the step schedule ----- */
-typedef enum prof__action { PROF__NONE, PROF__WARMUP, PROF__RECORD, PROF__RECORD_AND_SAVE } prof__action;
+typedef prof_action prof__action;
+#define PROF__NONE PROF_ACTION_NONE
+#define PROF__WARMUP PROF_ACTION_WARMUP
+#define PROF__RECORD PROF_ACTION_RECORD
+#define PROF__RECORD_AND_SAVE PROF_ACTION_RECORD_AND_SAVE
 
 static struct {
     pthread_mutex_t lock;      /* start, stop and step; never taken by recording */
@@ -2680,9 +2698,10 @@ static struct {
 } prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0 };
 
 /* torch.profiler.schedule, step by step. */
-static PROF__NI prof__action prof__schedule_action(const prof_schedule *s, int64_t step) {
+PROF_API prof_action prof_schedule_action(const prof_schedule *s, int64_t step) {
     int64_t n;
-    if (s->active <= 0) return PROF__RECORD; /* no schedule: record everything */
+    if (!s || s->active <= 0) return PROF__RECORD; /* no schedule: record everything */
+    if (step < 0) return PROF__NONE;
     if (step < s->skip_first) return PROF__NONE;
     step -= s->skip_first;
     n = (int64_t)s->wait + s->warmup + s->active;
@@ -2808,6 +2827,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
     }
     if (!c.max_events) c.max_events = (size_t)1 << 24;
+    if (c.max_events > (size_t)INT64_MAX) c.max_events = (size_t)INT64_MAX;
     if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
     pthread_mutex_lock(&prof__g_lock);
     prof__g.cfg = c;
@@ -2815,7 +2835,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     pthread_mutex_unlock(&prof__g_lock);
     prof__s.active = 1;
     prof__s.step = 0;
-    prof__s.action = prof__schedule_action(&c.schedule, 0);
+    prof__s.action = prof_schedule_action(&c.schedule, 0);
     prof__transit(PROF__NONE, prof__s.action);
     prof__step_scope_open();
     pthread_mutex_unlock(&prof__s.lock);
@@ -2831,7 +2851,7 @@ PROF_API prof_result prof_step(void) {
     }
     prof__step_scope_close();
     prof__s.step++;
-    next = prof__schedule_action(&prof__g.cfg.schedule, prof__s.step);
+    next = prof_schedule_action(&prof__g.cfg.schedule, prof__s.step);
     prof__transit(prof__s.action, next);
     prof__s.action = next;
     prof__step_scope_open();
@@ -4213,12 +4233,29 @@ static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, co
     else prof__w_json_body(w, str);
 }
 
-typedef struct prof__out { prof__w *w; char *tmp; const char *path; int direct; } prof__out;
+typedef struct prof__out { prof__w *w; char *tmp; const char *path; char *target; int direct; } prof__out;
+
+/* /dev/stdout, /dev/fd/N and the like name an open descriptor: written
+   through a duplicate of it, so a redirect keeps its offset (and >>). */
+static PROF__NI int prof__fd_path(const char *path) {
+    const char *n = NULL;
+    if (strcmp(path, "/dev/stdout") == 0) return 1;
+    if (strcmp(path, "/dev/stderr") == 0) return 2;
+    if (strncmp(path, "/dev/fd/", 8) == 0) n = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0) n = path + 14;
+    if (n && *n >= '0' && *n <= '9') {
+        char *end;
+        long v = strtol(n, &end, 10);
+        if (!*end && v >= 0 && v < 1 << 20) return (int)v;
+    }
+    return -1;
+}
 
 static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const char *who) {
     struct stat st;
     static unsigned counter;
     size_t len;
+    int fd;
     memset(o, 0, sizeof o[0]);
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
     o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
@@ -4226,22 +4263,30 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     o->w->n = 0;
     o->w->err = 0;
     o->path = path;
-    /* Devices and pipes (/dev/stdout, /dev/full, a FIFO) are written in
-       place: renaming over them would replace the device node. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* Descriptors, devices, pipes and anything under /dev or /proc are
+       written in place: renaming over them would replace the node. A
+       symlink to a regular file gets the new file where it points. */
+    if ((fd = prof__fd_path(path)) >= 0) {
+        o->direct = 1;
+        o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    } else if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
+               (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         o->direct = 1;
         o->w->fd = open(path, O_WRONLY | O_CLOEXEC);
     } else {
-        len = strlen(path) + 48;
+        const char *target = path;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->target = realpath(path, NULL)) != NULL) target = o->target;
+        len = strlen(target) + 48;
         o->tmp = (char *)PROF_MALLOC(len);
-        if (!o->tmp) { PROF_FREE(o->w); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
-        snprintf(o->tmp, len, "%s.tmp%ld.%u", path, (long)getpid(), __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
+        if (!o->tmp) { free(o->target); PROF_FREE(o->w); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
         o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
     if (o->w->fd < 0) {
         int err = errno;
         PROF_FREE(o->w);
         PROF_FREE(o->tmp);
+        free(o->target); /* from realpath */
         return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
     }
     return PROF_OK;
@@ -4251,10 +4296,11 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     prof__w_flush(o->w);
     err = o->w->err;
     if (close(o->w->fd) != 0 && !err) err = errno;
-    if (!err && o->tmp && rename(o->tmp, o->path) != 0) err = errno;
+    if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
     if (err && o->tmp) unlink(o->tmp);
     PROF_FREE(o->w);
     PROF_FREE(o->tmp);
+    free(o->target); /* from realpath */
     if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' failed: %s; no file was left in its place", who, o->path, strerror(err));
     return PROF_OK;
 }
