@@ -208,7 +208,8 @@ typedef struct prof_schedule {
 /* torch.profiler.ProfilerAction */
 typedef enum prof_action { PROF_ACTION_NONE = 0, PROF_ACTION_WARMUP = 1, PROF_ACTION_RECORD = 2, PROF_ACTION_RECORD_AND_SAVE = 3 } prof_action;
 
-/* The events of one finished active window; borrowed: valid until return. */
+/* The events of one finished active window; borrowed: valid until return.
+   It runs inside prof_step/prof_stop: it must not start, stop or step. */
 typedef void (*prof_trace_ready_fn)(prof_events *events, void *user_data);
 
 /* with_stack modes */
@@ -2834,7 +2835,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     prof__meta_clear_locked();
     pthread_mutex_unlock(&prof__g_lock);
     prof__s.active = 1;
-    prof__s.step = 0;
+    __atomic_store_n(&prof__s.step, (int64_t)0, __ATOMIC_RELAXED);
     prof__s.action = prof_schedule_action(&c.schedule, 0);
     prof__transit(PROF__NONE, prof__s.action);
     prof__step_scope_open();
@@ -2850,7 +2851,7 @@ PROF_API prof_result prof_step(void) {
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_step: no session; call prof_start first");
     }
     prof__step_scope_close();
-    prof__s.step++;
+    __atomic_store_n(&prof__s.step, prof__s.step + 1, __ATOMIC_RELAXED);
     next = prof_schedule_action(&prof__g.cfg.schedule, prof__s.step);
     prof__transit(prof__s.action, next);
     prof__s.action = next;
@@ -2858,13 +2859,8 @@ PROF_API prof_result prof_step(void) {
     pthread_mutex_unlock(&prof__s.lock);
     return PROF_OK;
 }
-PROF_API int64_t prof_step_number(void) {
-    int64_t n;
-    pthread_mutex_lock(&prof__s.lock);
-    n = prof__s.step;
-    pthread_mutex_unlock(&prof__s.lock);
-    return n;
-}
+/* No lock: on_trace_ready runs inside prof_step and may ask. */
+PROF_API int64_t prof_step_number(void) { return __atomic_load_n(&prof__s.step, __ATOMIC_RELAXED); }
 
 PROF_API prof_events *prof_stop(void) {
     prof_events *e = NULL;

@@ -1,0 +1,181 @@
+/* The step schedule: prof_schedule_action against torch.profiler.schedule
+   itself (tests/schedule/actions.expected, written by gen_expected.py with
+   the real PyTorch), and whole sessions driven by prof_step: which steps
+   each window holds, when on_trace_ready runs, that warm-up steps are
+   discarded, that ProfilerStep#N keeps its number, and that memory stays
+   bounded by one window over many steps. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { STEPS = 40, MAXW = 64 };
+
+typedef struct window { int steps[STEPS]; int nsteps; int work; int64_t delivered_at; } window;
+static window g_win[MAXW];
+static int g_nwin;
+
+static void on_ready(prof_events *ev, void *user) {
+    window *w;
+    size_t i;
+    (void)user;
+    if (!CHECK(g_nwin < MAXW)) return;
+    w = &g_win[g_nwin++];
+    memset(w, 0, sizeof *w);
+    w->delivered_at = prof_step_number();
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) != PROF_OK) continue;
+        if (strcmp(e.name, "ProfilerStep*") == 0) {
+            int n = -1;
+            CHECK(sscanf(e.trace_name, "ProfilerStep#%d", &n) == 1);
+            if (w->nsteps < STEPS) w->steps[w->nsteps++] = n;
+        } else if (strcmp(e.name, "work") == 0) {
+            w->work++;
+        }
+    }
+}
+
+static void test_actions_match_torch(void) {
+    FILE *f = fopen("tests/schedule/actions.expected", "r");
+    char line[256];
+    int combos = 0;
+    if (!CHECK_MSG(f != NULL, "run from the repository root: cannot open tests/schedule/actions.expected")) return;
+    while (fgets(line, sizeof line, f)) {
+        prof_schedule s;
+        char acts[64];
+        int k;
+        if (line[0] == '#') continue;
+        memset(&s, 0, sizeof s);
+        if (sscanf(line, "%d %d %d %d %d : %63s", &s.skip_first, &s.wait, &s.warmup, &s.active, &s.repeat, acts) != 6) continue;
+        combos++;
+        for (k = 0; k < STEPS; k++)
+            CHECK_MSG((int)prof_schedule_action(&s, k) == acts[k] - '0', "schedule(skip_first=%d, wait=%d, warmup=%d, active=%d, repeat=%d)(%d): prof.h %d, torch %c",
+                      s.skip_first, s.wait, s.warmup, s.active, s.repeat, k, (int)prof_schedule_action(&s, k), acts[k]);
+    }
+    fclose(f);
+    CHECK(combos >= 10);
+}
+
+/* Expected windows from the actions alone: each maximal run of RECORD
+   steps ending in RECORD_AND_SAVE is delivered at the next step; a run
+   still open at prof_stop is delivered by prof_stop. */
+static void run_session(int skip_first, int wait, int warmup, int active, int repeat, int nsteps) {
+    prof_config c;
+    prof_events *last;
+    int k, expect_w = 0, run = 0, exp_steps[MAXW][STEPS], exp_n[MAXW], exp_work[MAXW];
+    int64_t exp_at[MAXW];
+    memset(&c, 0, sizeof c);
+    c.schedule.skip_first = skip_first;
+    c.schedule.wait = wait;
+    c.schedule.warmup = warmup;
+    c.schedule.active = active;
+    c.schedule.repeat = repeat;
+    c.on_trace_ready = on_ready;
+    c.log = check_log;
+    memset(exp_n, 0, sizeof exp_n);
+    memset(exp_work, 0, sizeof exp_work);
+    /* step nsteps is the one in progress at prof_stop: a recording window
+       there is delivered by prof_stop (PyTorch's exit action) */
+    for (k = 0; k <= nsteps; k++) {
+        prof_action a = prof_schedule_action(&c.schedule, k);
+        if (a == PROF_ACTION_RECORD || a == PROF_ACTION_RECORD_AND_SAVE) {
+            exp_steps[expect_w][exp_n[expect_w]++] = k;
+            if (k < nsteps) exp_work[expect_w]++;
+            run = 1;
+            if (a == PROF_ACTION_RECORD_AND_SAVE || k == nsteps) { exp_at[expect_w++] = k == nsteps ? nsteps : k + 1; run = 0; }
+        } else if (run) {
+            /* RECORD followed by something else: PyTorch drops that window */
+            exp_n[expect_w] = exp_work[expect_w] = 0;
+            run = 0;
+        }
+    }
+    g_nwin = 0;
+    check_log_reset();
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (k = 0; k < nsteps; k++) {
+        { PROF_SCOPE("work"); }
+        CHECK_EQ_INT(prof_step(), PROF_OK);
+    }
+    last = prof_stop();
+    if (!CHECK(last != NULL)) return;
+    CHECK_MSG(g_nwin == expect_w, "schedule(%d,%d,%d,%d,%d) over %d steps: %d windows, expected %d", skip_first, wait, warmup, active, repeat, nsteps, g_nwin, expect_w);
+    for (k = 0; k < g_nwin && k < expect_w; k++) {
+        int j;
+        CHECK_EQ_INT(g_win[k].nsteps, exp_n[k]);
+        CHECK_EQ_INT(g_win[k].work, exp_work[k]);
+        CHECK_EQ_INT(g_win[k].delivered_at, exp_at[k]);
+        for (j = 0; j < g_win[k].nsteps && j < exp_n[k]; j++) CHECK_EQ_INT(g_win[k].steps[j], exp_steps[k][j]);
+    }
+    prof_events_free(last);
+}
+
+static void test_sessions(void) {
+    run_session(0, 1, 1, 2, 1, 10);   /* the torch.profiler docs' example */
+    run_session(0, 1, 1, 2, 0, 17);   /* repeat until stop; the last window is cut by prof_stop */
+    run_session(2, 0, 1, 3, 2, 20);
+    run_session(1, 2, 0, 1, 3, 15);
+    run_session(0, 0, 0, 1, 0, 6);    /* every step its own window */
+}
+
+/* Without a schedule nothing is stepped: one window, delivered at stop. */
+static void test_no_schedule(void) {
+    prof_config c;
+    prof_events *ev;
+    memset(&c, 0, sizeof c);
+    c.on_trace_ready = on_ready;
+    g_nwin = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("work"); }
+    CHECK_EQ_INT(prof_step(), PROF_OK);
+    { PROF_SCOPE("work"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(g_nwin, 1);
+    CHECK_EQ_INT(g_win[0].work, 2);
+    CHECK_EQ_INT(g_win[0].nsteps, 0);
+    CHECK_EQ_INT(prof_events_count(ev), 2);
+    prof_events_free(ev);
+}
+
+/* A long run: memory stays bounded by one window, as the record blocks
+   are reused window after window. */
+static void test_long_run_bounded(void) {
+    prof_config c;
+    int k, i;
+    long rss0 = 0, rss1 = 0;
+    FILE *f;
+    char line[128];
+    memset(&c, 0, sizeof c);
+    c.schedule.wait = 1;
+    c.schedule.warmup = 1;
+    c.schedule.active = 2;
+    c.on_trace_ready = on_ready;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (k = 0; k < 400; k++) {
+        if (k == 40) {
+            f = fopen("/proc/self/status", "r");
+            while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmRSS:", 6) == 0) rss0 = atol(line + 6);
+            if (f) fclose(f);
+        }
+        g_nwin = 0;
+        for (i = 0; i < 2000; i++) { PROF_SCOPE("work"); }
+        prof_step();
+    }
+    f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmRSS:", 6) == 0) rss1 = atol(line + 6);
+    if (f) fclose(f);
+    prof_events_free(prof_stop());
+    if (!check_under_valgrind()) CHECK_MSG(rss1 - rss0 < 4096, "RSS grew by %ld kB over 360 steps", rss1 - rss0);
+}
+
+int main(void) {
+    test_actions_match_torch();
+    test_sessions();
+    test_no_schedule();
+    test_long_run_bounded();
+    prof_shutdown();
+    return check_report();
+}
