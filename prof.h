@@ -5159,6 +5159,25 @@ static PROF__NI prof__extra *prof__cu_key(prof_events *e, prof__key **keys, size
     return &e->ex[tmpv.extra];
 }
 
+/* A kernel, copy or set on its device and stream, with its details. */
+static PROF__NI prof__cuinfo *prof__cu_device_event(prof_events *e, prof__key **keys, size_t *n, size_t *cap, int64_t start, int64_t end,
+                                                   uint32_t device, uint32_t context, uint32_t stream, uint32_t correlation,
+                                                   const char *name, unsigned site_flags, int kind) {
+    prof__extra *x = prof__cu_key(e, keys, n, cap, start, end, stream, name, site_flags, PROF_DEVICE_CUDA, 0);
+    prof__cuinfo *ci;
+    if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) return NULL;
+    memset(ci, 0, sizeof *ci);
+    ci->kind = kind;
+    ci->context = context;
+    ci->queued = -1;
+    x->cu = ci;
+    x->correlation = correlation;
+    x->device_index = (int)device;
+    x->has_resource = 1;
+    x->resource_id = stream;
+    return ci;
+}
+
 /* Drains the completed buffers into keys (device events and API calls),
    memory records and the list's CUDA details. */
 static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
@@ -5196,24 +5215,17 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 int status = -1;
                 if (!k->start || !PROF__CU_IN(k->start) || k->end < k->start) break; /* zero, outside the session, or broken */
                 if (demangle && k->name) dem = demangle(k->name, NULL, NULL, &status);
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->streamId,
-                                 (dem && status == 0) ? dem : (k->name ? k->name : "kernel"), PROF_SITE_GPU_KERNEL, PROF_DEVICE_CUDA, 0);
-                free(dem);
-                if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
-                memset(ci, 0, sizeof *ci);
-                ci->kind = 1;
+                ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->deviceId, k->contextId,
+                                           k->streamId, k->correlationId, (dem && status == 0) ? dem : (k->name ? k->name : "kernel"),
+                                           PROF_SITE_GPU_KERNEL, 1);
+                free(dem); /* __cxa_demangle allocates with malloc */
+                if (!ci) { rc = -1; break; }
                 ci->grid[0] = k->gridX; ci->grid[1] = k->gridY; ci->grid[2] = k->gridZ;
                 ci->block[0] = k->blockX; ci->block[1] = k->blockY; ci->block[2] = k->blockZ;
                 ci->registers = k->registersPerThread;
                 ci->shared_static = k->staticSharedMemory;
                 ci->shared_dynamic = k->dynamicSharedMemory;
                 ci->queued = k->queued && k->queued != (uint64_t)-1 ? PROF__CU_NS(k->queued) : -1;
-                ci->context = k->contextId;
-                x->cu = ci;
-                x->correlation = k->correlationId;
-                x->device_index = (int)k->deviceId;
-                x->has_resource = 1;
-                x->resource_id = k->streamId;
                 {
                     int found;
                     uint32_t *slot = prof__map_slot(&ctx_dev, k->contextId, &found);
@@ -5225,34 +5237,18 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
                 if (!m->start || !PROF__CU_IN(m->start) || m->end < m->start) break;
                 snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->streamId, name, PROF_SITE_GPU_MEMCPY, PROF_DEVICE_CUDA, 0);
-                if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
-                memset(ci, 0, sizeof *ci);
-                ci->kind = 2;
+                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
+                                                 m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
                 ci->bytes = m->bytes;
-                ci->context = m->contextId;
-                x->cu = ci;
-                x->correlation = m->correlationId;
-                x->device_index = (int)m->deviceId;
-                x->has_resource = 1;
-                x->resource_id = m->streamId;
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMSET: {
                 const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
                 if (!m->start || !PROF__CU_IN(m->start) || m->end < m->start) break;
                 snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->streamId, name, PROF_SITE_GPU_MEMSET, PROF_DEVICE_CUDA, 0);
-                if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
-                memset(ci, 0, sizeof *ci);
-                ci->kind = 3;
+                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
+                                                 m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMSET, 3))) { rc = -1; break; }
                 ci->bytes = m->bytes;
-                ci->context = m->contextId;
-                x->cu = ci;
-                x->correlation = m->correlationId;
-                x->device_index = (int)m->deviceId;
-                x->has_resource = 1;
-                x->resource_id = m->streamId;
                 break;
             }
             case CUPTI_ACTIVITY_KIND_RUNTIME:
