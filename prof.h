@@ -1877,8 +1877,8 @@ struct prof_events {
     size_t nmem, capmem;
     const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
     const char *no_shapes;     /* what an event without shapes shows: NULL
-                                  (None) by hand, "[]" when recorded, as
-                                  Kineto's events always carry a list */
+                                  (None) by hand, "[]" when recorded with
+                                  record_shapes, as Kineto's ops then are */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -2315,7 +2315,7 @@ static PROF__NI prof_events *prof__collect(void) {
     e->world_size = prof__g.cfg.world_size;
     e->profile_memory = prof__g.cfg.profile_memory;
     e->with_flops = prof__g.cfg.with_flops;
-    if (!(e->no_shapes = prof__intern(&e->strs, "[]"))) goto oom;
+    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) goto oom;
     e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     if (!(step_name = prof__intern(&e->strs, "ProfilerStep*"))) goto oom;
     prof__clock_calibrate();
@@ -3470,7 +3470,7 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     out->has_fwd_thread = x->has_fwd_thread;
     out->fwd_thread = x->fwd_thread;
     out->flops = x->flops;
-    out->input_shapes = x->shapes;
+    out->input_shapes = r.input_shapes;
     out->stack = r.stack;
     out->stack_depth = r.stack_depth;
     out->parent = v->parent;
@@ -4488,11 +4488,9 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
     prof__w_u64(w, (uint64_t)i + 1);
     PROF__W_LIT(w, ", \"Ev Idx\": ");
     prof__w_u64(w, (uint64_t)i);
-    if (v->extra) {
-        if (x->shapes) {
-            PROF__W_LIT(w, ", \"Input Dims\": ");
-            prof__w_str(w, x->shapes); /* Python's repr of int lists is JSON */
-        }
+    if (x->shapes || e->no_shapes) {
+        PROF__W_LIT(w, ", \"Input Dims\": ");
+        prof__w_str(w, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
     }
     {
         prof__stk st = prof__stack_of(e, i);

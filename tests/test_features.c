@@ -1,0 +1,247 @@
+/* What recorded events carry (issue: shapes, memory, stacks, FLOPs,
+   overloads, autograd fields, async ranges): each recorded through the
+   macros and API, then checked on the events prof_stop returns. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static prof_event get(prof_events *ev, size_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    prof_events_get(ev, i, &e);
+    return e;
+}
+static int64_t find(prof_events *ev, const char *name) {
+    size_t i;
+    for (i = 0; i < prof_events_count(ev); i++)
+        if (strcmp(get(ev, i).name, name) == 0) return (int64_t)i;
+    return -1;
+}
+static prof_config config(void) {
+    prof_config c;
+    memset(&c, 0, sizeof c);
+    c.log = check_log;
+    return c;
+}
+
+static void test_shapes_flops_args(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t m = 4, k = 8, n = 16, i;
+    c.record_shapes = 1;
+    c.with_flops = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE_SHAPES("aten::mm", 2, m, k, 2, k, n); }
+    { PROF_SCOPE_SHAPES("aten::relu", 0); }
+    { PROF_SCOPE_FLOPS("aten::addmm", prof_flops_addmm(m, k, n)); }
+    {
+        int64_t shapes[] = { 1, 3 };
+        prof_args a;
+        memset(&a, 0, sizeof a);
+        a.shapes = shapes;
+        a.shapes_len = 2;
+        a.overload_name = "Tensor";
+        a.scope = 1;
+        a.sequence_nr = 7;
+        a.fwd_thread = 1234;
+        a.set = PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD;
+        {
+            PROF_SCOPE_ARGS("MulBackward0", &a);
+        }
+    }
+    { PROF_SCOPE("plain"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    i = find(ev, "aten::mm");
+    if (CHECK(i >= 0)) CHECK_EQ_STR(get(ev, (size_t)i).input_shapes, "[[4, 8], [8, 16]]");
+    i = find(ev, "aten::relu");
+    if (CHECK(i >= 0)) CHECK_EQ_STR(get(ev, (size_t)i).input_shapes, "[[]]");
+    i = find(ev, "plain");
+    if (CHECK(i >= 0)) {
+        CHECK_EQ_STR(get(ev, (size_t)i).input_shapes, "[]"); /* Kineto's events always have a list */
+        CHECK_EQ_INT(get(ev, (size_t)i).is_user_annotation, 1);
+    }
+    i = find(ev, "aten::addmm");
+    if (CHECK(i >= 0)) {
+        CHECK_EQ_INT(get(ev, (size_t)i).flops, 2 * 4 * 8 * 16);
+        CHECK_EQ_INT(get(ev, (size_t)i).is_user_annotation, 0); /* an operator */
+    }
+    i = find(ev, "MulBackward0");
+    if (CHECK(i >= 0)) {
+        prof_event e = get(ev, (size_t)i);
+        CHECK_EQ_STR(e.overload_name, "Tensor");
+        CHECK_EQ_INT(e.scope, 1);
+        CHECK_EQ_INT(e.sequence_nr, 7);
+        CHECK_EQ_INT(e.has_fwd_thread, 1);
+        CHECK_EQ_INT(e.fwd_thread, 1234);
+        CHECK_EQ_STR(e.input_shapes, "[[3]]");
+    }
+    prof_events_free(ev);
+
+    /* without record_shapes / with_flops the macros record plain scopes */
+    c = config();
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE_SHAPES("aten::mm", 2, m, k, 2, k, n); }
+    { PROF_SCOPE_FLOPS("aten::addmm", 99); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    i = find(ev, "aten::mm");
+    if (CHECK(i >= 0)) CHECK(get(ev, (size_t)i).input_shapes == NULL); /* None: shapes were not recorded */
+    i = find(ev, "aten::addmm");
+    if (CHECK(i >= 0)) CHECK_EQ_INT(get(ev, (size_t)i).flops, 0);
+    prof_events_free(ev);
+}
+
+static void *free_elsewhere(void *p) {
+    prof_free(p);
+    return NULL;
+}
+
+static void test_memory(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t i;
+    void *kept, *moved;
+    pthread_t t;
+    c.profile_memory = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    {
+        PROF_SCOPE("outer");
+        kept = prof_malloc(1000);
+        {
+            PROF_SCOPE("inner");
+            void *tmp = prof_calloc(10, 30);   /* +300 */
+            moved = prof_malloc(100);          /* +100 */
+            moved = prof_realloc(moved, 400);  /* -100 +400 */
+            prof_free(tmp);                    /* -300 */
+        }
+        prof_dealloc((void *)0x1234);          /* never allocated: counted */
+    }
+    pthread_create(&t, NULL, free_elsewhere, moved); /* a free on another thread */
+    pthread_join(t, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) { prof_free(kept); return; }
+    i = find(ev, "inner");
+    if (CHECK(i >= 0)) {
+        prof_event e = get(ev, (size_t)i);
+        CHECK_EQ_INT(e.cpu_memory_usage, 400);
+        CHECK_EQ_INT(e.self_cpu_memory_usage, 400);
+    }
+    i = find(ev, "outer");
+    if (CHECK(i >= 0)) {
+        prof_event e = get(ev, (size_t)i);
+        CHECK_EQ_INT(e.cpu_memory_usage, 1400);
+        CHECK_EQ_INT(e.self_cpu_memory_usage, 1000);
+    }
+    CHECK_EQ_INT(prof_events_stats(ev).unknown_frees, 1);
+    CHECK(check_log_has(PROF_E_ARG, "prof_alloc never saw"));
+    /* the timeline ends with what is still live: the 1000 bytes kept */
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/features_mem.json", PROF_DEVICE_CPU, 0), PROF_OK);
+    {
+        FILE *f = fopen("build/features_mem.json", "r");
+        char buf[4096];
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f) fclose(f);
+        buf[n] = 0;
+        CHECK(strstr(buf, "[1000]]]") != NULL);
+    }
+    prof_events_free(ev);
+    prof_free(kept);
+}
+
+typedef struct async_arg { uint64_t id; } async_arg;
+static void *end_async(void *p) {
+    async_arg *a = (async_arg *)p;
+    PROF_ASYNC_END(a->id);
+    return NULL;
+}
+
+static void test_async(void) {
+    prof_config c = config();
+    prof_events *ev;
+    pthread_t t;
+    async_arg a;
+    int64_t i;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("submit");
+        PROF_ASYNC_BEGIN("request", 17);
+    }
+    a.id = 17;
+    pthread_create(&t, NULL, end_async, &a); /* ends on another thread */
+    pthread_join(t, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    i = find(ev, "request");
+    if (CHECK(i >= 0)) {
+        prof_event e = get(ev, (size_t)i);
+        CHECK_EQ_INT(e.is_async, 1);
+        CHECK_EQ_INT(e.parent, -1);       /* async events stay out of the tree */
+        CHECK_EQ_INT(e.n_children, 0);
+        CHECK_EQ_INT(e.self_cpu_time_total_ns, 0);
+        CHECK(e.cpu_time_total_ns > 0);
+        CHECK_EQ_INT(e.thread, get(ev, (size_t)find(ev, "submit")).thread); /* the thread that began it */
+    }
+    CHECK_EQ_INT(prof_events_stats(ev).unmatched_async, 0);
+    prof_events_free(ev);
+}
+
+static void leaf(void) { PROF_FUNC(); }
+static void test_native_stacks(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t i;
+    c.with_stack = PROF_STACK_NATIVE;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("root"); leaf(); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    i = find(ev, "leaf");
+    if (CHECK(i >= 0)) {
+        prof_event e = get(ev, (size_t)i);
+        int k, has_main = 0;
+        CHECK(e.stack_depth >= 2);
+        for (k = 0; k < e.stack_depth; k++) if (strstr(e.stack[k], "test_native_stacks") || strstr(e.stack[k], "main")) has_main = 1;
+        /* named when the executable exports its symbols (-rdynamic); the
+           module and offset are always there */
+        for (k = 0; k < e.stack_depth; k++) CHECK(strchr(e.stack[k], '(') != NULL);
+        (void)has_main;
+    }
+    prof_events_free(ev);
+}
+
+static void test_scope_stacks(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t i;
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("root"); leaf(); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    i = find(ev, "leaf");
+    if (CHECK(i >= 0)) {
+        prof_event e = get(ev, (size_t)i);
+        if (CHECK_EQ_INT(e.stack_depth, 2)) {
+            CHECK(strncmp(e.stack[0], "leaf (", 6) == 0);
+            CHECK(strncmp(e.stack[1], "root (", 6) == 0);
+            CHECK(strstr(e.stack[1], "test_features.c:") != NULL);
+        }
+    }
+    prof_events_free(ev);
+}
+
+int main(void) {
+    test_shapes_flops_args();
+    test_memory();
+    test_async();
+    test_scope_stacks();
+    test_native_stacks();
+    prof_shutdown();
+    return check_report();
+}
