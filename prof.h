@@ -2287,7 +2287,6 @@ static PROF__NI prof_events *prof__collect(void) {
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
     uint64_t open_total = 0, cpu_dropped = 0;
-    int64_t step_site = -1;
     unsigned features = prof__g_features;
     const char *step_name;
     const prof_site *last_site = NULL;
@@ -2555,7 +2554,6 @@ static PROF__NI prof_events *prof__collect(void) {
 #undef PROF__SITE_IDX
 #undef PROF__STALE
 #undef PROF__TICKS
-    (void)step_site;
     /* each thread's keys form a run [kbeg, kend) in end order */
     bounds = PROF__ALLOC(size_t, nsnap + 2);
     if (!bounds) goto oom_unlocked;
@@ -3500,8 +3498,6 @@ PROF_API int64_t prof_events_child(prof_events *e, size_t i, size_t k) {
 struct prof_averages {
     prof_avg *rows;
     size_t n, cap;
-    uint32_t *first;           /* representative event of each row, for key equality */
-    size_t capfirst;
     const char *use_device;
     int profile_memory, with_flops;
     prof__arena arena;
@@ -3628,7 +3624,6 @@ oom:
 PROF_API void prof_averages_free(prof_averages *a) {
     if (!a) return;
     PROF_FREE(a->rows);
-    PROF_FREE(a->first);
     prof__strtab_free(&a->strs);
     prof__arena_free(&a->arena);
     PROF_FREE(a);
