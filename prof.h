@@ -5011,8 +5011,10 @@ static PROF__NI int prof__cupti_ok(CUptiResult r, const char *what, int line) {
     if (r == CUPTI_SUCCESS) return 1;
     if (cuptiGetResultString(r, &msg) != CUPTI_SUCCESS || !msg) msg = "unknown error";
     if (!prof__cu.warned) {
-        prof__report(PROF_LOG_ERROR, PROF_E_CUPTI, "CUPTI: %s failed (prof.h:%d): %s (%d); no CUDA activity will be recorded, the CPU profile goes on",
-                     what, line, msg, (int)r);
+        prof__report(PROF_LOG_ERROR, PROF_E_CUPTI, "CUPTI: %s failed (prof.h:%d): %s (%d)%s; no CUDA activity will be recorded, the CPU profile goes on",
+                     what, line, msg, (int)r,
+                     r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another CUPTI client, e.g. Nsight, is attached)" :
+                     r == CUPTI_ERROR_UNKNOWN ? " (no CUDA driver or GPU?)" : "");
         prof__cu.warned = 1;
     }
     return 0;
