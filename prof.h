@@ -75,6 +75,8 @@
      PROF_NO_SHAPES, PROF_NO_FLOPS, PROF_NO_MEMORY, PROF_NO_STACK
                         defined = that feature is compiled out: its macros
                         become plain scopes, its functions do nothing.
+     PROF_CLOCK_MONOTONIC  defined = time scopes with clock_gettime instead of
+                        the TSC (x86-64) or the virtual counter (aarch64).
      PROF_API           linkage of the public functions (default: extern).
    Implementation file only:
      PROF_MALLOC(sz) PROF_REALLOC(p,sz) PROF_FREE(p)
