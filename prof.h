@@ -2909,20 +2909,23 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json) {
    _set_backward_stacktraces, with the same results as Python's code. */
 typedef struct prof__sortctx { const prof_events *e; int by; } prof__sortctx;
 
-static PROF__NI int prof__idx_less(const prof__sortctx *c, uint32_t a, uint32_t b) {
+static PROF__NI int prof__idx_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__sortctx *c = (const prof__sortctx *)ctx;
     const prof__ev *x = &c->e->ev[a], *y = &c->e->ev[b];
     if (c->by == 0) return c->e->thr[x->thread].tid < c->e->thr[y->thread].tid;
     if (x->start != y->start) return x->start < y->start;
     return x->end > y->end;
 }
-static PROF__NI void prof__sort_idx(uint32_t *a, uint32_t *tmp, size_t n, const prof__sortctx *c) {
+/* Stable bottom-up merge sort of indices with a comparator; a merge whose
+   halves are already in order is a copy. */
+static PROF__NI void prof__msort_u32(uint32_t *a, uint32_t *tmp, size_t n, int (*less)(const void *, uint32_t, uint32_t), const void *ctx) {
     size_t w, i;
     uint32_t *src = a, *dst = tmp;
     for (w = 1; w < n; w *= 2) {
         for (i = 0; i < n; i += 2 * w) {
             size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            if (mid >= hi || !prof__idx_less(c, src[mid], src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
-            while (p < mid && q < hi) dst[k++] = prof__idx_less(c, src[q], src[p]) ? src[q++] : src[p++];
+            if (mid >= hi || !less(ctx, src[mid], src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
+            while (p < mid && q < hi) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
             while (p < mid) dst[k++] = src[p++];
             while (q < hi) dst[k++] = src[q++];
         }
@@ -2951,7 +2954,7 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         if (!rank || !cnt || !ord) {
             PROF_FREE(rank); PROF_FREE(cnt); PROF_FREE(ord);
             c.by = 0;
-            prof__sort_idx(idx, tmp, n, &c); /* fall back to the comparison sort */
+            prof__msort_u32(idx, tmp, n, prof__idx_less, &c); /* fall back to the comparison sort */
         } else {
             for (k = 0; k < e->nthr; k++) ord[k] = (uint32_t)k;
             for (k = 1; k < e->nthr; k++) { /* few threads: insertion sort by tid */
@@ -2977,7 +2980,7 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         const prof__ev *f = &e->ev[idx[run]];
         while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
         for (k = run + 1; k < end && !prof__idx_less(&c, idx[k], idx[k - 1]); k++) {}
-        if (k < end) prof__sort_idx(idx + run, tmp, end - run, &c); /* recorded lists are already in order */
+        if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c); /* recorded lists are already in order */
         for (k = run; k < end; k++) {
             int32_t cur = (int32_t)idx[k];
             prof__ev *v = &e->ev[cur];
@@ -3152,21 +3155,6 @@ static PROF__NI int prof__mem_thread_ts_less(const void *c, uint32_t a, uint32_t
 static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
     const prof_events *e = (const prof_events *)c;
     return e->mem[a].ts < e->mem[b].ts;
-}
-/* Stable merge sort of indices with a comparator. */
-static PROF__NI void prof__msort_u32(uint32_t *a, uint32_t *tmp, size_t n, int (*less)(const void *, uint32_t, uint32_t), const void *ctx) {
-    size_t w, i;
-    uint32_t *src = a, *dst = tmp;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            while (p < mid && q < hi) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
-            while (p < mid) dst[k++] = src[p++];
-            while (q < hi) dst[k++] = src[q++];
-        }
-        { uint32_t *t = src; src = dst; dst = t; }
-    }
-    if (src != a) memcpy(a, src, n * sizeof *a);
 }
 static PROF__NI int prof__memory_usage(prof_events *e) {
     uint32_t *ord, *tmp, *byts;
