@@ -66,7 +66,7 @@ bench: $(addprefix $(BUILD)/bench-O2/,$(BENCH_PROGS))
 	    echo "== bench/$$p"; ./$(BUILD)/bench-O2/$$p || exit 1; \
 	done
 
-$(BUILD)/bench-O2/%: bench/%.c prof.h
+$(BUILD)/bench-O2/%: bench/%.c bench/common.h bench/synth.h prof.h
 	@mkdir -p $(BUILD)/bench-O2
 	$(CC) $(CFLAGS_BENCH) -pthread -I. $< -o $@ $(LDLIBS_PROF)
 

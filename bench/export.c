@@ -19,6 +19,7 @@
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
+#include "common.h"
 #include "synth.h"
 
 #include <stdio.h>
@@ -29,11 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Per-name args, parsed once from synth.h's tables. */
 typedef struct name_args {
@@ -120,43 +116,7 @@ static double write_floor(const char *path, double bytes) {
     return best;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(const double *v, size_t n) {
-    double tmp[32];
-    memcpy(tmp, v, n * sizeof *v);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
-    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
 
-static void header(const char *what) {
-    char line[512], model[256] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        while (fgets(line, sizeof line, f)) {
-            char *c = strchr(line, ':');
-            if (strncmp(line, "model name", 10) == 0 && c) {
-                snprintf(model, sizeof model, "%s", c + 2);
-                model[strcspn(model, "\n")] = 0;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    printf("# %s\n", what);
-    printf("# machine: %s, nproc %ld, compiler " __VERSION__ "\n", model, sysconf(_SC_NPROCESSORS_ONLN));
-    /* which prof.h: the commit, and whether the file differs from it */
-    f = popen("git log -1 --format='%h %cd' --date=iso -- prof.h 2>/dev/null; git status --porcelain -- prof.h 2>/dev/null", "r");
-    if (f) {
-        char rev[128] = "", st[128] = "";
-        if (fgets(rev, sizeof rev, f)) rev[strcspn(rev, "\n")] = 0;
-        if (!fgets(st, sizeof st, f)) st[0] = 0;
-        pclose(f);
-        if (rev[0]) printf("# prof.h: last commit %s%s\n", rev, st[0] ? ", with uncommitted changes" : "");
-    }
-}
 
 /* The file looks complete: starts with '{', ends with "}\n". */
 static int looks_complete(const char *path, double size) {

@@ -6,6 +6,7 @@
    Prints `name value unit` lines and `name_ratio value x` against the floor. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
+#include "common.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,6 @@ typedef struct rec24 { const void *a; uint64_t t0, t1; } rec24;
 static volatile int sink;
 static rec24 *floor_buf;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 static void quiet(prof_log_level l, prof_result c, const char *m, void *u) { (void)l; (void)c; (void)m; (void)u; }
 
 static __attribute__((noinline)) void run_floor(void) {

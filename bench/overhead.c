@@ -40,6 +40,7 @@
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
+#include "common.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -105,35 +106,6 @@ NOINLINE static void loop_off8(size_t n) {
     for (i = 0; i < n; i++) { OFF(i) OFF(i) OFF(i) OFF(i) OFF(i) OFF(i) OFF(i) OFF(i) }
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static double rss_bytes(void) {
-    long pages = 0, res = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (f) {
-        if (fscanf(f, "%ld %ld", &pages, &res) != 2) res = 0;
-        fclose(f);
-    }
-    return (double)res * (double)sysconf(_SC_PAGESIZE);
-}
-/* VmHWM in bytes; reset_hwm() restarts it from the current RSS. */
-static double hwm_bytes(void) {
-    char line[256];
-    double kb = 0;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return 0;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0) kb = atof(line + 6);
-    fclose(f);
-    return kb * 1024.0;
-}
-static void reset_hwm(void) {
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f) { fputs("5", f); fclose(f); }
-}
 static rec24 *floor_buffer(size_t n) {
     void *p = mmap(NULL, n * sizeof(rec24), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p == MAP_FAILED) { perror("mmap"); exit(1); }
@@ -376,18 +348,6 @@ static int run_child(const job *j, result *out) {
     return 0;
 }
 
-/* ------------------------------------------------------------------ */
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(const double *v, size_t n) {
-    double tmp[64];
-    if (n == 0) return 0;
-    memcpy(tmp, v, n * sizeof *v);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
-    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
 /* Prints `name median unit` and, as a comment, every value. */
 static double report(const char *name, const double *v, size_t n, const char *unit, int digits) {
     double m = median(v, n);
@@ -401,32 +361,6 @@ static double report(const char *name, const double *v, size_t n, const char *un
     return m;
 }
 
-static void header(const char *what) {
-    char line[512], model[256] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        while (fgets(line, sizeof line, f)) {
-            char *c = strchr(line, ':');
-            if (strncmp(line, "model name", 10) == 0 && c) {
-                snprintf(model, sizeof model, "%s", c + 2);
-                model[strcspn(model, "\n")] = 0;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    printf("# %s\n", what);
-    printf("# machine: %s, nproc %ld, compiler " __VERSION__ "\n", model, sysconf(_SC_NPROCESSORS_ONLN));
-    /* which prof.h: the commit, and whether the file differs from it */
-    f = popen("git log -1 --format='%h %cd' --date=iso -- prof.h 2>/dev/null; git status --porcelain -- prof.h 2>/dev/null", "r");
-    if (f) {
-        char rev[128] = "", st[128] = "";
-        if (fgets(rev, sizeof rev, f)) rev[strcspn(rev, "\n")] = 0;
-        if (!fgets(st, sizeof st, f)) st[0] = 0;
-        pclose(f);
-        if (rev[0]) printf("# prof.h: last commit %s%s\n", rev, st[0] ? ", with uncommitted changes" : "");
-    }
-}
 
 static int callgrind_mode(size_t n) {
     /* Run under valgrind by bench/callgrind.sh: the loops once each, session
