@@ -2253,8 +2253,6 @@ typedef struct prof__pending {
     uint64_t mem_ptr;
     const char *mem_cat;
     int data_kind, data_left;     /* DATA records still owed to a header */
-    size_t native_off;
-    int native_n;
 } prof__pending;
 
 typedef struct prof__async_open { int64_t start; uint32_t thread, site; int used; } prof__async_open;
@@ -4211,7 +4209,7 @@ static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, co
     else prof__w_json_body(w, str);
 }
 
-typedef struct prof__out { prof__w *w; char *tmp; const char *path; char *target; int direct; } prof__out;
+typedef struct prof__out { prof__w *w; char *tmp; const char *path; char *target; } prof__out;
 
 /* /dev/stdout, /dev/fd/N and the like name an open descriptor: written
    through a duplicate of it, so a redirect keeps its offset (and >>). */
@@ -4245,11 +4243,9 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
        written in place: renaming over them would replace the node. A
        symlink to a regular file gets the new file where it points. */
     if ((fd = prof__fd_path(path)) >= 0) {
-        o->direct = 1;
         o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     } else if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
                (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
-        o->direct = 1;
         o->w->fd = open(path, O_WRONLY | O_CLOEXEC);
     } else {
         const char *target = path;
