@@ -24,6 +24,7 @@
 #undef clock_gettime
 #include "check.h"
 #include "fake_cupti_control.h"
+#include "table_requests.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -95,20 +96,6 @@ static size_t count_device_events(prof_events *ev) {
     return k;
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
-    return buf;
-}
 static int write_file(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -342,77 +329,15 @@ static void check_against_case(prof_events *ev, const case_file *cf, uint64_t cp
     CHECK_MSG(!diff[0], "%s: prof.h's events differ from tests/tables/25_cupti_profile.case: %s", what, diff);
 }
 
-typedef struct out { char *p; size_t n, cap; } out;
-static void out_put(out *o, const char *s) {
-    size_t l = strlen(s);
-    if (o->n + l + 1 > o->cap) {
-        o->cap = (o->n + l + 1) * 2;
-        o->p = (char *)realloc(o->p, o->cap);
-    }
-    memcpy(o->p + o->n, s, l + 1);
-    o->n += l;
-}
-static void print_total(out *o, prof_avg t) {
-    char line[512];
-    double us = 1000.0;
-    snprintf(line, sizeof line, "key=%s\ncount=%lld\ncpu_time_total=%.3f\nself_cpu_time_total=%.3f\ncpu_time=%.3f\n", t.key,
-             (long long)t.count, (double)t.cpu_time_total_ns / us, (double)t.self_cpu_time_total_ns / us,
-             t.count ? (double)t.cpu_time_total_ns / us / (double)t.count : 0.0);
-    out_put(o, line);
-    snprintf(line, sizeof line, "device_time_total=%.3f\nself_device_time_total=%.3f\ndevice_time=%.3f\n",
-             (double)t.device_time_total_ns / us, (double)t.self_device_time_total_ns / us,
-             t.count ? (double)t.device_time_total_ns / us / (double)t.count : 0.0);
-    out_put(o, line);
-    snprintf(line, sizeof line,
-             "cpu_memory_usage=%lld\nself_cpu_memory_usage=%lld\ndevice_memory_usage=%lld\nself_device_memory_usage=%lld\nflops=%lld\n",
-             (long long)t.cpu_memory_usage, (long long)t.self_cpu_memory_usage, (long long)t.device_memory_usage,
-             (long long)t.self_device_memory_usage, (long long)t.flops);
-    out_put(o, line);
-}
-/* One request line of the case (FORMAT.md), run on prof.h's events. */
-static void run_request(prof_events *ev, out *o, const char *req) {
-    prof_table_options opt;
-    prof_group_options g;
-    char buf[512], *f, *save = NULL, *kind;
-    int averages = 0;
-    memset(&opt, 0, sizeof opt);
-    memset(&g, 0, sizeof g);
+/* One request line of the case (FORMAT.md), run on prof.h's events by
+   the same code test_tables uses. */
+static void run_case_request(prof_events *ev, out *o, const char *req) {
+    char buf[512], *fields[32], *kind, *save = NULL, *f;
+    int nf = 0;
     snprintf(buf, sizeof buf, "%s", req);
     kind = strtok_r(buf, "\t", &save);
-    for (f = strtok_r(NULL, "\t", &save); f; f = strtok_r(NULL, "\t", &save)) {
-        char *v = strchr(f, '=');
-        if (!v) continue;
-        *v++ = 0;
-        if (!strcmp(f, "averages")) averages = atoi(v);
-        else if (!strcmp(f, "group_by_input_shapes")) g.group_by_input_shapes = atoi(v);
-        else if (!strcmp(f, "group_by_stack_n")) g.group_by_stack_n = atoi(v);
-        else if (!strcmp(f, "sort_by")) opt.sort_by = v;
-        else if (!strcmp(f, "row_limit")) opt.row_limit = atoi(v) ? atoi(v) : PROF_ROW_LIMIT_ZERO;
-        else if (!strcmp(f, "top_level_events_only")) opt.top_level_events_only = atoi(v);
-        else if (!strcmp(f, "time_unit")) opt.time_unit = v;
-        else (void)CHECK_MSG(0, "25_cupti_profile.case: request field %s is not handled by test_cupti.c", f);
-    }
-    if (!strcmp(kind, "total_average")) {
-        if (averages) {
-            prof_averages *a = prof_key_averages(ev, &g);
-            print_total(o, prof_averages_total_average(a));
-            prof_averages_free(a);
-        } else {
-            print_total(o, prof_events_total_average(ev));
-        }
-    } else {
-        char *t;
-        if (averages) {
-            prof_averages *a = prof_key_averages(ev, &g);
-            t = prof_averages_table(a, &opt);
-            prof_averages_free(a);
-        } else {
-            t = prof_events_table(ev, &opt);
-        }
-        out_put(o, t ? t : "<<table failed>>\n");
-        prof_free_string(t);
-    }
-    out_put(o, "----8<----\n");
+    for (f = strtok_r(NULL, "\t", &save); f && nf < 32; f = strtok_r(NULL, "\t", &save)) fields[nf++] = f;
+    CHECK_MSG(run_request(ev, o, kind, fields, nf) == 0, "25_cupti_profile.case: a request field is not handled");
 }
 /* The tables of prof.h's events against PyTorch's for the case. */
 static void check_tables(prof_events *ev, const case_file *cf, const char *expected_path, const char *what) {
@@ -422,7 +347,7 @@ static void check_tables(prof_events *ev, const case_file *cf, const char *expec
     int r;
     if (!CHECK_MSG(expected != NULL, "cannot read %s (run from the repository root)", expected_path)) return;
     out_put(&o, "");
-    for (r = 0; ev && r < cf->nreq; r++) run_request(ev, &o, cf->requests[r]);
+    for (r = 0; ev && r < cf->nreq; r++) run_case_request(ev, &o, cf->requests[r]);
     while (i < len && i < o.n && expected[i] == o.p[i]) i++;
     if (!CHECK_MSG(len == o.n && i == len, "%s: tables differ from %s at byte %zu (prof.h's are in build/cupti/25_cupti_profile.got)",
                    what, expected_path, i)) {
