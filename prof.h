@@ -4239,13 +4239,13 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     o->w->n = 0;
     o->w->err = 0;
     o->path = path;
-    /* Descriptors, devices, pipes and anything under /dev or /proc are
-       written in place: renaming over them would replace the node. A
-       symlink to a regular file gets the new file where it points. */
+    /* Descriptors, devices, pipes and files under /proc are written in
+       place: renaming over them would replace the node (and /proc refuses
+       new files). Regular files, /dev/shm's included, get a temporary name
+       and a rename; a symlink to one gets the new file where it points. */
     if ((fd = prof__fd_path(path)) >= 0) {
         o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    } else if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
-               (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+    } else if (strncmp(path, "/proc/", 6) == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         o->w->fd = open(path, O_WRONLY | O_CLOEXEC);
     } else {
         const char *target = path;

@@ -1489,6 +1489,21 @@ static void test_errors(void) {
         printf("test_export: no /dev/full here, its check skipped\n");
     }
 
+    /* a new regular file under /dev (tmpfs /dev/shm) is created like any
+       other file, through a temporary name: /dev is not all devices */
+    if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0) {
+        char shm[64];
+        snprintf(shm, sizeof shm, "/dev/shm/prof-test-export-%ld", (long)getpid());
+        for (k = 0; k < N_EXPORTERS; k++) {
+            unlink(shm);
+            CHECK_MSG(EXPORTERS[k].fn(ev, shm) == PROF_OK, "%s(%s) failed: %s", EXPORTERS[k].name, shm, prof_last_error());
+            CHECK_MSG(stat(shm, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0, "%s(%s) wrote no file", EXPORTERS[k].name, shm);
+        }
+        unlink(shm);
+    } else {
+        printf("test_export: no writable /dev/shm here, its check skipped\n");
+    }
+
     /* a directory as the target */
     CHECK(mkdir(ERR_DIR "/adir", 0755) == 0);
     for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/adir", ERR_DIR, NULL);
