@@ -99,6 +99,13 @@
                       the rank of this process (Node ID column, trace)
    activities         PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA
    log, log_user_data where errors and warnings go (default stderr)
+   no_prefault_thread 1 = no helper thread. By default, once a thread has
+                      recorded ~100k events in a session, a helper thread
+                      maps and faults in its next 8 MiB record blocks ahead
+                      of need (a fresh page costs microseconds on first
+                      touch) and holds up to two ready (16 MiB, kept for
+                      later sessions until prof_shutdown); it exits when
+                      the session ends. Short sessions never start it.
 
    API BY TOPIC
    ============
@@ -239,6 +246,8 @@ typedef struct prof_config {
                                  compiled with PROF_CUPTI */
     prof_log_fn log;          /* NULL = errors go to stderr */
     void *log_user_data;
+    int no_prefault_thread;   /* 1 = recording threads fault in their own
+                                 record blocks (see the manual above) */
 } prof_config;
 
 /* Device types, as torch.autograd.DeviceType. */
@@ -359,6 +368,11 @@ typedef struct prof_stats {
     uint64_t threads;           /* threads that recorded */
     uint64_t unknown_frees;     /* prof_dealloc of a pointer never allocated */
     uint64_t unmatched_async;   /* PROF_ASYNC_BEGIN/END without a partner */
+    uint64_t blocks_added;      /* record blocks the session added (reused
+                                   blocks not counted) */
+    uint64_t blocks_prefaulted; /* of those, taken ready from the prefault
+                                   thread (no_prefault_thread); the rest were
+                                   faulted in by the recording threads */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -748,6 +762,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1206,6 +1221,122 @@ static PROF__NI void prof__thread_exit(void *p) {
     prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
 }
 
+/* ----- the prefault thread -----
+   A fresh page costs microseconds on first touch (far more under a
+   hypervisor than the 24-byte store that fills it), so a thread that records
+   millions of events would spend a large part of its time faulting in its
+   blocks. Once a thread is past its small first blocks, a helper thread maps
+   and faults in full-size blocks ahead of need and keeps up to
+   PROF__PF_READY of them ready; the recording thread then takes one under a
+   short lock instead of faulting 8 MiB itself. The helper starts on first
+   need, never for short sessions, and is joined when the session ends. When
+   every core is busy recording, the faults cost the same wherever they run:
+   the helper then only keeps the hot path free of stalls. Ready blocks stay
+   for later sessions (prof_shutdown frees them); they are never more than
+   what the session's cap could still fill. */
+#define PROF__PF_READY 2
+#define PROF__PF_MIN (PROF__HUGE / sizeof(prof__rec)) /* records of the smallest block taken from it */
+static pthread_mutex_t prof__pf_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t prof__pf_wake = PTHREAD_COND_INITIALIZER;
+static struct {
+    pthread_t thread;
+    int active;      /* the session allows the helper (prof_config.no_prefault_thread) */
+    int running;     /* the helper exists and must be joined */
+    int n_ready;
+    prof__block *ready[PROF__PF_READY];
+    uint64_t taken;  /* blocks handed out this session */
+    uint64_t added;  /* blocks the session added, from here or mapped inline */
+} prof__pf;
+static pthread_once_t prof__pf_once = PTHREAD_ONCE_INIT;
+
+/* The child of a fork has no helper thread, whatever the parent had. */
+static void prof__pf_atfork_child(void) {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    prof__pf_lock = m;
+    prof__pf_wake = c;
+    prof__pf.running = 0;
+}
+static void prof__pf_register_atfork(void) { pthread_atfork(NULL, NULL, prof__pf_atfork_child); }
+
+static void *prof__pf_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&prof__pf_lock);
+    while (prof__pf.active) {
+        int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
+        if (prof__pf.n_ready < PROF__PF_READY && left > (int64_t)prof__pf.n_ready * (int64_t)PROF__MAX_BLOCK) {
+            prof__block *b;
+            pthread_mutex_unlock(&prof__pf_lock);
+            b = prof__block_new(PROF__MAX_BLOCK);
+            pthread_mutex_lock(&prof__pf_lock);
+            if (!b) break; /* out of memory: recording threads map their own and count what fails */
+            prof__pf.ready[prof__pf.n_ready++] = b;
+            continue;
+        }
+        pthread_cond_wait(&prof__pf_wake, &prof__pf_lock);
+    }
+    pthread_mutex_unlock(&prof__pf_lock);
+    return NULL;
+}
+/* Called with prof__pf_lock held: the helper starts, or hears that a block
+   was taken. */
+static PROF__NI void prof__pf_kick_locked(void) {
+    if (prof__pf.running) {
+        pthread_cond_signal(&prof__pf_wake);
+    } else if (prof__pf.active) {
+        sigset_t all, old;
+        pthread_once(&prof__pf_once, prof__pf_register_atfork);
+        sigfillset(&all); /* no signal of the host program is delivered to the helper */
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        if (pthread_create(&prof__pf.thread, NULL, prof__pf_main, NULL) == 0) prof__pf.running = 1;
+        else prof__pf.active = 0; /* no thread to be had: map inline this session */
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+}
+static PROF__NI void prof__pf_kick(void) {
+    pthread_mutex_lock(&prof__pf_lock);
+    prof__pf_kick_locked();
+    pthread_mutex_unlock(&prof__pf_lock);
+}
+/* A ready block of PROF__MAX_BLOCK records, or NULL (the helper is asked
+   for more either way). */
+static PROF__NI prof__block *prof__pf_take(void) {
+    prof__block *b = NULL;
+    pthread_mutex_lock(&prof__pf_lock);
+    if (prof__pf.n_ready) {
+        b = prof__pf.ready[--prof__pf.n_ready];
+        prof__pf.taken++;
+    }
+    prof__pf_kick_locked();
+    pthread_mutex_unlock(&prof__pf_lock);
+    return b;
+}
+static PROF__NI void prof__pf_session(int allow) {
+    pthread_mutex_lock(&prof__pf_lock);
+    prof__pf.active = allow;
+    prof__pf.taken = 0;
+    __atomic_store_n(&prof__pf.added, 0u, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&prof__pf_lock);
+}
+/* Session end: the helper finishes the block it is on and exits. */
+static PROF__NI void prof__pf_stop(void) {
+    pthread_t th;
+    int join;
+    pthread_mutex_lock(&prof__pf_lock);
+    prof__pf.active = 0;
+    join = prof__pf.running;
+    prof__pf.running = 0;
+    th = prof__pf.thread;
+    pthread_cond_signal(&prof__pf_wake);
+    pthread_mutex_unlock(&prof__pf_lock);
+    if (join) pthread_join(th, NULL);
+}
+static PROF__NI void prof__pf_free_ready(void) {
+    pthread_mutex_lock(&prof__pf_lock);
+    while (prof__pf.n_ready) prof__block_free(prof__pf.ready[--prof__pf.n_ready]);
+    pthread_mutex_unlock(&prof__pf_lock);
+}
+
 /* Takes up to `want` records from the session's cap. */
 static PROF__NI size_t prof__reserve(size_t want) {
     int64_t have = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
@@ -1244,7 +1375,10 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
         if (!blk) {
             size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
             if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
-            if (!(blk = prof__block_new(cap))) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+            if (cap >= PROF__PF_MIN) blk = prof__pf_take();
+            else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
+            if (!blk && !(blk = prof__block_new(cap))) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+            __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
             if (cur) PROF__STORE(&cur->next, blk);
             else PROF__STORE(&t->head, blk);
         }
@@ -1791,6 +1925,7 @@ PROF_API void prof_shutdown(void) {
                 pp = &t->next;
             }
         }
+        prof__pf_free_ready();
     }
     pthread_mutex_unlock(&prof__g_lock);
 }
@@ -2299,6 +2434,7 @@ static PROF__NI prof_events *prof__collect(void) {
     memset(&ptr_map, 0, sizeof ptr_map);
     memset(&async_map, 0, sizeof async_map);
     memset(&native_map, 0, sizeof native_map);
+    prof__pf_stop();
 
     pthread_mutex_lock(&prof__g_lock);
     epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
@@ -2337,6 +2473,10 @@ static PROF__NI prof_events *prof__collect(void) {
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
     e->stats.threads = nsnap;
+    e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&prof__pf_lock);
+    e->stats.blocks_prefaulted = prof__pf.taken;
+    pthread_mutex_unlock(&prof__pf_lock);
     cpu_dropped = e->stats.dropped;
 
 #define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
@@ -2714,8 +2854,9 @@ static PROF__NI void prof__begin_recording(void) {
     prof_config *c = &prof__g.cfg;
     pthread_mutex_lock(&prof__g_lock);
     prof__reap_dead_locked();
-    prof__g.budget = (int64_t)c->max_events;
+    __atomic_store_n(&prof__g.budget, (int64_t)c->max_events, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g.nbound, 0u, __ATOMIC_RELAXED);
+    prof__pf_session(!c->no_prefault_thread);
 #if defined(PROF_CUPTI)
     /* enabling can take long on a real GPU: done before the session's
        start times are taken, so CPU and GPU share one origin */

@@ -2,13 +2,16 @@
    events counted and nested exactly), threads that exit before prof_stop,
    thread names, a thread that keeps recording while the main thread stops
    and restarts sessions, a thread pool across sessions, the event cap
-   shared by threads, and the very first prof_start racing with threads
-   already inside the macros. Run under TSan by the suite. */
+   shared by threads, the very first prof_start racing with threads
+   already inside the macros, and the prefault thread (blocks made ready
+   ahead of need, joined at prof_stop, a fork while it runs). Run under
+   TSan by the suite. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 
 #include <pthread.h>
+#include <dirent.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,6 +612,121 @@ static int64_t mono_ns(void) {
 }
 /* CHECK_TIMING=1 prints how long each test took */
 #define TIMED(call) do { int64_t t0_ = mono_ns(); call; if (getenv("CHECK_TIMING")) fprintf(stderr, "%-32s %8.1f ms\n", #call, (mono_ns() - t0_) / 1e6); } while (0)
+/* ------------------------------------------------------------------------
+   The prefault thread. A fresh thread (its own block chain) records past
+   its small first blocks, which starts the helper; a pause lets the helper
+   ready its blocks; the next blocks are taken from it. The helper is an
+   extra task of the process during the session and gone after prof_stop;
+   with no_prefault_thread there is none and every block is mapped inline.
+   A fork while the helper runs: the child (which has no helper) records
+   and stops normally. */
+static int task_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *de;
+    int n = 0;
+    if (!d) return -1;
+    while ((de = readdir(d)) != NULL) n += de->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+typedef struct pf_run {
+    int no_helper, do_fork;
+    int tasks_before, tasks_during, tasks_after, child_ok;
+    size_t events;
+    prof_stats st;
+} pf_run;
+#define PF_N1 100000L  /* past the third block (49152 records): the helper starts */
+#define PF_N2 400000L  /* two more blocks of 349525 records: both from the helper */
+static void *pf_worker(void *arg) {
+    pf_run *r = (pf_run *)arg;
+    prof_config c = config();
+    prof_events *ev;
+    long i;
+    c.no_prefault_thread = r->no_helper;
+    c.max_events = 4u << 20;
+    if (!CHECK(prof_start(&c) == PROF_OK)) return NULL;
+    for (i = 0; i < PF_N1; i++) { PROF_SCOPE("pf"); }
+    sleep_us(300000); /* the helper readies its two blocks */
+    r->tasks_during = task_count();
+    if (r->do_fork) {
+        /* The verdict comes back through a pipe: under valgrind the child's
+           exit status also reports the thread stacks of the parent, which a
+           child forked from a thread cannot reach ("possibly lost"). */
+        pid_t pid;
+        int status = 0, fds[2];
+        char verdict = 0;
+        if (!CHECK(pipe(fds) == 0)) return NULL;
+        fflush(stdout);
+        fflush(stderr);
+        pid = fork();
+        if (pid == 0) {
+            /* only this thread exists here; prof_stop must not wait for a helper */
+            for (i = 0; i < 1000; i++) { PROF_SCOPE("pf_child"); }
+            ev = prof_stop();
+            verdict = ev && count_named(ev, "pf_child") == 1000 && prof_events_count(ev) == (size_t)PF_N1 + 1000 ? 'y' : 'n';
+            prof_events_free(ev);
+            if (write(fds[1], &verdict, 1) != 1) _exit(2);
+            _exit(0);
+        }
+        close(fds[1]);
+        if (CHECK(pid > 0)) {
+            if (read(fds[0], &verdict, 1) != 1) verdict = 0;
+            waitpid(pid, &status, 0);
+            r->child_ok = verdict == 'y' && WIFEXITED(status);
+        }
+        close(fds[0]);
+    }
+    for (i = 0; i < PF_N2; i++) { PROF_SCOPE("pf"); }
+    ev = prof_stop();
+    r->tasks_after = task_count();
+    if (!CHECK(ev != NULL)) return NULL;
+    r->events = prof_events_count(ev);
+    r->st = prof_events_stats(ev);
+    prof_events_free(ev);
+    return NULL;
+}
+static void pf_run_one(pf_run *r) {
+    pthread_t th;
+    r->tasks_before = task_count();
+    if (CHECK(pthread_create(&th, NULL, pf_worker, r) == 0)) pthread_join(th, NULL);
+}
+static void test_prefault_thread(void) {
+    pf_run with, without, forked;
+    memset(&with, 0, sizeof with);
+    memset(&without, 0, sizeof without);
+    memset(&forked, 0, sizeof forked);
+    without.no_helper = 1;
+    forked.do_fork = 1;
+    /* prof_shutdown between runs frees the ready blocks a helper leaves for
+       later sessions, so each run starts with none */
+    prof_shutdown();
+    pf_run_one(&with);
+    prof_shutdown();
+    pf_run_one(&without);
+    prof_shutdown();
+    pf_run_one(&forked);
+
+    CHECK_EQ_INT(with.events, PF_N1 + PF_N2);
+    CHECK_EQ_INT(with.st.dropped, 0);
+    CHECK_EQ_INT(with.st.blocks_added, 5); /* 16384, 32768, 65536, then two of 349525 */
+    CHECK_MSG(with.st.blocks_prefaulted == 2, "blocks from the helper: %llu of %llu", (unsigned long long)with.st.blocks_prefaulted,
+              (unsigned long long)with.st.blocks_added);
+    CHECK_MSG(with.tasks_during == with.tasks_before + 2, "tasks: %d before, %d while recording (worker + helper expected)", with.tasks_before,
+              with.tasks_during);
+    CHECK_MSG(with.tasks_after == with.tasks_before + 1, "tasks: %d before, %d after prof_stop (the helper must be joined)", with.tasks_before,
+              with.tasks_after);
+
+    CHECK_EQ_INT(without.events, PF_N1 + PF_N2);
+    CHECK_EQ_INT(without.st.blocks_added, 5);
+    CHECK_EQ_INT(without.st.blocks_prefaulted, 0);
+    CHECK_MSG(without.tasks_during == without.tasks_before + 1, "no_prefault_thread: %d tasks before, %d while recording", without.tasks_before,
+              without.tasks_during);
+
+    CHECK_MSG(forked.child_ok, "the child forked while the helper ran did not record and stop cleanly");
+    CHECK_EQ_INT(forked.events, PF_N1 + PF_N2);
+    CHECK_EQ_INT(forked.tasks_after, forked.tasks_before + 1);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_first_start_races()); /* first: needs a process that never started a session */
@@ -617,6 +735,7 @@ int main(void) {
     TIMED(test_stop_while_recording());
     TIMED(test_pool_sessions());
     TIMED(test_shared_cap());
+    TIMED(test_prefault_thread());
     prof_shutdown();
     return check_report();
 }
