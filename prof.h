@@ -4190,41 +4190,160 @@ PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, 
 PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
 
 /* >>exporters ============================================================*/
-/* Streaming writer: a fixed buffer and write(2), integers formatted by hand,
+/* Streaming writer: fixed buffers and write(2), integers formatted by hand,
    names escaped once per call site. Memory stays constant whatever the
    number of events. Output goes to a temporary file that is renamed over
    the target only when every byte was written, so a failed export never
-   leaves a file that looks complete. */
+   leaves a file that looks complete.
+   Once an export is past its first PROF__W_ASYNC_AFTER bytes, a writer
+   thread takes over the write(2) calls: the kernel's copy into the page
+   cache costs about as much as the formatting, so with two buffers the two
+   run on two cores instead of one after the other. A failed write stops the
+   formatting at the next buffer and is reported by the close. */
+#define PROF__W_CHUNK ((size_t)256 << 10)
+#define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
+#define PROF__W_ASYNC_AFTER ((size_t)1 << 20)
+typedef struct prof__wthread {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    int fd, err, quit;
+    const char *job;           /* the buffer being written; NULL = idle */
+    size_t job_n;
+} prof__wthread;
 typedef struct prof__w {
-    int fd, err;
-    size_t n;
-    char buf[1 << 16];
+    char *buf;                 /* the buffer being filled */
+    size_t n, cap;
+    int fd, err;               /* fd -1: a string in memory, never flushed */
+    uint64_t written;          /* bytes handed to write(2) so far */
+    char *bufs[2];             /* a file's two buffers (malloc'ed) */
+    int cur;
+    prof__wthread *th;         /* the writer thread, once started */
 } prof__w;
 
-static PROF__NI void prof__w_raw(prof__w *w, const char *s, size_t n) {
-    while (n && !w->err) {
-        ssize_t k = write(w->fd, s, n);
+/* A writer into caller memory (escaping a name ahead of time). */
+static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
+    memset(w, 0, sizeof *w);
+    w->buf = mem;
+    w->cap = cap;
+    w->fd = -1;
+}
+static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
+    while (n) {
+        ssize_t k = write(fd, s, n);
         if (k < 0) {
             if (errno == EINTR) continue;
-            w->err = errno;
-            return;
+            return errno;
         }
-        if (k == 0) { w->err = EIO; return; }
+        if (k == 0) return EIO;
         s += k;
         n -= (size_t)k;
     }
+    return 0;
+}
+static void *prof__w_thread_main(void *arg) {
+    prof__wthread *th = (prof__wthread *)arg;
+    pthread_mutex_lock(&th->lock);
+    for (;;) {
+        const char *b;
+        size_t n;
+        int err;
+        while (!th->job && !th->quit) pthread_cond_wait(&th->cv, &th->lock);
+        if (!th->job) break;
+        b = th->job;
+        n = th->job_n;
+        pthread_mutex_unlock(&th->lock);
+        err = th->err ? 0 : prof__write_all(th->fd, b, n); /* after an error, the rest is dropped */
+        pthread_mutex_lock(&th->lock);
+        if (err) th->err = err;
+        th->job = NULL;
+        pthread_cond_broadcast(&th->cv);
+    }
+    pthread_mutex_unlock(&th->lock);
+    return NULL;
+}
+/* Starts the writer thread; on any failure the export stays synchronous. */
+static PROF__NI void prof__w_start_thread(prof__w *w) {
+    prof__wthread *th = PROF__ALLOC(prof__wthread, 1);
+    sigset_t all, old;
+    int ok;
+    if (!th) return;
+    memset(th, 0, sizeof *th);
+    th->fd = w->fd;
+    if (pthread_mutex_init(&th->lock, NULL) != 0) { PROF_FREE(th); return; }
+    if (pthread_cond_init(&th->cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    sigfillset(&all); /* the host program's signals stay on its own threads */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    ok = pthread_create(&th->thread, NULL, prof__w_thread_main, th) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!ok) { pthread_cond_destroy(&th->cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    w->th = th;
+}
+/* Waits until the writer thread is idle; takes over its error. */
+static PROF__NI void prof__w_wait_idle(prof__w *w) {
+    prof__wthread *th = w->th;
+    pthread_mutex_lock(&th->lock);
+    while (th->job) pthread_cond_wait(&th->cv, &th->lock);
+    if (th->err && !w->err) w->err = th->err;
+    pthread_mutex_unlock(&th->lock);
 }
 static PROF__NI void prof__w_flush(prof__w *w) {
-    prof__w_raw(w, w->buf, w->n);
+    if (!w->n) return;
+    if (w->fd < 0) { w->err = w->err ? w->err : ENOSPC; w->n = 0; return; } /* memory writer overflowed */
+    if (!w->th && w->bufs[1] && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
+    if (w->th) {
+        prof__wthread *th = w->th;
+        prof__w_wait_idle(w); /* so the other buffer is free */
+        if (!w->err) {
+            pthread_mutex_lock(&th->lock);
+            th->job = w->buf;
+            th->job_n = w->n;
+            pthread_cond_signal(&th->cv);
+            pthread_mutex_unlock(&th->lock);
+            w->cur ^= 1;
+            w->buf = w->bufs[w->cur];
+        }
+    } else if (!w->err) {
+        w->err = prof__write_all(w->fd, w->buf, w->n);
+    }
+    w->written += w->n;
     w->n = 0;
 }
-static PROF__NI void prof__w_put(prof__w *w, const char *s, size_t n) {
-    if (n > sizeof w->buf - w->n) {
-        prof__w_flush(w);
-        if (n > sizeof w->buf) { prof__w_raw(w, s, n); return; }
+/* Flushes everything and ends the writer thread. */
+static PROF__NI void prof__w_finish(prof__w *w) {
+    prof__w_flush(w);
+    if (w->th) {
+        prof__wthread *th = w->th;
+        prof__w_wait_idle(w);
+        pthread_mutex_lock(&th->lock);
+        th->quit = 1;
+        pthread_cond_signal(&th->cv);
+        pthread_mutex_unlock(&th->lock);
+        pthread_join(th->thread, NULL);
+        pthread_cond_destroy(&th->cv);
+        pthread_mutex_destroy(&th->lock);
+        PROF_FREE(th);
+        w->th = NULL;
     }
-    memcpy(w->buf + w->n, s, n);
-    w->n += n;
+}
+static PROF__NI void prof__w_put_slow(prof__w *w, const char *s, size_t n) {
+    while (n && !w->err) {
+        size_t k = w->cap - w->n;
+        if (!k) { prof__w_flush(w); continue; }
+        if (k > n) k = n;
+        memcpy(w->buf + w->n, s, k);
+        w->n += k;
+        s += k;
+        n -= k;
+    }
+}
+static __inline__ void prof__w_put(prof__w *w, const char *s, size_t n) {
+    if (PROF__LIKELY(n <= w->cap - w->n)) {
+        memcpy(w->buf + w->n, s, n);
+        w->n += n;
+    } else {
+        prof__w_put_slow(w, s, n);
+    }
 }
 #define PROF__W_LIT(w, lit) prof__w_put((w), (lit), sizeof(lit) - 1)
 static PROF__NI void prof__w_str(prof__w *w, const char *s) { prof__w_put(w, s, strlen(s)); }
@@ -4232,24 +4351,30 @@ static const char prof__digits2[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
-/* two digits per division */
+/* Written in place, back to front, two digits per division. */
 static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
-    char t[24];
-    int i = 24;
+    char *d;
+    int n = 1;
+    uint64_t t = v;
+    while (t >= 10000) { t /= 10000; n += 4; }
+    if (t >= 100) { t /= 100; n += 2; }
+    if (t >= 10) n++;
+    if (PROF__UNLIKELY(w->cap - w->n < 20)) prof__w_flush(w);
+    d = w->buf + w->n + n;
+    w->n += (size_t)n;
     while (v >= 100) {
-        unsigned d = (unsigned)(v % 100) * 2;
+        unsigned k = (unsigned)(v % 100) * 2;
         v /= 100;
-        t[--i] = prof__digits2[d + 1];
-        t[--i] = prof__digits2[d];
+        *--d = prof__digits2[k + 1];
+        *--d = prof__digits2[k];
     }
     if (v >= 10) {
-        unsigned d = (unsigned)v * 2;
-        t[--i] = prof__digits2[d + 1];
-        t[--i] = prof__digits2[d];
+        unsigned k = (unsigned)v * 2;
+        *--d = prof__digits2[k + 1];
+        *--d = prof__digits2[k];
     } else {
-        t[--i] = (char)('0' + v);
+        *--d = (char)('0' + v);
     }
-    prof__w_put(w, t + i, (size_t)(24 - i));
 }
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
@@ -4262,10 +4387,11 @@ static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
     if (ns < 0) { PROF__W_LIT(w, "-"); a = (uint64_t)0 - (uint64_t)ns; }
     else a = (uint64_t)ns;
     prof__w_u64(w, a / 1000);
+    a %= 1000;
     t[0] = '.';
-    t[1] = (char)('0' + a % 1000 / 100);
-    t[2] = (char)('0' + a % 100 / 10);
-    t[3] = (char)('0' + a % 10);
+    t[1] = (char)('0' + a / 100);
+    t[2] = prof__digits2[a % 100 * 2];
+    t[3] = prof__digits2[a % 100 * 2 + 1];
     prof__w_put(w, t, 4);
 }
 static PROF__NI void prof__w_double(prof__w *w, double v) {
@@ -4350,6 +4476,19 @@ static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, co
     else prof__w_json_body(w, str);
 }
 
+/* An interned string that is JSON already (shapes): its length by address. */
+static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const char *str) {
+    prof__clean *c;
+    if (!cache) { prof__w_str(w, str); return; }
+    c = &cache[prof__mix((uint64_t)(uintptr_t)str) & (PROF__CLEAN_SLOTS - 1)];
+    if (c->key != str) {
+        c->len = strlen(str);
+        c->clean = 0; /* the slot may be asked about escaping later: say "check" */
+        c->key = str;
+    }
+    prof__w_put(w, str, c->len);
+}
+
 typedef struct prof__out { prof__w *w; char *tmp; const char *path; char *target; } prof__out;
 
 /* /dev/stdout, /dev/fd/N and the like name an open descriptor: written
@@ -4377,8 +4516,16 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
     o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
     if (!o->w) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    o->w->n = 0;
-    o->w->err = 0;
+    memset(o->w, 0, sizeof *o->w);
+    o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK);
+    o->w->bufs[1] = (char *)PROF_MALLOC(PROF__W_CHUNK); /* optional: no writer thread without it */
+    if (!o->w->bufs[0]) {
+        PROF_FREE(o->w->bufs[1]);
+        PROF_FREE(o->w);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    o->w->buf = o->w->bufs[0];
+    o->w->cap = PROF__W_CHUNK;
     o->path = path;
     /* Descriptors, devices, pipes and files under /proc are written in
        place: renaming over them would replace the node (and /proc refuses
@@ -4393,12 +4540,20 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->target = realpath(path, NULL)) != NULL) target = o->target;
         len = strlen(target) + 48;
         o->tmp = (char *)PROF_MALLOC(len);
-        if (!o->tmp) { free(o->target); PROF_FREE(o->w); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        if (!o->tmp) {
+            free(o->target);
+            PROF_FREE(o->w->bufs[0]);
+            PROF_FREE(o->w->bufs[1]);
+            PROF_FREE(o->w);
+            return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        }
         snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
         o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
     if (o->w->fd < 0) {
         int err = errno;
+        PROF_FREE(o->w->bufs[0]);
+        PROF_FREE(o->w->bufs[1]);
         PROF_FREE(o->w);
         PROF_FREE(o->tmp);
         free(o->target); /* from realpath */
@@ -4408,11 +4563,13 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
 }
 static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     int err;
-    prof__w_flush(o->w);
+    prof__w_finish(o->w);
     err = o->w->err;
     if (close(o->w->fd) != 0 && !err) err = errno;
     if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
     if (err && o->tmp) unlink(o->tmp);
+    PROF_FREE(o->w->bufs[0]);
+    PROF_FREE(o->w->bufs[1]);
     PROF_FREE(o->w);
     PROF_FREE(o->tmp);
     free(o->target); /* from realpath */
@@ -4532,17 +4689,17 @@ static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const pro
 }
 
 /* Kineto's "cat" for an event. */
-static PROF__NI const char *prof__category(const prof_events *e, const prof__ev *v) {
+static PROF__NI void prof__w_category(prof__w *w, const prof_events *e, const prof__ev *v) {
     unsigned f = e->sites[v->site].flags;
-    if (f & PROF_SITE_GPU_KERNEL) return "kernel";
-    if (f & PROF_SITE_GPU_MEMCPY) return "gpu_memcpy";
-    if (f & PROF_SITE_GPU_MEMSET) return "gpu_memset";
-    if (f & PROF_SITE_CUDA_SYNC) return "cuda_sync";
-    if (f & PROF_SITE_CUDA_RUNTIME) return "cuda_runtime";
-    if (f & PROF_SITE_CUDA_DRIVER) return "cuda_driver";
-    if (v->device_type != PROF_DEVICE_CPU) return "kernel";
-    if (f & PROF_SITE_CPU_OP) return "cpu_op";
-    return "user_annotation";
+    if (f & PROF_SITE_GPU_KERNEL) PROF__W_LIT(w, "kernel");
+    else if (f & PROF_SITE_GPU_MEMCPY) PROF__W_LIT(w, "gpu_memcpy");
+    else if (f & PROF_SITE_GPU_MEMSET) PROF__W_LIT(w, "gpu_memset");
+    else if (f & PROF_SITE_CUDA_SYNC) PROF__W_LIT(w, "cuda_sync");
+    else if (f & PROF_SITE_CUDA_RUNTIME) PROF__W_LIT(w, "cuda_runtime");
+    else if (f & PROF_SITE_CUDA_DRIVER) PROF__W_LIT(w, "cuda_driver");
+    else if (v->device_type != PROF_DEVICE_CPU) PROF__W_LIT(w, "kernel");
+    else if (f & PROF_SITE_CPU_OP) PROF__W_LIT(w, "cpu_op");
+    else PROF__W_LIT(w, "user_annotation");
 }
 
 /* The duration written for event i. A viewer reads ts and dur as doubles
@@ -4569,33 +4726,62 @@ static PROF__NI double prof__us_double(int64_t ns) {
     return ns < 0 ? -r : r;
 }
 
-static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i) {
-    int32_t chain[256], c = (int32_t)i;
-    int n = 0, k, bounded = 0;
-    double pend = 0;
+/* The written ends of the previous event's ancestors (events come parents
+   first), so an event's trimming starts from its parent's result instead of
+   replaying the whole chain. */
+#define PROF__PATH_MAX 256
+typedef struct prof__dur_path { int n; int32_t idx[PROF__PATH_MAX]; double end[PROF__PATH_MAX]; } prof__dur_path;
+static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
+    int32_t chain[PROF__PATH_MAX], c = (int32_t)i;
+    int n = 0, k, top = -1;
     int64_t dur = 0;
-    while (c >= 0 && n < 256) { chain[n++] = c; c = e->ev[c].parent; }
+    /* up from i to an ancestor on the path, or past the root */
+    while (c >= 0 && n < PROF__PATH_MAX) {
+        for (top = path->n - 1; top >= 0 && path->idx[top] != c; top--) {}
+        if (top >= 0) break;
+        chain[n++] = c;
+        c = e->ev[c].parent;
+    }
+    /* the chain's top is unbounded when it is a root, or when the nesting is
+       deeper than the path holds (then nothing is kept) */
+    path->n = top >= 0 && top + 1 + n <= PROF__PATH_MAX ? top + 1 : 0;
     for (k = n - 1; k >= 0; k--) {
         const prof__ev *v = &e->ev[chain[k]];
         double start = prof__us_double(v->start);
         dur = v->end - v->start;
-        if (bounded) while (dur > 0 && start + prof__us_double(dur) > pend) dur--;
-        pend = start + prof__us_double(dur);
-        bounded = 1;
+        if (path->n > 0) {
+            double pend = path->end[path->n - 1];
+            while (dur > 0 && start + prof__us_double(dur) > pend) dur--;
+        }
+        path->idx[path->n] = chain[k];
+        path->end[path->n] = start + prof__us_double(dur);
+        path->n++;
     }
     return dur;
 }
 
-static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_t pid, const char *const *site_json, prof__clean *cache) {
+/* What the trace's events share: names escaped once per site, the cache of
+   strings known clean, the written ends of the current ancestors. */
+typedef struct prof__trace_ctx {
+    uint64_t pid;
+    const char **site_json;
+    size_t *site_json_len;
+    prof__clean *cache;
+    prof__dur_path path;
+} prof__trace_ctx;
+
+static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
-    int64_t dur = prof__written_dur(e, i);
+    uint64_t pid = cx->pid;
+    prof__clean *cache = cx->cache;
+    int64_t dur = prof__written_dur(e, i, &cx->path);
     PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": \"");
-    prof__w_str(w, prof__category(e, v));
+    prof__w_category(w, e, v);
     PROF__W_LIT(w, "\"");
     PROF__W_LIT(w, ", \"name\": ");
     if (x->trace_name) prof__w_json_str(w, x->trace_name);
-    else if (site_json[v->site]) prof__w_str(w, site_json[v->site]);
+    else if (cx->site_json[v->site]) prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]);
     else prof__w_json_str(w, e->sites[v->site].name); /* too long to cache */
     PROF__W_LIT(w, ", ");
     prof__w_pid_tid(w, e, v, pid);
@@ -4609,7 +4795,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, uint64_
     prof__w_u64(w, (uint64_t)i);
     if (x->shapes || e->no_shapes) {
         PROF__W_LIT(w, ", \"Input Dims\": ");
-        prof__w_str(w, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
+        prof__w_raw_cached(w, cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
     }
     {
         prof__stk st = prof__stack_of(e, i);
@@ -4672,7 +4858,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     prof__w *w;
     prof_result r;
     const char **site_json = NULL;
+    char *esc;
     prof__clean *cache;
+    prof__trace_ctx *cx;
     prof__arena scratch;
     size_t i;
     uint64_t pid = (uint64_t)getpid();
@@ -4681,24 +4869,30 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
-    /* Escape each site's name once: most events then cost one memcpy. */
-    site_json = PROF__ALLOC(const char *, e->nsites + 1);
-    if (!site_json) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    /* Escape each site's name once: most events then cost one memcpy. The
+       lengths follow the pointers in the same allocation. */
+    site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
+    if (!site_json || !esc) {
+        PROF_FREE(site_json);
+        PROF_FREE(esc);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
     for (i = 0; i < e->nsites; i++) {
         prof__w tmpw;
         char *s;
-        tmpw.fd = -1;
-        tmpw.err = 0;
-        tmpw.n = 0;
         /* names longer than the buffer are escaped per event instead */
-        if (strlen(e->sites[i].name) * 6 + 2 >= sizeof tmpw.buf) { site_json[i] = NULL; continue; }
+        if (strlen(e->sites[i].name) * 6 + 2 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
+        prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
         prof__w_json_str(&tmpw, e->sites[i].name);
         s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
-        if (!s) { PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
-        memcpy(s, tmpw.buf, tmpw.n);
+        if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
         site_json[i] = s;
+        ((size_t *)(void *)(site_json + e->nsites + 1))[i] = tmpw.n;
     }
+    PROF_FREE(esc);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
     w = o.w;
     PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
@@ -4724,7 +4918,17 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF__W_LIT(w, ",\n  \"traceEvents\": [\n");
     cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
     if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
-    for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, pid, site_json, cache);
+    cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    if (!cx) w->err = ENOMEM;
+    else {
+        cx->pid = pid;
+        cx->site_json = site_json;
+        cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
+        cx->cache = cache;
+        cx->path.n = 0;
+        for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        PROF_FREE(cx);
+    }
     PROF_FREE(cache);
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
@@ -5417,15 +5621,16 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 const CUpti_ActivityDevice5 *d = (const CUpti_ActivityDevice5 *)(const void *)rec;
                 char entry[768];
                 prof__w jw;
+                char jname[520];
                 size_t have;
-                jw.fd = -1; jw.err = 0; jw.n = 0;
+                prof__w_mem(&jw, jname, sizeof jname);
                 prof__w_json_str(&jw, d->name ? d->name : "");
                 snprintf(entry, sizeof entry,
                          "%s    {\"id\": %u, \"name\": %.*s, \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
                          "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
                          "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
                          "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
-                         prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.n < 512 ? jw.n : 512), jw.buf, (unsigned long long)d->globalMemorySize,
+                         prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.err ? 2 : jw.n), jw.err ? "\"\"" : jname, (unsigned long long)d->globalMemorySize,
                          d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
                          d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
                          d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,

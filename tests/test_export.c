@@ -1641,13 +1641,50 @@ static void test_streaming(void) {
     if (CHECK(s != NULL)) {
         /* a plain loop: sanitizers' strstr rescans the whole haystack per call */
         static const char pat[] = "{\"ph\": \"X\"";
+        static const char ts_pat[] = "\"ts\": ";
+        long k = 0, bad = 0;
         for (p = s; p + sizeof pat - 1 <= s + len; p++)
             if (*p == '{' && memcmp(p, pat, sizeof pat - 1) == 0) count++;
         CHECK_EQ_INT(count, n);
         CHECK(len > 3 && memcmp(s + len - 3, "\n}\n", 3) == 0);
+        /* every event's ts, in order: a buffer of the writer thread written
+           twice, lost or out of turn would break the sequence (parent at
+           i * 1000 + 17 ns, its child 100 ns later) */
+        for (p = s; p + sizeof ts_pat - 1 <= s + len && k < n; p++) {
+            long long whole = 0, frac = 0, expect;
+            if (*p != '"' || memcmp(p, ts_pat, sizeof ts_pat - 1) != 0) continue;
+            p += sizeof ts_pat - 1;
+            while (*p >= '0' && *p <= '9') whole = whole * 10 + (*p++ - '0');
+            if (*p == '.') { p++; while (*p >= '0' && *p <= '9') frac = frac * 10 + (*p++ - '0'); }
+            expect = (long long)(k / 2) * 2 * 1000 + 17 + (k % 2 ? 100 : 0);
+            if (whole * 1000 + frac != expect && bad++ < 3) fprintf(stderr, "event %ld: ts %lld.%03lld us, expected %lld ns\n", k, whole, frac, expect);
+            k++;
+        }
+        CHECK_EQ_INT(k, n);
+        CHECK_EQ_INT(bad, 0);
         free(s);
     }
     CHECK(count_tmp(STREAM_DIR) == 0);
+
+    /* a write that fails once the writer thread has taken over (past the
+       first MiB): an error, no temporary file, the old target intact */
+    if (n * 150L > 3L << 20) {
+        struct rlimit old_lim, lim;
+        void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+        CHECK(write_file(STREAM_DIR "/big.json", "OLD\n") == 0);
+        CHECK(getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+        lim = old_lim;
+        lim.rlim_cur = 3L << 20;
+        if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
+            check_log_reset();
+            CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/big.json"), PROF_E_IO);
+            CHECK(check_log_has(PROF_E_IO, STREAM_DIR "/big.json"));
+            CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+        }
+        signal(SIGXFSZ, old_sig);
+        CHECK(file_is(STREAM_DIR "/big.json", "OLD\n"));
+        CHECK(count_tmp(STREAM_DIR) == 0);
+    }
     rm_tree(STREAM_DIR);
     prof_events_free(ev);
 }
