@@ -4351,49 +4351,77 @@ static const char prof__digits2[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
-/* Written in place, back to front, two digits per division. */
-static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
-    char *d;
-    int n = 1;
-    uint64_t t = v;
-    while (t >= 10000) { t /= 10000; n += 4; }
-    if (t >= 100) { t /= 100; n += 2; }
-    if (t >= 10) n++;
-    if (PROF__UNLIKELY(w->cap - w->n < 20)) prof__w_flush(w);
-    d = w->buf + w->n + n;
-    w->n += (size_t)n;
-    while (v >= 100) {
-        unsigned k = (unsigned)(v % 100) * 2;
+/* Decimal digits, written in place back to front, two per step; values
+   past 10^8 are cut in 8-digit pieces so the steps use 32-bit arithmetic. */
+static __inline__ void prof__put_8digits(char *d, uint32_t v) { /* exactly 8, zero-padded */
+    int k;
+    for (k = 0; k < 4; k++) {
+        unsigned q = v % 100 * 2;
         v /= 100;
-        *--d = prof__digits2[k + 1];
-        *--d = prof__digits2[k];
+        d[7 - 2 * k] = prof__digits2[q + 1];
+        d[6 - 2 * k] = prof__digits2[q];
+    }
+}
+static __inline__ char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8 */
+    int n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
+    char *end = d + n;
+    d = end;
+    while (v >= 100) {
+        unsigned q = v % 100 * 2;
+        v /= 100;
+        *--d = prof__digits2[q + 1];
+        *--d = prof__digits2[q];
     }
     if (v >= 10) {
-        unsigned k = (unsigned)v * 2;
-        *--d = prof__digits2[k + 1];
-        *--d = prof__digits2[k];
+        *--d = prof__digits2[v * 2 + 1];
+        *--d = prof__digits2[v * 2];
     } else {
         *--d = (char)('0' + v);
     }
+    return end;
+}
+static __inline__ char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits */
+    if (v < 100000000u) return prof__put_u32(d, (uint32_t)v);
+    if (v < 10000000000000000u) {
+        d = prof__put_u32(d, (uint32_t)(v / 100000000u));
+    } else {
+        uint64_t hi = v / 100000000u;
+        d = prof__put_u32(d, (uint32_t)(hi / 100000000u));
+        prof__put_8digits(d, (uint32_t)(hi % 100000000u));
+        d += 8;
+    }
+    prof__put_8digits(d, (uint32_t)(v % 100000000u));
+    return d + 8;
+}
+static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
+    if (PROF__UNLIKELY(w->cap - w->n < 24)) prof__w_flush(w);
+    w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
     else prof__w_u64(w, (uint64_t)v);
 }
-/* Nanoseconds as microseconds with three decimals: exact, no floating point. */
-static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
+/* Nanoseconds as microseconds with three decimals: exact, no floating point.
+   At most 25 bytes. */
+static __inline__ char *prof__put_us(char *d, int64_t ns) {
     uint64_t a;
-    char t[4];
-    if (ns < 0) { PROF__W_LIT(w, "-"); a = (uint64_t)0 - (uint64_t)ns; }
+    unsigned f;
+    if (ns < 0) { *d++ = '-'; a = (uint64_t)0 - (uint64_t)ns; }
     else a = (uint64_t)ns;
-    prof__w_u64(w, a / 1000);
-    a %= 1000;
-    t[0] = '.';
-    t[1] = (char)('0' + a / 100);
-    t[2] = prof__digits2[a % 100 * 2];
-    t[3] = prof__digits2[a % 100 * 2 + 1];
-    prof__w_put(w, t, 4);
+    d = prof__put_u64(d, a / 1000);
+    f = (unsigned)(a % 1000);
+    d[0] = '.';
+    d[1] = (char)('0' + f / 100);
+    d[2] = prof__digits2[f % 100 * 2];
+    d[3] = prof__digits2[f % 100 * 2 + 1];
+    return d + 4;
 }
+static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
+    if (PROF__UNLIKELY(w->cap - w->n < 32)) prof__w_flush(w);
+    w->n = (size_t)(prof__put_us(w->buf + w->n, ns) - w->buf);
+}
+/* A literal at a cursor that has room. */
+#define PROF__D_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) += sizeof(lit) - 1)
 static PROF__NI void prof__w_double(prof__w *w, double v) {
     char t[40];
     if (!(v == v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
@@ -4688,16 +4716,15 @@ static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const pro
     else prof__w_i64(w, prof__stream_of(e, v));
 }
 
-/* Kineto's "cat" for an event. */
-static PROF__NI void prof__w_category(prof__w *w, const prof_events *e, const prof__ev *v) {
-    unsigned f = e->sites[v->site].flags;
+/* Kineto's "cat" for an event of a site with flags f. */
+static PROF__NI void prof__w_category(prof__w *w, unsigned f, int on_cpu) {
     if (f & PROF_SITE_GPU_KERNEL) PROF__W_LIT(w, "kernel");
     else if (f & PROF_SITE_GPU_MEMCPY) PROF__W_LIT(w, "gpu_memcpy");
     else if (f & PROF_SITE_GPU_MEMSET) PROF__W_LIT(w, "gpu_memset");
     else if (f & PROF_SITE_CUDA_SYNC) PROF__W_LIT(w, "cuda_sync");
     else if (f & PROF_SITE_CUDA_RUNTIME) PROF__W_LIT(w, "cuda_runtime");
     else if (f & PROF_SITE_CUDA_DRIVER) PROF__W_LIT(w, "cuda_driver");
-    else if (v->device_type != PROF_DEVICE_CPU) PROF__W_LIT(w, "kernel");
+    else if (!on_cpu) PROF__W_LIT(w, "kernel");
     else if (f & PROF_SITE_CPU_OP) PROF__W_LIT(w, "cpu_op");
     else PROF__W_LIT(w, "user_annotation");
 }
@@ -4728,16 +4755,35 @@ static PROF__NI double prof__us_double(int64_t ns) {
 
 /* The written ends of the previous event's ancestors (events come parents
    first), so an event's trimming starts from its parent's result instead of
-   replaying the whole chain. */
+   replaying the whole chain. Most children end a nanosecond or more before
+   their parent: below PROF__EXACT_NS the rounding of either end (a few
+   ulps of at most 2^-16 us) cannot reverse that, so the doubles are only
+   computed, once per event, when an event ends with its parent or near the
+   limit. */
 #define PROF__PATH_MAX 256
-typedef struct prof__dur_path { int n; int32_t idx[PROF__PATH_MAX]; double end[PROF__PATH_MAX]; } prof__dur_path;
+#define PROF__EXACT_NS ((int64_t)1 << 46) /* ~19.5 hours from the trace's base */
+typedef struct prof__dur_level {
+    int32_t idx;
+    int has_end_d;
+    int64_t start, dur;        /* as written */
+    double end_d;              /* us(start) + us(dur), as a parser sums them */
+} prof__dur_level;
+typedef struct prof__dur_path { int n; prof__dur_level lv[PROF__PATH_MAX]; } prof__dur_path;
+static PROF__NI double prof__level_end(prof__dur_level *l) {
+    if (!l->has_end_d) {
+        l->end_d = prof__us_double(l->start) + prof__us_double(l->dur);
+        l->has_end_d = 1;
+    }
+    return l->end_d;
+}
 static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
-    int32_t chain[PROF__PATH_MAX], c = (int32_t)i;
-    int n = 0, k, top = -1;
+    int32_t chain[PROF__PATH_MAX], c = e->ev[i].parent;
+    int n = 1, k, top = -1;
     int64_t dur = 0;
-    /* up from i to an ancestor on the path, or past the root */
+    chain[0] = (int32_t)i; /* written once: never on the path itself */
+    /* up from the parent to an ancestor on the path, or past the root */
     while (c >= 0 && n < PROF__PATH_MAX) {
-        for (top = path->n - 1; top >= 0 && path->idx[top] != c; top--) {}
+        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
         if (top >= 0) break;
         chain[n++] = c;
         c = e->ev[c].parent;
@@ -4747,14 +4793,21 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
     path->n = top >= 0 && top + 1 + n <= PROF__PATH_MAX ? top + 1 : 0;
     for (k = n - 1; k >= 0; k--) {
         const prof__ev *v = &e->ev[chain[k]];
-        double start = prof__us_double(v->start);
+        prof__dur_level *l = &path->lv[path->n];
         dur = v->end - v->start;
         if (path->n > 0) {
-            double pend = path->end[path->n - 1];
-            while (dur > 0 && start + prof__us_double(dur) > pend) dur--;
+            prof__dur_level *p = &path->lv[path->n - 1];
+            int64_t pend = p->start + p->dur;
+            int exact = v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS && pend > -PROF__EXACT_NS && pend < PROF__EXACT_NS;
+            if (!exact || v->end >= pend) {
+                double start_d = prof__us_double(v->start), pend_d = prof__level_end(p);
+                while (dur > 0 && start_d + prof__us_double(dur) > pend_d) dur--;
+            }
         }
-        path->idx[path->n] = chain[k];
-        path->end[path->n] = start + prof__us_double(dur);
+        l->idx = chain[k];
+        l->start = v->start;
+        l->dur = dur;
+        l->has_end_d = 0;
         path->n++;
     }
     return dur;
@@ -4762,9 +4815,11 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
 
 /* What the trace's events share: names escaped once per site, the cache of
    strings known clean, the written ends of the current ancestors. */
+#define PROF__TID_JSON 64 /* per thread: ", \"pid\": P, \"tid\": T", its length in the last byte */
 typedef struct prof__trace_ctx {
     uint64_t pid;
-    const char **site_json;
+    char *tid_json;            /* PROF__TID_JSON bytes per thread, or NULL */
+    const char **site_json;    /* per site: the head of its CPU events */
     size_t *site_json_len;
     prof__clean *cache;
     prof__dur_path path;
@@ -4776,23 +4831,36 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     uint64_t pid = cx->pid;
     prof__clean *cache = cx->cache;
     int64_t dur = prof__written_dur(e, i, &cx->path);
-    PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": \"");
-    prof__w_category(w, e, v);
-    PROF__W_LIT(w, "\"");
-    PROF__W_LIT(w, ", \"name\": ");
-    if (x->trace_name) prof__w_json_str(w, x->trace_name);
-    else if (cx->site_json[v->site]) prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]);
-    else prof__w_json_str(w, e->sites[v->site].name); /* too long to cache */
-    PROF__W_LIT(w, ", ");
-    prof__w_pid_tid(w, e, v, pid);
-    PROF__W_LIT(w, ", \"ts\": ");
-    prof__w_us(w, v->start);
-    PROF__W_LIT(w, ", \"dur\": ");
-    prof__w_us(w, dur);
-    PROF__W_LIT(w, ", \"args\": {\"External id\": ");
-    prof__w_u64(w, (uint64_t)i + 1);
-    PROF__W_LIT(w, ", \"Ev Idx\": ");
-    prof__w_u64(w, (uint64_t)i);
+    if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
+        prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
+    } else {
+        PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": \"");
+        prof__w_category(w, e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
+        PROF__W_LIT(w, "\", \"name\": ");
+        if (x->trace_name) prof__w_json_str(w, x->trace_name);
+        else prof__w_json_str(w, e->sites[v->site].name);
+    }
+    if (v->device_type == PROF_DEVICE_CPU && cx->tid_json) {
+        prof__w_put(w, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, (size_t)(unsigned char)cx->tid_json[(size_t)v->thread * PROF__TID_JSON + PROF__TID_JSON - 1]);
+    } else {
+        PROF__W_LIT(w, ", ");
+        prof__w_pid_tid(w, e, v, pid);
+    }
+    {
+        /* the fixed middle of every event, at most ~130 bytes: one room check */
+        char *d;
+        if (PROF__UNLIKELY(w->cap - w->n < 160)) prof__w_flush(w);
+        d = w->buf + w->n;
+        PROF__D_LIT(d, ", \"ts\": ");
+        d = prof__put_us(d, v->start);
+        PROF__D_LIT(d, ", \"dur\": ");
+        d = prof__put_us(d, dur);
+        PROF__D_LIT(d, ", \"args\": {\"External id\": ");
+        d = prof__put_u64(d, (uint64_t)i + 1);
+        PROF__D_LIT(d, ", \"Ev Idx\": ");
+        d = prof__put_u64(d, (uint64_t)i);
+        w->n = (size_t)(d - w->buf);
+    }
     if (x->shapes || e->no_shapes) {
         PROF__W_LIT(w, ", \"Input Dims\": ");
         prof__w_raw_cached(w, cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
@@ -4869,8 +4937,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
-    /* Escape each site's name once: most events then cost one memcpy. The
-       lengths follow the pointers in the same allocation. */
+    /* Each site's head of a CPU event (ph, cat and the escaped name) is made
+       once: most events then start with one memcpy. The lengths follow the
+       pointers in the same allocation. */
     site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
     esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
     if (!site_json || !esc) {
@@ -4882,8 +4951,11 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__w tmpw;
         char *s;
         /* names longer than the buffer are escaped per event instead */
-        if (strlen(e->sites[i].name) * 6 + 2 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
+        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
         prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
+        PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
+        prof__w_category(&tmpw, e->sites[i].flags, 1);
+        PROF__W_LIT(&tmpw, "\", \"name\": ");
         prof__w_json_str(&tmpw, e->sites[i].name);
         s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
         if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
@@ -4926,7 +4998,20 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
         cx->cache = cache;
         cx->path.n = 0;
+        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * PROF__TID_JSON); /* optional */
+        for (i = 0; cx->tid_json && i < e->nthr; i++) {
+            prof__w tw;
+            char *t = cx->tid_json + i * PROF__TID_JSON;
+            prof__w_mem(&tw, t, PROF__TID_JSON - 1);
+            PROF__W_LIT(&tw, ", \"pid\": ");
+            prof__w_u64(&tw, pid);
+            PROF__W_LIT(&tw, ", \"tid\": ");
+            prof__w_u64(&tw, e->thr[i].tid);
+            t[PROF__TID_JSON - 1] = (char)(unsigned char)tw.n;
+            if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
+        }
         for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        PROF_FREE(cx->tid_json);
         PROF_FREE(cx);
     }
     PROF_FREE(cache);

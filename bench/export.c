@@ -14,6 +14,11 @@
    $TMPDIR or /tmp; no fsync. Each repetition writes a new file (the old one
    is removed first, untimed, on both sides), and the files are removed.
 
+   The same events as plain scopes (no shapes, stack, sequence number or
+   FLOPs: what PROF_SCOPE records in a C program) give the export_plain_*
+   figures. Each workload is also written to /dev/null (*_devnull_*): the
+   exporter's formatting alone, without the file system's page cache.
+
    Environment: PROF_BENCH_EXPORT_EVENTS (default 1000000), PROF_BENCH_REPS
    (default 5; PyTorch: 3), PROF_BENCH_NO_TORCH=1, PROF_BENCH_PYTHON. */
 #define _GNU_SOURCE 1
@@ -89,6 +94,19 @@ static void emit_add(const synth_ev *s, void *ctx) {
     if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
 }
 
+/* The same events as a plain C program records them with PROF_SCOPE: name,
+   thread and times, so args are Kineto's "External id" and "Ev Idx" only. */
+static void emit_plain(const synth_ev *s, void *ctx) {
+    prof_events *ev = (prof_events *)ctx;
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = synth_names[s->name];
+    d.thread = s->thread;
+    d.start_ns = s->start_us * 1000;
+    d.end_ns = s->end_us * 1000;
+    if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+}
+
 /* Floor: write(2) of `bytes` in 64 KiB chunks to a new file in the same
    directory, the exporter's own chunk size; best of 3, seconds. */
 static double write_floor(const char *path, double bytes) {
@@ -129,35 +147,12 @@ static int looks_complete(const char *path, double size) {
     return ok;
 }
 
-int main(void) {
-    const char *python = getenv("PROF_BENCH_PYTHON");
-    const char *tmp = getenv("PROF_BENCH_EXPORT_DIR");
-    const char *env;
-    size_t n = 1000000, reps = 5, i, k = 0;
-    double secs[32], size = 0, t_start = now_s(), best, med;
-    char path[512], input[512];
-    prof_events *ev;
+/* Exports ev reps times; prints `<prefix>_*` figures; returns the median
+   time (0 on failure). */
+static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps, const char *path, double *size_out) {
+    double secs[32], size = 0, best, med, wf;
+    size_t i, k = 0;
     struct stat st;
-    if (!python || !*python) python = "/usr/bin/python3";
-    if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
-    if (!tmp || !*tmp) tmp = "/tmp";
-    if ((env = getenv("PROF_BENCH_EXPORT_EVENTS")) && *env) n = (size_t)strtoull(env, NULL, 10);
-    if ((env = getenv("PROF_BENCH_REPS")) && *env) reps = (size_t)strtoul(env, NULL, 10);
-    if (reps < 1) reps = 1;
-    if (reps > 32) reps = 32;
-    snprintf(path, sizeof path, "%s/prof-export-%ld.json", tmp, (long)getpid());
-    snprintf(input, sizeof input, "%s/prof-export-%ld.bin", tmp, (long)getpid());
-
-    header("prof.h export: prof_export_chrome_trace with full Kineto args");
-    init_args();
-    ev = prof_events_create();
-    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
-    synth_generate(n, 4, emit_add, ev);
-    if (prof_events_build_tree(ev) != PROF_OK) return 1;
-    printf("# %zu events (4 threads, shapes + stack + sequence_nr + flops), %zu repetitions; tree built before timing; files in %s\n",
-           prof_events_count(ev), reps, tmp);
-    fflush(stdout);
-
     for (i = 0; i < reps; i++) {
         double t0, t1;
         prof_result r;
@@ -169,35 +164,89 @@ int main(void) {
         secs[k++] = t1 - t0;
         if (stat(path, &st) == 0) size = (double)st.st_size;
     }
-    if (!k) return 1;
+    if (!k) return 0;
     if (!looks_complete(path, size)) printf("# warning: %s does not look like a complete trace\n", path);
     unlink(path);
     best = secs[0];
     for (i = 1; i < k; i++) if (secs[i] < best) best = secs[i];
     med = median(secs, k);
-    printf("export_file_size %.1f MB\n", size / 1e6);
-    printf("export_bytes_per_event %.1f B\n", size / (double)n);
-    printf("export_time_best %.4f s\n", best);
-    printf("export_time_median %.4f s\n", med);
-    printf("export_events_per_s_best %.2f Mevents/s\n", (double)n / best / 1e6);
-    printf("export_events_per_s_median %.2f Mevents/s\n", (double)n / med / 1e6);
-    printf("export_mb_per_s_best %.0f MB/s\n", size / best / 1e6);
-    printf("export_mb_per_s_median %.0f MB/s\n", size / med / 1e6);
+    printf("%s_file_size %.1f MB\n", prefix, size / 1e6);
+    printf("%s_bytes_per_event %.1f B\n", prefix, size / (double)n);
+    printf("%s_time_best %.4f s\n", prefix, best);
+    printf("%s_time_median %.4f s\n", prefix, med);
+    printf("%s_events_per_s_best %.2f Mevents/s\n", prefix, (double)n / best / 1e6);
+    printf("%s_events_per_s_median %.2f Mevents/s\n", prefix, (double)n / med / 1e6);
+    printf("%s_mb_per_s_best %.0f MB/s\n", prefix, size / best / 1e6);
+    printf("%s_mb_per_s_median %.0f MB/s\n", prefix, size / med / 1e6);
+    printf("#   %s_time          ", prefix);
+    for (i = 0; i < k; i++) printf(" %.4f", secs[i]);
+    printf("\n");
     {
-        printf("#   export_time            ");
-        for (i = 0; i < k; i++) printf(" %.4f", secs[i]);
-        printf("\n");
-    }
-    {
-        double wf = write_floor(path, size);
-        if (wf > 0) {
-            printf("# floor: write(2) of the same bytes in 64 KiB chunks, best of 3\n");
-            printf("export_write_floor_mb_per_s %.0f MB/s\n", size / wf / 1e6);
-            printf("export_write_floor_events_per_s %.2f Mevents/s\n", (double)n / wf / 1e6);
-            printf("export_time_ratio_to_write_floor %.2f x\n", med / wf);
+        /* the exporter without the file system: /dev/null takes each write
+           at once, so this is the formatting (and the hand-over) alone */
+        double nul[32];
+        for (i = 0; i < reps; i++) {
+            double t0 = now_s();
+            if (prof_export_chrome_trace(ev, "/dev/null") != PROF_OK) break;
+            nul[i] = now_s() - t0;
+        }
+        if (i == reps) {
+            double nb = nul[0];
+            for (i = 1; i < reps; i++) if (nul[i] < nb) nb = nul[i];
+            printf("%s_devnull_events_per_s_best %.2f Mevents/s\n", prefix, (double)n / nb / 1e6);
+            printf("%s_devnull_events_per_s_median %.2f Mevents/s\n", prefix, (double)n / median(nul, reps) / 1e6);
+            printf("%s_devnull_mb_per_s_median %.0f MB/s\n", prefix, size / median(nul, reps) / 1e6);
         }
     }
+    wf = write_floor(path, size);
+    if (wf > 0) {
+        printf("# floor: write(2) of the same bytes in 64 KiB chunks, best of 3\n");
+        printf("%s_write_floor_mb_per_s %.0f MB/s\n", prefix, size / wf / 1e6);
+        printf("%s_write_floor_events_per_s %.2f Mevents/s\n", prefix, (double)n / wf / 1e6);
+        printf("%s_time_ratio_to_write_floor %.2f x\n", prefix, med / wf);
+    }
     fflush(stdout);
+    *size_out = size;
+    return med;
+}
+
+int main(void) {
+    const char *python = getenv("PROF_BENCH_PYTHON");
+    const char *tmp = getenv("PROF_BENCH_EXPORT_DIR");
+    const char *env;
+    size_t n = 1000000, reps = 5;
+    double t_start = now_s(), med, med_plain, size, size_plain;
+    char path[512], input[512];
+    prof_events *ev;
+    if (!python || !*python) python = "/usr/bin/python3";
+    if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if ((env = getenv("PROF_BENCH_EXPORT_EVENTS")) && *env) n = (size_t)strtoull(env, NULL, 10);
+    if ((env = getenv("PROF_BENCH_REPS")) && *env) reps = (size_t)strtoul(env, NULL, 10);
+    if (reps < 1) reps = 1;
+    if (reps > 32) reps = 32;
+    snprintf(path, sizeof path, "%s/prof-export-%ld.json", tmp, (long)getpid());
+    snprintf(input, sizeof input, "%s/prof-export-%ld.bin", tmp, (long)getpid());
+
+    header("prof.h export: prof_export_chrome_trace with full Kineto args, and plain scopes");
+    init_args();
+    ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
+    synth_generate(n, 4, emit_add, ev);
+    if (prof_events_build_tree(ev) != PROF_OK) return 1;
+    printf("# %zu events (4 threads, shapes + stack + sequence_nr + flops), %zu repetitions; tree built before timing; files in %s\n",
+           prof_events_count(ev), reps, tmp);
+    fflush(stdout);
+    if ((med = measure("export", ev, n, reps, path, &size)) <= 0) return 1;
+    prof_events_free(ev);
+
+    ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
+    synth_generate(n, 4, emit_plain, ev);
+    if (prof_events_build_tree(ev) != PROF_OK) return 1;
+    printf("# the same %zu events as plain scopes (args: External id, Ev Idx)\n", prof_events_count(ev));
+    fflush(stdout);
+    if ((med_plain = measure("export_plain", ev, n, reps, path, &size_plain)) <= 0) return 1;
     prof_events_free(ev);
 
     if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) {
@@ -223,6 +272,8 @@ int main(void) {
             if (p && pclose(p) == 0 && torch_s > 0) {
                 printf("export_speedup_vs_torch %.1f x\n", torch_s / med);
                 printf("export_size_vs_torch %.2f x\n", size / 1e6 / torch_size);
+                printf("export_plain_speedup_vs_torch %.1f x\n", torch_s / med_plain);
+                printf("export_plain_size_vs_torch %.2f x\n", size_plain / 1e6 / torch_size);
             } else {
                 printf("# the PyTorch run failed: no ratio\n");
             }
