@@ -12,8 +12,10 @@
                             24-byte store into a prefaulted buffer (2t: per
                             thread, two threads at once, each its own buffer)
      on_1t_first            PROF_SCOPE, recording on, first session of the
-                            process: blocks are mapped while recording
-                            (the headline figure), N scopes
+                            process: blocks are mapped while recording, by
+                            prof.h's prefault thread once the thread is past
+                            its small first blocks (the headline figure), N
+                            scopes
      on_2t_first            the same, per thread, two threads at once
      on_1t_reuse, on_2t_reuse  later sessions, blocks reused: one child
                             records a first session, stops it, then runs
