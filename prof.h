@@ -4219,7 +4219,10 @@ typedef struct prof__w {
     char *bufs[2];             /* a file's two buffers (malloc'ed) */
     int cur;
     prof__wthread *th;         /* the writer thread, once started */
+    struct prof__par *par;     /* a worker's writer of the parallel trace */
+    size_t chunk;              /* ... and the chunk it is formatting */
 } prof__w;
+static PROF__NI void prof__par_flush(prof__w *w);
 
 /* A writer into caller memory (escaping a name ahead of time). */
 static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
@@ -4289,6 +4292,7 @@ static PROF__NI void prof__w_wait_idle(prof__w *w) {
 }
 static PROF__NI void prof__w_flush(prof__w *w) {
     if (!w->n) return;
+    if (w->par) { prof__par_flush(w); return; }
     if (w->fd < 0) { w->err = w->err ? w->err : ENOSPC; w->n = 0; return; } /* memory writer overflowed */
     if (!w->th && w->bufs[1] && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
     if (w->th) {
@@ -4920,6 +4924,128 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     PROF__W_LIT(w, "}},\n");
 }
 
+/* The events of a big trace are formatted by two threads at once: the list
+   is cut into chunks of PROF__PAR_CHUNK events, each worker takes the next
+   chunk and formats it into its own buffer, and the chunks are written in
+   order: a worker whose buffer fills before its chunk's turn waits, so
+   memory stays two buffers whatever the event count. Formatting a chunk
+   alone gives the same bytes as formatting the whole list (the trimming of
+   a child starts from its ancestors' records, not from what was written
+   before it), and while one worker is in write(2) the other formats. */
+#define PROF__PAR_CHUNK 8192
+#define PROF__PAR_BUF ((size_t)1 << 20)
+static size_t prof__par_min_events = 4 * PROF__PAR_CHUNK; /* smaller traces: one thread (tests set it) */
+typedef struct prof__par {
+    prof_events *e;
+    const prof__trace_ctx *proto;  /* shared, read-only: pid, site heads, tids */
+    int fd;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    size_t next_chunk, nchunks;    /* next_chunk under lock */
+    size_t turn;                   /* the chunk whose bytes go out now */
+    int err;
+} prof__par;
+
+/* A worker's buffer is full or its chunk ends: wait for the chunk's turn,
+   then write. */
+static PROF__NI void prof__par_flush(prof__w *w) {
+    prof__par *p = w->par;
+    int err;
+    pthread_mutex_lock(&p->lock);
+    while (p->turn != w->chunk && !p->err) pthread_cond_wait(&p->cv, &p->lock);
+    err = p->err;
+    pthread_mutex_unlock(&p->lock);
+    if (!err && (err = prof__write_all(p->fd, w->buf, w->n)) != 0) {
+        pthread_mutex_lock(&p->lock);
+        if (!p->err) p->err = err;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (err) w->err = err;
+    w->written += w->n;
+    w->n = 0;
+}
+static void *prof__par_worker(void *arg) {
+    prof__par *p = (prof__par *)arg;
+    prof__w w;
+    prof__trace_ctx *cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    char *buf = (char *)PROF_MALLOC(PROF__PAR_BUF);
+    prof__clean *cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
+    int failed = !cx || !buf;
+    if (failed) {
+        /* no memory: say so, and the chunks this worker would take are left
+           to the error (the export fails cleanly) */
+        pthread_mutex_lock(&p->lock);
+        if (!p->err) p->err = ENOMEM;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->lock);
+    } else {
+        *cx = *p->proto;
+        cx->cache = cache;
+        if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
+        memset(&w, 0, sizeof w);
+        w.buf = buf;
+        w.cap = PROF__PAR_BUF;
+        w.fd = p->fd;
+        w.par = p;
+        for (;;) {
+            size_t k, i, end;
+            pthread_mutex_lock(&p->lock);
+            k = p->err ? p->nchunks : p->next_chunk++;
+            pthread_mutex_unlock(&p->lock);
+            if (k >= p->nchunks) break;
+            w.chunk = k;
+            w.err = 0;
+            cx->path.n = 0;
+            end = (k + 1) * PROF__PAR_CHUNK < p->e->n ? (k + 1) * PROF__PAR_CHUNK : p->e->n;
+            for (i = k * PROF__PAR_CHUNK; i < end && !w.err; i++) prof__w_event(&w, p->e, i, cx);
+            prof__par_flush(&w); /* waits for the turn even when empty */
+            pthread_mutex_lock(&p->lock);
+            if (p->turn == k) p->turn = k + 1;
+            pthread_cond_broadcast(&p->cv);
+            pthread_mutex_unlock(&p->lock);
+            if (w.err) break;
+        }
+    }
+    PROF_FREE(cache);
+    PROF_FREE(buf);
+    PROF_FREE(cx);
+    return NULL;
+}
+/* Writes events [0, n) through two workers (this thread and one more);
+   returns 0 when it could not start (then nothing was written). */
+static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__trace_ctx *proto) {
+    prof__par p;
+    pthread_t th;
+    sigset_t all, old;
+    int started;
+    if (w->fd < 0 || e->n < prof__par_min_events || e->n < 2 * PROF__PAR_CHUNK || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
+    /* what the file's writer holds goes out first */
+    prof__w_flush(w);
+    if (w->th) prof__w_wait_idle(w);
+    if (w->err) return 1;
+    memset(&p, 0, sizeof p);
+    p.e = e;
+    p.proto = proto;
+    p.fd = w->fd;
+    p.nchunks = (e->n + PROF__PAR_CHUNK - 1) / PROF__PAR_CHUNK;
+    if (pthread_mutex_init(&p.lock, NULL) != 0) return 0;
+    if (pthread_cond_init(&p.cv, NULL) != 0) { pthread_mutex_destroy(&p.lock); return 0; }
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    started = pthread_create(&th, NULL, prof__par_worker, &p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!started) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
+    prof__par_worker(&p);
+    pthread_join(th, NULL);
+    if (p.err) w->err = p.err;
+    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
+    w->written += 1; /* past the synchronous start: later flushes may go to the writer thread */
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.lock);
+    return 1;
+}
+
 PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
     static const char *const who = "prof_export_chrome_trace";
     prof__out o;
@@ -5010,7 +5136,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             t[PROF__TID_JSON - 1] = (char)(unsigned char)tw.n;
             if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
         }
-        for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        if (!prof__par_events(w, e, cx))
+            for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
         PROF_FREE(cx->tid_json);
         PROF_FREE(cx);
     }

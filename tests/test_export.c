@@ -1689,6 +1689,62 @@ static void test_streaming(void) {
     prof_events_free(ev);
 }
 
+/* Big traces are formatted by two threads in chunks: the file must be the
+   same bytes as one thread writes. Nesting 6 deep across chunk boundaries,
+   children that end exactly with their parent or one ns before it (the
+   trimming's two paths), one thread's times past 2^50 ns (where the doubles
+   decide), names that need escaping. */
+static void test_parallel_same_bytes(void) {
+    prof_events *ev = prof_events_create();
+    long n = 40000, i = 0; /* 5 chunks: under valgrind and TSan too */
+    char *seq, *par;
+    size_t seq_len = 0, par_len = 0;
+    size_t old_min = prof__par_min_events;
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_reserve(ev, (size_t)n), PROF_OK);
+    while (i < n) {
+        int64_t base = (i / 6) % 2 ? ((int64_t)1 << 50) + 123456789 : 1000;
+        int64_t t = base + (int64_t)(i / 6) * 100003, end = t + 50000 + (i % 7);
+        int d;
+        for (d = 0; d < 6 && i < n; d++, i++) {
+            prof_event_desc desc;
+            memset(&desc, 0, sizeof desc);
+            desc.name = d % 3 == 0 ? "par \"root\"\n" : d % 3 == 1 ? "par mid" : "par leaf \xff";
+            desc.thread = (uint64_t)((i / 6) % 2) + 1;
+            desc.start_ns = t + d * 7;
+            desc.end_ns = (d % 2) ? end : end - 1; /* exactly with the parent, or 1 ns short */
+            if (!CHECK(prof_events_add(ev, &desc) >= 0)) break;
+            end = desc.end_ns;
+        }
+    }
+    rm_tree(STREAM_DIR);
+    CHECK(mkdir(STREAM_DIR, 0755) == 0);
+    prof__par_min_events = (size_t)-1; /* one thread */
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/seq.json"), PROF_OK);
+    prof__par_min_events = 0; /* two, whenever there are 2 chunks */
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/par.json"), PROF_OK);
+    prof__par_min_events = old_min;
+    seq = read_file(STREAM_DIR "/seq.json", &seq_len);
+    par = read_file(STREAM_DIR "/par.json", &par_len);
+    if (CHECK(seq && par)) {
+        /* the same but for the traceName, which is the path: seq.json / par.json */
+        size_t k = 0;
+        char *tn = strstr(seq, "\"traceName\": \"");
+        if (CHECK(tn != NULL) && CHECK((size_t)(tn - seq) + 40 < par_len)) {
+            char *name = strstr(tn, "seq.json");
+            if (CHECK(name != NULL)) memcpy(par + (name - seq), "seq.json", 8);
+        }
+        while (k < seq_len && k < par_len && seq[k] == par[k]) k++;
+        CHECK_MSG(seq_len == par_len && k == seq_len, "parallel trace differs from the single-thread one at byte %zu (sizes %zu, %zu)", k, seq_len,
+                  par_len);
+        CHECK(seq_len > (size_t)n * 100);
+    }
+    free(seq);
+    free(par);
+    rm_tree(STREAM_DIR);
+    prof_events_free(ev);
+}
+
 /* ----- check_export.py ------------------------------------------------------ */
 
 static void run_checker(void) {
@@ -1717,6 +1773,7 @@ int main(void) {
     PHASE(test_recorded());
     PHASE(test_errors());
     PHASE(test_streaming());
+    PHASE(test_parallel_same_bytes());
     rm_tree(ERR_DIR); /* only the checked outputs stay in build/export */
     PHASE(run_checker());
 
