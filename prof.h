@@ -140,6 +140,17 @@
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
 
+   THREADS OF ITS OWN
+   ==================
+   prof.h starts threads only where they take work off yours, each with
+   every signal blocked and each joined before the call that needs it ends:
+   the prefault thread, during a session in which a thread records more than
+   ~100k events (joined by prof_stop; see no_prefault_thread); and, while
+   prof_export_* writes a big file, a writer thread for write(2) and, for a
+   trace of more than 32768 events, a second formatting worker (both joined
+   before the export returns; the bytes are those one thread would write).
+   A fork() while one runs leaves the child without it, as it should.
+
    CONTENTS
    ========
    >>public      declarations
@@ -4943,6 +4954,7 @@ typedef struct prof__par {
     pthread_cond_t cv;
     size_t next_chunk, nchunks;    /* next_chunk under lock */
     size_t turn;                   /* the chunk whose bytes go out now */
+    uint64_t written;              /* bytes the workers wrote */
     int err;
 } prof__par;
 
@@ -5006,6 +5018,9 @@ static void *prof__par_worker(void *arg) {
             pthread_mutex_unlock(&p->lock);
             if (w.err) break;
         }
+        pthread_mutex_lock(&p->lock);
+        p->written += w.written;
+        pthread_mutex_unlock(&p->lock);
     }
     PROF_FREE(cache);
     PROF_FREE(buf);
@@ -5040,7 +5055,7 @@ static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__tra
     pthread_join(th, NULL);
     if (p.err) w->err = p.err;
     else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
-    w->written += 1; /* past the synchronous start: later flushes may go to the writer thread */
+    w->written += p.written;
     pthread_cond_destroy(&p.cv);
     pthread_mutex_destroy(&p.lock);
     return 1;
