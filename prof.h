@@ -375,7 +375,8 @@ typedef struct prof_stats {
     uint64_t events;            /* events in the list */
     uint64_t dropped;           /* lost to the event cap */
     uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
-    uint64_t open_at_stop;      /* scopes still open when prof_stop ran */
+    uint64_t open_at_stop;      /* scopes still open when prof_stop began
+                                   (those that closed while it ran included) */
     uint64_t threads;           /* threads that recorded */
     uint64_t unknown_frees;     /* prof_dealloc of a pointer never allocated */
     uint64_t unmatched_async;   /* PROF_ASYNC_BEGIN/END without a partner */
@@ -2429,7 +2430,7 @@ static PROF__NI prof_events *prof__collect(void) {
     size_t naopen = 0, capaopen = 0;
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
-    uint64_t open_total = 0, cpu_dropped = 0;
+    uint64_t open_total = 0, cpu_dropped = 0, tick_stop;
     unsigned features = prof__g_features;
     const char *step_name;
     const prof_site *last_site = NULL;
@@ -2449,6 +2450,12 @@ static PROF__NI prof_events *prof__collect(void) {
 
     pthread_mutex_lock(&prof__g_lock);
     epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    /* Read before recording ends: a scope that closes later was open at the
+       stop, even when its record lands in the snapshot (the scopes inside it
+       that began after the store below were not recorded). The store cannot
+       become visible before the counter read retires. */
+    tick_stop = prof__now();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
     e = prof_events_create();
     if (!e) goto oom;
@@ -2495,6 +2502,8 @@ static PROF__NI prof_events *prof__collect(void) {
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
 #define PROF__STALE(x) ((x) < prof__g.tick_start)
+/* ended after prof_stop began: open at the stop, not in the profile */
+#define PROF__LATE(x) ((x) > tick_stop)
 #define PROF__SITE_IDX(s, out) do {                                              \
         int found_;                                                              \
         uint32_t *slot_;                                                         \
@@ -2520,7 +2529,7 @@ static PROF__NI prof_events *prof__collect(void) {
         PROF__FOR_RECORDS(snaps[i], r, {
             uintptr_t tag = (uintptr_t)r->site & 7u;
             if (tag == PROF__TAG_SCOPE) nkeys++;
-            else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0)) {
+            else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0) && !PROF__LATE(r->t0)) {
                 const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
                 int found;
                 uint32_t *slot = prof__map_slot(&async_map, r->t1, &found), si;
@@ -2588,6 +2597,7 @@ static PROF__NI prof_events *prof__collect(void) {
                 continue;
             }
             if (PROF__STALE(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
+            if (PROF__LATE(tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) { prof__pending_reset(&pd); continue; }
             if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_ASYNC_END) {
                 prof__key *k = &keys[nkeys];
                 const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
@@ -2701,6 +2711,7 @@ static PROF__NI prof_events *prof__collect(void) {
     pthread_mutex_unlock(&prof__g_lock);
 #undef PROF__SITE_IDX
 #undef PROF__STALE
+#undef PROF__LATE
 #undef PROF__TICKS
     /* each thread's keys form a run [kbeg, kend) in end order */
     bounds = PROF__ALLOC(size_t, nsnap + 2);

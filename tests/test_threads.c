@@ -428,8 +428,11 @@ static void test_stop_while_recording(void) {
         /* only the busy_inner whose busy began before prof_start or was
            still open at prof_stop lacks its parent */
         CHECK_MSG(orphans <= 2, "%zu orphans", orphans);
-        CHECK(inner >= busy);
-        CHECK(inner <= busy + 2);
+        /* a busy that closes while prof_stop runs is open at the stop: it
+           must not be in the list without the inner scope that began after
+           recording ended (this failed ~1 run in 10 under TSan) */
+        CHECK_MSG(inner >= busy && inner <= busy + 2, "session %d: busy %zu inner %zu orphans %zu events %zu dropped %llu open %llu", s, busy, inner,
+                  orphans, n, (unsigned long long)prof_events_stats(ev).dropped, (unsigned long long)prof_events_stats(ev).open_at_stop);
         CHECK_EQ_INT(count_named(ev, "main_during"), 1);
         CHECK(prof_events_stats(ev).open_at_stop <= 3);
         /* a PROF_BEGIN made while off and ended while on counts as
