@@ -800,6 +800,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #define PROF_MALLOC(sz) malloc(sz)
 #define PROF_REALLOC(p, sz) realloc(p, sz)
 #define PROF_FREE(p) free(p)
+#define PROF__LIBC_ALLOC 1 /* posix_memalign memory can go to PROF_FREE */
 #else
 #error "prof.h: define all of PROF_MALLOC, PROF_REALLOC and PROF_FREE, or none of them"
 #endif
@@ -1116,6 +1117,7 @@ typedef struct prof__block {
 typedef struct prof__open { const prof_site *site; uint64_t t0; uint32_t epoch; } prof__open; /* epoch 0: begun while off */
 typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct prof__dyn_site *next; } prof__dyn_site;
 
+#define PROF__LINE 64
 typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
     struct prof__tstate *next;
@@ -1433,7 +1435,17 @@ enum { PROF__F_SHAPES = 1, PROF__F_FLOPS = 2, PROF__F_MEMORY = 4, PROF__F_NATIVE
 static unsigned prof__g_features;
 
 static PROF__NI prof__tstate *prof__attach(void) {
-    prof__tstate *t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
+    /* The hot fields start a cache line (with the default allocator): a
+       neighbouring allocation written by another thread would otherwise
+       slow every scope of this one. */
+    prof__tstate *t;
+#if defined(PROF__LIBC_ALLOC)
+    void *mem = NULL;
+    if (posix_memalign(&mem, PROF__LINE, sizeof(prof__tstate)) != 0) mem = NULL;
+    t = (prof__tstate *)mem;
+#else
+    t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
+#endif
     if (!t) return NULL;
     memset(t, 0, sizeof *t);
     t->tid = prof__gettid();
