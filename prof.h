@@ -774,6 +774,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1261,17 +1262,36 @@ static struct {
     uint64_t taken;  /* blocks handed out this session */
     uint64_t added;  /* blocks the session added, from here or mapped inline */
 } prof__pf;
-static pthread_once_t prof__pf_once = PTHREAD_ONCE_INIT;
 
-/* The child of a fork has no helper thread, whatever the parent had. */
-static void prof__pf_atfork_child(void) {
-    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
-    prof__pf_lock = m;
-    prof__pf_wake = c;
-    prof__pf.running = 0;
+/* prof.h's own threads: every signal blocked (the host program's handlers
+   run on its threads), the normal time-sharing class whatever the creating
+   thread's, and any CPU the process may use, not the creator's pinning (a
+   helper pinned to the recording thread's core would save nothing). */
+static PROF__NI int prof__spawn(pthread_t *th, void *(*fn)(void *), void *arg) {
+    pthread_attr_t attr;
+    sigset_t all, old;
+    int ok, have_attr = pthread_attr_init(&attr) == 0;
+    if (have_attr) {
+        struct sched_param sp;
+        memset(&sp, 0, sizeof sp);
+        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+        pthread_attr_setschedparam(&attr, &sp);
+#if defined(__GLIBC__) && defined(CPU_SETSIZE)
+        {
+            cpu_set_t cpus;
+            if (sched_getaffinity(getpid(), sizeof cpus, &cpus) == 0) pthread_attr_setaffinity_np(&attr, sizeof cpus, &cpus);
+        }
+#endif
+    }
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    ok = pthread_create(th, have_attr ? &attr : NULL, fn, arg) == 0;
+    if (!ok && have_attr) ok = pthread_create(th, NULL, fn, arg) == 0; /* attributes refused: the defaults */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (have_attr) pthread_attr_destroy(&attr);
+    return ok;
 }
-static void prof__pf_register_atfork(void) { pthread_atfork(NULL, NULL, prof__pf_atfork_child); }
 
 static void *prof__pf_main(void *arg) {
     (void)arg;
@@ -1298,13 +1318,8 @@ static PROF__NI void prof__pf_kick_locked(void) {
     if (prof__pf.running) {
         pthread_cond_signal(&prof__pf_wake);
     } else if (prof__pf.active) {
-        sigset_t all, old;
-        pthread_once(&prof__pf_once, prof__pf_register_atfork);
-        sigfillset(&all); /* no signal of the host program is delivered to the helper */
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        if (pthread_create(&prof__pf.thread, NULL, prof__pf_main, NULL) == 0) prof__pf.running = 1;
+        if (prof__spawn(&prof__pf.thread, prof__pf_main, NULL)) prof__pf.running = 1;
         else prof__pf.active = 0; /* no thread to be had: map inline this session */
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
 }
 static PROF__NI void prof__pf_kick(void) {
@@ -2464,10 +2479,14 @@ static PROF__NI prof_events *prof__collect(void) {
     epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     /* Read before recording ends: a scope that closes later was open at the
        stop, even when its record lands in the snapshot (the scopes inside it
-       that began after the store below were not recorded). The store cannot
-       become visible before the counter read retires. */
+       that began after the store below were not recorded). On x86 rdtsc
+       retires before the store; aarch64 needs the isb. (A scope begun and
+       ended in the few ns between the two counts as open.) */
     tick_stop = prof__now();
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#if defined(__aarch64__) && !defined(PROF_CLOCK_MONOTONIC)
+    __asm__ __volatile__("isb" : : : "memory"); /* the counter read completes before the store */
+#endif
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* nor does the compiler move them */
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
     e = prof_events_create();
     if (!e) goto oom;
@@ -2867,6 +2886,21 @@ static struct {
     uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
 } prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0 };
 
+/* The child of a fork has only the forking thread: prof.h's locks, which
+   another thread may have held at the fork, start afresh, and the prefault
+   thread does not exist there. */
+static void prof__atfork_child(void) {
+    pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    prof__g_lock = m1;
+    prof__s.lock = m2;
+    prof__pf_lock = m3;
+    prof__pf_wake = c;
+    prof__pf.running = 0;
+}
+static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
+static void prof__register_atfork(void) { pthread_atfork(NULL, NULL, prof__atfork_child); }
+
 /* torch.profiler.schedule, step by step. */
 PROF_API prof_action prof_schedule_action(const prof_schedule *s, int64_t step) {
     int64_t n;
@@ -2992,6 +3026,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
                             s->wait, s->warmup, s->active, s->repeat, s->skip_first);
     if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
+    pthread_once(&prof__fork_once, prof__register_atfork);
     pthread_mutex_lock(&prof__s.lock);
     if (prof__s.active) {
         pthread_mutex_unlock(&prof__s.lock);
@@ -4302,18 +4337,12 @@ static void *prof__w_thread_main(void *arg) {
 /* Starts the writer thread; on any failure the export stays synchronous. */
 static PROF__NI void prof__w_start_thread(prof__w *w) {
     prof__wthread *th = PROF__ALLOC(prof__wthread, 1);
-    sigset_t all, old;
-    int ok;
     if (!th) return;
     memset(th, 0, sizeof *th);
     th->fd = w->fd;
     if (pthread_mutex_init(&th->lock, NULL) != 0) { PROF_FREE(th); return; }
     if (pthread_cond_init(&th->cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
-    sigfillset(&all); /* the host program's signals stay on its own threads */
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    ok = pthread_create(&th->thread, NULL, prof__w_thread_main, th) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!ok) { pthread_cond_destroy(&th->cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (!prof__spawn(&th->thread, prof__w_thread_main, th)) { pthread_cond_destroy(&th->cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
     w->th = th;
 }
 /* Waits until the writer thread is idle; takes over its error. */
@@ -4327,7 +4356,7 @@ static PROF__NI void prof__w_wait_idle(prof__w *w) {
 static PROF__NI void prof__w_flush(prof__w *w) {
     if (!w->n) return;
     if (w->par) { prof__par_flush(w); return; }
-    if (w->fd < 0) { w->err = w->err ? w->err : ENOSPC; w->n = 0; return; } /* memory writer overflowed */
+    if (w->fd < 0) { if (!w->err) w->err = ENOSPC; return; } /* a buffer in memory is full: its content stays, the error says so */
     if (!w->th && w->bufs[1] && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
     if (w->th) {
         prof__wthread *th = w->th;
@@ -4431,8 +4460,17 @@ static __inline__ char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits 
     prof__put_8digits(d, (uint32_t)(v % 100000000u));
     return d + 8;
 }
+/* Room for `need` bytes at w->buf + w->n: a file's buffer is flushed; a
+   buffer in memory that is too small takes the error instead. */
+static __inline__ int prof__w_room(prof__w *w, size_t need) {
+    if (PROF__LIKELY(w->cap - w->n >= need)) return 1;
+    prof__w_flush(w);
+    if (w->cap - w->n >= need) return 1;
+    if (!w->err) w->err = ENOSPC;
+    return 0;
+}
 static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
-    if (PROF__UNLIKELY(w->cap - w->n < 24)) prof__w_flush(w);
+    if (PROF__UNLIKELY(w->cap - w->n < 24) && !prof__w_room(w, 24)) return;
     w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
@@ -4455,7 +4493,7 @@ static __inline__ char *prof__put_us(char *d, int64_t ns) {
     return d + 4;
 }
 static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
-    if (PROF__UNLIKELY(w->cap - w->n < 32)) prof__w_flush(w);
+    if (PROF__UNLIKELY(w->cap - w->n < 32) && !prof__w_room(w, 32)) return;
     w->n = (size_t)(prof__put_us(w->buf + w->n, ns) - w->buf);
 }
 /* A literal at a cursor that has room. */
@@ -4814,6 +4852,24 @@ static PROF__NI double prof__level_end(prof__dur_level *l) {
     }
     return l->end_d;
 }
+/* The old way, for nesting deeper than the path holds: the chain of up to
+   PROF__PATH_MAX levels above i replayed from its top (left unbounded), so
+   the result depends on i alone, not on what was written before it. */
+static PROF__NI int64_t prof__written_dur_deep(const prof_events *e, size_t i) {
+    int32_t chain[PROF__PATH_MAX], c = (int32_t)i;
+    int n = 0, k;
+    double pend = 0;
+    int64_t dur = 0;
+    while (c >= 0 && n < PROF__PATH_MAX) { chain[n++] = c; c = e->ev[c].parent; }
+    for (k = n - 1; k >= 0; k--) {
+        const prof__ev *v = &e->ev[chain[k]];
+        double start = prof__us_double(v->start);
+        dur = v->end - v->start;
+        if (k < n - 1) while (dur > 0 && start + prof__us_double(dur) > pend) dur--;
+        pend = start + prof__us_double(dur);
+    }
+    return dur;
+}
 static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t chain[PROF__PATH_MAX], c = e->ev[i].parent;
     int n = 1, k, top = -1;
@@ -4826,9 +4882,12 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
         chain[n++] = c;
         c = e->ev[c].parent;
     }
-    /* the chain's top is unbounded when it is a root, or when the nesting is
-       deeper than the path holds (then nothing is kept) */
-    path->n = top >= 0 && top + 1 + n <= PROF__PATH_MAX ? top + 1 : 0;
+    if (c >= 0 && (top < 0 || top + 1 + n > PROF__PATH_MAX)) {
+        /* deeper than PROF__PATH_MAX: no path, each event on its own */
+        path->n = 0;
+        return prof__written_dur_deep(e, i);
+    }
+    path->n = top + 1; /* 0 when the chain reached a root */
     for (k = n - 1; k >= 0; k--) {
         const prof__ev *v = &e->ev[chain[k]];
         prof__dur_level *l = &path->lv[path->n];
@@ -4887,7 +4946,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     {
         /* the fixed middle of every event, at most ~130 bytes: one room check */
         char *d;
-        if (PROF__UNLIKELY(w->cap - w->n < 160)) prof__w_flush(w);
+        if (PROF__UNLIKELY(w->cap - w->n < 160) && !prof__w_room(w, 160)) return;
         d = w->buf + w->n;
         PROF__D_LIT(d, ", \"ts\": ");
         d = prof__put_us(d, v->start);
@@ -4969,12 +5028,14 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
 #define PROF__PAR_CHUNK 8192
 #define PROF__PAR_BUF ((size_t)1 << 20)
 static size_t prof__par_min_events = 4 * PROF__PAR_CHUNK; /* smaller traces: one thread (tests set it) */
+static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* events per chunk (tests set it) */
 typedef struct prof__par {
     prof_events *e;
     const prof__trace_ctx *proto;  /* shared, read-only: pid, site heads, tids */
     int fd;
     pthread_mutex_t lock;
     pthread_cond_t cv;
+    size_t chunk;                  /* events per chunk */
     size_t next_chunk, nchunks;    /* next_chunk under lock */
     size_t turn;                   /* the chunk whose bytes go out now */
     uint64_t written;              /* bytes the workers wrote */
@@ -5006,15 +5067,7 @@ static void *prof__par_worker(void *arg) {
     prof__trace_ctx *cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
     char *buf = (char *)PROF_MALLOC(PROF__PAR_BUF);
     prof__clean *cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
-    int failed = !cx || !buf;
-    if (failed) {
-        /* no memory: say so, and the chunks this worker would take are left
-           to the error (the export fails cleanly) */
-        pthread_mutex_lock(&p->lock);
-        if (!p->err) p->err = ENOMEM;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->lock);
-    } else {
+    if (cx && buf) { /* without memory this worker takes no chunk: the other one takes them all */
         *cx = *p->proto;
         cx->cache = cache;
         if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
@@ -5032,8 +5085,8 @@ static void *prof__par_worker(void *arg) {
             w.chunk = k;
             w.err = 0;
             cx->path.n = 0;
-            end = (k + 1) * PROF__PAR_CHUNK < p->e->n ? (k + 1) * PROF__PAR_CHUNK : p->e->n;
-            for (i = k * PROF__PAR_CHUNK; i < end && !w.err; i++) prof__w_event(&w, p->e, i, cx);
+            end = (k + 1) * p->chunk < p->e->n ? (k + 1) * p->chunk : p->e->n;
+            for (i = k * p->chunk; i < end && !w.err; i++) prof__w_event(&w, p->e, i, cx);
             prof__par_flush(&w); /* waits for the turn even when empty */
             pthread_mutex_lock(&p->lock);
             if (p->turn == k) p->turn = k + 1;
@@ -5055,9 +5108,7 @@ static void *prof__par_worker(void *arg) {
 static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__trace_ctx *proto) {
     prof__par p;
     pthread_t th;
-    sigset_t all, old;
-    int started;
-    if (w->fd < 0 || e->n < prof__par_min_events || e->n < 2 * PROF__PAR_CHUNK || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
+    if (w->fd < 0 || !prof__par_chunk || e->n < prof__par_min_events || e->n < 2 * prof__par_chunk || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
     /* what the file's writer holds goes out first */
     prof__w_flush(w);
     if (w->th) prof__w_wait_idle(w);
@@ -5066,16 +5117,19 @@ static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__tra
     p.e = e;
     p.proto = proto;
     p.fd = w->fd;
-    p.nchunks = (e->n + PROF__PAR_CHUNK - 1) / PROF__PAR_CHUNK;
+    p.chunk = prof__par_chunk;
+    p.nchunks = (e->n + p.chunk - 1) / p.chunk;
     if (pthread_mutex_init(&p.lock, NULL) != 0) return 0;
     if (pthread_cond_init(&p.cv, NULL) != 0) { pthread_mutex_destroy(&p.lock); return 0; }
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    started = pthread_create(&th, NULL, prof__par_worker, &p) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!started) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
+    if (!prof__spawn(&th, prof__par_worker, &p)) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
     prof__par_worker(&p);
     pthread_join(th, NULL);
+    if (!p.err && p.next_chunk == 0) {
+        /* neither worker got its memory: nothing was written, one thread does it */
+        pthread_cond_destroy(&p.cv);
+        pthread_mutex_destroy(&p.lock);
+        return 0;
+    }
     if (p.err) w->err = p.err;
     else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
     w->written += p.written;

@@ -1691,6 +1691,7 @@ static void test_streaming(void) {
 
 /* Big traces are formatted by two threads in chunks: the file must be the
    same bytes as one thread writes. Nesting 6 deep across chunk boundaries,
+   chains 520 deep across chunk boundaries (past the trimming's cached path),
    children that end exactly with their parent or one ns before it (the
    trimming's two paths), one thread's times past 2^50 ns (where the doubles
    decide), names that need escaping. */
@@ -1717,13 +1718,32 @@ static void test_parallel_same_bytes(void) {
             end = desc.end_ns;
         }
     }
+    {
+        /* and 35 chains 520 deep (deeper than the trimming's cached path)
+           at 2^52 ns, each child ending with its parent: 18200 events */
+        int chain, d;
+        for (chain = 0; chain < 35; chain++) {
+            int64_t t = ((int64_t)1 << 52) + (int64_t)chain * 10000000;
+            for (d = 0; d < 520; d++) {
+                prof_event_desc desc;
+                memset(&desc, 0, sizeof desc);
+                desc.name = d % 2 ? "par deep odd" : "par deep even"; /* same-name single children would be merged */
+                desc.thread = 3;
+                desc.start_ns = t + d * 3;
+                desc.end_ns = t + 5000000;
+                CHECK(prof_events_add(ev, &desc) >= 0);
+            }
+        }
+    }
     rm_tree(STREAM_DIR);
     CHECK(mkdir(STREAM_DIR, 0755) == 0);
     prof__par_min_events = (size_t)-1; /* one thread */
     CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/seq.json"), PROF_OK);
     prof__par_min_events = 0; /* two, whenever there are 2 chunks */
+    prof__par_chunk = 97;     /* chunks that begin at every depth */
     CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/par.json"), PROF_OK);
     prof__par_min_events = old_min;
+    prof__par_chunk = PROF__PAR_CHUNK;
     seq = read_file(STREAM_DIR "/seq.json", &seq_len);
     par = read_file(STREAM_DIR "/par.json", &par_len);
     if (CHECK(seq && par)) {
