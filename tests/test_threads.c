@@ -434,7 +434,11 @@ static void test_stop_while_recording(void) {
         CHECK_MSG(inner >= busy && inner <= busy + 2, "session %d: busy %zu inner %zu orphans %zu events %zu dropped %llu open %llu", s, busy, inner,
                   orphans, n, (unsigned long long)prof_events_stats(ev).dropped, (unsigned long long)prof_events_stats(ev).open_at_stop);
         CHECK_EQ_INT(count_named(ev, "main_during"), 1);
-        CHECK(prof_events_stats(ev).open_at_stop <= 3);
+        /* open at the stop: at most busy, busy_inner and the dyn scope when
+           the stop began, plus what the worker opened in the ~100 ns before
+           it saw recording end, and a close a few ns late by the other
+           core's counter */
+        CHECK_MSG(prof_events_stats(ev).open_at_stop <= 6, "session %d: open at stop %llu", s, (unsigned long long)prof_events_stats(ev).open_at_stop);
         /* a PROF_BEGIN made while off and ended while on counts as
            unbalanced (see test_recorder's test_begin_across_start) */
         CHECK(prof_events_stats(ev).unbalanced_ends <= 1);
