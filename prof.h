@@ -4565,10 +4565,10 @@ static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
    remembering by address: stack entries repeat on every event. */
 typedef struct prof__clean { const char *key; size_t len; int clean; } prof__clean;
 #define PROF__CLEAN_SLOTS 4096
-static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, const char *str) {
-    prof__clean *c;
-    if (!cache || !str) { prof__w_json_body(w, str); return; }
-    c = &cache[prof__mix((uint64_t)(uintptr_t)str) & (PROF__CLEAN_SLOTS - 1)];
+/* The cache slot of an interned string: its length, and whether it needs
+   escaping, found once per address. */
+static PROF__NI const prof__clean *prof__clean_of(prof__clean *cache, const char *str) {
+    prof__clean *c = &cache[prof__mix((uint64_t)(uintptr_t)str) & (PROF__CLEAN_SLOTS - 1)];
     if (c->key != str) {
         const unsigned char *p = (const unsigned char *)str;
         c->clean = 1;
@@ -4576,21 +4576,20 @@ static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, co
         c->len = (size_t)(p - (const unsigned char *)str);
         c->key = str;
     }
+    return c;
+}
+static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, const char *str) {
+    const prof__clean *c;
+    if (!cache || !str) { prof__w_json_body(w, str); return; }
+    c = prof__clean_of(cache, str);
     if (c->clean) prof__w_put(w, str, c->len);
     else prof__w_json_body(w, str);
 }
-
-/* An interned string that is JSON already (shapes): its length by address. */
+/* An interned string that is JSON already (shapes), through the same cache
+   for its length. */
 static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const char *str) {
-    prof__clean *c;
-    if (!cache) { prof__w_str(w, str); return; }
-    c = &cache[prof__mix((uint64_t)(uintptr_t)str) & (PROF__CLEAN_SLOTS - 1)];
-    if (c->key != str) {
-        c->len = strlen(str);
-        c->clean = 0; /* the slot may be asked about escaping later: say "check" */
-        c->key = str;
-    }
-    prof__w_put(w, str, c->len);
+    if (!cache) prof__w_str(w, str);
+    else prof__w_put(w, str, prof__clean_of(cache, str)->len);
 }
 
 typedef struct prof__out { prof__w *w; char *tmp; const char *path; char *target; } prof__out;
@@ -4912,10 +4911,11 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
 
 /* What the trace's events share: names escaped once per site, the cache of
    strings known clean, the written ends of the current ancestors. */
-#define PROF__TID_JSON 64 /* per thread: ", \"pid\": P, \"tid\": T", its length in the last byte */
+#define PROF__TID_JSON 64 /* room per thread for ", \"pid\": P, \"tid\": T" */
 typedef struct prof__trace_ctx {
     uint64_t pid;
     char *tid_json;            /* PROF__TID_JSON bytes per thread, or NULL */
+    unsigned char *tid_json_len; /* follows tid_json in its allocation */
     const char **site_json;    /* per site: the head of its CPU events */
     size_t *site_json_len;
     prof__clean *cache;
@@ -4938,7 +4938,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         else prof__w_json_str(w, e->sites[v->site].name);
     }
     if (v->device_type == PROF_DEVICE_CPU && cx->tid_json) {
-        prof__w_put(w, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, (size_t)(unsigned char)cx->tid_json[(size_t)v->thread * PROF__TID_JSON + PROF__TID_JSON - 1]);
+        prof__w_put(w, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, cx->tid_json_len[v->thread]);
     } else {
         PROF__W_LIT(w, ", ");
         prof__w_pid_tid(w, e, v, pid);
@@ -5216,16 +5216,16 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
         cx->cache = cache;
         cx->path.n = 0;
-        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * PROF__TID_JSON); /* optional */
+        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
+        cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
         for (i = 0; cx->tid_json && i < e->nthr; i++) {
             prof__w tw;
-            char *t = cx->tid_json + i * PROF__TID_JSON;
-            prof__w_mem(&tw, t, PROF__TID_JSON - 1);
+            prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
             PROF__W_LIT(&tw, ", \"pid\": ");
             prof__w_u64(&tw, pid);
             PROF__W_LIT(&tw, ", \"tid\": ");
             prof__w_u64(&tw, e->thr[i].tid);
-            t[PROF__TID_JSON - 1] = (char)(unsigned char)tw.n;
+            cx->tid_json_len[i] = (unsigned char)tw.n;
             if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
         }
         if (!prof__par_events(w, e, cx))
