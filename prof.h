@@ -4851,27 +4851,9 @@ static PROF__NI double prof__level_end(prof__dur_level *l) {
     }
     return l->end_d;
 }
-/* The old way, for nesting deeper than the path holds: the chain of up to
-   PROF__PATH_MAX levels above i replayed from its top (left unbounded), so
-   the result depends on i alone, not on what was written before it. */
-static PROF__NI int64_t prof__written_dur_deep(const prof_events *e, size_t i) {
-    int32_t chain[PROF__PATH_MAX], c = (int32_t)i;
-    int n = 0, k;
-    double pend = 0;
-    int64_t dur = 0;
-    while (c >= 0 && n < PROF__PATH_MAX) { chain[n++] = c; c = e->ev[c].parent; }
-    for (k = n - 1; k >= 0; k--) {
-        const prof__ev *v = &e->ev[chain[k]];
-        double start = prof__us_double(v->start);
-        dur = v->end - v->start;
-        if (k < n - 1) while (dur > 0 && start + prof__us_double(dur) > pend) dur--;
-        pend = start + prof__us_double(dur);
-    }
-    return dur;
-}
 static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t chain[PROF__PATH_MAX], c = e->ev[i].parent;
-    int n = 1, k, top = -1;
+    int n = 1, k, top = -1, deep = 0;
     int64_t dur = 0;
     chain[0] = (int32_t)i; /* written once: never on the path itself */
     /* up from the parent to an ancestor on the path, or past the root */
@@ -4882,9 +4864,13 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
         c = e->ev[c].parent;
     }
     if (c >= 0 && (top < 0 || top + 1 + n > PROF__PATH_MAX)) {
-        /* deeper than PROF__PATH_MAX: no path, each event on its own */
-        path->n = 0;
-        return prof__written_dur_deep(e, i);
+        /* deeper than the path holds: the PROF__PATH_MAX levels above i are
+           replayed from their top, left unbounded, on an empty path that is
+           emptied again after, so the result depends on i alone and not on
+           what was written before it */
+        for (n = 0, c = (int32_t)i; c >= 0 && n < PROF__PATH_MAX; c = e->ev[c].parent) chain[n++] = c;
+        top = -1;
+        deep = 1;
     }
     path->n = top + 1; /* 0 when the chain reached a root */
     for (k = n - 1; k >= 0; k--) {
@@ -4906,6 +4892,7 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
         l->has_end_d = 0;
         path->n++;
     }
+    if (deep) path->n = 0;
     return dur;
 }
 
