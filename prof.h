@@ -4418,36 +4418,52 @@ static const char prof__digits2[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
-/* Decimal digits, written in place back to front, two per step; values
-   past 10^8 are cut in 8-digit pieces so the steps use 32-bit arithmetic. */
+/* Decimal digits in place. Values below 10^8 become eight characters in
+   one register (SWAR): the value is cut into two 4-digit lanes, each lane
+   into two 2-digit lanes, each of those into two digits, by multiplying by
+   reciprocals, so no lane spills into the next; on little-endian targets
+   the leading zeros are shifted out and the register is stored whole, so
+   the cursor needs 8 bytes of room whatever the length. Longer values are
+   cut in 8-digit pieces. */
+static __inline__ uint64_t prof__digits8(uint32_t v) { /* v < 10^8: 8 chars, zero-padded, in memory order */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x = (uint64_t)(v / 10000) | ((uint64_t)(v % 10000) << 32); /* first 4 digits in the low lane */
+    uint64_t q = ((x * 10486) >> 20) & 0x0000007F0000007Full;          /* each lane / 100 (lanes < 10^4) */
+    uint64_t y = q | ((x - q * 100) << 16);                              /* 2-digit lanes, first in the low half */
+    uint64_t t = ((y * 103) >> 10) & 0x000F000F000F000Full;              /* each lane / 10 (lanes < 100) */
+    return (t | ((y - t * 10) << 8)) + 0x3030303030303030ull;
+#else
+    uint32_t hi = v / 10000, lo = v % 10000;
+    char c[8];
+    uint64_t x;
+    c[0] = (char)('0' + hi / 1000); c[1] = (char)('0' + hi / 100 % 10); c[2] = (char)('0' + hi / 10 % 10); c[3] = (char)('0' + hi % 10);
+    c[4] = (char)('0' + lo / 1000); c[5] = (char)('0' + lo / 100 % 10); c[6] = (char)('0' + lo / 10 % 10); c[7] = (char)('0' + lo % 10);
+    memcpy(&x, c, 8);
+    return x;
+#endif
+}
 static __inline__ void prof__put_8digits(char *d, uint32_t v) { /* exactly 8, zero-padded */
-    int k;
-    for (k = 0; k < 4; k++) {
-        unsigned q = v % 100 * 2;
-        v /= 100;
-        d[7 - 2 * k] = prof__digits2[q + 1];
-        d[6 - 2 * k] = prof__digits2[q];
-    }
+    uint64_t x = prof__digits8(v);
+    memcpy(d, &x, 8);
 }
-static __inline__ char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8 */
-    int n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
-    char *end = d + n;
-    d = end;
-    while (v >= 100) {
-        unsigned q = v % 100 * 2;
-        v /= 100;
-        *--d = prof__digits2[q + 1];
-        *--d = prof__digits2[q];
-    }
-    if (v >= 10) {
-        *--d = prof__digits2[v * 2 + 1];
-        *--d = prof__digits2[v * 2];
-    } else {
-        *--d = (char)('0' + v);
-    }
-    return end;
+static __inline__ int prof__ndigits(uint32_t v) { /* 1..10 */
+    static const uint32_t pow10[10] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u };
+    int t = ((32 - __builtin_clz(v | 1)) * 1233) >> 12; /* floor(log10) or one more */
+    return t + 1 - ((v | 1) < pow10[t]);                 /* 0 has one digit */
 }
-static __inline__ char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits */
+static __inline__ char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8; writes 8 bytes */
+    int n = prof__ndigits(v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x = prof__digits8(v) >> (8 * (8 - n));
+    memcpy(d, &x, 8);
+#else
+    char tmp[8];
+    prof__put_8digits(tmp, v);
+    memcpy(d, tmp + 8 - n, (size_t)n);
+#endif
+    return d + n;
+}
+static __inline__ char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits; writes 24 bytes at most */
     if (v < 100000000u) return prof__put_u32(d, (uint32_t)v);
     if (v < 10000000000000000u) {
         d = prof__put_u32(d, (uint32_t)(v / 100000000u));
@@ -4491,6 +4507,31 @@ static __inline__ char *prof__put_us(char *d, int64_t ns) {
     d[2] = prof__digits2[f % 100 * 2];
     d[3] = prof__digits2[f % 100 * 2 + 1];
     return d + 4;
+}
+/* A decimal counter for numbers that go up by one from event to event (the
+   trace's "Ev Idx" and "External id"): incrementing the digits in place is
+   cheaper than formatting the number again. The digits are right-aligned
+   at d + 24 and followed by slack, so one fixed 24-byte copy takes them
+   whatever their length. */
+typedef struct prof__dec { uint64_t v; size_t len; char d[48]; } prof__dec;
+static PROF__NI void prof__dec_set(prof__dec *c, uint64_t v) {
+    char tmp[32];
+    size_t n = (size_t)(prof__put_u64(tmp, v) - tmp);
+    memset(c->d, '0', sizeof c->d);
+    memcpy(c->d + 24 - n, tmp, n);
+    c->v = v;
+    c->len = n;
+}
+static __inline__ void prof__dec_inc(prof__dec *c) { /* v < 10^20 - 1 */
+    char *p = c->d + 23;
+    while (*p == '9') *p-- = '0';
+    (*p)++;
+    if (p < c->d + 24 - c->len) c->len++;
+    c->v++;
+}
+static __inline__ char *prof__dec_put(char *d, const prof__dec *c) { /* writes 24 bytes */
+    memcpy(d, c->d + 24 - c->len, 24);
+    return d + c->len;
 }
 static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
     if (PROF__UNLIKELY(w->cap - w->n < 32) && !prof__w_room(w, 32)) return;
@@ -4906,15 +4947,44 @@ typedef struct prof__trace_ctx {
     const char **site_json;    /* per site: the head of its CPU events */
     size_t *site_json_len;
     prof__clean *cache;
+    prof__dec ev_idx;          /* the last event's index, as digits */
     prof__dur_path path;
 } prof__trace_ctx;
+
+/* The common cases of prof__written_dur, inline: a root, or the child of
+   an event on the path (events come parents first, so the parent is there
+   unless the path was cut), ending before its parent in the range where no
+   trimming is possible. Anything else takes the full walk. */
+static __inline__ int64_t prof__written_dur_fast(const prof_events *e, size_t i, prof__dur_path *path) {
+    const prof__ev *v = &e->ev[i];
+    int32_t c = v->parent;
+    int top = -1;
+    prof__dur_level *l;
+    if (c >= 0) {
+        const prof__dur_level *p;
+        int64_t pend;
+        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
+        if (top < 0) return prof__written_dur(e, i, path);
+        p = &path->lv[top];
+        pend = p->start + p->dur;
+        if (top + 2 > PROF__PATH_MAX || !(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS && v->start > -PROF__EXACT_NS))
+            return prof__written_dur(e, i, path);
+    }
+    l = &path->lv[top + 1];
+    l->idx = (int32_t)i;
+    l->start = v->start;
+    l->dur = v->end - v->start;
+    l->has_end_d = 0;
+    path->n = top + 2;
+    return l->dur;
+}
 
 static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     uint64_t pid = cx->pid;
     prof__clean *cache = cx->cache;
-    int64_t dur = prof__written_dur(e, i, &cx->path);
+    int64_t dur = prof__written_dur_fast(e, i, &cx->path);
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
         prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
     } else {
@@ -4931,18 +5001,25 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         prof__w_pid_tid(w, e, v, pid);
     }
     {
-        /* the fixed middle of every event, at most ~130 bytes: one room check */
-        char *d;
-        if (PROF__UNLIKELY(w->cap - w->n < 160) && !prof__w_room(w, 160)) return;
+        /* the fixed middle of every event, at most ~150 bytes and the
+           24-byte stores of the numbers: one room check */
+        char *d, idx[24];
+        size_t idx_len;
+        if (PROF__UNLIKELY(w->cap - w->n < 192) && !prof__w_room(w, 192)) return;
         d = w->buf + w->n;
         PROF__D_LIT(d, ", \"ts\": ");
         d = prof__put_us(d, v->start);
         PROF__D_LIT(d, ", \"dur\": ");
         d = prof__put_us(d, dur);
         PROF__D_LIT(d, ", \"args\": {\"External id\": ");
-        d = prof__put_u64(d, (uint64_t)i + 1);
+        if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
+        idx_len = cx->ev_idx.len;
+        memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
+        prof__dec_inc(&cx->ev_idx); /* i + 1, and the next event's index */
+        d = prof__dec_put(d, &cx->ev_idx);
         PROF__D_LIT(d, ", \"Ev Idx\": ");
-        d = prof__put_u64(d, (uint64_t)i);
+        memcpy(d, idx, 24);
+        d += idx_len;
         w->n = (size_t)(d - w->buf);
     }
     if (x->shapes || e->no_shapes) {
@@ -5072,6 +5149,7 @@ static void *prof__par_worker(void *arg) {
             w.chunk = k;
             w.err = 0;
             cx->path.n = 0;
+            prof__dec_set(&cx->ev_idx, k * p->chunk);
             end = (k + 1) * p->chunk < p->e->n ? (k + 1) * p->chunk : p->e->n;
             for (i = k * p->chunk; i < end && !w.err; i++) prof__w_event(&w, p->e, i, cx);
             prof__par_flush(&w); /* waits for the turn even when empty */
@@ -5203,6 +5281,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
         cx->cache = cache;
         cx->path.n = 0;
+        prof__dec_set(&cx->ev_idx, 0);
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
         cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
         for (i = 0; cx->tid_json && i < e->nthr; i++) {

@@ -1777,6 +1777,61 @@ static void run_checker(void) {
     CHECK_MSG(rc == 0, "python3 tests/export/check_export.py " OUT " failed (status %d): see its FAIL lines above", rc);
 }
 
+/* The exporter's number formatting (in-place digits, the µs form of ns,
+   the incrementing counter of "Ev Idx") against snprintf: every length
+   boundary, the extremes, and a pseudo-random sweep over all magnitudes. */
+static void test_numbers(void) {
+    char got[64], want[64];
+    uint64_t x = 0x9E3779B97F4A7C15ull, v;
+    int k, bad = 0, bad_us = 0, bad_dec = 0;
+    prof__dec dec;
+    for (k = 0; k < 200000; k++) {
+        char *end;
+        int64_t ns;
+        uint64_t m;
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v = x >> (x % 64);
+        if (k < 40) { /* 10^j - 1, 10^j, 10^j + 1 */
+            uint64_t p = 1;
+            int j;
+            for (j = 0; j < k / 2; j++) p *= 10;
+            v = (k & 1) ? p : p - 1;
+        }
+        if (k == 40) v = UINT64_MAX;
+        if (k == 41) v = 0;
+        memset(got, 'x', sizeof got);
+        end = prof__put_u64(got, v);
+        *end = 0;
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        if (strcmp(got, want) != 0 && bad++ < 3) fprintf(stderr, "put_u64: %s, want %s\n", got, want);
+        ns = (int64_t)v;
+        if (k & 2) ns = -ns;
+        end = prof__put_us(got, ns);
+        *end = 0;
+        m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        snprintf(want, sizeof want, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(m / 1000), (unsigned long long)(m % 1000));
+        if (strcmp(got, want) != 0 && bad_us++ < 3) fprintf(stderr, "put_us: %s, want %s\n", got, want);
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(bad_us, 0);
+    /* the counter, stepped across 9 -> 10, 99 -> 100, ..., from every start */
+    for (k = 0; k < 19; k++) {
+        uint64_t p = 1, start;
+        int j, step;
+        for (j = 0; j < k; j++) p *= 10;
+        start = p > 300 ? p - 300 : 0;
+        prof__dec_set(&dec, start);
+        for (step = 0; step < 600; step++) {
+            char *end = prof__dec_put(got, &dec);
+            *end = 0;
+            snprintf(want, sizeof want, "%llu", (unsigned long long)(start + (uint64_t)step));
+            if ((strcmp(got, want) != 0 || dec.v != start + (uint64_t)step) && bad_dec++ < 3) fprintf(stderr, "dec: %s, want %s\n", got, want);
+            prof__dec_inc(&dec);
+        }
+    }
+    CHECK_EQ_INT(bad_dec, 0);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     read_comm();
@@ -1787,6 +1842,7 @@ int main(void) {
 
 #define PHASE(call) do { int64_t t0_ = clock_ns(CLOCK_MONOTONIC); call; \
         if (getenv("TEST_EXPORT_TIMES")) fprintf(stderr, "%-28s %8.3f s\n", #call, (double)(clock_ns(CLOCK_MONOTONIC) - t0_) / 1e9); } while (0)
+    PHASE(test_numbers());
     PHASE(test_hand());
     PHASE(test_hand_nesting());
     PHASE(test_js());
