@@ -410,12 +410,22 @@ typedef struct prof_avg {
     int64_t cpu_memory_usage, self_cpu_memory_usage;
     int64_t device_memory_usage, self_device_memory_usage;
     int64_t flops;
+    /* The sums stop at INT64_MIN / INT64_MAX rather than wrap (Python's
+       integers would keep growing: 2^63 FLOPs print the same, a
+       total_average shows one less). */
 } prof_avg;
 typedef struct prof_averages prof_averages;
 
 /* ----- table ----- */
 typedef struct prof_table_options {
-    const char *sort_by;           /* NULL = list order; any key 001 accepts */
+    const char *sort_by;           /* NULL = list order; else one of the numeric
+                                      keys: cpu_time, device_time, cpu_time_total,
+                                      device_time_total, self_cpu_time_total,
+                                      self_device_time_total, cpu_memory_usage,
+                                      device_memory_usage, self_cpu_memory_usage,
+                                      self_device_memory_usage, count, flops,
+                                      node_id ("cuda", "xpu" or "privateuse1" for
+                                      "device", as 001 maps them) */
     int row_limit;                 /* 0 = 100; < 0 = no limit;
                                       PROF_ROW_LIMIT_ZERO = print no rows */
     int max_src_column_width;      /* 0 = 75;  < 0 = no maximum */
@@ -3256,7 +3266,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (v.parent >= 0) v.parent = map[v.parent];
             if (v.first_child >= 0) v.first_child = map[v.first_child];
             if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
-            if (e->stk && i < e->capstk) e->stk[w] = e->stk[i];
+            if (w < e->capstk) e->stk[w] = prof__stack_of(e, i); /* past capstk: no stack, not the slot's old one */
             e->ev[w++] = v;
         }
         e->n = w;
@@ -3700,6 +3710,14 @@ struct prof_averages {
 };
 
 /* FunctionEventAvg.add */
+/* Sums of hand-built or imported values can pass 2^63 (FLOPs of a long
+   run, say), where Python's integers keep growing: they stop at the
+   int64 limits instead of wrapping to the other sign. */
+static __inline__ void prof__sat_add(int64_t *a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(*a, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN;
+    *a = r;
+}
 static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
     if (!a->key) {
         a->key = o->key;
@@ -3715,16 +3733,16 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
         a->is_user_annotation = o->is_user_annotation;
         a->is_legacy = o->is_legacy;
     }
-    a->cpu_time_total_ns += o->cpu_time_total_ns;
-    a->device_time_total_ns += o->device_time_total_ns;
-    a->self_cpu_time_total_ns += o->self_cpu_time_total_ns;
-    a->self_device_time_total_ns += o->self_device_time_total_ns;
-    a->cpu_memory_usage += o->cpu_memory_usage;
-    a->device_memory_usage += o->device_memory_usage;
-    a->self_cpu_memory_usage += o->self_cpu_memory_usage;
-    a->self_device_memory_usage += o->self_device_memory_usage;
+    prof__sat_add(&a->cpu_time_total_ns, o->cpu_time_total_ns);
+    prof__sat_add(&a->device_time_total_ns, o->device_time_total_ns);
+    prof__sat_add(&a->self_cpu_time_total_ns, o->self_cpu_time_total_ns);
+    prof__sat_add(&a->self_device_time_total_ns, o->self_device_time_total_ns);
+    prof__sat_add(&a->cpu_memory_usage, o->cpu_memory_usage);
+    prof__sat_add(&a->device_memory_usage, o->device_memory_usage);
+    prof__sat_add(&a->self_cpu_memory_usage, o->self_cpu_memory_usage);
+    prof__sat_add(&a->self_device_memory_usage, o->self_device_memory_usage);
     a->count += o->count;
-    a->flops += o->flops;
+    prof__sat_add(&a->flops, o->flops);
 }
 
 static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const prof_group_options *g) {
@@ -3955,17 +3973,47 @@ static PROF__NI void prof__row_out(prof__tab *t, const char *const *vals) {
     for (i = 0; i < t->ncols; i++) prof__cell(t->b, vals[i], t->cols[i].width, t->cols[i].align);
     prof__buf_str(t->b, "\n");
 }
-static PROF__NI void prof__trim_path(char *out, size_t n, const char *path, size_t width) {
+/* 001's _trim_path as pieces: "..." (or nothing) and the tail of path. */
+static PROF__NI const char *prof__trim_path(const char *path, size_t width, const char **pre) {
     size_t len = prof__cp_len(path);
+    *pre = "";
     if (len > width) {
         path = prof__cp_skip(path, len - width);
-        if (prof__cp_len(path) > 3) { snprintf(out, n, "...%s", prof__cp_skip(path, 3)); return; }
+        if (prof__cp_len(path) > 3) { *pre = "..."; return prof__cp_skip(path, 3); }
     }
-    snprintf(out, n, "%s", path);
+    return path;
+}
+/* 001's name[:w - 3] + "..." when len(name) >= w - 3, with Python's slice
+   of a negative bound (w of 1 or 2 drops the last 2 or 1 characters):
+   the bytes of name kept, or -1 when it is shown whole. */
+static PROF__NI long prof__name_cut(const char *name, int w) {
+    long len = (long)prof__cp_len(name), keep = (long)w - 3;
+    if (len < keep) return -1;
+    if (keep < 0) keep = len + keep > 0 ? len + keep : 0;
+    return (long)prof__cp_prefix(name, (size_t)keep);
 }
 
 #define PROF__MAXCOLS 24
 #define PROF__CELL 1024
+/* A cell: pre, then len bytes of s, then post, in the cell's own buffer,
+   or, when longer (names and stack entries have no bound), in an
+   allocation kept in *spill until the row is written. Without memory the
+   text is cut to the buffer and the table reports PROF_E_NOMEM. */
+static PROF__NI const char *prof__cell_text(char *cell, char **spill, int *oom, const char *pre, const char *s, size_t len, const char *post) {
+    size_t a = strlen(pre), c = strlen(post);
+    char *out = cell;
+    if (a + len + c + 1 > PROF__CELL) {
+        PROF_FREE(*spill);
+        *spill = (char *)PROF_MALLOC(a + len + c + 1);
+        if (*spill) out = *spill;
+        else { *oom = 1; len = PROF__CELL - 1 - a - c; }
+    }
+    memcpy(out, pre, a);
+    memcpy(out + a, s, len);
+    memcpy(out + a + len, post, c);
+    out[a + len + c] = 0;
+    return out;
+}
 
 static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
                                               int profile_memory, int with_flops, const prof_table_options *opt_in) {
@@ -3981,7 +4029,9 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
     prof__tab tab;
     char cells[PROF__MAXCOLS][PROF__CELL];
     const char *vals[PROF__MAXCOLS];
-    char *longcell = NULL;
+    char *spill[PROF__MAXCOLS] = { 0 };
+    long cut_name;
+    int oom = 0;
 
     if (opt_in) o = *opt_in;
     else memset(&o, 0, sizeof o);
@@ -3989,7 +4039,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
     if (o.time_unit && strcmp(o.time_unit, "s") && strcmp(o.time_unit, "ms") && strcmp(o.time_unit, "us"))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o.time_unit);
     if (o.sort_by && (sort_key = prof__sort_key_index(o.sort_by)) < 0)
-        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, cuda_time, cpu_time_total, cuda_time_total, self_cpu_time_total, self_cuda_time_total, cpu_memory_usage, cuda_memory_usage, self_cpu_memory_usage, self_cuda_memory_usage, count or flops", o.sort_by);
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o.sort_by);
     row_limit = o.row_limit == 0 ? 100 : o.row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o.row_limit;
     if (o.max_src_column_width == 0) o.max_src_column_width = 75;
     if (o.max_name_column_width == 0) o.max_name_column_width = 55;
@@ -4061,7 +4111,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         PROF__COL(hdrbuf[0], 12, '>'); PROF__COL(hdrbuf[1], 12, '>'); PROF__COL(hdrbuf[2], 12, '>'); PROF__COL(hdrbuf[3], 12, '>');
     }
     if (profile_memory) { PROF__COL("CPU Mem", 12, '>'); PROF__COL("Self CPU Mem", 12, '>'); }
-    if (use_device && has_dev_mem) {
+    if (profile_memory && use_device && has_dev_mem) { /* nested under profile_memory, as in PyTorch */
         snprintf(hdrbuf[4], sizeof hdrbuf[4], "%s Mem", devname);
         snprintf(hdrbuf[5], sizeof hdrbuf[5], "Self %s Mem", devname);
         PROF__COL(hdrbuf[4], 12, '>'); PROF__COL(hdrbuf[5], 12, '>');
@@ -4117,21 +4167,17 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         if (o.top_level_events_only && r->has_cpu_parent) continue;
         limit_count++;
         for (k = 0; k < PROF__MAXCOLS; k++) { cells[k][0] = 0; vals[k] = cells[k]; }
-        if (o.max_name_column_width > 0 && prof__cp_len(r->key) >= (size_t)o.max_name_column_width - 3) {
-            cut = prof__cp_prefix(r->key, (size_t)o.max_name_column_width - 3);
-            snprintf(cells[c], PROF__CELL, "%.*s...", (int)cut, r->key);
-        } else {
+        if (o.max_name_column_width > 0 && (cut_name = prof__name_cut(r->key, o.max_name_column_width)) >= 0)
+            vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", r->key, (size_t)cut_name, "...");
+        else
             vals[c] = r->key;
-        }
         c++;
         if (has_overload) {
             const char *ov = r->overload_name ? r->overload_name : "";
-            if (o.max_name_column_width > 0 && prof__cp_len(ov) >= (size_t)o.max_name_column_width - 3) {
-                cut = prof__cp_prefix(ov, (size_t)o.max_name_column_width - 3);
-                snprintf(cells[c], PROF__CELL, "%.*s...", (int)cut, ov);
-            } else {
+            if (o.max_name_column_width > 0 && (cut_name = prof__name_cut(ov, o.max_name_column_width)) >= 0)
+                vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", ov, (size_t)cut_name, "...");
+            else
                 vals[c] = ov;
-            }
             c++;
         }
         prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), sum_self_cpu);
@@ -4150,7 +4196,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
             prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
             prof__fmt_memory(cells[c++], PROF__CELL, r->self_cpu_memory_usage);
         }
-        if (use_device && has_dev_mem) {
+        if (profile_memory && use_device && has_dev_mem) {
             prof__fmt_memory(cells[c++], PROF__CELL, r->device_memory_usage);
             prof__fmt_memory(cells[c++], PROF__CELL, r->self_device_memory_usage);
         }
@@ -4159,13 +4205,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         if (has_shapes) {
             const char *s = r->input_shapes ? r->input_shapes : "None";
             cut = prof__cp_prefix(s, shapes_w);
-            if (cut + 1 > PROF__CELL) {
-                PROF_FREE(longcell);
-                longcell = (char *)PROF_MALLOC(cut + 1);
-                if (longcell) { memcpy(longcell, s, cut); longcell[cut] = 0; vals[c] = longcell; }
-            } else {
-                snprintf(cells[c], PROF__CELL, "%.*s", (int)cut, s);
-            }
+            vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", s, cut, "");
             c++;
         }
         /* 001 appends the FLOPs value before the source location although
@@ -4175,16 +4215,19 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
             else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * flops_scale);
         }
         if (has_stack) {
-            if (r->stack_depth > 0) prof__trim_path(cells[c], PROF__CELL, r->stack[0], src_w);
+            if (r->stack_depth > 0) {
+                const char *pre, *tail = prof__trim_path(r->stack[0], src_w, &pre);
+                vals[c] = prof__cell_text(cells[c], &spill[c], &oom, pre, tail, strlen(tail), "");
+            }
             c++;
         }
         prof__row_out(&tab, vals);
         if (has_stack) {
             for (k = 1; k < r->stack_depth; k++) {
                 int z;
+                const char *pre, *tail = prof__trim_path(r->stack[k], src_w, &pre);
                 for (z = 0; z < ncols; z++) vals[z] = "";
-                prof__trim_path(cells[0], PROF__CELL, r->stack[k], src_w);
-                vals[ncols - 1] = cells[0];
+                vals[ncols - 1] = prof__cell_text(cells[0], &spill[0], &oom, pre, tail, strlen(tail), "");
                 prof__row_out(&tab, vals);
             }
             for (k = 0; k < ncols; k++) vals[k] = "";
@@ -4202,8 +4245,9 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
             prof__buf_fmt(b, "Self %s time total: %s\n", devname, tbuf);
         }
     }
-    PROF_FREE(longcell);
+    for (i = 0; i < PROF__MAXCOLS; i++) PROF_FREE(spill[i]);
     PROF_FREE(rows);
+    if (oom) b->oom = 1;
     if (b->oom) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
     return PROF_OK;
 }
