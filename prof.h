@@ -2470,8 +2470,10 @@ static PROF__NI prof_events *prof__collect(void) {
     uint64_t open_total = 0, cpu_dropped = 0, tick_stop;
     unsigned features = prof__g_features;
     const char *step_name;
-    const prof_site *last_site = NULL;
-    uint32_t last_idx = 0;
+    /* site pointer -> index: a direct-mapped cache in front of the map,
+       since a loop's few sites alternate record by record */
+    const prof_site *site_cache[64];
+    uint32_t site_cache_idx[64];
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr = NULL;
     size_t ncuthr = 0, capcuthr = 0;
@@ -2483,6 +2485,7 @@ static PROF__NI prof_events *prof__collect(void) {
     memset(&ptr_map, 0, sizeof ptr_map);
     memset(&async_map, 0, sizeof async_map);
     memset(&native_map, 0, sizeof native_map);
+    memset(site_cache, 0, sizeof site_cache);
     prof__pf_stop();
 
     pthread_mutex_lock(&prof__g_lock);
@@ -2548,7 +2551,8 @@ static PROF__NI prof_events *prof__collect(void) {
 #define PROF__SITE_IDX(s, out) do {                                              \
         int found_;                                                              \
         uint32_t *slot_;                                                         \
-        if ((s) == last_site) { (out) = last_idx; break; }                       \
+        size_t h_ = (size_t)(((uintptr_t)(s) >> 3) ^ ((uintptr_t)(s) >> 9)) & 63u; \
+        if (site_cache[h_] == (s)) { (out) = site_cache_idx[h_]; break; }       \
         slot_ = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)(s), &found_);     \
         if (!slot_) goto oom;                                                    \
         if (!found_) {                                                           \
@@ -2559,8 +2563,8 @@ static PROF__NI prof_events *prof__collect(void) {
             *slot_ = (uint32_t)idx_;                                             \
         }                                                                        \
         (out) = *slot_;                                                          \
-        last_site = (s);                                                         \
-        last_idx = *slot_;                                                       \
+        site_cache[h_] = (s);                                                    \
+        site_cache_idx[h_] = *slot_;                                             \
     } while (0)
 
     /* Pass 1: count scope-like records and open the async ranges. */

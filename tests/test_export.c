@@ -1758,6 +1758,23 @@ static void test_parallel_same_bytes(void) {
         CHECK_MSG(seq_len == par_len && k == seq_len, "parallel trace differs from the single-thread one at byte %zu (sizes %zu, %zu)", k, seq_len,
                   par_len);
         CHECK(seq_len > (size_t)n * 100);
+        {
+            /* every event's ids in order, across chunk starts and the
+               9999 -> 10000 carries of the in-place counter */
+            const char *q = par;
+            long want = 0, bad = 0;
+            while ((q = strstr(q, "\"External id\": ")) != NULL) {
+                char *end;
+                long ext = strtol(q + 15, &end, 10), idx = -1;
+                if (strncmp(end, ", \"Ev Idx\": ", 12) == 0) idx = strtol(end + 12, &end, 10);
+                if ((ext != want + 1 || idx != want || (*end != ',' && *end != '}')) && bad++ < 3)
+                    fprintf(stderr, "event %ld: External id %ld, Ev Idx %ld\n", want, ext, idx);
+                want++;
+                q = end;
+            }
+            CHECK_EQ_INT(bad, 0);
+            CHECK_EQ_INT(want, n + 35 * 520);
+        }
     }
     free(seq);
     free(par);
