@@ -140,6 +140,21 @@
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
 
+   OUTPUT FILES
+   ============
+   An export writes a temporary file next to the target and renames it over
+   the target once every byte is written, so a failed export (full disk,
+   write error) leaves the old file, or none, never a half-written one that
+   looks complete. A replaced file keeps its mode and, where allowed, its
+   owner; hard links to it keep the old content. A symlink at the path is
+   followed (also a dangling one: the file is made where it points; a loop
+   is an error). A file the user may write in a directory they may not is
+   written in place, and emptied if the export then fails. Devices, pipes,
+   /proc files and /dev/stdout or /dev/fd/N are written in place.
+   Metadata keys the trace itself writes (schemaVersion, deviceProperties,
+   displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName) are
+   refused; a distributedInfo given as metadata replaces prof.h's.
+
    THREADS OF ITS OWN
    ==================
    prof.h starts threads only where they take work off yours, each with
@@ -2204,6 +2219,10 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' ends (%lld ns) before it starts (%lld ns)", d->name, (long long)d->end_ns, (long long)d->start_ns);
         return -1;
     }
+    if ((uint64_t)d->end_ns - (uint64_t)d->start_ns > (uint64_t)INT64_MAX) { /* every sum and difference below stays in int64 */
+        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' lasts longer than 2^63 - 1 ns (%lld to %lld)", d->name, (long long)d->start_ns, (long long)d->end_ns);
+        return -1;
+    }
     if (e->n >= (size_t)INT32_MAX) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: too many events"); return -1; }
     site = prof__site_index(e, d->name, d->file, d->func, d->line, 0);
     thr = prof__thread_index(e, d->thread, NULL);
@@ -3105,9 +3124,21 @@ PROF_API prof_events *prof_stop(void) {
 
 PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) != 0; }
 
+/* The trace's own top-level keys: user metadata under one of these would
+   give the file two of them, which strict parsers reject and others read
+   as the user's value. (distributedInfo is allowed: the user's replaces
+   the one prof.h would write from the node id.) */
+static PROF__NI int prof__meta_key_reserved(const char *key) {
+    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName" };
+    size_t i;
+    for (i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (strcmp(key, reserved[i]) == 0) return 1;
+    return 0;
+}
 static PROF__NI prof_result prof__session_meta(const char *key, const char *value, int is_json) {
     prof__kv *kv, **pp;
     if (!key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata: key and value must not be NULL");
+    if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata: '%s' is one of the trace's own keys", key);
     if (is_json && !prof_json_valid(value))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata_json: the value for '%s' is not valid JSON", key);
     kv = PROF__ALLOC(prof__kv, 1);
@@ -4311,7 +4342,7 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    names escaped once per call site. Memory stays constant whatever the
    number of events. Output goes to a temporary file that is renamed over
    the target only when every byte was written, so a failed export never
-   leaves a file that looks complete.
+   leaves a file that looks complete (OUTPUT FILES in the manual).
    Once an export is past its first PROF__W_ASYNC_AFTER bytes, a writer
    thread takes over the write(2) calls: the kernel's copy into the page
    cache costs about as much as the formatting, so with two buffers the two
@@ -4681,7 +4712,44 @@ static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const ch
     else prof__w_put(w, str, prof__clean_of(cache, str)->len);
 }
 
-typedef struct prof__out { prof__w *w; char *tmp; const char *path; char *target; } prof__out;
+typedef struct prof__out {
+    prof__w *w;
+    char *tmp;          /* the temporary name, renamed to the target at the end */
+    const char *path;
+    char *target;       /* where a symlink at path points, or NULL */
+    int in_place;       /* an existing file written through (no writable directory) */
+} prof__out;
+
+/* Where a symlink at path leads, followed link by link as open(2) would,
+   also when the last one dangles (the file is created where it points);
+   NULL with *err = 0 when path is no symlink, with *err set on a loop or
+   an unreadable link. */
+static PROF__NI char *prof__follow_links(const char *path, int *err) {
+    char *cur = NULL, *next;
+    const char *at = path;
+    int hops;
+    *err = 0;
+    for (hops = 0; hops < 40; hops++) {
+        struct stat st;
+        char link[4096];
+        ssize_t n;
+        size_t dir = 0, k;
+        if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        if ((n = readlink(at, link, sizeof link - 1)) < 0) { *err = errno; PROF_FREE(cur); return NULL; }
+        link[n] = 0;
+        if (link[0] != '/') /* relative to the link's directory */
+            for (k = 0; at[k]; k++) if (at[k] == '/') dir = k + 1;
+        next = (char *)PROF_MALLOC(dir + (size_t)n + 1);
+        if (!next) { *err = ENOMEM; PROF_FREE(cur); return NULL; }
+        memcpy(next, at, dir);
+        memcpy(next + dir, link, (size_t)n + 1);
+        PROF_FREE(cur);
+        at = cur = next;
+    }
+    *err = ELOOP;
+    PROF_FREE(cur);
+    return NULL;
+}
 
 /* /dev/stdout, /dev/fd/N and the like name an open descriptor: written
    through a duplicate of it, so a redirect keeps its offset (and >>). */
@@ -4728,19 +4796,52 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     } else if (strncmp(path, "/proc/", 6) == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         o->w->fd = open(path, O_WRONLY | O_CLOEXEC);
     } else {
-        const char *target = path;
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->target = realpath(path, NULL)) != NULL) target = o->target;
+        const char *target = path, *base;
+        int err = 0, have_old, tries = 0;
+        unsigned n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+        if ((o->target = prof__follow_links(path, &err)) != NULL) target = o->target;
+        if (err) {
+            PROF_FREE(o->w->bufs[0]);
+            PROF_FREE(o->w->bufs[1]);
+            PROF_FREE(o->w);
+            return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
+        }
+        have_old = stat(target, &st) == 0 && S_ISREG(st.st_mode);
         len = strlen(target) + 48;
         o->tmp = (char *)PROF_MALLOC(len);
         if (!o->tmp) {
-            free(o->target);
+            PROF_FREE(o->target);
             PROF_FREE(o->w->bufs[0]);
             PROF_FREE(o->w->bufs[1]);
             PROF_FREE(o->w);
             return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
         }
-        snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED));
-        o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        base = strrchr(target, '/');
+        base = base ? base + 1 : target;
+        /* a new file gets fopen's mode; one that replaces a file, its mode
+           and (where allowed) its owner. O_EXCL: never through something
+           already at the temporary name (a stale file, a planted link). */
+        do {
+            if (strlen(base) + 32 <= 255) { /* NAME_MAX: name.json.tmp<pid>.<n> shows what it is */
+                snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), n);
+            } else { /* a long name: a short one in the same directory */
+                snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)(base - target), target, (long)getpid(), n);
+            }
+            o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
+            n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+        } while (o->w->fd < 0 && errno == EEXIST && ++tries < 16);
+        if (o->w->fd >= 0 && have_old) {
+            if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
+            if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
+        }
+        if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS) && access(target, W_OK) == 0) {
+            /* the file is writable but its directory is not: written in
+               place, and emptied if the export fails */
+            PROF_FREE(o->tmp);
+            o->tmp = NULL;
+            o->in_place = 1;
+            o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        }
     }
     if (o->w->fd < 0) {
         int err = errno;
@@ -4748,7 +4849,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         PROF_FREE(o->w->bufs[1]);
         PROF_FREE(o->w);
         PROF_FREE(o->tmp);
-        free(o->target); /* from realpath */
+        PROF_FREE(o->target);
         return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
     }
     return PROF_OK;
@@ -4757,6 +4858,7 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     int err;
     prof__w_finish(o->w);
     err = o->w->err;
+    if (err && o->in_place && ftruncate(o->w->fd, 0) != 0) {} /* nothing that looks complete */
     if (close(o->w->fd) != 0 && !err) err = errno;
     if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
     if (err && o->tmp) unlink(o->tmp);
@@ -4764,7 +4866,9 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     PROF_FREE(o->w->bufs[1]);
     PROF_FREE(o->w);
     PROF_FREE(o->tmp);
-    free(o->target); /* from realpath */
+    PROF_FREE(o->target);
+    if (err && o->in_place)
+        return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' in place (its directory is not writable) failed: %s; the file was emptied", who, o->path, strerror(err));
     if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' failed: %s; no file was left in its place", who, o->path, strerror(err));
     return PROF_OK;
 }
@@ -4836,6 +4940,7 @@ PROF_API int prof_json_valid(const char *json) {
 static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json) {
     prof__meta *m, **pp;
     if (!e || !key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: list, key and value must not be NULL");
+    if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: '%s' is one of the trace's own keys", key);
     if (is_json && !prof_json_valid(value))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata_json: the value for '%s' is not valid JSON", key);
     m = (prof__meta *)prof__arena_alloc(&e->arena, sizeof *m);
@@ -5301,7 +5406,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
-    if (e->with_node_id) {
+    for (m = e->meta; m && strcmp(m->key, "distributedInfo") != 0; m = m->next) {}
+    if (e->with_node_id && !m) { /* a user's distributedInfo (metadata) replaces this one */
         PROF__W_LIT(w, "  \"distributedInfo\": {\"backend\": \"prof.h\", \"rank\": ");
         prof__w_i64(w, e->node_id);
         PROF__W_LIT(w, ", \"world_size\": ");
