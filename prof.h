@@ -5101,6 +5101,7 @@ typedef struct prof__trace_ctx {
     size_t *site_json_len;
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
+    const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -5130,6 +5131,29 @@ static __inline__ int64_t prof__written_dur_fast(const prof_events *e, size_t i,
     l->has_end_d = 0;
     path->n = top + 2;
     return l->dur;
+}
+
+/* Kineto's "External id" of an event that is not one of the profiler's own
+   ops: the id of the op it is linked to (the op a CUDA API call ran in, or
+   the op whose call launched a kernel, copy or set), else its own
+   correlation id, else its own index + 1. */
+#define PROF__API_CALL (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)
+static PROF__NI int32_t prof__op_of(const prof_events *e, int32_t i) { /* the nearest event that is no API call */
+    while (i >= 0 && (e->sites[e->ev[i].site].flags & PROF__API_CALL)) i = e->ev[i].parent;
+    return i;
+}
+static PROF__NI uint64_t prof__linked_external_id(const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    int32_t op = -1;
+    if (v->device_type == PROF_DEVICE_CPU) {
+        op = prof__op_of(e, v->parent);
+    } else if (x->correlation && cx->calls) {
+        uint32_t call = prof__map_get(cx->calls, x->correlation);
+        if (call != UINT32_MAX) op = prof__op_of(e, (int32_t)call);
+    }
+    if (op >= 0) return (uint64_t)op + 1;
+    return x->correlation ? x->correlation : (uint64_t)i + 1;
 }
 
 static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
@@ -5165,14 +5189,19 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         PROF__D_LIT(d, ", \"dur\": ");
         d = prof__put_us(d, dur);
         PROF__D_LIT(d, ", \"args\": {\"External id\": ");
-        if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
-        idx_len = cx->ev_idx.len;
-        memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
-        prof__dec_inc(&cx->ev_idx); /* i + 1, and the next event's index */
-        d = prof__dec_put(d, &cx->ev_idx);
-        PROF__D_LIT(d, ", \"Ev Idx\": ");
-        memcpy(d, idx, 24);
-        d += idx_len;
+        if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
+            /* one of the profiler's own ops: its id and its index */
+            if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
+            idx_len = cx->ev_idx.len;
+            memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
+            prof__dec_inc(&cx->ev_idx); /* i + 1, and the next event's index */
+            d = prof__dec_put(d, &cx->ev_idx);
+            PROF__D_LIT(d, ", \"Ev Idx\": ");
+            memcpy(d, idx, 24);
+            d += idx_len;
+        } else {
+            d = prof__put_u64(d, prof__linked_external_id(e, i, cx));
+        }
         w->n = (size_t)(d - w->buf);
     }
     if (x->shapes || e->no_shapes) {
@@ -5370,9 +5399,11 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     uint64_t pid = (uint64_t)getpid();
     char pname[256];
     prof__meta *m;
+    prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
+    memset(&api, 0, sizeof api);
     /* Each site's head of a CPU event (ph, cat and the escaped name) is made
        once: most events then start with one memcpy. The lengths follow the
        pointers in the same allocation. */
@@ -5403,6 +5434,14 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF_FREE(esc);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
     w = o.w;
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
     PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
@@ -5436,6 +5475,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->cache = cache;
         cx->path.n = 0;
         prof__dec_set(&cx->ev_idx, 0);
+        cx->calls = api.n ? &api : NULL;
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
         cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
         for (i = 0; cx->tid_json && i < e->nthr; i++) {
@@ -5480,16 +5520,6 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     }
     /* Flow arrows (ac2g) from each launching call to its kernel, copy or set. */
     {
-        prof__map api;
-        memset(&api, 0, sizeof api);
-        for (i = 0; i < e->n; i++) {
-            const prof__ev *v = &e->ev[i];
-            int found;
-            uint32_t *slot;
-            if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
-            if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
-            if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
-        }
         for (i = 0; i < e->n && !w->err && api.n; i++) {
             const prof__ev *v = &e->ev[i], *a;
             const prof__extra *x;
@@ -5514,7 +5544,6 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             prof__w_us(w, v->start);
             PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
         }
-        prof__map_free(&api);
     }
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {
@@ -5628,6 +5657,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     prof__w_json_str(w, path);
     PROF__W_LIT(w, "\n}\n");
     PROF_FREE(site_json);
+    prof__map_free(&api);
     prof__arena_free(&scratch);
     return prof__out_close(&o, who);
 }

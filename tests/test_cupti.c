@@ -537,9 +537,11 @@ static void check_profile_trace(prof_events *ev) {
     long pid = (long)getpid();
     unsigned long long tid = (unsigned long long)gettid_();
     char *text;
-    static const struct { uint32_t corr; const char *api; double api_ts, api_dur; double dev_ts; } flows[] = {
-        {11, "cudaLaunchKernel", 2.5, 2.0, 10.0}, {12, "cudaLaunchKernel", 62.0, 1.0, 68.0},
-        {13, "cudaMemcpyAsync", 64.0, 1.0, 77.0}, {14, "cudaMemsetAsync", 72.0, 1.0, 88.0},
+    /* ext: Kineto's "External id" of the call, the op it ran in (forward is
+       1, aten::mm 2, aten::add 6; the GPU records above carry the same) */
+    static const struct { uint32_t corr; const char *api; double api_ts, api_dur; double dev_ts; int ext; } flows[] = {
+        {11, "cudaLaunchKernel", 2.5, 2.0, 10.0, 2}, {12, "cudaLaunchKernel", 62.0, 1.0, 68.0, 6},
+        {13, "cudaMemcpyAsync", 64.0, 1.0, 77.0, 6}, {14, "cudaMemsetAsync", 72.0, 1.0, 88.0, 1},
     };
     size_t i;
     memset(&x, 0, sizeof x);
@@ -550,23 +552,24 @@ static void check_profile_trace(prof_events *ev) {
     /* GPU records: kernel lanes pid = device, tid = stream, Kineto's args */
     exp_add(&x, 2, "\"ph\": \"X\", \"cat\": \"kernel\"");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 10.0, \"dur\": 40.0, "
-                   "\"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 11, \"args.registers per thread\": 40, "
+                   "\"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 11, \"args.External id\": 2, \"args.registers per thread\": 40, "
                    "\"args.shared memory\": 3072, \"args.grid\": [4, 2, 1], \"args.block\": [128, 1, 1]");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"add_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 68.0, \"dur\": 8.5, "
-                   "\"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 12, \"args.registers per thread\": 32, "
+                   "\"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 12, \"args.External id\": 6, \"args.registers per thread\": 32, "
                    "\"args.shared memory\": 0, \"args.grid\": [1, 1, 1], \"args.block\": [128, 1, 1]");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, \"tid\": 7, "
-                   "\"ts\": 77.0, \"dur\": 10.0, \"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 13, "
+                   "\"ts\": 77.0, \"dur\": 10.0, \"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 13, \"args.External id\": 6, "
                    "\"args.bytes\": 1048576, \"args.memory bandwidth (GB/s)\": 104.8576");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": 0, \"tid\": 7, "
-                   "\"ts\": 88.0, \"dur\": 2.0, \"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 14, "
+                   "\"ts\": 88.0, \"dur\": 2.0, \"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 14, \"args.External id\": 1, "
                    "\"args.bytes\": 4096, \"args.memory bandwidth (GB/s)\": 2.048");
     /* API calls on the CPU thread */
     exp_add(&x, 7, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"pid\": %ld, \"tid\": %llu", pid, tid);
     exp_add(&x, 0, "\"cat\": \"cuda_driver\"");
     for (i = 0; i < sizeof flows / sizeof flows[0]; i++) {
         exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %ld, \"tid\": %llu, \"ts\": %.3f, "
-                       "\"dur\": %.3f, \"args.correlation\": %u", flows[i].api, pid, tid, flows[i].api_ts, flows[i].api_dur, flows[i].corr);
+                       "\"dur\": %.3f, \"args.correlation\": %u, \"args.External id\": %d", flows[i].api, pid, tid, flows[i].api_ts, flows[i].api_dur,
+                flows[i].corr, flows[i].ext);
         /* flow: start at the call, end (bp e) at the GPU record, id = correlation */
         exp_add(&x, 1, "\"ph\": \"s\", \"id\": %u, \"pid\": %ld, \"tid\": %llu, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\"",
                 flows[i].corr, pid, tid, flows[i].api_ts);
@@ -581,7 +584,8 @@ static void check_profile_trace(prof_events *ev) {
     /* scopes */
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"forward\", \"pid\": %ld, \"tid\": %llu, \"ts\": 1.0, \"dur\": 94.0",
             pid, tid);
-    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": %ld, \"tid\": %llu, \"ts\": 2.0, \"dur\": 58.0", pid, tid);
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": %ld, \"tid\": %llu, \"ts\": 2.0, \"dur\": 58.0, "
+                   "\"args.External id\": 2, \"args.Ev Idx\": 1", pid, tid);
     /* GPU lanes */
     exp_add(&x, 1, "\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"args.name\": \"GPU 0\"");
     exp_add(&x, 1, "\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 7, \"args.name\": \"stream 7\"");

@@ -460,7 +460,12 @@ def check_x_events(where, xs, want, pid):
             if x.get("parent", -1) < 0:
                 check(shrink == 0, w, f"dur {e['dur'].text} of a top-level event shortened (expected {Decimal(true_dur) / 1000:.3f})")
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
-        want_args = {"External id": x["ev_idx"] + 1, "Ev Idx": x["ev_idx"]}
+        # Kineto: "Ev Idx" on the profiler's own ops only; a GPU record's
+        # "External id" is its op's, or (no op, no correlation, as these
+        # hand-built ones) its own index + 1
+        want_args = {"External id": x["ev_idx"] + 1}
+        if x["cat"] in ("user_annotation", "cpu_op"):
+            want_args["Ev Idx"] = x["ev_idx"]
         if "shapes" in x:
             want_args["Input Dims"] = json.loads(x["shapes"])
         if "stack" in x:
