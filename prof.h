@@ -155,6 +155,14 @@
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName) are
    refused; a distributedInfo given as metadata replaces prof.h's.
 
+   SIGNALS
+   =======
+   Recording is not async-signal-safe: do not use PROF_* or prof_* in a
+   signal handler. A scope there can land in the slot the interrupted
+   thread is writing, and the slow path takes locks that thread may hold.
+   (A fork() is fine: prof.h's locks are taken around it, and the child
+   starts with them free.)
+
    THREADS OF ITS OWN
    ==================
    prof.h starts threads only where they take work off yours, each with
@@ -852,8 +860,11 @@ static const char *const prof__result_text[] = {
     PROF__RESULTS(PROF__X)
 #undef PROF__X
 };
+/* the callback and its user_data change together (prof_set_log, prof_start)
+   while any thread may be reporting: both under one lock */
 static prof_log_fn prof__g_log;
 static void *prof__g_log_user;
+static pthread_mutex_t prof__log_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread char prof__last_error_buf[512];
 
 PROF_API const char *prof_result_string(prof_result r) {
@@ -862,8 +873,10 @@ PROF_API const char *prof_result_string(prof_result r) {
 }
 PROF_API const char *prof_last_error(void) { return prof__last_error_buf; }
 PROF_API void prof_set_log(prof_log_fn log, void *user_data) {
+    pthread_mutex_lock(&prof__log_lock);
     prof__g_log = log;
     prof__g_log_user = user_data;
+    pthread_mutex_unlock(&prof__log_lock);
 }
 
 #if defined(__GNUC__)
@@ -872,11 +885,17 @@ __attribute__((format(printf, 3, 4)))
 static PROF__NI prof_result prof__report(prof_log_level level, prof_result code, const char *fmt, ...) {
     va_list ap;
     char msg[512];
+    prof_log_fn log;
+    void *user;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (level == PROF_LOG_ERROR) memcpy(prof__last_error_buf, msg, sizeof msg);
-    if (prof__g_log) prof__g_log(level, code, msg, prof__g_log_user);
+    pthread_mutex_lock(&prof__log_lock);
+    log = prof__g_log;
+    user = prof__g_log_user;
+    pthread_mutex_unlock(&prof__log_lock); /* not held in the callback, which may call prof.h */
+    if (log) log(level, code, msg, user);
     else fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
     return code;
 }
@@ -1772,15 +1791,31 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
    Live allocations are kept in a sharded table so a free can be charged
    with its size (and device) on whatever thread it happens. */
 static uint64_t prof__g_unknown_frees;
+static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
+static void prof__register_atfork(void);
 #if !defined(PROF_NO_MEMORY)
 typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; int device_type, device_index; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
 static prof__shard prof__g_live[PROF__SHARDS];
 static pthread_once_t prof__live_once = PTHREAD_ONCE_INIT;
+static int prof__live_ready;
 static void prof__live_init(void) {
     int i;
     for (i = 0; i < PROF__SHARDS; i++) pthread_mutex_init(&prof__g_live[i].lock, NULL);
+    __atomic_store_n(&prof__live_ready, 1, __ATOMIC_RELEASE);
+    pthread_once(&prof__fork_once, prof__register_atfork); /* prof_malloc works without a session */
+}
+/* fork(): the table is taken whole before (-1) and given back after (1), in
+   the parent and in the child, so the child never inherits a shard that
+   another thread held in the middle of a change. */
+static void prof__live_fork(int dir) {
+    int i;
+    if (!__atomic_load_n(&prof__live_ready, __ATOMIC_ACQUIRE)) return;
+    for (i = 0; i < PROF__SHARDS; i++) {
+        if (dir < 0) pthread_mutex_lock(&prof__g_live[i].lock);
+        else pthread_mutex_unlock(&prof__g_live[i].lock);
+    }
 }
 #define PROF__TOMB ((uintptr_t)1)
 
@@ -1818,6 +1853,8 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
     PROF__STORE(&h->pos, r + 2);
 }
 
+#else
+static void prof__live_fork(int dir) { (void)dir; }
 #endif
 
 /* Addresses travel as integers: the memory behind them is never read. */
@@ -2923,16 +2960,19 @@ static struct {
    another thread may have held at the fork, start afresh, and the prefault
    thread does not exist there. */
 static void prof__atfork_child(void) {
-    pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
     prof__g_lock = m1;
     prof__s.lock = m2;
     prof__pf_lock = m3;
     prof__pf_wake = c;
+    prof__log_lock = m4;
     prof__pf.running = 0;
+    prof__live_fork(1);
 }
-static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
-static void prof__register_atfork(void) { pthread_atfork(NULL, NULL, prof__atfork_child); }
+static void prof__atfork_prepare(void) { prof__live_fork(-1); }
+static void prof__atfork_parent(void) { prof__live_fork(1); }
+static void prof__register_atfork(void) { pthread_atfork(prof__atfork_prepare, prof__atfork_parent, prof__atfork_child); }
 
 /* torch.profiler.schedule, step by step. */
 PROF_API prof_action prof_schedule_action(const prof_schedule *s, int64_t step) {

@@ -734,9 +734,52 @@ static void test_prefault_thread(void) {
     CHECK_EQ_INT(forked.tasks_after, forked.tasks_before + 1);
 }
 
+/* fork() while other threads allocate through prof_malloc, with no session:
+   a child must never inherit a memory-table lock that another thread held
+   (it would hang in its first prof_malloc). */
+static int g_churn_stop;
+static void *churn_main(void *arg) {
+    (void)arg;
+    while (!__atomic_load_n(&g_churn_stop, __ATOMIC_RELAXED)) {
+        void *p = prof_malloc(64);
+        prof_free(p);
+    }
+    return NULL;
+}
+static void test_fork_during_malloc(void) {
+    pthread_t th[2];
+    int i, started = 0, hung = 0, bad = 0;
+    void *p = prof_malloc(16); /* the table exists before the threads */
+    prof_free(p);
+    for (i = 0; i < 2; i++) started += CHECK(pthread_create(&th[i], NULL, churn_main, NULL) == 0);
+    sleep_us(20000);
+    for (i = 0; i < 30; i++) {
+        pid_t pid;
+        int status = 0;
+        fflush(stdout);
+        fflush(stderr);
+        pid = fork();
+        if (pid == 0) {
+            int k;
+            alarm(20); /* a hang ends as SIGALRM */
+            for (k = 0; k < 1000; k++) { void *q = prof_malloc(32); prof_free(q); }
+            _exit(0);
+        }
+        if (!CHECK(pid > 0)) break;
+        waitpid(pid, &status, 0);
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) hung++;
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) bad++;
+    }
+    __atomic_store_n(&g_churn_stop, 1, __ATOMIC_RELAXED);
+    for (i = 0; i < started; i++) pthread_join(th[i], NULL);
+    CHECK_EQ_INT(hung, 0);
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
-    TIMED(test_first_start_races()); /* first: needs a process that never started a session */
+    TIMED(test_fork_during_malloc()); /* starts no session */
+    TIMED(test_first_start_races()); /* first session: needs a process that never started one */
     TIMED(test_many_threads());
     TIMED(test_exiting_and_named());
     TIMED(test_stop_while_recording());
