@@ -87,7 +87,14 @@
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
    ===============================================================
    max_events         cap on recorded events (default 16M = 384 MiB); past it
-                      events are dropped, counted and reported
+                      events are dropped, counted and reported. Threads take
+                      the cap in shares (a quarter of what is left, split
+                      among them, single events near the end); a thread
+                      that stops recording keeps the unused rest of its
+                      share until it exits or the session ends, so with
+                      idle threads drops can begin a little before the cap
+                      (by at most about a quarter of it). Recorded +
+                      dropped + open at the stop is always exact.
    record_shapes, profile_memory, with_stack, with_flops
                       as torch.profiler.profile's options; with_stack is
                       PROF_STACK_SCOPES (the chain of enclosing scopes) or
@@ -396,7 +403,8 @@ typedef struct prof_event {
 /* Recording statistics, reported with the results. */
 typedef struct prof_stats {
     uint64_t events;            /* events in the list */
-    uint64_t dropped;           /* lost to the event cap */
+    uint64_t dropped;           /* lost to the event cap, or for lack of
+                                   memory (prof_stop's warning tells which) */
     uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
     uint64_t open_at_stop;      /* scopes still open when prof_stop began
                                    (those that closed while it ran included) */
@@ -1174,8 +1182,11 @@ typedef struct prof__tstate {
     prof__block *head, *cur;
     uint64_t dropped, unbalanced;
     uint64_t dropped_closes;   /* scope records lost to the cap: closes all the same */
+    uint64_t dropped_nomem;    /* of dropped, those lost for lack of memory */
     prof__open *open;          /* PROF_BEGIN stack */
     int32_t n_open, cap_open;
+    uint32_t n_lost;           /* BEGINs above the stack that could not be kept (out of
+                                  memory): the next ENDs close them, not the stack */
     prof__arena dyn_arena;     /* PROF_SCOPE_DYN names, reset each session */
     prof__dyn_site **dyn_tab;
     size_t dyn_cap, dyn_n;
@@ -1450,7 +1461,11 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
             if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
             if (cap >= PROF__PF_MIN) blk = prof__pf_take();
             else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
-            if (!blk && !(blk = prof__block_new(cap))) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
+            if (!blk && !(blk = prof__block_new(cap))) {
+                PROF__STORER(&t->dropped, t->dropped + 1);
+                PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
+                return NULL;
+            }
             __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
             if (cur) PROF__STORE(&cur->next, blk);
             else PROF__STORE(&t->head, blk);
@@ -1535,6 +1550,7 @@ PROF_API PROF__NI prof__thread *prof__thread_get(void) {
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
         PROF__STORER(&t->dropped_closes, 0);
+        PROF__STORER(&t->dropped_nomem, 0);
         PROF__STORER(&t->hot.enters, 0u);
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
@@ -1606,10 +1622,20 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
     prof__tstate *t = prof__self();
     prof__open *o;
     if (!t && !(t = prof__attach())) return;
-    if (t->n_open == t->cap_open) {
+    if (t->n_lost || t->n_open == t->cap_open) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
-        prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
-        if (!no) { if (epoch) PROF__STORER(&t->dropped, t->dropped + 1); return; }
+        prof__open *no = t->n_lost ? NULL : (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
+        if (!no) {
+            /* dropped, and remembered above the stack so that its END does
+               not close the enclosing BEGIN; none is stacked again until
+               the lost ones are closed, which keeps the order */
+            t->n_lost++;
+            if (epoch) {
+                PROF__STORER(&t->dropped, t->dropped + 1);
+                PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
+            }
+            return;
+        }
         t->open = no;
         t->cap_open = nc;
     }
@@ -1633,6 +1659,7 @@ PROF_API PROF__NI void prof__end(void) {
     prof__thread *h;
     prof__open o;
     prof__rec *r;
+    if (t && t->n_lost) { t->n_lost--; return; } /* the END of a BEGIN dropped for memory */
     if (!t || t->n_open == 0) {
         if (epoch && (h = prof__thread_get()) != NULL) PROF__STORER(&((prof__tstate *)h)->unbalanced, ((prof__tstate *)h)->unbalanced + 1);
         return;
@@ -2523,7 +2550,7 @@ static PROF__NI prof_events *prof__collect(void) {
     size_t naopen = 0, capaopen = 0;
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
-    uint64_t open_total = 0, cpu_dropped = 0, tick_stop;
+    uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop;
     unsigned features = prof__g_features;
     const char *step_name;
     /* site pointer -> index: a direct-mapped cache in front of the map,
@@ -2588,6 +2615,7 @@ static PROF__NI prof_events *prof__collect(void) {
         snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
         snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
         e->stats.dropped += PROF__LOADR(&t->dropped);
+        dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
     e->stats.threads = nsnap;
@@ -2892,9 +2920,12 @@ static PROF__NI prof_events *prof__collect(void) {
     keys = NULL;
     e->stats.events = nkeys;
 
-    if (cpu_dropped)
+    if (cpu_dropped > dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
-                     (unsigned long long)cpu_dropped, prof__g.cfg.max_events);
+                     (unsigned long long)(cpu_dropped - dropped_nomem), prof__g.cfg.max_events);
+    if (dropped_nomem)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks or the PROF_BEGIN stack could not grow)",
+                     (unsigned long long)dropped_nomem);
     if (e->stats.unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END calls had no open PROF_BEGIN; they were ignored",
                      (unsigned long long)e->stats.unbalanced_ends);

@@ -1,0 +1,161 @@
+/* test_oom.c - allocation failure: prof.h's PROF_MALLOC/PROF_REALLOC hooks
+   fail on demand, and recording must lose only what it reports.
+
+   - A PROF_BEGIN whose open-range stack cannot grow is dropped, and its
+     PROF_END closes it, not the enclosing BEGIN (which once ended early,
+     with the outer END reported as unbalanced).
+   - The Nth allocation fails, for every N the workload makes: no crash,
+     and every stopped session accounts for each scope the program ran
+     (recorded + dropped + open at stop), with no unbalanced END. */
+#define _GNU_SOURCE 1 /* before any system header: the implementation needs it */
+#include <stdlib.h>
+
+static long g_alloc_count, g_fail_at = -1; /* fail the allocation numbered g_fail_at */
+static int g_fail_realloc;                  /* fail every PROF_REALLOC while set */
+static int fail_now(void) { return ++g_alloc_count == g_fail_at; }
+static void *test_malloc(size_t n) { return fail_now() ? NULL : malloc(n); }
+static void *test_realloc(void *p, size_t n) { return (g_fail_realloc || fail_now()) ? NULL : realloc(p, n); }
+#define PROF_MALLOC(n) test_malloc(n)
+#define PROF_REALLOC(p, n) test_realloc((p), (n))
+#define PROF_FREE(p) free(p)
+
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+static size_t count_named(prof_events *ev, const char *name) {
+    size_t i, n = 0;
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) n++;
+    }
+    return n;
+}
+
+static void test_begin_stack_full(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    int i;
+    memset(&cfg, 0, sizeof cfg);
+    check_log_reset();
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    PROF_BEGIN("A");
+    for (i = 0; i < 31; i++) { /* the stack's first 32 slots; two names, or the chain would be merged */
+        if (i % 2) PROF_BEGIN("n odd");
+        else PROF_BEGIN("n even");
+    }
+    g_fail_realloc = 1;
+    PROF_BEGIN("lost"); /* cannot grow: dropped */
+    g_fail_realloc = 0;
+    PROF_BEGIN("lost too"); /* above a lost one: dropped as well, to keep the order */
+    PROF_END();
+    PROF_END();
+    for (i = 0; i < 31; i++) PROF_END();
+    { PROF_SCOPE("after"); }
+    PROF_END(); /* closes A */
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(count_named(ev, "A"), 1);
+    CHECK_EQ_INT(count_named(ev, "n odd") + count_named(ev, "n even"), 31);
+    CHECK_EQ_INT(count_named(ev, "after"), 1);
+    CHECK_EQ_INT(count_named(ev, "lost") + count_named(ev, "lost too"), 0);
+    CHECK_EQ_INT(st.dropped, 2);
+    CHECK(check_log_has(PROF_E_DROPPED, "2 events were dropped for lack of memory"));
+    CHECK(!check_log_has(PROF_E_DROPPED, "cap"));
+    CHECK_EQ_INT(st.unbalanced_ends, 0);
+    CHECK_EQ_INT(st.open_at_stop, 0);
+    {
+        /* "after" ran once the stack was back to A alone: A contains it */
+        prof_event a, after;
+        size_t k;
+        memset(&a, 0, sizeof a);
+        memset(&after, 0, sizeof after);
+        for (k = 0; k < prof_events_count(ev); k++) {
+            prof_event e;
+            if (prof_events_get(ev, k, &e) != PROF_OK) continue;
+            if (strcmp(e.name, "A") == 0) a = e;
+            if (strcmp(e.name, "after") == 0) after = e;
+        }
+        CHECK(a.name && after.name && a.start_ns <= after.start_ns && after.end_ns <= a.end_ns);
+    }
+    prof_events_free(ev);
+}
+
+/* The workload of one run: nested scopes, BEGIN/END, run-time names, marks;
+   returns the scopes it ran (marks are not scopes). */
+static long workload(void) {
+    long n = 0;
+    int i, k;
+    char name[32];
+    for (i = 0; i < 40; i++) {
+        PROF_SCOPE("outer");
+        n++;
+        PROF_BEGIN("range");
+        n++;
+        for (k = 0; k < 30; k++) {
+            /* 30 deep: the stack grows (two names: a chain of one name
+               would be merged by the tree's _remove_dup_nodes) */
+            if (k % 2) PROF_BEGIN("deep odd");
+            else PROF_BEGIN("deep even");
+            n++;
+        }
+        for (k = 0; k < 30; k++) PROF_END();
+        snprintf(name, sizeof name, "dyn %d", i % 7); /* no same-name parent */
+        { PROF_SCOPE_DYN(name); n++; }
+        PROF_MARK("mark");
+        PROF_END();
+    }
+    return n;
+}
+
+static void test_every_allocation_fails(void) {
+    long n, fail, total_allocs, bad = 0, runs_stopped = 0;
+    prof_config cfg;
+    /* count the allocations of one run */
+    g_alloc_count = 0;
+    g_fail_at = -1;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_events = 100000;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    workload();
+    prof_events_free(prof_stop());
+    prof_shutdown();
+    total_allocs = g_alloc_count;
+    CHECK(total_allocs > 10);
+    for (fail = 1; fail <= total_allocs + 5; fail++) {
+        prof_events *ev;
+        g_alloc_count = 0;
+        g_fail_at = fail;
+        check_log_reset();
+        if (prof_start(&cfg) != PROF_OK) { prof_shutdown(); continue; } /* an error, not a crash */
+        n = workload();
+        ev = prof_stop();
+        if (ev) {
+            prof_stats st = prof_events_stats(ev);
+            long accounted = (long)(prof_events_count(ev) - count_named(ev, "mark") + st.dropped + st.open_at_stop);
+            runs_stopped++;
+            if ((accounted != n || st.unbalanced_ends != 0) && bad++ < 5)
+                fprintf(stderr, "allocation %ld failed: %ld scopes ran, %zu events (%zu marks) + %llu dropped + %llu open; %llu unbalanced\n", fail, n,
+                        prof_events_count(ev), count_named(ev, "mark"), (unsigned long long)st.dropped, (unsigned long long)st.open_at_stop,
+                        (unsigned long long)st.unbalanced_ends);
+            prof_events_free(ev);
+        }
+        prof_shutdown();
+    }
+    g_fail_at = -1;
+    CHECK_EQ_INT(bad, 0);
+    /* most allocations are prof_stop's own (it then returns NULL with
+       PROF_E_NOMEM); those during recording still give a list */
+    CHECK_MSG(runs_stopped >= 5, "%ld of %ld runs stopped with a list", runs_stopped, total_allocs + 5);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    test_begin_stack_full();
+    prof_shutdown();
+    test_every_allocation_fails();
+    prof_set_log(NULL, NULL);
+    return check_report();
+}
