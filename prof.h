@@ -167,8 +167,8 @@
    Recording is not async-signal-safe: do not use PROF_* or prof_* in a
    signal handler. A scope there can land in the slot the interrupted
    thread is writing, and the slow path takes locks that thread may hold.
-   (A fork() is fine: prof.h's locks are taken around it, and the child
-   starts with them free.)
+   (A fork() is fine: the child starts with prof.h's locks free and its
+   memory table whole.)
 
    THREADS OF ITS OWN
    ==================
@@ -1421,6 +1421,12 @@ static PROF__NI void prof__pf_free_ready(void) {
     pthread_mutex_unlock(&prof__pf_lock);
 }
 
+/* An event lost for lack of memory (counted apart from the cap's drops). */
+static PROF__NI void prof__drop_nomem(prof__tstate *t) {
+    PROF__STORER(&t->dropped, t->dropped + 1);
+    PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
+}
+
 /* Takes up to `want` records from the session's cap. */
 static PROF__NI size_t prof__reserve(size_t want) {
     int64_t have = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
@@ -1461,11 +1467,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
             if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
             if (cap >= PROF__PF_MIN) blk = prof__pf_take();
             else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
-            if (!blk && !(blk = prof__block_new(cap))) {
-                PROF__STORER(&t->dropped, t->dropped + 1);
-                PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
-                return NULL;
-            }
+            if (!blk && !(blk = prof__block_new(cap))) { prof__drop_nomem(t); return NULL; }
             __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
             if (cur) PROF__STORE(&cur->next, blk);
             else PROF__STORE(&t->head, blk);
@@ -1622,22 +1624,21 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
     prof__tstate *t = prof__self();
     prof__open *o;
     if (!t && !(t = prof__attach())) return;
-    if (t->n_lost || t->n_open == t->cap_open) {
+    if (!t->n_lost && t->n_open == t->cap_open) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
-        prof__open *no = t->n_lost ? NULL : (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
-        if (!no) {
-            /* dropped, and remembered above the stack so that its END does
-               not close the enclosing BEGIN; none is stacked again until
-               the lost ones are closed, which keeps the order */
-            t->n_lost++;
-            if (epoch) {
-                PROF__STORER(&t->dropped, t->dropped + 1);
-                PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
-            }
-            return;
+        prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
+        if (no) {
+            t->open = no;
+            t->cap_open = nc;
         }
-        t->open = no;
-        t->cap_open = nc;
+    }
+    if (t->n_lost || t->n_open == t->cap_open) {
+        /* no room: dropped, and remembered above the stack so that its END
+           does not close the enclosing BEGIN; none is stacked again until
+           the lost ones are closed, which keeps the order */
+        t->n_lost++;
+        if (epoch) prof__drop_nomem(t);
+        return;
     }
     o = &t->open[t->n_open++];
     o->site = site;
@@ -2989,7 +2990,9 @@ static struct {
 
 /* The child of a fork has only the forking thread: prof.h's locks, which
    another thread may have held at the fork, start afresh, and the prefault
-   thread does not exist there. */
+   thread does not exist there. The memory table's shards are the exception:
+   they are taken around the fork, since a shard caught mid-change would
+   stay broken in the child. */
 static void prof__atfork_child(void) {
     pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
@@ -4806,7 +4809,11 @@ static PROF__NI char *prof__follow_links(const char *path, int *err) {
         ssize_t n;
         size_t dir = 0, k;
         if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
-        if ((n = readlink(at, link, sizeof link - 1)) < 0) { *err = errno; PROF_FREE(cur); return NULL; }
+        if ((n = readlink(at, link, sizeof link)) < 0 || (size_t)n == sizeof link) { /* a full buffer may be cut short */
+            *err = n < 0 ? errno : ENAMETOOLONG;
+            PROF_FREE(cur);
+            return NULL;
+        }
         link[n] = 0;
         if (link[0] != '/') /* relative to the link's directory */
             for (k = 0; at[k]; k++) if (at[k] == '/') dir = k + 1;
@@ -4869,7 +4876,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     } else {
         const char *target = path, *base;
         int err = 0, have_old, tries = 0;
-        unsigned n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+        unsigned n;
         if ((o->target = prof__follow_links(path, &err)) != NULL) target = o->target;
         if (err) {
             PROF_FREE(o->w->bufs[0]);
@@ -4893,13 +4900,13 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
            and (where allowed) its owner. O_EXCL: never through something
            already at the temporary name (a stale file, a planted link). */
         do {
+            n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
             if (strlen(base) + 32 <= 255) { /* NAME_MAX: name.json.tmp<pid>.<n> shows what it is */
                 snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), n);
             } else { /* a long name: a short one in the same directory */
                 snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)(base - target), target, (long)getpid(), n);
             }
             o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
-            n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
         } while (o->w->fd < 0 && errno == EEXIST && ++tries < 16);
         if (o->w->fd >= 0 && have_old) {
             if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
