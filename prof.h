@@ -655,7 +655,11 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
         prof__scope s; s.t = 0; s.site = site; s.t0 = 0; return s;
     }
-    return prof__scope_enter(prof__intern_site(site, name));
+    {
+        const prof_site *named = prof__intern_site(site, name);
+        if (!named) { prof__scope s; s.t = 0; s.site = site; s.t0 = 0; return s; } /* no memory for the name: dropped, counted */
+        return prof__scope_enter(named);
+    }
 }
 
 #define PROF__CAT_(a, b) a##b
@@ -1585,7 +1589,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     if ((t->dyn_n + 1) * 2 > t->dyn_cap) {
         size_t ncap = t->dyn_cap ? t->dyn_cap * 2 : 64, j;
         prof__dyn_site **nt = PROF__ALLOC(prof__dyn_site *, ncap);
-        if (!nt) return origin;
+        if (!nt) { prof__drop_nomem(t); return NULL; }
         memset(nt, 0, ncap * sizeof *nt);
         for (j = 0; j < t->dyn_cap; j++) {
             d = t->dyn_tab[j];
@@ -1606,7 +1610,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
         if (d->origin == origin && strcmp(d->site.name, name) == 0) return &d->site;
     d = (prof__dyn_site *)prof__arena_alloc(&t->dyn_arena, sizeof *d);
     copy = (char *)prof__arena_alloc(&t->dyn_arena, len + 1);
-    if (!d || !copy) return origin;
+    if (!d || !copy) { prof__drop_nomem(t); return NULL; }
     memcpy(copy, name, len + 1);
     d->site = *origin;
     d->site.name = copy;
@@ -1637,14 +1641,16 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
            does not close the enclosing BEGIN; none is stacked again until
            the lost ones are closed, which keeps the order */
         t->n_lost++;
-        if (epoch) prof__drop_nomem(t);
+        if (epoch && site) prof__drop_nomem(t);
         return;
     }
     o = &t->open[t->n_open++];
     o->site = site;
     o->epoch = 0;
     o->t0 = 0;
-    if (epoch && prof__thread_get()) {
+    /* site NULL: a PROF_BEGIN_DYN whose name found no memory (already
+       counted as dropped); stacked unrecorded, so that its END pairs */
+    if (epoch && site && prof__thread_get()) {
         PROF__STORER(&t->hot.enters, t->hot.enters + 1);
         o->epoch = epoch;
         o->t0 = prof__now();
@@ -2925,7 +2931,7 @@ static PROF__NI prof_events *prof__collect(void) {
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
                      (unsigned long long)(cpu_dropped - dropped_nomem), prof__g.cfg.max_events);
     if (dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks or the PROF_BEGIN stack could not grow)",
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
                      (unsigned long long)dropped_nomem);
     if (e->stats.unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END calls had no open PROF_BEGIN; they were ignored",
@@ -3084,12 +3090,13 @@ static PROF__NI void prof__step_scope_close(void) {
     char name[48];
     prof__thread *h;
     prof__rec *r;
+    const prof_site *named;
     uint64_t t1 = prof__now();
     if (!prof__s.step_t0 || !prof__g.cfg.schedule.active) return;
     snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)prof__s.step);
-    if ((h = prof__thread_get()) && (r = prof__slots(h, 1))) {
+    if ((h = prof__thread_get()) && (named = prof__intern_site(&step_site, name)) != NULL && (r = prof__slots(h, 1))) {
         PROF__STORER(&h->enters, h->enters + 1); /* a scope like any other */
-        r->site = prof__intern_site(&step_site, name);
+        r->site = named;
         r->t0 = prof__s.step_t0;
         r->t1 = t1;
         PROF__STORE(&h->pos, r + 1);

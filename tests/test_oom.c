@@ -103,7 +103,11 @@ static long workload(void) {
         }
         for (k = 0; k < 30; k++) PROF_END();
         snprintf(name, sizeof name, "dyn %d", i % 7); /* no same-name parent */
+        PROF_BEGIN_DYN(name);
+        n++;
+        snprintf(name, sizeof name, "dyn scope %d", i % 5);
         { PROF_SCOPE_DYN(name); n++; }
+        PROF_END();
         PROF_MARK("mark");
         PROF_END();
     }
@@ -111,7 +115,7 @@ static long workload(void) {
 }
 
 static void test_every_allocation_fails(void) {
-    long n, fail, total_allocs, bad = 0, runs_stopped = 0;
+    long n, fail, total_allocs, bad = 0, runs_stopped = 0, unnamed = 0;
     prof_config cfg;
     /* count the allocations of one run */
     g_alloc_count = 0;
@@ -136,6 +140,7 @@ static void test_every_allocation_fails(void) {
             prof_stats st = prof_events_stats(ev);
             long accounted = (long)(prof_events_count(ev) - count_named(ev, "mark") + st.dropped + st.open_at_stop);
             runs_stopped++;
+            unnamed += (long)count_named(ev, ""); /* a run-time name without memory is a drop, never "" */
             if ((accounted != n || st.unbalanced_ends != 0) && bad++ < 5)
                 fprintf(stderr, "allocation %ld failed: %ld scopes ran, %zu events (%zu marks) + %llu dropped + %llu open; %llu unbalanced\n", fail, n,
                         prof_events_count(ev), count_named(ev, "mark"), (unsigned long long)st.dropped, (unsigned long long)st.open_at_stop,
@@ -146,6 +151,7 @@ static void test_every_allocation_fails(void) {
     }
     g_fail_at = -1;
     CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(unnamed, 0);
     /* most allocations are prof_stop's own (it then returns NULL with
        PROF_E_NOMEM); those during recording still give a list */
     CHECK_MSG(runs_stopped >= 5, "%ld of %ld runs stopped with a list", runs_stopped, total_allocs + 5);
