@@ -17,18 +17,32 @@
                             its small first blocks (the headline figure), N
                             scopes
      on_2t_first            the same, per thread, two threads at once
+     on_1t_reserved, on_2t_reserved  a first session started with
+                            prof_config.reserve_events covering it: the
+                            blocks are faulted in by prof_start (its time,
+                            per event, is reserve_*), none while recording
      on_1t_reuse, on_2t_reuse  later sessions, blocks reused: one child
                             records a first session, stops it, then runs
                             several shorter sessions (each stopped and
-                            counted); prof_stop costs ~0.5-1 us per event
-                            here, so full-length repeats would take minutes
-     *_ratio                to the floors around the run
+                            counted); prof_stop costs ~0.3 us per event
+                            here, so full-length repeats would take minutes.
+                            Within a reuse session, floor and recording
+                            alternate in chunks of 50000 scopes (each thread
+                            its own), so that the machine's drift, which is
+                            several percent within a second here, falls on
+                            both alike: the ratio is the recording chunks'
+                            total time over the floor chunks'. (A first
+                            session is not measured that way: the prefault
+                            thread's work would land on floor chunks too.)
+     *_ratio                first session: to the floors around the run;
+                            reuse: to the floor chunks between its chunks
      growth_1t, growth_2t   what block growth adds per scope: first-session
                             time minus the reuse ratio times its floor
      plain_loop, off        per scope: a loop of 8 bodies per iteration
                             without PROF_SCOPE, and with 8 PROF_SCOPEs and no
-                            session (fastest of 3 alternating rounds);
-                            off_overhead is their difference
+                            session, alternating in chunks of 400000 scopes
+                            (the fastest chunk of each); off_overhead is the
+                            median of the chunk pairs' differences
      mem_*                  RSS growth while recording / events recorded
      events_*               recorded vs requested, dropped (prof_events_stats)
      prof_stop_*            prof_stop: time, peak RSS above the RSS before it,
@@ -55,7 +69,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline))
+/* Measured loops start on a 64-byte boundary: on this Skylake the speed of
+   such tiny loops moves by several percent with where their jumps and cache
+   lines fall (the JCC erratum), so unaligned they would move with any edit
+   of this file. */
+#define NOINLINE __attribute__((noinline, aligned(64)))
 /* A body the compiler must keep, and that costs nothing itself. */
 #define BODY(i) __asm__ __volatile__("" : : "r"(i))
 
@@ -129,27 +147,48 @@ static size_t cap_for(size_t events) {
     size_t cap = (size_t)64 << 20;
     return cap > 2 * events ? cap : 2 * events;
 }
+static size_t g_reserve; /* prof_config.reserve_events of the next session */
 static void start_session(size_t events) {
     prof_config cfg;
     size_t max_events = cap_for(events);
     memset(&cfg, 0, sizeof cfg);
     cfg.max_events = max_events;
+    cfg.reserve_events = g_reserve;
     cfg.log = log_quiet;
     if (prof_start(&cfg) != PROF_OK) { fprintf(stderr, "prof_start failed: %s\n", prof_last_error()); exit(1); }
 }
 
 /* ------------------------------------------------------------------ */
 /* Loops on one thread (the caller) or two worker threads at once. */
-enum { PH_FLOOR, PH_ON, PH_EXIT };
+enum { PH_FLOOR, PH_ON, PH_PAIRED, PH_EXIT };
+#define PAIR_CHUNK 50000u
 static pthread_barrier_t g_go, g_done;
 static int g_phase;
 static size_t g_n;
-typedef struct worker { pthread_t th; rec24 *buf; size_t cap; double ns; } worker;
+typedef struct worker { pthread_t th; rec24 *buf; size_t cap; double ns, floor_ns; } worker;
 static worker g_w[2];
 static int g_threads;
 
 static double run_one(worker *w, int phase, size_t n) {
     double t0 = now_s(), t1;
+    if (phase == PH_PAIRED) {
+        /* floor and recording in alternating chunks: w->floor_ns, and the
+           recording's ns is returned */
+        double sf = 0, so = 0, t2;
+        size_t done, k;
+        for (done = 0; done < n; done += k) {
+            k = n - done < PAIR_CHUNK ? n - done : PAIR_CHUNK;
+            t0 = now_s();
+            loop_floor(w->buf + done, k);
+            t1 = now_s();
+            loop_on(k);
+            t2 = now_s();
+            sf += t1 - t0;
+            so += t2 - t1;
+        }
+        w->floor_ns = sf * 1e9 / (double)n;
+        return so * 1e9 / (double)n;
+    }
     if (phase == PH_FLOOR) loop_floor(w->buf, n);
     else loop_on(n);
     t1 = now_s();
@@ -183,15 +222,22 @@ static void drop_floor_buffers(void) {
         g_w[i].cap = 0;
     }
 }
-/* ns per iteration, per thread (mean of the threads). */
-static double run_phase(int phase, size_t n) {
-    if (g_threads == 1) return run_one(&g_w[0], phase, n);
+/* ns per iteration, per thread (mean of the threads); PH_PAIRED also
+   leaves the floor chunks' mean in *floor_ns. */
+static double run_phase_f(int phase, size_t n, double *floor_ns) {
+    if (g_threads == 1) {
+        double v = run_one(&g_w[0], phase, n);
+        if (floor_ns) *floor_ns = g_w[0].floor_ns;
+        return v;
+    }
     g_phase = phase;
     g_n = n;
     pthread_barrier_wait(&g_go);
     pthread_barrier_wait(&g_done);
+    if (floor_ns) *floor_ns = (g_w[0].floor_ns + g_w[1].floor_ns) / 2.0;
     return (g_w[0].ns + g_w[1].ns) / 2.0;
 }
+static double run_phase(int phase, size_t n) { return run_phase_f(phase, n, NULL); }
 static void threads_init(int threads) {
     int i;
     g_threads = threads;
@@ -208,11 +254,12 @@ static void threads_init(int threads) {
 #define MAX_ROUNDS 8
 typedef struct result {
     double floor_ns, on_ns, ratio, mem;      /* the first session */
-    double plain_ns, off_ns;                 /* one thread only */
+    double plain_ns, off_ns, off_diff;       /* one thread only */
     /* reuse children */
     int rounds;
     double r_floor[MAX_ROUNDS], r_on[MAX_ROUNDS], r_ratio[MAX_ROUNDS], r_mem[MAX_ROUNDS];
     double stop_ns, stop_peak, list_bytes;   /* prof_stop of the first session, per event */
+    double reserve_ns;                       /* prof_start with reserve_events, per event */
     double first_events;                     /* events of the first session */
     double requested, recorded, dropped;     /* over every stopped session */
 } result;
@@ -253,31 +300,42 @@ static void stop_and_check(result *r, size_t requested, int measure) {
 
 /* First session only: floor, [plain/off], recording, floor; no prof_stop
    (it would take longer than the rest), the process exits recording. */
-static void child_first(int fd, int threads, size_t n, size_t n_off) {
+static void child_first(int fd, int threads, size_t n, size_t n_off, int reserve) {
     result r;
     double rss0, f1, f2, t0, t1;
-    int i;
     memset(&r, 0, sizeof r);
     threads_init(threads);
     floor_buffers(n);
     if (threads == 1) loop_floor(g_w[0].buf, n / 10); /* warm up code and clock */
     f1 = run_phase(PH_FLOOR, n);
-    if (threads == 1) {
-        /* Loops of ~1 ns: alternate them and keep each one's fastest round,
-           the least disturbed by the machine's other tenants. */
+    if (threads == 1 && !reserve) {
+        /* Loops of ~1 ns: alternate them in short chunks; the difference of
+           each pair is taken while the machine runs at one speed. */
+        size_t chunk = 400000, pairs = n_off / chunk, k;
+        double *diff = (double *)malloc((pairs ? pairs : 1) * sizeof *diff);
+        if (!diff) _exit(4);
         r.plain_ns = r.off_ns = 1e30;
-        for (i = 0; i < 3; i++) {
+        for (k = 0; k < pairs; k++) {
             double p, o;
-            t0 = now_s(); loop_plain8(n_off / 8); t1 = now_s();
-            p = (t1 - t0) * 1e9 / (double)(n_off / 8 * 8);
-            t0 = now_s(); loop_off8(n_off / 8); t1 = now_s();
-            o = (t1 - t0) * 1e9 / (double)(n_off / 8 * 8);
+            t0 = now_s(); loop_plain8(chunk / 8); t1 = now_s();
+            p = (t1 - t0) * 1e9 / (double)chunk;
+            t0 = now_s(); loop_off8(chunk / 8); t1 = now_s();
+            o = (t1 - t0) * 1e9 / (double)chunk;
             if (p < r.plain_ns) r.plain_ns = p;
             if (o < r.off_ns) r.off_ns = o;
+            diff[k] = o - p;
         }
+        qsort(diff, pairs ? pairs : 1, sizeof *diff, cmp_double); /* more than median() takes */
+        r.off_diff = pairs ? (pairs % 2 ? diff[pairs / 2] : (diff[pairs / 2 - 1] + diff[pairs / 2]) / 2) : 0;
+        free(diff);
     }
     rss0 = rss_bytes();
+    /* whole blocks per thread: one partly used block each on top */
+    g_reserve = reserve ? threads * (n + 349525) : 0;
+    t0 = now_s();
     start_session(threads * n);
+    t1 = now_s();
+    r.reserve_ns = (t1 - t0) * 1e9 / (double)(threads * n);
     r.on_ns = run_phase(PH_ON, n);
     r.mem = (rss_bytes() - rss0) / (double)(threads * n);
     f2 = run_phase(PH_FLOOR, n);
@@ -291,7 +349,7 @@ static void child_first(int fd, int threads, size_t n, size_t n_off) {
    `rounds` sessions of n_reuse scopes per thread in the same blocks. */
 static void child_reuse(int fd, int threads, size_t n_first, size_t n_reuse, int rounds) {
     result r;
-    double rss0, f1, f2;
+    double rss0;
     int k;
     memset(&r, 0, sizeof r);
     threads_init(threads);
@@ -301,14 +359,12 @@ static void child_reuse(int fd, int threads, size_t n_first, size_t n_reuse, int
     stop_and_check(&r, threads * n_first, 1);
     floor_buffers(n_reuse);
     if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+    run_phase(PH_FLOOR, n_reuse); /* the floor buffers' first pass, untimed */
     for (k = 0; k < rounds; k++) {
-        f1 = run_phase(PH_FLOOR, n_reuse);
         rss0 = rss_bytes();
         start_session(threads * n_reuse);
-        r.r_on[k] = run_phase(PH_ON, n_reuse);
+        r.r_on[k] = run_phase_f(PH_PAIRED, n_reuse, &r.r_floor[k]);
         r.r_mem[k] = (rss_bytes() - rss0) / (double)(threads * n_reuse);
-        f2 = run_phase(PH_FLOOR, n_reuse);
-        r.r_floor[k] = (f1 + f2) / 2;
         r.r_ratio[k] = r.r_on[k] / r.r_floor[k];
         stop_and_check(&r, threads * n_reuse, 0);
     }
@@ -318,7 +374,7 @@ static void child_reuse(int fd, int threads, size_t n_first, size_t n_reuse, int
     _exit(0);
 }
 
-typedef struct job { int reuse, threads, rounds; size_t n, n_off, n_reuse; } job;
+typedef struct job { int reuse, reserve, threads, rounds; size_t n, n_off, n_reuse; } job;
 
 static int run_child(const job *j, result *out) {
     int fds[2], status;
@@ -331,7 +387,7 @@ static int run_child(const job *j, result *out) {
     if (pid == 0) {
         close(fds[0]);
         if (j->reuse) child_reuse(fds[1], j->threads, j->n, j->n_reuse, j->rounds);
-        else child_first(fds[1], j->threads, j->n, j->n_off);
+        else child_first(fds[1], j->threads, j->n, j->n_off, j->reserve);
         _exit(0);
     }
     close(fds[1]);
@@ -385,18 +441,22 @@ static void run_script(const char *cmd) {
     fflush(stdout);
 }
 
-static void report_first(const char *tag, const result *r, size_t n) {
+static void report_first(const char *tag, const char *kind, const result *r, size_t n) {
     double v[64];
     char name[64];
     size_t i;
     for (i = 0; i < n; i++) v[i] = r[i].floor_ns;
-    snprintf(name, sizeof name, "floor_%s", tag); report(name, v, n, "ns", 2);
+    snprintf(name, sizeof name, "floor_%s%s", tag, strcmp(kind, "first") ? "_reserved" : ""); report(name, v, n, "ns", 2);
+    if (strcmp(kind, "first")) {
+        for (i = 0; i < n; i++) v[i] = r[i].reserve_ns;
+        snprintf(name, sizeof name, "reserve_%s", tag); report(name, v, n, "ns/event", 2);
+    }
     for (i = 0; i < n; i++) v[i] = r[i].on_ns;
-    snprintf(name, sizeof name, "on_%s_first", tag); report(name, v, n, "ns", 2);
+    snprintf(name, sizeof name, "on_%s_%s", tag, kind); report(name, v, n, "ns", 2);
     for (i = 0; i < n; i++) v[i] = r[i].ratio;
-    snprintf(name, sizeof name, "on_%s_first_ratio", tag); report(name, v, n, "x", 3);
+    snprintf(name, sizeof name, "on_%s_%s_ratio", tag, kind); report(name, v, n, "x", 3);
     for (i = 0; i < n; i++) v[i] = r[i].mem;
-    snprintf(name, sizeof name, "mem_%s_first", tag); report(name, v, n, "B/event", 2);
+    snprintf(name, sizeof name, "mem_%s_%s", tag, kind); report(name, v, n, "B/event", 2);
 }
 static void report_reuse(const char *tag, const result *r, size_t n_first, size_t n_reuse, const result *first, size_t n_firsts) {
     char name[64];
@@ -424,9 +484,9 @@ static void report_reuse(const char *tag, const result *r, size_t n_first, size_
 }
 
 int main(int argc, char **argv) {
-    size_t n, reps, i, n1 = 0, n2 = 0;
+    size_t n, reps, i, n1 = 0, n2 = 0, nv1 = 0, nv2 = 0;
     int have_r1, have_r2;
-    result r1[64], r2[64], re1, re2;
+    result r1[64], r2[64], v1[64], v2[64], re1, re2;
     double v[64];
     double t_start = now_s();
     job j;
@@ -448,8 +508,14 @@ int main(int argc, char **argv) {
         if (run_child(&j, &r1[n1]) == 0) n1++;
         j.threads = 2;
         if (run_child(&j, &r2[n2]) == 0) n2++;
+        j.reserve = 1;
+        j.threads = 1;
+        if (run_child(&j, &v1[nv1]) == 0) nv1++;
+        j.threads = 2;
+        if (run_child(&j, &v2[nv2]) == 0) nv2++;
+        j.reserve = 0;
     }
-    if (!n1 || !n2) return 1;
+    if (!n1 || !n2 || !nv1 || !nv2) return 1;
     /* reuse: one thread 20M then 5 x 4M; two threads 5M then 3 x 2M */
     j.reuse = 1;
     j.threads = 1; j.n = n; j.n_reuse = n / 5; j.rounds = 5;
@@ -458,18 +524,22 @@ int main(int argc, char **argv) {
     have_r2 = run_child(&j, &re2) == 0;
 
     printf("## one thread\n");
-    report_first("1t", r1, n1);
+    report_first("1t", "first", r1, n1);
+    printf("# first session with prof_config.reserve_events: prof_start faults the blocks in\n");
+    report_first("1t", "reserved", v1, nv1);
     if (have_r1) report_reuse("1t", &re1, n, n / 5, r1, n1);
     for (i = 0; i < n1; i++) v[i] = r1[i].plain_ns;
-    printf("# plain/off: %zu scopes (8 per loop iteration), 3 alternating rounds, fastest round of each; ns per scope\n", 2 * n);
+    printf("# plain/off: %zu scopes (8 per loop iteration) in alternating chunks of 400000; fastest chunk of each, and the median difference of the pairs; ns per scope\n", 2 * n);
     report("plain_loop", v, n1, "ns", 3);
     for (i = 0; i < n1; i++) v[i] = r1[i].off_ns;
     report("off", v, n1, "ns", 3);
-    for (i = 0; i < n1; i++) v[i] = r1[i].off_ns - r1[i].plain_ns;
+    for (i = 0; i < n1; i++) v[i] = r1[i].off_diff;
     report("off_overhead", v, n1, "ns", 3);
 
     printf("## two threads at once (figures per thread)\n");
-    report_first("2t", r2, n2);
+    report_first("2t", "first", r2, n2);
+    printf("# first session with prof_config.reserve_events: prof_start faults the blocks in\n");
+    report_first("2t", "reserved", v2, nv2);
     if (have_r2) report_reuse("2t", &re2, n / 4, n / 10, r2, n2);
     fflush(stdout);
 

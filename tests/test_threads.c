@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -734,6 +735,106 @@ static void test_prefault_thread(void) {
     CHECK_EQ_INT(forked.tasks_after, forked.tasks_before + 1);
 }
 
+/* reserve_events: prof_start maps and faults in the blocks, and threads
+   take them from their first scope on, so recording takes no page fault.
+   Without it the same threads fault in their own blocks. */
+#define RES_BLOCK 349525L /* records of a full block (8 MiB) */
+typedef struct res_run { long n; long faults; } res_run;
+static void *res_worker(void *arg) {
+    res_run *r = (res_run *)arg;
+    struct rusage u0, u1;
+    long i;
+    getrusage(RUSAGE_THREAD, &u0);
+    for (i = 0; i < r->n; i++) { PROF_SCOPE("reserved"); }
+    getrusage(RUSAGE_THREAD, &u1);
+    r->faults = u1.ru_minflt - u0.ru_minflt;
+    return NULL;
+}
+static prof_stats res_session(size_t reserve, long n, res_run *runs, double *start_s) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    pthread_t th[2];
+    int k;
+    struct timespec t0, t1;
+    memset(&st, 0, sizeof st);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.reserve_events = reserve;
+    cfg.no_prefault_thread = 1; /* the helper would fault blocks in too */
+    cfg.max_events = 64u << 20;
+    prof_shutdown();            /* no blocks held from earlier sessions */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return st;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (start_s) *start_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    for (k = 0; k < 2; k++) {
+        runs[k].n = n;
+        runs[k].faults = 0;
+        CHECK(pthread_create(&th[k], NULL, res_worker, &runs[k]) == 0);
+    }
+    for (k = 0; k < 2; k++) pthread_join(th[k], NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return st;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(count_named(ev, "reserved"), 2 * n);
+    prof_events_free(ev);
+    return st;
+}
+static void test_reserve(void) {
+    /* two blocks a thread normally, one under valgrind or a sanitizer */
+    long n = check_scale(400000, 10);
+    long blocks_each = (n + RES_BLOCK - 1) / RES_BLOCK;
+    res_run with[2], without[2];
+    double start_s = 0;
+    prof_stats st;
+    int exact = !check_under_valgrind() && !check_under_sanitizer(); /* their shadow memory faults too */
+
+    st = res_session((size_t)(2 * blocks_each * RES_BLOCK), n, with, &start_s);
+    CHECK_EQ_INT(st.dropped, 0);
+    CHECK_EQ_INT(st.blocks_added, 2 * blocks_each);
+    CHECK_MSG(st.blocks_prefaulted == st.blocks_added, "reserved blocks taken: %llu of the %llu the threads used",
+              (unsigned long long)st.blocks_prefaulted, (unsigned long long)st.blocks_added);
+
+    st = res_session(0, n, without, NULL);
+    CHECK_EQ_INT(st.blocks_prefaulted, 0);
+    if (exact) {
+        /* a 16384-record first block alone is 96 pages */
+        CHECK_MSG(with[0].faults < 32 && with[1].faults < 32, "page faults while recording with a reserve: %ld and %ld", with[0].faults, with[1].faults);
+        CHECK_MSG(without[0].faults >= 96 && without[1].faults >= 96, "page faults without a reserve: %ld and %ld", without[0].faults,
+                  without[1].faults);
+    }
+    printf("# reserve: prof_start took %.1f ms for %ld blocks; faults while recording %ld/%ld (without a reserve %ld/%ld)\n", start_s * 1e3,
+           2 * blocks_each, with[0].faults, with[1].faults, without[0].faults, without[1].faults);
+
+    /* capped at max_events, and blocks a live thread holds count */
+    {
+        prof_config cfg;
+        prof_events *ev;
+        int i;
+        prof_shutdown();
+        memset(&cfg, 0, sizeof cfg);
+        cfg.no_prefault_thread = 1;
+        cfg.reserve_events = 1000;
+        if (CHECK(prof_start(&cfg) == PROF_OK)) {
+            for (i = 0; i < 10; i++) { PROF_SCOPE("reserved"); }
+            ev = prof_stop();
+            if (CHECK(ev != NULL)) {
+                CHECK_EQ_INT(prof_events_stats(ev).blocks_added, 1);
+                CHECK_EQ_INT(prof_events_stats(ev).blocks_prefaulted, 1); /* the reserved block, not a small one */
+            }
+            prof_events_free(ev);
+        }
+        /* this thread's block holds more than 1000 records: nothing new is
+           mapped, and the next session reuses the block */
+        if (CHECK(prof_start(&cfg) == PROF_OK)) {
+            for (i = 0; i < 10; i++) { PROF_SCOPE("reserved"); }
+            ev = prof_stop();
+            if (CHECK(ev != NULL)) CHECK_EQ_INT(prof_events_stats(ev).blocks_added, 0);
+            prof_events_free(ev);
+        }
+    }
+}
+
 /* fork() while other threads allocate through prof_malloc, with no session:
    a child must never inherit a memory-table lock that another thread held
    (it would hang in its first prof_malloc). */
@@ -799,6 +900,7 @@ int main(void) {
     TIMED(test_pool_sessions());
     TIMED(test_shared_cap());
     TIMED(test_prefault_thread());
+    TIMED(test_reserve());
     prof_shutdown();
     return check_report();
 }
