@@ -113,17 +113,25 @@
                       touch) and holds up to two ready (16 MiB, kept for
                       later sessions until prof_shutdown); it exits when
                       the session ends. Short sessions never start it.
-   reserve_events     0 = none. Records' worth of blocks that prof_start
-                      maps and faults in before recording begins (8 MiB
-                      blocks, 24 bytes a record, capped at max_events);
-                      threads take them before mapping their own, so a
-                      session that stays within them takes no page fault
-                      while recording: the growth is paid in prof_start
-                      (about 1-40 ns per record on the VM measured, see
-                      bench/overhead). Blocks kept from earlier sessions
-                      count toward it; reserved blocks stay, like all
-                      blocks, until prof_shutdown. A reserve that cannot
-                      be mapped is a warning, not an error.
+   reserve_events     0 = none. Records that prof_start makes room for
+                      before recording begins, in whole blocks of 349525
+                      records (8 MiB, 24 bytes a record), faulted in: the
+                      growth is paid in prof_start (about 5-25 ns per
+                      record on the VM measured, see bench/overhead), not
+                      while recording. Blocks that live threads hold from
+                      earlier sessions count toward it, the rest go to a
+                      ready pool that threads take from, from their first
+                      scope on, before mapping their own. A thread that
+                      records within its own blocks and those it takes
+                      takes no page fault. Each thread fills whole blocks,
+                      and blocks a thread holds serve only that thread:
+                      for N threads, reserve the events plus N blocks.
+                      When a thread exits, its blocks go back to the pool
+                      while the pool holds less than the reserve; the
+                      pool is freed by prof_shutdown. Capped at half the
+                      physical memory (a warning); a reserve that cannot
+                      be mapped is a warning too, and recording maps the
+                      rest as it goes.
 
    API BY TOPIC
    ============
@@ -300,8 +308,8 @@ typedef struct prof_config {
     void *log_user_data;
     int no_prefault_thread;   /* 1 = recording threads fault in their own
                                  record blocks (see the manual above) */
-    size_t reserve_events;    /* records prof_start faults in ahead, so the
-                                 session takes no page fault (see above) */
+    size_t reserve_events;    /* records prof_start faults in ahead, so that
+                                 recording takes no page fault (see above) */
 } prof_config;
 
 /* Device types, as torch.autograd.DeviceType. */
@@ -426,9 +434,10 @@ typedef struct prof_stats {
     uint64_t unmatched_async;   /* PROF_ASYNC_BEGIN/END without a partner */
     uint64_t blocks_added;      /* record blocks the session added (reused
                                    blocks not counted) */
-    uint64_t blocks_prefaulted; /* of those, taken ready from the prefault
-                                   thread (no_prefault_thread); the rest were
-                                   faulted in by the recording threads */
+    uint64_t blocks_prefaulted; /* of those, taken ready: from the prefault
+                                   thread (no_prefault_thread) or the reserve
+                                   (reserve_events); the rest were faulted
+                                   in by the recording threads */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -1333,8 +1342,10 @@ static PROF__NI void prof__thread_exit(void *p) {
    need, never for short sessions, and is joined when the session ends. When
    every core is busy recording, the faults cost the same wherever they run:
    the helper then only keeps the hot path free of stalls. Ready blocks stay
-   for later sessions (prof_shutdown frees them); they are never more than
-   what the session's cap could still fill. */
+   for later sessions (prof_shutdown frees them); the helper never makes
+   more than what the session's cap could still fill, but prof_start's
+   reserve (reserve_events) and blocks of exited threads kept for it can
+   hold more. Every ready block has PROF__MAX_BLOCK records. */
 #define PROF__PF_READY 2
 #define PROF__PF_MIN (PROF__HUGE / sizeof(prof__rec)) /* records of the smallest block taken from it */
 static pthread_mutex_t prof__pf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -1344,9 +1355,12 @@ static struct {
     int active;      /* the session allows the helper (prof_config.no_prefault_thread) */
     int running;     /* the helper exists and must be joined */
     int n_ready;     /* read without the lock only as a hint */
-    int take_early;  /* reserve_events: a thread's first blocks are ready
-                        ones too (else small ones are mapped, so a short
-                        thread holds 384 KiB, not 8 MiB) */
+    int n_early;     /* reserve_events: this many of the ready blocks (those
+                        there when recording began) may also be a thread's
+                        first blocks; otherwise small ones are mapped, so a
+                        short thread holds 384 KiB, not 8 MiB */
+    size_t keep;     /* reserve_events of the last prof_start: blocks of
+                        exited threads go back to the pool below it */
     prof__block *ready; /* ready blocks, chained through next: the helper's
                            and those prof_start reserved (reserve_events) */
     uint64_t taken;  /* blocks handed out this session */
@@ -1383,6 +1397,12 @@ static PROF__NI int prof__spawn(pthread_t *th, void *(*fn)(void *), void *arg) {
     return ok;
 }
 
+/* A block into the ready pool (prof__pf_lock held). */
+static PROF__NI void prof__pf_push_locked(prof__block *b) {
+    b->next = prof__pf.ready;
+    prof__pf.ready = b;
+    __atomic_store_n(&prof__pf.n_ready, prof__pf.n_ready + 1, __ATOMIC_RELAXED);
+}
 static void *prof__pf_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&prof__pf_lock);
@@ -1394,9 +1414,7 @@ static void *prof__pf_main(void *arg) {
             b = prof__block_new(PROF__MAX_BLOCK);
             pthread_mutex_lock(&prof__pf_lock);
             if (!b) break; /* out of memory: recording threads map their own and count what fails */
-            b->next = prof__pf.ready;
-            prof__pf.ready = b;
-            __atomic_store_n(&prof__pf.n_ready, prof__pf.n_ready + 1, __ATOMIC_RELAXED);
+            prof__pf_push_locked(b);
             continue;
         }
         pthread_cond_wait(&prof__pf_wake, &prof__pf_lock);
@@ -1430,6 +1448,7 @@ static PROF__NI prof__block *prof__pf_take(int kick) {
         prof__pf.ready = b->next;
         b->next = NULL;
         __atomic_store_n(&prof__pf.n_ready, prof__pf.n_ready - 1, __ATOMIC_RELAXED);
+        if (prof__pf.n_early) __atomic_store_n(&prof__pf.n_early, prof__pf.n_early - 1, __ATOMIC_RELAXED);
         prof__pf.taken++;
     }
     if (kick) prof__pf_kick_locked();
@@ -1439,7 +1458,7 @@ static PROF__NI prof__block *prof__pf_take(int kick) {
 static PROF__NI void prof__pf_session(int allow, int take_early) {
     pthread_mutex_lock(&prof__pf_lock);
     prof__pf.active = allow;
-    __atomic_store_n(&prof__pf.take_early, take_early, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__pf.n_early, take_early ? prof__pf.n_ready : 0, __ATOMIC_RELAXED);
     prof__pf.taken = 0;
     __atomic_store_n(&prof__pf.added, 0u, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&prof__pf_lock);
@@ -1465,37 +1484,48 @@ static PROF__NI void prof__pf_free_ready(void) {
         prof__block_free(b);
     }
     __atomic_store_n(&prof__pf.n_ready, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__pf.n_early, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&prof__pf_lock);
 }
-/* prof_config.reserve_events: blocks for that many records, mapped and
-   faulted in now, so that the session's recording takes no page fault.
-   Blocks held from earlier sessions count, by live threads or ready.
-   Returns the records it could not map (0 = all there). */
-static PROF__NI size_t prof__pf_reserve(size_t records) {
-    size_t held = 0, missing;
+/* prof_config.reserve_events: whole blocks for that many records, mapped
+   and faulted in now, so that the session's recording takes no page fault.
+   Blocks that live threads hold from earlier sessions count, and ready
+   ones. *records is rounded up to whole blocks, or cut to half the physical
+   memory (returns 1 then); returns -1 when mapping failed part way. */
+static PROF__NI int prof__pf_reserve(size_t *records) {
+    size_t held = 0, want = *records, limit, need;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int cut = 0;
     prof__tstate *t;
     prof__block *b;
+    /* more than half the machine is a mistake, not a reserve: the blocks
+       are faulted in, so overcommit would not save the process */
+    limit = pages > 0 && page > 0 ? (size_t)pages / 2 * (size_t)page / sizeof(prof__rec) : (size_t)-1;
+    if (want > limit) { want = limit; cut = 1; }
+    if (want % PROF__MAX_BLOCK) want = want > (size_t)-1 - PROF__MAX_BLOCK ? want / PROF__MAX_BLOCK * PROF__MAX_BLOCK : want + PROF__MAX_BLOCK - want % PROF__MAX_BLOCK;
+    *records = want;
+    if (!want) {
+        pthread_mutex_lock(&prof__pf_lock);
+        prof__pf.keep = 0;
+        pthread_mutex_unlock(&prof__pf_lock);
+        return cut;
+    }
     pthread_mutex_lock(&prof__g_lock);
     for (t = prof__g.threads; t; t = t->next)
         if (!t->dead)
             for (b = PROF__LOAD(&t->head); b; b = PROF__LOAD(&b->next)) held += b->cap;
     pthread_mutex_unlock(&prof__g_lock);
     pthread_mutex_lock(&prof__pf_lock);
+    prof__pf.keep = want;
     for (b = prof__pf.ready; b; b = b->next) held += b->cap;
     pthread_mutex_unlock(&prof__pf_lock);
-    missing = records > held ? records - held : 0;
-    while (missing) {
-        size_t cap = missing < PROF__MAX_BLOCK ? missing : PROF__MAX_BLOCK;
-        b = prof__block_new(cap < PROF__PF_MIN ? PROF__PF_MIN : cap);
-        if (!b) break;
-        missing = b->cap >= missing ? 0 : missing - b->cap;
+    for (need = want > held ? want - held : 0; need; need = need > PROF__MAX_BLOCK ? need - PROF__MAX_BLOCK : 0) {
+        if (!(b = prof__block_new(PROF__MAX_BLOCK))) return -1;
         pthread_mutex_lock(&prof__pf_lock);
-        b->next = prof__pf.ready;
-        prof__pf.ready = b;
-        __atomic_store_n(&prof__pf.n_ready, prof__pf.n_ready + 1, __ATOMIC_RELAXED);
+        prof__pf_push_locked(b);
         pthread_mutex_unlock(&prof__pf_lock);
     }
-    return missing;
+    return cut;
 }
 
 /* An event lost for lack of memory (counted apart from the cap's drops). */
@@ -1543,7 +1573,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
             size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
             if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
             if (cap >= PROF__PF_MIN) blk = prof__pf_take(1);
-            else if (__atomic_load_n(&prof__pf.take_early, __ATOMIC_RELAXED) && __atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED))
+            else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
                 blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
             else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
             if (!blk && !(blk = prof__block_new(cap))) { prof__drop_nomem(t); return NULL; }
@@ -1661,6 +1691,11 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     if (!name) name = "";
     len = strlen(name);
     hash = prof__hash_bytes(name, len, (uint64_t)(uintptr_t)origin);
+    if (t->dyn_cap) { /* a known name needs no memory: looked up before any growth */
+        i = prof__mix(hash) & (t->dyn_cap - 1);
+        for (d = t->dyn_tab[i]; d; d = d->next)
+            if (d->origin == origin && strcmp(d->site.name, name) == 0) return &d->site;
+    }
     if ((t->dyn_n + 1) * 2 > t->dyn_cap) {
         size_t ncap = t->dyn_cap ? t->dyn_cap * 2 : 64, j;
         prof__dyn_site **nt = PROF__ALLOC(prof__dyn_site *, ncap);
@@ -1681,8 +1716,6 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
         t->dyn_cap = ncap;
     }
     i = prof__mix(hash) & (t->dyn_cap - 1);
-    for (d = t->dyn_tab[i]; d; d = d->next)
-        if (d->origin == origin && strcmp(d->site.name, name) == 0) return &d->site;
     d = (prof__dyn_site *)prof__arena_alloc(&t->dyn_arena, sizeof *d);
     copy = (char *)prof__arena_alloc(&t->dyn_arena, len + 1);
     if (!d || !copy) { prof__drop_nomem(t); return NULL; }
@@ -2099,12 +2132,36 @@ PROF_API void prof_set_thread_name(const char *name) {
 }
 
 
+/* An exited thread's full blocks go back to the ready pool while it holds
+   less than the reserve (reserve_events), so threads that come and go do
+   not fault in new blocks each session; the rest are freed with it. */
 static PROF__NI void prof__reap_dead_locked(void) {
     prof__tstate **pp = &prof__g.threads;
     while (*pp) {
         prof__tstate *t = *pp;
-        if (t->dead) { *pp = t->next; prof__tstate_free(t); }
-        else pp = &t->next;
+        if (t->dead) {
+            prof__block *b = t->head, *rest = NULL, **tail = &rest, *next;
+            size_t held;
+            *pp = t->next;
+            pthread_mutex_lock(&prof__pf_lock);
+            held = (size_t)prof__pf.n_ready * PROF__MAX_BLOCK;
+            for (; b; b = next) {
+                next = b->next;
+                b->next = NULL;
+                if (b->cap == PROF__MAX_BLOCK && held < prof__pf.keep) {
+                    prof__pf_push_locked(b);
+                    held += PROF__MAX_BLOCK;
+                } else {
+                    *tail = b;
+                    tail = &b->next;
+                }
+            }
+            pthread_mutex_unlock(&prof__pf_lock);
+            t->head = rest;
+            prof__tstate_free(t);
+        } else {
+            pp = &t->next;
+        }
     }
 }
 
@@ -3082,6 +3139,14 @@ static void prof__atfork_child(void) {
     prof__pf_wake = c;
     prof__log_lock = m4;
     prof__pf.running = 0;
+    {
+        /* the pool's list is consistent at every step, its count may not be */
+        int n = 0;
+        prof__block *b;
+        for (b = prof__pf.ready; b; b = b->next) n++;
+        prof__pf.n_ready = n;
+        if (prof__pf.n_early > n) prof__pf.n_early = n;
+    }
     prof__live_fork(1);
 }
 static void prof__atfork_prepare(void) { prof__live_fork(-1); }
@@ -3223,12 +3288,14 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     if (!c.max_events) c.max_events = (size_t)1 << 24;
     if (c.max_events > (size_t)INT64_MAX) c.max_events = (size_t)INT64_MAX;
     if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
-    if (c.reserve_events) {
-        size_t want = c.reserve_events < c.max_events ? c.reserve_events : c.max_events;
-        size_t missing = prof__pf_reserve(want);
-        if (missing)
-            prof__report(PROF_LOG_WARNING, PROF_E_NOMEM, "prof_start: reserve_events: could not map %zu of the %zu records asked for; recording maps the rest as it goes",
-                         missing, want);
+    {
+        size_t want = c.reserve_events;
+        int r = prof__pf_reserve(&want); /* with 0: blocks of exiting threads are no longer kept */
+        if (r > 0)
+            prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_start: reserve_events %zu is more than half the physical memory; %zu reserved",
+                         c.reserve_events, want);
+        if (r < 0)
+            prof__report(PROF_LOG_WARNING, PROF_E_NOMEM, "prof_start: reserve_events: could not map all %zu records; recording maps the rest as it goes", want);
     }
     pthread_mutex_lock(&prof__g_lock);
     prof__g.cfg = c;

@@ -311,7 +311,7 @@ static void child_first(int fd, int threads, size_t n, size_t n_off, int reserve
     if (threads == 1 && !reserve) {
         /* Loops of ~1 ns: alternate them in short chunks; the difference of
            each pair is taken while the machine runs at one speed. */
-        size_t chunk = 400000, pairs = n_off / chunk, k;
+        size_t chunk = n_off < 400000 ? (n_off >= 8 ? n_off : 8) : 400000, pairs = n_off / chunk ? n_off / chunk : 1, k;
         double *diff = (double *)malloc((pairs ? pairs : 1) * sizeof *diff);
         if (!diff) _exit(4);
         r.plain_ns = r.off_ns = 1e30;

@@ -12,7 +12,8 @@
 
 static long g_alloc_count, g_fail_at = -1; /* fail the allocation numbered g_fail_at */
 static int g_fail_realloc;                  /* fail every PROF_REALLOC while set */
-static int fail_now(void) { return ++g_alloc_count == g_fail_at; }
+static int g_fail_all;                      /* fail every allocation while set */
+static int fail_now(void) { return ++g_alloc_count == g_fail_at || g_fail_all; }
 static void *test_malloc(size_t n) { return fail_now() ? NULL : malloc(n); }
 static void *test_realloc(void *p, size_t n) { return (g_fail_realloc || fail_now()) ? NULL : realloc(p, n); }
 #define PROF_MALLOC(n) test_malloc(n)
@@ -80,6 +81,33 @@ static void test_begin_stack_full(void) {
         }
         CHECK(a.name && after.name && a.start_ns <= after.start_ns && after.end_ns <= a.end_ns);
     }
+    prof_events_free(ev);
+}
+
+/* A run-time name already copied needs no memory: with every allocation
+   failing it is still recorded (the name table used to try to grow before
+   looking the name up, and dropped it). */
+static void dyn_scope(const char *name) { PROF_SCOPE_DYN(name); } /* one call site: names are kept per site */
+static void test_known_dyn_name(void) {
+    prof_config cfg;
+    prof_events *ev;
+    char name[16];
+    int i;
+    memset(&cfg, 0, sizeof cfg);
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    for (i = 0; i < 32; i++) { /* the table's first 64 slots are half full: the next new name grows it */
+        snprintf(name, sizeof name, "n%d", i);
+        dyn_scope(name);
+    }
+    g_fail_all = 1;
+    for (i = 0; i < 10; i++) dyn_scope("n0");
+    dyn_scope("new name"); /* needs memory: dropped */
+    g_fail_all = 0;
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count_named(ev, "n0"), 11);
+    CHECK_EQ_INT(count_named(ev, "new name"), 0);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 1);
     prof_events_free(ev);
 }
 
@@ -160,6 +188,8 @@ static void test_every_allocation_fails(void) {
 int main(void) {
     prof_set_log(check_log, NULL);
     test_begin_stack_full();
+    prof_shutdown();
+    test_known_dyn_name();
     prof_shutdown();
     test_every_allocation_fails();
     prof_set_log(NULL, NULL);

@@ -750,7 +750,14 @@ static void *res_worker(void *arg) {
     r->faults = u1.ru_minflt - u0.ru_minflt;
     return NULL;
 }
-static prof_stats res_session(size_t reserve, long n, res_run *runs, double *start_s) {
+static long process_faults(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+/* Two new threads record n scopes each in a session with this reserve;
+   `fresh`: prof_shutdown first, so no block is held from before. */
+static prof_stats res_session(size_t reserve, long n, res_run *runs, double *start_s, long *start_faults, int fresh) {
     prof_config cfg;
     prof_events *ev;
     prof_stats st;
@@ -762,9 +769,11 @@ static prof_stats res_session(size_t reserve, long n, res_run *runs, double *sta
     cfg.reserve_events = reserve;
     cfg.no_prefault_thread = 1; /* the helper would fault blocks in too */
     cfg.max_events = 64u << 20;
-    prof_shutdown();            /* no blocks held from earlier sessions */
+    if (fresh) prof_shutdown(); /* no blocks held from earlier sessions */
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (start_faults) *start_faults = process_faults();
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return st;
+    if (start_faults) *start_faults = process_faults() - *start_faults;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (start_s) *start_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     for (k = 0; k < 2; k++) {
@@ -784,29 +793,41 @@ static void test_reserve(void) {
     /* two blocks a thread normally, one under valgrind or a sanitizer */
     long n = check_scale(400000, 10);
     long blocks_each = (n + RES_BLOCK - 1) / RES_BLOCK;
-    res_run with[2], without[2];
+    res_run with[2], again[2], without[2];
     double start_s = 0;
+    long start_faults = 0, again_faults = 0;
     prof_stats st;
     int exact = !check_under_valgrind() && !check_under_sanitizer(); /* their shadow memory faults too */
 
-    st = res_session((size_t)(2 * blocks_each * RES_BLOCK), n, with, &start_s);
+    st = res_session((size_t)(2 * blocks_each * RES_BLOCK), n, with, &start_s, &start_faults, 1);
     CHECK_EQ_INT(st.dropped, 0);
     CHECK_EQ_INT(st.blocks_added, 2 * blocks_each);
     CHECK_MSG(st.blocks_prefaulted == st.blocks_added, "reserved blocks taken: %llu of the %llu the threads used",
               (unsigned long long)st.blocks_prefaulted, (unsigned long long)st.blocks_added);
 
-    st = res_session(0, n, without, NULL);
+    /* those threads exited: their blocks went back to the pool, and the
+       same reserve for two new threads maps nothing */
+    st = res_session((size_t)(2 * blocks_each * RES_BLOCK), n, again, NULL, &again_faults, 0);
+    CHECK_EQ_INT(st.blocks_added, 2 * blocks_each);
+    CHECK_EQ_INT(st.blocks_prefaulted, 2 * blocks_each);
+
+    st = res_session(0, n, without, NULL, NULL, 1);
     CHECK_EQ_INT(st.blocks_prefaulted, 0);
     if (exact) {
         /* a 16384-record first block alone is 96 pages */
         CHECK_MSG(with[0].faults < 32 && with[1].faults < 32, "page faults while recording with a reserve: %ld and %ld", with[0].faults, with[1].faults);
+        CHECK_MSG(again[0].faults < 32 && again[1].faults < 32, "page faults while recording with recycled blocks: %ld and %ld", again[0].faults,
+                  again[1].faults);
+        /* mapping the blocks anew would fault at least once per 2 MiB */
+        CHECK_MSG(again_faults < 4 * blocks_each, "prof_start faulted %ld times with the blocks of exited threads ready (first time: %ld)", again_faults,
+                  start_faults);
         CHECK_MSG(without[0].faults >= 96 && without[1].faults >= 96, "page faults without a reserve: %ld and %ld", without[0].faults,
                   without[1].faults);
     }
-    printf("# reserve: prof_start took %.1f ms for %ld blocks; faults while recording %ld/%ld (without a reserve %ld/%ld)\n", start_s * 1e3,
-           2 * blocks_each, with[0].faults, with[1].faults, without[0].faults, without[1].faults);
+    printf("# reserve: prof_start took %.1f ms and %ld faults for %ld blocks (%ld faults with recycled blocks); faults while recording %ld/%ld (without a reserve %ld/%ld)\n",
+           start_s * 1e3, start_faults, 2 * blocks_each, again_faults, with[0].faults, with[1].faults, without[0].faults, without[1].faults);
 
-    /* capped at max_events, and blocks a live thread holds count */
+    /* rounded up to a whole block, and blocks a live thread holds count */
     {
         prof_config cfg;
         prof_events *ev;
