@@ -31,7 +31,12 @@
                             its own), so that the machine's drift, which is
                             several percent within a second here, falls on
                             both alike: the ratio is the recording chunks'
-                            total time over the floor chunks'. (A first
+                            total time over the floor chunks'. The chunks
+                            cycle through four placements of both loops
+                            (shifted by 0, 16, 32, 48 bytes), since on a
+                            Skylake a tiny loop's speed moves by several
+                            percent with where it lands; each placement's
+                            median chunk ratio follows on a # line. (A first
                             session is not measured that way: the prefault
                             thread's work would land on floor chunks too.)
      *_ratio                first session: to the floors around the run;
@@ -96,22 +101,45 @@ static __inline__ uint64_t raw_clock(void) {
 typedef struct rec24 { const void *site; uint64_t t0, t1; } rec24;
 static const char floor_site[] = "floor";
 
-NOINLINE static void loop_floor(rec24 *buf, size_t n) {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        uint64_t t0 = raw_clock();
-        uint64_t t1;
-        BODY(i);
-        t1 = raw_clock();
-        buf[i].site = floor_site;
-        buf[i].t0 = t0;
-        buf[i].t1 = t1;
-    }
-}
-NOINLINE static void loop_on(size_t n) {
-    size_t i;
-    for (i = 0; i < n; i++) { PROF_SCOPE("bench_on"); BODY(i); }
-}
+#define FLOOR_LOOP(buf, n) do {                                               \
+        size_t i;                                                             \
+        for (i = 0; i < (n); i++) {                                           \
+            uint64_t t0 = raw_clock();                                        \
+            uint64_t t1;                                                      \
+            BODY(i);                                                          \
+            t1 = raw_clock();                                                 \
+            (buf)[i].site = floor_site;                                       \
+            (buf)[i].t0 = t0;                                                 \
+            (buf)[i].t1 = t1;                                                 \
+        }                                                                     \
+    } while (0)
+#define ON_LOOP(n) do {                                                       \
+        size_t i;                                                             \
+        for (i = 0; i < (n); i++) { PROF_SCOPE("bench_on"); BODY(i); }        \
+    } while (0)
+NOINLINE static void loop_floor(rec24 *buf, size_t n) { FLOOR_LOOP(buf, n); }
+NOINLINE static void loop_on(size_t n) { ON_LOOP(n); }
+/* The same two loops at four placements: nops at the entry (run once per
+   call) move each loop by 0, 16, 32 and 48 bytes against the 64-byte lines
+   and 32-byte windows, the spread of places a loop lands in a real program.
+   Reuse sessions cycle through them, chunk by chunk, floor and recording at
+   the same placement. */
+#if defined(__x86_64__) || defined(__i386__)
+#define PLACE(pad) __asm__ __volatile__(".skip " #pad ", 0x90")
+#else
+#define PLACE(pad) __asm__ __volatile__(".skip " #pad ", 0") /* not run through: measured loops only on x86 */
+#endif
+#define PLACED(k, pad)                                                        \
+    NOINLINE static void loop_floor_##k(rec24 *buf, size_t n) { PLACE(pad); FLOOR_LOOP(buf, n); } \
+    NOINLINE static void loop_on_##k(size_t n) { PLACE(pad); ON_LOOP(n); }
+NOINLINE static void loop_floor_0(rec24 *buf, size_t n) { FLOOR_LOOP(buf, n); }
+NOINLINE static void loop_on_0(size_t n) { ON_LOOP(n); }
+PLACED(1, 16)
+PLACED(2, 32)
+PLACED(3, 48)
+#define N_PLACES 4
+static void (*const floor_at[N_PLACES])(rec24 *, size_t) = { loop_floor_0, loop_floor_1, loop_floor_2, loop_floor_3 };
+static void (*const on_at[N_PLACES])(size_t) = { loop_on_0, loop_on_1, loop_on_2, loop_on_3 };
 /* Session off: eight scopes per iteration, so the loop's own cost and the
    alignment of its ~1-cycle body to the fetch blocks do not decide the
    figure; the plain loop has the same eight bodies. */
@@ -165,7 +193,14 @@ enum { PH_FLOOR, PH_ON, PH_PAIRED, PH_EXIT };
 static pthread_barrier_t g_go, g_done;
 static int g_phase;
 static size_t g_n;
-typedef struct worker { pthread_t th; rec24 *buf; size_t cap; double ns, floor_ns; } worker;
+typedef struct worker {
+    pthread_t th;
+    rec24 *buf;
+    size_t cap;
+    double ns, floor_ns;
+    double place_r[N_PLACES][512]; /* chunk ratios at each placement, over every paired run */
+    int place_n[N_PLACES];
+} worker;
 static worker g_w[2];
 static int g_threads;
 
@@ -175,16 +210,18 @@ static double run_one(worker *w, int phase, size_t n) {
         /* floor and recording in alternating chunks: w->floor_ns, and the
            recording's ns is returned */
         double sf = 0, so = 0, t2;
-        size_t done, k;
-        for (done = 0; done < n; done += k) {
+        size_t done, k, c;
+        for (done = 0, c = 0; done < n; done += k, c++) {
+            int at = (int)(c % N_PLACES);
             k = n - done < PAIR_CHUNK ? n - done : PAIR_CHUNK;
             t0 = now_s();
-            loop_floor(w->buf + done, k);
+            floor_at[at](w->buf + done, k);
             t1 = now_s();
-            loop_on(k);
+            on_at[at](k);
             t2 = now_s();
             sf += t1 - t0;
             so += t2 - t1;
+            if (w->place_n[at] < 512 && t1 > t0) w->place_r[at][w->place_n[at]++] = (t2 - t1) / (t1 - t0);
         }
         w->floor_ns = sf * 1e9 / (double)n;
         return so * 1e9 / (double)n;
@@ -260,6 +297,7 @@ typedef struct result {
     double r_floor[MAX_ROUNDS], r_on[MAX_ROUNDS], r_ratio[MAX_ROUNDS], r_mem[MAX_ROUNDS];
     double stop_ns, stop_peak, list_bytes;   /* prof_stop of the first session, per event */
     double reserve_ns;                       /* prof_start with reserve_events, per event */
+    double place_ratio[N_PLACES];            /* reuse: median chunk ratio at each placement */
     double first_events;                     /* events of the first session */
     double requested, recorded, dropped;     /* over every stopped session */
 } result;
@@ -369,6 +407,15 @@ static void child_reuse(int fd, int threads, size_t n_first, size_t n_reuse, int
         stop_and_check(&r, threads * n_reuse, 0);
     }
     r.rounds = rounds;
+    for (k = 0; k < N_PLACES; k++) {
+        /* the median chunk of each placement (of both threads) */
+        double all[1024];
+        int w, n = 0, j;
+        for (w = 0; w < (threads > 1 ? 2 : 1); w++)
+            for (j = 0; j < g_w[w].place_n[k]; j++) all[n++] = g_w[w].place_r[k][j];
+        qsort(all, (size_t)n, sizeof *all, cmp_double);
+        r.place_ratio[k] = n ? (n % 2 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2) : 0;
+    }
     drop_floor_buffers();
     write_all(fd, &r, sizeof r);
     _exit(0);
@@ -464,6 +511,7 @@ static void report_reuse(const char *tag, const result *r, size_t n_first, size_
     snprintf(name, sizeof name, "floor_%s_reuse", tag); report(name, r->r_floor, (size_t)r->rounds, "ns", 2);
     snprintf(name, sizeof name, "on_%s_reuse", tag); report(name, r->r_on, (size_t)r->rounds, "ns", 2);
     snprintf(name, sizeof name, "on_%s_reuse_ratio", tag); report(name, r->r_ratio, (size_t)r->rounds, "x", 3);
+    printf("#   median chunk by placement (+0, +16, +32, +48 bytes): %.3f %.3f %.3f %.3f\n", r->place_ratio[0], r->place_ratio[1], r->place_ratio[2], r->place_ratio[3]);
     if (first && n_firsts) {
         /* Block growth: what a first session costs above a reuse session at
            the same floor (the reuse ratio times the first session's floor). */
