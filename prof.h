@@ -126,12 +126,16 @@
                       takes no page fault. Each thread fills whole blocks,
                       and blocks a thread holds serve only that thread:
                       for N threads, reserve the events plus N blocks.
-                      When a thread exits, its blocks go back to the pool
-                      while the pool holds less than the reserve; the
-                      pool is freed by prof_shutdown. Capped at half the
-                      physical memory (a warning); a reserve that cannot
-                      be mapped is a warning too, and recording maps the
-                      rest as it goes.
+                      An exited thread's full blocks go back to the pool
+                      (at the next prof_stop or prof_start) while it holds
+                      less than the reserve; the pool is freed by
+                      prof_shutdown. A schedule's later recording cycles
+                      are topped up again when they begin (in prof_step).
+                      Capped at half of the smallest of the physical
+                      memory, RLIMIT_AS, RLIMIT_DATA and the cgroup's
+                      memory.max (a warning); a reserve that cannot be
+                      mapped is a warning too, and recording maps the rest
+                      as it goes.
 
    API BY TOPIC
    ============
@@ -435,8 +439,9 @@ typedef struct prof_stats {
     uint64_t blocks_added;      /* record blocks the session added (reused
                                    blocks not counted) */
     uint64_t blocks_prefaulted; /* of those, taken ready: from the prefault
-                                   thread (no_prefault_thread) or the reserve
-                                   (reserve_events); the rest were faulted
+                                   thread (no_prefault_thread), the reserve
+                                   (reserve_events) or exited threads'
+                                   blocks kept for it; the rest were faulted
                                    in by the recording threads */
 } prof_stats;
 
@@ -861,6 +866,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1487,45 +1493,61 @@ static PROF__NI void prof__pf_free_ready(void) {
     __atomic_store_n(&prof__pf.n_early, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&prof__pf_lock);
 }
+/* The memory a reserve may take: half of the smallest of the physical
+   memory, the address-space and data limits and the cgroup's memory.max
+   (the blocks are faulted in, so overcommit would not save the process
+   from the OOM killer); 1 GiB when none can be read. */
+static PROF__NI uint64_t prof__reserve_limit_bytes(void) {
+    uint64_t lim = UINT64_MAX;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    struct rlimit rl;
+    FILE *f;
+    if (pages > 0 && page > 0) lim = (uint64_t)pages * (uint64_t)page;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
+    if ((f = fopen("/sys/fs/cgroup/memory.max", "r")) != NULL) {
+        unsigned long long v;
+        if (fscanf(f, "%llu", &v) == 1 && (uint64_t)v < lim) lim = (uint64_t)v; /* "max" reads as no number */
+        fclose(f);
+    }
+    return lim == UINT64_MAX ? (uint64_t)1 << 30 : lim / 2;
+}
+static PROF__NI void prof__reap_dead_locked(void);
+enum { PROF__RESERVE_CUT = 1, PROF__RESERVE_NOMEM = 2 };
 /* prof_config.reserve_events: whole blocks for that many records, mapped
    and faulted in now, so that the session's recording takes no page fault.
-   Blocks that live threads hold from earlier sessions count, and ready
-   ones. *records is rounded up to whole blocks, or cut to half the physical
-   memory (returns 1 then); returns -1 when mapping failed part way. */
+   Threads that exited give their blocks back first; blocks that live
+   threads hold from earlier sessions count, and ready ones. *records is
+   rounded up to whole blocks, or cut to the limit above. Returns
+   PROF__RESERVE_* bits. */
 static PROF__NI int prof__pf_reserve(size_t *records) {
-    size_t held = 0, want = *records, limit, need;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    int cut = 0;
+    size_t held = 0, want = *records, need;
+    uint64_t limit = prof__reserve_limit_bytes() / sizeof(prof__rec);
+    int res = 0;
     prof__tstate *t;
     prof__block *b;
-    /* more than half the machine is a mistake, not a reserve: the blocks
-       are faulted in, so overcommit would not save the process */
-    limit = pages > 0 && page > 0 ? (size_t)pages / 2 * (size_t)page / sizeof(prof__rec) : (size_t)-1;
-    if (want > limit) { want = limit; cut = 1; }
+    if ((uint64_t)want > limit) { want = (size_t)limit; res |= PROF__RESERVE_CUT; }
     if (want % PROF__MAX_BLOCK) want = want > (size_t)-1 - PROF__MAX_BLOCK ? want / PROF__MAX_BLOCK * PROF__MAX_BLOCK : want + PROF__MAX_BLOCK - want % PROF__MAX_BLOCK;
     *records = want;
-    if (!want) {
-        pthread_mutex_lock(&prof__pf_lock);
-        prof__pf.keep = 0;
-        pthread_mutex_unlock(&prof__pf_lock);
-        return cut;
-    }
-    pthread_mutex_lock(&prof__g_lock);
-    for (t = prof__g.threads; t; t = t->next)
-        if (!t->dead)
-            for (b = PROF__LOAD(&t->head); b; b = PROF__LOAD(&b->next)) held += b->cap;
-    pthread_mutex_unlock(&prof__g_lock);
     pthread_mutex_lock(&prof__pf_lock);
     prof__pf.keep = want;
+    pthread_mutex_unlock(&prof__pf_lock);
+    if (!want) return res;
+    pthread_mutex_lock(&prof__g_lock);
+    prof__reap_dead_locked(); /* with keep set: their blocks go to the pool */
+    for (t = prof__g.threads; t; t = t->next)
+        for (b = PROF__LOAD(&t->head); b; b = PROF__LOAD(&b->next)) held += b->cap;
+    pthread_mutex_unlock(&prof__g_lock);
+    pthread_mutex_lock(&prof__pf_lock);
     for (b = prof__pf.ready; b; b = b->next) held += b->cap;
     pthread_mutex_unlock(&prof__pf_lock);
     for (need = want > held ? want - held : 0; need; need = need > PROF__MAX_BLOCK ? need - PROF__MAX_BLOCK : 0) {
-        if (!(b = prof__block_new(PROF__MAX_BLOCK))) return -1;
+        if (!(b = prof__block_new(PROF__MAX_BLOCK))) return res | PROF__RESERVE_NOMEM;
         pthread_mutex_lock(&prof__pf_lock);
         prof__pf_push_locked(b);
         pthread_mutex_unlock(&prof__pf_lock);
     }
-    return cut;
+    return res;
 }
 
 /* An event lost for lack of memory (counted apart from the cap's drops). */
@@ -3263,7 +3285,13 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return;
     }
-    if (to != PROF__NONE && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) prof__begin_recording();
+    if (to != PROF__NONE && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
+        if (prof__g.cfg.reserve_events) { /* a schedule's later cycles: topped up again (prof_start warned already) */
+            size_t want = prof__g.cfg.reserve_events;
+            (void)prof__pf_reserve(&want);
+        }
+        prof__begin_recording();
+    }
 }
 
 PROF_API prof_result prof_start(const prof_config *cfg) {
@@ -3291,10 +3319,10 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     {
         size_t want = c.reserve_events;
         int r = prof__pf_reserve(&want); /* with 0: blocks of exiting threads are no longer kept */
-        if (r > 0)
-            prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_start: reserve_events %zu is more than half the physical memory; %zu reserved",
+        if (r & PROF__RESERVE_CUT)
+            prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_start: reserve_events %zu is more than half the memory this process may use; %zu reserved",
                          c.reserve_events, want);
-        if (r < 0)
+        if (r & PROF__RESERVE_NOMEM)
             prof__report(PROF_LOG_WARNING, PROF_E_NOMEM, "prof_start: reserve_events: could not map all %zu records; recording maps the rest as it goes", want);
     }
     pthread_mutex_lock(&prof__g_lock);

@@ -439,7 +439,11 @@ static void test_stop_while_recording(void) {
            the stop began, plus what the worker opened in the ~100 ns before
            it saw recording end, and a close a few ns late by the other
            core's counter */
-        CHECK_MSG(prof_events_stats(ev).open_at_stop <= 6, "session %d: open at stop %llu", s, (unsigned long long)prof_events_stats(ev).open_at_stop);
+        /* (6 was seen exceeded once, 7, on the shared 2-vCPU VM: a scope
+           the worker opens between prof_stop's reads of its record count
+           and its scope count counts as open; the bound catches a wrong
+           count, which would be thousands) */
+        CHECK_MSG(prof_events_stats(ev).open_at_stop <= 16, "session %d: open at stop %llu", s, (unsigned long long)prof_events_stats(ev).open_at_stop);
         /* a PROF_BEGIN made while off and ended while on counts as
            unbalanced (see test_recorder's test_begin_across_start) */
         CHECK(prof_events_stats(ev).unbalanced_ends <= 1);
@@ -739,7 +743,7 @@ static void test_prefault_thread(void) {
    take them from their first scope on, so recording takes no page fault.
    Without it the same threads fault in their own blocks. */
 #define RES_BLOCK 349525L /* records of a full block (8 MiB) */
-typedef struct res_run { long n; long faults; } res_run;
+typedef struct res_run { long n; long faults; pthread_barrier_t *done, *stopped; } res_run;
 static void *res_worker(void *arg) {
     res_run *r = (res_run *)arg;
     struct rusage u0, u1;
@@ -748,6 +752,10 @@ static void *res_worker(void *arg) {
     for (i = 0; i < r->n; i++) { PROF_SCOPE("reserved"); }
     getrusage(RUSAGE_THREAD, &u1);
     r->faults = u1.ru_minflt - u0.ru_minflt;
+    if (r->done) { /* exit only after prof_stop */
+        pthread_barrier_wait(r->done);
+        pthread_barrier_wait(r->stopped);
+    }
     return NULL;
 }
 static long process_faults(void) {
@@ -757,11 +765,12 @@ static long process_faults(void) {
 }
 /* Two new threads record n scopes each in a session with this reserve;
    `fresh`: prof_shutdown first, so no block is held from before. */
-static prof_stats res_session(size_t reserve, long n, res_run *runs, double *start_s, long *start_faults, int fresh) {
+static prof_stats res_session_ex(size_t reserve, long n, res_run *runs, double *start_s, long *start_faults, int fresh, int exit_after_stop) {
     prof_config cfg;
     prof_events *ev;
     prof_stats st;
     pthread_t th[2];
+    pthread_barrier_t done, stopped;
     int k;
     struct timespec t0, t1;
     memset(&st, 0, sizeof st);
@@ -776,18 +785,36 @@ static prof_stats res_session(size_t reserve, long n, res_run *runs, double *sta
     if (start_faults) *start_faults = process_faults() - *start_faults;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (start_s) *start_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (exit_after_stop) {
+        pthread_barrier_init(&done, NULL, 3);
+        pthread_barrier_init(&stopped, NULL, 3);
+    }
     for (k = 0; k < 2; k++) {
         runs[k].n = n;
         runs[k].faults = 0;
+        runs[k].done = exit_after_stop ? &done : NULL;
+        runs[k].stopped = exit_after_stop ? &stopped : NULL;
         CHECK(pthread_create(&th[k], NULL, res_worker, &runs[k]) == 0);
     }
-    for (k = 0; k < 2; k++) pthread_join(th[k], NULL);
-    ev = prof_stop();
+    if (exit_after_stop) {
+        pthread_barrier_wait(&done);
+        ev = prof_stop();
+        pthread_barrier_wait(&stopped);
+        for (k = 0; k < 2; k++) pthread_join(th[k], NULL);
+        pthread_barrier_destroy(&done);
+        pthread_barrier_destroy(&stopped);
+    } else {
+        for (k = 0; k < 2; k++) pthread_join(th[k], NULL);
+        ev = prof_stop();
+    }
     if (!CHECK(ev != NULL)) return st;
     st = prof_events_stats(ev);
     CHECK_EQ_INT(count_named(ev, "reserved"), 2 * n);
     prof_events_free(ev);
     return st;
+}
+static prof_stats res_session(size_t reserve, long n, res_run *runs, double *start_s, long *start_faults, int fresh) {
+    return res_session_ex(reserve, n, runs, start_s, start_faults, fresh, 0);
 }
 static void test_reserve(void) {
     /* two blocks a thread normally, one under valgrind or a sanitizer */
@@ -810,6 +837,19 @@ static void test_reserve(void) {
     st = res_session((size_t)(2 * blocks_each * RES_BLOCK), n, again, NULL, &again_faults, 0);
     CHECK_EQ_INT(st.blocks_added, 2 * blocks_each);
     CHECK_EQ_INT(st.blocks_prefaulted, 2 * blocks_each);
+
+    /* threads that exit after prof_stop give theirs back at the next
+       prof_start, before it counts what it holds */
+    {
+        res_run late[2], after[2];
+        long late_faults = 0;
+        res_session_ex((size_t)(2 * blocks_each * RES_BLOCK), n, late, NULL, NULL, 1, 1);
+        st = res_session((size_t)(2 * blocks_each * RES_BLOCK), n, after, NULL, &late_faults, 0);
+        CHECK_EQ_INT(st.blocks_prefaulted, 2 * blocks_each);
+        if (exact)
+            CHECK_MSG(late_faults < 4 * blocks_each && after[0].faults < 32 && after[1].faults < 32,
+                      "threads that exited after prof_stop: prof_start faulted %ld times, recording %ld/%ld", late_faults, after[0].faults, after[1].faults);
+    }
 
     st = res_session(0, n, without, NULL, NULL, 1);
     CHECK_EQ_INT(st.blocks_prefaulted, 0);
