@@ -8,6 +8,7 @@
 #include "prof.h"
 #include "check.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,11 +186,55 @@ static void test_long_run_bounded(void) {
 #endif
 }
 
+/* reserve_events across a schedule's windows: each window's thread exits
+   before the next step, its block goes back to the pool, and every window's
+   thread records into a ready block (none faulted in while recording). */
+static int g_res_windows, g_res_full, g_res_bad;
+static void on_ready_reserve(prof_events *ev, void *user) {
+    prof_stats st = prof_events_stats(ev);
+    (void)user;
+    g_res_windows++;
+    if (prof_events_count(ev) == 101) g_res_full++; /* the last window, cut by prof_stop, has only its step */
+    if (st.blocks_added != st.blocks_prefaulted) {
+        if (g_res_bad++ < 3)
+            fprintf(stderr, "window %d: %zu events, %llu blocks added, %llu ready\n", g_res_windows, prof_events_count(ev),
+                    (unsigned long long)st.blocks_added, (unsigned long long)st.blocks_prefaulted);
+    }
+}
+static void *res_thread(void *arg) {
+    int i;
+    (void)arg;
+    for (i = 0; i < 100; i++) { PROF_SCOPE("work"); }
+    return NULL;
+}
+static void test_reserve_across_windows(void) {
+    prof_config c;
+    int k;
+    prof_shutdown(); /* the main thread holds no block: the windows' threads take the reserve */
+    memset(&c, 0, sizeof c);
+    c.schedule.active = 1; /* every step a window */
+    c.reserve_events = 349526; /* two blocks: the window's thread's, and the main thread's for the step scopes */
+    c.no_prefault_thread = 1;
+    c.on_trace_ready = on_ready_reserve;
+    g_res_windows = g_res_full = g_res_bad = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (k = 0; k < 20; k++) {
+        pthread_t th;
+        if (!CHECK(pthread_create(&th, NULL, res_thread, NULL) == 0)) break;
+        pthread_join(th, NULL);
+        CHECK_EQ_INT(prof_step(), PROF_OK); /* ProfilerStep#k is the window's 101st event */
+    }
+    prof_events_free(prof_stop());
+    CHECK_EQ_INT(g_res_full, 20);
+    CHECK_EQ_INT(g_res_bad, 0);
+}
+
 int main(void) {
     test_actions_match_torch();
     test_sessions();
     test_no_schedule();
     test_long_run_bounded();
+    test_reserve_across_windows();
     prof_shutdown();
     return check_report();
 }
