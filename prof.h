@@ -1522,10 +1522,11 @@ enum { PROF__RESERVE_CUT = 1, PROF__RESERVE_NOMEM = 2 };
    PROF__RESERVE_* bits. */
 static PROF__NI int prof__pf_reserve(size_t *records) {
     size_t held = 0, want = *records, need;
-    uint64_t limit = prof__reserve_limit_bytes() / sizeof(prof__rec);
+    uint64_t limit;
     int res = 0;
     prof__tstate *t;
     prof__block *b;
+    limit = want ? prof__reserve_limit_bytes() / sizeof(prof__rec) : 0; /* files and syscalls: only for a reserve */
     if ((uint64_t)want > limit) { want = (size_t)limit; res |= PROF__RESERVE_CUT; }
     if (want % PROF__MAX_BLOCK) want = want > (size_t)-1 - PROF__MAX_BLOCK ? want / PROF__MAX_BLOCK * PROF__MAX_BLOCK : want + PROF__MAX_BLOCK - want % PROF__MAX_BLOCK;
     *records = want;
