@@ -113,10 +113,11 @@
                       touch) and holds up to two ready (16 MiB, kept for
                       later sessions until prof_shutdown); it exits when
                       the session ends. Short sessions never start it.
-   reserve_events     0 = none. Records that prof_start makes room for
-                      before recording begins, in whole blocks of 349525
-                      records (8 MiB, 24 bytes a record), faulted in: the
-                      growth is paid in prof_start (about 5-25 ns per
+   reserve_events     0 = none. Records that prof_start (with a schedule:
+                      the prof_step that begins a recording window) makes
+                      room for before recording begins, in whole blocks of
+                      349525 records (8 MiB, 24 bytes a record), faulted
+                      in: the growth is paid there (about 5-25 ns per
                       record on the VM measured, see bench/overhead), not
                       while recording. Blocks that live threads hold from
                       earlier sessions count toward it, the rest go to a
@@ -129,8 +130,8 @@
                       An exited thread's full blocks go back to the pool
                       (at the next prof_stop or prof_start) while it holds
                       less than the reserve; the pool is freed by
-                      prof_shutdown. A schedule's later recording cycles
-                      are topped up again when they begin (in prof_step).
+                      prof_shutdown. Each later recording window of a
+                      schedule is topped up again as it begins.
                       Capped at half of the smallest of the physical
                       memory, RLIMIT_AS, RLIMIT_DATA and the cgroup's
                       memory.max (a warning); a reserve that cannot be
@@ -312,8 +313,8 @@ typedef struct prof_config {
     void *log_user_data;
     int no_prefault_thread;   /* 1 = recording threads fault in their own
                                  record blocks (see the manual above) */
-    size_t reserve_events;    /* records prof_start faults in ahead, so that
-                                 recording takes no page fault (see above) */
+    size_t reserve_events;    /* records faulted in before recording begins,
+                                 so that it takes no page fault (see above) */
 } prof_config;
 
 /* Device types, as torch.autograd.DeviceType. */
@@ -1365,8 +1366,8 @@ static struct {
                         there when recording began) may also be a thread's
                         first blocks; otherwise small ones are mapped, so a
                         short thread holds 384 KiB, not 8 MiB */
-    size_t keep;     /* reserve_events of the last prof_start: blocks of
-                        exited threads go back to the pool below it */
+    size_t keep;     /* the reserve of the last recording window: blocks
+                        of exited threads go back to the pool below it */
     prof__block *ready; /* ready blocks, chained through next: the helper's
                            and those prof_start reserved (reserve_events) */
     uint64_t taken;  /* blocks handed out this session */
@@ -3146,7 +3147,8 @@ static struct {
     int64_t step;
     prof__action action;
     uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
-} prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0 };
+    int reserve_warned;        /* a cut or failed reserve is reported once per prof_start */
+} prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0, 0 };
 
 /* The child of a fork has only the forking thread: prof.h's locks, which
    another thread may have held at the fork, start afresh, and the prefault
@@ -3287,9 +3289,17 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
         return;
     }
     if (to != PROF__NONE && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
-        if (prof__g.cfg.reserve_events) { /* a schedule's later cycles: topped up again (prof_start warned already) */
-            size_t want = prof__g.cfg.reserve_events;
-            (void)prof__pf_reserve(&want);
+        /* reserve_events, made (or topped up) as each recording window
+           begins: the first one of a session, or a schedule's later ones */
+        size_t want = prof__g.cfg.reserve_events;
+        int r = prof__pf_reserve(&want); /* with 0: blocks of exited threads are no longer kept */
+        if (r && !prof__s.reserve_warned) {
+            prof__s.reserve_warned = 1;
+            if (r & PROF__RESERVE_CUT)
+                prof__report(PROF_LOG_WARNING, PROF_E_ARG, "reserve_events %zu is more than half the memory this process may use; %zu reserved",
+                             prof__g.cfg.reserve_events, want);
+            if (r & PROF__RESERVE_NOMEM)
+                prof__report(PROF_LOG_WARNING, PROF_E_NOMEM, "reserve_events: could not map all %zu records; recording maps the rest as it goes", want);
         }
         prof__begin_recording();
     }
@@ -3317,20 +3327,12 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     if (!c.max_events) c.max_events = (size_t)1 << 24;
     if (c.max_events > (size_t)INT64_MAX) c.max_events = (size_t)INT64_MAX;
     if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
-    {
-        size_t want = c.reserve_events;
-        int r = prof__pf_reserve(&want); /* with 0: blocks of exiting threads are no longer kept */
-        if (r & PROF__RESERVE_CUT)
-            prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_start: reserve_events %zu is more than half the memory this process may use; %zu reserved",
-                         c.reserve_events, want);
-        if (r & PROF__RESERVE_NOMEM)
-            prof__report(PROF_LOG_WARNING, PROF_E_NOMEM, "prof_start: reserve_events: could not map all %zu records; recording maps the rest as it goes", want);
-    }
     pthread_mutex_lock(&prof__g_lock);
     prof__g.cfg = c;
     prof__meta_clear_locked();
     pthread_mutex_unlock(&prof__g_lock);
     prof__s.active = 1;
+    prof__s.reserve_warned = 0;
     __atomic_store_n(&prof__s.step, (int64_t)0, __ATOMIC_RELAXED);
     prof__s.action = prof_schedule_action(&c.schedule, 0);
     prof__transit(PROF__NONE, prof__s.action);
@@ -4978,6 +4980,19 @@ typedef struct prof__out {
     int in_place;       /* an existing file written through (no writable directory) */
 } prof__out;
 
+/* Frees what prof__out_open allocated (any of it may be NULL). */
+static PROF__NI void prof__out_free(prof__out *o) {
+    if (o->w) {
+        PROF_FREE(o->w->bufs[0]);
+        PROF_FREE(o->w->bufs[1]);
+        PROF_FREE(o->w);
+    }
+    PROF_FREE(o->tmp);
+    PROF_FREE(o->target);
+    o->w = NULL;
+    o->tmp = o->target = NULL;
+}
+
 /* Where a symlink at path leads, followed link by link as open(2) would,
    also when the last one dangles (the file is created where it points);
    NULL with *err = 0 when path is no symlink, with *err set on a loop or
@@ -5042,8 +5057,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK);
     o->w->bufs[1] = (char *)PROF_MALLOC(PROF__W_CHUNK); /* optional: no writer thread without it */
     if (!o->w->bufs[0]) {
-        PROF_FREE(o->w->bufs[1]);
-        PROF_FREE(o->w);
+        prof__out_free(o);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
     o->w->buf = o->w->bufs[0];
@@ -5063,19 +5077,14 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         unsigned n;
         if ((o->target = prof__follow_links(path, &err)) != NULL) target = o->target;
         if (err) {
-            PROF_FREE(o->w->bufs[0]);
-            PROF_FREE(o->w->bufs[1]);
-            PROF_FREE(o->w);
+            prof__out_free(o);
             return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
         }
         have_old = stat(target, &st) == 0 && S_ISREG(st.st_mode);
         len = strlen(target) + 48;
         o->tmp = (char *)PROF_MALLOC(len);
         if (!o->tmp) {
-            PROF_FREE(o->target);
-            PROF_FREE(o->w->bufs[0]);
-            PROF_FREE(o->w->bufs[1]);
-            PROF_FREE(o->w);
+            prof__out_free(o);
             return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
         }
         base = strrchr(target, '/');
@@ -5107,11 +5116,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     }
     if (o->w->fd < 0) {
         int err = errno;
-        PROF_FREE(o->w->bufs[0]);
-        PROF_FREE(o->w->bufs[1]);
-        PROF_FREE(o->w);
-        PROF_FREE(o->tmp);
-        PROF_FREE(o->target);
+        prof__out_free(o);
         return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
     }
     return PROF_OK;
@@ -5124,11 +5129,7 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     if (close(o->w->fd) != 0 && !err) err = errno;
     if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
     if (err && o->tmp) unlink(o->tmp);
-    PROF_FREE(o->w->bufs[0]);
-    PROF_FREE(o->w->bufs[1]);
-    PROF_FREE(o->w);
-    PROF_FREE(o->tmp);
-    PROF_FREE(o->target);
+    prof__out_free(o);
     if (err && o->in_place)
         return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' in place (its directory is not writable) failed: %s; the file was emptied", who, o->path, strerror(err));
     if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' failed: %s; no file was left in its place", who, o->path, strerror(err));

@@ -125,21 +125,19 @@ NOINLINE static void loop_on(size_t n) { ON_LOOP(n); }
    Reuse sessions cycle through them, chunk by chunk, floor and recording at
    the same placement. */
 #if defined(__x86_64__) || defined(__i386__)
-#define PLACE(pad) __asm__ __volatile__(".skip " #pad ", 0x90")
+#define PLACE(pad) __asm__ __volatile__(".skip " #pad ", 0x90") /* one-byte nops */
 #else
-#define PLACE(pad) __asm__ __volatile__(".skip " #pad ", 0") /* not run through: measured loops only on x86 */
+#define PLACE(pad) __asm__ __volatile__(".rept " #pad " / 4\n\tnop\n\t.endr") /* four-byte nops (aarch64) */
 #endif
 #define PLACED(k, pad)                                                        \
     NOINLINE static void loop_floor_##k(rec24 *buf, size_t n) { PLACE(pad); FLOOR_LOOP(buf, n); } \
     NOINLINE static void loop_on_##k(size_t n) { PLACE(pad); ON_LOOP(n); }
-NOINLINE static void loop_floor_0(rec24 *buf, size_t n) { FLOOR_LOOP(buf, n); }
-NOINLINE static void loop_on_0(size_t n) { ON_LOOP(n); }
-PLACED(1, 16)
+PLACED(1, 16) /* placement 0 is loop_floor and loop_on themselves */
 PLACED(2, 32)
 PLACED(3, 48)
 #define N_PLACES 4
-static void (*const floor_at[N_PLACES])(rec24 *, size_t) = { loop_floor_0, loop_floor_1, loop_floor_2, loop_floor_3 };
-static void (*const on_at[N_PLACES])(size_t) = { loop_on_0, loop_on_1, loop_on_2, loop_on_3 };
+static void (*const floor_at[N_PLACES])(rec24 *, size_t) = { loop_floor, loop_floor_1, loop_floor_2, loop_floor_3 };
+static void (*const on_at[N_PLACES])(size_t) = { loop_on, loop_on_1, loop_on_2, loop_on_3 };
 /* Session off: eight scopes per iteration, so the loop's own cost and the
    alignment of its ~1-cycle body to the fetch blocks do not decide the
    figure; the plain loop has the same eight bodies. */
