@@ -896,6 +896,39 @@ static void test_reserve(void) {
     }
 }
 
+/* A reserve larger than the process may have is cut, with a warning, and
+   recording goes on. In a child whose RLIMIT_DATA is 256 MiB (only in a
+   plain build: sanitizers and valgrind map far more themselves). */
+static void test_reserve_too_big(void) {
+    pid_t pid;
+    int status = 0;
+    if (check_under_valgrind() || check_under_sanitizer()) return;
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        struct rlimit rl;
+        prof_config cfg;
+        prof_events *ev;
+        int i, ok;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)256 << 20;
+        if (setrlimit(RLIMIT_DATA, &rl) != 0) _exit(3);
+        check_log_reset();
+        memset(&cfg, 0, sizeof cfg);
+        cfg.reserve_events = (size_t)-1;
+        cfg.no_prefault_thread = 1;
+        if (prof_start(&cfg) != PROF_OK) _exit(4);
+        for (i = 0; i < 1000; i++) { PROF_SCOPE("after_cut"); }
+        ev = prof_stop();
+        ok = ev && count_named(ev, "after_cut") == 1000 && check_log_has(PROF_E_ARG, "more than half the memory this process may use");
+        prof_events_free(ev);
+        _exit(ok ? 0 : 1);
+    }
+    if (!CHECK(pid > 0)) return;
+    waitpid(pid, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "reserve_events past RLIMIT_DATA: child status %d", status);
+}
+
 /* fork() while other threads allocate through prof_malloc, with no session:
    a child must never inherit a memory-table lock that another thread held
    (it would hang in its first prof_malloc). */
@@ -962,6 +995,7 @@ int main(void) {
     TIMED(test_shared_cap());
     TIMED(test_prefault_thread());
     TIMED(test_reserve());
+    TIMED(test_reserve_too_big());
     prof_shutdown();
     return check_report();
 }
