@@ -4,7 +4,8 @@
 #   make mlp     build examples/mlp.c (shapes, FLOPs, memory, schedule) and run it
 #   make cuda-demo  build examples/cuda_demo.cu with nvcc and run it (needs a GPU)
 #   make test    configure CMake into build/, build, run the whole CTest suite
-#   make bench   build bench/overhead.c and bench/analysis.c with -O2 and run them
+#   make bench   build the bench/ programs with -O2 and run them
+#   make bench-peers TRACY_DIR=/path/to/tracy   prof.h and Tracy side by side (bench/peers.sh)
 #   make clean   remove build outputs
 #
 # Variables: CC (default cc), CXX (default c++), JOBS (default 2),
@@ -21,7 +22,7 @@ CFLAGS_DEMO  ?= -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
 CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
 LDLIBS_PROF  := -pthread -lm -ldl
 
-.PHONY: all demo mlp cuda-demo test configure build bench clean
+.PHONY: all demo mlp cuda-demo test configure build bench bench-peers clean
 
 all: test
 
@@ -69,6 +70,10 @@ bench: $(addprefix $(BUILD)/bench-O2/,$(BENCH_PROGS))
 $(BUILD)/bench-O2/%: bench/%.c bench/common.h bench/synth.h prof.h
 	@mkdir -p $(BUILD)/bench-O2
 	$(CC) $(CFLAGS_BENCH) -pthread -I. $< -o $@ $(LDLIBS_PROF)
+
+# prof.h and Tracy's client side by side (needs TRACY_DIR=/path/to/tracy)
+bench-peers:
+	BUILD=$(BUILD) CXX=$(CXX) bench/peers.sh
 
 clean:
 	rm -rf $(BUILD)
