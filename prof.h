@@ -1147,11 +1147,13 @@ static struct {
 
 #if defined(__x86_64__) && !defined(PROF_CLOCK_MONOTONIC)
 static PROF__NI int prof__tsc_invariant(void) {
-    unsigned a, b, c, d;
-    __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
-    if (a < 0x80000007u) return 0;
-    __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
-    return (d >> 8) & 1; /* CPUID.80000007H:EDX[8], invariant TSC */
+    /* one array for the four outputs: nvcc's front end warns of scalars
+       set and never read */
+    unsigned r[4];
+    __asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(0x80000000u), "c"(0));
+    if (r[0] < 0x80000007u) return 0;
+    __asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(0x80000007u), "c"(0));
+    return (r[3] >> 8) & 1; /* CPUID.80000007H:EDX[8], invariant TSC */
 }
 #endif
 

@@ -17,6 +17,10 @@
 # macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
 # -Wunused-variable / -Wunused-but-set-variable.
 #
+# nvcc-cuda-demo[-nocupti|-disabled]: examples/cuda_demo.cu through nvcc
+# (with -DPROF_CUPTI, without it, and with -DPROF_DISABLED), compiled only:
+# no warning from nvcc's front end or the host compiler.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -50,6 +54,7 @@ all_cases() {
     echo disabled-args-gcc disabled-args-gxx
     echo no-features-gcc no-features-clang no-features-gxx no-features-args-gcc
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
+    echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
 }
 
 # directory holding libcupti.so, or nothing
@@ -188,6 +193,16 @@ one_case() {
             fi
             run_prog "$out" || return 1
         fi ;;
+    nvcc-cuda-demo|nvcc-cuda-demo-nocupti)
+        # nvcc compiles .cu files as C++ through its own front end (EDG),
+        # which has warnings of its own: every one is an error here. Its
+        # generated host code uses GCC line markers, so the host compiler
+        # gets -Wall -Wextra -Werror without -Wpedantic.
+        local nvcc=$CUDA_HOME/bin/nvcc nv=(-DPROF_CUPTI -I"$CUDA_HOME/include")
+        [[ -x $nvcc ]] || { echo "  $nvcc not found"; return 77; }
+        [[ $base == nvcc-cuda-demo-nocupti ]] && nv=()
+        run_cmd "$nvcc" -std=c++17 "${defs[@]}" "${nv[@]}" -I"$root" -Werror all-warnings \
+            -Xcompiler -Wall,-Wextra,-Werror -c "$root/examples/cuda_demo.cu" -o "$out.o" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
