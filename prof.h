@@ -14,6 +14,9 @@
    before you include this file in *one* C or C++ file to create the
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -lm). Linux (x86-64, aarch64) with gcc or clang.
+   The implementation may come after other includes; only in a strict
+   -std=c99/c11 file (not the default gnu modes) must it come first or the
+   file be built with -D_GNU_SOURCE, and prof.h then says so.
 
    QUICK START
    ===========
@@ -218,9 +221,11 @@
 #ifndef PROF_H
 #define PROF_H
 
-/* The implementation needs clock_gettime, syscall and MAP_POPULATE: ask for
-   them before the first system header (include prof.h first in the file
-   that defines PROF_IMPLEMENTATION, or compile with -D_GNU_SOURCE). */
+/* The implementation needs clock_gettime, syscall, MAP_POPULATE and
+   dladdr: ask for them in case prof.h comes before the first system header.
+   After other headers it still builds in the default -std=gnu* and C++
+   modes; a strict -std=c99/c11 file that defines PROF_IMPLEMENTATION must
+   include prof.h first or add -D_GNU_SOURCE (prof.h says so if not). */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
 #endif
@@ -872,6 +877,23 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+/* A system header included before prof.h fixes the feature macros before
+   prof.h can ask for _GNU_SOURCE. The default modes (-std=gnu*, C++) still
+   give everything but Dl_info (declared below); a strict -std=c99/c11
+   hides clock_gettime, sigset_t, MAP_ANONYMOUS and more, so stop with a
+   message that says what to do rather than a screen of errors. */
+#if defined(__GLIBC__) && !defined(__USE_MISC)
+#error "prof.h: the file that defines PROF_IMPLEMENTATION includes a system header before prof.h in a strict -std=c99/c11 mode, which hides the POSIX functions prof.h needs. Include prof.h first in that file, or compile it with -D_GNU_SOURCE (or -D_DEFAULT_SOURCE, or -std=gnu11)."
+#endif
+#if defined(__GLIBC__) && !defined(__USE_GNU)
+/* glibc shows Dl_info and dladdr only with _GNU_SOURCE, which came too late
+   here; the function is in libc all the same, with this layout. */
+typedef struct prof__dl_info { const char *dli_fname; void *dli_fbase; const char *dli_sname; void *dli_saddr; } prof__dl_info;
+extern int dladdr(const void *addr, prof__dl_info *info);
+#define PROF__DL_INFO prof__dl_info
+#else
+#define PROF__DL_INFO Dl_info
+#endif
 #if !defined(PROF_NO_STACK) && defined(__GLIBC__)
 #include <execinfo.h>
 #define PROF__HAVE_BACKTRACE 1
@@ -3786,7 +3808,7 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
             uint64_t a = addrs[off + 1 + k];
             uint32_t idx = prof__map_get(&names, a);
             if (idx == UINT32_MAX) {
-                Dl_info info;
+                PROF__DL_INFO info;
                 char buf[1024];
                 const char *nm = NULL;
                 char *dem = NULL;

@@ -21,6 +21,11 @@
 # (with -DPROF_CUPTI, without it, and with -DPROF_DISABLED), compiled only:
 # no warning from nvcc's front end or the host compiler.
 #
+# include-after-{gcc,clang,default-source}: the implementation included after
+# other system headers (gnu11, and c11 with -D_DEFAULT_SOURCE): builds, runs,
+# and names native stacks. include-after-strict: in plain -std=c11 the build
+# stops with prof.h's own message.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -55,6 +60,7 @@ all_cases() {
     echo no-features-gcc no-features-clang no-features-gxx no-features-args-gcc
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
+    echo include-after-gcc include-after-clang include-after-default-source include-after-strict
 }
 
 # directory holding libcupti.so, or nothing
@@ -192,6 +198,27 @@ one_case() {
                 return 77
             fi
             run_prog "$out" || return 1
+        fi ;;
+    include-after-gcc|include-after-clang|include-after-default-source)
+        local mode=(-std=gnu11)
+        cc=$GCC
+        [[ $base == include-after-clang ]] && cc=$CLANG
+        [[ $base == include-after-default-source ]] && mode=(-std=c11 -D_DEFAULT_SOURCE)
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${mode[@]}" "${WARN[@]}" "${INC[@]}" -rdynamic \
+            "$here/include_after.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    include-after-strict)
+        # must fail, and with prof.h's message first
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        if "$GCC" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" >"$out.log" 2>&1; then
+            echo "  a strict -std=c11 build with a system header first compiled; expected prof.h's #error"
+            return 1
+        fi
+        if ! grep -m1 'error' "$out.log" | grep -q 'includes a system header before prof.h'; then
+            echo "  the first error is not prof.h's message:"
+            sed 's/^/    /' "$out.log" | head -5
+            return 1
         fi ;;
     nvcc-cuda-demo|nvcc-cuda-demo-nocupti)
         # nvcc compiles .cu files as C++ through its own front end (EDG),
