@@ -26,6 +26,14 @@
 # and names native stacks. include-after-strict: in plain -std=c11 the build
 # stops with prof.h's own message.
 #
+# shared-linked-{gcc,clang}: the implementation in a -fPIC shared library,
+# an executable linked against it records in both, on two threads.
+# shared-dlopen-{gcc,clang}: the library loaded with dlopen(RTLD_LOCAL),
+# three threads, two sessions. Both check with objdump that the library's
+# scopes make no __tls_get_addr call (PROF_TLS_MODEL's initial-exec);
+# shared-dlopen-gd builds with PROF_TLS_MODEL="global-dynamic" and expects
+# the calls.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -61,6 +69,7 @@ all_cases() {
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
+    echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-gd
 }
 
 # directory holding libcupti.so, or nothing
@@ -97,9 +106,10 @@ run_cmd() {
 
 run_prog() {
     local exe=$1 dir
+    shift
     dir=$(mktemp -d "$scratch/run.XXXXXX")
-    echo "  \$ (cd scratch && $exe)"
-    (cd "$dir" && timeout 60 "$exe") 2>&1 | tail -n 20 | sed 's/^/    /'
+    echo "  \$ (cd scratch && $exe $*)"
+    (cd "$dir" && timeout 60 "$exe" "$@") 2>&1 | tail -n 20 | sed 's/^/    /'
     return "${PIPESTATUS[0]}"
 }
 
@@ -219,6 +229,31 @@ one_case() {
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
             return 1
+        fi ;;
+    shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-gd)
+        local model=() calls
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        [[ $base == shared-dlopen-gd ]] && model=(-DPROF_TLS_MODEL='"global-dynamic"')
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        have objdump || { echo "  objdump not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${model[@]}" "${INC[@]}" -fPIC -shared \
+            "$here/shared_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
+        # The library's scopes reach the thread-local pointer without a call
+        # to __tls_get_addr (initial-exec), unless PROF_TLS_MODEL says otherwise.
+        calls=$(objdump -d --no-show-raw-insn "$out.so" | awk '/^[0-9a-f]+ </ { f = $2 } /call.*__tls_get_addr/ && f ~ /shared_lib_/ { n++ } END { print n + 0 }')
+        if [[ $base == shared-dlopen-gd ]]; then
+            ((calls > 0)) || { echo "  PROF_TLS_MODEL=global-dynamic: expected __tls_get_addr calls in the scopes"; return 1; }
+        else
+            ((calls == 0)) || { echo "  $calls calls of __tls_get_addr in the library's scopes"; return 1; }
+        fi
+        if [[ $base == shared-linked-* ]]; then
+            run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" "$here/shared_main.c" "$out.so" \
+                -Wl,-rpath,"$scratch" -o "$out" "${LIBS[@]}" || return 1
+            run_prog "$out" || return 1
+        else
+            run_cmd "$cc" -std=c11 "${WARN[@]}" "$here/shared_dlopen.c" -o "$out" "${LIBS[@]}" || return 1
+            run_prog "$out" "$out.so" || return 1
         fi ;;
     nvcc-cuda-demo|nvcc-cuda-demo-nocupti)
         # nvcc compiles .cu files as C++ through its own front end (EDG),
