@@ -2628,7 +2628,7 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend; uint64_t enters, closes_lost; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
    thread's scopes arrive in the order they ended (children before their
@@ -2813,11 +2813,12 @@ static PROF__NI prof_events *prof__collect(void) {
 #endif
         snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
         snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
+        snaps[nsnap - 1].nrec = 0;
+        snaps[nsnap - 1].dropped = PROF__LOADR(&t->dropped) + PROF__LOADR(&t->unbalanced);
         e->stats.dropped += PROF__LOADR(&t->dropped);
         dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
-    e->stats.threads = nsnap;
     e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
     e->stats.blocks_prefaulted = prof__pf.taken;
@@ -2886,6 +2887,7 @@ static PROF__NI prof_events *prof__collect(void) {
         snaps[i].kbeg = nkeys;
         PROF__FOR_RECORDS(snaps[i], r, {
             uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
+            snaps[i].nrec++;
             if (tag == PROF__TAG_EXT) {
                 unsigned kind = (unsigned)(word >> 3) & 31u;
                 unsigned aux = (unsigned)(word >> 8);
@@ -3027,6 +3029,11 @@ static PROF__NI prof_events *prof__collect(void) {
     }
     for (i = 0; i < naopen; i++) if (!aopen[i].used) e->stats.unmatched_async++;
     e->stats.open_at_stop = open_total;
+    /* threads that recorded: not those only bound to the session (prof_start
+       binds the calling thread ahead of its first scope) */
+    e->stats.threads = 0;
+    for (i = 0; i < nsnap; i++)
+        if (snaps[i].nrec || snaps[i].enters || snaps[i].dropped || snaps[i].closes_lost) e->stats.threads++;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
     t = prof__self();
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
