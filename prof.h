@@ -650,6 +650,29 @@ PROF_API prof__thread prof__g_unattached;
 #define PROF__INLINE static __inline__
 #endif
 
+/* The macros expand in the user's code, which may be C++ built with
+   -Wold-style-cast, -Wzero-as-null-pointer-constant and -Wuseless-cast:
+   C++ gets nullptr and, for macro arguments, conversions that are no cast
+   at all when the argument already has the type. */
+#if defined(__cplusplus)
+#define PROF__NULL nullptr
+#define PROF__TO_INT(x) static_cast<int>(x)
+extern "C++" { /* templates, even when prof.h is included inside extern "C" */
+inline double prof__to_f64(double v) { return v; }
+template <typename T> inline double prof__to_f64(T v) { return static_cast<double>(v); }
+inline uint64_t prof__to_u64(uint64_t v) { return v; }
+template <typename T> inline uint64_t prof__to_u64(T v) { return static_cast<uint64_t>(v); }
+inline int64_t prof__to_i64(int64_t v) { return v; }
+template <typename T> inline int64_t prof__to_i64(T v) { return static_cast<int64_t>(v); }
+}
+#else
+#define PROF__NULL ((void *)0)
+#define PROF__TO_INT(x) ((int)(x))
+#define prof__to_f64(x) ((double)(x))
+#define prof__to_u64(x) ((uint64_t)(x))
+#define prof__to_i64(x) ((int64_t)(x))
+#endif
+
 /* The clock: the TSC on x86-64 (prof_start warns if the CPU does not say
    it is invariant), the virtual counter on aarch64, CLOCK_MONOTONIC
    elsewhere or with -DPROF_CLOCK_MONOTONIC. No branch on the hot path. */
@@ -680,7 +703,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
        prof__scope_leave instead keeps "off" a short chain of tests (on this
        Skylake the JCC erratum makes these tiny loops' speed depend on where
        their jumps fall; that layout measured best of the four tried). */
-    if (!epoch) { s.t = 0; return s; }
+    if (!epoch) { s.t = PROF__NULL; return s; }
     s.t = prof__tls;
     /* first scope of a thread or session, or native stacks: out of line */
     if (PROF__UNLIKELY(s.t->epoch != epoch)) {
@@ -695,7 +718,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
 }
 
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
-    if (PROF__LIKELY(s->t != 0)) {
+    if (PROF__LIKELY(s->t != PROF__NULL)) {
         uint64_t t1 = prof__now();
         prof__thread *t = s->t;
         prof__rec *r = t->pos;
@@ -712,11 +735,11 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
 
 PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_site *site, const char *name) {
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
-        prof__scope s; s.t = 0; s.site = site; s.t0 = 0; return s;
+        prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
     }
     {
         const prof_site *named = prof__intern_site(site, name);
-        if (!named) { prof__scope s; s.t = 0; s.site = site; s.t0 = 0; return s; } /* no memory for the name: dropped, counted */
+        if (!named) { prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s; } /* no memory for the name: dropped, counted */
         return prof__scope_enter(named);
     }
 }
@@ -756,7 +779,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes,
     a.shapes = shapes;
     a.shapes_len = len;
     a.flops = flops;
-    a.overload_name = 0;
+    a.overload_name = PROF__NULL;
     a.scope = 0;
     a.sequence_nr = -1;
     a.fwd_thread = 0;
@@ -820,11 +843,11 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
         const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
         const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id), \
-            (int)(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0);     \
+            PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
 #  define PROF__SCOPE_SHAPES_ID(id, name, ...) PROF__SCOPE_SHAPES_AT(id, name, __VA_ARGS__)
 #  define PROF__SCOPE_FLOPS_AT(id, name, flops)                              \
-        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(0, 0, (int64_t)(flops)); \
+        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__NULL, 0, prof__to_i64(flops)); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
 #  define PROF__SCOPE_FLOPS_ID(id, name, flops) PROF__SCOPE_FLOPS_AT(id, name, flops)
 /* A scope marked as an operator (trace category cpu_op), with arguments:
@@ -844,8 +867,8 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 /* Async ranges: begin on one thread, end on any, matched by a 64-bit id. */
 #  define PROF_ASYNC_BEGIN(name, id) do {                                     \
         static const prof_site prof__site_a = PROF__SITE_INIT(name, 0);        \
-        prof__async(&prof__site_a, 5u, (uint64_t)(id)); } while (0)
-#  define PROF_ASYNC_END(id) prof__async(0, 6u, (uint64_t)(id))
+        prof__async(&prof__site_a, 5u, prof__to_u64(id)); } while (0)
+#  define PROF_ASYNC_END(id) prof__async(PROF__NULL, 6u, prof__to_u64(id))
 #  define PROF__SCOPE_ID(id, name, flags) PROF__SCOPE_AT(id, name, flags)
 #  define PROF__SCOPE_DYN_ID(id, name) PROF__SCOPE_DYN_AT(id, name)
 #  define PROF_SCOPE(name) PROF__SCOPE_ID(PROF__ID, name, 0)
@@ -864,7 +887,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         prof__instant(&prof__site_m, 1u, 0.0); } while (0)
 #  define PROF_COUNTER(name, value) do {                                      \
         static const prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
-        prof__instant(&prof__site_c, 2u, (double)(value)); } while (0)
+        prof__instant(&prof__site_c, 2u, prof__to_f64(value)); } while (0)
 #endif
 
 #endif /* PROF_H */

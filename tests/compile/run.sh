@@ -34,6 +34,12 @@
 # shared-dlopen-gd builds with PROF_TLS_MODEL="global-dynamic" and expects
 # the calls.
 #
+# strict-{gcc,clang,gxx,clangxx}[-disabled]: user code calling every
+# recording macro with assorted argument types, built with -Wshadow,
+# -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, ... and
+# in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
+# the macros expand in the user's code and must add none of them.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -70,6 +76,7 @@ all_cases() {
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-gd
+    echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
 }
 
 # directory holding libcupti.so, or nothing
@@ -230,6 +237,27 @@ one_case() {
             sed 's/^/    /' "$out.log" | head -5
             return 1
         fi ;;
+    strict-gcc|strict-clang|strict-gxx|strict-clangxx)
+        # user code with the warnings projects add on top of the matrix's,
+        # every recording macro in it; the implementation built as usual
+        local strict=(-Wshadow -Wconversion -Wsign-conversion -Wundef -Wcast-qual -Wcast-align
+                      -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal)
+        local impl_cc=$GCC
+        case $base in
+        strict-gcc) cc=$GCC; std=-std=c11; src=$here/strict_user.c
+            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
+        strict-clang) cc=$CLANG; std=-std=c11; src=$here/strict_user.c; impl_cc=$CLANG
+            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
+        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp
+            strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wuseless-cast -Wmissing-declarations -Wextra-semi) ;;
+        *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANG
+            strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wmissing-declarations -Wextra-semi) ;;
+        esac
+        have "$cc" && have "$impl_cc" || { echo "  $cc or $impl_cc not found"; return 77; }
+        run_cmd "$impl_cc" -std=c11 "${WARN[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
+        run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-gd)
         local model=() calls
         cc=$GCC
