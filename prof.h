@@ -44,7 +44,8 @@
    PROF_SCOPE(name)       Records the rest of the enclosing block as one event
                           on every exit path (return, break, goto): the cleanup
                           attribute in C, RAII in C++. `name` must be a string
-                          constant (or __func__); several on one line work.
+                          constant (or __func__): anything else fails to
+                          compile, in C and in C++. Several on one line work.
    PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied.
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
    PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
@@ -752,6 +753,16 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #define PROF__ID __LINE__
 #endif
 #define PROF__SITE_INIT(name, flags) { (name), __FILE__, __func__, __LINE__, (flags) }
+/* A call site is initialised once: C rejects a name that is not a constant
+   by itself; C++ would initialise the site from the first call's name and
+   keep that pointer (a dangling one, for a temporary string), so there the
+   site is constexpr and a run-time name fails to compile (PROF_SCOPE_DYN
+   is for those). */
+#if defined(__cplusplus)
+#define PROF__SITE_CONST constexpr
+#else
+#define PROF__SITE_CONST const
+#endif
 
 #if defined(PROF_DISABLED)
 #  if defined(PROF__DISABLED_IS_ZERO_CHECK)
@@ -797,10 +808,10 @@ private:
     prof__scope_guard &operator=(const prof__scope_guard &);
 };
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
-        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
+        static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
-        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
+        static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (name))
 struct prof__scope_args_guard {
     prof__scope s;
@@ -812,16 +823,16 @@ private:
     prof__scope_args_guard &operator=(const prof__scope_args_guard &);
 };
 #    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
-        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
+        static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
         prof__scope_args_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (args))
 #  else
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof__scope_leave(s); }
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
-        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
+        static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter(&PROF__CAT(prof__site_, id))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
-        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
+        static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
 typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
@@ -835,7 +846,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
     if (x->s.t) prof__scope_leave_args(&x->s, x->a);
 }
 #    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
-        static const prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
+        static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
         prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_args_cleanup), unused)) = \
             prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
 #  endif
@@ -866,7 +877,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  endif
 /* Async ranges: begin on one thread, end on any, matched by a 64-bit id. */
 #  define PROF_ASYNC_BEGIN(name, id) do {                                     \
-        static const prof_site prof__site_a = PROF__SITE_INIT(name, 0);        \
+        static PROF__SITE_CONST prof_site prof__site_a = PROF__SITE_INIT(name, 0);        \
         prof__async(&prof__site_a, 5u, prof__to_u64(id)); } while (0)
 #  define PROF_ASYNC_END(id) prof__async(PROF__NULL, 6u, prof__to_u64(id))
 #  define PROF__SCOPE_ID(id, name, flags) PROF__SCOPE_AT(id, name, flags)
@@ -876,17 +887,17 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_SCOPE_DYN(name) PROF__SCOPE_DYN_ID(PROF__ID, name)
 #  define PROF_FUNC() PROF__SCOPE_ID(PROF__ID, __func__, 0)
 #  define PROF_BEGIN(name) do {                                               \
-        static const prof_site prof__site_b = PROF__SITE_INIT(name, 0);        \
+        static PROF__SITE_CONST prof_site prof__site_b = PROF__SITE_INIT(name, 0);        \
         prof__begin(&prof__site_b); } while (0)
 #  define PROF_BEGIN_DYN(name) do {                                           \
-        static const prof_site prof__site_b = PROF__SITE_INIT("", 0);          \
+        static PROF__SITE_CONST prof_site prof__site_b = PROF__SITE_INIT("", 0);          \
         prof__begin_dyn(&prof__site_b, (name)); } while (0)
 #  define PROF_END() prof__end()
 #  define PROF_MARK(name) do {                                                \
-        static const prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
+        static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
         prof__instant(&prof__site_m, 1u, 0.0); } while (0)
 #  define PROF_COUNTER(name, value) do {                                      \
-        static const prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
+        static PROF__SITE_CONST prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
         prof__instant(&prof__site_c, 2u, prof__to_f64(value)); } while (0)
 #endif
 

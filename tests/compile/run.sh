@@ -40,6 +40,9 @@
 # in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
 # the macros expand in the user's code and must add none of them.
 #
+# runtime-name-{gxx,clangxx}: PROF_SCOPE(s.c_str()) must not compile in C++
+# (as it does not in C); PROF_SCOPE_DYN with the same name must.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -77,6 +80,7 @@ all_cases() {
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-gd
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
+    echo runtime-name-gxx runtime-name-clangxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -235,6 +239,15 @@ one_case() {
         if ! grep -m1 'error' "$out.log" | grep -q 'includes a system header before prof.h'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
+            return 1
+        fi ;;
+    runtime-name-gxx|runtime-name-clangxx)
+        cc=$GXX
+        [[ $base == runtime-name-clangxx ]] && cc=$CLANGXX
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c++11 "${WARN[@]}" "${INC[@]}" -c "$here/runtime_name.cpp" -o "$out.o" || return 1
+        if "$cc" -std=c++11 "${WARN[@]}" "${INC[@]}" -DRUNTIME_NAME_IN_PROF_SCOPE -c "$here/runtime_name.cpp" -o "$out.bad.o" >"$out.log" 2>&1; then
+            echo "  PROF_SCOPE with a run-time name compiled; it must not (the site would keep a dangling pointer)"
             return 1
         fi ;;
     strict-gcc|strict-clang|strict-gxx|strict-clangxx)
