@@ -1349,11 +1349,16 @@ static PROF__NI void prof__block_free(prof__block *b) {
     munmap(b->recs, b->map_bytes);
     PROF_FREE(b);
 }
-/* A block of records, faulted in here rather than one page at a time in
-   the hot path. Blocks of 2 MiB and more are aligned to and backed by
-   transparent huge pages where the kernel allows: one fault and one 2 MiB
-   clear instead of 512 faults, which on a VM is most of the growth cost. */
-static PROF__NI prof__block *prof__block_new(size_t cap) {
+/* A block of records. Blocks of 2 MiB and more are aligned to and backed
+   by transparent huge pages where the kernel allows: one fault and one
+   2 MiB clear instead of 512 faults, which on a VM is most of the growth
+   cost. With `prefault` the pages are faulted in here, where no scope is
+   open (a thread's first block, mapped before its first scope reads the
+   clock; the prefault thread's; prof_start's reserve). A block a thread
+   maps while recording is not prefaulted: faulting it in at once would put
+   the whole cost (0.3-1.5 ms here) into the one scope that is open at that
+   moment, where page-sized faults spread it over the events that fill it. */
+static PROF__NI prof__block *prof__block_new(size_t cap, int prefault) {
     prof__block *b = PROF__ALLOC(prof__block, 1);
     size_t bytes = cap * sizeof(prof__rec), map, lead;
     char *m;
@@ -1371,9 +1376,9 @@ static PROF__NI prof__block *prof__block_new(size_t cap) {
         madvise(m, bytes, MADV_HUGEPAGE);
 #endif
     }
-    {
-        /* prefault by touching each page: with huge pages the first touch
-           maps 2 MiB and the rest are plain stores. (MADV_POPULATE_WRITE
+    if (prefault) {
+        /* by touching each page: with huge pages the first touch maps
+           2 MiB and the rest are plain stores. (MADV_POPULATE_WRITE
            measured 2.5x slower than this on huge pages, and MAP_POPULATE
            cannot come after the madvise.) */
         size_t o;
@@ -1489,7 +1494,7 @@ static void *prof__pf_main(void *arg) {
         if (prof__pf.n_ready < PROF__PF_READY && left > (int64_t)prof__pf.n_ready * (int64_t)PROF__MAX_BLOCK) {
             prof__block *b;
             pthread_mutex_unlock(&prof__pf_lock);
-            b = prof__block_new(PROF__MAX_BLOCK);
+            b = prof__block_new(PROF__MAX_BLOCK, 1);
             pthread_mutex_lock(&prof__pf_lock);
             if (!b) break; /* out of memory: recording threads map their own and count what fails */
             prof__pf_push_locked(b);
@@ -1615,7 +1620,7 @@ static PROF__NI int prof__pf_reserve(size_t *records) {
     for (b = prof__pf.ready; b; b = b->next) held += b->cap;
     pthread_mutex_unlock(&prof__pf_lock);
     for (need = want > held ? want - held : 0; need; need = need > PROF__MAX_BLOCK ? need - PROF__MAX_BLOCK : 0) {
-        if (!(b = prof__block_new(PROF__MAX_BLOCK))) return res | PROF__RESERVE_NOMEM;
+        if (!(b = prof__block_new(PROF__MAX_BLOCK, 1))) return res | PROF__RESERVE_NOMEM;
         pthread_mutex_lock(&prof__pf_lock);
         prof__pf_push_locked(b);
         pthread_mutex_unlock(&prof__pf_lock);
@@ -1671,7 +1676,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
             else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
                 blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
             else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
-            if (!blk && !(blk = prof__block_new(cap))) { prof__drop_nomem(t); return NULL; }
+            if (!blk && !(blk = prof__block_new(cap, 0))) { prof__drop_nomem(t); return NULL; }
             __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
             if (cur) PROF__STORE(&cur->next, blk);
             else PROF__STORE(&t->head, blk);
@@ -1740,8 +1745,11 @@ static PROF__NI prof__tstate *prof__attach(void) {
     return t;
 }
 
-/* Attaches the calling thread, or rebinds its buffer to a new session. */
-PROF_API PROF__NI prof__thread *prof__thread_get(void) {
+/* Attaches the calling thread, or rebinds its buffer to a new session,
+   and gives it a first block before it reads the clock. `from_start`: the
+   thread is prof_start's caller, which may never record: with a reserve it
+   takes a reserved block only when it does (no fault then either). */
+static PROF__NI prof__thread *prof__thread_bind(int from_start) {
     prof__tstate *t = prof__self();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch) return NULL;
@@ -1761,11 +1769,24 @@ PROF_API PROF__NI prof__thread *prof__thread_get(void) {
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
+        if (!PROF__LOAD(&t->head) && !(from_start && __atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))) {
+            /* The first block now, before the first scope reads the clock:
+               mapped when its first record is written, it would land in
+               whatever scope is open then (0.3-0.5 ms here). A failure
+               here is retried, and counted, when a record needs room. */
+            prof__block *b = __atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED) ? prof__pf_take(0) : NULL;
+            if (!b) b = prof__block_new(PROF__FIRST_BLOCK, 1);
+            if (b) {
+                __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
+                PROF__STORE(&t->head, b);
+            }
+        }
         t->hot.epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? 0 : epoch;
         PROF__STORE(&t->bound_epoch, epoch);
     }
     return &t->hot;
 }
+PROF_API PROF__NI prof__thread *prof__thread_get(void) { return prof__thread_bind(0); }
 
 static PROF__NI prof__rec *prof__slot(prof__thread *h) {
     prof__rec *r = h->pos;
@@ -3310,7 +3331,7 @@ static PROF__NI void prof__begin_recording(void) {
     __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&prof__g_lock);
     /* Attach the calling thread now so its first scope pays nothing extra. */
-    prof__thread_get();
+    prof__thread_bind(1);
 }
 
 /* Ends the recording window; the events gain the session's metadata. */

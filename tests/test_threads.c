@@ -816,6 +816,64 @@ static prof_stats res_session_ex(size_t reserve, long n, res_run *runs, double *
 static prof_stats res_session(size_t reserve, long n, res_run *runs, double *start_s, long *start_faults, int fresh) {
     return res_session_ex(reserve, n, runs, start_s, start_faults, fresh, 0);
 }
+/* Where block growth's page faults land. A thread's first block is mapped
+   and faulted in before its first scope reads the clock, so no scope
+   contains that cost; later blocks a thread maps while recording are
+   faulted a page at a time as records fill them, so no single scope takes
+   a whole block's faults (0.3-1.5 ms here). Counted with getrusage, not
+   timed: batches of 100 scopes fill less than one 4 KiB page, so a batch
+   sees at most a couple of faults; faulting a 768 KiB block at once would
+   be 192. */
+typedef struct growth_run { long first_scope_faults, worst_batch_faults; } growth_run;
+static long thread_faults(void) {
+    struct rusage u;
+    getrusage(RUSAGE_THREAD, &u);
+    return u.ru_minflt;
+}
+static void *growth_worker(void *arg) {
+    growth_run *g = (growth_run *)arg;
+    long b, i, f0, f1;
+    {
+        PROF_SCOPE("growth_first"); /* this thread's first scope */
+        f0 = thread_faults();
+        for (i = 0; i < 100; i++) { PROF_SCOPE("growth_inner"); }
+        f1 = thread_faults();
+        g->first_scope_faults = f1 - f0;
+    }
+    g->worst_batch_faults = 0;
+    for (b = 0; b < 1000; b++) { /* 100k scopes: past the first two blocks */
+        PROF_SCOPE("growth_batch");
+        f0 = thread_faults();
+        for (i = 0; i < 100; i++) { PROF_SCOPE("growth_inner"); }
+        f1 = thread_faults();
+        if (f1 - f0 > g->worst_batch_faults) g->worst_batch_faults = f1 - f0;
+    }
+    return NULL;
+}
+static void test_growth_faults_spread(void) {
+    prof_config cfg;
+    prof_events *ev;
+    pthread_t th;
+    growth_run g;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&g, 0, sizeof g);
+    cfg.no_prefault_thread = 1; /* every block mapped by the recording thread */
+    prof_shutdown();            /* no blocks held from earlier sessions */
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    CHECK(pthread_create(&th, NULL, growth_worker, &g) == 0);
+    pthread_join(th, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count_named(ev, "growth_inner"), 100 + 1000 * 100);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+    prof_events_free(ev);
+    if (!check_under_valgrind() && !check_under_sanitizer()) { /* their shadow memory faults too */
+        CHECK_MSG(g.first_scope_faults <= 2, "the first scope of a thread took %ld page faults", g.first_scope_faults);
+        CHECK_MSG(g.worst_batch_faults <= 8, "a batch of 100 scopes took %ld page faults", g.worst_batch_faults);
+    }
+    printf("# growth: first scope %ld faults, worst batch of 100 scopes %ld\n", g.first_scope_faults, g.worst_batch_faults);
+}
+
 static void test_reserve(void) {
     /* two blocks a thread normally, one under valgrind or a sanitizer */
     long n = check_scale(400000, 10);
@@ -994,6 +1052,7 @@ int main(void) {
     TIMED(test_pool_sessions());
     TIMED(test_shared_cap());
     TIMED(test_prefault_thread());
+    TIMED(test_growth_faults_spread());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());
     prof_shutdown();
