@@ -665,6 +665,14 @@ inline uint64_t prof__to_u64(uint64_t v) { return v; }
 template <typename T> inline uint64_t prof__to_u64(T v) { return static_cast<uint64_t>(v); }
 inline int64_t prof__to_i64(int64_t v) { return v; }
 template <typename T> inline int64_t prof__to_i64(T v) { return static_cast<int64_t>(v); }
+/* PROF_SCOPE_SHAPES's values: each converted as above, so size_t dims and
+   the like need no casts (a braced int64_t array would not narrow them) */
+template <size_t N> struct prof__i64s { int64_t v[N]; };
+template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(T... x) {
+    static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
+    prof__i64s<sizeof...(T)> r = { { prof__to_i64(x)... } };
+    return r;
+}
 }
 #else
 #define PROF__NULL ((void *)0)
@@ -851,11 +859,28 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
             prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
 #  endif
 #  define PROF__SCOPE_ARGS_ID(id, name, args) PROF__SCOPE_ARGS_AT(id, name, args)
+#  if defined(__cplusplus)
+#  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
+        const auto PROF__CAT(prof__shp_, id) = prof__make_i64s(__VA_ARGS__);  \
+        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id).v, \
+            PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id).v / sizeof(int64_t)), 0); \
+        PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
+#  else
+/* more than 64 values would be dropped at run time: refused here */
+#    if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#      define PROF__SHAPES_LIMIT(id, arr) _Static_assert(sizeof arr / sizeof(int64_t) <= 64, \
+            "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)")
+#    else
+#      define PROF__SHAPES_LIMIT(id, arr) typedef char PROF__CAT(prof__shapes_at_most_64_values_, id) \
+            [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((unused))
+#    endif
 #  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
         const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
+        PROF__SHAPES_LIMIT(id, PROF__CAT(prof__shp_, id));                     \
         const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id), \
             PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
+#  endif
 #  define PROF__SCOPE_SHAPES_ID(id, name, ...) PROF__SCOPE_SHAPES_AT(id, name, __VA_ARGS__)
 #  define PROF__SCOPE_FLOPS_AT(id, name, flops)                              \
         const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__NULL, 0, prof__to_i64(flops)); \

@@ -150,6 +150,26 @@ static void test_names_in_cxx_code() {
     prof_events_free(ev);
 }
 
+/* ---- PROF_SCOPE_SHAPES with C++ integer types ---- */
+static void test_shapes_of_any_integer_type() {
+    prof_config c = config();
+    prof_events *ev;
+    c.record_shapes = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        std::vector<float> v(6);
+        size_t rows = 2, cols = v.size() / 2;
+        unsigned char one = 1;
+        long long big = 1LL << 40;
+        PROF_SCOPE_SHAPES("mm", 2, rows, cols, one, big, 0);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    int64_t i = find(ev, "mm");
+    if (CHECK(i >= 0)) CHECK_EQ_STR(get(ev, (size_t)i).input_shapes, "[[2, 3], [1099511627776], []]");
+    prof_events_free(ev);
+}
+
 /* ---- std::thread ---- */
 static void test_std_threads() {
     prof_config c = config();
@@ -187,6 +207,7 @@ int main() {
     prof_set_log(check_log, NULL);
     test_exception_unwinds_scopes();
     test_names_in_cxx_code();
+    test_shapes_of_any_integer_type();
     test_std_threads();
     return check_report();
 }

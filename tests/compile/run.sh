@@ -43,6 +43,9 @@
 # runtime-name-{gxx,clangxx}: PROF_SCOPE(s.c_str()) must not compile in C++
 # (as it does not in C); PROF_SCOPE_DYN with the same name must.
 #
+# shapes-limit-{gcc,gcc-c99,gxx}: PROF_SCOPE_SHAPES with 65 values must not
+# compile; with 64 it must.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -80,7 +83,7 @@ all_cases() {
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-gd
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
-    echo runtime-name-gxx runtime-name-clangxx
+    echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -239,6 +242,19 @@ one_case() {
         if ! grep -m1 'error' "$out.log" | grep -q 'includes a system header before prof.h'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
+            return 1
+        fi ;;
+    shapes-limit-gcc|shapes-limit-gcc-c99|shapes-limit-gxx)
+        local x=()
+        case $base in
+        shapes-limit-gcc) cc=$GCC; std=-std=c11 ;;
+        shapes-limit-gcc-c99) cc=$GCC; std=-std=c99 ;;
+        *) cc=$GXX; std=-std=c++11; x=(-x c++) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -c "$here/shapes_limit.c" -o "$out.o" || return 1
+        if "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -DSHAPES_OVER_THE_LIMIT -c "$here/shapes_limit.c" -o "$out.bad.o" >"$out.log" 2>&1; then
+            echo "  PROF_SCOPE_SHAPES with 65 values compiled; the values past 64 would be dropped at run time"
             return 1
         fi ;;
     runtime-name-gxx|runtime-name-clangxx)

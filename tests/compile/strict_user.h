@@ -51,6 +51,13 @@ int strict_user_work(int n, double x, float f, int64_t big, uint64_t id, unsigne
         PROF_SCOPE_SHAPES("shapes", 2, n, n, 1, big);
         acc += 3;
     }
+#ifdef __cplusplus
+    {
+        /* C++ converts each value itself: size_t dims need no cast */
+        size_t rows = sizeof name, cols = 4;
+        PROF_SCOPE_SHAPES("shapes_size_t", 2, rows, cols, 1, u);
+    }
+#endif
     {
         prof_args a;
         memset(&a, 0, sizeof a);
