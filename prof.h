@@ -1014,6 +1014,7 @@ static prof_log_fn prof__g_log;
 static void *prof__g_log_user;
 static pthread_mutex_t prof__log_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread char prof__last_error_buf[512];
+static __thread prof_result prof__last_error_code; /* of the last error this thread reported */
 
 PROF_API const char *prof_result_string(prof_result r) {
     if ((int)r < 0 || r >= PROF_RESULT_COUNT) return "unknown result";
@@ -1038,7 +1039,10 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (level == PROF_LOG_ERROR) memcpy(prof__last_error_buf, msg, sizeof msg);
+    if (level == PROF_LOG_ERROR) {
+        memcpy(prof__last_error_buf, msg, sizeof msg);
+        prof__last_error_code = code;
+    }
     pthread_mutex_lock(&prof__log_lock);
     log = prof__g_log;
     user = prof__g_log_user;
@@ -4703,9 +4707,11 @@ PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_opti
     if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the averages are NULL"); return NULL; }
     return prof__table_string(&b, prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt));
 }
+/* `s` from a table function called just after prof__last_error_code was
+   cleared: NULL means that call failed, for the reason it reported. */
 static PROF__NI prof_result prof__print(FILE *f, char *s) {
     size_t n;
-    if (!s) return PROF_E_NOMEM;
+    if (!s) return prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM;
     n = strlen(s);
     if (fwrite(s, 1, n, f) != n) { PROF_FREE(s); return prof__report(PROF_LOG_ERROR, PROF_E_IO, "table: writing the table failed: %s", strerror(errno)); }
     PROF_FREE(s);
@@ -4713,10 +4719,12 @@ static PROF__NI prof_result prof__print(FILE *f, char *s) {
 }
 PROF_API prof_result prof_events_print_table(FILE *f, prof_events *e, const prof_table_options *opt) {
     if (!f) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: FILE is NULL");
+    prof__last_error_code = PROF_OK;
     return prof__print(f, prof_events_table(e, opt));
 }
 PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, const prof_table_options *opt) {
     if (!f) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: FILE is NULL");
+    prof__last_error_code = PROF_OK;
     return prof__print(f, prof_averages_table(a, opt));
 }
 PROF_API void prof_free_string(char *s) { PROF_FREE(s); }

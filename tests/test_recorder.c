@@ -980,6 +980,42 @@ static void test_recorded_averages(void) {
 
 /* CHECK_TIMING=1 prints how long each test took */
 #define TIMED(call) do { int64_t t0_ = mono_ns(); call; if (getenv("CHECK_TIMING")) fprintf(stderr, "%-32s %8.1f ms\n", #call, (mono_ns() - t0_) / 1e6); } while (0)
+/* The print functions return the reason the table could not be made,
+   not "out of memory" for every failure. */
+static void test_print_table_errors(void) {
+    prof_config c;
+    prof_events *ev;
+    prof_averages *avg;
+    prof_table_options o;
+    FILE *devnull = fopen("/dev/null", "w");
+    if (!CHECK(devnull != NULL)) return;
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("printed"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) { fclose(devnull); return; }
+    avg = prof_key_averages(ev, NULL);
+    memset(&o, 0, sizeof o);
+    CHECK_EQ_INT(prof_events_print_table(devnull, ev, &o), PROF_OK);
+    o.sort_by = "bogus";
+    CHECK_EQ_INT(prof_events_print_table(devnull, ev, &o), PROF_E_UNKNOWN_KEY);
+    CHECK_EQ_INT(prof_averages_print_table(devnull, avg, &o), PROF_E_UNKNOWN_KEY);
+    CHECK(check_log_has(PROF_E_UNKNOWN_KEY, "bogus"));
+    o.sort_by = NULL;
+    o.time_unit = "ns";
+    CHECK_EQ_INT(prof_events_print_table(devnull, ev, &o), PROF_E_ARG);
+    CHECK_EQ_INT(prof_averages_print_table(devnull, avg, &o), PROF_E_ARG);
+    o.time_unit = NULL;
+    CHECK_EQ_INT(prof_events_print_table(devnull, NULL, &o), PROF_E_ARG);
+    CHECK_EQ_INT(prof_averages_print_table(devnull, NULL, &o), PROF_E_ARG);
+    /* and a success after a failure is a success */
+    CHECK_EQ_INT(prof_averages_print_table(devnull, avg, &o), PROF_OK);
+    check_log_reset();
+    prof_averages_free(avg);
+    prof_events_free(ev);
+    fclose(devnull);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_recording_off()); /* first: nothing recorded before any session */
@@ -1002,6 +1038,7 @@ int main(void) {
     TIMED(test_marks_and_options());
     TIMED(test_clock());
     TIMED(test_recorded_averages());
+    TIMED(test_print_table_errors());
     prof_shutdown();
     return check_report();
 }
