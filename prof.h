@@ -6103,6 +6103,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     int64_t *sums = NULL;
     size_t capsums = 0;
     prof__map byaddr;
+    size_t with_stacks = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
@@ -6118,6 +6119,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         int64_t value;
         int k;
         if (st.depth <= 0) continue;
+        with_stacks++;
         value = (which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i)) / 1000; /* int(us) truncates */
         if (value <= 0) continue;
         line.n = 0;
@@ -6165,6 +6167,9 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         prof__out_close(&o, who);
         return PROF_E_NOMEM;
     }
+    /* an empty file, as PyTorch writes it, but not without a word */
+    if (e->n && !with_stacks)
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE)", who, path);
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }

@@ -1479,6 +1479,28 @@ static void test_errors(void) {
     if (!CHECK(ev != NULL)) return;
     CHECK(mkdir(ERR_DIR, 0755) == 0 || errno == EEXIST);
 
+    /* events recorded without with_stack: an empty stacks file, as PyTorch
+       writes it, and a warning that says why */
+    {
+        prof_config c;
+        prof_events *plain;
+        memset(&c, 0, sizeof c);
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        { PROF_SCOPE("no_stack"); }
+        plain = prof_stop();
+        if (CHECK(plain != NULL)) {
+            check_log_reset();
+            CHECK_EQ_INT(prof_export_stacks(plain, ERR_DIR "/empty.stacks", "self_cpu_time_total"), PROF_OK);
+            CHECK(stat(ERR_DIR "/empty.stacks", &st) == 0 && st.st_size == 0);
+            CHECK(check_log_has(PROF_E_ARG, "no event has a stack"));
+            check_log_reset();
+            /* events with stacks but none over 0 us: empty, no warning */
+            CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/zero.stacks", "self_cuda_time_total"), PROF_OK);
+            CHECK(check_log_count(PROF_E_ARG) == 0);
+            prof_events_free(plain);
+        }
+    }
+
     /* a directory that does not exist */
     for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, "/nonexistent/dir/x.json", NULL, NULL);
 
