@@ -65,7 +65,10 @@
    PROF_SCOPE_FLOPS(name, flops)            A flop count (with_flops).
    PROF_SCOPE_ARGS(name, &args)             A prof_args: shapes, flops,
                           overload name, sequence_nr, fwd_thread, scope.
-   Every macro is a statement; none evaluates an argument twice.
+   PROF_SCOPE and the other scope macros are declarations (they live until
+   the end of the block, so they cannot follow a case label or stand alone
+   under an unbraced if); every other macro is a statement. None evaluates
+   an argument twice.
 
    CONFIGURATION MACROS
    ====================
@@ -3217,11 +3220,12 @@ static PROF__NI prof_events *prof__collect(void) {
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
                      (unsigned long long)dropped_nomem);
     if (e->stats.unbalanced_ends)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END calls had no open PROF_BEGIN; they were ignored",
-                     (unsigned long long)e->stats.unbalanced_ends);
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored",
+                     (unsigned long long)e->stats.unbalanced_ends, e->stats.unbalanced_ends == 1 ? "" : "s",
+                     e->stats.unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scopes were still open; they are not in the profile",
-                     (unsigned long long)open_total);
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open; %s not in the profile",
+                     (unsigned long long)open_total, open_total == 1 ? " was" : "s were", open_total == 1 ? "it is" : "they are");
     if (e->stats.unknown_frees)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu frees of pointers that prof_alloc never saw were ignored",
                      (unsigned long long)e->stats.unknown_frees);
@@ -3525,14 +3529,15 @@ static PROF__NI int prof__meta_key_reserved(const char *key) {
 }
 static PROF__NI prof_result prof__session_meta(const char *key, const char *value, int is_json) {
     prof__kv *kv, **pp;
-    if (!key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata: key and value must not be NULL");
-    if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata: '%s' is one of the trace's own keys", key);
+    const char *who = is_json ? "prof_add_metadata_json" : "prof_add_metadata";
+    if (!key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: key and value must not be NULL", who);
+    if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: '%s' is one of the trace's own keys", who, key);
     if (is_json && !prof_json_valid(value))
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_add_metadata_json: the value for '%s' is not valid JSON", key);
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the value for '%s' is not valid JSON", who, key);
     kv = PROF__ALLOC(prof__kv, 1);
     if (!kv || !(kv->key = prof__strdup(key)) || !(kv->value = prof__strdup(value))) {
         if (kv) { PROF_FREE(kv->key); PROF_FREE(kv); }
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_add_metadata: out of memory");
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
     kv->is_json = is_json;
     kv->next = NULL;
