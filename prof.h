@@ -13,7 +13,8 @@
        #define PROF_IMPLEMENTATION
    before you include this file in *one* C or C++ file to create the
    implementation. Every other file just includes "prof.h".
-   Link with -pthread (and -lm). Linux (x86-64, aarch64) with gcc or clang.
+   Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
+   Linux (x86-64, aarch64) with gcc or clang.
    The implementation may come after other includes; only in a strict
    -std=c99/c11 file (not the default gnu modes) must it come first or the
    file be built with -D_GNU_SOURCE, and prof.h then says so.
@@ -4553,11 +4554,17 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         for (i = 0; i < n; i++) if (rows[i]->flops > 0 && (mn == 0 || rows[i]->flops < mn)) mn = rows[i]->flops;
         if (mn > 0) {
             static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
-            double lf = log10((double)mn) / 3.0;
-            if (lf > 5.0) lf = 5.0;
-            if (lf < 0) lf = 0;
-            flops_scale = pow(10.0, floor(lf) * -3.0);
-            snprintf(flops_hdr, sizeof flops_hdr, "Total %s", units[(int)lf]);
+            static const double scales[] = { 1.0, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15 };
+            /* PyTorch: floor(min(log10(mn) / 3, 5)), pow(10, -3 * that).
+               Counted in integers (no libm): whole thousands, except that
+               in doubles log10 of the two integers just below 1e15 rounds
+               up to 15 (glibc's pow of 10 is exact for these) */
+            int k = 0;
+            int64_t v = mn;
+            while (v >= 1000 && k < 5) { v /= 1000; k++; }
+            if (mn >= 999999999999998LL) k = 5;
+            flops_scale = scales[k];
+            snprintf(flops_hdr, sizeof flops_hdr, "Total %s", units[k]);
             PROF__COL(flops_hdr, 12, '>');
         } else {
             with_flops = 0;

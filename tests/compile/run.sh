@@ -46,6 +46,8 @@
 # shapes-limit-{gcc,gcc-c99,gxx}: PROF_SCOPE_SHAPES with 65 values must not
 # compile; with 64 it must.
 #
+# no-libm-{gcc,clang}: the implementation links without -lm.
+#
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
@@ -84,6 +86,7 @@ all_cases() {
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-gd
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
+    echo no-libm-gcc no-libm-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -244,6 +247,13 @@ one_case() {
             sed 's/^/    /' "$out.log" | head -5
             return 1
         fi ;;
+    no-libm-gcc|no-libm-clang)
+        # prof.h links with -pthread -ldl alone: no -lm
+        cc=$GCC
+        [[ $base == no-libm-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${INC[@]}" "$here/matrix.c" -o "$out" -pthread -ldl || return 1
+        run_prog "$out" || return 1 ;;
     shapes-limit-gcc|shapes-limit-gcc-c99|shapes-limit-gxx)
         local x=()
         case $base in
