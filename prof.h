@@ -461,6 +461,10 @@ typedef struct prof_stats {
                                    (reserve_events) or exited threads'
                                    blocks kept for it; the rest were faulted
                                    in by the recording threads */
+    uint64_t malformed_shapes;  /* scopes whose shape values were not, per
+                                   input, a number of dims and then that many
+                                   dims: their Input Shapes show what could
+                                   be read (prof_stop warns) */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -3061,12 +3065,15 @@ static PROF__NI prof_events *prof__collect(void) {
                         int64_t dims[64];
                         int nd = 0;
                         prof_shapes sh;
+                        int bad = 0;
                         while (p < pd.nshapes && n_in < 64) {
                             int64_t c = pd.shapes[p++], j;
                             ndims[n_in] = 0;
+                            if (c < 0 || c > pd.nshapes - p) bad = 1; /* a count past the values, or negative */
                             for (j = 0; j < c && p < pd.nshapes; j++) { dims[nd++] = pd.shapes[p++]; ndims[n_in]++; }
                             n_in++;
                         }
+                        if (bad) e->stats.malformed_shapes++;
                         sh.n_inputs = n_in;
                         sh.ndims = ndims;
                         sh.dims = dims;
@@ -3227,6 +3234,10 @@ static PROF__NI prof_events *prof__collect(void) {
     if (open_total)
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open; %s not in the profile",
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were", open_total == 1 ? "it is" : "they are");
+    if (e->stats.malformed_shapes)
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read",
+                     (unsigned long long)e->stats.malformed_shapes, e->stats.malformed_shapes == 1 ? " had" : "s had",
+                     e->stats.malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
     if (e->stats.unknown_frees)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu frees of pointers that prof_alloc never saw were ignored",
                      (unsigned long long)e->stats.unknown_frees);

@@ -28,6 +28,29 @@ static prof_config config(void) {
     return c;
 }
 
+/* Shape values that do not parse as (number of dims, dims...) per input:
+   counted, warned about, and shown as far as they could be read. */
+static void test_malformed_shapes(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t i;
+    c.record_shapes = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE_SHAPES("short", 3, 4, 5); }  /* 3 dims announced, 2 given */
+    { PROF_SCOPE_SHAPES("negative", -1, 2); } /* a negative count */
+    { PROF_SCOPE_SHAPES("fine", 2, 4, 5, 0); }
+    check_log_reset();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).malformed_shapes, 2);
+    CHECK(check_log_has(PROF_E_ARG, "2 scopes had input shapes"));
+    i = find(ev, "short");
+    if (CHECK(i >= 0)) CHECK_EQ_STR(get(ev, (size_t)i).input_shapes, "[[4, 5]]");
+    i = find(ev, "fine");
+    if (CHECK(i >= 0)) CHECK_EQ_STR(get(ev, (size_t)i).input_shapes, "[[4, 5], []]");
+    prof_events_free(ev);
+}
+
 static void test_shapes_flops_args(void) {
     prof_config c = config();
     prof_events *ev;
@@ -239,6 +262,7 @@ static void test_scope_stacks(void) {
 
 int main(void) {
     test_shapes_flops_args();
+    test_malformed_shapes();
     test_memory();
     test_async();
     test_scope_stacks();
