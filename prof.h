@@ -87,8 +87,9 @@
                         the TSC (x86-64) or the virtual counter (aarch64).
      PROF_API           linkage of the public functions (default: extern).
      PROF_TLS_MODEL     TLS model of the recorder's one thread-local pointer
-                        (default "initial-exec": no __tls_get_addr call per
-                        scope in a -fPIC shared library). A library loaded
+                        (default in -fPIC code: "initial-exec", so a scope in
+                        a shared library makes no __tls_get_addr call;
+                        elsewhere the compiler's own). A library loaded
                         with dlopen takes these 8 bytes from glibc's static
                         TLS reserve; should dlopen ever fail with "cannot
                         allocate memory in static TLS block", build with
@@ -630,14 +631,20 @@ PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* Declared, never defined: it only appears inside sizeof, to mark macro
    arguments used where a switch compiles them out. */
 PROF_API int prof__use_(int, ...);
-/* The thread-local pointer lives in the implementation file. Initial-exec
-   TLS reads it with one instruction in an executable and two in a shared
-   library, where the default model for -fPIC code calls __tls_get_addr on
-   every scope (15% of a scope's time measured here). */
-#ifndef PROF_TLS_MODEL
+/* The thread-local pointer lives in the implementation file. In a shared
+   library (-fPIC, not -fPIE) the default TLS model calls __tls_get_addr on
+   every scope (15% of a scope's time measured here); initial-exec reads it
+   with two instructions. Executables keep the compiler's choice, which is
+   already that or better (one instruction where prof.h is implemented). */
+#if !defined(PROF_TLS_MODEL) && defined(__PIC__) && !defined(__PIE__)
 #define PROF_TLS_MODEL "initial-exec"
 #endif
-extern __thread prof__thread *prof__tls __attribute__((tls_model(PROF_TLS_MODEL)));
+#if defined(PROF_TLS_MODEL)
+#define PROF__TLS_ATTR __attribute__((tls_model(PROF_TLS_MODEL)))
+#else
+#define PROF__TLS_ATTR
+#endif
+extern __thread prof__thread *prof__tls PROF__TLS_ATTR;
 /* Where prof__tls points before a thread attaches: its epoch is never a
    session's, so the hot path needs no NULL test. */
 PROF_API prof__thread prof__g_unattached;
@@ -1348,7 +1355,7 @@ typedef struct prof__tstate {
 
 prof__thread prof__g_unattached;
 /* the model again: gcc takes it from the definition for accesses in this file */
-__thread prof__thread *prof__tls __attribute__((tls_model(PROF_TLS_MODEL))) = &prof__g_unattached;
+__thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
 
 /* The calling thread's state, NULL before it attaches. */
 static PROF__NI prof__tstate *prof__self(void) {
