@@ -87,13 +87,15 @@
                         the TSC (x86-64) or the virtual counter (aarch64).
      PROF_API           linkage of the public functions (default: extern).
      PROF_TLS_MODEL     TLS model of the recorder's one thread-local pointer
-                        (default in -fPIC code: "initial-exec", so a scope in
-                        a shared library makes no __tls_get_addr call;
-                        elsewhere the compiler's own). A library loaded
-                        with dlopen takes these 8 bytes from glibc's static
-                        TLS reserve; should dlopen ever fail with "cannot
-                        allocate memory in static TLS block", build with
-                        -DPROF_TLS_MODEL='"global-dynamic"'.
+                        (default: the compiler's). In a -fPIC shared library
+                        that model calls __tls_get_addr on every scope;
+                        -DPROF_TLS_MODEL='"initial-exec"' (in every file of
+                        the library) saves it, 15% of a scope here. glibc
+                        then places the library's whole TLS block in its
+                        small static reserve: fine for a library linked at
+                        startup, but a dlopen'ed one with much TLS of its
+                        own may fail to load ("cannot allocate memory in
+                        static TLS block").
    Implementation file only:
      PROF_MALLOC(sz) PROF_REALLOC(p,sz) PROF_FREE(p)
                         allocator hooks; define all three or none. (Record
@@ -631,14 +633,12 @@ PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* Declared, never defined: it only appears inside sizeof, to mark macro
    arguments used where a switch compiles them out. */
 PROF_API int prof__use_(int, ...);
-/* The thread-local pointer lives in the implementation file. In a shared
-   library (-fPIC, not -fPIE) the default TLS model calls __tls_get_addr on
-   every scope (15% of a scope's time measured here); initial-exec reads it
-   with two instructions. Executables keep the compiler's choice, which is
-   already that or better (one instruction where prof.h is implemented). */
-#if !defined(PROF_TLS_MODEL) && defined(__PIC__) && !defined(__PIE__)
-#define PROF_TLS_MODEL "initial-exec"
-#endif
+/* The thread-local pointer lives in the implementation file. Executables
+   read it with one or two instructions. In a shared library (-fPIC) the
+   compiler's model calls __tls_get_addr on every scope (15% of a scope's
+   time measured here); -DPROF_TLS_MODEL='"initial-exec"' saves that, but
+   then glibc must place the library's whole TLS block in its small static
+   reserve, which a dlopen can run out of: so it is not the default. */
 #if defined(PROF_TLS_MODEL)
 #define PROF__TLS_ATTR __attribute__((tls_model(PROF_TLS_MODEL)))
 #else
@@ -652,6 +652,9 @@ PROF_API prof__thread prof__g_unattached;
 }
 #endif
 
+#if defined(__cplusplus) && __cplusplus < 201103L
+#error "prof.h needs C++11 or later in C++ (-std=c++11)"
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define PROF__NOINSTRUMENT __attribute__((no_instrument_function))
 #define PROF__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -674,16 +677,18 @@ PROF_API prof__thread prof__g_unattached;
 #define PROF__NULL nullptr
 #define PROF__TO_INT(x) static_cast<int>(x)
 extern "C++" { /* templates, even when prof.h is included inside extern "C" */
+/* by reference: a std::atomic, which cannot be copied, converts too */
 inline double prof__to_f64(double v) { return v; }
-template <typename T> inline double prof__to_f64(T v) { return static_cast<double>(v); }
+template <typename T> inline double prof__to_f64(const T &v) { return static_cast<double>(v); }
 inline uint64_t prof__to_u64(uint64_t v) { return v; }
-template <typename T> inline uint64_t prof__to_u64(T v) { return static_cast<uint64_t>(v); }
+template <typename T> inline uint64_t prof__to_u64(const T &v) { return static_cast<uint64_t>(v); }
+template <typename T> inline uint64_t prof__to_u64(T *p) { return reinterpret_cast<uintptr_t>(p); } /* an object's address as an async id */
 inline int64_t prof__to_i64(int64_t v) { return v; }
-template <typename T> inline int64_t prof__to_i64(T v) { return static_cast<int64_t>(v); }
+template <typename T> inline int64_t prof__to_i64(const T &v) { return static_cast<int64_t>(v); }
 /* PROF_SCOPE_SHAPES's values: each converted as above, so size_t dims and
    the like need no casts (a braced int64_t array would not narrow them) */
 template <size_t N> struct prof__i64s { int64_t v[N]; };
-template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(T... x) {
+template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T &...x) {
     static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
     prof__i64s<sizeof...(T)> r = { { prof__to_i64(x)... } };
     return r;
@@ -1790,10 +1795,14 @@ static PROF__NI prof__tstate *prof__attach(void) {
 }
 
 /* Attaches the calling thread, or rebinds its buffer to a new session,
-   and gives it a first block before it reads the clock. `from_start`: the
-   thread is prof_start's caller, which may never record: with a reserve it
-   takes a reserved block only when it does (no fault then either). */
-static PROF__NI prof__thread *prof__thread_bind(int from_start) {
+   and gives it a first block before it reads the clock (not when the cap
+   is spent, or with PROF__BIND_NO_BLOCK for a call that records nothing).
+   PROF__BIND_START: prof_start's caller, which may never record: with a
+   reserve it takes a reserved block only when it does (no fault then
+   either). */
+#define PROF__BIND_START 1
+#define PROF__BIND_NO_BLOCK 2
+static PROF__NI prof__thread *prof__thread_bind(int how) {
     prof__tstate *t = prof__self();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch) return NULL;
@@ -1813,7 +1822,8 @@ static PROF__NI prof__thread *prof__thread_bind(int from_start) {
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
-        if (!PROF__LOAD(&t->head) && !(from_start && __atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))) {
+        if (!PROF__LOAD(&t->head) && !(how & PROF__BIND_NO_BLOCK) && __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED) > 0 &&
+            !((how & PROF__BIND_START) && __atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))) {
             /* The first block now, before the first scope reads the clock:
                mapped when its first record is written, it would land in
                whatever scope is open then (0.3-0.5 ms here). A failure
@@ -1936,7 +1946,7 @@ PROF_API PROF__NI void prof__end(void) {
     prof__rec *r;
     if (t && t->n_lost) { t->n_lost--; return; } /* the END of a BEGIN dropped for memory */
     if (!t || t->n_open == 0) {
-        if (epoch && (h = prof__thread_get()) != NULL) PROF__STORER(&((prof__tstate *)h)->unbalanced, ((prof__tstate *)h)->unbalanced + 1);
+        if (epoch && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL) PROF__STORER(&((prof__tstate *)h)->unbalanced, ((prof__tstate *)h)->unbalanced + 1);
         return;
     }
     o = t->open[--t->n_open];
@@ -3383,7 +3393,7 @@ static PROF__NI void prof__begin_recording(void) {
     __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&prof__g_lock);
     /* Attach the calling thread now so its first scope pays nothing extra. */
-    prof__thread_bind(1);
+    prof__thread_bind(PROF__BIND_START);
 }
 
 /* Ends the recording window; the events gain the session's metadata. */

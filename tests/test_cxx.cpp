@@ -6,6 +6,7 @@
 #include "prof.h"
 #include "check.h"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -170,6 +171,31 @@ static void test_shapes_of_any_integer_type() {
     prof_events_free(ev);
 }
 
+/* ---- arguments C++ code passes: addresses as async ids, atomics ---- */
+struct Request { int id; };
+static void test_pointer_ids_and_atomics() {
+    prof_config c = config();
+    prof_events *ev;
+    std::atomic<int> inflight(3);
+    std::atomic<long long> work(2000);
+    Request req = { 7 };
+    const Request *creq = &req;
+    c.with_flops = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    PROF_ASYNC_BEGIN("request", &req); /* an object's address as the id */
+    PROF_COUNTER("inflight", inflight); /* neither can be copied */
+    { PROF_SCOPE_FLOPS("kernel", work); }
+    PROF_ASYNC_END(creq);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).unmatched_async, 0);
+    int64_t i = find(ev, "request");
+    if (CHECK(i >= 0)) CHECK(get(ev, (size_t)i).is_async);
+    i = find(ev, "kernel");
+    if (CHECK(i >= 0)) CHECK_EQ_INT(get(ev, (size_t)i).flops, 2000);
+    prof_events_free(ev);
+}
+
 /* ---- std::thread ---- */
 static void test_std_threads() {
     prof_config c = config();
@@ -208,6 +234,7 @@ int main() {
     test_exception_unwinds_scopes();
     test_names_in_cxx_code();
     test_shapes_of_any_integer_type();
+    test_pointer_ids_and_atomics();
     test_std_threads();
     return check_report();
 }

@@ -850,6 +850,40 @@ static void *growth_worker(void *arg) {
     }
     return NULL;
 }
+/* Once the cap is spent, a new thread's scopes are dropped before any
+   block is mapped for it: a thousand short threads cost no memory. */
+static void *one_scope(void *arg) {
+    (void)arg;
+    { PROF_SCOPE("after_cap"); }
+    return NULL;
+}
+static void test_no_blocks_past_the_cap(void) {
+    prof_config cfg;
+    prof_events *ev;
+    int k;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_events = 1;
+    cfg.no_prefault_thread = 1;
+    cfg.log = check_log;
+    prof_shutdown(); /* no blocks held from earlier sessions */
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    { PROF_SCOPE("the_one"); } /* the cap */
+    for (k = 0; k < 50; k++) {
+        pthread_t th;
+        if (!CHECK(pthread_create(&th, NULL, one_scope, NULL) == 0)) break;
+        pthread_join(th, NULL);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 50);
+    /* prof_start's caller: one block; the 50 threads: none */
+    CHECK_MSG(prof_events_stats(ev).blocks_added <= 1, "%llu blocks mapped for a session of one event",
+              (unsigned long long)prof_events_stats(ev).blocks_added);
+    prof_events_free(ev);
+    check_log_reset();
+}
+
 static void test_growth_faults_spread(void) {
     prof_config cfg;
     prof_events *ev;
@@ -1052,6 +1086,7 @@ int main(void) {
     TIMED(test_pool_sessions());
     TIMED(test_shared_cap());
     TIMED(test_prefault_thread());
+    TIMED(test_no_blocks_past_the_cap());
     TIMED(test_growth_faults_spread());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());

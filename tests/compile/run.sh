@@ -29,10 +29,9 @@
 # shared-linked-{gcc,clang}: the implementation in a -fPIC shared library,
 # an executable linked against it records in both, on two threads.
 # shared-dlopen-{gcc,clang}: the library loaded with dlopen(RTLD_LOCAL),
-# three threads, two sessions. Both check with objdump that the library's
-# scopes make no __tls_get_addr call (PROF_TLS_MODEL's initial-exec);
-# shared-dlopen-gd builds with PROF_TLS_MODEL="global-dynamic" and expects
-# the calls.
+# three threads, two sessions. shared-dlopen-ie: the same with
+# PROF_TLS_MODEL="initial-exec", and objdump finds no __tls_get_addr call
+# in the library's scopes.
 #
 # strict-{gcc,clang,gxx,clangxx}[-disabled]: user code calling every
 # recording macro with assorted argument types, built with -Wshadow,
@@ -83,7 +82,7 @@ all_cases() {
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
-    echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-gd
+    echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
     echo no-libm-gcc no-libm-clang
@@ -297,22 +296,20 @@ one_case() {
         run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
         run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
-    shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-gd)
+    shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-ie)
         local model=() calls
         cc=$GCC
         [[ $base == *-clang ]] && cc=$CLANG
-        [[ $base == shared-dlopen-gd ]] && model=(-DPROF_TLS_MODEL='"global-dynamic"')
+        [[ $base == shared-dlopen-ie ]] && model=(-DPROF_TLS_MODEL='"initial-exec"')
         have "$cc" || { echo "  $cc not found"; return 77; }
         have objdump || { echo "  objdump not found"; return 77; }
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${model[@]}" "${INC[@]}" -fPIC -shared \
             "$here/shared_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
-        # The library's scopes reach the thread-local pointer without a call
-        # to __tls_get_addr (initial-exec), unless PROF_TLS_MODEL says otherwise.
+        # PROF_TLS_MODEL="initial-exec": the library's scopes reach the
+        # thread-local pointer without a call to __tls_get_addr
         calls=$(objdump -d --no-show-raw-insn "$out.so" | awk '/^[0-9a-f]+ </ { f = $2 } /call.*__tls_get_addr/ && f ~ /shared_lib_/ { n++ } END { print n + 0 }')
-        if [[ $base == shared-dlopen-gd ]]; then
-            ((calls > 0)) || { echo "  PROF_TLS_MODEL=global-dynamic: expected __tls_get_addr calls in the scopes"; return 1; }
-        else
-            ((calls == 0)) || { echo "  $calls calls of __tls_get_addr in the library's scopes"; return 1; }
+        if [[ $base == shared-dlopen-ie ]]; then
+            ((calls == 0)) || { echo "  PROF_TLS_MODEL=initial-exec: $calls calls of __tls_get_addr in the library's scopes"; return 1; }
         fi
         if [[ $base == shared-linked-* ]]; then
             run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" "$here/shared_main.c" "$out.so" \

@@ -52,6 +52,8 @@ int strict_user_work(int n, double x, float f, int64_t big, uint64_t id, unsigne
         acc += 3;
     }
 #ifdef __cplusplus
+    PROF_ASYNC_BEGIN("async_address", &acc); /* an address as the id */
+    PROF_ASYNC_END(&acc);
     {
         /* C++ converts each value itself: size_t dims need no cast */
         size_t rows = sizeof name, cols = 4;
