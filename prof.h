@@ -63,6 +63,9 @@
    PROF_SCOPE_SHAPES(name, ndim, dims..., ndim, dims...)
                           Input shapes inline, e.g. PROF_SCOPE_SHAPES("mm",
                           2, m, k, 2, k, n) is [[m, k], [k, n]] (record_shapes).
+                          At most 64 values (more fails to compile); in C++
+                          any integer types; a list that does not parse is
+                          counted in prof_stats.malformed_shapes.
    PROF_SCOPE_FLOPS(name, flops)            A flop count (with_flops).
    PROF_SCOPE_ARGS(name, &args)             A prof_args: shapes, flops,
                           overload name, sequence_nr, fwd_thread, scope.
