@@ -2862,6 +2862,7 @@ static PROF__NI prof_events *prof__collect(void) {
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
     uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop;
+    int named_open = 0; /* still-open PROF_BEGINs of the calling thread, warned about by name */
     unsigned features = prof__g_features;
     const char *step_name;
     /* site pointer -> index: a direct-mapped cache in front of the map,
@@ -3154,8 +3155,11 @@ static PROF__NI prof_events *prof__collect(void) {
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
-            if (t->open[k].epoch == epoch) prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
-                         t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
+            if (t->open[k].epoch == epoch) {
+                named_open++;
+                prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
+                             t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
+            }
     }
     prof__reap_dead_locked();
     pthread_mutex_unlock(&prof__g_lock);
@@ -3252,8 +3256,9 @@ static PROF__NI prof_events *prof__collect(void) {
                      (unsigned long long)e->stats.unbalanced_ends, e->stats.unbalanced_ends == 1 ? "" : "s",
                      e->stats.unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open; %s not in the profile",
-                     (unsigned long long)open_total, open_total == 1 ? " was" : "s were", open_total == 1 ? "it is" : "they are");
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile",
+                     (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
+                     named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
     if (e->stats.malformed_shapes)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read",
                      (unsigned long long)e->stats.malformed_shapes, e->stats.malformed_shapes == 1 ? " had" : "s had",
