@@ -2740,7 +2740,7 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped_or_unbalanced; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
    thread's scopes arrive in the order they ended (children before their
@@ -2927,7 +2927,7 @@ static PROF__NI prof_events *prof__collect(void) {
         snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
         snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
         snaps[nsnap - 1].nrec = 0;
-        snaps[nsnap - 1].dropped = PROF__LOADR(&t->dropped) + PROF__LOADR(&t->unbalanced);
+        snaps[nsnap - 1].dropped_or_unbalanced = PROF__LOADR(&t->dropped) + PROF__LOADR(&t->unbalanced);
         e->stats.dropped += PROF__LOADR(&t->dropped);
         dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
@@ -3149,7 +3149,7 @@ static PROF__NI prof_events *prof__collect(void) {
        binds the calling thread ahead of its first scope) */
     e->stats.threads = 0;
     for (i = 0; i < nsnap; i++)
-        if (snaps[i].nrec || snaps[i].enters || snaps[i].dropped || snaps[i].closes_lost) e->stats.threads++;
+        if (snaps[i].nrec || snaps[i].enters || snaps[i].dropped_or_unbalanced || snaps[i].closes_lost) e->stats.threads++;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
     t = prof__self();
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
@@ -6215,10 +6215,11 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         prof__out_close(&o, who);
         return PROF_E_NOMEM;
     }
+    r = prof__out_close(&o, who);
     /* an empty file, as PyTorch writes it, but not without a word */
-    if (e->n && !with_stacks)
+    if (r == PROF_OK && e->n && !with_stacks)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE)", who, path);
-    return prof__out_close(&o, who);
+    return r;
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
 

@@ -129,6 +129,17 @@ run_prog() {
     return "${PIPESTATUS[0]}"
 }
 
+# compile_fails LOG WHY CMD...: CMD must fail to compile (its output goes
+# to LOG); if it compiles, say WHY it must not and fail.
+compile_fails() {
+    local log=$1 why=$2
+    shift 2
+    if "$@" >"$log" 2>&1; then
+        echo "  $why"
+        return 1
+    fi
+}
+
 # one_case NAME -> 0 pass, 1 fail, 77 skip
 one_case() {
     local name=$1 base=$1 defs=() cc std src lang out opt=-O0
@@ -237,10 +248,8 @@ one_case() {
     include-after-strict)
         # must fail, and with prof.h's message first
         have "$GCC" || { echo "  $GCC not found"; return 77; }
-        if "$GCC" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" >"$out.log" 2>&1; then
-            echo "  a strict -std=c11 build with a system header first compiled; expected prof.h's #error"
-            return 1
-        fi
+        compile_fails "$out.log" "a strict -std=c11 build with a system header first compiled; expected prof.h's #error" \
+            "$GCC" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
         if ! grep -m1 'error' "$out.log" | grep -q 'includes a system header before prof.h'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
@@ -262,19 +271,15 @@ one_case() {
         esac
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -c "$here/shapes_limit.c" -o "$out.o" || return 1
-        if "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -DSHAPES_OVER_THE_LIMIT -c "$here/shapes_limit.c" -o "$out.bad.o" >"$out.log" 2>&1; then
-            echo "  PROF_SCOPE_SHAPES with 65 values compiled; the values past 64 would be dropped at run time"
-            return 1
-        fi ;;
+        compile_fails "$out.log" "PROF_SCOPE_SHAPES with 65 values compiled; the values past 64 would be dropped at run time" \
+            "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -DSHAPES_OVER_THE_LIMIT -c "$here/shapes_limit.c" -o "$out.bad.o" || return 1 ;;
     runtime-name-gxx|runtime-name-clangxx)
         cc=$GXX
         [[ $base == runtime-name-clangxx ]] && cc=$CLANGXX
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c++11 "${WARN[@]}" "${INC[@]}" -c "$here/runtime_name.cpp" -o "$out.o" || return 1
-        if "$cc" -std=c++11 "${WARN[@]}" "${INC[@]}" -DRUNTIME_NAME_IN_PROF_SCOPE -c "$here/runtime_name.cpp" -o "$out.bad.o" >"$out.log" 2>&1; then
-            echo "  PROF_SCOPE with a run-time name compiled; it must not (the site would keep a dangling pointer)"
-            return 1
-        fi ;;
+        compile_fails "$out.log" "PROF_SCOPE with a run-time name compiled; it must not (the site would keep a dangling pointer)" \
+            "$cc" -std=c++11 "${WARN[@]}" "${INC[@]}" -DRUNTIME_NAME_IN_PROF_SCOPE -c "$here/runtime_name.cpp" -o "$out.bad.o" || return 1 ;;
     strict-gcc|strict-clang|strict-gxx|strict-clangxx)
         # user code with the warnings projects add on top of the matrix's,
         # every recording macro in it; the implementation built as usual
