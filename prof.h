@@ -1019,7 +1019,7 @@ extern "C" {
 #endif
 
 #define PROF__NI PROF__NOINSTRUMENT
-#define PROF__ALLOC(type, n) ((type *)PROF_MALLOC(sizeof(type) * (size_t)(n)))
+#define PROF__ALLOC(type, n) ((type *)prof__malloc(sizeof(type) * (size_t)(n)))
 #define PROF__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define PROF__LOADR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define PROF__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -1076,6 +1076,31 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
 }
 
 /* ----- small containers: growable arrays, string arena, hash maps ----- */
+/* prof_stop and the analysis fill arrays of tens of bytes per event, all
+   fresh memory: with 4 KiB pages, faulting them in took about half of
+   prof_stop's time here (a first touch costs microseconds on a VM). Arrays
+   of PROF__HUGE_HINT bytes and more from libc's malloc, which maps chunks
+   that large on their own, are asked for transparent huge pages instead:
+   prof_stop of 10M events measured 1.5-2x faster. A user's allocator is
+   left alone. */
+#define PROF__HUGE_HINT ((size_t)32 << 20)
+static PROF__NI void prof__hint_huge(void *p, size_t bytes) {
+#if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
+    if (p && bytes >= PROF__HUGE_HINT) {
+        long page = sysconf(_SC_PAGESIZE);
+        uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095u;
+        uintptr_t lo = ((uintptr_t)p + mask) & ~mask, hi = ((uintptr_t)p + bytes) & ~mask;
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+    }
+#else
+    (void)p; (void)bytes;
+#endif
+}
+static PROF__NI void *prof__malloc(size_t bytes) {
+    void *p = PROF_MALLOC(bytes);
+    prof__hint_huge(p, bytes);
+    return p;
+}
 static PROF__NI int prof__grow(void **p, size_t *cap, size_t need, size_t elem) {
     size_t nc;
     void *np;
@@ -1084,6 +1109,7 @@ static PROF__NI int prof__grow(void **p, size_t *cap, size_t need, size_t elem) 
     while (nc < need) nc *= 2;
     np = PROF_REALLOC(*p, nc * elem);
     if (!np) return 0;
+    prof__hint_huge(np, nc * elem);
     *p = np;
     *cap = nc;
     return 1;

@@ -51,7 +51,9 @@
      mem_*                  RSS growth while recording / events recorded
      events_*               recorded vs requested, dropped (prof_events_stats)
      prof_stop_*            prof_stop: time, peak RSS above the RSS before it,
-                            and RSS of the list it returns, per event
+                            and RSS of the list it returns, per event; its
+                            page faults per 1000 events (fresh memory costs
+                            microseconds a page on a VM)
      compiled_out_identical from bench/compiled_out.sh (PROF_DISABLED)
      callgrind_*            instructions per scope, from bench/callgrind.sh
 
@@ -70,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -294,6 +297,7 @@ typedef struct result {
     int rounds;
     double r_floor[MAX_ROUNDS], r_on[MAX_ROUNDS], r_ratio[MAX_ROUNDS], r_mem[MAX_ROUNDS];
     double stop_ns, stop_peak, list_bytes;   /* prof_stop of the first session, per event */
+    double stop_faults;                      /* its page faults per 1000 events */
     double reserve_ns;                       /* prof_start with reserve_events, per event */
     double place_ratio[N_PLACES];            /* reuse: median chunk ratio at each placement */
     double first_events;                     /* events of the first session */
@@ -317,16 +321,20 @@ static void stop_and_check(result *r, size_t requested, int measure) {
     double rss0 = rss_bytes(), t0, t1;
     prof_events *ev;
     prof_stats st;
+    struct rusage ru0, ru1;
     if (measure) reset_hwm();
+    getrusage(RUSAGE_SELF, &ru0);
     t0 = now_s();
     ev = prof_stop();
     t1 = now_s();
+    getrusage(RUSAGE_SELF, &ru1);
     if (!ev) { fprintf(stderr, "prof_stop failed: %s\n", prof_last_error()); _exit(2); }
     st = prof_events_stats(ev);
     if (measure) {
         r->stop_ns = (t1 - t0) * 1e9 / (double)requested;
         r->stop_peak = (hwm_bytes() - rss0) / (double)requested;
         r->list_bytes = (rss_bytes() - rss0) / (double)requested;
+        r->stop_faults = (double)(ru1.ru_minflt - ru0.ru_minflt) * 1000.0 / (double)requested;
     }
     r->requested += (double)requested;
     r->recorded += (double)prof_events_count(ev);
@@ -526,6 +534,7 @@ static void report_reuse(const char *tag, const result *r, size_t n_first, size_
     printf("prof_stop_%s %.1f ns/event\n", tag, r->stop_ns);
     printf("prof_stop_%s_total %.2f s\n", tag, r->stop_ns * r->first_events * 1e-9);
     printf("prof_stop_%s_peak %.1f B/event\n", tag, r->stop_peak);
+    printf("prof_stop_%s_faults %.2f per 1000 events\n", tag, r->stop_faults);
     printf("eventlist_%s %.1f B/event\n", tag, r->list_bytes);
 }
 
