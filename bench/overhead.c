@@ -24,7 +24,7 @@
      on_1t_reuse, on_2t_reuse  later sessions, blocks reused: one child
                             records a first session, stops it, then runs
                             several shorter sessions (each stopped and
-                            counted); prof_stop costs ~0.3 us per event
+                            counted); prof_stop costs 0.1-0.2 us per event
                             here, so full-length repeats would take minutes.
                             Within a reuse session, floor and recording
                             alternate in chunks of 50000 scopes (each thread
