@@ -2727,6 +2727,7 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
 }
 
 static int prof__memory_usage(prof_events *e);
+static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
 static int prof__scope_stacks(prof_events *e);
 static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
@@ -3217,22 +3218,30 @@ static PROF__NI prof_events *prof__collect(void) {
     {
         /* order: per thread by the stack pass, the rest by a sort, then merge */
         size_t total = nkeys + nx, run, maxrun = 0;
-        prof__key *a = PROF__ALLOC(prof__key, total + 1), *b = PROF__ALLOC(prof__key, total + 1);
+        prof__key *a = PROF__ALLOC(prof__key, total + 1), *b;
         uint32_t *next, *stk;
         for (run = 0; run < nsnap; run++) if (bounds[run + 1] - bounds[run] > maxrun) maxrun = bounds[run + 1] - bounds[run];
         next = PROF__ALLOC(uint32_t, maxrun + 1);
         stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
-        if (!a || !b || !next || !stk) { PROF_FREE(a); PROF_FREE(b); PROF_FREE(next); PROF_FREE(stk); goto oom_unlocked; }
+        if (!a || !next || !stk) { PROF_FREE(a); PROF_FREE(next); PROF_FREE(stk); goto oom_unlocked; }
         for (run = 0; run < nsnap; run++) {
             size_t lo = bounds[run], len = bounds[run + 1] - lo;
             if (prof__run_preorder(keys + lo, len, a + lo, next, stk) != 0) {
                 memcpy(a + lo, keys + lo, len * sizeof *a);
-                prof__sort_keys(a + lo, b, len);
+                prof__sort_keys(a + lo, keys + lo, len); /* the run's own keys are spent: its buffer */
             }
         }
         PROF_FREE(next);
         PROF_FREE(stk);
-        PROF_FREE(keys);
+        /* Every fresh page costs a fault and a clear, so the spent keys
+           become the merge buffer instead of a new array. */
+        if (capkeys < total + 1) {
+            prof__key *k2 = (prof__key *)PROF_REALLOC(keys, (total + 1) * sizeof *keys);
+            if (!k2) { PROF_FREE(a); goto oom_unlocked; }
+            keys = k2;
+            prof__hint_huge(keys, (total + 1) * sizeof *keys);
+        }
+        b = keys;
         keys = NULL;
         if (nx) {
             prof__sort_keys(xkeys, b, nx);
@@ -3267,8 +3276,6 @@ static PROF__NI prof_events *prof__collect(void) {
         if (!e->sites[v->site].flags) v->flags |= PROF__F_USER_ANN;
     }
     e->n = nkeys;
-    PROF_FREE(keys);
-    keys = NULL;
     e->stats.events = nkeys;
 
     if (cpu_dropped > dropped_nomem)
@@ -3295,7 +3302,8 @@ static PROF__NI prof_events *prof__collect(void) {
     if (e->stats.unmatched_async)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async ranges had no matching PROF_ASYNC_BEGIN/END; they were ignored",
                      (unsigned long long)e->stats.unmatched_async);
-    if (prof_events_build_tree(e) != PROF_OK ||
+    /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
+    if (prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) != PROF_OK ||
 #if defined(PROF_CUPTI)
         (cuda && prof__cupti_correlate(e) != 0) ||
 #endif
@@ -3303,11 +3311,13 @@ static PROF__NI prof_events *prof__collect(void) {
         ((features & PROF__F_SCOPES) && prof__scope_stacks(e) != 0) ||
         ((features & PROF__F_NATIVE) && prof__native_stacks(e, addrs) != 0)) {
         PROF_FREE(addrs);
+        PROF_FREE(keys);
         prof_events_free(e);
         prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
         return NULL;
     }
     PROF_FREE(addrs);
+    PROF_FREE(keys);
     return e;
 oom:
     pthread_mutex_unlock(&prof__g_lock);
@@ -3828,21 +3838,29 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     return 0;
 }
 
-PROF_API prof_result prof_events_build_tree(prof_events *e) {
+/* scratch: room for three arrays of e->n + 1 indices, or NULL */
+static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes) {
     uint32_t *idx, *tmp;
     int32_t *stack;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
-    idx = PROF__ALLOC(uint32_t, e->n + 1);
-    tmp = PROF__ALLOC(uint32_t, e->n + 1);
-    stack = PROF__ALLOC(int32_t, e->n + 1);
-    if (!idx || !tmp || !stack) {
+    if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
+        idx = (uint32_t *)scratch;
+        tmp = idx + e->n + 1;
+        stack = (int32_t *)(void *)(tmp + e->n + 1);
+        prof__populate_children(e, idx, tmp, stack);
+    } else {
+        idx = PROF__ALLOC(uint32_t, e->n + 1);
+        tmp = PROF__ALLOC(uint32_t, e->n + 1);
+        stack = PROF__ALLOC(int32_t, e->n + 1);
+        if (!idx || !tmp || !stack) {
+            PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
+            return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
+        }
+        prof__populate_children(e, idx, tmp, stack);
         PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
     }
-    prof__populate_children(e, idx, tmp, stack);
-    PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
     if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
@@ -3850,6 +3868,7 @@ PROF_API prof_result prof_events_build_tree(prof_events *e) {
     e->tree_built = 1;
     return PROF_OK;
 }
+PROF_API prof_result prof_events_build_tree(prof_events *e) { return prof__build_tree(e, NULL, 0); }
 
 /* ----- after the tree: memory per event and stacks ----- */
 /* Each event's cpu/device_memory_usage is the sum of the allocations and
