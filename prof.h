@@ -102,7 +102,9 @@
    Implementation file only:
      PROF_MALLOC(sz) PROF_REALLOC(p,sz) PROF_FREE(p)
                         allocator hooks; define all three or none. (Record
-                        blocks are mmap'ed so they can be prefaulted.)
+                        blocks are mmap'ed so they can be prefaulted. With
+                        the default, libc's, prof_stop's arrays of 32 MiB
+                        and more are advised to use huge pages.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
