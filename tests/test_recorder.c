@@ -599,6 +599,58 @@ static void test_unbalanced_end(void) {
     prof_events_free(ev);
 }
 
+/* Records that do not nest, as a clock that stepped back or a TSC skew
+   between cores could leave, take prof_stop's sorting fallback (its buffer
+   is the run's own spent keys): the events still come out in PyTorch's
+   order, (start, -end), with none lost. Two threads, so the runs are merged
+   too. The records go through the hot path's slow side with made-up times
+   that lie in the past at prof_stop. */
+static const prof_site unnested_sites[3] = {
+    {"u_a", __FILE__, "unnested", 1, 0}, {"u_b", __FILE__, "unnested", 2, 0}, {"u_c", __FILE__, "unnested", 3, 0}};
+static uint64_t unnested_base;
+static void unnested_write(void) {
+    { PROF_SCOPE("u_bind"); } /* binds the thread; begins after the made-up ones */
+    prof__leave_slow(prof__tls, &unnested_sites[0], unnested_base + 1000, unnested_base + 2000);
+    prof__leave_slow(prof__tls, &unnested_sites[1], unnested_base + 1500, unnested_base + 3000); /* past u_a's end */
+    prof__leave_slow(prof__tls, &unnested_sites[2], unnested_base + 500, unnested_base + 600);   /* ended before u_a began */
+}
+static void *unnested_thread(void *arg) { (void)arg; unnested_write(); return NULL; }
+static void test_unnested_records(void) {
+    prof_config c = config();
+    prof_events *ev;
+    pthread_t th;
+    size_t i, n;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    unnested_base = prof__now();
+    spin_ns(200000);
+    unnested_write();
+    CHECK_EQ_INT(pthread_create(&th, NULL, unnested_thread, NULL), 0);
+    pthread_join(th, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, 8);
+    CHECK_EQ_INT(count_named(ev, "u_a"), 2);
+    CHECK_EQ_INT(count_named(ev, "u_b"), 2);
+    CHECK_EQ_INT(count_named(ev, "u_c"), 2);
+    CHECK_EQ_INT(count_named(ev, "u_bind"), 2);
+    for (i = 1; i < n; i++) {
+        prof_event p = get(ev, (int64_t)i - 1), q = get(ev, (int64_t)i);
+        CHECK_MSG(p.start_ns < q.start_ns || (p.start_ns == q.start_ns && p.end_ns >= q.end_ns),
+                  "event %zu (%s) is out of order", i, q.name);
+    }
+    /* the two threads' copies share their times: u_c, u_c, u_a, u_a, ... */
+    CHECK_EQ_STR(get(ev, 0).name, "u_c");
+    CHECK_EQ_STR(get(ev, 2).name, "u_a");
+    CHECK_EQ_STR(get(ev, 4).name, "u_b");
+    CHECK_EQ_STR(get(ev, 6).name, "u_bind");
+    CHECK(get(ev, 0).thread != get(ev, 1).thread);
+    /* u_b overlaps u_a's end: no parent (PyTorch's partial-overlap rule) */
+    CHECK_EQ_INT(get(ev, find(ev, "u_b", 0)).parent, -1);
+    CHECK_EQ_INT(get(ev, find(ev, "u_a", 0)).n_children, 0);
+    prof_events_free(ev);
+}
+
 static void test_open_at_stop(void) {
     prof_config c = config();
     prof_events *ev = NULL;
@@ -1030,6 +1082,7 @@ int main(void) {
     TIMED(test_deep_begin());
     TIMED(test_unbalanced_end());
     TIMED(test_open_at_stop());
+    TIMED(test_unnested_records());
     TIMED(test_scope_across_sessions());
     TIMED(test_begin_across_start());
     TIMED(test_event_cap());
