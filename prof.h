@@ -573,8 +573,10 @@ PROF_API void prof_events_free(prof_events *ev);
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
-/* use_device: NULL (no device) or "cuda"; profile_memory / with_flops as
-   EventList's flags: they decide the table's memory and FLOPs columns. */
+/* use_device: NULL or "" (no device), or a backend's name such as "cuda"
+   (up to 23 ASCII letters, digits and underscores; else PROF_E_ARG);
+   profile_memory / with_flops as EventList's flags: they decide the
+   table's memory and FLOPs columns. */
 PROF_API prof_result prof_events_set_device(prof_events *ev, const char *use_device);
 PROF_API void prof_events_set_flags(prof_events *ev, int profile_memory, int with_flops);
 PROF_API size_t prof_events_count(const prof_events *ev);
@@ -1078,6 +1080,20 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
 }
 
 /* ----- small containers: growable arrays, string arena, hash maps ----- */
+/* Sums and differences of hand-built or imported values can pass 2^63
+   (FLOPs of a long run, a memory figure near the limit), where Python's
+   integers keep growing: they stop at the int64 limits instead of
+   wrapping to the other sign. */
+static __inline__ void prof__sat_add(int64_t *a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(*a, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN;
+    *a = r;
+}
+static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
+    int64_t r;
+    if (__builtin_sub_overflow(*a, b, &r)) r = b < 0 ? INT64_MAX : INT64_MIN;
+    *a = r;
+}
 /* prof_stop and the analysis fill arrays of tens of bytes per event, all
    fresh memory: with 4 KiB pages, faulting them in took about half of
    prof_stop's time here (a first touch costs microseconds on a VM). Arrays
@@ -2702,16 +2718,27 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
         while (e->kern[k].next >= 0) k = e->kern[k].next;
         e->kern[k].next = (int32_t)e->nkern;
     }
-    x->kern_ns += duration_ns;
+    prof__sat_add(&x->kern_ns, duration_ns);
     e->nkern++;
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
     return PROF_OK;
 }
 
+#define PROF__DEVICE_NAME_MAX 23
 PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_device) {
-    if (!e) return PROF_E_ARG;
+    size_t k;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: the event list is NULL");
+    /* a backend's name ("cuda", "xpu", "mps"): the table prints it upper-cased
+       in its headers, as PyTorch's use_device.upper() does, for ASCII */
+    for (k = 0; use_device && use_device[k]; k++) {
+        char c = use_device[k];
+        if (k >= PROF__DEVICE_NAME_MAX || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: \"%.40s\" is not a device name (up to %d ASCII letters, digits and underscores, like \"cuda\")",
+                                use_device, PROF__DEVICE_NAME_MAX);
+    }
     e->use_device = (use_device && use_device[0]) ? prof__intern(&e->strs, use_device) : NULL;
+    if (use_device && use_device[0] && !e->use_device) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_device: out of memory");
     prof__tree_invalidate(e);
     return PROF_OK;
 }
@@ -4054,7 +4081,7 @@ static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) 
     int32_t c;
     if (!prof__in_tree(v)) return 0;
     s = prof__cpu_total(v);
-    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s -= prof__cpu_total(&e->ev[c]);
+    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_sub(&s, prof__cpu_total(&e->ev[c]));
     return s;
 }
 static PROF__NI int64_t prof__self_mem(const prof_events *e, const prof__ev *v, int device) {
@@ -4063,7 +4090,7 @@ static PROF__NI int64_t prof__self_mem(const prof_events *e, const prof__ev *v, 
     if (!prof__in_tree(v)) return 0;
     s = device ? prof__x(e, v)->dev_mem : prof__x(e, v)->cpu_mem;
     for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling)
-        s -= device ? prof__x(e, &e->ev[c])->dev_mem : prof__x(e, &e->ev[c])->cpu_mem;
+        prof__sat_sub(&s, device ? prof__x(e, &e->ev[c])->dev_mem : prof__x(e, &e->ev[c])->cpu_mem);
     return s;
 }
 
@@ -4093,8 +4120,8 @@ static PROF__NI int prof__dev_memo(prof_events *e) {
                 int64_t s = prof__x(e, v)->kern_ns;
                 /* a legacy op carries its kernels itself; its children are not added */
                 if (!(v->flags & PROF__F_LEGACY))
-                    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s += e->dev_memo[c];
-                e->dev_memo[cur] = s;
+                    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_add(&s, e->dev_memo[c]);
+                e->dev_memo[cur] = s == INT64_MIN ? s + 1 : s; /* INT64_MIN marks "not yet" */
             }
             top--;
         }
@@ -4110,7 +4137,7 @@ static PROF__NI int64_t prof__self_dev(const prof_events *e, size_t i) {
     if ((v->flags & PROF__F_ASYNC) || !e->dev_memo) return 0;
     s = e->dev_memo[i];
     if (v->device_type == PROF_DEVICE_CPU)
-        for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) s -= e->dev_memo[c];
+        for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_sub(&s, e->dev_memo[c]);
     return s;
 }
 
@@ -4222,14 +4249,6 @@ struct prof_averages {
 };
 
 /* FunctionEventAvg.add */
-/* Sums of hand-built or imported values can pass 2^63 (FLOPs of a long
-   run, say), where Python's integers keep growing: they stop at the
-   int64 limits instead of wrapping to the other sign. */
-static __inline__ void prof__sat_add(int64_t *a, int64_t b) {
-    int64_t r;
-    if (__builtin_add_overflow(*a, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN;
-    *a = r;
-}
 static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
     if (!a->key) {
         a->key = o->key;
@@ -4288,7 +4307,6 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (opt) g = *opt;
     else memset(&g, 0, sizeof g);
-    if (g.group_by_stack_n < 0) g.group_by_stack_n = 0;
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
     if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory"); return NULL; }
@@ -4324,7 +4342,9 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
        averages outlive the list. */
     for (i = 0; i < a->n; i++) {
         prof_avg *r = &a->rows[i];
-        int k, depth = r->stack_depth < g.group_by_stack_n ? r->stack_depth : g.group_by_stack_n;
+        /* evt.stack[:group_by_stack_n], a Python slice: a negative n drops
+           that many from the end (the key ignores the stack then, as for 0) */
+        int k, n = g.group_by_stack_n, depth = n >= 0 ? (r->stack_depth < n ? r->stack_depth : n) : (r->stack_depth + n > 0 ? r->stack_depth + n : 0);
         const char **st = NULL;
         r->key = prof__intern(&a->strs, r->key);
         r->overload_name = g.group_by_overload_name ? prof__intern(&a->strs, r->overload_name) : "";
@@ -4423,13 +4443,16 @@ static PROF__NI void prof__fmt_share(char *out, size_t n, double us, double tota
 }
 static PROF__NI void prof__fmt_memory(char *out, size_t n, int64_t bytes) {
     const double KB = 1024.0, MB = 1024.0 * KB, GB = 1024.0 * MB;
-    double a = (double)(bytes < 0 ? -bytes : bytes);
+    double a = bytes < 0 ? -(double)bytes : (double)bytes; /* no int64 negation: INT64_MIN has no positive */
     if (a >= GB) snprintf(out, n, "%.2f GB", (double)bytes / GB);
     else if (a >= MB) snprintf(out, n, "%.2f MB", (double)bytes / MB);
     else if (a >= KB) snprintf(out, n, "%.2f KB", (double)bytes / KB);
     else snprintf(out, n, "%lld B", (long long)bytes);
 }
-static PROF__NI double prof__us(int64_t ns) { return (double)ns / 1000.0; }
+/* ns as microseconds: the nearest double, also past 2^53 ns (104 days),
+   where (double)ns is no longer exact (the exporters' function) */
+static double prof__us_double(int64_t ns);
+static PROF__NI double prof__us(int64_t ns) { return prof__us_double(ns); }
 
 /* Sort keys that _build_table accepts (after cuda/xpu/privateuse1 -> device). */
 static const char *const prof__sort_keys_names[] = {
@@ -4437,22 +4460,28 @@ static const char *const prof__sort_keys_names[] = {
     "self_device_time_total", "cpu_memory_usage", "device_memory_usage", "self_cpu_memory_usage",
     "self_device_memory_usage", "count", "flops", "node_id"
 };
-static PROF__NI double prof__sort_value(const prof_avg *r, int key) {
+static PROF__NI double prof__avg_us(int64_t total_ns, int64_t count) { return count ? prof__us(total_ns) / (double)count : 0.0; }
+/* a's key above b's. Integers compare exactly, as PyTorch's Python ints do
+   (as doubles, 2^53 and 2^53 + 1 FLOPs would tie); the averages are the
+   floats PyTorch divides them into. */
+static PROF__NI int prof__sort_above(const prof_avg *a, const prof_avg *b, int key) {
+    int64_t x, y;
     switch (key) {
-    case 0: return r->count ? (double)r->cpu_time_total_ns / (double)r->count : 0.0;
-    case 1: return r->count ? (double)r->device_time_total_ns / (double)r->count : 0.0;
-    case 2: return (double)r->cpu_time_total_ns;
-    case 3: return (double)r->device_time_total_ns;
-    case 4: return (double)r->self_cpu_time_total_ns;
-    case 5: return (double)r->self_device_time_total_ns;
-    case 6: return (double)r->cpu_memory_usage;
-    case 7: return (double)r->device_memory_usage;
-    case 8: return (double)r->self_cpu_memory_usage;
-    case 9: return (double)r->self_device_memory_usage;
-    case 10: return (double)r->count;
-    case 11: return (double)r->flops;
-    default: return (double)r->node_id;
+    case 0: return prof__avg_us(a->cpu_time_total_ns, a->count) > prof__avg_us(b->cpu_time_total_ns, b->count);
+    case 1: return prof__avg_us(a->device_time_total_ns, a->count) > prof__avg_us(b->device_time_total_ns, b->count);
+    case 2: x = a->cpu_time_total_ns; y = b->cpu_time_total_ns; break;
+    case 3: x = a->device_time_total_ns; y = b->device_time_total_ns; break;
+    case 4: x = a->self_cpu_time_total_ns; y = b->self_cpu_time_total_ns; break;
+    case 5: x = a->self_device_time_total_ns; y = b->self_device_time_total_ns; break;
+    case 6: x = a->cpu_memory_usage; y = b->cpu_memory_usage; break;
+    case 7: x = a->device_memory_usage; y = b->device_memory_usage; break;
+    case 8: x = a->self_cpu_memory_usage; y = b->self_cpu_memory_usage; break;
+    case 9: x = a->self_device_memory_usage; y = b->self_device_memory_usage; break;
+    case 10: x = a->count; y = b->count; break;
+    case 11: x = a->flops; y = b->flops; break;
+    default: x = a->node_id; y = b->node_id; break;
     }
+    return x > y;
 }
 static PROF__NI int prof__sort_key_index(const char *sort_by) {
     char k[64];
@@ -4588,7 +4617,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         for (w = 1; w < n; w *= 2) {
             for (i = 0; i < n; i += 2 * w) {
                 size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-                while (p < mid && q < hi) dst[k++] = prof__sort_value(src[q], sort_key) > prof__sort_value(src[p], sort_key) ? src[q++] : src[p++];
+                while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], sort_key) ? src[q++] : src[p++];
                 while (p < mid) dst[k++] = src[p++];
                 while (q < hi) dst[k++] = src[q++];
             }

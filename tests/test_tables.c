@@ -15,7 +15,17 @@ static int passed, failed;
 
 
 /* "12.375" microseconds -> 12375 ns (the cases use multiples of 0.125 us) */
-static int64_t us_to_ns(const char *s) { return (int64_t)(strtod(s, NULL) * 1000.0 + (s[0] == '-' ? -0.5 : 0.5)); }
+/* Case times are decimal microseconds in multiples of 0.125 (FORMAT.md):
+   read exactly, since strtod * 1000 would round past 2^53 ns. */
+static int64_t us_to_ns(const char *s) {
+    int neg = 0, digits = 0;
+    int64_t whole = 0, frac = 0;
+    if (*s == '-') { neg = 1; s++; }
+    while (*s >= '0' && *s <= '9') whole = whole * 10 + (*s++ - '0');
+    if (*s == '.') for (s++; *s >= '0' && *s <= '9' && digits < 3; digits++) frac = frac * 10 + (*s++ - '0');
+    for (; digits < 3; digits++) frac *= 10;
+    return neg ? -(whole * 1000 + frac) : whole * 1000 + frac;
+}
 
 
 /* Python literal [[2, 3], []] -> prof_shapes (static storage per call) */

@@ -308,6 +308,16 @@ static void test_remove_dup_nodes(void) {
     CHECK_EQ_INT(prof_events_set_device(ev, NULL), PROF_OK);
     CHECK_EQ_INT(named(ev, "op").device_time_total_ns, 0);
     CHECK_EQ_INT(named(ev, "op").self_device_time_total_ns, 0);
+    /* a device name the headers can print upper-cased, or an error and no change */
+    CHECK_EQ_INT(prof_events_set_device(ev, "xpu_2"), PROF_OK);
+    CHECK_EQ_INT(named(ev, "op").device_time_total_ns, 25);
+    CHECK_EQ_INT(prof_events_set_device(ev, "cud\xc3\x9f"), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_set_device(ev, "cuda:0"), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_set_device(ev, "a_device_name_of_24_char"), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_set_device(NULL, "cuda"), PROF_E_ARG);
+    CHECK_EQ_INT(named(ev, "op").device_time_total_ns, 25); /* still xpu_2 */
+    CHECK_EQ_INT(prof_events_set_device(ev, ""), PROF_OK);
+    CHECK_EQ_INT(named(ev, "op").device_time_total_ns, 0);
     prof_events_free(ev);
 }
 
