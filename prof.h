@@ -4438,7 +4438,7 @@ static PROF__NI void prof__fmt_time_unit(char *out, size_t n, double us, const c
     else prof__fmt_time(out, n, us);
 }
 static PROF__NI void prof__fmt_share(char *out, size_t n, double us, double total_us) {
-    if (total_us == 0) snprintf(out, n, "NaN");
+    if (!(total_us < 0) && !(total_us > 0)) snprintf(out, n, "NaN"); /* == 0, without -Wfloat-equal's warning */
     else snprintf(out, n, "%.2f%%", us * 100.0 / total_us);
 }
 static PROF__NI void prof__fmt_memory(char *out, size_t n, int64_t bytes) {
@@ -5136,7 +5136,7 @@ static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
 #define PROF__D_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) += sizeof(lit) - 1)
 static PROF__NI void prof__w_double(prof__w *w, double v) {
     char t[40];
-    if (!(v == v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
+    if (__builtin_isnan(v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
     snprintf(t, sizeof t, "%.17g", v);
     prof__w_str(w, t);
 }
@@ -6118,26 +6118,26 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     }
     /* Allocations as Kineto writes them: [memory] instants with totals. */
     for (i = 0; i < e->nmem && !w->err; i++) {
-        const prof__memrec *m = &e->mem[i];
+        const prof__memrec *mr = &e->mem[i];
         PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": ");
         prof__w_u64(w, pid);
         PROF__W_LIT(w, ", \"tid\": ");
-        prof__w_u64(w, e->thr[m->thread].tid);
+        prof__w_u64(w, e->thr[mr->thread].tid);
         PROF__W_LIT(w, ", \"ts\": ");
-        prof__w_us(w, m->ts);
+        prof__w_us(w, mr->ts);
         PROF__W_LIT(w, ", \"args\": {\"Total Reserved\": ");
-        prof__w_i64(w, m->total);
+        prof__w_i64(w, mr->total);
         PROF__W_LIT(w, ", \"Total Allocated\": ");
-        prof__w_i64(w, m->total);
+        prof__w_i64(w, mr->total);
         PROF__W_LIT(w, ", \"Bytes\": ");
-        prof__w_i64(w, m->bytes);
+        prof__w_i64(w, mr->bytes);
         PROF__W_LIT(w, ", \"Addr\": ");
-        prof__w_u64(w, m->ptr);
+        prof__w_u64(w, mr->ptr);
         PROF__W_LIT(w, ", \"Device Id\": ");
-        prof__w_i64(w, m->device_type == PROF_DEVICE_CPU ? -1 : m->device_index);
+        prof__w_i64(w, mr->device_type == PROF_DEVICE_CPU ? -1 : mr->device_index);
         PROF__W_LIT(w, ", \"Device Type\": ");
-        prof__w_i64(w, m->device_type);
-        if (m->category) { PROF__W_LIT(w, ", \"Category\": "); prof__w_json_str(w, m->category); }
+        prof__w_i64(w, mr->device_type);
+        if (mr->category) { PROF__W_LIT(w, ", \"Category\": "); prof__w_json_str(w, mr->category); }
         PROF__W_LIT(w, "}},\n");
     }
     /* Metadata events name the process and its threads. */

@@ -37,7 +37,9 @@
 # recording macro with assorted argument types, built with -Wshadow,
 # -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, ... and
 # in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
-# the macros expand in the user's code and must add none of them.
+# the macros expand in the user's code and must add none of them. The
+# implementation file gets the same warnings (in C++ all but the C++-style
+# ones), since it too is a user's file built with the user's flags.
 #
 # runtime-name-{gxx,clangxx}: PROF_SCOPE(s.c_str()) must not compile in C++
 # (as it does not in C); PROF_SCOPE_DYN with the same name must.
@@ -282,22 +284,28 @@ one_case() {
             "$cc" -std=c++11 "${WARN[@]}" "${INC[@]}" -DRUNTIME_NAME_IN_PROF_SCOPE -c "$here/runtime_name.cpp" -o "$out.bad.o" || return 1 ;;
     strict-gcc|strict-clang|strict-gxx|strict-clangxx)
         # user code with the warnings projects add on top of the matrix's,
-        # every recording macro in it; the implementation built as usual
+        # every recording macro in it. The implementation lives in a user's
+        # file too, so it gets the same warnings: in C all of them, in C++
+        # those that are not about C++ style (prof.h's implementation is C;
+        # the manual says to build it without -Wold-style-cast and the like)
         local strict=(-Wshadow -Wconversion -Wsign-conversion -Wundef -Wcast-qual -Wcast-align
                       -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal)
-        local impl_cc=$GCC
+        local impl_cc=$GCC impl_lang=(-std=c11) impl_strict
         case $base in
         strict-gcc) cc=$GCC; std=-std=c11; src=$here/strict_user.c
             strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
         strict-clang) cc=$CLANG; std=-std=c11; src=$here/strict_user.c; impl_cc=$CLANG
             strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
-        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp
-            strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wuseless-cast -Wmissing-declarations -Wextra-semi) ;;
-        *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANG
-            strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wmissing-declarations -Wextra-semi) ;;
+        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11) ;;
+        *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANGXX; impl_lang=(-x c++ -std=c++11) ;;
+        esac
+        impl_strict=("${strict[@]}")
+        case $base in
+        strict-gxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wuseless-cast -Wmissing-declarations -Wextra-semi) ;;
+        strict-clangxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wmissing-declarations -Wextra-semi) ;;
         esac
         have "$cc" && have "$impl_cc" || { echo "  $cc or $impl_cc not found"; return 77; }
-        run_cmd "$impl_cc" -std=c11 "${WARN[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$impl_cc" "${impl_lang[@]}" "${WARN[@]}" "${impl_strict[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
         run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
