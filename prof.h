@@ -308,7 +308,8 @@ typedef struct prof_schedule {
 typedef enum prof_action { PROF_ACTION_NONE = 0, PROF_ACTION_WARMUP = 1, PROF_ACTION_RECORD = 2, PROF_ACTION_RECORD_AND_SAVE = 3 } prof_action;
 
 /* The events of one finished active window; borrowed: valid until return.
-   It runs inside prof_step/prof_stop: it must not start, stop or step. */
+   It runs inside prof_step/prof_stop: prof_start, prof_step and prof_stop
+   called from it return PROF_E_STATE (NULL) and change nothing. */
 typedef void (*prof_trace_ready_fn)(prof_events *events, void *user_data);
 
 /* with_stack modes */
@@ -3502,9 +3503,23 @@ static PROF__NI void prof__step_scope_close(void) {
     prof__s.step_t0 = 0;
 }
 
+/* on_trace_ready runs with the session lock held: a prof_start, prof_step
+   or prof_stop from inside it would wait for itself. They check this flag
+   and refuse instead. */
+static __thread int prof__in_trace_ready;
 static PROF__NI void prof__deliver(prof_events *e) {
-    if (e && prof__g.cfg.on_trace_ready) prof__g.cfg.on_trace_ready(e, prof__g.cfg.trace_ready_user_data);
+    if (e && prof__g.cfg.on_trace_ready) {
+        prof__in_trace_ready = 1;
+        prof__g.cfg.on_trace_ready(e, prof__g.cfg.trace_ready_user_data);
+        prof__in_trace_ready = 0;
+    }
 }
+#define PROF__REFUSE_IN_TRACE_READY(fn, ret) do {                                                        \
+        if (prof__in_trace_ready) {                                                                   \
+            prof__report(PROF_LOG_ERROR, PROF_E_STATE, fn ": called from on_trace_ready, which runs inside " \
+                         "prof_step or prof_stop; start, step and stop the session outside the callback"); \
+            return ret;                                                                               \
+        } } while (0)
 
 /* torch.profiler.profile's action_map: what a change of action does. */
 static PROF__NI void prof__transit(prof__action from, prof__action to) {
@@ -3552,6 +3567,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
                             s->wait, s->warmup, s->active, s->repeat, s->skip_first);
     if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
+    PROF__REFUSE_IN_TRACE_READY("prof_start", PROF_E_STATE);
     pthread_once(&prof__fork_once, prof__register_atfork);
     pthread_mutex_lock(&prof__s.lock);
     if (prof__s.active) {
@@ -3577,6 +3593,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
 
 PROF_API prof_result prof_step(void) {
     prof__action next;
+    PROF__REFUSE_IN_TRACE_READY("prof_step", PROF_E_STATE);
     pthread_mutex_lock(&prof__s.lock);
     if (!prof__s.active) {
         pthread_mutex_unlock(&prof__s.lock);
@@ -3596,6 +3613,7 @@ PROF_API int64_t prof_step_number(void) { return __atomic_load_n(&prof__s.step, 
 
 PROF_API prof_events *prof_stop(void) {
     prof_events *e = NULL;
+    PROF__REFUSE_IN_TRACE_READY("prof_stop", NULL);
     pthread_mutex_lock(&prof__s.lock);
     if (!prof__s.active) {
         pthread_mutex_unlock(&prof__s.lock);

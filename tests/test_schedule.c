@@ -141,6 +141,43 @@ static void test_no_schedule(void) {
     prof_events_free(ev);
 }
 
+/* The callback runs inside prof_step/prof_stop with the session's lock
+   held: starting, stepping or stopping from it is refused (it used to wait
+   for itself forever), and the session goes on unchanged. */
+static int g_reentry_calls;
+static void on_ready_reenter(prof_events *ev, void *user) {
+    (void)ev; (void)user;
+    g_reentry_calls++;
+    check_log_reset();
+    CHECK_EQ_INT(prof_step(), PROF_E_STATE);
+    CHECK(prof_stop() == NULL);
+    CHECK_EQ_INT(prof_start(NULL), PROF_E_STATE);
+    CHECK_EQ_INT(check_log_count(PROF_E_STATE), 3);
+    CHECK(check_log_has(PROF_E_STATE, "on_trace_ready"));
+}
+static void test_reentry_refused(void) {
+    prof_config c;
+    prof_events *ev;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.schedule.active = 1;
+    c.on_trace_ready = on_ready_reenter;
+    c.log = check_log;
+    g_reentry_calls = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 3; i++) { { PROF_SCOPE("work"); } CHECK_EQ_INT(prof_step(), PROF_OK); }
+    CHECK_EQ_INT(g_reentry_calls, 3);
+    CHECK_EQ_INT(prof_step_number(), 3);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(g_reentry_calls, 4);
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    prof_events_free(ev);
+    CHECK_EQ_INT(prof_start(NULL), PROF_OK); /* outside the callback: allowed again */
+    prof_events_free(prof_stop());
+    prof_set_log(NULL, NULL);
+}
+
 /* A long run: memory stays bounded by one window, as the record blocks
    are reused window after window. */
 static void test_long_run_bounded(void) {
@@ -233,6 +270,7 @@ int main(void) {
     test_actions_match_torch();
     test_sessions();
     test_no_schedule();
+    test_reentry_refused();
     test_long_run_bounded();
     test_reserve_across_windows();
     prof_shutdown();
