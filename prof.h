@@ -3033,7 +3033,10 @@ static PROF__NI prof_events *prof__collect(void) {
                 int found;
                 uint32_t *slot = prof__map_slot(&async_map, r->t1, &found), si;
                 if (!slot || !PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
-                if (found) e->stats.unmatched_async++; /* same id begun twice: the later one wins */
+                if (found) { /* same id begun twice: the later one wins; the earlier counts once, here */
+                    e->stats.unmatched_async++;
+                    aopen[*slot].used = 1;
+                }
                 PROF__SITE_IDX(s, si);
                 aopen[naopen].start = PROF__TICKS(r->t0);
                 aopen[naopen].thread = (uint32_t)thr;
@@ -3327,11 +3330,11 @@ static PROF__NI prof_events *prof__collect(void) {
                      (unsigned long long)e->stats.malformed_shapes, e->stats.malformed_shapes == 1 ? " had" : "s had",
                      e->stats.malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
     if (e->stats.unknown_frees)
-        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu frees of pointers that prof_alloc never saw were ignored",
-                     (unsigned long long)e->stats.unknown_frees);
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu free%s of pointers that prof_alloc never saw %s ignored",
+                     (unsigned long long)e->stats.unknown_frees, e->stats.unknown_frees == 1 ? "" : "s", e->stats.unknown_frees == 1 ? "was" : "were");
     if (e->stats.unmatched_async)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async ranges had no matching PROF_ASYNC_BEGIN/END; they were ignored",
-                     (unsigned long long)e->stats.unmatched_async);
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
+                     (unsigned long long)e->stats.unmatched_async, e->stats.unmatched_async == 1 ? "" : "s", e->stats.unmatched_async == 1 ? "it was" : "they were");
     /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
     if (prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) != PROF_OK ||
 #if defined(PROF_CUPTI)

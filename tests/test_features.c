@@ -212,6 +212,22 @@ static void test_async(void) {
     }
     CHECK_EQ_INT(prof_events_stats(ev).unmatched_async, 0);
     prof_events_free(ev);
+
+    /* unmatched ranges, each counted once: an id begun twice (the later
+       begin wins), an end with no begin, a begin never ended */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    PROF_ASYNC_BEGIN("first", 1);
+    PROF_ASYNC_BEGIN("second", 1);
+    PROF_ASYNC_END(1);
+    PROF_ASYNC_END(2);
+    PROF_ASYNC_BEGIN("never_ended", 3);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).unmatched_async, 3);
+    CHECK(find(ev, "second") >= 0);
+    CHECK_EQ_INT(find(ev, "first"), -1);
+    CHECK_EQ_INT(find(ev, "never_ended"), -1);
+    prof_events_free(ev);
 }
 
 static void leaf(void) { PROF_FUNC(); }
