@@ -604,7 +604,9 @@ PROF_API void prof_free_string(char *s);
 /* Exporters */
 PROF_API prof_result prof_export_chrome_trace(prof_events *ev, const char *path);
 PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
-/* Same lines with identical stacks merged and their values summed. */
+/* One line per distinct stack: its events' values summed in nanoseconds,
+   then whole microseconds (so many short calls still count, where
+   prof_export_stacks, like PyTorch, truncates each event to whole us). */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
 /* Top-level keys of the trace (add_metadata / add_metadata_json). */
 PROF_API prof_result prof_events_add_metadata(prof_events *ev, const char *key, const char *value);
@@ -6248,7 +6250,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     int64_t *sums = NULL;
     size_t capsums = 0;
     prof__map byaddr;
-    size_t with_stacks = 0;
+    size_t with_stacks = 0, lines = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
@@ -6265,7 +6267,11 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         int k;
         if (st.depth <= 0) continue;
         with_stacks++;
-        value = (which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i)) / 1000; /* int(us) truncates */
+        value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i); /* ns */
+        /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
+           lines (prof.h's own) sum the nanoseconds first, so that many
+           short calls are not each cut to whole microseconds. */
+        if (!merge) value /= 1000;
         if (value <= 0) continue;
         line.n = 0;
         for (k = st.depth - 1; k >= 0; k--) {
@@ -6286,20 +6292,23 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
             /* the stack's index in first-seen order, by its interned address */
             if (!(slot = prof__map_slot(&byaddr, (uint64_t)(uintptr_t)key, &found))) { line.oom = 1; break; }
             if (!found) *slot = (uint32_t)(uniq.n - 1);
-            sums[*slot] += value;
+            prof__sat_add(&sums[*slot], value);
         } else {
             char num[32];
             prof__w_put(o.w, line.p, line.n);
             snprintf(num, sizeof num, " %lld\n", (long long)value);
             prof__w_str(o.w, num);
+            lines++;
         }
     }
     if (merge && !line.oom) {
         for (i = 0; i < uniq.n && !o.w->err; i++) {
             char num[32];
+            if (sums[i] / 1000 <= 0) continue;
             prof__w_str(o.w, uniq.strs[i]);
-            snprintf(num, sizeof num, " %lld\n", (long long)sums[i]);
+            snprintf(num, sizeof num, " %lld\n", (long long)(sums[i] / 1000));
             prof__w_str(o.w, num);
+            lines++;
         }
     }
     PROF_FREE(line.p);
@@ -6316,6 +6325,9 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     /* an empty file, as PyTorch writes it, but not without a word */
     if (r == PROF_OK && e->n && !with_stacks)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE)", who, path);
+    else if (r == PROF_OK && with_stacks && !lines)
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: every stack's %s is under 1 us, so %s is empty (the values are whole microseconds)%s", who,
+                     which == 0 ? "self CPU time" : "self device time", path, merge ? "" : "; prof_export_stacks_merged sums the calls of a stack first");
     return r;
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }

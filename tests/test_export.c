@@ -385,14 +385,16 @@ static void put_stacks_check(FILE *f, const char *file, prof_events *ev, int dev
     fprintf(f, ", \"lines\": [");
     for (i = 0; i < n; i++) {
         prof_event e = get_ev(ev, i);
-        int64_t v = (device_metric ? e.self_device_time_total_ns : e.self_cpu_time_total_ns) / 1000;
-        if (e.stack_depth <= 0 || v <= 0) continue;
+        int64_t ns = device_metric ? e.self_device_time_total_ns : e.self_cpu_time_total_ns, v = ns / 1000;
+        /* a plain file has int(us) per event, none at 0; a merged one sums
+           each stack's ns first, so its events go in with their ns */
+        if (e.stack_depth <= 0 || (merged ? ns : v) <= 0) continue;
         fprintf(f, "%s\n  {\"frames\": [", lines++ ? "," : "");
         for (k = e.stack_depth - 1; k >= 0; k--) {
             put_spec(f, e.stack[k] ? e.stack[k] : "");
             if (k) fprintf(f, ", ");
         }
-        fprintf(f, "], \"value\": %lld}", (long long)v);
+        fprintf(f, "], \"value\": %lld, \"ns\": %lld}", (long long)v, (long long)ns);
     }
     fprintf(f, "\n]}");
 }
@@ -1494,9 +1496,15 @@ static void test_errors(void) {
             CHECK(stat(ERR_DIR "/empty.stacks", &st) == 0 && st.st_size == 0);
             CHECK(check_log_has(PROF_E_ARG, "no event has a stack"));
             check_log_reset();
-            /* events with stacks but none over 0 us: empty, no warning */
+            /* events with stacks but none of 1 us or more: empty, as
+               PyTorch writes it, and a warning that says why */
             CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/zero.stacks", "self_cuda_time_total"), PROF_OK);
-            CHECK(check_log_count(PROF_E_ARG) == 0);
+            CHECK(stat(ERR_DIR "/zero.stacks", &st) == 0 && st.st_size == 0);
+            CHECK_EQ_INT(check_log_count(PROF_E_ARG), 1);
+            CHECK(check_log_has(PROF_E_ARG, "under 1 us"));
+            check_log_reset();
+            CHECK_EQ_INT(prof_export_stacks_merged(ev, ERR_DIR "/zero_merged.stacks", "self_cuda_time_total"), PROF_OK);
+            CHECK_EQ_INT(check_log_count(PROF_E_ARG), 1);
             prof_events_free(plain);
         }
     }
