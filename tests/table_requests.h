@@ -36,16 +36,17 @@ static void out_put(out *o, const char *s) {
 
 static void print_total(out *o, prof_avg t) {
     char line[256];
-    double us = 1000.0;
+    /* microseconds as the nearest double, also past 2^53 ns where
+       (double)ns / 1000 would round twice (prof.h's own conversion) */
     snprintf(line, sizeof line, "key=%s\ncount=%lld\n", t.key, (long long)t.count);
     out_put(o, line);
     snprintf(line, sizeof line, "cpu_time_total=%.3f\nself_cpu_time_total=%.3f\ncpu_time=%.3f\n",
-             (double)t.cpu_time_total_ns / us, (double)t.self_cpu_time_total_ns / us,
-             t.count ? (double)t.cpu_time_total_ns / us / (double)t.count : 0.0);
+             prof__us_double(t.cpu_time_total_ns), prof__us_double(t.self_cpu_time_total_ns),
+             t.count ? prof__us_double(t.cpu_time_total_ns) / (double)t.count : 0.0);
     out_put(o, line);
     snprintf(line, sizeof line, "device_time_total=%.3f\nself_device_time_total=%.3f\ndevice_time=%.3f\n",
-             (double)t.device_time_total_ns / us, (double)t.self_device_time_total_ns / us,
-             t.count ? (double)t.device_time_total_ns / us / (double)t.count : 0.0);
+             prof__us_double(t.device_time_total_ns), prof__us_double(t.self_device_time_total_ns),
+             t.count ? prof__us_double(t.device_time_total_ns) / (double)t.count : 0.0);
     out_put(o, line);
     snprintf(line, sizeof line, "cpu_memory_usage=%lld\nself_cpu_memory_usage=%lld\ndevice_memory_usage=%lld\nself_device_memory_usage=%lld\nflops=%lld\n",
              (long long)t.cpu_memory_usage, (long long)t.self_cpu_memory_usage, (long long)t.device_memory_usage,

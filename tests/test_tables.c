@@ -167,7 +167,8 @@ static void run_case(const char *dir, const char *name) {
         FILE *f;
         size_t i = 0;
         while (i < len && i < o.n && expected[i] == o.p[i]) i++;
-        snprintf(got, sizeof got, "build/tables-%s.got", name);
+        if (getenv("PROF_TABLES_DIR")) snprintf(got, sizeof got, "%s/%.*s.got", dir, (int)(strlen(name) - 5), name);
+        else snprintf(got, sizeof got, "build/tables-%s.got", name);
         f = fopen(got, "wb");
         if (f) { fwrite(o.p, 1, o.n, f); fclose(f); }
         fprintf(stderr, "FAIL %s: output differs at byte %zu (see %s; diff it against %s)\n", name, i, got, path);
@@ -183,20 +184,31 @@ static void run_case(const char *dir, const char *name) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The cases' directory: $PROF_TABLES_DIR (tests/tables/fuzz.py points it
+   at generated cases; the .got files then go next to them), else
+   tests/tables. */
 int main(void) {
-    const char *dir = "tests/tables";
+    const char *dir = getenv("PROF_TABLES_DIR") ? getenv("PROF_TABLES_DIR") : "tests/tables";
     DIR *d = opendir(dir);
     struct dirent *de;
-    char *names[256];
-    int n = 0, i;
+    char **names = NULL;
+    int n = 0, cap = 0, i;
     if (!d) { fprintf(stderr, "run from the repository root: cannot open %s\n", dir); return 1; }
-    while ((de = readdir(d)) && n < 256) {
+    while ((de = readdir(d))) {
         size_t l = strlen(de->d_name);
-        if (l > 5 && !strcmp(de->d_name + l - 5, ".case")) names[n++] = strdup(de->d_name);
+        if (l > 5 && !strcmp(de->d_name + l - 5, ".case")) {
+            if (n == cap) {
+                char **grown = (char **)realloc(names, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *names);
+                if (!grown) { fprintf(stderr, "out of memory\n"); return 1; }
+                names = grown;
+            }
+            names[n++] = strdup(de->d_name);
+        }
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    if (n) qsort(names, (size_t)n, sizeof *names, cmp_str);
     for (i = 0; i < n; i++) { run_case(dir, names[i]); free(names[i]); }
+    free(names);
     if (n == 0) { fprintf(stderr, "no cases found\n"); failed++; }
     printf("test_tables: %d passed, %d failed\n", passed, failed);
     return failed != 0;
