@@ -3413,6 +3413,16 @@ static void prof__atfork_child(void) {
         if (prof__pf.n_early > n) prof__pf.n_early = n;
     }
     prof__live_fork(1);
+    {
+        /* The forking thread is the child's main thread, with the child's
+           id: its events carry that id from here on (those it recorded
+           before the fork, still in its buffer, carry it too). */
+        prof__tstate *t = prof__self();
+        if (t) {
+            t->tid = prof__gettid();
+            t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
+        }
+    }
 }
 static void prof__atfork_prepare(void) { prof__live_fork(-1); }
 static void prof__atfork_parent(void) { prof__live_fork(1); }

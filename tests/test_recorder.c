@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static uint64_t my_tid(void) { return (uint64_t)syscall(SYS_gettid); }
@@ -651,6 +652,39 @@ static void test_unnested_records(void) {
     prof_events_free(ev);
 }
 
+/* After fork() the forking thread is the child's main thread, with the
+   child's id: what it records there carries that id, not its parent's. */
+static void test_fork_thread_id(void) {
+    prof_config c = config();
+    prof_events *ev;
+    pid_t pid;
+    int status = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("in_parent"); }
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) { CHECK(pid >= 0); prof_events_free(prof_stop()); return; }
+    if (pid == 0) {
+        int64_t k;
+        int ok;
+        { PROF_SCOPE("in_child"); }
+        ev = prof_stop();
+        k = ev ? find(ev, "in_child", 0) : -1;
+        ok = k >= 0 && get(ev, k).thread == (uint64_t)getpid();
+        prof_events_free(ev);
+        _exit(ok ? 0 : 1);
+    }
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(find(ev, "in_child", 0), -1);
+        CHECK(get(ev, find(ev, "in_parent", 0)).thread == (uint64_t)my_tid());
+        prof_events_free(ev);
+    }
+    waitpid(pid, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's event did not carry the child's thread id (status %d)", status);
+}
+
 static void test_open_at_stop(void) {
     prof_config c = config();
     prof_events *ev = NULL;
@@ -1083,6 +1117,7 @@ int main(void) {
     TIMED(test_unbalanced_end());
     TIMED(test_open_at_stop());
     TIMED(test_unnested_records());
+    TIMED(test_fork_thread_id());
     TIMED(test_scope_across_sessions());
     TIMED(test_begin_across_start());
     TIMED(test_event_cap());
