@@ -686,6 +686,7 @@ PROF_API prof__thread prof__g_unattached;
 #if defined(__cplusplus)
 #define PROF__NULL nullptr
 #define PROF__TO_INT(x) static_cast<int>(x)
+#define PROF__CSTR(x) prof__cstr(x)
 extern "C++" { /* templates, even when prof.h is included inside extern "C" */
 /* by reference: a std::atomic, which cannot be copied, converts too */
 inline double prof__to_f64(double v) { return v; }
@@ -697,6 +698,10 @@ inline int64_t prof__to_i64(int64_t v) { return v; }
 template <typename T> inline int64_t prof__to_i64(const T &v) { return static_cast<int64_t>(v); }
 /* PROF_SCOPE_SHAPES's values: each converted as above, so size_t dims and
    the like need no casts (a braced int64_t array would not narrow them) */
+/* PROF_SCOPE_DYN / PROF_BEGIN_DYN names: a C string, or anything with
+   c_str() (std::string); the name is copied before the call returns */
+inline const char *prof__cstr(const char *s) { return s; }
+template <typename T> inline auto prof__cstr(const T &s) -> decltype(s.c_str()) { return s.c_str(); }
 template <size_t N> struct prof__i64s { int64_t v[N]; };
 template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T &...x) {
     static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
@@ -707,6 +712,7 @@ template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T
 #else
 #define PROF__NULL ((void *)0)
 #define PROF__TO_INT(x) ((int)(x))
+#define PROF__CSTR(x) (x)
 #define prof__to_f64(x) ((double)(x))
 #define prof__to_u64(x) ((uint64_t)(x))
 #define prof__to_i64(x) ((int64_t)(x))
@@ -850,7 +856,7 @@ private:
         prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
-        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (name))
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(name))
 struct prof__scope_args_guard {
     prof__scope s;
     const prof_args *a;
@@ -946,7 +952,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         prof__begin(&prof__site_b); } while (0)
 #  define PROF_BEGIN_DYN(name) do {                                           \
         static PROF__SITE_CONST prof_site prof__site_b = PROF__SITE_INIT("", 0);          \
-        prof__begin_dyn(&prof__site_b, (name)); } while (0)
+        prof__begin_dyn(&prof__site_b, PROF__CSTR(name)); } while (0)
 #  define PROF_END() prof__end()
 #  define PROF_MARK(name) do {                                                \
         static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \

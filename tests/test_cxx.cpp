@@ -149,6 +149,25 @@ static void test_names_in_cxx_code() {
     int64_t body = find(ev, "body"), dtor = find(ev, "Widget::~Widget");
     if (CHECK(body >= 0 && dtor >= 0)) CHECK_EQ_INT(get(ev, (size_t)dtor).parent, body);
     prof_events_free(ev);
+
+    /* run-time names as std::string, temporaries included: copied before
+       the string goes away */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (int k = 0; k < 3; k++) {
+        std::string layer = "layer" + std::to_string(k);
+        PROF_SCOPE_DYN(layer);
+        { PROF_SCOPE_DYN(layer + "/fwd"); }
+        PROF_BEGIN_DYN(std::string("range") + std::to_string(k));
+        PROF_END();
+        PROF_SCOPE_DYN(layer.c_str()); /* and C strings still */
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count(ev, "layer0"), 2);
+    CHECK_EQ_INT(count(ev, "layer2/fwd"), 1);
+    CHECK_EQ_INT(count(ev, "range1"), 1);
+    CHECK_EQ_INT(prof_events_count(ev), 12);
+    prof_events_free(ev);
 }
 
 /* ---- PROF_SCOPE_SHAPES with C++ integer types ---- */
