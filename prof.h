@@ -3260,6 +3260,12 @@ static PROF__NI prof_events *prof__collect(void) {
     PROF_FREE(cuthr);
     cuthr = NULL;
 #endif
+    /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
+       shows device memory only with a device, as PyTorch's does for a
+       profile that used CUDA, so the list gets one */
+    if (!e->use_device)
+        for (i = 0; i < e->nmem; i++)
+            if (e->mem[i].device_type == PROF_DEVICE_CUDA) { e->use_device = prof__intern(&e->strs, "cuda"); break; }
 
     {
         /* order: per thread by the stack pass, the rest by a sort, then merge */

@@ -175,6 +175,26 @@ static void test_memory(void) {
     }
     prof_events_free(ev);
     prof_free(kept);
+
+    /* CUDA memory recorded by hand, without CUPTI: the list gets the device,
+       so the table shows the device memory columns */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("gpu_alloc");
+        prof_alloc_ex((const void *)0x7000, 4096, PROF_DEVICE_CUDA, 0, NULL);
+    }
+    prof_dealloc((const void *)0x7000);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    i = find(ev, "gpu_alloc");
+    if (CHECK(i >= 0)) CHECK_EQ_INT(get(ev, (size_t)i).device_memory_usage, 4096);
+    {
+        char *table = prof_events_table(ev, NULL);
+        CHECK(table && strstr(table, "CUDA Mem") && strstr(table, "4.00 KB"));
+        CHECK(table && !strstr(table, "CUDA total")); /* no kernels: no device time columns */
+        prof_free_string(table);
+    }
+    prof_events_free(ev);
 }
 
 typedef struct async_arg { uint64_t id; } async_arg;
