@@ -20,7 +20,8 @@ BUILD ?= build
 
 CFLAGS_DEMO  ?= -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
 CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
-LDLIBS_PROF  := -pthread -lm -ldl
+# -lm is for the examples' and benches' own math; prof.h needs none
+LDLIBS_PROF  := -pthread -ldl -lm
 
 .PHONY: all demo mlp cuda-demo test configure build bench bench-peers clean
 

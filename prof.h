@@ -532,6 +532,8 @@ PROF_API prof_result prof_start(const prof_config *cfg);
 /* Ends the session. With a schedule, returns the window recording at stop
    (also handed to on_trace_ready), or an empty list. NULL on error. */
 PROF_API prof_events *prof_stop(void);
+/* 1 while scopes are being recorded: in a session, also in its warm-up
+   steps (whose events are then thrown away), not in its wait steps. */
 PROF_API int prof_is_recording(void);
 /* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1,
    and starts, stops or delivers windows as torch.profiler.profile.step(). */
@@ -4234,7 +4236,8 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     const prof__extra *x;
     prof_avg r;
     prof_result res;
-    if (!e || !out || i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
+    if (!e || !out) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: the %s is NULL", !e ? "event list" : "output pointer");
+    if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu (the list has %zu)", i, e->n);
     if ((res = prof__prepare(e)) != PROF_OK) return res;
     if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
     v = &e->ev[i];

@@ -123,10 +123,13 @@ static long workload(void) {
         PROF_BEGIN("range");
         n++;
         for (k = 0; k < 30; k++) {
-            /* 30 deep: the stack grows (two names: a chain of one name
-               would be merged by the tree's _remove_dup_nodes) */
-            if (k % 2) PROF_BEGIN("deep odd");
-            else PROF_BEGIN("deep even");
+            /* 30 deep: the stack grows. Three names in turn: in a chain of
+               one name, or of two once a lost record takes one link out,
+               the tree's _remove_dup_nodes would merge a parent with its
+               only child of the same name */
+            if (k % 3 == 0) PROF_BEGIN("deep a");
+            else if (k % 3 == 1) PROF_BEGIN("deep b");
+            else PROF_BEGIN("deep c");
             n++;
         }
         for (k = 0; k < 30; k++) PROF_END();
