@@ -2753,8 +2753,11 @@ PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_devi
             return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: \"%.40s\" is not a device name (up to %d ASCII letters, digits and underscores, like \"cuda\")",
                                 use_device, PROF__DEVICE_NAME_MAX);
     }
-    e->use_device = (use_device && use_device[0]) ? prof__intern(&e->strs, use_device) : NULL;
-    if (use_device && use_device[0] && !e->use_device) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_device: out of memory");
+    {
+        const char *name = (use_device && use_device[0]) ? prof__intern(&e->strs, use_device) : NULL;
+        if (use_device && use_device[0] && !name) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_device: out of memory");
+        e->use_device = name;
+    }
     prof__tree_invalidate(e);
     return PROF_OK;
 }
@@ -2905,7 +2908,16 @@ typedef struct prof__pending {
     int data_kind, data_left;     /* DATA records still owed to a header */
 } prof__pending;
 
-typedef struct prof__async_open { int64_t start; uint32_t thread, site; int used; } prof__async_open;
+/* An async begin or end. They pair by time per id after both passes: an
+   id may be reused once its range ended (an object's address, say). */
+typedef struct prof__async_rec { uint64_t id; int64_t ts; uint32_t thread, site, order; int is_end; } prof__async_rec;
+static int prof__async_cmp(const void *pa, const void *pb) {
+    const prof__async_rec *a = (const prof__async_rec *)pa, *b = (const prof__async_rec *)pb;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->is_end != b->is_end) return a->is_end ? -1 : 1; /* an end and a begin at one tick: the end closes the earlier range */
+    return a->order < b->order ? -1 : a->order > b->order;
+}
 
 static PROF__NI int prof__is_step_name(const char *n) { return strncmp(n, "ProfilerStep#", 13) == 0; }
 
@@ -2928,8 +2940,8 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__key *keys = NULL, *xkeys = NULL, *ordered;
     size_t *bounds = NULL;
     size_t nx = 0, capx = 0;
-    prof__map ptr_map, async_map, native_map;
-    prof__async_open *aopen = NULL;
+    prof__map ptr_map, native_map;
+    prof__async_rec *aopen = NULL;
     size_t naopen = 0, capaopen = 0;
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
@@ -2950,7 +2962,6 @@ static PROF__NI prof_events *prof__collect(void) {
     mono_stop = prof__mono_ns();
 #endif
     memset(&ptr_map, 0, sizeof ptr_map);
-    memset(&async_map, 0, sizeof async_map);
     memset(&native_map, 0, sizeof native_map);
     memset(site_cache, 0, sizeof site_cache);
     prof__pf_stop();
@@ -3045,19 +3056,16 @@ static PROF__NI prof_events *prof__collect(void) {
             if (tag == PROF__TAG_SCOPE) nkeys++;
             else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0) && !PROF__LATE(r->t0)) {
                 const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
-                int found;
-                uint32_t *slot = prof__map_slot(&async_map, r->t1, &found), si;
-                if (!slot || !PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
-                if (found) { /* same id begun twice: the later one wins; the earlier counts once, here */
-                    e->stats.unmatched_async++;
-                    aopen[*slot].used = 1;
-                }
+                uint32_t si;
+                if (!PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
                 PROF__SITE_IDX(s, si);
-                aopen[naopen].start = PROF__TICKS(r->t0);
+                aopen[naopen].id = r->t1;
+                aopen[naopen].ts = PROF__TICKS(r->t0);
                 aopen[naopen].thread = (uint32_t)thr;
                 aopen[naopen].site = si;
-                aopen[naopen].used = 0;
-                *slot = (uint32_t)naopen++;
+                aopen[naopen].order = (uint32_t)naopen;
+                aopen[naopen].is_end = 0;
+                naopen++;
             }
         });
     }
@@ -3123,22 +3131,14 @@ static PROF__NI prof_events *prof__collect(void) {
                 prof__extra *x = NULL;
                 uint32_t nat;
                 int step;
-                if (tag == PROF__TAG_ASYNC_END) {
-                    uint32_t a = prof__map_get(&async_map, r->t1);
-                    if (a == UINT32_MAX || aopen[a].used) { e->stats.unmatched_async++; continue; }
-                    if (!PROF__PUSH_OK(xkeys, nx, capx)) goto oom;
-                    k = &xkeys[nx];
-                    aopen[a].used = 1;
-                    k->start = aopen[a].start;
-                    k->end = PROF__TICKS(r->t0);
-                    k->thread = aopen[a].thread;
-                    k->site = aopen[a].site;
-                    k->extra = 0;
-                    k->scope = 0;
-                    k->flags = PROF__F_ASYNC;
-                    k->device_type = PROF_DEVICE_CPU;
-                    if (k->end < k->start) k->end = k->start;
-                    nx++;
+                if (tag == PROF__TAG_ASYNC_END) { /* paired after this pass */
+                    if (!PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
+                    aopen[naopen].id = r->t1;
+                    aopen[naopen].ts = PROF__TICKS(r->t0);
+                    aopen[naopen].thread = aopen[naopen].site = 0;
+                    aopen[naopen].order = (uint32_t)naopen;
+                    aopen[naopen].is_end = 1;
+                    naopen++;
                     continue;
                 }
                 k->start = PROF__TICKS(r->t0);
@@ -3218,7 +3218,35 @@ static PROF__NI prof_events *prof__collect(void) {
         if (snaps[i].enters > snaps[i].kend - snaps[i].kbeg + snaps[i].closes_lost)
             open_total += snaps[i].enters - (snaps[i].kend - snaps[i].kbeg) - snaps[i].closes_lost;
     }
-    for (i = 0; i < naopen; i++) if (!aopen[i].used) e->stats.unmatched_async++;
+    /* Async ranges: per id in time order, each end closes the open begin.
+       A begin while one is open leaves the earlier unmatched (the later
+       wins); an end with none open, and a begin never ended, are unmatched. */
+    if (naopen) qsort(aopen, naopen, sizeof *aopen, prof__async_cmp);
+    for (i = 0; i < naopen;) {
+        size_t j, open = (size_t)-1;
+        for (j = i; j < naopen && aopen[j].id == aopen[i].id; j++) {
+            prof__key *k;
+            if (!aopen[j].is_end) {
+                if (open != (size_t)-1) e->stats.unmatched_async++;
+                open = j;
+                continue;
+            }
+            if (open == (size_t)-1) { e->stats.unmatched_async++; continue; }
+            if (!PROF__PUSH_OK(xkeys, nx, capx)) goto oom;
+            k = &xkeys[nx++];
+            k->start = aopen[open].ts;
+            k->end = aopen[j].ts > k->start ? aopen[j].ts : k->start;
+            k->thread = aopen[open].thread;
+            k->site = aopen[open].site;
+            k->extra = 0;
+            k->scope = 0;
+            k->flags = PROF__F_ASYNC;
+            k->device_type = PROF_DEVICE_CPU;
+            open = (size_t)-1;
+        }
+        if (open != (size_t)-1) e->stats.unmatched_async++;
+        i = j;
+    }
     e->stats.open_at_stop = open_total;
     /* threads that recorded: not those only bound to the session (prof_start
        binds the calling thread ahead of its first scope) */
@@ -3252,7 +3280,6 @@ static PROF__NI prof_events *prof__collect(void) {
     PROF_FREE(aopen);
     aopen = NULL;
     prof__map_free(&ptr_map);
-    prof__map_free(&async_map);
     prof__map_free(&native_map);
 #if defined(PROF_CUPTI)
     if (cuda) {
@@ -3357,7 +3384,18 @@ static PROF__NI prof_events *prof__collect(void) {
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
                      (unsigned long long)e->stats.unmatched_async, e->stats.unmatched_async == 1 ? "" : "s", e->stats.unmatched_async == 1 ? "it was" : "they were");
     /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
-    if (prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) != PROF_OK ||
+    {
+        prof_result tree = prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys);
+        PROF_FREE(keys);
+        keys = NULL;
+        if (tree != PROF_OK) {
+            PROF_FREE(addrs);
+            prof_events_free(e);
+            prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
+            return NULL;
+        }
+    }
+    if (
 #if defined(PROF_CUPTI)
         (cuda && prof__cupti_correlate(e) != 0) ||
 #endif
@@ -3365,13 +3403,11 @@ static PROF__NI prof_events *prof__collect(void) {
         ((features & PROF__F_SCOPES) && prof__scope_stacks(e) != 0) ||
         ((features & PROF__F_NATIVE) && prof__native_stacks(e, addrs) != 0)) {
         PROF_FREE(addrs);
-        PROF_FREE(keys);
         prof_events_free(e);
         prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
         return NULL;
     }
     PROF_FREE(addrs);
-    PROF_FREE(keys);
     return e;
 oom:
     pthread_mutex_unlock(&prof__g_lock);
@@ -3386,7 +3422,6 @@ oom_unlocked:
     PROF_FREE(aopen);
     PROF_FREE(addrs);
     prof__map_free(&ptr_map);
-    prof__map_free(&async_map);
     prof__map_free(&native_map);
     prof_events_free(e);
     prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while collecting events");
@@ -3591,6 +3626,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
 PROF_API prof_result prof_start(const prof_config *cfg) {
     prof_config c;
     const prof_schedule *s;
+    PROF__REFUSE_IN_TRACE_READY("prof_start", PROF_E_STATE); /* before anything changes, the log callback included */
     if (cfg) c = *cfg;
     else memset(&c, 0, sizeof c);
     if (c.log) prof_set_log(c.log, c.log_user_data);
@@ -3601,7 +3637,6 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
                             s->wait, s->warmup, s->active, s->repeat, s->skip_first);
     if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
-    PROF__REFUSE_IN_TRACE_READY("prof_start", PROF_E_STATE);
     pthread_once(&prof__fork_once, prof__register_atfork);
     pthread_mutex_lock(&prof__s.lock);
     if (prof__s.active) {

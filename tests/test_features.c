@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static prof_event get(prof_events *ev, size_t i) {
     prof_event e;
@@ -204,6 +205,12 @@ static void *end_async(void *p) {
     return NULL;
 }
 
+static void spin_ns(int64_t ns) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec) < ns);
+}
 static void test_async(void) {
     prof_config c = config();
     prof_events *ev;
@@ -247,6 +254,30 @@ static void test_async(void) {
     CHECK(find(ev, "second") >= 0);
     CHECK_EQ_INT(find(ev, "first"), -1);
     CHECK_EQ_INT(find(ev, "never_ended"), -1);
+    prof_events_free(ev);
+
+    /* an id reused once its range ended (an address freed and handed out
+       again): two ranges, each paired with its own end */
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    PROF_ASYNC_BEGIN("req_a", 7);
+    spin_ns(20000);
+    PROF_ASYNC_END(7);
+    spin_ns(20000);
+    PROF_ASYNC_BEGIN("req_b", 7);
+    spin_ns(40000);
+    PROF_ASYNC_END(7);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).unmatched_async, 0);
+    {
+        int64_t a = find(ev, "req_a"), b = find(ev, "req_b");
+        if (CHECK(a >= 0 && b >= 0)) {
+            prof_event ea = get(ev, (size_t)a), eb = get(ev, (size_t)b);
+            CHECK(ea.cpu_time_total_ns >= 20000);
+            CHECK(eb.cpu_time_total_ns >= 40000);
+            CHECK(ea.end_ns <= eb.start_ns);
+        }
+    }
     prof_events_free(ev);
 }
 

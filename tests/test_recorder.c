@@ -771,11 +771,14 @@ static void test_scope_across_sessions(void) {
     prof_events_free(ev2);
 }
 
-/* Exactly filled record blocks: the recorder's blocks hold 16384, then
-   32768, then 65536 records, and are mapped next to each other, so the end
-   of a full block can be the start of another one of the same thread. */
+/* Exactly filled record blocks: a thread's blocks hold PROF__FIRST_BLOCK
+   (512) records, then twice as many each time, and are mapped next to each
+   other, so the end of a full block can be the start of another one of the
+   same thread. Totals at the ends of the first, second, fifth and eighth
+   blocks, and one inside the first. */
 static void test_full_blocks(void) {
-    static const long totals[] = {16384, 16384 + 32768, 16384 + 32768 + 65536, 1000};
+    static const long F = PROF__FIRST_BLOCK;
+    const long totals[] = {F, F * 3, F * 31, F * 255, 100};
     prof_config c = config();
     size_t k;
     for (k = 0; k < sizeof totals / sizeof totals[0]; k++) {

@@ -144,14 +144,22 @@ static void test_no_schedule(void) {
 /* The callback runs inside prof_step/prof_stop with the session's lock
    held: starting, stepping or stopping from it is refused (it used to wait
    for itself forever), and the session goes on unchanged. */
-static int g_reentry_calls;
+static int g_reentry_calls, g_other_log_calls;
+static void other_log(prof_log_level level, prof_result code, const char *msg, void *user) {
+    (void)level; (void)code; (void)msg; (void)user;
+    g_other_log_calls++;
+}
 static void on_ready_reenter(prof_events *ev, void *user) {
+    prof_config c2;
     (void)ev; (void)user;
     g_reentry_calls++;
     check_log_reset();
     CHECK_EQ_INT(prof_step(), PROF_E_STATE);
     CHECK(prof_stop() == NULL);
-    CHECK_EQ_INT(prof_start(NULL), PROF_E_STATE);
+    memset(&c2, 0, sizeof c2);
+    c2.log = other_log; /* refused: the log callback must not change either */
+    CHECK_EQ_INT(prof_start(&c2), PROF_E_STATE);
+    CHECK_EQ_INT(g_other_log_calls, 0);
     CHECK_EQ_INT(check_log_count(PROF_E_STATE), 3);
     CHECK(check_log_has(PROF_E_STATE, "on_trace_ready"));
 }
