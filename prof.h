@@ -2815,7 +2815,7 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped_or_unbalanced; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped_or_unbalanced, began_late; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
    thread's scopes arrive in the order they ended (children before their
@@ -3010,6 +3010,7 @@ static PROF__NI prof_events *prof__collect(void) {
         snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
         snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
         snaps[nsnap - 1].nrec = 0;
+        snaps[nsnap - 1].began_late = 0;
         snaps[nsnap - 1].dropped_or_unbalanced = PROF__LOADR(&t->dropped) + PROF__LOADR(&t->unbalanced);
         e->stats.dropped += PROF__LOADR(&t->dropped);
         dropped_nomem += PROF__LOADR(&t->dropped_nomem);
@@ -3123,7 +3124,14 @@ static PROF__NI prof_events *prof__collect(void) {
                 continue;
             }
             if (PROF__STALE(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
-            if (PROF__LATE(tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) { prof__pending_reset(&pd); continue; }
+            if (PROF__LATE(tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
+                /* a scope begun after the stop's tick, before its thread saw
+                   recording end (prof_stop preempted in between): neither in
+                   the profile nor open at the stop */
+                if (tag == PROF__TAG_SCOPE && PROF__LATE(r->t0)) snaps[i].began_late++;
+                prof__pending_reset(&pd);
+                continue;
+            }
             if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_ASYNC_END) {
                 prof__key *k = &keys[nkeys];
                 const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
@@ -3214,9 +3222,9 @@ static PROF__NI prof_events *prof__collect(void) {
             }
         });
         snaps[i].kend = nkeys;
-        /* open = opened - closed (recorded or lost to the cap) */
-        if (snaps[i].enters > snaps[i].kend - snaps[i].kbeg + snaps[i].closes_lost)
-            open_total += snaps[i].enters - (snaps[i].kend - snaps[i].kbeg) - snaps[i].closes_lost;
+        /* open = opened - closed (recorded or lost to the cap) - begun after the stop */
+        if (snaps[i].enters > snaps[i].kend - snaps[i].kbeg + snaps[i].closes_lost + snaps[i].began_late)
+            open_total += snaps[i].enters - (snaps[i].kend - snaps[i].kbeg) - snaps[i].closes_lost - snaps[i].began_late;
     }
     /* Async ranges: per id in time order, each end closes the open begin.
        A begin while one is open leaves the earlier unmatched (the later
