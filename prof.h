@@ -130,7 +130,7 @@
    activities         PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA
    log, log_user_data where errors and warnings go (default stderr)
    no_prefault_thread 1 = no helper thread. By default, once a thread has
-                      recorded ~100k events in a session, a helper thread
+                      recorded ~65k events in a session, a helper thread
                       maps and faults in its next 8 MiB record blocks ahead
                       of need (a fresh page costs microseconds on first
                       touch) and holds up to two ready (16 MiB, kept for
@@ -222,7 +222,7 @@
    prof.h starts threads only where they take work off yours, each with
    every signal blocked and each joined before the call that needs it ends:
    the prefault thread, during a session in which a thread records more than
-   ~100k events (joined by prof_stop; see no_prefault_thread); and, while
+   ~65k events (joined by prof_stop; see no_prefault_thread); and, while
    prof_export_* writes a big file, a writer thread for write(2) and, for a
    trace of more than 32768 events, a second formatting worker (both joined
    before the export returns; the bytes are those one thread would write).
@@ -698,12 +698,12 @@ template <typename T> inline uint64_t prof__to_u64(const T &v) { return static_c
 template <typename T> inline uint64_t prof__to_u64(T *p) { return reinterpret_cast<uintptr_t>(p); } /* an object's address as an async id */
 inline int64_t prof__to_i64(int64_t v) { return v; }
 template <typename T> inline int64_t prof__to_i64(const T &v) { return static_cast<int64_t>(v); }
-/* PROF_SCOPE_SHAPES's values: each converted as above, so size_t dims and
-   the like need no casts (a braced int64_t array would not narrow them) */
 /* PROF_SCOPE_DYN / PROF_BEGIN_DYN names: a C string, or anything with
    c_str() (std::string); the name is copied before the call returns */
 inline const char *prof__cstr(const char *s) { return s; }
 template <typename T> inline auto prof__cstr(const T &s) -> decltype(s.c_str()) { return s.c_str(); }
+/* PROF_SCOPE_SHAPES's values: each converted as above, so size_t dims and
+   the like need no casts (a braced int64_t array would not narrow them) */
 template <size_t N> struct prof__i64s { int64_t v[N]; };
 template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T &...x) {
     static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
@@ -2918,6 +2918,19 @@ static int prof__async_cmp(const void *pa, const void *pb) {
     if (a->is_end != b->is_end) return a->is_end ? -1 : 1; /* an end and a begin at one tick: the end closes the earlier range */
     return a->order < b->order ? -1 : a->order > b->order;
 }
+static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *cap, uint64_t id, int64_t ts, uint32_t thread, uint32_t site, int is_end) {
+    prof__async_rec *a;
+    if (!prof__grow((void **)arr, cap, *n + 1, sizeof **arr)) return 0;
+    a = &(*arr)[*n];
+    a->id = id;
+    a->ts = ts;
+    a->thread = thread;
+    a->site = site;
+    a->order = (uint32_t)*n;
+    a->is_end = is_end;
+    (*n)++;
+    return 1;
+}
 
 static PROF__NI int prof__is_step_name(const char *n) { return strncmp(n, "ProfilerStep#", 13) == 0; }
 
@@ -2941,12 +2954,13 @@ static PROF__NI prof_events *prof__collect(void) {
     size_t *bounds = NULL;
     size_t nx = 0, capx = 0;
     prof__map ptr_map, native_map;
-    prof__async_rec *aopen = NULL;
-    size_t naopen = 0, capaopen = 0;
+    prof__async_rec *asyncs = NULL;
+    size_t nasync = 0, capasync = 0;
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
     uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop;
     int named_open = 0; /* still-open PROF_BEGINs of the calling thread, warned about by name */
+    int tree_ok;
     unsigned features = prof__g_features;
     const char *step_name;
     /* site pointer -> index: a direct-mapped cache in front of the map,
@@ -3058,19 +3072,12 @@ static PROF__NI prof_events *prof__collect(void) {
             else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0) && !PROF__LATE(r->t0)) {
                 const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
                 uint32_t si;
-                if (!PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
                 PROF__SITE_IDX(s, si);
-                aopen[naopen].id = r->t1;
-                aopen[naopen].ts = PROF__TICKS(r->t0);
-                aopen[naopen].thread = (uint32_t)thr;
-                aopen[naopen].site = si;
-                aopen[naopen].order = (uint32_t)naopen;
-                aopen[naopen].is_end = 0;
-                naopen++;
+                if (!prof__async_push(&asyncs, &nasync, &capasync, r->t1, PROF__TICKS(r->t0), (uint32_t)thr, si, 0)) goto oom;
             }
         });
     }
-    capkeys = nkeys + naopen + 1;
+    capkeys = nkeys + nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
     keys = PROF__ALLOC(prof__key, capkeys);
     if (!keys) goto oom;
     nkeys = 0;
@@ -3132,23 +3139,17 @@ static PROF__NI prof_events *prof__collect(void) {
                 prof__pending_reset(&pd);
                 continue;
             }
-            if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_ASYNC_END) {
+            if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
+                if (!prof__async_push(&asyncs, &nasync, &capasync, r->t1, PROF__TICKS(r->t0), 0, 0, 1)) goto oom;
+                continue;
+            }
+            if (tag == PROF__TAG_SCOPE) {
                 prof__key *k = &keys[nkeys];
                 const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
                 prof__ev tmpv;
                 prof__extra *x = NULL;
                 uint32_t nat;
                 int step;
-                if (tag == PROF__TAG_ASYNC_END) { /* paired after this pass */
-                    if (!PROF__PUSH_OK(aopen, naopen, capaopen)) goto oom;
-                    aopen[naopen].id = r->t1;
-                    aopen[naopen].ts = PROF__TICKS(r->t0);
-                    aopen[naopen].thread = aopen[naopen].site = 0;
-                    aopen[naopen].order = (uint32_t)naopen;
-                    aopen[naopen].is_end = 1;
-                    naopen++;
-                    continue;
-                }
                 k->start = PROF__TICKS(r->t0);
                 k->end = PROF__TICKS(r->t1);
                 k->thread = (uint32_t)thr;
@@ -3229,12 +3230,12 @@ static PROF__NI prof_events *prof__collect(void) {
     /* Async ranges: per id in time order, each end closes the open begin.
        A begin while one is open leaves the earlier unmatched (the later
        wins); an end with none open, and a begin never ended, are unmatched. */
-    if (naopen) qsort(aopen, naopen, sizeof *aopen, prof__async_cmp);
-    for (i = 0; i < naopen;) {
+    if (nasync) qsort(asyncs, nasync, sizeof *asyncs, prof__async_cmp);
+    for (i = 0; i < nasync;) {
         size_t j, open = (size_t)-1;
-        for (j = i; j < naopen && aopen[j].id == aopen[i].id; j++) {
+        for (j = i; j < nasync && asyncs[j].id == asyncs[i].id; j++) {
             prof__key *k;
-            if (!aopen[j].is_end) {
+            if (!asyncs[j].is_end) {
                 if (open != (size_t)-1) e->stats.unmatched_async++;
                 open = j;
                 continue;
@@ -3242,10 +3243,10 @@ static PROF__NI prof_events *prof__collect(void) {
             if (open == (size_t)-1) { e->stats.unmatched_async++; continue; }
             if (!PROF__PUSH_OK(xkeys, nx, capx)) goto oom;
             k = &xkeys[nx++];
-            k->start = aopen[open].ts;
-            k->end = aopen[j].ts > k->start ? aopen[j].ts : k->start;
-            k->thread = aopen[open].thread;
-            k->site = aopen[open].site;
+            k->start = asyncs[open].ts;
+            k->end = asyncs[j].ts > k->start ? asyncs[j].ts : k->start;
+            k->thread = asyncs[open].thread;
+            k->site = asyncs[open].site;
             k->extra = 0;
             k->scope = 0;
             k->flags = PROF__F_ASYNC;
@@ -3285,8 +3286,8 @@ static PROF__NI prof_events *prof__collect(void) {
     bounds[nsnap] = nkeys;
     PROF_FREE(snaps);
     snaps = NULL;
-    PROF_FREE(aopen);
-    aopen = NULL;
+    PROF_FREE(asyncs);
+    asyncs = NULL;
     prof__map_free(&ptr_map);
     prof__map_free(&native_map);
 #if defined(PROF_CUPTI)
@@ -3392,18 +3393,10 @@ static PROF__NI prof_events *prof__collect(void) {
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
                      (unsigned long long)e->stats.unmatched_async, e->stats.unmatched_async == 1 ? "" : "s", e->stats.unmatched_async == 1 ? "it was" : "they were");
     /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
-    {
-        prof_result tree = prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys);
-        PROF_FREE(keys);
-        keys = NULL;
-        if (tree != PROF_OK) {
-            PROF_FREE(addrs);
-            prof_events_free(e);
-            prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
-            return NULL;
-        }
-    }
-    if (
+    tree_ok = prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) == PROF_OK;
+    PROF_FREE(keys);
+    keys = NULL;
+    if (!tree_ok ||
 #if defined(PROF_CUPTI)
         (cuda && prof__cupti_correlate(e) != 0) ||
 #endif
@@ -3427,7 +3420,7 @@ oom_unlocked:
     PROF_FREE(keys);
     PROF_FREE(xkeys);
     PROF_FREE(bounds);
-    PROF_FREE(aopen);
+    PROF_FREE(asyncs);
     PROF_FREE(addrs);
     prof__map_free(&ptr_map);
     prof__map_free(&native_map);
@@ -4828,12 +4821,12 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
         if (r->is_async) snprintf(cells[c++], PROF__CELL, "0");
         else prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), sum_self_cpu);
         prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), o.time_unit);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, r->count ? prof__us(r->cpu_time_total_ns) / (double)r->count : 0.0, o.time_unit);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->cpu_time_total_ns, r->count), o.time_unit);
         if (has_dev_time) {
             prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), o.time_unit);
             prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), sum_self_dev);
             prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->device_time_total_ns), o.time_unit);
-            prof__fmt_time_unit(cells[c++], PROF__CELL, r->count ? prof__us(r->device_time_total_ns) / (double)r->count : 0.0, o.time_unit);
+            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->device_time_total_ns, r->count), o.time_unit);
         }
         if (profile_memory) {
             prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
