@@ -82,7 +82,16 @@
                         "-DPROF_DISABLED=0" is rejected: defined means on.
      PROF_CUPTI         defined = CUDA tracing through CUPTI is compiled in
                         (-I<cuda>/include, link -lcupti). Without it nothing
-                        of CUDA is compiled.
+                        of CUDA is compiled. Builds against the headers of
+                        CUDA 12.0 to 13.x (the record versions follow
+                        CUPTI_API_VERSION; older headers are an #error).
+                        GPU work still running at prof_stop is not
+                        recorded (only counted, in prof_stats and a
+                        warning): call cudaDeviceSynchronize() (every
+                        device) before prof_stop, as torch.profiler does.
+                        prof_stop gives CUPTI back (unsubscribe, finalize),
+                        so another CUPTI client can follow. Without a
+                        driver or GPU, one info line, once per process.
      PROF_NO_SHAPES, PROF_NO_FLOPS, PROF_NO_MEMORY, PROF_NO_STACK
                         defined = that feature is compiled out: its macros
                         become plain scopes, its functions do nothing.
@@ -128,6 +137,17 @@
    with_node_id, node_id, world_size
                       the rank of this process (Node ID column, trace)
    activities         PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA
+   cuda_flags         PROF_CUDA_* (PROF_CUPTI only), 0 = Kineto's choice:
+                      runtime calls but cudaGet/SetDevice, cudaGetLastError,
+                      cudaEventCreate(WithFlags), cudaEventDestroy and CUDA
+                      13's internal __cuda* calls; driver calls only when
+                      they launch (cuLaunchKernel*, cuGraphLaunch) or
+                      allocate (cuMemAlloc*, cuMemFree*, cuMemCreate, ...);
+                      no synchronization records. Kernels launched inside
+                      a dropped call still count for the scope around it.
+                      PROF_CUDA_ALL_API keeps every API call,
+                      PROF_CUDA_SYNC records synchronization (cuda_sync)
+                      on the stream's lane ("sync" when it has none).
    log, log_user_data where errors and warnings go (default stderr)
    no_prefault_thread 1 = no helper thread. By default, once a thread has
                       recorded ~65k events in a session, a helper thread
@@ -316,6 +336,8 @@ typedef void (*prof_trace_ready_fn)(prof_events *events, void *user_data);
 enum { PROF_STACK_NONE = 0, PROF_STACK_SCOPES = 1, PROF_STACK_NATIVE = 2 };
 /* activities (torch.profiler.ProfilerActivity) */
 enum { PROF_ACTIVITY_CPU = 1u << 0, PROF_ACTIVITY_CUDA = 1u << 1 };
+/* cuda_flags */
+enum { PROF_CUDA_SYNC = 1u << 0, PROF_CUDA_ALL_API = 1u << 1 };
 
 typedef struct prof_config {
     size_t max_events;        /* cap on recorded events, all threads together;
@@ -341,6 +363,7 @@ typedef struct prof_config {
                                  record blocks (see the manual above) */
     size_t reserve_events;    /* records faulted in before recording begins,
                                  so that it takes no page fault (see above) */
+    unsigned cuda_flags;      /* PROF_CUDA_* (see above) */
 } prof_config;
 
 /* Device types, as torch.autograd.DeviceType. */
@@ -474,6 +497,11 @@ typedef struct prof_stats {
                                    input, a number of dims and then that many
                                    dims: their Input Shapes show what could
                                    be read (prof_stop warns) */
+    uint64_t cuda_no_timestamps;/* CUDA kernels, copies and sets CUPTI
+                                   delivered without timestamps: left out
+                                   (prof_stop warns) */
+    uint64_t cuda_unfinished;   /* CUDA kernels, copies and sets not done
+                                   at prof_stop (kept if they had begun) */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -2470,6 +2498,9 @@ typedef struct prof__cuinfo {
     uint64_t bytes;
     int64_t queued;             /* ns since session start, -1 = unknown */
     uint32_t context;
+    uint32_t graph_id;          /* work of a CUDA graph (0 = none) and its node */
+    uint64_t graph_node;
+    int32_t src_device, dst_device; /* peer-to-peer copies, else -1 */
 } prof__cuinfo;
 
 /* Stacks live beside the events (allocated once any event has one), so
@@ -5854,6 +5885,18 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
             prof__w_u64(w, c->bytes);
             PROF__W_LIT(w, ", \"memory bandwidth (GB/s)\": ");
             prof__w_double(w, v->end > v->start ? (double)c->bytes / (double)(v->end - v->start) : 0.0);
+            if (c->src_device >= 0) {
+                PROF__W_LIT(w, ", \"src device\": ");
+                prof__w_i64(w, c->src_device);
+                PROF__W_LIT(w, ", \"dst device\": ");
+                prof__w_i64(w, c->dst_device);
+            }
+        }
+        if (c->graph_id) { /* Kineto's keys */
+            PROF__W_LIT(w, ", \"graph id\": ");
+            prof__w_u64(w, c->graph_id);
+            PROF__W_LIT(w, ", \"graph node id\": ");
+            prof__w_u64(w, c->graph_node);
         }
         PROF__W_LIT(w, ", \"context\": ");
         prof__w_u64(w, c->context);
@@ -6187,7 +6230,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             if (!(slot = prof__map_slot(&lanes, prof__mix(((uint64_t)x->device_index << 40) ^ (uint64_t)stream) + 1, &found))) { w->err = ENOMEM; break; }
             if (!found) {
                 *slot = 1;
-                snprintf(label, sizeof label, "stream %lld", (long long)stream);
+                if (stream < 0) snprintf(label, sizeof label, "sync"); /* context-wide synchronization */
+                else snprintf(label, sizeof label, "stream %lld", (long long)stream);
                 PROF__W_LIT(w, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
                 prof__w_i64(w, x->device_index);
                 PROF__W_LIT(w, ", \"tid\": ");
@@ -6478,28 +6522,60 @@ PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path,
 /* >>cupti ================================================================*/
 /* CUDA through CUPTI's activity API (compiled only with PROF_CUPTI): kernels,
    copies, sets, runtime and driver API calls, synchronization and device
-   memory arrive in buffers that CUPTI fills on its own threads; prof_stop
-   forces a flush and turns them into events. Nothing here touches the
-   recording hot path: kernels are tied to scopes afterwards, through the
-   runtime call that launched them (same correlation id, same thread, inside
-   the scope's interval). A timestamp callback puts GPU times on
-   CLOCK_MONOTONIC, the clock the scopes are calibrated against. */
+   memory arrive in buffers that CUPTI requests on the threads that call CUDA
+   and completes on its own thread, mid-session or in prof_stop's forced
+   flush; prof_stop turns them into events and gives CUPTI back
+   (unsubscribe, finalize) so that another client can take it. Nothing here
+   touches the recording hot path: kernels are tied to scopes afterwards,
+   through the API call that launched them (same correlation id): the scope
+   around that call, or, for a call that is filtered out, the innermost
+   scope of its thread open at its start. A timestamp callback puts GPU
+   times on CLOCK_MONOTONIC, the clock the scopes are calibrated against. */
 #if defined(PROF_CUPTI)
+
+/* Record versions by header: CUDA 13.0 renamed the current records (the
+   fields read here keep their offsets); CUDA 12 headers have the older ones.
+   Newer libraries append fields (Kernel11, Device6 from 13.1):
+   cuptiActivityGetNextRecord steps over them. */
+#if !defined(CUPTI_API_VERSION) || CUPTI_API_VERSION < 19
+#error "prof.h: PROF_CUPTI needs the CUPTI headers of CUDA 12.0 or newer (CUPTI_API_VERSION >= 19)"
+#elif CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 prof__cu_kernel_rec;
+typedef CUpti_ActivityMemcpy6 prof__cu_memcpy_rec;
+typedef CUpti_ActivityMemory4 prof__cu_memory_rec;
+typedef CUpti_ActivitySynchronization2 prof__cu_sync_rec;
+typedef CUpti_ActivityDevice5 prof__cu_device_rec;
+#else
+typedef CUpti_ActivityKernel9 prof__cu_kernel_rec;
+typedef CUpti_ActivityMemcpy5 prof__cu_memcpy_rec;
+typedef CUpti_ActivityMemory3 prof__cu_memory_rec;
+typedef CUpti_ActivitySynchronization prof__cu_sync_rec;
+typedef CUpti_ActivityDevice4 prof__cu_device_rec;
+#endif
+typedef CUpti_ActivityMemset4 prof__cu_memset_rec;    /* CUDA 11.6 on */
+typedef CUpti_ActivityMemcpyPtoP4 prof__cu_ptop_rec;  /* CUDA 11.6 on */
 
 #define PROF__CUPTI_BUFFER (1u << 20)   /* bytes per activity buffer */
 #define PROF__CUPTI_MAX_BUFFERS 256     /* at most 256 MiB in flight; CUPTI drops past it */
 
 typedef struct prof__cubuf { uint8_t *data; size_t valid; struct prof__cubuf *next; } prof__cubuf;
+/* An API call filtered out of the events: its thread and start still tie
+   the GPU work it launched to a scope. */
+typedef struct prof__cuhidden { uint32_t correlation; uint64_t tid; int64_t start; } prof__cuhidden;
 static struct {
     pthread_mutex_t lock;
-    int registered, enabled, warned;
+    int enabled, warned, no_gpu, subscribed;
+    unsigned flags;            /* the session's prof_config.cuda_flags */
+    uint64_t kinds_on;         /* bit k: kind prof__cu_kinds[k] enabled */
     prof__cubuf *done, **tail;
     size_t outstanding;
     uint64_t dropped;
-    char devices[4096];        /* deviceProperties entries, dumped once per process */
-    int subscribed;
+    char devices[4096];        /* deviceProperties entries, each device once per process */
+    uint64_t devices_seen;     /* bit id: device id < 64 already in devices */
     CUpti_SubscriberHandle subscriber;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, NULL, NULL, 0, 0, "", 0, NULL };
+    prof__cuhidden *hidden;    /* gather -> correlate */
+    size_t nhidden, caphidden;
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, "", 0, NULL, NULL, 0, 0 };
 
 /* The subscription only reserves CUPTI for us; no callback is enabled. */
 static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
@@ -6507,9 +6583,8 @@ static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, 
 }
 
 static const CUpti_ActivityKind prof__cu_kinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_MEMORY2
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2
 };
 #define PROF__CU_NKINDS (sizeof prof__cu_kinds / sizeof prof__cu_kinds[0])
 
@@ -6522,8 +6597,7 @@ static PROF__NI int prof__cupti_ok(CUptiResult r, const char *what, int line) {
     if (!prof__cu.warned) {
         prof__report(PROF_LOG_ERROR, PROF_E_CUPTI, "CUPTI: %s failed (prof.h:%d): %s (%d)%s; no CUDA activity will be recorded, the CPU profile goes on",
                      what, line, msg, (int)r,
-                     r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another CUPTI client, e.g. Nsight, is attached)" :
-                     r == CUPTI_ERROR_UNKNOWN ? " (no CUDA driver or GPU?)" : "");
+                     r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another CUPTI client, e.g. Nsight, is attached)" : "");
         prof__cu.warned = 1;
     }
     return 0;
@@ -6565,32 +6639,65 @@ static void CUPTIAPI prof__cu_completed(CUcontext ctx, uint32_t stream, uint8_t 
     pthread_mutex_unlock(&prof__cu.lock);
 }
 
+/* Gives CUPTI back: another client (a second profiler, Nsight) can
+   subscribe after this, and the next prof_start sets everything up again. */
+static PROF__NI void prof__cupti_release(void) {
+    if (!prof__cu.subscribed) return;
+    cuptiUnsubscribe(prof__cu.subscriber);
+    cuptiFinalize();
+    prof__cu.subscribed = 0;
+}
+
 static PROF__NI void prof__cupti_start(unsigned activities) {
     size_t k;
-    if (!(activities & PROF_ACTIVITY_CUDA)) return;
+    if (!(activities & PROF_ACTIVITY_CUDA) || prof__cu.no_gpu) return;
     prof__cu.warned = 0;
-    if (!prof__cu.registered) {
-        /* the one subscriber slot: taken, another CUPTI client (Nsight,
-           compute-sanitizer, another profiler) is attached */
-        if (!prof__cu.subscribed) {
-            if (!PROF__CUPTI_CALL(cuptiSubscribe(&prof__cu.subscriber, prof__cu_callback, NULL))) return;
-            prof__cu.subscribed = 1;
-        }
-        /* API records then carry gettid()'s ids, as the scopes do */
-        if (!PROF__CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM))) return;
-        /* the clock must be set before the first activity is enabled */
-        if (!PROF__CUPTI_CALL(cuptiActivityRegisterTimestampCallback(prof__cu_timestamp))) return;
-        if (!PROF__CUPTI_CALL(cuptiActivityRegisterCallbacks(prof__cu_requested, prof__cu_completed))) return;
-        /* the devices' properties, for the trace's deviceProperties */
-        if (!PROF__CUPTI_CALL(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE))) return;
-        prof__cu.registered = 1;
-    }
-    for (k = 0; k < PROF__CU_NKINDS; k++) {
-        if (!PROF__CUPTI_CALL(cuptiActivityEnable(prof__cu_kinds[k]))) {
-            while (k-- > 0) cuptiActivityDisable(prof__cu_kinds[k]);
+    prof__cu.flags = prof__g.cfg.cuda_flags;
+    prof__cu.kinds_on = 0;
+    /* the one subscriber slot: taken, another CUPTI client (Nsight,
+       compute-sanitizer, another profiler) is attached */
+    if (!prof__cu.subscribed) {
+        CUptiResult r = cuptiSubscribe(&prof__cu.subscriber, prof__cu_callback, NULL);
+        if (r == CUPTI_ERROR_UNKNOWN || r == CUPTI_ERROR_NOT_INITIALIZED) {
+            /* no driver or no GPU (CUDA 13 has no NO_DEVICE code): not an
+               error, one info line per process, and no more asking (each
+               failing call searches for libcuda.so.1 anew) */
+            const char *msg = NULL;
+            if (cuptiGetResultString(r, &msg) != CUPTI_SUCCESS || !msg) msg = "unknown error";
+            prof__report(PROF_LOG_INFO, PROF_E_CUPTI, "CUPTI: no CUDA driver or GPU (cuptiSubscribe: %s); CUDA activity is not recorded in this process, the CPU profile goes on",
+                         msg);
+            prof__cu.no_gpu = 1;
             return;
         }
+        if (!prof__cupti_ok(r, "cuptiSubscribe(&prof__cu.subscriber, prof__cu_callback, NULL)", __LINE__)) return;
+        prof__cu.subscribed = 1;
     }
+    /* API records then carry gettid()'s ids, as the scopes do; the clock
+       must be set before the first activity is enabled; the devices'
+       properties are for the trace's deviceProperties */
+    if (!PROF__CUPTI_CALL(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)) ||
+        !PROF__CUPTI_CALL(cuptiActivityRegisterTimestampCallback(prof__cu_timestamp)) ||
+        !PROF__CUPTI_CALL(cuptiActivityRegisterCallbacks(prof__cu_requested, prof__cu_completed)) ||
+        !PROF__CUPTI_CALL(cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE))) {
+        prof__cupti_release();
+        return;
+    }
+    for (k = 0; k < PROF__CU_NKINDS; k++) {
+        if (prof__cu_kinds[k] == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && !(prof__cu.flags & PROF_CUDA_SYNC)) continue;
+        if (!PROF__CUPTI_CALL(cuptiActivityEnable(prof__cu_kinds[k]))) {
+            while (k-- > 0)
+                if (prof__cu.kinds_on >> k & 1u) cuptiActivityDisable(prof__cu_kinds[k]);
+            prof__cu.kinds_on = 0;
+            prof__cupti_release();
+            return;
+        }
+        prof__cu.kinds_on |= (uint64_t)1 << k;
+    }
+#if CUPTI_API_VERSION >= 130000
+    /* no records for event and stream queries that found work pending
+       (polling loops would flood the lanes); not fatal if refused */
+    if (prof__cu.flags & PROF_CUDA_SYNC) cuptiActivityEnableAllSyncRecords(0);
+#endif
     prof__cu.enabled = 1;
 }
 
@@ -6599,7 +6706,8 @@ static PROF__NI int prof__cupti_active(void) { return prof__cu.enabled; }
 static PROF__NI void prof__cupti_stop(void) {
     size_t k, dropped = 0;
     if (!prof__cu.enabled) return;
-    for (k = 0; k < PROF__CU_NKINDS; k++) cuptiActivityDisable(prof__cu_kinds[k]);
+    for (k = 0; k < PROF__CU_NKINDS; k++)
+        if (prof__cu.kinds_on >> k & 1u) cuptiActivityDisable(prof__cu_kinds[k]);
     PROF__CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     /* records CUPTI could not buffer, counted after the forced flush (never
        from inside the buffer callback) */
@@ -6608,6 +6716,7 @@ static PROF__NI void prof__cupti_stop(void) {
         prof__cu.dropped += dropped;
         pthread_mutex_unlock(&prof__cu.lock);
     }
+    prof__cupti_release(); /* every buffer is ours now: parsing them needs no CUPTI state */
     prof__cu.enabled = 0;
 }
 
@@ -6617,7 +6726,10 @@ static PROF__NI const char *prof__cu_mem_kind(int k) {
     case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "Pageable";
     case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "Pinned";
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "Device";
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "Array";
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "Managed";
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "Device Static";
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "Managed Static";
     default: return "Unknown";
     }
 }
@@ -6625,6 +6737,11 @@ static PROF__NI const char *prof__cu_copy_kind(int k) {
     switch (k) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
     case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
@@ -6632,6 +6749,28 @@ static PROF__NI const char *prof__cu_copy_kind(int k) {
     }
 }
 
+/* API calls kept as events (Kineto's filter, cuda_flags = 0), by their
+   stripped names, which stay put across CUDA versions where cbids do not. */
+static PROF__NI int prof__cu_api_kept(const char *name, int driver) {
+    static const char *const runtime_dropped[] = {
+        "cudaGetDevice", "cudaSetDevice", "cudaGetLastError", "cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventDestroy"
+    };
+    static const char *const driver_kept[] = { /* prefixes: launches and allocations */
+        "cuLaunchKernel", "cuLaunchCooperativeKernel", "cuGraphLaunch", "cuMemAlloc", "cuMemFree", "cuMemCreate",
+        "cuMemRelease", "cuMemMap", "cuMemUnmap"
+    };
+    size_t i;
+    if (prof__cu.flags & PROF_CUDA_ALL_API) return 1;
+    if (driver) {
+        for (i = 0; i < sizeof driver_kept / sizeof driver_kept[0]; i++)
+            if (strncmp(name, driver_kept[i], strlen(driver_kept[i])) == 0) return 1;
+        return 0;
+    }
+    if (name[0] == '_' && name[1] == '_') return 0; /* CUDA 13's __cudaPushCallConfiguration, __cudaLaunchKernel, ... */
+    for (i = 0; i < sizeof runtime_dropped / sizeof runtime_dropped[0]; i++)
+        if (strcmp(name, runtime_dropped[i]) == 0) return 0;
+    return 1;
+}
 
 static PROF__NI uint64_t prof__cu_tid(const prof__cu_thr *map, size_t n, uint64_t id) {
     size_t i;
@@ -6671,12 +6810,64 @@ static PROF__NI prof__cuinfo *prof__cu_device_event(prof_events *e, prof__key **
     ci->kind = kind;
     ci->context = context;
     ci->queued = -1;
+    ci->src_device = ci->dst_device = -1;
     x->cu = ci;
     x->correlation = correlation;
     x->device_index = (int)device;
     x->has_resource = 1;
     x->resource_id = stream;
     return ci;
+}
+
+/* Whether a kernel, copy or set goes into the session's events: records
+   without timestamps (CUPTI could not collect them) and work not finished
+   at prof_stop are counted; work of an earlier session is not ours. */
+static PROF__NI int prof__cu_span_ok(prof_events *e, uint64_t start, uint64_t end, int64_t lo, int64_t hi) {
+    if (!start && !end) { e->stats.cuda_no_timestamps++; return 0; }
+    if (!start || !end || end < start || (int64_t)start > hi) { e->stats.cuda_unfinished++; return 0; }
+    if ((int64_t)start < lo) return 0;
+    if ((int64_t)end > hi) e->stats.cuda_unfinished++; /* kept: it began in the session */
+    return 1;
+}
+
+/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" as Kineto names them;
+   "cuMemAlloc_v2" keeps its suffix (4 digits or more only). */
+static PROF__NI void prof__cu_api_name(char *name, size_t size, int driver, uint32_t cbid) {
+    const char *cbname = NULL;
+    size_t len;
+    if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &cbname) != CUPTI_SUCCESS || !cbname)
+        cbname = driver ? "cuda_driver_call" : "cuda_runtime_call";
+    snprintf(name, size, "%s", cbname);
+    len = strlen(name);
+    while (len > 0 && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
+    if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && strlen(name) - len >= 4) name[len - 2] = 0;
+}
+
+/* The deviceProperties entry of a DEVICE record (Kineto's keys), once per
+   device and process. */
+static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
+    char entry[768];
+    prof__w jw;
+    char jname[520];
+    size_t have;
+    if (d->id < 64 && (prof__cu.devices_seen >> d->id & 1u)) return;
+    prof__w_mem(&jw, jname, sizeof jname);
+    prof__w_json_str(&jw, d->name ? d->name : "");
+    snprintf(entry, sizeof entry,
+             "%s    {\"id\": %u, \"name\": %.*s, \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
+             "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
+             "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
+             "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
+             prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.err ? 2 : jw.n), jw.err ? "\"\"" : jname, (unsigned long long)d->globalMemorySize,
+             d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
+             d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
+             d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
+             d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
+    have = strlen(prof__cu.devices);
+    if (have + strlen(entry) + 1 < sizeof prof__cu.devices) {
+        memcpy(prof__cu.devices + have, entry, strlen(entry) + 1);
+        if (d->id < 64) prof__cu.devices_seen |= (uint64_t)1 << d->id;
+    }
 }
 
 /* Drains the completed buffers into keys (device events and API calls),
@@ -6699,9 +6890,13 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     if (prof__cu.dropped)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
     prof__cu.dropped = 0;
+    PROF_FREE(prof__cu.hidden); /* a stop that failed before correlating */
+    prof__cu.hidden = NULL;
+    prof__cu.nhidden = prof__cu.caphidden = 0;
     pthread_mutex_unlock(&prof__cu.lock);
 #define PROF__CU_NS(t) ((int64_t)(t) - mono_start)
 #define PROF__CU_IN(s) ((int64_t)(s) >= mono_start && (int64_t)(s) <= mono_stop)
+#define PROF__CU_SPAN(r) prof__cu_span_ok(e, (r)->start, (r)->end, mono_start, mono_stop)
     for (b = list; b && !rc; b = b->next) {
         CUpti_Activity *rec = NULL;
         while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) {
@@ -6711,10 +6906,10 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             switch (rec->kind) {
             case CUPTI_ACTIVITY_KIND_KERNEL:
             case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-                const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)rec;
+                const prof__cu_kernel_rec *k = (const prof__cu_kernel_rec *)(const void *)rec;
                 char *dem = NULL;
                 int status = -1;
-                if (!k->start || !PROF__CU_IN(k->start) || k->end < k->start) break; /* zero, outside the session, or broken */
+                if (!PROF__CU_SPAN(k)) break;
                 if (demangle && k->name) dem = demangle(k->name, NULL, NULL, &status);
                 ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->deviceId, k->contextId,
                                            k->streamId, k->correlationId, (dem && status == 0) ? dem : (k->name ? k->name : "kernel"),
@@ -6727,6 +6922,8 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 ci->shared_static = k->staticSharedMemory;
                 ci->shared_dynamic = k->dynamicSharedMemory;
                 ci->queued = k->queued && k->queued != (uint64_t)-1 ? PROF__CU_NS(k->queued) : -1;
+                ci->graph_id = k->graphId;
+                ci->graph_node = k->graphNodeId;
                 {
                     int found;
                     uint32_t *slot = prof__map_slot(&ctx_dev, k->contextId, &found);
@@ -6735,52 +6932,76 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMCPY: {
-                const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)rec;
-                if (!m->start || !PROF__CU_IN(m->start) || m->end < m->start) break;
+                const prof__cu_memcpy_rec *m = (const prof__cu_memcpy_rec *)(const void *)rec;
+                if (!PROF__CU_SPAN(m)) break;
                 snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
+                /* correlationId is the driver call's; the runtime call around
+                   it (cudaMemcpy*), the one kept as an event, has its own */
+                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
+                                                 m->streamId, m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId,
+                                                 name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
+                ci->bytes = m->bytes;
+                ci->graph_id = m->graphId;
+                ci->graph_node = m->graphNodeId;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+                const prof__cu_ptop_rec *m = (const prof__cu_ptop_rec *)(const void *)rec;
+                if (!PROF__CU_SPAN(m)) break;
+                snprintf(name, sizeof name, "Memcpy PtoP (%s -> %s)", prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
                 if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
                                                  m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
                 ci->bytes = m->bytes;
+                ci->src_device = (int32_t)m->srcDeviceId;
+                ci->dst_device = (int32_t)m->dstDeviceId;
+                ci->graph_id = m->graphId;
+                ci->graph_node = m->graphNodeId;
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMSET: {
-                const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)(const void *)rec;
-                if (!m->start || !PROF__CU_IN(m->start) || m->end < m->start) break;
+                const prof__cu_memset_rec *m = (const prof__cu_memset_rec *)(const void *)rec;
+                if (!PROF__CU_SPAN(m)) break;
                 snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
                 if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
                                                  m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMSET, 3))) { rc = -1; break; }
                 ci->bytes = m->bytes;
+                ci->graph_id = m->graphId;
+                ci->graph_node = m->graphNodeId;
                 break;
             }
             case CUPTI_ACTIVITY_KIND_RUNTIME:
             case CUPTI_ACTIVITY_KIND_DRIVER: {
                 const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)rec;
-                const char *cbname = NULL;
                 int driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-                size_t len;
+                uint64_t tid;
                 if (!a->start || !PROF__CU_IN(a->start) || a->end < a->start) break;
-                if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &cbname) != CUPTI_SUCCESS || !cbname)
-                    cbname = driver ? "cuda_driver_call" : "cuda_runtime_call";
-                /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" as Kineto names
-                   them; "cuMemAlloc_v2" keeps its suffix (4 digits or more only) */
-                snprintf(name, sizeof name, "%s", cbname);
-                len = strlen(name);
-                while (len > 0 && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-                if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && strlen(name) - len >= 4) name[len - 2] = 0;
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(a->start), PROF__CU_NS(a->end), prof__cu_tid(thr, nthr, a->threadId), name,
+                prof__cu_api_name(name, sizeof name, driver, a->cbid);
+                tid = prof__cu_tid(thr, nthr, a->threadId);
+                if (!prof__cu_api_kept(name, driver)) {
+                    /* not an event; kept aside for the GPU work it launched */
+                    if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) { rc = -1; break; }
+                    prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
+                    prof__cu.hidden[prof__cu.nhidden].tid = tid;
+                    prof__cu.hidden[prof__cu.nhidden].start = PROF__CU_NS(a->start);
+                    prof__cu.nhidden++;
+                    break;
+                }
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(a->start), PROF__CU_NS(a->end), tid, name,
                                  PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
                 if (!x) { rc = -1; break; }
                 x->correlation = a->correlationId;
                 break;
             }
             case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-                const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)(const void *)rec;
+                const prof__cu_sync_rec *s = (const prof__cu_sync_rec *)(const void *)rec;
                 static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
                 uint32_t dev;
+                /* a context-wide sync has no stream: its own "sync" lane */
+                int64_t lane = s->streamId == CUPTI_INVALID_STREAM_ID ? -1 : (int64_t)s->streamId;
                 if (!s->start || !PROF__CU_IN(s->start) || s->end < s->start) break;
                 dev = prof__map_get(&ctx_dev, s->contextId); /* settled again after the pass */
                 /* on the stream's lane; not device time (flagged as an annotation) */
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(s->start), PROF__CU_NS(s->end), s->streamId,
+                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(s->start), PROF__CU_NS(s->end), (uint64_t)lane,
                                  names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
                 if (!x) { rc = -1; break; }
                 x->correlation = s->correlationId;
@@ -6789,38 +7010,23 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 memset(ci, 0, sizeof *ci);
                 ci->kind = 4;
                 ci->context = s->contextId;
+                ci->src_device = ci->dst_device = -1;
                 x->cu = ci;
                 x->has_resource = 1;
-                x->resource_id = s->streamId;
+                x->resource_id = lane;
                 break;
             }
             case CUPTI_ACTIVITY_KIND_DEVICE: {
-                /* Kineto's deviceProperties entry */
-                const CUpti_ActivityDevice5 *d = (const CUpti_ActivityDevice5 *)(const void *)rec;
-                char entry[768];
-                prof__w jw;
-                char jname[520];
-                size_t have;
-                prof__w_mem(&jw, jname, sizeof jname);
-                prof__w_json_str(&jw, d->name ? d->name : "");
-                snprintf(entry, sizeof entry,
-                         "%s    {\"id\": %u, \"name\": %.*s, \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
-                         "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
-                         "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
-                         "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
-                         prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.err ? 2 : jw.n), jw.err ? "\"\"" : jname, (unsigned long long)d->globalMemorySize,
-                         d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
-                         d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
-                         d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
-                         d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
-                have = strlen(prof__cu.devices);
-                if (have + strlen(entry) + 1 < sizeof prof__cu.devices) memcpy(prof__cu.devices + have, entry, strlen(entry) + 1);
+                const prof__cu_device_rec *d = (const prof__cu_device_rec *)(const void *)rec;
+                prof__cu_device_props(d);
                 free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMORY2: {
-                const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)(const void *)rec;
+                const prof__cu_memory_rec *m = (const prof__cu_memory_rec *)(const void *)rec;
                 int64_t bytes;
+                /* pinned and pageable host memory is the host's, not the device's */
+                int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
                 if (!m->timestamp || !PROF__CU_IN(m->timestamp)) break;
                 if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
                 else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
@@ -6832,8 +7038,8 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 e->mem[e->nmem].ptr = m->address;
                 /* the thread is the runtime call's: fixed up by correlation below */
                 e->mem[e->nmem].thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
-                e->mem[e->nmem].device_type = PROF_DEVICE_CUDA;
-                e->mem[e->nmem].device_index = (int)m->deviceId;
+                e->mem[e->nmem].device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
+                e->mem[e->nmem].device_index = host ? -1 : (int)m->deviceId;
                 e->mem[e->nmem].category = NULL;
                 e->nmem++;
                 break;
@@ -6843,6 +7049,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             }
         }
     }
+#undef PROF__CU_SPAN
 #undef PROF__CU_IN
 #undef PROF__CU_NS
     /* synchronization records name a context only: its device is known once
@@ -6858,6 +7065,12 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
         }
     }
     prof__map_free(&ctx_dev);
+    if (e->stats.cuda_no_timestamps)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI delivered %llu CUDA kernels, copies or sets without timestamps; they are not in the profile (CUPTI before 13.1 does this)",
+                     (unsigned long long)e->stats.cuda_no_timestamps);
+    if (e->stats.cuda_unfinished)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%llu CUDA kernels, copies or sets were not finished at prof_stop (those not begun are left out): call cudaDeviceSynchronize() before prof_stop",
+                     (unsigned long long)e->stats.cuda_unfinished);
     if (prof__cu.devices[0] && !(e->device_props = prof__intern(&e->strs, prof__cu.devices))) rc = -1;
     pthread_mutex_lock(&prof__cu.lock);
     while (list) {
@@ -6871,52 +7084,117 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     return rc;
 }
 
-/* After the tree: each kernel, copy and set joins the innermost scope that
-   encloses the runtime call that launched it (append_kernel); device
-   memory records take that call's thread. */
+/* CPU events by thread, then start: the innermost scope open at a time. */
+typedef struct prof__cu_order { const prof_events *e; } prof__cu_order;
+static int prof__cu_before(const void *ctx, uint32_t a, uint32_t b) {
+    const prof_events *e = ((const prof__cu_order *)ctx)->e;
+    const prof__ev *x = &e->ev[a], *y = &e->ev[b];
+    uint64_t tx = e->thr[x->thread].tid, ty = e->thr[y->thread].tid;
+    if (tx != ty) return tx < ty;
+    if (x->start != y->start) return x->start < y->start;
+    return x->end > y->end;
+}
+/* The innermost event of thread `tid` open at `ts`, or -1: the last one to
+   begin by then, or the nearest of its ancestors still open. */
+static PROF__NI int64_t prof__cu_open_at(const prof_events *e, const uint32_t *cpu, size_t n, uint64_t tid, int64_t ts) {
+    size_t lo = 0, hi = n;
+    int32_t p;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const prof__ev *v = &e->ev[cpu[mid]];
+        uint64_t t = e->thr[v->thread].tid;
+        if (t < tid || (t == tid && v->start <= ts)) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo || e->thr[e->ev[cpu[lo - 1]].thread].tid != tid) return -1;
+    for (p = (int32_t)cpu[lo - 1]; p >= 0 && e->ev[p].end < ts; p = e->ev[p].parent) {}
+    return p;
+}
+
+/* The scope that owns GPU work launched by API event `a` (or, a < 0, by a
+   filtered call of thread `tid` at `ts`): the first ancestor that is not a
+   CUDA call, so work launched by a driver call inside another call still
+   reaches the user's scope. */
+static PROF__NI int32_t prof__cu_owner(const prof_events *e, int32_t a) {
+    int32_t p;
+    for (p = a; p >= 0 && (e->sites[e->ev[p].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)); p = e->ev[p].parent) {}
+    return p;
+}
+
+/* After the tree: each kernel, copy and set joins the scope that owns the
+   call that launched it (append_kernel); device memory records take that
+   call's thread. */
 static PROF__NI int prof__cupti_correlate(prof_events *e) {
     prof__map api;      /* correlation -> API event */
-    size_t i;
+    prof__map hid;      /* correlation -> filtered call (prof__cu.hidden) */
+    uint32_t *cpu = NULL, *tmp = NULL;
+    size_t i, ncpu = 0;
+    int rc = -1;
     memset(&api, 0, sizeof api);
+    memset(&hid, 0, sizeof hid);
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         int found;
         uint32_t *slot;
         if (!v->extra || !(e->sites[v->site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER))) continue;
-        slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found);
-        if (!slot) { prof__map_free(&api); return -1; }
+        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) goto done;
         /* runtime records win over the driver calls they make */
         if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    for (i = 0; i < prof__cu.nhidden; i++) {
+        int found;
+        uint32_t *slot = prof__map_slot(&hid, prof__cu.hidden[i].correlation, &found);
+        if (!slot) goto done;
+        if (!found) *slot = (uint32_t)i;
+    }
+    if (prof__cu.nhidden) {
+        prof__cu_order ord;
+        cpu = (uint32_t *)PROF_MALLOC((e->n ? e->n : 1) * sizeof *cpu);
+        tmp = (uint32_t *)PROF_MALLOC((e->n ? e->n : 1) * sizeof *tmp);
+        if (!cpu || !tmp) goto done;
+        for (i = 0; i < e->n; i++)
+            if (e->ev[i].device_type == PROF_DEVICE_CPU) cpu[ncpu++] = (uint32_t)i;
+        ord.e = e;
+        prof__msort_u32(cpu, tmp, ncpu, prof__cu_before, &ord);
     }
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         const prof__extra *x;
-        uint32_t a;
-        int32_t p;
+        uint32_t a, h;
+        int32_t p = -1;
         if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
         x = &e->ex[v->extra];
-        if (!x->correlation || (a = prof__map_get(&api, x->correlation)) == UINT32_MAX) continue;
-        for (p = e->ev[a].parent; p >= 0 && (e->sites[e->ev[p].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)); p = e->ev[p].parent) {}
-        if (p >= 0 && prof__append_kernel(e, (size_t)p, e->sites[v->site].name, x->device_index, v->end - v->start) != PROF_OK) {
-            prof__map_free(&api);
-            return -1;
-        }
+        if (!x->correlation) continue;
+        if ((a = prof__map_get(&api, x->correlation)) != UINT32_MAX) p = prof__cu_owner(e, (int32_t)a);
+        else if ((h = prof__map_get(&hid, x->correlation)) != UINT32_MAX)
+            p = prof__cu_owner(e, (int32_t)prof__cu_open_at(e, cpu, ncpu, prof__cu.hidden[h].tid, prof__cu.hidden[h].start));
+        if (p >= 0 && prof__append_kernel(e, (size_t)p, e->sites[v->site].name, x->device_index, v->end - v->start) != PROF_OK) goto done;
     }
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[i];
-        uint32_t a;
-        if (m->device_type != PROF_DEVICE_CUDA || m->thread < 0x80000000u) continue;
-        a = prof__map_get(&api, UINT32_MAX - m->thread);
-        if (a != UINT32_MAX) m->thread = e->ev[a].thread;
+        uint32_t a, h, corr;
+        if (m->thread < 0x80000000u) continue; /* not from CUPTI */
+        corr = UINT32_MAX - m->thread;
+        if ((a = prof__map_get(&api, corr)) != UINT32_MAX) m->thread = e->ev[a].thread;
         else {
-            /* no launching call seen: a lane of its own */
-            int64_t t = prof__thread_index(e, 0, "CUDA");
-            if (t < 0) { prof__map_free(&api); return -1; }
+            /* a filtered call's thread, or with no launching call seen, a
+               lane of its own */
+            int64_t t = (h = prof__map_get(&hid, corr)) != UINT32_MAX ? prof__thread_index(e, prof__cu.hidden[h].tid, NULL)
+                                                                        : prof__thread_index(e, 0, "CUDA");
+            if (t < 0) goto done;
             m->thread = (uint32_t)t;
         }
     }
+    rc = 0;
+done:
+    PROF_FREE(cpu);
+    PROF_FREE(tmp);
+    PROF_FREE(prof__cu.hidden);
+    prof__cu.hidden = NULL;
+    prof__cu.nhidden = prof__cu.caphidden = 0;
+    prof__map_free(&hid);
     prof__map_free(&api);
-    return 0;
+    return rc;
 }
 
 #endif /* PROF_CUPTI */

@@ -146,7 +146,7 @@ static void q_mem(CUpti_ActivityMemoryOperationType op, uint64_t addr, uint64_t 
 #define SESSION_KINDS                                                                                              \
     ((1ull << CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) | (1ull << CUPTI_ACTIVITY_KIND_MEMCPY) |                        \
      (1ull << CUPTI_ACTIVITY_KIND_MEMSET) | (1ull << CUPTI_ACTIVITY_KIND_RUNTIME) | (1ull << CUPTI_ACTIVITY_KIND_DRIVER) | \
-     (1ull << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) | (1ull << CUPTI_ACTIVITY_KIND_MEMORY2))
+     (1ull << CUPTI_ACTIVITY_KIND_MEMCPY2) | (1ull << CUPTI_ACTIVITY_KIND_MEMORY2))
 #define ADDR_A 0x7f3200000000ull
 #define ADDR_B 0x7f3200400000ull
 
@@ -666,9 +666,11 @@ static void test_profile(const case_file *cf) {
     fake_cupti_get_state(&st);
     CHECK_EQ_INT(st.enabled_kinds & SESSION_KINDS, 0); /* all disabled again (DEVICE may stay on) */
     CHECK_EQ_INT(st.last_flush_flag, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    CHECK_EQ_INT(st.timestamp_callback_registered, 1);
-    CHECK_EQ_INT(st.timestamp_callback_after_enable, 0);
-    CHECK(fake_cupti_timestamp_callback() && fake_cupti_timestamp_callback()() == (uint64_t)vc_now()); /* CLOCK_MONOTONIC ns */
+    /* CUPTI given back after the flush: nothing of ours stays registered */
+    CHECK_EQ_INT(st.subscribed, 0);
+    CHECK_EQ_INT(st.buffer_callbacks_registered, 0);
+    CHECK(st.finalize_count >= 1);
+    CHECK_EQ_INT(st.discarded_at_finalize, 0);
     {
         /* what prof_start enables: never KIND_KERNEL, which serializes kernels */
         prof_config c = cfg_default();
@@ -677,6 +679,11 @@ static void test_profile(const case_file *cf) {
         fake_cupti_get_state(&st);
         CHECK_MSG((st.enabled_kinds & SESSION_KINDS) == SESSION_KINDS, "enabled kinds 0x%llx", (unsigned long long)st.enabled_kinds);
         CHECK(!(st.enabled_kinds >> CUPTI_ACTIVITY_KIND_KERNEL & 1));
+        /* synchronization records only when asked for (PROF_CUDA_SYNC) */
+        CHECK(!(st.enabled_kinds >> CUPTI_ACTIVITY_KIND_SYNCHRONIZATION & 1));
+        CHECK_EQ_INT(st.timestamp_callback_registered, 1);
+        CHECK_EQ_INT(st.timestamp_callback_after_enable, 0);
+        CHECK(fake_cupti_timestamp_callback() && fake_cupti_timestamp_callback()() == (uint64_t)vc_now()); /* CLOCK_MONOTONIC ns */
         e2 = prof_stop();
         prof_events_free(e2);
     }
@@ -702,12 +709,16 @@ static void test_profile(const case_file *cf) {
 /* ----- 5. arrival order, buffers, sessions ---------------------------------- */
 static void test_arrival_and_sessions(const case_file *cf) {
     static const struct { const char *what; fake_cupti_delivery d; int gpu_first, mid; } v[] = {
-        {"one record per buffer, reversed", {1, FAKE_CUPTI_ORDER_REVERSED, 0, 0, 0, 0}, 0, 0},
+        {"one record per buffer, reversed", {1, FAKE_CUPTI_ORDER_REVERSED, 0, 0, 0, 0, 0}, 0, 0},
         {"shuffled into buffers of 3, completed last first, from CUPTI's thread, empty buffers",
-         {3, FAKE_CUPTI_ORDER_SHUFFLED, 7, 2, 1, 0}, 0, 0},
-        {"buffers completed last first", {2, FAKE_CUPTI_ORDER_BUFFERS_REVERSED, 0, 0, 0, 0}, 0, 0},
-        {"GPU records queued before their API records, one buffer mid-session", {0, FAKE_CUPTI_ORDER_QUEUED, 0, 1, 0, 1}, 1, 1},
-        {"shuffled, a buffer mid-session", {4, FAKE_CUPTI_ORDER_SHUFFLED, 12345, 0, 1, 0}, 0, 1},
+         {3, FAKE_CUPTI_ORDER_SHUFFLED, 7, 2, 1, 0, 0}, 0, 0},
+        {"buffers completed last first", {2, FAKE_CUPTI_ORDER_BUFFERS_REVERSED, 0, 0, 0, 0, 0}, 0, 0},
+        {"GPU records queued before their API records, one buffer mid-session", {0, FAKE_CUPTI_ORDER_QUEUED, 0, 1, 0, 1, 0}, 1, 1},
+        {"shuffled, a buffer mid-session", {4, FAKE_CUPTI_ORDER_SHUFFLED, 12345, 0, 1, 0, 0}, 0, 1},
+        /* as the real library: each thread asks for its own buffer, full
+           ones complete mid-session on CUPTI's thread */
+        {"per-thread buffers of 2 records, completed mid-session", {2, FAKE_CUPTI_ORDER_QUEUED, 0, 0, 0, 0, 1}, 0, 0},
+        {"per-thread buffers, GPU records first, the rest at the forced flush", {0, FAKE_CUPTI_ORDER_QUEUED, 0, 0, 0, 1, 1}, 1, 0},
     };
     size_t i;
     for (i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -732,7 +743,7 @@ static void test_arrival_and_sessions(const case_file *cf) {
         fake_cupti_set_generate_disabled(1);
         q_rt(RT_LAUNCH, 30000, 31000, 11);
         q_kernel("late_kernel", 40000, 41000, 11);
-        CHECK(fake_cupti_deliver_pending() == 2);
+        CHECK(fake_cupti_deliver_pending() == -1); /* prof_stop gave CUPTI back: no callbacks now */
         q_rt(RT_LAUNCH, 32000, 33000, 12);
         q_kernel("late_kernel", 42000, 43000, 12);
         fake_cupti_set_generate_disabled(0);
@@ -836,11 +847,23 @@ static void test_sync_driver_lanes(void) {
     prof_events *ev;
     long pid = (long)getpid();
     unsigned long long tid = (unsigned long long)gettid_();
+    c.cuda_flags = PROF_CUDA_SYNC | PROF_CUDA_ALL_API;
     session_clock();
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        /* synchronization on, without query records for pending work */
+        fake_cupti_state st;
+        fake_cupti_get_state(&st);
+        CHECK(st.enabled_kinds >> CUPTI_ACTIVITY_KIND_SYNCHRONIZATION & 1);
+        CHECK_EQ_INT(st.all_sync_records, 0);
+    }
     at(1000);
     {
         PROF_SCOPE("sync_scope");
+        /* a context-wide sync has no stream (0xFFFFFFFF): its own lane */
+        CUpti_ActivitySynchronization2 cs = fake_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, T(19100), T(19500), 36);
+        cs.contextId = 5;
+        CHECK_EQ_INT(fake_cupti_queue_sync(&cs), 0);
         CUpti_ActivitySynchronization2 s = fake_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, T(2100), T(5900), 31);
         CUpti_ActivityKernel10 kd = fake_cupti_kernel("_Z9gemm_tilePfS_i", T(9000), T(12000), 32);
         CUpti_ActivityKernel10 kr = fake_cupti_kernel("rt_kernel", T(17000), T(18000), 35);
@@ -891,7 +914,9 @@ static void test_sync_driver_lanes(void) {
         CHECK_MSG(find_event(ev, "cuMemAlloc_v2", 0) >= 0, "driver cbid cuMemAlloc_v2 is named \"%s\"",
                   get_event(ev, find_event(ev, "cuMemAlloc", 0)).name);
         CHECK_EQ_INT(get_event(ev, find_event(ev, "orphan_kernel", 0)).device_resource_id, 14);
-        CHECK_EQ_INT(count_device_events(ev), 4);
+        CHECK_EQ_INT(get_event(ev, find_event(ev, "Context Sync", 0)).device_resource_id, -1);
+        CHECK_EQ_INT(get_event(ev, find_event(ev, "Context Sync", 0)).device_index, 1);
+        CHECK_EQ_INT(count_device_events(ev), 5);
     }
     {
         expect x;
@@ -916,6 +941,9 @@ static void test_sync_driver_lanes(void) {
         exp_add(&x, 0, "\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 0, \"args.name\": \"GPU 0\"");
         exp_add(&x, 1, "\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 13, \"args.name\": \"stream 13\"");
         exp_add(&x, 1, "\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 14, \"args.name\": \"stream 14\"");
+        exp_add(&x, 1, "\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": -1, \"args.name\": \"sync\"");
+        exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Context Sync\", \"pid\": 1, \"tid\": -1");
+        exp_add(&x, 0, "\"args.name\": \"stream 4294967295\"");
         check_trace("build/cupti/trace_sync.json", &x, "sync/driver trace");
     }
     prof_events_free(ev);
@@ -1029,9 +1057,12 @@ static void test_slow_start(void) {
 /* ----- 10. machines without a GPU, another CUPTI client, failing calls ------ */
 /* Two sessions; each logs exactly one PROF_E_CUPTI error and keeps the CPU
    profile; no CUDA events, no CUDA columns. */
-static void cpu_survives_n(const char *what, const char *msg_part, int sessions) {
+/* no_gpu: no driver or GPU is one info line in the first session, and
+   later sessions do not call CUPTI at all. */
+static void cpu_survives_n(const char *what, const char *msg_part, int sessions, int no_gpu) {
     int s;
     for (s = 0; s < sessions; s++) {
+        long calls0 = total_cupti_calls();
         prof_config c = cfg_default();
         prof_events *ev;
         fake_cupti_state st;
@@ -1055,10 +1086,18 @@ static void cpu_survives_n(const char *what, const char *msg_part, int sessions)
         }
         at(6000);
         ev = prof_stop();
-        if (CHECK_MSG(check_log_find(PROF_E_CUPTI, NULL, &lvl) == 1, "%s, session %d: %d PROF_E_CUPTI messages, expected 1", what, s + 1,
-                      check_log_count(PROF_E_CUPTI)))
-            CHECK_EQ_INT(lvl, PROF_LOG_ERROR);
-        if (msg_part) CHECK_MSG(check_log_has(PROF_E_CUPTI, msg_part), "%s: the message does not name %s", what, msg_part);
+        if (no_gpu && s > 0) {
+            CHECK_MSG(check_log_count(PROF_E_CUPTI) == 0, "%s, session %d: %d PROF_E_CUPTI messages, expected none", what, s + 1,
+                      check_log_count(PROF_E_CUPTI));
+            CHECK_MSG(total_cupti_calls() == calls0, "%s, session %d: %ld CUPTI calls, expected none", what, s + 1, total_cupti_calls() - calls0);
+        } else {
+            if (CHECK_MSG(check_log_find(PROF_E_CUPTI, NULL, &lvl) == 1, "%s, session %d: %d PROF_E_CUPTI messages, expected 1", what, s + 1,
+                          check_log_count(PROF_E_CUPTI)))
+                CHECK_EQ_INT(lvl, no_gpu ? PROF_LOG_INFO : PROF_LOG_ERROR);
+            if (msg_part) CHECK_MSG(check_log_has(PROF_E_CUPTI, msg_part), "%s: the message does not name %s", what, msg_part);
+        }
+        fake_cupti_get_state(&st);
+        CHECK_MSG(!st.subscribed, "%s, session %d: CUPTI's subscriber slot still held after prof_stop", what, s + 1);
         CHECK_MSG(prof_events_count(ev) == 1 && count_device_events(ev) == 0, "%s, session %d: %zu events, %zu on a device; expected only the scope",
                   what, s + 1, prof_events_count(ev), count_device_events(ev));
         CHECK_EQ_STR(get_event(ev, find_event(ev, "cpu_work", 0)).name, "cpu_work");
@@ -1070,15 +1109,15 @@ static void cpu_survives_n(const char *what, const char *msg_part, int sessions)
         prof_events_free(ev);
     }
 }
-static void cpu_survives(const char *what, const char *msg_part) { cpu_survives_n(what, msg_part, 2); }
-static void cpu_survives_once(const char *what) { cpu_survives_n(what, NULL, 1); }
+static void cpu_survives(const char *what, const char *msg_part) { cpu_survives_n(what, msg_part, 2, 0); }
+static void cpu_survives_once(const char *what) { cpu_survives_n(what, NULL, 1, 0); }
 static void child_no_driver(void) {
     fake_cupti_simulate_no_driver();
-    cpu_survives("no driver", "CUPTI_ERROR_UNKNOWN");
+    cpu_survives_n("no driver", "CUPTI_ERROR_UNKNOWN", 3, 1);
 }
 static void child_stub_driver(void) {
     fake_cupti_simulate_stub_driver();
-    cpu_survives("stub driver", "CUPTI_ERROR_UNKNOWN");
+    cpu_survives_n("stub driver", "CUPTI_ERROR_UNKNOWN", 3, 1);
 }
 static void child_other_subscriber(void) {
     fake_cupti_simulate_other_subscriber(1);
@@ -1092,7 +1131,7 @@ static void child_enable_fails(void) {
     cpu_survives("cuptiActivityEnable(MEMSET) fails", "CUPTI_ERROR_NOT_COMPATIBLE");
     fake_cupti_set_enable_result(CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_SUCCESS);
     /* an injected failure of the first enable */
-    fake_cupti_set_result("cuptiActivityEnable", CUPTI_ERROR_UNKNOWN, 1);
+    fake_cupti_set_result("cuptiActivityEnable", CUPTI_ERROR_INVALID_OPERATION, 1);
     cpu_survives_once("cuptiActivityEnable fails once");
     /* once CUPTI works again, so does the next session */
     check_log_reset();

@@ -60,7 +60,8 @@ _Static_assert(CUPTI_ACTIVITY_KIND_COUNT <= 64, "enabled kinds are kept in a 64-
     X(cuptiActivityRegisterTimestampCallback) X(cuptiActivityRegisterCallbacks) \
     X(cuptiActivityEnable) X(cuptiActivityEnableAndDump) X(cuptiActivityDisable) \
     X(cuptiActivityFlushAll) X(cuptiActivityGetNextRecord)                   \
-    X(cuptiActivityGetNumDroppedRecords) X(cuptiGetTimestamp) X(cuptiFinalize)
+    X(cuptiActivityGetNumDroppedRecords) X(cuptiGetTimestamp) X(cuptiFinalize) \
+    X(cuptiActivityEnableAllSyncRecords)
 
 enum {
 #define FAKE_X(n) API_##n,
@@ -94,6 +95,20 @@ typedef struct fake_rec {
 typedef struct fake_str { struct fake_str *next; char s[]; } fake_str;
 
 typedef struct fake_buf { uint8_t *buf; size_t size, valid, nrec; } fake_buf;
+
+/* A buffer a thread asked for with bufferRequested and is filling
+   (per_thread_buffers). */
+typedef struct fake_open {
+    pthread_t owner;
+    uint8_t *buf;
+    size_t size, off, nrec, maxn;
+    struct fake_open *next;
+} fake_open;
+
+/* API calls open on this thread (fake_cupti_api_enter), innermost last. */
+#define FAKE_API_DEPTH 16
+static _Thread_local CUpti_ActivityAPI tl_calls[FAKE_API_DEPTH];
+static _Thread_local int tl_ncalls;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static size_t g_misuse; /* atomic */
@@ -139,6 +154,13 @@ static struct {
     unsigned char rt_on[CUPTI_RUNTIME_TRACE_CBID_SIZE];
     unsigned char drv_on[CUPTI_DRIVER_TRACE_CBID_SIZE];
     uint32_t device;
+    /* real-library behaviour */
+    fake_open *open;            /* per-thread buffers being filled */
+    int all_sync_records;       /* cuptiActivityEnableAllSyncRecords; -1 = never called */
+    size_t lose_kernel_ts;      /* kernels still to lose their timestamps */
+    uint32_t next_corr;         /* last correlation id handed out */
+    void (*tick)(void *);       /* run after each timestamp the fake takes */
+    void *tick_ud;
 } G;
 
 static void fake_misuse(const char *fmt, ...) {
@@ -239,6 +261,12 @@ static char *fake_strdup(const char *s) {
     return d;
 }
 
+static int fake_place_per_thread(fake_rec *r);
+static void fake_free_one(fake_rec *r) {
+    free(r->owned_name);
+    free(r->bytes);
+}
+
 /* Queue a copy of a record (kind in its first 4 bytes). */
 static int fake_queue_raw(const void *record) {
     uint32_t kind;
@@ -292,6 +320,17 @@ static int fake_queue_raw(const void *record) {
     }
     default: break;
     }
+    if ((kind == CUPTI_ACTIVITY_KIND_KERNEL || kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && G.lose_kernel_ts && G.ts_cb &&
+        (G.version ? G.version : CUPTI_API_VERSION) < 130100) {
+        /* CUPTI before 13.1 with a timestamp callback (its release notes) */
+        CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)(void *)r.bytes;
+        k->start = k->end = k->completed = 0;
+        G.lose_kernel_ts--;
+    }
+    if (G.delivery.per_thread_buffers) {
+        pthread_mutex_unlock(&g_mu);
+        return fake_place_per_thread(&r);
+    }
     G.pending[G.npending++] = r;
     pthread_mutex_unlock(&g_mu);
     return 0;
@@ -339,6 +378,90 @@ static void fake_push_buf(fake_buf **bufs, size_t *n, size_t *cap, uint8_t *buf,
     (*n)++;
 }
 
+/* bufferCompleted for buffers on a thread of the fake's, joined before
+   return, as CUPTI's worker thread completes full buffers mid-session. */
+static void fake_complete_on_worker(fake_buf *bufs, size_t n) {
+    fake_completion c;
+    pthread_t th;
+    pthread_mutex_lock(&g_mu);
+    c.done = G.done;
+    pthread_mutex_unlock(&g_mu);
+    if (!c.done || !n) return;
+    c.bufs = bufs;
+    c.nbufs = n;
+    if (pthread_create(&th, NULL, fake_complete_all, &c) == 0) pthread_join(th, NULL);
+    else fake_complete_all(&c);
+}
+
+/* per_thread_buffers: the record goes straight into the calling thread's
+   buffer, asked for with bufferRequested on this thread when it has none;
+   a full buffer is completed at once. Lock not held. Returns as
+   fake_queue_raw. */
+static int fake_place_per_thread(fake_rec *r) {
+    pthread_t self = pthread_self();
+    for (;;) {
+        fake_open *o, **pp;
+        CUpti_BuffersCallbackRequestFunc req;
+        uint8_t *buf = NULL;
+        size_t size = 0, maxn = 0, per;
+        pthread_mutex_lock(&g_mu);
+        per = G.delivery.records_per_buffer;
+        for (pp = &G.open; *pp && !pthread_equal((*pp)->owner, self); pp = &(*pp)->next) {}
+        o = *pp;
+        if (o && o->off + r->size <= o->size && (!per || o->nrec < per) && (!o->maxn || o->nrec < o->maxn)) {
+            memcpy(o->buf + o->off, r->bytes, r->size);
+            o->off += r->size;
+            o->nrec++;
+            r->owned_name = NULL; /* the client owns a DEVICE name now */
+            pthread_mutex_unlock(&g_mu);
+            fake_free_one(r);
+            return 0;
+        }
+        if (o) { /* full: CUPTI's thread completes it, the caller gets a new one */
+            fake_buf b;
+            *pp = o->next;
+            pthread_mutex_unlock(&g_mu);
+            b.buf = o->buf; b.size = o->size; b.valid = o->off; b.nrec = o->nrec;
+            free(o);
+            fake_complete_on_worker(&b, 1);
+            continue;
+        }
+        req = G.req;
+        pthread_mutex_unlock(&g_mu);
+        if (!req) { fake_free_one(r); return 1; }
+        req(&buf, &size, &maxn);
+        pthread_mutex_lock(&g_mu);
+        G.requested_buffers++;
+        if (!buf || (uintptr_t)buf % ACTIVITY_RECORD_ALIGNMENT || size < r->size) {
+            if (buf) fake_misuse("bufferRequested returned %p (%zu bytes): not %d-byte aligned or too small", (void *)buf, size,
+                                 ACTIVITY_RECORD_ALIGNMENT);
+            G.dropped++;
+            pthread_mutex_unlock(&g_mu);
+            fake_free_one(r);
+            return 1; /* the client keeps a buffer it gave back unusable */
+        }
+        o = (fake_open *)calloc(1, sizeof *o);
+        if (!o) { pthread_mutex_unlock(&g_mu); fake_free_one(r); return -1; }
+        o->owner = self;
+        o->buf = buf;
+        o->size = size;
+        o->maxn = maxn;
+        o->next = G.open;
+        G.open = o;
+        pthread_mutex_unlock(&g_mu);
+    }
+}
+
+/* Takes every per-thread buffer (a flush completes them all). Lock held. */
+static void fake_take_open(fake_buf **bufs, size_t *n, size_t *cap) {
+    while (G.open) {
+        fake_open *o = G.open;
+        G.open = o->next;
+        fake_push_buf(bufs, n, cap, o->buf, o->size, o->off, o->nrec);
+        free(o);
+    }
+}
+
 /* Hands the pending records to bufferRequested/bufferCompleted. Returns the
    number of records delivered, -1 without callbacks. Lock not held. */
 static int fake_deliver(int forced) {
@@ -360,6 +483,8 @@ static int fake_deliver(int forced) {
     n = G.npending;
     G.pending = NULL;
     G.npending = G.cappending = 0;
+    fake_take_open(&bufs, &nbuf, &capbuf);
+    for (i = 0; i < nbuf; i++) delivered += bufs[i].nrec;
     pthread_mutex_unlock(&g_mu);
 
     if (cfg.order == FAKE_CUPTI_ORDER_REVERSED) {
@@ -661,6 +786,16 @@ CUptiResult CUPTIAPI cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
     return r;
 }
 
+CUptiResult CUPTIAPI cuptiActivityEnableAllSyncRecords(uint8_t enable) {
+    CUptiResult r;
+    fake_count(API_cuptiActivityEnableAllSyncRecords);
+    if ((r = fake_gate(API_cuptiActivityEnableAllSyncRecords)) != CUPTI_SUCCESS) return r;
+    pthread_mutex_lock(&g_mu);
+    G.all_sync_records = enable != 0;
+    pthread_mutex_unlock(&g_mu);
+    return CUPTI_SUCCESS;
+}
+
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind) {
     CUptiResult r;
     fake_count(API_cuptiActivityDisable);
@@ -764,7 +899,9 @@ CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp) {
 CUptiResult CUPTIAPI cuptiFinalize(void) {
     CUptiResult r;
     fake_rec *recs;
-    size_t n;
+    size_t n, nopen = 0, capopen = 0;
+    fake_buf *open = NULL;
+    CUpti_BuffersCallbackCompleteFunc done;
     fake_count(API_cuptiFinalize);
     if (tl_in_completed) {
         fake_misuse("cuptiFinalize called from inside bufferCompleted");
@@ -777,6 +914,8 @@ CUptiResult CUPTIAPI cuptiFinalize(void) {
     G.pending = NULL;
     G.npending = G.cappending = 0;
     G.discarded_at_finalize += n;
+    done = G.done;
+    fake_take_open(&open, &nopen, &capopen);
     G.enabled = 0;
     G.req = NULL;
     G.done = NULL;
@@ -790,8 +929,17 @@ CUptiResult CUPTIAPI cuptiFinalize(void) {
     memset(G.rt_on, 0, sizeof G.rt_on);
     memset(G.drv_on, 0, sizeof G.drv_on);
     G.finalize_count++;
+    G.all_sync_records = -1;
     pthread_mutex_unlock(&g_mu);
     fake_free_recs(recs, n);
+    if (nopen && done) { /* buffers the threads were filling go back to the client */
+        fake_completion c;
+        c.done = done;
+        c.bufs = open;
+        c.nbufs = nopen;
+        fake_complete_all(&c);
+    }
+    free(open);
     return CUPTI_SUCCESS;
 }
 
@@ -809,7 +957,14 @@ void fake_cupti_reset(void) {
     n = G.npending;
     s = G.strings;
     for (i = 0; i < G.ndevices; i++) free(G.device_names[i]);
+    while (G.open) { /* buffers the client never got back (malloc'ed, as in the tests) */
+        fake_open *o = G.open;
+        G.open = o->next;
+        free(o->buf);
+        free(o);
+    }
     memset(&G, 0, sizeof G);
+    G.all_sync_records = -1;
     pthread_mutex_unlock(&g_mu);
     __atomic_store_n(&g_misuse, 0, __ATOMIC_RELAXED);
     fake_free_recs(recs, n);
@@ -1247,6 +1402,11 @@ void fake_cupti_get_state(fake_cupti_state *out) {
     out->flush_count = G.flush_count;
     out->last_flush_flag = G.last_flush_flag;
     out->finalize_count = G.finalize_count;
+    out->all_sync_records = G.all_sync_records;
+    {
+        fake_open *o;
+        for (o = G.open; o; o = o->next) out->open_buffers++;
+    }
     pthread_mutex_unlock(&g_mu);
     out->misuse_count = __atomic_load_n(&g_misuse, __ATOMIC_RELAXED);
 }
@@ -1268,3 +1428,131 @@ int fake_cupti_call_count(const char *api) {
 }
 
 size_t fake_cupti_misuse_count(void) { return __atomic_load_n(&g_misuse, __ATOMIC_RELAXED); }
+
+/* ===== the real library's behaviour: calls, clocks, launches ============= */
+
+void fake_cupti_lose_kernel_timestamps(size_t n) {
+    pthread_mutex_lock(&g_mu);
+    G.lose_kernel_ts = n;
+    pthread_mutex_unlock(&g_mu);
+}
+
+void fake_cupti_set_tick(void (*tick)(void *), void *user_data) {
+    pthread_mutex_lock(&g_mu);
+    G.tick = tick;
+    G.tick_ud = user_data;
+    pthread_mutex_unlock(&g_mu);
+}
+
+/* A timestamp as CUPTI takes one: the registered callback's clock. */
+static uint64_t fake_stamp(void) {
+    void (*tick)(void *);
+    void *ud;
+    uint64_t t = fake_cupti_now();
+    pthread_mutex_lock(&g_mu);
+    tick = G.tick;
+    ud = G.tick_ud;
+    pthread_mutex_unlock(&g_mu);
+    if (tick) tick(ud);
+    return t;
+}
+
+uint32_t fake_cupti_api_enter(CUpti_ActivityKind kind, CUpti_CallbackId cbid) {
+    CUpti_ActivityAPI *a;
+    uint32_t corr;
+    if (tl_ncalls >= FAKE_API_DEPTH) {
+        fake_misuse("fake_cupti_api_enter: more than %d nested calls", FAKE_API_DEPTH);
+        return 0;
+    }
+    pthread_mutex_lock(&g_mu);
+    corr = ++G.next_corr;
+    pthread_mutex_unlock(&g_mu);
+    a = &tl_calls[tl_ncalls++];
+    *a = fake_cupti_api(kind, cbid, 0, 0, corr);
+    a->start = fake_stamp();
+    return corr;
+}
+
+int fake_cupti_api_exit(void) {
+    CUpti_ActivityAPI *a;
+    if (tl_ncalls <= 0) {
+        fake_misuse("fake_cupti_api_exit without fake_cupti_api_enter");
+        return -1;
+    }
+    a = &tl_calls[--tl_ncalls];
+    a->end = fake_stamp();
+    return fake_queue_raw(a);
+}
+
+static int fake_queue_kernel_at(const char *name, uint64_t start, uint64_t end, uint32_t corr, uint32_t graph, uint64_t node) {
+    CUpti_ActivityKernel10 k = fake_cupti_kernel(name, start, end, corr);
+    k.graphId = graph;
+    k.graphNodeId = node;
+    return fake_queue_raw(&k);
+}
+
+uint32_t fake_cupti_launch(int how, const char *kernel, uint64_t gpu_start, uint64_t gpu_end) {
+    uint32_t corr;
+    switch (how) {
+    case FAKE_CUPTI_LAUNCH_CHEVRON:
+        fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000);
+        fake_cupti_api_exit();
+        fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000);
+        fake_cupti_api_exit();
+        corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000);
+        break;
+    case FAKE_CUPTI_LAUNCH_RUNTIME:
+        corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+        break;
+    case FAKE_CUPTI_LAUNCH_RUNTIME_EX:
+        corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060);
+        break;
+    case FAKE_CUPTI_LAUNCH_DRIVER:
+        corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+        break;
+    default:
+        return 0;
+    }
+    fake_cupti_api_exit();
+    fake_queue_kernel_at(kernel, gpu_start, gpu_end, corr, 0, 0);
+    return corr;
+}
+
+uint32_t fake_cupti_memcpy_call(CUpti_ActivityMemcpyKind kind, uint64_t bytes, uint64_t gpu_start, uint64_t gpu_end) {
+    CUpti_ActivityMemcpy6 m;
+    uint32_t rt, drv;
+    CUpti_CallbackId dcbid = kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2
+                             : kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2
+                                                                       : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2;
+    rt = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020);
+    drv = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_DRIVER, dcbid);
+    fake_cupti_api_exit();
+    fake_cupti_api_exit();
+    m = fake_cupti_memcpy(kind, bytes, gpu_start, gpu_end, drv);
+    m.runtimeCorrelationId = rt;
+    fake_queue_raw(&m);
+    return rt;
+}
+
+uint32_t fake_cupti_graph_launch(uint32_t graph_id, const char *const *kernels, size_t n, uint64_t gpu_start, uint64_t step, uint64_t dur) {
+    uint32_t corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
+    size_t i;
+    fake_cupti_api_exit();
+    for (i = 0; i < n; i++)
+        fake_queue_kernel_at(kernels[i], gpu_start + i * step, gpu_start + i * step + dur, corr, graph_id, (uint64_t)graph_id << 32 | (i + 1));
+    return corr;
+}
+
+uint32_t fake_cupti_malloc_call(CUpti_ActivityMemoryKind kind, uint64_t address, uint64_t bytes, int release) {
+    CUpti_ActivityMemory4 m;
+    CUpti_CallbackId cbid = kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED
+                                ? (release ? CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020 : CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020)
+                                : (release ? CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020 : CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020);
+    uint32_t corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, cbid);
+    m = fake_cupti_memory(release ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, address, bytes,
+                          fake_stamp(), corr);
+    m.memoryKind = kind;
+    fake_queue_raw(&m);
+    fake_cupti_api_exit();
+    return corr;
+}

@@ -139,6 +139,13 @@ typedef struct fake_cupti_delivery {
     int hold_until_forced;     /* flushes without
                                   CUPTI_ACTIVITY_FLAG_FLUSH_FORCED deliver
                                   nothing (records still "incomplete") */
+    int per_thread_buffers;    /* as the real library: a queued record goes
+                                  into the calling thread's buffer, asked
+                                  for with bufferRequested on that thread;
+                                  a full buffer (records_per_buffer, or its
+                                  size) is completed at once from another
+                                  thread (mid-session), the rest by the
+                                  next flush; order options do not apply */
 } fake_cupti_delivery;
 /* NULL = defaults (all zero). Applies to later deliveries. */
 void fake_cupti_set_delivery(const fake_cupti_delivery *d);
@@ -215,6 +222,8 @@ typedef struct fake_cupti_state {
     uint32_t last_flush_flag;
     int finalize_count;
     size_t misuse_count;                 /* see fake_cupti_misuse_count */
+    int all_sync_records;                /* last cuptiActivityEnableAllSyncRecords, -1 = none */
+    size_t open_buffers;                 /* per-thread buffers being filled */
 } fake_cupti_state;
 void fake_cupti_get_state(fake_cupti_state *out);
 /* Called with the entry point's name at the start of every CUPTI call
@@ -233,6 +242,42 @@ int fake_cupti_call_count(const char *api);
    bufferCompleted (it can deadlock there, as Kineto notes: read it after the
    flush instead). Each is also printed on stderr. */
 size_t fake_cupti_misuse_count(void);
+
+/* ----- the real library's behaviour ------------------------------------- */
+/* CUPTI before 13.1 (fake_cupti_set_version < 130100) with a timestamp
+   callback registered delivers some kernels with zero start and end: the
+   next n kernels queued lose theirs (nothing happens otherwise). */
+void fake_cupti_lose_kernel_timestamps(size_t n);
+/* Runs after every timestamp the fake takes itself (below), e.g. to move a
+   test's clock on; NULL removes it. */
+void fake_cupti_set_tick(void (*tick)(void *), void *user_data);
+/* An API call as CUPTI records it: enter takes the next correlation id (one
+   counter for runtime and driver calls, as in CUPTI) and the start from the
+   registered timestamp callback; exit stamps the end and queues the
+   innermost open call of this thread (calls nest, 16 deep). */
+uint32_t fake_cupti_api_enter(CUpti_ActivityKind kind, CUpti_CallbackId cbid);
+int fake_cupti_api_exit(void);
+/* Launches as CUDA 13 records them; the kernel runs [gpu_start, gpu_end]
+   and carries the launching call's correlation id (returned). */
+enum {
+    FAKE_CUPTI_LAUNCH_CHEVRON = 0,    /* <<<>>>: runtime __cudaPushCallConfiguration,
+                                         __cudaPopCallConfiguration, __cudaLaunchKernel */
+    FAKE_CUPTI_LAUNCH_RUNTIME = 1,    /* cudaLaunchKernel */
+    FAKE_CUPTI_LAUNCH_RUNTIME_EX = 2, /* cudaLaunchKernelExC */
+    FAKE_CUPTI_LAUNCH_DRIVER = 3      /* cuLaunchKernel */
+};
+uint32_t fake_cupti_launch(int how, const char *kernel, uint64_t gpu_start, uint64_t gpu_end);
+/* cudaMemcpy: the runtime call around a driver cuMemcpy*; the copy's
+   correlationId is the driver call's, its runtimeCorrelationId the runtime
+   call's (returned). */
+uint32_t fake_cupti_memcpy_call(CUpti_ActivityMemcpyKind kind, uint64_t bytes, uint64_t gpu_start, uint64_t gpu_end);
+/* cudaGraphLaunch of n kernels: all carry its one correlation id and
+   graph_id, node ids distinct; kernel i runs from gpu_start + i * step for
+   dur ns. Returns the correlation id. */
+uint32_t fake_cupti_graph_launch(uint32_t graph_id, const char *const *kernels, size_t n, uint64_t gpu_start, uint64_t step, uint64_t dur);
+/* cudaMalloc / cudaFree (kind DEVICE, MANAGED, ...) or cudaMallocHost /
+   cudaFreeHost (kind PINNED) with its MEMORY2 record. */
+uint32_t fake_cupti_malloc_call(CUpti_ActivityMemoryKind kind, uint64_t address, uint64_t bytes, int release);
 
 #ifdef __cplusplus
 }
