@@ -6169,18 +6169,27 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             PROF__W_LIT(w, "}},\n");
         }
     }
-    /* Flow arrows (ac2g) from each launching call to its kernel, copy or set. */
+    /* Flow arrows (ac2g) from each launching call to its kernel, copy or set.
+       A flow's id is the correlation id; the kernels of one graph launch
+       share it, so the second and later get (n << 32) added, one arrow each. */
     {
+        prof__map flows; /* correlation -> arrows so far */
+        memset(&flows, 0, sizeof flows);
         for (i = 0; i < e->n && !w->err && api.n; i++) {
             const prof__ev *v = &e->ev[i], *a;
             const prof__extra *x;
-            uint32_t ai;
+            uint32_t ai, *seen;
+            uint64_t id;
+            int found;
             if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
             x = &e->ex[v->extra];
             if (!x->correlation || (ai = prof__map_get(&api, x->correlation)) == UINT32_MAX) continue;
+            if (!(seen = prof__map_slot(&flows, x->correlation, &found))) { w->err = ENOMEM; break; }
+            if (!found) *seen = 0;
+            id = x->correlation | (uint64_t)(*seen)++ << 32;
             a = &e->ev[ai];
             PROF__W_LIT(w, "  {\"ph\": \"s\", \"id\": ");
-            prof__w_u64(w, x->correlation);
+            prof__w_u64(w, id);
             PROF__W_LIT(w, ", \"pid\": ");
             prof__w_u64(w, pid);
             PROF__W_LIT(w, ", \"tid\": ");
@@ -6188,13 +6197,14 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             PROF__W_LIT(w, ", \"ts\": ");
             prof__w_us(w, a->start);
             PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n  {\"ph\": \"f\", \"id\": ");
-            prof__w_u64(w, x->correlation);
+            prof__w_u64(w, id);
             PROF__W_LIT(w, ", ");
             prof__w_pid_tid(w, e, v, pid);
             PROF__W_LIT(w, ", \"ts\": ");
             prof__w_us(w, v->start);
             PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
         }
+        prof__map_free(&flows);
     }
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {

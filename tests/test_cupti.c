@@ -1146,6 +1146,272 @@ static void child_enable_fails(void) {
     prof_events_free(ev);
 }
 
+/* ----- 11. the real library's behaviour (CUDA 13) --------------------------- */
+/* The fake stamps API calls itself, through the timestamp callback prof.h
+   registered; each stamp moves the virtual clock on by 100 ns. */
+static void tick_100(void *ud) { (void)ud; vc_advance(100); }
+
+static prof_events *real_session(unsigned cuda_flags, void (*body)(void)) {
+    prof_config c = cfg_default();
+    fake_cupti_delivery d;
+    prof_events *ev;
+    memset(&d, 0, sizeof d);
+    d.per_thread_buffers = 1;
+    d.records_per_buffer = 3; /* buffers fill and complete mid-session */
+    c.profile_memory = 1;
+    c.cuda_flags = cuda_flags;
+    fake_cupti_set_delivery(&d);
+    fake_cupti_set_tick(tick_100, NULL);
+    session_clock();
+    check_log_reset();
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return NULL;
+    body();
+    ev = prof_stop();
+    fake_cupti_set_tick(NULL, NULL);
+    fake_cupti_set_delivery(NULL);
+    CHECK(ev != NULL);
+    return ev;
+}
+
+static int64_t g_now; /* scratch: a time inside the session body */
+static void body_launches(void) {
+    static const char *const graph[] = { "graph_k0", "graph_k1", "graph_k2" };
+    at(1000);
+    {
+        PROF_SCOPE("chevron");
+        g_now = vc_now();
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_CHEVRON, "chevron_kernel", T(50000), T(51000));
+        fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020);
+        fake_cupti_api_exit();
+        vc_advance(1000);
+    }
+    {
+        PROF_SCOPE("runtime");
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "rt_kernel", T(52000), T(54000));
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME_EX, "rtex_kernel", T(54000), T(54500));
+        vc_advance(1000);
+    }
+    {
+        PROF_SCOPE("driver");
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_DRIVER, "drv_kernel", T(55000), T(55300));
+        /* a driver launch inside another driver call (a library's
+           cuModuleLoad, say): the kernel is still this scope's */
+        fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData);
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_DRIVER, "nested_kernel", T(56000), T(56700));
+        fake_cupti_api_exit();
+        vc_advance(1000);
+    }
+    {
+        PROF_SCOPE("graph");
+        fake_cupti_graph_launch(7, graph, 3, T(60000), 1000, 400);
+        vc_advance(1000);
+    }
+    {
+        PROF_SCOPE("copies");
+        fake_cupti_memcpy_call(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 1 << 20, T(62000), T(63000));
+        vc_advance(1000);
+    }
+    {
+        PROF_SCOPE("memory");
+        fake_cupti_malloc_call(CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, ADDR_A, 4 * MIB, 0);
+        fake_cupti_malloc_call(CUPTI_ACTIVITY_MEMORY_KIND_MANAGED, ADDR_B, 2 * MIB, 0);
+        fake_cupti_malloc_call(CUPTI_ACTIVITY_MEMORY_KIND_PINNED, ADDR_B + 8 * MIB, MIB, 0);
+        vc_advance(1000);
+    }
+    at(100000); /* cudaDeviceSynchronize: the GPU is done */
+}
+
+static void check_scope_kernels(prof_events *ev, const char *scope, size_t n, int64_t ns, const char *what) {
+    prof_event e = get_event(ev, find_event(ev, scope, 0));
+    CHECK_MSG(e.n_kernels == n && e.device_time_total_ns == ns && e.self_device_time_total_ns == ns,
+              "%s: scope %s owns %zu kernels, %lld ns (self %lld), expected %zu, %lld", what, scope, e.n_kernels,
+              (long long)e.device_time_total_ns, (long long)e.self_device_time_total_ns, n, (long long)ns);
+}
+
+static void check_launch_profile(prof_events *ev, int all_api, const char *what) {
+    prof_event mem = get_event(ev, find_event(ev, "memory", 0));
+    int64_t cp;
+    /* every launch style, graphs, copies: each kernel in the scope that
+       launched it, once */
+    check_scope_kernels(ev, "chevron", 1, 1000, what);
+    check_scope_kernels(ev, "runtime", 2, 2500, what);
+    check_scope_kernels(ev, "driver", 2, 1000, what);
+    check_scope_kernels(ev, "graph", 3, 1200, what);
+    check_scope_kernels(ev, "copies", 1, 1000, what);
+    /* the noise Kineto drops, unless every call is asked for */
+    CHECK_MSG((find_event(ev, "__cudaPushCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPushCallConfiguration", what);
+    CHECK_MSG((find_event(ev, "__cudaPopCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPopCallConfiguration", what);
+    CHECK_MSG((find_event(ev, "__cudaLaunchKernel", 0) >= 0) == all_api, "%s: __cudaLaunchKernel", what);
+    CHECK_MSG((find_event(ev, "cudaGetDevice", 0) >= 0) == all_api, "%s: cudaGetDevice", what);
+    CHECK_MSG((find_event(ev, "cuMemcpyHtoD_v2", 0) >= 0) == all_api, "%s: cuMemcpyHtoD_v2", what);
+    CHECK_MSG((find_event(ev, "cuModuleLoadData", 0) >= 0) == all_api, "%s: cuModuleLoadData", what);
+    CHECK_MSG(find_event(ev, "cudaLaunchKernel", 0) >= 0 && find_event(ev, "cudaLaunchKernelExC", 0) >= 0 &&
+              find_event(ev, "cuLaunchKernel", 1) >= 0 && find_event(ev, "cudaGraphLaunch", 0) >= 0 && find_event(ev, "cudaMemcpy", 0) >= 0,
+              "%s: a launching call is missing", what);
+    /* the calls' times are the timestamp callback's (CLOCK_MONOTONIC) */
+    CHECK_EQ_INT(get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).end_ns - get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).start_ns, 100);
+    CHECK_MSG(get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).parent == find_event(ev, "runtime", 0), "%s: cudaLaunchKernel's parent", what);
+    /* the copy: its runtime call has the runtimeCorrelationId */
+    cp = find_event(ev, "Memcpy HtoD (Pageable -> Device)", 0);
+    CHECK_MSG(cp >= 0 && get_event(ev, cp).device_time_total_ns == 1000, "%s: the copy", what);
+    /* device memory: DEVICE and MANAGED on the GPU, pinned host memory on the host */
+    CHECK_MSG(mem.device_memory_usage == (int64_t)(6 * MIB) && mem.cpu_memory_usage == (int64_t)MIB,
+              "%s: memory scope: device %lld, cpu %lld; expected 6 MiB, 1 MiB", what, (long long)mem.device_memory_usage, (long long)mem.cpu_memory_usage);
+    CHECK_EQ_INT(prof_events_stats(ev).cuda_no_timestamps, 0);
+    CHECK_EQ_INT(prof_events_stats(ev).cuda_unfinished, 0);
+}
+
+static void check_launch_trace(prof_events *ev, const char *path) {
+    expect x;
+    long pid = (long)getpid();
+    unsigned long long tid = (unsigned long long)gettid_();
+    memset(&x, 0, sizeof x);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+    exp_add(&x, 3, "\"ph\": \"X\", \"cat\": \"kernel\", \"args.graph id\": 7");
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k1\", \"args.graph id\": 7, \"args.graph node id\": 30064771074");
+    exp_add(&x, 0, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"rt_kernel\", \"args.graph id\": 0");
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"args.bytes\": 1048576");
+    /* one flow per kernel of the graph, from the one cudaGraphLaunch; the
+       copy's from cudaMemcpy (its runtime correlation id) */
+    exp_add(&x, 8, "\"ph\": \"f\", \"cat\": \"ac2g\", \"pid\": 0, \"tid\": 7");
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpy\", \"pid\": %ld, \"tid\": %llu", pid, tid);
+    check_trace(path, &x, path);
+}
+
+static void test_real_launches(void) {
+    prof_events *ev;
+    fake_cupti_state st0, st1;
+    fake_cupti_get_state(&st0);
+    ev = real_session(0, body_launches);
+    fake_cupti_get_state(&st1);
+    if (!ev) return;
+    /* buffers asked for on the recording thread, full ones completed mid-session */
+    CHECK(st1.requested_buffers - st0.requested_buffers >= 5);
+    CHECK_EQ_INT(st1.open_buffers, 0);
+    check_launch_profile(ev, 0, "Kineto's filter");
+    check_launch_trace(ev, "build/cupti/trace_real.json");
+    prof_events_free(ev);
+    ev = real_session(PROF_CUDA_ALL_API, body_launches);
+    if (!ev) return;
+    check_launch_profile(ev, 1, "every API call");
+    /* the nested driver launch sits in the outer driver call, the kernel
+       still counts for the scope */
+    CHECK_EQ_INT(get_event(ev, find_event(ev, "cuLaunchKernel", 1)).parent, find_event(ev, "cuModuleLoadData", 0));
+    prof_events_free(ev);
+}
+
+/* Lost and unfinished GPU work is counted and reported. */
+static void body_lost(void) {
+    CUpti_ActivityKernel10 k;
+    at(1000);
+    {
+        PROF_SCOPE("lost");
+        fake_cupti_lose_kernel_timestamps(1);
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "no_ts_kernel", T(2000), T(3000));   /* loses its timestamps */
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "ok_kernel", T(4000), T(5000));
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "running_kernel", T(9000), T(30000)); /* ends after prof_stop */
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "queued_kernel", T(31000), T(32000)); /* not begun at prof_stop */
+        k = fake_cupti_kernel("incomplete_kernel", T(9500), 0, 77);                       /* a forced flush hands it over unfinished */
+        CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
+        at(10000);
+    }
+    at(20000);
+}
+static void test_lost_and_unfinished(void) {
+    prof_events *ev;
+    fake_cupti_set_version(130000); /* CUPTI 13.0: kernels may lose their timestamps */
+    ev = real_session(0, body_lost);
+    fake_cupti_set_version(0);
+    if (!ev) return;
+    CHECK_EQ_INT(prof_events_stats(ev).cuda_no_timestamps, 1);
+    CHECK_EQ_INT(prof_events_stats(ev).cuda_unfinished, 3);
+    CHECK_EQ_INT(find_event(ev, "no_ts_kernel", 0), -1);
+    CHECK_EQ_INT(find_event(ev, "queued_kernel", 0), -1);
+    CHECK_EQ_INT(find_event(ev, "incomplete_kernel", 0), -1);
+    CHECK(find_event(ev, "running_kernel", 0) >= 0); /* it began in the session: kept */
+    check_scope_kernels(ev, "lost", 2, 1000 + 21000, "lost records");
+    CHECK(check_log_has(PROF_E_DROPPED, "without timestamps"));
+    CHECK(check_log_has(PROF_E_DROPPED, "cudaDeviceSynchronize"));
+    prof_events_free(ev);
+    /* CUPTI 13.1 fixed it: nothing is lost */
+    fake_cupti_set_version(130100);
+    ev = real_session(0, body_lost);
+    fake_cupti_set_version(0);
+    fake_cupti_lose_kernel_timestamps(0);
+    if (!ev) return;
+    CHECK_EQ_INT(prof_events_stats(ev).cuda_no_timestamps, 0);
+    CHECK(find_event(ev, "no_ts_kernel", 0) >= 0);
+    prof_events_free(ev);
+}
+
+/* After prof_stop (and after prof_shutdown) another CUPTI client can
+   subscribe; prof.h works again once it has left. */
+static void CUPTIAPI other_client_cb(void *u, CUpti_CallbackDomain d, CUpti_CallbackId c, const void *p) { (void)u; (void)d; (void)c; (void)p; }
+static void body_one_launch(void) {
+    at(1000);
+    {
+        PROF_SCOPE("one");
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "one_kernel", T(2000), T(3000));
+        at(5000);
+    }
+}
+static void test_other_client_follows(void) {
+    CUpti_SubscriberHandle h = NULL;
+    prof_events *ev = real_session(0, body_one_launch);
+    CHECK(find_event(ev, "one_kernel", 0) >= 0);
+    prof_events_free(ev);
+    CHECK_EQ_INT(cuptiSubscribe(&h, other_client_cb, NULL), CUPTI_SUCCESS);
+    CHECK_EQ_INT(cuptiUnsubscribe(h), CUPTI_SUCCESS);
+    prof_shutdown();
+    CHECK_EQ_INT(cuptiSubscribe(&h, other_client_cb, NULL), CUPTI_SUCCESS);
+    CHECK_EQ_INT(cuptiUnsubscribe(h), CUPTI_SUCCESS);
+    CHECK_EQ_INT(cuptiFinalize(), CUPTI_SUCCESS);
+    ev = real_session(0, body_one_launch);
+    CHECK_EQ_INT(check_log_count(PROF_E_CUPTI), 0);
+    CHECK(find_event(ev, "one_kernel", 0) >= 0);
+    check_scope_kernels(ev, "one", 1, 1000, "after another client");
+    prof_events_free(ev);
+}
+
+/* A peer-to-peer copy (MEMCPY2) between two devices. */
+static void body_peer(void) {
+    at(1000);
+    {
+        PROF_SCOPE("peer");
+        CUpti_ActivityMemcpyPtoP4 m;
+        uint32_t corr = fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000);
+        fake_cupti_api_exit();
+        memset(&m, 0, sizeof m);
+        m.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+        m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+        m.srcKind = m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+        m.bytes = 8 * MIB;
+        m.start = T(3000);
+        m.end = T(7000);
+        m.deviceId = 0;
+        m.contextId = 1;
+        m.streamId = 7;
+        m.srcDeviceId = 0;
+        m.dstDeviceId = 1;
+        m.correlationId = corr;
+        CHECK_EQ_INT(fake_cupti_queue(&m), 0);
+        at(8000);
+    }
+}
+static void test_peer_copy(void) {
+    prof_events *ev = real_session(0, body_peer);
+    expect x;
+    if (!ev) return;
+    check_scope_kernels(ev, "peer", 1, 4000, "peer copy");
+    CHECK(find_event(ev, "Memcpy PtoP (Device -> Device)", 0) >= 0);
+    memset(&x, 0, sizeof x);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace_peer.json"), PROF_OK);
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy PtoP (Device -> Device)\", \"args.bytes\": 8388608, "
+                   "\"args.src device\": 0, \"args.dst device\": 1");
+    check_trace("build/cupti/trace_peer.json", &x, "peer copy trace");
+    prof_events_free(ev);
+}
+
 static void run_child(const char *what, void (*fn)(void)) {
     pid_t p;
     int status = 0;
@@ -1200,6 +1466,10 @@ int main(void) {
     test_sync_driver_lanes();
     test_dropped();
     test_slow_start();
+    test_real_launches();
+    test_lost_and_unfinished();
+    test_other_client_follows();
+    test_peer_copy();
     test_cpu_only(0);
     CHECK_MSG(fake_cupti_misuse_count() == 0, "prof.h used CUPTI in a way the real library does not survive (%zu times; see the "
               "'fake_cupti: misuse' lines)", fake_cupti_misuse_count());
