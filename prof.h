@@ -140,7 +140,9 @@
    cuda_flags         PROF_CUDA_* (PROF_CUPTI only), 0 = Kineto's choice:
                       runtime calls but cudaGet/SetDevice, cudaGetLastError,
                       cudaEventCreate(WithFlags), cudaEventDestroy and CUDA
-                      13's internal __cuda* calls; driver calls only when
+                      13's internal __cuda* calls (its __cudaLaunchKernel,
+                      what <<<>>> calls, is named cudaLaunchKernel, as on
+                      CUDA 12); driver calls only when
                       they launch (cuLaunchKernel*, cuGraphLaunch) or
                       allocate (cuMemAlloc*, cuMemFree*, cuMemCreate, ...);
                       no synchronization records. Kernels launched inside
@@ -6986,6 +6988,10 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 uint64_t tid;
                 if (!a->start || !PROF__CU_IN(a->start) || a->end < a->start) break;
                 prof__cu_api_name(name, sizeof name, driver, a->cbid);
+                /* CUDA 13 compiles <<<>>> to __cudaLaunchKernel: named as the
+                   launch it is, cudaLaunchKernel, as CUDA 12 records it */
+                if (!driver && !(prof__cu.flags & PROF_CUDA_ALL_API) && strncmp(name, "__cudaLaunchKernel", 18) == 0)
+                    memmove(name, name + 2, strlen(name + 2) + 1);
                 tid = prof__cu_tid(thr, nthr, a->threadId);
                 if (!prof__cu_api_kept(name, driver)) {
                     /* not an event; kept aside for the GPU work it launched */

@@ -1241,7 +1241,10 @@ static void check_launch_profile(prof_events *ev, int all_api, const char *what)
     /* the noise Kineto drops, unless every call is asked for */
     CHECK_MSG((find_event(ev, "__cudaPushCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPushCallConfiguration", what);
     CHECK_MSG((find_event(ev, "__cudaPopCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPopCallConfiguration", what);
+    /* <<<>>>'s __cudaLaunchKernel is the launch: cudaLaunchKernel, as on CUDA 12 */
     CHECK_MSG((find_event(ev, "__cudaLaunchKernel", 0) >= 0) == all_api, "%s: __cudaLaunchKernel", what);
+    CHECK_MSG(get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).parent == find_event(ev, "chevron", 0) || all_api,
+              "%s: <<<>>>'s launch is cudaLaunchKernel", what);
     CHECK_MSG((find_event(ev, "cudaGetDevice", 0) >= 0) == all_api, "%s: cudaGetDevice", what);
     CHECK_MSG((find_event(ev, "cuMemcpyHtoD_v2", 0) >= 0) == all_api, "%s: cuMemcpyHtoD_v2", what);
     CHECK_MSG((find_event(ev, "cuModuleLoadData", 0) >= 0) == all_api, "%s: cuModuleLoadData", what);
@@ -1249,8 +1252,8 @@ static void check_launch_profile(prof_events *ev, int all_api, const char *what)
               find_event(ev, "cuLaunchKernel", 1) >= 0 && find_event(ev, "cudaGraphLaunch", 0) >= 0 && find_event(ev, "cudaMemcpy", 0) >= 0,
               "%s: a launching call is missing", what);
     /* the calls' times are the timestamp callback's (CLOCK_MONOTONIC) */
-    CHECK_EQ_INT(get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).end_ns - get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).start_ns, 100);
-    CHECK_MSG(get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).parent == find_event(ev, "runtime", 0), "%s: cudaLaunchKernel's parent", what);
+    CHECK_EQ_INT(get_event(ev, find_event(ev, "cudaLaunchKernel", !all_api)).end_ns - get_event(ev, find_event(ev, "cudaLaunchKernel", !all_api)).start_ns, 100);
+    CHECK_MSG(get_event(ev, find_event(ev, "cudaLaunchKernel", !all_api)).parent == find_event(ev, "runtime", 0), "%s: cudaLaunchKernel's parent", what);
     /* the copy: its runtime call has the runtimeCorrelationId */
     cp = find_event(ev, "Memcpy HtoD (Pageable -> Device)", 0);
     CHECK_MSG(cp >= 0 && get_event(ev, cp).device_time_total_ns == 1000, "%s: the copy", what);
@@ -1273,7 +1276,7 @@ static void check_launch_trace(prof_events *ev, const char *path) {
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"args.bytes\": 1048576");
     /* one flow per kernel of the graph, from the one cudaGraphLaunch; the
        copy's from cudaMemcpy (its runtime correlation id) */
-    exp_add(&x, 8, "\"ph\": \"f\", \"cat\": \"ac2g\", \"pid\": 0, \"tid\": 7");
+    exp_add(&x, 9, "\"ph\": \"f\", \"cat\": \"ac2g\", \"pid\": 0, \"tid\": 7"); /* every kernel and the copy */
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpy\", \"pid\": %ld, \"tid\": %llu", pid, tid);
     check_trace(path, &x, path);
 }
