@@ -3,6 +3,8 @@
 #   make demo    build examples/demo.c and run it (cwd = repo root)
 #   make mlp     build examples/mlp.c (shapes, FLOPs, memory, schedule) and run it
 #   make cuda-demo  build examples/cuda_demo.cu with nvcc and run it (needs a GPU)
+#   make gpu-check  tests/gpu/run.sh: the CUDA path checked on a GPU (without
+#                one, the same checks on the fake CUPTI)
 #   make test    configure CMake into build/, build, run the whole CTest suite
 #   make bench   build the bench/ programs with -O2 and run them
 #   make bench-peers TRACY_DIR=/path/to/tracy   prof.h and Tracy side by side (bench/peers.sh)
@@ -23,7 +25,7 @@ CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
 # -lm is for the examples' and benches' own math; prof.h needs none
 LDLIBS_PROF  := -pthread -ldl -lm
 
-.PHONY: all demo mlp cuda-demo test configure build bench bench-peers clean
+.PHONY: all demo mlp cuda-demo gpu-check test configure build bench bench-peers clean
 
 all: test
 
@@ -50,6 +52,9 @@ cuda-demo: $(BUILD)/cuda_demo
 $(BUILD)/cuda_demo: examples/cuda_demo.cu prof.h
 	@mkdir -p $(BUILD)
 	$(NVCC) -O2 -DPROF_CUPTI -I. -I$(CUDA_HOME)/include $< -o $@ -L$(CUDA_HOME)/lib64 -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 -lcupti -lcublas -ldl
+
+gpu-check:
+	CUDA_HOME="$(CUDA_HOME)" NVCC="$(NVCC)" bash tests/gpu/run.sh $(BUILD)/gpu-check
 
 # CC/CXX are only read on the first configure of $(BUILD); `make clean` to change.
 configure:

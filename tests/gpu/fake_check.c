@@ -68,8 +68,8 @@ static void session_body(void) {
     { PROF_SCOPE("cu_launch"); launch(FAKE_CUPTI_LAUNCH_DRIVER, "spin_d"); }
     {
         PROF_SCOPE("graph");
-        uint64_t s = gpu_slot(3 * 50);
-        fake_cupti_graph_launch(3, graph, 3, s, 50000, 50000);
+        uint64_t s = gpu_slot(3 * sc_spin_us("graph_k0"));
+        fake_cupti_graph_launch(3, graph, 3, s, (uint64_t)sc_spin_us("graph_k0") * 1000, (uint64_t)sc_spin_us("graph_k0") * 1000);
     }
     {
         PROF_SCOPE("copies");

@@ -44,13 +44,13 @@ static inline void sc_expect(gc_session *s, int index) {
 
 /* Spin kernels' target durations (us), by name. */
 static inline int64_t sc_spin_us(const char *name) {
-    if (!strcmp(name, "spin_a")) return 200;
-    if (!strcmp(name, "spin_b")) return 150;
-    if (!strcmp(name, "spin_c")) return 120;
-    if (!strcmp(name, "spin_d")) return 100;
-    if (!strcmp(name, "spin_s1") || !strcmp(name, "spin_s2")) return 80;
-    if (!strcmp(name, "spin_t")) return 60;
-    return 50; /* graph kernels */
+    if (!strcmp(name, "spin_a")) return 400;
+    if (!strcmp(name, "spin_b")) return 300;
+    if (!strcmp(name, "spin_c")) return 250;
+    if (!strcmp(name, "spin_d")) return 200;
+    if (!strcmp(name, "spin_s1") || !strcmp(name, "spin_s2")) return 150;
+    if (!strcmp(name, "spin_t")) return 120;
+    return 100; /* graph kernels, cuBLAS's stand-in */
 }
 
 static inline gc_kernel *sc_kernel(gc_session *s, const char *name) {

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh - prof.h's CUDA path checked end to end (make gpu-check).
+#
+#   tests/gpu/run.sh [--gpu | --fake | --compile-only] [OUT_DIR]
+#
+# --gpu (the default when nvidia-smi sees a GPU): builds with nvcc and runs
+#   examples/cuda_demo.cu and tests/gpu/gpu_check.cu (three sessions of
+#   known kernels, copies, a memset, a cuBLAS GEMM, two streams, a graph,
+#   cudaMallocAsync, pinned memory, a second thread; then 100k empty kernels
+#   with tracing off and on), then checks each session's trace with
+#   check_trace.py. Takes a minute or two; every step is under a timeout
+#   and the whole run stays under 8 minutes.
+# --fake (the default without a GPU; `make test` runs it): the same
+#   scenario and the same checks (gpu_checks.h, check_trace.py) on the fake
+#   CUPTI of tests/fake_cupti (fake_check.c). FAKE_CUPTI_DIR = an already
+#   built fake (else it is built into OUT_DIR/fake_cupti).
+# --compile-only: gpu_check.cu through nvcc, no run (exit 77 without nvcc).
+#
+# Every check prints "pass: ..." or "FAIL: ..." with its figure; the last
+# line counts them. Exit 0 = all passed. Environment: CUDA_HOME (default
+# /usr/local/cuda), CC (default cc), NVCC (default $CUDA_HOME/bin/nvcc).
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+NVCC="${NVCC:-$CUDA_HOME/bin/nvcc}"
+CC="${CC:-cc}"
+mode=""
+case "${1:-}" in --gpu|--fake|--compile-only) mode="${1#--}"; shift ;; esac
+out="${1:-$root/build/gpu-check}"
+mkdir -p "$out" && out="$(cd "$out" && pwd)"
+if [ -z "$mode" ]; then
+    if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then mode=gpu; else mode=fake; fi
+fi
+t_start=$(date +%s)
+passed=0
+failed=0
+count() { # the pass/FAIL lines of a step's output
+    passed=$((passed + $(grep -c '^pass: ' "$1" || true)))
+    failed=$((failed + $(grep -c '^FAIL: ' "$1" || true)))
+}
+step_fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+nvcc_flags=(-std=c++17 -O2 -DPROF_CUPTI -I"$root" -I"$here" -I"$CUDA_HOME/include" -Werror all-warnings -Xcompiler -Wall,-Wextra)
+nvcc_libs=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath -Xlinker "$CUDA_HOME/lib64" -lcupti -lcublas -lcuda -ldl -lpthread)
+
+check_traces() { # the trace checks of each session
+    local i
+    if ! command -v python3 > /dev/null 2>&1; then echo "skip: no python3, traces not checked"; return; fi
+    for i in 1 2 3; do
+        python3 "$here/check_trace.py" "$out/trace_s$i.json" "$out/expect_s$i.json" > "$out/trace_s$i.check" 2>&1
+        cat "$out/trace_s$i.check"
+        count "$out/trace_s$i.check"
+    done
+}
+
+case "$mode" in
+compile-only)
+    [ -x "$NVCC" ] || { echo "skipped: $NVCC not found"; exit 77; }
+    if "$NVCC" "${nvcc_flags[@]}" -c "$here/gpu_check.cu" -o "$out/gpu_check.o"; then
+        echo "pass: gpu_check.cu compiles with $NVCC"; exit 0
+    fi
+    echo "FAIL: gpu_check.cu does not compile"; exit 1
+    ;;
+gpu)
+    echo "gpu-check on: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    [ -x "$NVCC" ] || { echo "FAIL: $NVCC not found (set CUDA_HOME or NVCC)"; exit 1; }
+    if timeout 240 "$NVCC" "${nvcc_flags[@]}" "$root/examples/cuda_demo.cu" -o "$out/cuda_demo" "${nvcc_libs[@]}" &&
+       timeout 240 "$NVCC" "${nvcc_flags[@]}" "$here/gpu_check.cu" -o "$out/gpu_check" "${nvcc_libs[@]}"; then
+        echo "pass: built cuda_demo and gpu_check ($(( $(date +%s) - t_start )) s)"; passed=$((passed + 1))
+    else
+        step_fail "nvcc build"; echo "gpu-check: $passed passed, $failed failed"; exit 1
+    fi
+    # the example: runs, writes a trace with kernels and flows
+    if (cd "$out" && timeout 120 ./cuda_demo > cuda_demo.out 2>&1); then
+        if command -v python3 > /dev/null 2>&1 &&
+           python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); e=t["traceEvents"]; k=[x for x in e if x.get("cat")=="kernel"]; f=[x for x in e if x.get("ph")=="f"]; print("pass: cuda_demo: %d kernels, %d flow ends in cuda_trace.json" % (len(k), len(f))); sys.exit(0 if k and len(f) >= len(k) else 1)' "$out/cuda_trace.json"; then
+            passed=$((passed + 1))
+        else step_fail "cuda_demo: cuda_trace.json without kernels or flows"; fi
+    else
+        step_fail "cuda_demo exited with an error:"; tail -20 "$out/cuda_demo.out"
+    fi
+    timeout 300 "$out/gpu_check" "$out" > "$out/gpu_check.out" 2>&1
+    rc=$?
+    cat "$out/gpu_check.out"
+    count "$out/gpu_check.out"
+    [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/gpu_check.out")" -gt 0 ] || step_fail "gpu_check exited with $rc"
+    check_traces
+    ;;
+fake)
+    fake="${FAKE_CUPTI_DIR:-}"
+    if [ -z "$fake" ] || [ ! -f "$fake/libcupti.so.13" ]; then
+        fake="$out/fake_cupti"
+        bash "$root/tests/fake_cupti/build.sh" "$fake" > "$out/fake_build.log" 2>&1 || { cat "$out/fake_build.log"; echo "skipped: the fake CUPTI does not build here"; exit 77; }
+    fi
+    cupti_inc=(-isystem "$CUDA_HOME/include")
+    [ -f "$CUDA_HOME/extras/CUPTI/include/cupti.h" ] && cupti_inc=(-isystem "$CUDA_HOME/extras/CUPTI/include" "${cupti_inc[@]}")
+    # shellcheck disable=SC2016 # $ORIGIN-free: the rpath is the fake's directory
+    if ! "$CC" -std=c11 -Wall -Wextra -Wpedantic -Werror -O1 -g -DPROF_CUPTI -I"$root" -I"$here" -I"$root/tests/fake_cupti" "${cupti_inc[@]}" \
+         "$here/fake_check.c" -o "$out/fake_check" "$fake/libcupti.so.13" -Wl,-rpath,"$fake" -pthread -ldl; then
+        step_fail "fake_check.c does not build"; echo "gpu-check (fake CUPTI): $passed passed, $failed failed"; exit 1
+    fi
+    LD_LIBRARY_PATH="$fake" timeout 120 "$out/fake_check" "$out" > "$out/fake_check.out" 2>&1
+    rc=$?
+    cat "$out/fake_check.out"
+    count "$out/fake_check.out"
+    [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/fake_check.out")" -gt 0 ] || step_fail "fake_check exited with $rc"
+    check_traces
+    echo "info: no GPU here: the checks ran on the fake CUPTI; GPU figures need a GPU (tests/gpu/run.sh --gpu)"
+    ;;
+esac
+echo "gpu-check ($mode): $passed passed, $failed failed, $(( $(date +%s) - t_start )) s"
+[ "$failed" -eq 0 ]
