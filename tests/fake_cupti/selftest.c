@@ -38,7 +38,9 @@ static struct {
     int dropped_inside;                /* call cuptiActivityGetNumDroppedRecords there */
 } C = { PTHREAD_MUTEX_INITIALIZER, {{0}}, 0, {0}, {0}, 0, {0}, 1 << 16, 0, 0, 0, 0 };
 
+static pthread_t last_requester; /* the thread of the last bufferRequested */
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    last_requester = pthread_self();
     *max_records = 0;
     if (C.decline) { *buffer = NULL; *size = 0; return; }
     *size = C.buf_size;
@@ -723,6 +725,97 @@ static void test_threads(void) {
     (void)sub;
 }
 
+/* ----- the real library's behaviour -------------------------------------- */
+static pthread_t rb_worker_self;
+static void *rb_worker(void *p) {
+    int i;
+    (void)p;
+    rb_worker_self = pthread_self();
+    for (i = 0; i < 3; i++) {
+        fake_cupti_api_enter(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+        fake_cupti_api_exit();
+    }
+    return NULL;
+}
+static const CUpti_Activity *rb_rec(size_t i) { return (const CUpti_Activity *)(const void *)C.recs[i]; }
+static void test_real_behaviour(void) {
+    CUpti_SubscriberHandle sub;
+    fake_cupti_delivery d;
+    fake_cupti_state st;
+    pthread_t th;
+    uint64_t t0, t1;
+    uint32_t rt, c1, c2;
+    size_t i, n;
+    static const char *const graph[] = { "g0", "g1", "g2" };
+    fake_cupti_reset();
+    client_clear();
+    fake_cupti_get_state(&st);
+    CHECK_EQ(st.all_sync_records, -1);
+    CHECK_EQ(start_session(&sub, no_callback, NULL), CUPTI_SUCCESS);
+    CHECK_EQ(cuptiActivityEnableAllSyncRecords(0), CUPTI_SUCCESS);
+    fake_cupti_get_state(&st);
+    CHECK_EQ(st.all_sync_records, 0);
+    /* buffers asked for on the recording thread, a full one completed at
+       once on another thread, the rest at the flush */
+    memset(&d, 0, sizeof d);
+    d.per_thread_buffers = 1;
+    d.records_per_buffer = 2;
+    fake_cupti_set_delivery(&d);
+    t0 = mono_ns();
+    pthread_create(&th, NULL, rb_worker, NULL);
+    pthread_join(th, NULL);
+    t1 = mono_ns();
+    CHECK(pthread_equal(last_requester, rb_worker_self));
+    CHECK_EQ(C.nbufs, 1);
+    CHECK(C.nbufs == 1 && !pthread_equal(C.completer[0], rb_worker_self));
+    fake_cupti_get_state(&st);
+    CHECK_EQ(st.open_buffers, 1);
+    CHECK_EQ(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+    fake_cupti_get_state(&st);
+    CHECK_EQ(st.open_buffers, 0);
+    CHECK_EQ(C.nrecs, 3);
+    /* stamped through the timestamp callback, one correlation counter */
+    for (i = 0; i < C.nrecs; i++) {
+        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)rb_rec(i);
+        CHECK(a->start >= t0 && a->start <= a->end && a->end <= t1);
+        CHECK(i == 0 || a->correlationId == ((const CUpti_ActivityAPI *)(const void *)rb_rec(i - 1))->correlationId + 1);
+    }
+    /* a copy: driver and runtime correlation ids differ */
+    client_clear();
+    rt = fake_cupti_memcpy_call(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 4096, t1, t1 + 100);
+    /* a graph: three kernels, one id */
+    c1 = fake_cupti_graph_launch(5, graph, 3, t1 + 200, 100, 50);
+    /* CUPTI before 13.1 with a timestamp callback loses kernel timestamps */
+    fake_cupti_set_version(130000);
+    fake_cupti_lose_kernel_timestamps(1);
+    c2 = fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "k_lost", t1 + 600, t1 + 700);
+    fake_cupti_set_version(130100);
+    fake_cupti_lose_kernel_timestamps(1);
+    fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, "k_kept", t1 + 800, t1 + 900);
+    fake_cupti_set_version(0);
+    fake_cupti_lose_kernel_timestamps(0);
+    CHECK_EQ(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), CUPTI_SUCCESS);
+    n = 0;
+    for (i = 0; i < C.nrecs; i++) {
+        const CUpti_Activity *r = rb_rec(i);
+        if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+            const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)(const void *)r;
+            CHECK(m->runtimeCorrelationId == rt && m->correlationId != rt);
+        } else if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)(const void *)r;
+            if (k->correlationId == c1) { n++; CHECK(k->graphId == 5); }
+            else if (k->correlationId == c2) CHECK(k->start == 0 && k->end == 0);
+            else CHECK(k->start == t1 + 800);
+        }
+    }
+    CHECK_EQ(n, 3);
+    fake_cupti_set_delivery(NULL);
+    CHECK_EQ(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
+    CHECK_EQ(cuptiFinalize(), CUPTI_SUCCESS);
+    fake_cupti_get_state(&st);
+    CHECK(!st.subscribed && !st.buffer_callbacks_registered);
+}
+
 int main(void) {
     test_records_round_trip();
     test_split_order_threads();
@@ -735,6 +828,7 @@ int main(void) {
     test_environments();
     test_devices_and_finalize();
     test_threads();
+    test_real_behaviour();
     fake_cupti_reset();
     if (failures) {
         fprintf(stderr, "fake_cupti selftest: %d check(s) failed\n", failures);
