@@ -15,6 +15,13 @@
 #   CUPTI of tests/fake_cupti (fake_check.c). FAKE_CUPTI_DIR = an already
 #   built fake (else it is built into OUT_DIR/fake_cupti).
 # --compile-only: gpu_check.cu through nvcc, no run (exit 77 without nvcc).
+# --build: builds the GPU programs into OUT_DIR with libcupti beside them
+#   (OUT_DIR/lib, rpath $ORIGIN/lib), for a GPU machine without nvcc: --gpu
+#   there uses them when it finds no nvcc (cuBLAS is loaded at run time;
+#   without it the GEMM is skipped, and cuda_demo, which links it, too).
+#   One prepared run from another machine:
+#     here:  tests/gpu/run.sh --build build/gpu-check
+#     there: tests/gpu/run.sh --gpu build/gpu-check   (carry build/gpu-check; < 8 min)
 #
 # Every check prints "pass: ..." or "FAIL: ..." with its figure; the last
 # line counts them. Exit 0 = all passed. Environment: CUDA_HOME (default
@@ -26,7 +33,7 @@ CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 NVCC="${NVCC:-$CUDA_HOME/bin/nvcc}"
 CC="${CC:-cc}"
 mode=""
-case "${1:-}" in --gpu|--fake|--compile-only) mode="${1#--}"; shift ;; esac
+case "${1:-}" in --gpu|--fake|--compile-only|--build) mode="${1#--}"; shift ;; esac
 out="${1:-$root/build/gpu-check}"
 mkdir -p "$out" && out="$(cd "$out" && pwd)"
 if [ -z "$mode" ]; then
@@ -41,7 +48,16 @@ count() { # the pass/FAIL lines of a step's output
 }
 step_fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 nvcc_flags=(-std=c++17 -O2 -DPROF_CUPTI -I"$root" -I"$here" -I"$CUDA_HOME/include" -Werror all-warnings -Xcompiler -Wall,-Wextra)
-nvcc_libs=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath -Xlinker "$CUDA_HOME/lib64" -lcupti -lcublas -lcuda -ldl -lpthread)
+# libcupti from OUT_DIR/lib (a copy, when built with --build), else the toolkit's
+nvcc_libs=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath -Xlinker '$ORIGIN/lib' -Xlinker -rpath -Xlinker "$CUDA_HOME/lib64"
+           -lcupti -lcuda -ldl -lpthread)
+
+build_gpu_programs() {
+    mkdir -p "$out/lib"
+    cp -L "$CUDA_HOME/lib64/libcupti.so.13" "$out/lib/" 2> /dev/null || cp -L "$CUDA_HOME"/lib64/libcupti.so.1[0-9] "$out/lib/" 2> /dev/null || true
+    timeout 240 "$NVCC" "${nvcc_flags[@]}" "$here/gpu_check.cu" -o "$out/gpu_check" "${nvcc_libs[@]}" &&
+    timeout 240 "$NVCC" "${nvcc_flags[@]}" "$root/examples/cuda_demo.cu" -o "$out/cuda_demo" "${nvcc_libs[@]}" -lcublas
+}
 
 check_traces() { # the trace checks of each session
     local i
@@ -54,6 +70,11 @@ check_traces() { # the trace checks of each session
 }
 
 case "$mode" in
+build)
+    [ -x "$NVCC" ] || { echo "FAIL: $NVCC not found"; exit 1; }
+    if build_gpu_programs; then echo "built $out/gpu_check, $out/cuda_demo and $out/lib ($(du -sh "$out" | cut -f1))"; exit 0; fi
+    echo "FAIL: nvcc build"; exit 1
+    ;;
 compile-only)
     [ -x "$NVCC" ] || { echo "skipped: $NVCC not found"; exit 77; }
     if "$NVCC" "${nvcc_flags[@]}" -c "$here/gpu_check.cu" -o "$out/gpu_check.o"; then
@@ -63,15 +84,20 @@ compile-only)
     ;;
 gpu)
     echo "gpu-check on: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-    [ -x "$NVCC" ] || { echo "FAIL: $NVCC not found (set CUDA_HOME or NVCC)"; exit 1; }
-    if timeout 240 "$NVCC" "${nvcc_flags[@]}" "$root/examples/cuda_demo.cu" -o "$out/cuda_demo" "${nvcc_libs[@]}" &&
-       timeout 240 "$NVCC" "${nvcc_flags[@]}" "$here/gpu_check.cu" -o "$out/gpu_check" "${nvcc_libs[@]}"; then
+    if [ ! -x "$NVCC" ] && [ -x "$out/gpu_check" ]; then
+        echo "info: no nvcc here: using the programs built by --build in $out"
+    elif [ ! -x "$NVCC" ]; then
+        echo "FAIL: $NVCC not found (set CUDA_HOME or NVCC, or build with --build elsewhere)"; exit 1
+    elif build_gpu_programs; then
         echo "pass: built cuda_demo and gpu_check ($(( $(date +%s) - t_start )) s)"; passed=$((passed + 1))
     else
         step_fail "nvcc build"; echo "gpu-check: $passed passed, $failed failed"; exit 1
     fi
     # the example: runs, writes a trace with kernels and flows
-    if (cd "$out" && timeout 120 ./cuda_demo > cuda_demo.out 2>&1); then
+    missing="$(ldd "$out/cuda_demo" 2> /dev/null | awk '/not found/ {print $1; exit}')"
+    if [ -n "$missing" ]; then
+        echo "skip: cuda_demo: $missing is not on this machine"
+    elif (cd "$out" && timeout 120 ./cuda_demo > cuda_demo.out 2>&1); then
         if command -v python3 > /dev/null 2>&1 &&
            python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); e=t["traceEvents"]; k=[x for x in e if x.get("cat")=="kernel"]; f=[x for x in e if x.get("ph")=="f"]; print("pass: cuda_demo: %d kernels, %d flow ends in cuda_trace.json" % (len(k), len(f))); sys.exit(0 if k and len(f) >= len(k) else 1)' "$out/cuda_trace.json"; then
             passed=$((passed + 1))
