@@ -5,6 +5,11 @@
    PyTorch-exact table (tests/tables/25_cupti_profile.case/.expected), the
    Chrome trace (GPU lanes, ac2g flows, args), flamegraph stacks, device
    memory, dropped records, repeated sessions and machines without a GPU.
+   Section 11 drives the fake as CUDA 13 records real work (per-thread
+   buffers completed mid-session, calls stamped through prof.h's timestamp
+   callback, <<<>>> through __cudaLaunchKernel, driver calls inside runtime
+   and driver calls, copies with two correlation ids, graphs, memory kinds,
+   lost and unfinished kernels, another CUPTI client after prof_stop).
 
    Time is virtual. CLOCK_MONOTONIC, which prof.h reads for its ticks
    (PROF_CLOCK_MONOTONIC) and returns from its CUPTI timestamp callback, is
