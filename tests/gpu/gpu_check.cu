@@ -186,6 +186,7 @@ static void launch_cost(void) {
 int main(int argc, char **argv) {
     const char *out = argc > 1 ? argv[1] : ".";
     int clock_khz = 0, dev = 0, i;
+    int64_t legacy, s1, s2;
     cudaDeviceProp prop;
     cudaGraph_t graph;
     char path[512];
@@ -236,6 +237,11 @@ int main(int argc, char **argv) {
     CK(cudaStreamEndCapture(g_s0, &graph));
     CK(cudaGraphInstantiate(&g_graph, graph, 0));
     CK(cudaDeviceSynchronize());
+    // CUPTI's ids of the streams, asked before prof.h takes CUPTI (-1: not checked)
+    legacy = cupti_stream(0);
+    s1 = cupti_stream(g_s1);
+    s2 = cupti_stream(g_s2);
+    printf("info: CUPTI stream ids: legacy %lld, s1 %lld, s2 %lld\n", (long long)legacy, (long long)s1, (long long)s2);
 
     for (i = 1; i <= SC_SESSIONS; i++) {
         prof_config cfg;
@@ -260,7 +266,6 @@ int main(int argc, char **argv) {
             if (x) x->event_ns = (int64_t)(ms * 1e6);
         }
         {
-            int64_t legacy = cupti_stream(0), s1 = cupti_stream(g_s1), s2 = cupti_stream(g_s2);
             for (int k = 0; k < s.nkernels; k++) {
                 gc_kernel *x = &s.kernels[k];
                 x->stream = !strcmp(x->name, "spin_s1") ? s1 : !strcmp(x->name, "spin_s2") ? s2 : strncmp(x->name, "graph", 5) ? legacy : -1;
