@@ -69,17 +69,24 @@
    PROF_SCOPE_FLOPS(name, flops)            A flop count (with_flops).
    PROF_SCOPE_ARGS(name, &args)             A prof_args: shapes, flops,
                           overload name, sequence_nr, fwd_thread, scope.
-   PROF_SCOPE and the other scope macros are declarations (they live until
-   the end of the block, so they cannot follow a case label or stand alone
-   under an unbraced if); every other macro is a statement. None evaluates
-   an argument twice.
+   PROF_SCOPE and the other scope macros are declarations in every build
+   mode, PROF_DISABLED included (they live until the end of the block, so
+   they cannot follow a case label or stand alone under an unbraced if);
+   every other macro is a statement. None evaluates an argument twice.
+   A jump into a scope's range (a goto over it to a later label, a case
+   label after it) does not compile, in C with gcc and clang as in C++: it
+   would skip the scope's start. Jumps out of a scope, and within one, are
+   fine.
 
    CONFIGURATION MACROS
    ====================
    Whole project (every file that includes prof.h must agree):
-     PROF_DISABLED      defined = every macro above compiles to nothing. The
-                        functions stay, so hand-built event lists still work.
-                        "-DPROF_DISABLED=0" is rejected: defined means on.
+     PROF_DISABLED      defined = every macro above compiles to nothing
+                        (-DPROF_DISABLED, -DPROF_DISABLED=1 and an empty
+                        #define PROF_DISABLED alike). The functions stay, so
+                        hand-built event lists still work. -DPROF_DISABLED=0
+                        stops the build with a message: defined means on;
+                        to record, leave it undefined.
      PROF_CUPTI         defined = CUDA tracing through CUPTI is compiled in
                         (-I<cuda>/include, link -lcupti). Without it nothing
                         of CUDA is compiled.
@@ -250,11 +257,12 @@
 #define _GNU_SOURCE 1
 #endif
 
-#if defined(PROF_DISABLED) && (PROF_DISABLED + 0 == 0) && !defined(PROF_DISABLED_ALLOW_ZERO)
-/* "-DPROF_DISABLED" expands to 1; only an explicit 0 lands here. */
-#  if defined(__cplusplus) || !defined(__STDC_VERSION__) || __STDC_VERSION__ >= 199901L
-#    define PROF__DISABLED_IS_ZERO_CHECK 1
-#  endif
+/* "-DPROF_DISABLED" is 1, "#define PROF_DISABLED" is empty: both mean on,
+   as does any other non-zero value. An explicit 0 is refused rather than
+   read as "record": every prof.h switch means "defined = on". (The second
+   test is true only for an empty definition: 0 - - 1 == 1.) */
+#if defined(PROF_DISABLED) && (PROF_DISABLED + 0 == 0) && !(0 - PROF_DISABLED - 1 == 1)
+#error "prof.h: PROF_DISABLED is defined as 0, but prof.h switches mean 'defined = on' (-DPROF_DISABLED or -DPROF_DISABLED=1 turns recording off). To record, do not define it."
 #endif
 
 #include <stddef.h>
@@ -810,24 +818,26 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #define PROF__SITE_CONST const
 #endif
 
+/* Declarations in every build mode: a scope macro is one when recording,
+   so it stays one here (C90-style code under -Wdeclaration-after-statement
+   sees no change). A typedef emits no code and evaluates nothing; sizeof
+   keeps variables that only feed the profiler "used", so -Wunused stays
+   quiet. The statement macros stay statements. */
+#define PROF__DECL_NOTHING(id, size)                                          \
+        typedef char PROF__CAT(prof__off_, id)[(size) ? 1 : 1] __attribute__((unused))
 #if defined(PROF_DISABLED)
-#  if defined(PROF__DISABLED_IS_ZERO_CHECK)
-#    error "PROF_DISABLED is defined as 0; prof.h switches mean 'defined = on'. Undefine it to record."
-#  endif
-/* Nothing is evaluated and no code is emitted; sizeof keeps variables that
-   only feed the profiler "used", so -Wunused stays quiet. */
-#  define PROF_SCOPE(name) ((void)0)
-#  define PROF_SCOPE_DYN(name) ((void)sizeof(name))
-#  define PROF_FUNC() ((void)0)
+#  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID, 1)
+#  define PROF_SCOPE_DYN(name) PROF__DECL_NOTHING(PROF__ID, sizeof(name))
+#  define PROF_FUNC() PROF__DECL_NOTHING(PROF__ID, 1)
 #  define PROF_BEGIN(name) ((void)0)
 #  define PROF_BEGIN_DYN(name) ((void)sizeof(name))
 #  define PROF_END() ((void)0)
 #  define PROF_MARK(name) ((void)0)
 #  define PROF_COUNTER(name, value) ((void)sizeof(value))
-#  define PROF_SCOPE_OP(name) ((void)0)
-#  define PROF_SCOPE_ARGS(name, args) ((void)sizeof(args))
-#  define PROF_SCOPE_SHAPES(name, ...) ((void)sizeof(prof__use_(0, __VA_ARGS__)))
-#  define PROF_SCOPE_FLOPS(name, flops) ((void)sizeof(flops))
+#  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID, 1)
+#  define PROF_SCOPE_ARGS(name, args) PROF__DECL_NOTHING(PROF__ID, sizeof(args))
+#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_NOTHING(PROF__ID, sizeof(prof__use_(0, __VA_ARGS__)))
+#  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
 #  define PROF_ASYNC_BEGIN(name, id) ((void)sizeof(id))
 #  define PROF_ASYNC_END(id) ((void)sizeof(id))
 #else
@@ -873,12 +883,26 @@ private:
         prof__scope_args_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (args))
 #  else
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof__scope_leave(s); }
+/* A jump (goto, switch case) into a scope's range would skip the scope's
+   initialisation, and its cleanup would then run on garbage. C++ refuses
+   such a jump (the guard has a constructor), clang refuses it for the
+   cleanup attribute, gcc only for a variably modified type: so each scope
+   also declares one. Its size (1) is not a constant expression, but
+   nothing reads it: no code at -O1 and up (bench/callgrind.sh, the same
+   machine code). The user's -Wvla is not about their code here. */
+#    define PROF__NO_JUMP_IN(id)                                             \
+        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wvla\"") \
+        typedef char PROF__CAT(prof__no_jump_into_scope_, id)[1 + 0 * PROF__CAT(prof__site_, id).line] \
+            __attribute__((unused));                                          \
+        _Pragma("GCC diagnostic pop")
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
+        PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter(&PROF__CAT(prof__site_, id))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
+        PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
 typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
@@ -893,6 +917,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 }
 #    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
+        PROF__NO_JUMP_IN(id)                                                  \
         prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_args_cleanup), unused)) = \
             prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
 #  endif
@@ -929,12 +954,14 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
    dims...), PROF_SCOPE_FLOPS(name, flops). */
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
-#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); ((void)sizeof(prof__use_(0, __VA_ARGS__)))
+#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
+        PROF__DECL_NOTHING(PROF__ID, sizeof(prof__use_(0, __VA_ARGS__)))
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
 #  if defined(PROF_NO_FLOPS)
-#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); ((void)sizeof(flops))
+#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
+        PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
 #  else
 #    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_FLOPS_ID(PROF__ID, name, flops)
 #  endif

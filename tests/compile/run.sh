@@ -52,6 +52,19 @@
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
+# jump-{gcc,clang,gxx,clangxx}: a goto over a scope macro to a label after
+# it, or a case label after it, must not compile (it would run the scope's
+# cleanup on an uninitialised scope), for every scope macro; the legitimate
+# jumps of jump_into_scope.c compile and run. Also with the user's -Wvla.
+#
+# c90-decls-{gcc,clang}[-disabled|-nofeatures]: every scope macro is a
+# declaration, recording, under -DPROF_DISABLED and with PROF_NO_SHAPES /
+# PROF_NO_FLOPS: C90-style code under -Wdeclaration-after-statement -Werror.
+#
+# disabled-define-{empty,one,zero}: "#define PROF_DISABLED" (empty) and
+# -DPROF_DISABLED=1 compile every macro out (no event recorded); =0 stops
+# the build with prof.h's message.
+#
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
 #
@@ -88,6 +101,9 @@ all_cases() {
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
     echo no-libm-gcc no-libm-clang
+    echo jump-gcc jump-clang jump-gxx jump-clangxx
+    echo c90-decls-gcc c90-decls-clang c90-decls-gcc-disabled c90-decls-clang-disabled c90-decls-gcc-nofeatures
+    echo disabled-define-empty disabled-define-one disabled-define-zero
 }
 
 # directory holding libcupti.so, or nothing
@@ -342,6 +358,55 @@ one_case() {
         [[ $base == nvcc-cuda-demo-nocupti ]] && nv=()
         run_cmd "$nvcc" -std=c++17 "${defs[@]}" "${nv[@]}" -I"$root" -Werror all-warnings \
             -Xcompiler -Wall,-Wextra,-Werror -c "$root/examples/cuda_demo.cu" -o "$out.o" || return 1 ;;
+    jump-gcc|jump-clang|jump-gxx|jump-clangxx)
+        local x=() m j
+        case $base in
+        jump-gcc) cc=$GCC ;;
+        jump-clang) cc=$CLANG ;;
+        jump-gxx) cc=$GXX; x=(-x c++ -std=c++11) ;;
+        *) cc=$CLANGXX; x=(-x c++ -std=c++11) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        src=$here/jump_into_scope.c
+        run_cmd "$cc" "${x[@]}" "${WARN[@]}" -Wvla "${INC[@]}" "$src" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1
+        for m in 'PROF_SCOPE("w")' 'PROF_FUNC()' 'PROF_SCOPE_DYN(dyn)' 'PROF_SCOPE_OP("o")' \
+                 'PROF_SCOPE_SHAPES("s", 1, 4)' 'PROF_SCOPE_FLOPS("f", 8)' 'PROF_SCOPE_ARGS("a", &args)'; do
+            run_cmd "$cc" "${x[@]}" "${WARN[@]}" -Wvla "${INC[@]}" "-DSCOPE_MACRO=$m" -fsyntax-only "$src" || return 1
+            for j in JUMP_GOTO JUMP_SWITCH; do
+                compile_fails "$out.log" "$j into the range of $m compiled; its cleanup would run on an uninitialised scope" \
+                    "$cc" "${x[@]}" "${WARN[@]}" -Wvla "${INC[@]}" "-DSCOPE_MACRO=$m" "-D$j" -fsyntax-only "$src" || return 1
+                if ! grep -q -i -E 'jump|crosses|bypasses' "$out.log"; then
+                    echo "  $j with $m failed for another reason:"; sed 's/^/    /' "$out.log" | head -5; return 1
+                fi
+            done
+        done ;;
+    c90-decls-gcc|c90-decls-clang|c90-decls-gcc-nofeatures)
+        local feat=()
+        cc=$GCC
+        [[ $base == c90-decls-clang ]] && cc=$CLANG
+        [[ $base == c90-decls-gcc-nofeatures ]] && feat=(-DPROF_NO_SHAPES -DPROF_NO_FLOPS)
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c99 "${WARN[@]}" -Wdeclaration-after-statement "${defs[@]}" "${feat[@]}" "${INC[@]}" \
+            -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
+        run_cmd "$cc" -std=c99 "${WARN[@]}" "${defs[@]}" "${feat[@]}" "${INC[@]}" \
+            "$here/c90_main.c" "$out.decls.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    disabled-define-empty|disabled-define-one)
+        # c90_main.c checks that nothing was recorded when PROF_DISABLED is defined
+        local d=-DPROF_DISABLED=
+        [[ $base == disabled-define-one ]] && d=-DPROF_DISABLED=1
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        run_cmd "$GCC" -std=c11 "${WARN[@]}" -Wundef "$d" "${INC[@]}" \
+            "$here/c90_main.c" "$here/c90_decls.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    disabled-define-zero)
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        compile_fails "$out.log" "-DPROF_DISABLED=0 compiled; prof.h refuses it (defined means on)" \
+            "$GCC" -std=c11 "${WARN[@]}" -DPROF_DISABLED=0 "${INC[@]}" -c "$here/c90_decls.c" -o "$out.o" || return 1
+        if ! grep -m1 'error' "$out.log" | grep -q 'PROF_DISABLED is defined as 0'; then
+            echo "  the first error is not prof.h's message:"; sed 's/^/    /' "$out.log" | head -5; return 1
+        fi ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
