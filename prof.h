@@ -15,9 +15,13 @@
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64) with gcc or clang.
-   The implementation may come after other includes; only in a strict
-   -std=c99/c11 file (not the default gnu modes) must it come first or the
-   file be built with -D_GNU_SOURCE, and prof.h then says so.
+   The implementation may come after other includes, whatever feature-test
+   macros the file sets from POSIX.1-2008 on (the default modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE 200809L, _XOPEN_SOURCE 700). Where a
+   system header comes first in a strict -std=c99/c11 file with no
+   feature-test macro, or with an older _POSIX_C_SOURCE, prof.h stops with
+   the cause and the fix (include prof.h first in that file, or raise the
+   macro).
 
    QUICK START
    ===========
@@ -248,11 +252,10 @@
 #ifndef PROF_H
 #define PROF_H
 
-/* The implementation needs clock_gettime, syscall, MAP_POPULATE and
-   dladdr: ask for them in case prof.h comes before the first system header.
-   After other headers it still builds in the default -std=gnu* and C++
-   modes; a strict -std=c99/c11 file that defines PROF_IMPLEMENTATION must
-   include prof.h first or add -D_GNU_SOURCE (prof.h says so if not). */
+/* The implementation needs clock_gettime, syscall, madvise and dladdr: ask
+   for them in case prof.h comes before the first system header. After
+   other headers it builds with what the file asked for, from POSIX.1-2008
+   on (see >>impl; below that, prof.h says what to change). */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
 #endif
@@ -1013,13 +1016,34 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-/* A system header included before prof.h fixes the feature macros before
-   prof.h can ask for _GNU_SOURCE. The default modes (-std=gnu*, C++) still
-   give everything but Dl_info (declared below); a strict -std=c99/c11
-   hides clock_gettime, sigset_t, MAP_ANONYMOUS and more, so stop with a
-   message that says what to do rather than a screen of errors. */
+/* A system header included before prof.h fixes the feature-test macros
+   before prof.h can ask for _GNU_SOURCE. Whatever the file asked for is
+   enough from POSIX.1-2008 on (the default -std=gnu* and C++ modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE >= 200809L, _XOPEN_SOURCE >= 700): the
+   few Linux extras that such a mode hides are declared below. Older POSIX
+   levels, or strict ISO C with no feature-test macro, hide much more
+   (O_CLOEXEC, posix_memalign; in strict ISO C all of POSIX): stop with the
+   cause and the fix rather than a screen of errors. */
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
+/* (in strict ISO C, glibc reads -pthread's _REENTRANT as POSIX 1995) */
+#  if !defined(__STRICT_ANSI__) || defined(_XOPEN_SOURCE) || \
+      (defined(_POSIX_C_SOURCE) && !(defined(_REENTRANT) && _POSIX_C_SOURCE == 199506L))
+#    error "prof.h: this file sets _POSIX_C_SOURCE below 200809L (or _XOPEN_SOURCE below 700) before a system header, which hides functions the implementation needs (O_CLOEXEC, posix_memalign, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
+#  else
+#    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no feature-test macro) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
+#  endif
+#endif
 #if defined(__GLIBC__) && !defined(__USE_MISC)
-#error "prof.h: the file that defines PROF_IMPLEMENTATION includes a system header before prof.h in a strict -std=c99/c11 mode, which hides the POSIX functions prof.h needs. Include prof.h first in that file, or compile it with -D_GNU_SOURCE (or -D_DEFAULT_SOURCE, or -std=gnu11)."
+/* POSIX.1-2008 without glibc's misc extensions: these are Linux's, with
+   the same values on x86-64 and aarch64; the functions are in libc. */
+#  ifndef MAP_ANONYMOUS
+#    define MAP_ANONYMOUS 0x20
+#  endif
+#  ifndef MADV_HUGEPAGE
+#    define MADV_HUGEPAGE 14
+#  endif
+extern long syscall(long number, ...);
+extern int madvise(void *addr, size_t len, int advice);
 #endif
 #if defined(__GLIBC__) && !defined(__USE_GNU)
 /* glibc shows Dl_info and dladdr only with _GNU_SOURCE, which came too late
@@ -1157,20 +1181,25 @@ static PROF__NI void *prof__malloc(size_t bytes) {
     prof__hint_huge(p, bytes);
     return p;
 }
-static PROF__NI int prof__grow(void **p, size_t *cap, size_t need, size_t elem) {
+/* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
+   least `need` elements of `elem` bytes. The pointer is read and written
+   with memcpy: storing a void * into a T * object through a void ** would
+   break strict aliasing (and -Wstrict-aliasing says so at the casts). */
+static PROF__NI int prof__grow(void *pp, size_t *cap, size_t need, size_t elem) {
     size_t nc;
-    void *np;
+    void *p, *np;
     if (need <= *cap) return 1;
     nc = *cap ? *cap : 16;
     while (nc < need) nc *= 2;
-    np = PROF_REALLOC(*p, nc * elem);
+    memcpy(&p, pp, sizeof p);
+    np = PROF_REALLOC(p, nc * elem);
     if (!np) return 0;
     prof__hint_huge(np, nc * elem);
-    *p = np;
+    memcpy(pp, &np, sizeof np);
     *cap = nc;
     return 1;
 }
-#define PROF__PUSH_OK(arr, n, cap) prof__grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+#define PROF__PUSH_OK(arr, n, cap) prof__grow((void *)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
 typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } prof__chunk;
 typedef struct prof__arena { prof__chunk *head; } prof__arena;
@@ -1294,7 +1323,7 @@ static PROF__NI void prof__strtab_free(prof__strtab *t) { prof__map_free(&t->map
 typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
 static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
     if (b->oom) return;
-    if (!prof__grow((void **)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
+    if (!prof__grow((void *)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
     memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
@@ -1313,7 +1342,7 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof tmp) { prof__buf_put(b, tmp, (size_t)n); return; }
-    if (!prof__grow((void **)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
+    if (!prof__grow((void *)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
     va_start(ap, fmt);
     vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -1447,10 +1476,17 @@ prof__thread prof__g_unattached;
 /* the model again: gcc takes it from the definition for accesses in this file */
 __thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
 
+/* A thread's state from its hot part, its first member. (Through void *:
+   gcc's -Wstrict-aliasing=1 flags the plain cast, valid as it is.) */
+static PROF__NI prof__tstate *prof__tstate_of(prof__thread *h) {
+    void *v = h;
+    return (prof__tstate *)v;
+}
+
 /* The calling thread's state, NULL before it attaches. */
 static PROF__NI prof__tstate *prof__self(void) {
     prof__thread *h = prof__tls;
-    return h == &prof__g_unattached ? NULL : (prof__tstate *)(void *)h;
+    return h == &prof__g_unattached ? NULL : prof__tstate_of(h);
 }
 
 static struct {
@@ -1791,7 +1827,7 @@ static PROF__NI size_t prof__reserve(size_t want) {
    thread never sits on budget another one needs; near the cap they are
    single records, which keeps the count exact. */
 static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
-    prof__tstate *t = (prof__tstate *)h;
+    prof__tstate *t = prof__tstate_of(h);
     prof__block *blk, *cur = t->cur;
     size_t used = 0, room, want, got;
     int64_t left;
@@ -1845,7 +1881,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
 }
 /* The hot path's slow side: the block is full (or there is none yet). */
 PROF_API PROF__NI void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
-    prof__tstate *t = (prof__tstate *)h;
+    prof__tstate *t = prof__tstate_of(h);
     prof__rec *r = prof__grow_n(h, 1);
     if (!r) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
     r->site = site;
@@ -1942,7 +1978,7 @@ static PROF__NI prof__rec *prof__slot(prof__thread *h) {
    per-thread table, so the record still holds one pointer. */
 PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, const char *name) {
     prof__thread *h = prof__thread_get();
-    prof__tstate *t = (prof__tstate *)h;
+    prof__tstate *t = prof__tstate_of(h);
     uint64_t hash;
     size_t i, len;
     prof__dyn_site *d;
@@ -2036,7 +2072,7 @@ PROF_API PROF__NI void prof__end(void) {
     prof__rec *r;
     if (t && t->n_lost) { t->n_lost--; return; } /* the END of a BEGIN dropped for memory */
     if (!t || t->n_open == 0) {
-        if (epoch && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL) PROF__STORER(&((prof__tstate *)h)->unbalanced, ((prof__tstate *)h)->unbalanced + 1);
+        if (epoch && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL) PROF__STORER(&prof__tstate_of(h)->unbalanced, prof__tstate_of(h)->unbalanced + 1);
         return;
     }
     o = t->open[--t->n_open];
@@ -2131,7 +2167,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         r->t1 = t1;
         PROF__STORE(&h->pos, start + k);
     } else {
-        prof__tstate *t = (prof__tstate *)h;
+        prof__tstate *t = prof__tstate_of(h);
         PROF__STORER(&t->dropped_closes, t->dropped_closes + 1);
     }
 }
@@ -2547,7 +2583,7 @@ PROF_API prof_events *prof_events_create(void) {
     memset(e, 0, sizeof *e);
     e->strs.arena = &e->arena;
     e->nex = 1; /* extra index 0 means none */
-    if (!prof__grow((void **)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
+    if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
     return e;
 }
 
@@ -2563,7 +2599,7 @@ PROF_API void prof_events_free(prof_events *e) {
 
 PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
     if (!e) return PROF_E_ARG;
-    if (!prof__grow((void **)&e->ev, &e->cap, n, sizeof *e->ev))
+    if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
     return PROF_OK;
 }
@@ -2632,7 +2668,7 @@ static PROF__NI prof__stk prof__stack_of(const prof_events *e, size_t i) {
 static PROF__NI int prof__stack_set(prof_events *e, size_t i, const char **p, int32_t depth) {
     if (i >= e->capstk) {
         size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
-        if (!prof__grow((void **)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+        if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
         memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
     }
     e->stk[i].p = p;
@@ -2947,7 +2983,7 @@ static int prof__async_cmp(const void *pa, const void *pb) {
 }
 static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *cap, uint64_t id, int64_t ts, uint32_t thread, uint32_t site, int is_end) {
     prof__async_rec *a;
-    if (!prof__grow((void **)arr, cap, *n + 1, sizeof **arr)) return 0;
+    if (!prof__grow((void *)arr, cap, *n + 1, sizeof **arr)) return 0;
     a = &(*arr)[*n];
     a->id = id;
     a->ts = ts;
@@ -3131,7 +3167,7 @@ static PROF__NI prof_events *prof__collect(void) {
                     for (k = 0; k < 2 && pd.data_left > 0; k++, pd.data_left--) {
                         if (pd.data_kind == PROF__EXT_SHAPES) pd.shapes[pd.nshapes++] = (int64_t)v[k];
                         else if (pd.data_kind == PROF__EXT_NATIVE) {
-                            if (!prof__grow((void **)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
+                            if (!prof__grow((void *)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
                             addrs[naddrs++] = v[k];
                         }
                     }
@@ -4129,7 +4165,10 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
     demangle_fn demangle;
     int rc = 0;
     memset(&names, 0, sizeof names);
-    *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    {   /* a function pointer from dlsym: copied, as POSIX allows */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        memcpy(&demangle, &sym, sizeof demangle);
+    }
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
         const char **st;
@@ -6026,6 +6065,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     prof__w *w;
     prof_result r;
     const char **site_json = NULL;
+    size_t *site_len = NULL;   /* the lengths, after the pointers */
     char *esc;
     prof__clean *cache;
     prof__trace_ctx *cx;
@@ -6043,6 +6083,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
        once: most events then start with one memcpy. The lengths follow the
        pointers in the same allocation. */
     site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
     esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
     if (!site_json || !esc) {
         PROF_FREE(site_json);
@@ -6064,7 +6105,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
         site_json[i] = s;
-        ((size_t *)(void *)(site_json + e->nsites + 1))[i] = tmpw.n;
+        site_len[i] = tmpw.n;
     }
     PROF_FREE(esc);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
@@ -6106,7 +6147,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     else {
         cx->pid = pid;
         cx->site_json = site_json;
-        cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
+        cx->site_json_len = site_len;
         cx->cache = cache;
         cx->path.n = 0;
         prof__dec_set(&cx->ev_idx, 0);
@@ -6379,7 +6420,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
             int found;
             if (!key) { line.oom = 1; break; }
             if (uniq.n > before) {
-                if (!prof__grow((void **)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
+                if (!prof__grow((void *)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
                 sums[uniq.n - 1] = 0;
             }
             /* the stack's index in first-seen order, by its interned address */
@@ -6672,7 +6713,7 @@ static PROF__NI prof__extra *prof__cu_key(prof_events *e, prof__key **keys, size
     prof__key *k;
     prof__ev tmpv;
     int64_t site = prof__site_index(e, name, "", "", 0, site_flags), thr = prof__thread_index(e, tid, NULL);
-    if (site < 0 || thr < 0 || !prof__grow((void **)keys, cap, *n + 1, sizeof **keys)) return NULL;
+    if (site < 0 || thr < 0 || !prof__grow((void *)keys, cap, *n + 1, sizeof **keys)) return NULL;
     memset(&tmpv, 0, sizeof tmpv);
     if (!prof__extra_of(e, &tmpv)) return NULL;
     k = &(*keys)[(*n)++];
@@ -6717,7 +6758,10 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     int rc = 0;
     size_t first_key = *nkeys;
     memset(&ctx_dev, 0, sizeof ctx_dev);
-    *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    {   /* a function pointer from dlsym: copied, as POSIX allows */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        memcpy(&demangle, &sym, sizeof demangle);
+    }
     pthread_mutex_lock(&prof__cu.lock);
     list = prof__cu.done;
     prof__cu.done = NULL;

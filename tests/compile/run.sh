@@ -24,7 +24,11 @@
 # include-after-{gcc,clang,default-source}: the implementation included after
 # other system headers (gnu11, and c11 with -D_DEFAULT_SOURCE): builds, runs,
 # and names native stacks. include-after-strict: in plain -std=c11 the build
-# stops with prof.h's own message.
+# stops with prof.h's own message. include-after-posix2008-{gcc,clang},
+# -xopen700, -gnu-posix2008: the file sets _POSIX_C_SOURCE=200809L or
+# _XOPEN_SOURCE=700 before its first header: builds and runs.
+# include-after-posix2001: _POSIX_C_SOURCE=200112L stops with prof.h's
+# message naming it.
 #
 # shared-linked-{gcc,clang}: the implementation in a -fPIC shared library,
 # an executable linked against it records in both, on two threads.
@@ -35,7 +39,9 @@
 #
 # strict-{gcc,clang,gxx,clangxx}[-disabled]: user code calling every
 # recording macro with assorted argument types, built with -Wshadow,
-# -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, ... and
+# -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, -Wundef,
+# -Wvla, in C -Wdeclaration-after-statement (gcc: -Wstrict-aliasing=1,
+# -Wjump-misses-init; the implementation at -O2 so that they apply), ... and
 # in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
 # the macros expand in the user's code and must add none of them. The
 # implementation file gets the same warnings (in C++ all but the C++-style
@@ -97,6 +103,8 @@ all_cases() {
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
+    echo include-after-posix2008-gcc include-after-posix2008-clang include-after-xopen700 include-after-gnu-posix2008
+    echo include-after-posix2001
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
@@ -254,11 +262,16 @@ one_case() {
             fi
             run_prog "$out" || return 1
         fi ;;
-    include-after-gcc|include-after-clang|include-after-default-source)
+    include-after-gcc|include-after-clang|include-after-default-source|include-after-posix2008-*|include-after-xopen700|include-after-gnu-posix2008)
         local mode=(-std=gnu11)
         cc=$GCC
-        [[ $base == include-after-clang ]] && cc=$CLANG
-        [[ $base == include-after-default-source ]] && mode=(-std=c11 -D_DEFAULT_SOURCE)
+        [[ $base == *-clang ]] && cc=$CLANG
+        case $base in
+        include-after-default-source) mode=(-std=c11 -D_DEFAULT_SOURCE) ;;
+        include-after-posix2008-*) mode=(-std=c99 -D_POSIX_C_SOURCE=200809L) ;;
+        include-after-xopen700) mode=(-std=c11 -D_XOPEN_SOURCE=700) ;;
+        include-after-gnu-posix2008) mode=(-std=gnu11 -D_POSIX_C_SOURCE=200809L) ;;
+        esac
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${mode[@]}" "${WARN[@]}" "${INC[@]}" -rdynamic \
             "$here/include_after.c" -o "$out" "${LIBS[@]}" || return 1
@@ -269,6 +282,16 @@ one_case() {
         compile_fails "$out.log" "a strict -std=c11 build with a system header first compiled; expected prof.h's #error" \
             "$GCC" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
         if ! grep -m1 'error' "$out.log" | grep -q 'includes a system header before prof.h'; then
+            echo "  the first error is not prof.h's message:"
+            sed 's/^/    /' "$out.log" | head -5
+            return 1
+        fi ;;
+    include-after-posix2001)
+        # below POSIX.1-2008: prof.h's message names _POSIX_C_SOURCE
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        compile_fails "$out.log" "-D_POSIX_C_SOURCE=200112L with a system header first compiled; expected prof.h's #error" \
+            "$GCC" -std=c11 -D_POSIX_C_SOURCE=200112L "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
+        if ! grep -m1 'error' "$out.log" | grep -q 'sets _POSIX_C_SOURCE below 200809L'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
             return 1
@@ -305,14 +328,16 @@ one_case() {
         # those that are not about C++ style (prof.h's implementation is C;
         # the manual says to build it without -Wold-style-cast and the like)
         local strict=(-Wshadow -Wconversion -Wsign-conversion -Wundef -Wcast-qual -Wcast-align
-                      -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal)
+                      -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal -Wvla)
         local impl_cc=$GCC impl_lang=(-std=c11) impl_strict
         case $base in
         strict-gcc) cc=$GCC; std=-std=c11; src=$here/strict_user.c
-            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
+            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement
+                     -Wstrict-aliasing=1 -Wjump-misses-init) ;;
         strict-clang) cc=$CLANG; std=-std=c11; src=$here/strict_user.c; impl_cc=$CLANG
-            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
-        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11) ;;
+            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement) ;;
+        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11)
+            strict+=(-Wstrict-aliasing=1) ;;
         *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANGXX; impl_lang=(-x c++ -std=c++11) ;;
         esac
         impl_strict=("${strict[@]}")
@@ -321,7 +346,7 @@ one_case() {
         strict-clangxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wmissing-declarations -Wextra-semi) ;;
         esac
         have "$cc" && have "$impl_cc" || { echo "  $cc or $impl_cc not found"; return 77; }
-        run_cmd "$impl_cc" "${impl_lang[@]}" "${WARN[@]}" "${impl_strict[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$impl_cc" "${impl_lang[@]}" "${WARN[@]}" -O2 "${impl_strict[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
         run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
