@@ -138,7 +138,11 @@
                       active, repeat) driven by prof_step()
    with_node_id, node_id, world_size
                       the rank of this process (Node ID column, trace)
-   activities         PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA
+   activities         PROF_ACTIVITY_CPU, alone or with PROF_ACTIVITY_CUDA
+                      (GPU activity, under PROF_CUPTI). 0 = both. Without
+                      the CPU bit prof_start fails (PROF_E_ARG): scopes are
+                      recorded in every session, so CUDA alone is refused
+                      rather than silently recording them.
    log, log_user_data where errors and warnings go (default stderr)
    no_prefault_thread 1 = no helper thread. By default, once a thread has
                       recorded ~65k events in a session, a helper thread
@@ -345,7 +349,8 @@ typedef struct prof_config {
     prof_trace_ready_fn on_trace_ready;
     void *trace_ready_user_data;
     unsigned activities;      /* PROF_ACTIVITY_*; 0 = CPU, plus CUDA when
-                                 compiled with PROF_CUPTI */
+                                 compiled with PROF_CUPTI. Must include CPU:
+                                 CUDA alone is refused (PROF_E_ARG) */
     prof_log_fn log;          /* NULL = errors go to stderr */
     void *log_user_data;
     int no_prefault_thread;   /* 1 = recording threads fault in their own
@@ -3701,6 +3706,12 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
                             s->wait, s->warmup, s->active, s->repeat, s->skip_first);
     if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
+    /* Scopes are recorded whenever a session records: CUDA alone would
+       still record them, so it is refused rather than ignored. */
+    if (c.activities & ~(unsigned)(PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities 0x%x has bits other than PROF_ACTIVITY_CPU and PROF_ACTIVITY_CUDA", c.activities);
+    if (c.activities && !(c.activities & PROF_ACTIVITY_CPU))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities without PROF_ACTIVITY_CPU are not supported (prof.h records CPU scopes in every session); use PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA, or 0 for the default");
     pthread_once(&prof__fork_once, prof__register_atfork);
     pthread_mutex_lock(&prof__s.lock);
     if (prof__s.active) {
