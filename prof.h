@@ -36,13 +36,15 @@
            relu();                            // relu() starts with PROF_FUNC();
        }
        prof_events *ev = prof_stop();
-       prof_averages *avg = prof_key_averages(ev, NULL);
-       prof_table_options opt = {0};
-       opt.sort_by = "self_cpu_time_total"; opt.row_limit = 10;
-       prof_averages_print_table(stdout, avg, &opt);
-       prof_export_chrome_trace(ev, "trace.json");
-       prof_averages_free(avg);
+       prof_report_options opt = {0};         // zero = the table to stdout
+       opt.table.sort_by = "self_cpu_time_total"; opt.table.row_limit = 10;
+       opt.chrome_trace = "trace.json";       // open in ui.perfetto.dev
+       prof_report(ev, &opt);                 // returns the first error
        prof_events_free(ev);
+
+   prof_report is the common case in one call; the functions it calls
+   (prof_key_averages, prof_averages_print_table, prof_export_*) are public
+   for everything else.
 
    RECORDING MACROS
    ================
@@ -62,6 +64,10 @@
    PROF_ASYNC_BEGIN(name, id) / PROF_ASYNC_END(id)
                           A range that may end on another thread, matched by
                           a 64-bit id (is_async: no parent, no self time).
+   PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
+                          names, prof_event.thread_name): prof_set_thread_name,
+                          which copies up to 63 bytes; a name set again costs
+                          a compare, no lock. In C++ also a std::string.
    Operator scopes (trace category cpu_op) that carry what PyTorch's ops do:
    PROF_SCOPE_OP(name)    A plain operator scope.
    PROF_SCOPE_SHAPES(name, ndim, dims..., ndim, dims...)
@@ -202,6 +208,7 @@
    Exporters:    prof_export_chrome_trace, prof_export_stacks,
                  prof_export_stacks_merged, prof_export_memory_timeline,
                  prof_memory_categories, prof_json_valid
+   Report:       prof_report (table and files in one call)
 
    Times are integer nanoseconds inside and microseconds in every output, as
    PyTorch prints them. Errors are prof_result codes; a log callback in
@@ -249,7 +256,7 @@
    >>macros      the recording macros and their inline hot path
    >>impl        implementation:
      >>clock >>recorder >>eventlist >>tree >>aggregation >>table
-     >>exporters >>cupti
+     >>exporters >>report >>cupti
 
    LICENSE: MIT, see the end of the file.
 */
@@ -631,6 +638,28 @@ PROF_API prof_result prof_events_add_metadata(prof_events *ev, const char *key, 
 PROF_API prof_result prof_events_add_metadata_json(prof_events *ev, const char *key, const char *json);
 PROF_API int prof_json_valid(const char *json);
 
+/* One-call report: the key_averages table to a stream and the files asked
+   for, in one options struct (zero = the table to stdout, no file). */
+typedef struct prof_report_options {
+    FILE *out;                     /* the table's stream; NULL = stdout */
+    int no_table;                  /* 1 = no table */
+    prof_group_options group;      /* key_averages grouping; zero = by name */
+    prof_table_options table;      /* sort_by, row_limit, ...; zero = as
+                                      prof_averages_print_table's zero */
+    /* Files, each written when its path is not NULL: */
+    const char *chrome_trace;      /* prof_export_chrome_trace */
+    const char *stacks;            /* prof_export_stacks with stacks_metric */
+    const char *stacks_merged;     /* prof_export_stacks_merged, the same metric */
+    const char *stacks_metric;     /* NULL = "self_cpu_time_total" */
+    const char *memory_timeline;   /* prof_export_memory_timeline of: */
+    prof_device_type memory_device;/*   zero = PROF_DEVICE_CPU */
+    int memory_device_index;       /*   zero = 0 */
+    /* (other exporters: one path each, added here) */
+} prof_report_options;
+/* Does everything asked even when a part fails, and returns the first
+   error (each is also logged); the event list stays the caller's. */
+PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt);
+
 /* >>macros ---------------------------------------------------------------*/
 /* Private, but the macros expand to them. */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
@@ -848,6 +877,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
 #  define PROF_ASYNC_BEGIN(name, id) ((void)sizeof(id))
 #  define PROF_ASYNC_END(id) ((void)sizeof(id))
+#  define PROF_THREAD_NAME(name) ((void)sizeof(name))
 #else
 PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes, int len, int64_t flops) {
     prof_args a;
@@ -991,6 +1021,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         static PROF__SITE_CONST prof_site prof__site_b = PROF__SITE_INIT("", 0);          \
         prof__begin_dyn(&prof__site_b, PROF__CSTR(name)); } while (0)
 #  define PROF_END() prof__end()
+#  define PROF_THREAD_NAME(name) prof_set_thread_name(PROF__CSTR(name))
 #  define PROF_MARK(name) do {                                                \
         static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
         prof__instant(&prof__site_m, 1u, 0.0); } while (0)
@@ -2427,8 +2458,12 @@ PROF_API void prof_set_thread_name(const char *name) {
     prof__tstate *t = prof__self();
     /* Attach outside a session too, so the name is known later. */
     if (!t && !(t = prof__attach())) return;
+    if (!name) name = "";
+    /* Only this thread writes its name: reading it needs no lock, and a
+       name set again (PROF_THREAD_NAME in a loop) takes none. */
+    if (strncmp(t->name, name, sizeof t->name - 1) == 0) return;
     pthread_mutex_lock(&prof__g_lock);
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    snprintf(t->name, sizeof t->name, "%s", name);
     pthread_mutex_unlock(&prof__g_lock);
 }
 
@@ -6553,6 +6588,35 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
+
+/* >>report ===============================================================*/
+PROF_API prof_result prof_report(prof_events *e, const prof_report_options *opt) {
+    prof_report_options o;
+    prof_result first = PROF_OK, r;
+    const char *metric;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_report: the event list is NULL (prof_stop failed?)");
+    if (opt) o = *opt;
+    else memset(&o, 0, sizeof o);
+    metric = o.stacks_metric ? o.stacks_metric : "self_cpu_time_total";
+/* every part runs; the first failure is the result */
+#define PROF__REPORT_PART(call) do { r = (call); if (r != PROF_OK && first == PROF_OK) first = r; } while (0)
+    if (!o.no_table) {
+        prof_averages *avg;
+        prof__last_error_code = PROF_OK;
+        avg = prof_key_averages(e, &o.group);
+        if (!avg) PROF__REPORT_PART(prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM);
+        else PROF__REPORT_PART(prof_averages_print_table(o.out ? o.out : stdout, avg, &o.table));
+        prof_averages_free(avg);
+    }
+    if (o.chrome_trace) PROF__REPORT_PART(prof_export_chrome_trace(e, o.chrome_trace));
+    if (o.stacks) PROF__REPORT_PART(prof_export_stacks(e, o.stacks, metric));
+    if (o.stacks_merged) PROF__REPORT_PART(prof_export_stacks_merged(e, o.stacks_merged, metric));
+    if (o.memory_timeline)
+        PROF__REPORT_PART(prof_export_memory_timeline(e, o.memory_timeline, o.memory_device, o.memory_device_index));
+    /* (other exporters: one PROF__REPORT_PART each, here) */
+#undef PROF__REPORT_PART
+    return first;
+}
 
 /* >>cupti ================================================================*/
 /* CUDA through CUPTI's activity API (compiled only with PROF_CUPTI): kernels,
