@@ -293,6 +293,11 @@ extern "C" {
 
 /* >>public ---------------------------------------------------------------*/
 
+/* The version (CMakeLists.txt and the package files take it from here). */
+#define PROF_VERSION_MAJOR 0
+#define PROF_VERSION_MINOR 1
+#define PROF_VERSION_PATCH 0
+
 /* Result codes. The X-macro keeps each code and its message together. */
 #define PROF__RESULTS(X)                                                      \
     X(PROF_OK,               "ok")                                            \
