@@ -211,7 +211,9 @@
    Report:       prof_report (table and files in one call)
 
    Times are integer nanoseconds inside and microseconds in every output, as
-   PyTorch prints them. Errors are prof_result codes; a log callback in
+   PyTorch prints them. "CPU time" (Self CPU, CPU total, ...) is, as in
+   PyTorch, elapsed time on the thread between a scope's start and end:
+   waits, sleeps and time the thread was descheduled are in it. Errors are prof_result codes; a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
@@ -258,7 +260,7 @@
      >>clock >>recorder >>eventlist >>tree >>aggregation >>table
      >>exporters >>report >>cupti
 
-   LICENSE: MIT, see the end of the file.
+   LICENSE: MIT, the text is at the end of the file.
 */
 #ifndef PROF_H
 #define PROF_H
@@ -7076,3 +7078,27 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
 }
 #endif
 #endif /* PROF_IMPLEMENTATION */
+
+/*
+   MIT License
+
+   Copyright (c) 2026 The prof.h authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy
+   of this software and associated documentation files (the "Software"), to deal
+   in the Software without restriction, including without limitation the rights
+   to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+   copies of the Software, and to permit persons to whom the Software is
+   furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all
+   copies or substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+   IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+   FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+   AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+   LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+   SOFTWARE.
+*/
