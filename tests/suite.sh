@@ -88,7 +88,7 @@ if ! eval "ctest_args=(${CTEST_ARGS:-})" 2>/dev/null; then
     exit 2
 fi
 ctest --test-dir "$BUILD" --output-on-failure -j"$JOBS" "${ctest_args[@]}" 2>&1 | tee "$BUILD/ctest.log" |
-    grep -v -E '^(Internal ctest changing into directory|Test project |Label Time Summary:|Total Test time|Errors while running CTest|Output from these tests are in|Use "--rerun-failed)'
+    grep -v -E '^( +Start +[0-9]+: |Internal ctest changing into directory|Test project |Label Time Summary:|Total Test time|Errors while running CTest|Output from these tests are in|Use "--rerun-failed)'
 rc=${PIPESTATUS[0]}
 
 # Each test's result line, and for the skipped ones the last line of their
