@@ -5,13 +5,18 @@
 #   make cuda-demo  build examples/cuda_demo.cu with nvcc and run it (needs a GPU)
 #   make gpu-check  tests/gpu/run.sh: the CUDA path checked on a GPU (without
 #                one, the same checks on the fake CUPTI)
-#   make test    configure CMake into build/, build, run the whole CTest suite
+#   make test    the whole suite (tests/suite.sh): installs the tools it needs
+#                (as root with apt-get) or names the command to run, builds
+#                into build/, runs CTest, ends with a summary that names every
+#                skipped part and every failure
+#   make deps    only the tools (what `make test` installs first)
 #   make bench   build the bench/ programs with -O2 and run them
 #   make bench-peers TRACY_DIR=/path/to/tracy   prof.h and Tracy side by side (bench/peers.sh)
 #   make clean   remove build outputs
 #
 # Variables: CC (default cc), CXX (default c++), JOBS (default 2),
-# CTEST_ARGS (extra ctest arguments, e.g. CTEST_ARGS='-LE valgrind').
+# CTEST_ARGS (extra ctest arguments, e.g. CTEST_ARGS='-LE valgrind'),
+# ALLOW_MISSING=1 (test without the missing tools; their parts are skipped).
 
 CC ?= cc
 CXX ?= c++
@@ -25,7 +30,10 @@ CFLAGS_BENCH ?= -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror
 # -lm is for the examples' and benches' own math; prof.h needs none
 LDLIBS_PROF  := -pthread -ldl -lm
 
-.PHONY: all demo mlp cuda-demo gpu-check test configure build bench bench-peers clean
+MAKEFLAGS += --no-print-directory
+ALLOW_MISSING ?= 0
+
+.PHONY: all demo mlp cuda-demo gpu-check test deps configure build bench bench-peers clean
 
 all: test
 
@@ -63,8 +71,11 @@ configure:
 build: configure
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
 
-test: build
-	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+test:
+	@CC="$(CC)" CXX="$(CXX)" BUILD="$(BUILD)" JOBS="$(JOBS)" CTEST_ARGS="$(CTEST_ARGS)" ALLOW_MISSING="$(ALLOW_MISSING)" bash tests/suite.sh
+
+deps:
+	@BUILD="$(BUILD)" ALLOW_MISSING="$(ALLOW_MISSING)" bash tests/suite.sh --deps
 
 BENCH_PROGS := overhead features analysis export
 

@@ -15,9 +15,13 @@
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64) with gcc or clang.
-   The implementation may come after other includes; only in a strict
-   -std=c99/c11 file (not the default gnu modes) must it come first or the
-   file be built with -D_GNU_SOURCE, and prof.h then says so.
+   The implementation may come after other includes, whatever feature-test
+   macros the file sets from POSIX.1-2008 on (the default modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE 200809L, _XOPEN_SOURCE 700). Where a
+   system header comes first in a strict -std=c99/c11 file with no
+   feature-test macro, or with an older _POSIX_C_SOURCE, prof.h stops with
+   the cause and the fix (include prof.h first in that file, or raise the
+   macro).
 
    QUICK START
    ===========
@@ -32,13 +36,15 @@
            relu();                            // relu() starts with PROF_FUNC();
        }
        prof_events *ev = prof_stop();
-       prof_averages *avg = prof_key_averages(ev, NULL);
-       prof_table_options opt = {0};
-       opt.sort_by = "self_cpu_time_total"; opt.row_limit = 10;
-       prof_averages_print_table(stdout, avg, &opt);
-       prof_export_chrome_trace(ev, "trace.json");
-       prof_averages_free(avg);
+       prof_report_options opt = {0};         // zero = the table to stdout
+       opt.table.sort_by = "self_cpu_time_total"; opt.table.row_limit = 10;
+       opt.chrome_trace = "trace.json";       // open in ui.perfetto.dev
+       prof_report(ev, &opt);                 // returns the first error
        prof_events_free(ev);
+
+   prof_report is the common case in one call; the functions it calls
+   (prof_key_averages, prof_averages_print_table, prof_export_*) are public
+   for everything else.
 
    RECORDING MACROS
    ================
@@ -58,6 +64,10 @@
    PROF_ASYNC_BEGIN(name, id) / PROF_ASYNC_END(id)
                           A range that may end on another thread, matched by
                           a 64-bit id (is_async: no parent, no self time).
+   PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
+                          names, prof_event.thread_name): prof_set_thread_name,
+                          which copies up to 63 bytes; a name set again costs
+                          a compare, no lock. In C++ also a std::string.
    Operator scopes (trace category cpu_op) that carry what PyTorch's ops do:
    PROF_SCOPE_OP(name)    A plain operator scope.
    PROF_SCOPE_SHAPES(name, ndim, dims..., ndim, dims...)
@@ -69,17 +79,24 @@
    PROF_SCOPE_FLOPS(name, flops)            A flop count (with_flops).
    PROF_SCOPE_ARGS(name, &args)             A prof_args: shapes, flops,
                           overload name, sequence_nr, fwd_thread, scope.
-   PROF_SCOPE and the other scope macros are declarations (they live until
-   the end of the block, so they cannot follow a case label or stand alone
-   under an unbraced if); every other macro is a statement. None evaluates
-   an argument twice.
+   PROF_SCOPE and the other scope macros are declarations in every build
+   mode, PROF_DISABLED included (they live until the end of the block, so
+   they cannot follow a case label or stand alone under an unbraced if);
+   every other macro is a statement. None evaluates an argument twice.
+   A jump into a scope's range (a goto over it to a later label, a case
+   label after it) does not compile, in C with gcc and clang as in C++: it
+   would skip the scope's start. Jumps out of a scope, and within one, are
+   fine.
 
    CONFIGURATION MACROS
    ====================
    Whole project (every file that includes prof.h must agree):
-     PROF_DISABLED      defined = every macro above compiles to nothing. The
-                        functions stay, so hand-built event lists still work.
-                        "-DPROF_DISABLED=0" is rejected: defined means on.
+     PROF_DISABLED      defined = every macro above compiles to nothing
+                        (-DPROF_DISABLED, -DPROF_DISABLED=1 and an empty
+                        #define PROF_DISABLED alike). The functions stay, so
+                        hand-built event lists still work. -DPROF_DISABLED=0
+                        stops the build with a message: defined means on;
+                        to record, leave it undefined.
      PROF_CUPTI         defined = CUDA tracing through CUPTI is compiled in
                         (-I<cuda>/include, link -lcupti). Without it nothing
                         of CUDA is compiled. Builds against the headers of
@@ -136,7 +153,11 @@
                       active, repeat) driven by prof_step()
    with_node_id, node_id, world_size
                       the rank of this process (Node ID column, trace)
-   activities         PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA
+   activities         PROF_ACTIVITY_CPU, alone or with PROF_ACTIVITY_CUDA
+                      (GPU activity, under PROF_CUPTI). 0 = both. Without
+                      the CPU bit prof_start fails (PROF_E_ARG): scopes are
+                      recorded in every session, so CUDA alone is refused
+                      rather than silently recording them.
    cuda_flags         PROF_CUDA_* (PROF_CUPTI only), 0 = Kineto's choice:
                       runtime calls but cudaGet/SetDevice, cudaGetLastError,
                       cudaEventCreate(WithFlags), cudaEventDestroy and CUDA
@@ -209,9 +230,12 @@
    Exporters:    prof_export_chrome_trace, prof_export_stacks,
                  prof_export_stacks_merged, prof_export_memory_timeline,
                  prof_memory_categories, prof_json_valid
+   Report:       prof_report (table and files in one call)
 
    Times are integer nanoseconds inside and microseconds in every output, as
-   PyTorch prints them. Errors are prof_result codes; a log callback in
+   PyTorch prints them. "CPU time" (Self CPU, CPU total, ...) is, as in
+   PyTorch, elapsed time on the thread between a scope's start and end:
+   waits, sleeps and time the thread was descheduled are in it. Errors are prof_result codes; a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
@@ -256,27 +280,27 @@
    >>macros      the recording macros and their inline hot path
    >>impl        implementation:
      >>clock >>recorder >>eventlist >>tree >>aggregation >>table
-     >>exporters >>cupti
+     >>exporters >>report >>cupti
 
-   LICENSE: MIT, see the end of the file.
+   LICENSE: MIT, the text is at the end of the file.
 */
 #ifndef PROF_H
 #define PROF_H
 
-/* The implementation needs clock_gettime, syscall, MAP_POPULATE and
-   dladdr: ask for them in case prof.h comes before the first system header.
-   After other headers it still builds in the default -std=gnu* and C++
-   modes; a strict -std=c99/c11 file that defines PROF_IMPLEMENTATION must
-   include prof.h first or add -D_GNU_SOURCE (prof.h says so if not). */
+/* The implementation needs clock_gettime, syscall, madvise and dladdr: ask
+   for them in case prof.h comes before the first system header. After
+   other headers it builds with what the file asked for, from POSIX.1-2008
+   on (see >>impl; below that, prof.h says what to change). */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
 #endif
 
-#if defined(PROF_DISABLED) && (PROF_DISABLED + 0 == 0) && !defined(PROF_DISABLED_ALLOW_ZERO)
-/* "-DPROF_DISABLED" expands to 1; only an explicit 0 lands here. */
-#  if defined(__cplusplus) || !defined(__STDC_VERSION__) || __STDC_VERSION__ >= 199901L
-#    define PROF__DISABLED_IS_ZERO_CHECK 1
-#  endif
+/* "-DPROF_DISABLED" is 1, "#define PROF_DISABLED" is empty: both mean on,
+   as does any other non-zero value. An explicit 0 is refused rather than
+   read as "record": every prof.h switch means "defined = on". (The second
+   test is true only for an empty definition: 0 - - 1 == 1.) */
+#if defined(PROF_DISABLED) && (PROF_DISABLED + 0 == 0) && !(0 - PROF_DISABLED - 1 == 1)
+#error "prof.h: PROF_DISABLED is defined as 0, but prof.h switches mean 'defined = on' (-DPROF_DISABLED or -DPROF_DISABLED=1 turns recording off). To record, do not define it."
 #endif
 
 #include <stddef.h>
@@ -292,6 +316,11 @@ extern "C" {
 #endif
 
 /* >>public ---------------------------------------------------------------*/
+
+/* The version (CMakeLists.txt and the package files take it from here). */
+#define PROF_VERSION_MAJOR 0
+#define PROF_VERSION_MINOR 1
+#define PROF_VERSION_PATCH 0
 
 /* Result codes. The X-macro keeps each code and its message together. */
 #define PROF__RESULTS(X)                                                      \
@@ -358,7 +387,8 @@ typedef struct prof_config {
     prof_trace_ready_fn on_trace_ready;
     void *trace_ready_user_data;
     unsigned activities;      /* PROF_ACTIVITY_*; 0 = CPU, plus CUDA when
-                                 compiled with PROF_CUPTI */
+                                 compiled with PROF_CUPTI. Must include CPU:
+                                 CUDA alone is refused (PROF_E_ARG) */
     prof_log_fn log;          /* NULL = errors go to stderr */
     void *log_user_data;
     int no_prefault_thread;   /* 1 = recording threads fault in their own
@@ -645,6 +675,28 @@ PROF_API prof_result prof_events_add_metadata(prof_events *ev, const char *key, 
 PROF_API prof_result prof_events_add_metadata_json(prof_events *ev, const char *key, const char *json);
 PROF_API int prof_json_valid(const char *json);
 
+/* One-call report: the key_averages table to a stream and the files asked
+   for, in one options struct (zero = the table to stdout, no file). */
+typedef struct prof_report_options {
+    FILE *out;                     /* the table's stream; NULL = stdout */
+    int no_table;                  /* 1 = no table */
+    prof_group_options group;      /* key_averages grouping; zero = by name */
+    prof_table_options table;      /* sort_by, row_limit, ...; zero = as
+                                      prof_averages_print_table's zero */
+    /* Files, each written when its path is not NULL: */
+    const char *chrome_trace;      /* prof_export_chrome_trace */
+    const char *stacks;            /* prof_export_stacks with stacks_metric */
+    const char *stacks_merged;     /* prof_export_stacks_merged, the same metric */
+    const char *stacks_metric;     /* NULL = "self_cpu_time_total" */
+    const char *memory_timeline;   /* prof_export_memory_timeline of: */
+    prof_device_type memory_device;/*   zero = PROF_DEVICE_CPU */
+    int memory_device_index;       /*   zero = 0 */
+    /* (other exporters: one path each, added here) */
+} prof_report_options;
+/* Does everything asked even when a part fails, and returns the first
+   error (each is also logged); the event list stays the caller's. */
+PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt);
+
 /* >>macros ---------------------------------------------------------------*/
 /* Private, but the macros expand to them. */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
@@ -840,26 +892,29 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #define PROF__SITE_CONST const
 #endif
 
+/* Declarations in every build mode: a scope macro is one when recording,
+   so it stays one here (C90-style code under -Wdeclaration-after-statement
+   sees no change). A typedef emits no code and evaluates nothing; sizeof
+   keeps variables that only feed the profiler "used", so -Wunused stays
+   quiet. The statement macros stay statements. */
+#define PROF__DECL_NOTHING(id, size)                                          \
+        typedef char PROF__CAT(prof__off_, id)[(size) ? 1 : 1] __attribute__((unused))
 #if defined(PROF_DISABLED)
-#  if defined(PROF__DISABLED_IS_ZERO_CHECK)
-#    error "PROF_DISABLED is defined as 0; prof.h switches mean 'defined = on'. Undefine it to record."
-#  endif
-/* Nothing is evaluated and no code is emitted; sizeof keeps variables that
-   only feed the profiler "used", so -Wunused stays quiet. */
-#  define PROF_SCOPE(name) ((void)0)
-#  define PROF_SCOPE_DYN(name) ((void)sizeof(name))
-#  define PROF_FUNC() ((void)0)
+#  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID, 1)
+#  define PROF_SCOPE_DYN(name) PROF__DECL_NOTHING(PROF__ID, sizeof(name))
+#  define PROF_FUNC() PROF__DECL_NOTHING(PROF__ID, 1)
 #  define PROF_BEGIN(name) ((void)0)
 #  define PROF_BEGIN_DYN(name) ((void)sizeof(name))
 #  define PROF_END() ((void)0)
 #  define PROF_MARK(name) ((void)0)
 #  define PROF_COUNTER(name, value) ((void)sizeof(value))
-#  define PROF_SCOPE_OP(name) ((void)0)
-#  define PROF_SCOPE_ARGS(name, args) ((void)sizeof(args))
-#  define PROF_SCOPE_SHAPES(name, ...) ((void)sizeof(prof__use_(0, __VA_ARGS__)))
-#  define PROF_SCOPE_FLOPS(name, flops) ((void)sizeof(flops))
+#  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID, 1)
+#  define PROF_SCOPE_ARGS(name, args) PROF__DECL_NOTHING(PROF__ID, sizeof(args))
+#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_NOTHING(PROF__ID, sizeof(prof__use_(0, __VA_ARGS__)))
+#  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
 #  define PROF_ASYNC_BEGIN(name, id) ((void)sizeof(id))
 #  define PROF_ASYNC_END(id) ((void)sizeof(id))
+#  define PROF_THREAD_NAME(name) ((void)sizeof(name))
 #else
 PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes, int len, int64_t flops) {
     prof_args a;
@@ -903,12 +958,26 @@ private:
         prof__scope_args_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (args))
 #  else
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof__scope_leave(s); }
+/* A jump (goto, switch case) into a scope's range would skip the scope's
+   initialisation, and its cleanup would then run on garbage. C++ refuses
+   such a jump (the guard has a constructor), clang refuses it for the
+   cleanup attribute, gcc only for a variably modified type: so each scope
+   also declares one. Its size (1) is not a constant expression, but
+   nothing reads it: no code at -O1 and up (bench/callgrind.sh, the same
+   machine code). The user's -Wvla is not about their code here. */
+#    define PROF__NO_JUMP_IN(id)                                             \
+        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wvla\"") \
+        typedef char PROF__CAT(prof__no_jump_into_scope_, id)[1 + 0 * PROF__CAT(prof__site_, id).line] \
+            __attribute__((unused));                                          \
+        _Pragma("GCC diagnostic pop")
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
+        PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter(&PROF__CAT(prof__site_, id))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
+        PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
             prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
 typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
@@ -923,6 +992,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 }
 #    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
+        PROF__NO_JUMP_IN(id)                                                  \
         prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_args_cleanup), unused)) = \
             prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
 #  endif
@@ -959,12 +1029,14 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
    dims...), PROF_SCOPE_FLOPS(name, flops). */
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
-#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); ((void)sizeof(prof__use_(0, __VA_ARGS__)))
+#    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
+        PROF__DECL_NOTHING(PROF__ID, sizeof(prof__use_(0, __VA_ARGS__)))
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
 #  if defined(PROF_NO_FLOPS)
-#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); ((void)sizeof(flops))
+#    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
+        PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
 #  else
 #    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_FLOPS_ID(PROF__ID, name, flops)
 #  endif
@@ -986,6 +1058,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         static PROF__SITE_CONST prof_site prof__site_b = PROF__SITE_INIT("", 0);          \
         prof__begin_dyn(&prof__site_b, PROF__CSTR(name)); } while (0)
 #  define PROF_END() prof__end()
+#  define PROF_THREAD_NAME(name) prof_set_thread_name(PROF__CSTR(name))
 #  define PROF_MARK(name) do {                                                \
         static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
         prof__instant(&prof__site_m, 1u, 0.0); } while (0)
@@ -1016,13 +1089,34 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-/* A system header included before prof.h fixes the feature macros before
-   prof.h can ask for _GNU_SOURCE. The default modes (-std=gnu*, C++) still
-   give everything but Dl_info (declared below); a strict -std=c99/c11
-   hides clock_gettime, sigset_t, MAP_ANONYMOUS and more, so stop with a
-   message that says what to do rather than a screen of errors. */
+/* A system header included before prof.h fixes the feature-test macros
+   before prof.h can ask for _GNU_SOURCE. Whatever the file asked for is
+   enough from POSIX.1-2008 on (the default -std=gnu* and C++ modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE >= 200809L, _XOPEN_SOURCE >= 700): the
+   few Linux extras that such a mode hides are declared below. Older POSIX
+   levels, or strict ISO C with no feature-test macro, hide much more
+   (O_CLOEXEC, posix_memalign; in strict ISO C all of POSIX): stop with the
+   cause and the fix rather than a screen of errors. */
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
+/* (in strict ISO C, glibc reads -pthread's _REENTRANT as POSIX 1995) */
+#  if !defined(__STRICT_ANSI__) || defined(_XOPEN_SOURCE) || \
+      (defined(_POSIX_C_SOURCE) && !(defined(_REENTRANT) && _POSIX_C_SOURCE == 199506L))
+#    error "prof.h: this file sets _POSIX_C_SOURCE below 200809L (or _XOPEN_SOURCE below 700) before a system header, which hides functions the implementation needs (O_CLOEXEC, posix_memalign, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
+#  else
+#    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no feature-test macro) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
+#  endif
+#endif
 #if defined(__GLIBC__) && !defined(__USE_MISC)
-#error "prof.h: the file that defines PROF_IMPLEMENTATION includes a system header before prof.h in a strict -std=c99/c11 mode, which hides the POSIX functions prof.h needs. Include prof.h first in that file, or compile it with -D_GNU_SOURCE (or -D_DEFAULT_SOURCE, or -std=gnu11)."
+/* POSIX.1-2008 without glibc's misc extensions: these are Linux's, with
+   the same values on x86-64 and aarch64; the functions are in libc. */
+#  ifndef MAP_ANONYMOUS
+#    define MAP_ANONYMOUS 0x20
+#  endif
+#  ifndef MADV_HUGEPAGE
+#    define MADV_HUGEPAGE 14
+#  endif
+extern long syscall(long number, ...);
+extern int madvise(void *addr, size_t len, int advice);
 #endif
 #if defined(__GLIBC__) && !defined(__USE_GNU)
 /* glibc shows Dl_info and dladdr only with _GNU_SOURCE, which came too late
@@ -1160,20 +1254,25 @@ static PROF__NI void *prof__malloc(size_t bytes) {
     prof__hint_huge(p, bytes);
     return p;
 }
-static PROF__NI int prof__grow(void **p, size_t *cap, size_t need, size_t elem) {
+/* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
+   least `need` elements of `elem` bytes. The pointer is read and written
+   with memcpy: storing a void * into a T * object through a void ** would
+   break strict aliasing (and -Wstrict-aliasing says so at the casts). */
+static PROF__NI int prof__grow(void *pp, size_t *cap, size_t need, size_t elem) {
     size_t nc;
-    void *np;
+    void *p, *np;
     if (need <= *cap) return 1;
     nc = *cap ? *cap : 16;
     while (nc < need) nc *= 2;
-    np = PROF_REALLOC(*p, nc * elem);
+    memcpy(&p, pp, sizeof p);
+    np = PROF_REALLOC(p, nc * elem);
     if (!np) return 0;
     prof__hint_huge(np, nc * elem);
-    *p = np;
+    memcpy(pp, &np, sizeof np);
     *cap = nc;
     return 1;
 }
-#define PROF__PUSH_OK(arr, n, cap) prof__grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr))
+#define PROF__PUSH_OK(arr, n, cap) prof__grow((void *)&(arr), &(cap), (n) + 1, sizeof *(arr))
 
 typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } prof__chunk;
 typedef struct prof__arena { prof__chunk *head; } prof__arena;
@@ -1297,7 +1396,7 @@ static PROF__NI void prof__strtab_free(prof__strtab *t) { prof__map_free(&t->map
 typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
 static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
     if (b->oom) return;
-    if (!prof__grow((void **)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
+    if (!prof__grow((void *)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
     memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
@@ -1316,7 +1415,7 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof tmp) { prof__buf_put(b, tmp, (size_t)n); return; }
-    if (!prof__grow((void **)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
+    if (!prof__grow((void *)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
     va_start(ap, fmt);
     vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -1450,10 +1549,17 @@ prof__thread prof__g_unattached;
 /* the model again: gcc takes it from the definition for accesses in this file */
 __thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
 
+/* A thread's state from its hot part, its first member. (Through void *:
+   gcc's -Wstrict-aliasing=1 flags the plain cast, valid as it is.) */
+static PROF__NI prof__tstate *prof__tstate_of(prof__thread *h) {
+    void *v = h;
+    return (prof__tstate *)v;
+}
+
 /* The calling thread's state, NULL before it attaches. */
 static PROF__NI prof__tstate *prof__self(void) {
     prof__thread *h = prof__tls;
-    return h == &prof__g_unattached ? NULL : (prof__tstate *)(void *)h;
+    return h == &prof__g_unattached ? NULL : prof__tstate_of(h);
 }
 
 static struct {
@@ -1794,7 +1900,7 @@ static PROF__NI size_t prof__reserve(size_t want) {
    thread never sits on budget another one needs; near the cap they are
    single records, which keeps the count exact. */
 static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
-    prof__tstate *t = (prof__tstate *)h;
+    prof__tstate *t = prof__tstate_of(h);
     prof__block *blk, *cur = t->cur;
     size_t used = 0, room, want, got;
     int64_t left;
@@ -1848,7 +1954,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
 }
 /* The hot path's slow side: the block is full (or there is none yet). */
 PROF_API PROF__NI void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
-    prof__tstate *t = (prof__tstate *)h;
+    prof__tstate *t = prof__tstate_of(h);
     prof__rec *r = prof__grow_n(h, 1);
     if (!r) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
     r->site = site;
@@ -1945,7 +2051,7 @@ static PROF__NI prof__rec *prof__slot(prof__thread *h) {
    per-thread table, so the record still holds one pointer. */
 PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, const char *name) {
     prof__thread *h = prof__thread_get();
-    prof__tstate *t = (prof__tstate *)h;
+    prof__tstate *t = prof__tstate_of(h);
     uint64_t hash;
     size_t i, len;
     prof__dyn_site *d;
@@ -2039,7 +2145,7 @@ PROF_API PROF__NI void prof__end(void) {
     prof__rec *r;
     if (t && t->n_lost) { t->n_lost--; return; } /* the END of a BEGIN dropped for memory */
     if (!t || t->n_open == 0) {
-        if (epoch && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL) PROF__STORER(&((prof__tstate *)h)->unbalanced, ((prof__tstate *)h)->unbalanced + 1);
+        if (epoch && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL) PROF__STORER(&prof__tstate_of(h)->unbalanced, prof__tstate_of(h)->unbalanced + 1);
         return;
     }
     o = t->open[--t->n_open];
@@ -2134,7 +2240,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         r->t1 = t1;
         PROF__STORE(&h->pos, start + k);
     } else {
-        prof__tstate *t = (prof__tstate *)h;
+        prof__tstate *t = prof__tstate_of(h);
         PROF__STORER(&t->dropped_closes, t->dropped_closes + 1);
     }
 }
@@ -2389,8 +2495,12 @@ PROF_API void prof_set_thread_name(const char *name) {
     prof__tstate *t = prof__self();
     /* Attach outside a session too, so the name is known later. */
     if (!t && !(t = prof__attach())) return;
+    if (!name) name = "";
+    /* Only this thread writes its name: reading it needs no lock, and a
+       name set again (PROF_THREAD_NAME in a loop) takes none. */
+    if (strncmp(t->name, name, sizeof t->name - 1) == 0) return;
     pthread_mutex_lock(&prof__g_lock);
-    snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+    snprintf(t->name, sizeof t->name, "%s", name);
     pthread_mutex_unlock(&prof__g_lock);
 }
 
@@ -2553,7 +2663,7 @@ PROF_API prof_events *prof_events_create(void) {
     memset(e, 0, sizeof *e);
     e->strs.arena = &e->arena;
     e->nex = 1; /* extra index 0 means none */
-    if (!prof__grow((void **)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
+    if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
     return e;
 }
 
@@ -2569,7 +2679,7 @@ PROF_API void prof_events_free(prof_events *e) {
 
 PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
     if (!e) return PROF_E_ARG;
-    if (!prof__grow((void **)&e->ev, &e->cap, n, sizeof *e->ev))
+    if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
     return PROF_OK;
 }
@@ -2638,7 +2748,7 @@ static PROF__NI prof__stk prof__stack_of(const prof_events *e, size_t i) {
 static PROF__NI int prof__stack_set(prof_events *e, size_t i, const char **p, int32_t depth) {
     if (i >= e->capstk) {
         size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
-        if (!prof__grow((void **)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+        if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
         memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
     }
     e->stk[i].p = p;
@@ -2953,7 +3063,7 @@ static int prof__async_cmp(const void *pa, const void *pb) {
 }
 static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *cap, uint64_t id, int64_t ts, uint32_t thread, uint32_t site, int is_end) {
     prof__async_rec *a;
-    if (!prof__grow((void **)arr, cap, *n + 1, sizeof **arr)) return 0;
+    if (!prof__grow((void *)arr, cap, *n + 1, sizeof **arr)) return 0;
     a = &(*arr)[*n];
     a->id = id;
     a->ts = ts;
@@ -3137,7 +3247,7 @@ static PROF__NI prof_events *prof__collect(void) {
                     for (k = 0; k < 2 && pd.data_left > 0; k++, pd.data_left--) {
                         if (pd.data_kind == PROF__EXT_SHAPES) pd.shapes[pd.nshapes++] = (int64_t)v[k];
                         else if (pd.data_kind == PROF__EXT_NATIVE) {
-                            if (!prof__grow((void **)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
+                            if (!prof__grow((void *)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
                             addrs[naddrs++] = v[k];
                         }
                     }
@@ -3671,6 +3781,12 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
                             s->wait, s->warmup, s->active, s->repeat, s->skip_first);
     if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
+    /* Scopes are recorded whenever a session records: CUDA alone would
+       still record them, so it is refused rather than ignored. */
+    if (c.activities & ~(unsigned)(PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities 0x%x has bits other than PROF_ACTIVITY_CPU and PROF_ACTIVITY_CUDA", c.activities);
+    if (c.activities && !(c.activities & PROF_ACTIVITY_CPU))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities without PROF_ACTIVITY_CPU are not supported (prof.h records CPU scopes in every session); use PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA, or 0 for the default");
     pthread_once(&prof__fork_once, prof__register_atfork);
     pthread_mutex_lock(&prof__s.lock);
     if (prof__s.active) {
@@ -4135,7 +4251,10 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
     demangle_fn demangle;
     int rc = 0;
     memset(&names, 0, sizeof names);
-    *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    {   /* a function pointer from dlsym: copied, as POSIX allows */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        memcpy(&demangle, &sym, sizeof demangle);
+    }
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
         const char **st;
@@ -6044,6 +6163,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     prof__w *w;
     prof_result r;
     const char **site_json = NULL;
+    size_t *site_len = NULL;   /* the lengths, after the pointers */
     char *esc;
     prof__clean *cache;
     prof__trace_ctx *cx;
@@ -6061,6 +6181,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
        once: most events then start with one memcpy. The lengths follow the
        pointers in the same allocation. */
     site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
     esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
     if (!site_json || !esc) {
         PROF_FREE(site_json);
@@ -6082,7 +6203,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
         site_json[i] = s;
-        ((size_t *)(void *)(site_json + e->nsites + 1))[i] = tmpw.n;
+        site_len[i] = tmpw.n;
     }
     PROF_FREE(esc);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
@@ -6124,7 +6245,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     else {
         cx->pid = pid;
         cx->site_json = site_json;
-        cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
+        cx->site_json_len = site_len;
         cx->cache = cache;
         cx->path.n = 0;
         prof__dec_set(&cx->ev_idx, 0);
@@ -6408,7 +6529,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
             int found;
             if (!key) { line.oom = 1; break; }
             if (uniq.n > before) {
-                if (!prof__grow((void **)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
+                if (!prof__grow((void *)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
                 sums[uniq.n - 1] = 0;
             }
             /* the stack's index in first-seen order, by its interned address */
@@ -6530,6 +6651,35 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
+
+/* >>report ===============================================================*/
+PROF_API prof_result prof_report(prof_events *e, const prof_report_options *opt) {
+    prof_report_options o;
+    prof_result first = PROF_OK, r;
+    const char *metric;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_report: the event list is NULL (prof_stop failed?)");
+    if (opt) o = *opt;
+    else memset(&o, 0, sizeof o);
+    metric = o.stacks_metric ? o.stacks_metric : "self_cpu_time_total";
+/* every part runs; the first failure is the result */
+#define PROF__REPORT_PART(call) do { r = (call); if (r != PROF_OK && first == PROF_OK) first = r; } while (0)
+    if (!o.no_table) {
+        prof_averages *avg;
+        prof__last_error_code = PROF_OK;
+        avg = prof_key_averages(e, &o.group);
+        if (!avg) PROF__REPORT_PART(prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM);
+        else PROF__REPORT_PART(prof_averages_print_table(o.out ? o.out : stdout, avg, &o.table));
+        prof_averages_free(avg);
+    }
+    if (o.chrome_trace) PROF__REPORT_PART(prof_export_chrome_trace(e, o.chrome_trace));
+    if (o.stacks) PROF__REPORT_PART(prof_export_stacks(e, o.stacks, metric));
+    if (o.stacks_merged) PROF__REPORT_PART(prof_export_stacks_merged(e, o.stacks_merged, metric));
+    if (o.memory_timeline)
+        PROF__REPORT_PART(prof_export_memory_timeline(e, o.memory_timeline, o.memory_device, o.memory_device_index));
+    /* (other exporters: one PROF__REPORT_PART each, here) */
+#undef PROF__REPORT_PART
+    return first;
+}
 
 /* >>cupti ================================================================*/
 /* CUDA through CUPTI's activity API (compiled only with PROF_CUPTI): kernels,
@@ -6796,7 +6946,7 @@ static PROF__NI prof__extra *prof__cu_key(prof_events *e, prof__key **keys, size
     prof__key *k;
     prof__ev tmpv;
     int64_t site = prof__site_index(e, name, "", "", 0, site_flags), thr = prof__thread_index(e, tid, NULL);
-    if (site < 0 || thr < 0 || !prof__grow((void **)keys, cap, *n + 1, sizeof **keys)) return NULL;
+    if (site < 0 || thr < 0 || !prof__grow((void *)keys, cap, *n + 1, sizeof **keys)) return NULL;
     memset(&tmpv, 0, sizeof tmpv);
     if (!prof__extra_of(e, &tmpv)) return NULL;
     k = &(*keys)[(*n)++];
@@ -6893,7 +7043,10 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     int rc = 0;
     size_t first_key = *nkeys;
     memset(&ctx_dev, 0, sizeof ctx_dev);
-    *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    {   /* a function pointer from dlsym: copied, as POSIX allows */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        memcpy(&demangle, &sym, sizeof demangle);
+    }
     pthread_mutex_lock(&prof__cu.lock);
     list = prof__cu.done;
     prof__cu.done = NULL;
@@ -7219,3 +7372,27 @@ done:
 }
 #endif
 #endif /* PROF_IMPLEMENTATION */
+
+/*
+   MIT License
+
+   Copyright (c) 2026 The prof.h authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy
+   of this software and associated documentation files (the "Software"), to deal
+   in the Software without restriction, including without limitation the rights
+   to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+   copies of the Software, and to permit persons to whom the Software is
+   furnished to do so, subject to the following conditions:
+
+   The above copyright notice and this permission notice shall be included in all
+   copies or substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+   IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+   FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+   AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+   LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+   OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+   SOFTWARE.
+*/

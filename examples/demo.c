@@ -44,7 +44,7 @@ static void normalize(float *x, int n) {
 static void *loader(void *arg) {
     queue *q = (queue *)arg;
     int b;
-    prof_set_thread_name("loader");
+    PROF_THREAD_NAME("loader");
     for (b = 0; b < BATCHES; b++) {
         float *x = (float *)malloc(sizeof(float) * N * N);
         {
@@ -121,9 +121,9 @@ static float train_step(const float *x, float *w, float *h, float *y) {
 
 int main(void) {
     prof_config cfg;
-    prof_table_options table;
+    prof_report_options report;
+    prof_result rc;
     prof_events *ev;
-    prof_averages *avg;
     pthread_t th;
     queue q;
     float *w = (float *)malloc(sizeof(float) * N * N), *h = (float *)malloc(sizeof(float) * N * N), *y = (float *)malloc(sizeof(float) * N * N);
@@ -134,7 +134,7 @@ int main(void) {
     cfg.record_shapes = 1;
     cfg.with_stack = PROF_STACK_SCOPES; /* for profile.stacks */
     prof_start(&cfg);
-    prof_set_thread_name("trainer");
+    PROF_THREAD_NAME("trainer");
 
     memset(&q, 0, sizeof q);
     pthread_mutex_init(&q.lock, NULL);
@@ -149,20 +149,19 @@ int main(void) {
     }
     pthread_join(th, NULL);
     ev = prof_stop();
-    if (!ev) return 1;
 
-    avg = prof_key_averages(ev, NULL);
-    memset(&table, 0, sizeof table);
-    table.sort_by = "self_cpu_time_total";
-    table.row_limit = 10;
-    prof_averages_print_table(stdout, avg, &table);
-    if (prof_export_chrome_trace(ev, "trace.json") == PROF_OK) printf("wrote trace.json (%zu events)\n", prof_events_count(ev));
-    if (prof_export_stacks(ev, "profile.stacks", "self_cpu_time_total") == PROF_OK) printf("wrote profile.stacks\n");
-    prof_averages_free(avg);
+    /* the table (10 rows by self CPU time) and two files, in one call */
+    memset(&report, 0, sizeof report);
+    report.table.sort_by = "self_cpu_time_total";
+    report.table.row_limit = 10;
+    report.chrome_trace = "trace.json";
+    report.stacks = "profile.stacks";
+    rc = prof_report(ev, &report);
+    if (rc == PROF_OK) printf("wrote trace.json (%zu events) and profile.stacks\n", prof_events_count(ev));
     prof_events_free(ev);
     prof_shutdown();
     free(w); free(h); free(y);
     pthread_mutex_destroy(&q.lock);
     pthread_cond_destroy(&q.cond);
-    return 0;
+    return rc == PROF_OK ? 0 : 1;
 }

@@ -963,6 +963,25 @@ static void test_state_errors(void) {
     check_log_reset();
     CHECK(prof_stop() == NULL);
     CHECK_EQ_INT(check_log_count(PROF_E_STATE), 1);
+    /* activities: CUDA alone would still record CPU scopes, so it is
+       refused, as are unknown bits; nothing starts, the next start works */
+    c.activities = PROF_ACTIVITY_CUDA;
+    check_log_reset();
+    CHECK_EQ_INT(prof_start(&c), PROF_E_ARG);
+    CHECK(check_log_has(PROF_E_ARG, "without PROF_ACTIVITY_CPU"));
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    c.activities = PROF_ACTIVITY_CPU | (1u << 5);
+    CHECK_EQ_INT(prof_start(&c), PROF_E_ARG);
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    c.activities = PROF_ACTIVITY_CPU;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    { PROF_SCOPE("cpu_activity"); }
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(count_named(ev, "cpu_activity"), 1);
+        prof_events_free(ev);
+    }
+    c.activities = 0;
     /* result strings */
     CHECK_EQ_STR(prof_result_string(PROF_OK), "ok");
     CHECK_EQ_STR(prof_result_string(PROF_E_DROPPED), "events were dropped: the event cap was reached");

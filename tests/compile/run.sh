@@ -24,7 +24,11 @@
 # include-after-{gcc,clang,default-source}: the implementation included after
 # other system headers (gnu11, and c11 with -D_DEFAULT_SOURCE): builds, runs,
 # and names native stacks. include-after-strict: in plain -std=c11 the build
-# stops with prof.h's own message.
+# stops with prof.h's own message. include-after-posix2008-{gcc,clang},
+# -xopen700, -gnu-posix2008: the file sets _POSIX_C_SOURCE=200809L or
+# _XOPEN_SOURCE=700 before its first header: builds and runs.
+# include-after-posix2001: _POSIX_C_SOURCE=200112L stops with prof.h's
+# message naming it.
 #
 # shared-linked-{gcc,clang}: the implementation in a -fPIC shared library,
 # an executable linked against it records in both, on two threads.
@@ -35,7 +39,9 @@
 #
 # strict-{gcc,clang,gxx,clangxx}[-disabled]: user code calling every
 # recording macro with assorted argument types, built with -Wshadow,
-# -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, ... and
+# -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, -Wundef,
+# -Wvla, in C -Wdeclaration-after-statement (gcc: -Wstrict-aliasing=1,
+# -Wjump-misses-init; the implementation at -O2 so that they apply), ... and
 # in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
 # the macros expand in the user's code and must add none of them. The
 # implementation file gets the same warnings (in C++ all but the C++-style
@@ -52,6 +58,19 @@
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
+# jump-{gcc,clang,gxx,clangxx}: a goto over a scope macro to a label after
+# it, or a case label after it, must not compile (it would run the scope's
+# cleanup on an uninitialised scope), for every scope macro; the legitimate
+# jumps of jump_into_scope.c compile and run. Also with the user's -Wvla.
+#
+# c90-decls-{gcc,clang}[-disabled|-nofeatures]: every scope macro is a
+# declaration, recording, under -DPROF_DISABLED and with PROF_NO_SHAPES /
+# PROF_NO_FLOPS: C90-style code under -Wdeclaration-after-statement -Werror.
+#
+# disabled-define-{empty,one,zero}: "#define PROF_DISABLED" (empty) and
+# -DPROF_DISABLED=1 compile every macro out (no event recorded); =0 stops
+# the build with prof.h's message.
+#
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
 #
@@ -84,10 +103,15 @@ all_cases() {
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
+    echo include-after-posix2008-gcc include-after-posix2008-clang include-after-xopen700 include-after-gnu-posix2008
+    echo include-after-posix2001
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
     echo no-libm-gcc no-libm-clang
+    echo jump-gcc jump-clang jump-gxx jump-clangxx
+    echo c90-decls-gcc c90-decls-clang c90-decls-gcc-disabled c90-decls-clang-disabled c90-decls-gcc-nofeatures
+    echo disabled-define-empty disabled-define-one disabled-define-zero
 }
 
 # directory holding libcupti.so, or nothing
@@ -238,11 +262,16 @@ one_case() {
             fi
             run_prog "$out" || return 1
         fi ;;
-    include-after-gcc|include-after-clang|include-after-default-source)
+    include-after-gcc|include-after-clang|include-after-default-source|include-after-posix2008-*|include-after-xopen700|include-after-gnu-posix2008)
         local mode=(-std=gnu11)
         cc=$GCC
-        [[ $base == include-after-clang ]] && cc=$CLANG
-        [[ $base == include-after-default-source ]] && mode=(-std=c11 -D_DEFAULT_SOURCE)
+        [[ $base == *-clang ]] && cc=$CLANG
+        case $base in
+        include-after-default-source) mode=(-std=c11 -D_DEFAULT_SOURCE) ;;
+        include-after-posix2008-*) mode=(-std=c99 -D_POSIX_C_SOURCE=200809L) ;;
+        include-after-xopen700) mode=(-std=c11 -D_XOPEN_SOURCE=700) ;;
+        include-after-gnu-posix2008) mode=(-std=gnu11 -D_POSIX_C_SOURCE=200809L) ;;
+        esac
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${mode[@]}" "${WARN[@]}" "${INC[@]}" -rdynamic \
             "$here/include_after.c" -o "$out" "${LIBS[@]}" || return 1
@@ -253,6 +282,16 @@ one_case() {
         compile_fails "$out.log" "a strict -std=c11 build with a system header first compiled; expected prof.h's #error" \
             "$GCC" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
         if ! grep -m1 'error' "$out.log" | grep -q 'includes a system header before prof.h'; then
+            echo "  the first error is not prof.h's message:"
+            sed 's/^/    /' "$out.log" | head -5
+            return 1
+        fi ;;
+    include-after-posix2001)
+        # below POSIX.1-2008: prof.h's message names _POSIX_C_SOURCE
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        compile_fails "$out.log" "-D_POSIX_C_SOURCE=200112L with a system header first compiled; expected prof.h's #error" \
+            "$GCC" -std=c11 -D_POSIX_C_SOURCE=200112L "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
+        if ! grep -m1 'error' "$out.log" | grep -q 'sets _POSIX_C_SOURCE below 200809L'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
             return 1
@@ -289,14 +328,16 @@ one_case() {
         # those that are not about C++ style (prof.h's implementation is C;
         # the manual says to build it without -Wold-style-cast and the like)
         local strict=(-Wshadow -Wconversion -Wsign-conversion -Wundef -Wcast-qual -Wcast-align
-                      -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal)
+                      -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal -Wvla)
         local impl_cc=$GCC impl_lang=(-std=c11) impl_strict
         case $base in
         strict-gcc) cc=$GCC; std=-std=c11; src=$here/strict_user.c
-            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
+            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement
+                     -Wstrict-aliasing=1 -Wjump-misses-init) ;;
         strict-clang) cc=$CLANG; std=-std=c11; src=$here/strict_user.c; impl_cc=$CLANG
-            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast) ;;
-        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11) ;;
+            strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement) ;;
+        strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11)
+            strict+=(-Wstrict-aliasing=1) ;;
         *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANGXX; impl_lang=(-x c++ -std=c++11) ;;
         esac
         impl_strict=("${strict[@]}")
@@ -305,7 +346,7 @@ one_case() {
         strict-clangxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wmissing-declarations -Wextra-semi) ;;
         esac
         have "$cc" && have "$impl_cc" || { echo "  $cc or $impl_cc not found"; return 77; }
-        run_cmd "$impl_cc" "${impl_lang[@]}" "${WARN[@]}" "${impl_strict[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$impl_cc" "${impl_lang[@]}" "${WARN[@]}" -O2 "${impl_strict[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
         run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
@@ -342,6 +383,55 @@ one_case() {
         [[ $base == nvcc-cuda-demo-nocupti ]] && nv=()
         run_cmd "$nvcc" -std=c++17 "${defs[@]}" "${nv[@]}" -I"$root" -Werror all-warnings \
             -Xcompiler -Wall,-Wextra,-Werror -c "$root/examples/cuda_demo.cu" -o "$out.o" || return 1 ;;
+    jump-gcc|jump-clang|jump-gxx|jump-clangxx)
+        local x=() m j
+        case $base in
+        jump-gcc) cc=$GCC ;;
+        jump-clang) cc=$CLANG ;;
+        jump-gxx) cc=$GXX; x=(-x c++ -std=c++11) ;;
+        *) cc=$CLANGXX; x=(-x c++ -std=c++11) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        src=$here/jump_into_scope.c
+        run_cmd "$cc" "${x[@]}" "${WARN[@]}" -Wvla "${INC[@]}" "$src" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1
+        for m in 'PROF_SCOPE("w")' 'PROF_FUNC()' 'PROF_SCOPE_DYN(dyn)' 'PROF_SCOPE_OP("o")' \
+                 'PROF_SCOPE_SHAPES("s", 1, 4)' 'PROF_SCOPE_FLOPS("f", 8)' 'PROF_SCOPE_ARGS("a", &args)'; do
+            run_cmd "$cc" "${x[@]}" "${WARN[@]}" -Wvla "${INC[@]}" "-DSCOPE_MACRO=$m" -fsyntax-only "$src" || return 1
+            for j in JUMP_GOTO JUMP_SWITCH; do
+                compile_fails "$out.log" "$j into the range of $m compiled; its cleanup would run on an uninitialised scope" \
+                    "$cc" "${x[@]}" "${WARN[@]}" -Wvla "${INC[@]}" "-DSCOPE_MACRO=$m" "-D$j" -fsyntax-only "$src" || return 1
+                if ! grep -q -i -E 'jump|crosses|bypasses' "$out.log"; then
+                    echo "  $j with $m failed for another reason:"; sed 's/^/    /' "$out.log" | head -5; return 1
+                fi
+            done
+        done ;;
+    c90-decls-gcc|c90-decls-clang|c90-decls-gcc-nofeatures)
+        local feat=()
+        cc=$GCC
+        [[ $base == c90-decls-clang ]] && cc=$CLANG
+        [[ $base == c90-decls-gcc-nofeatures ]] && feat=(-DPROF_NO_SHAPES -DPROF_NO_FLOPS)
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c99 "${WARN[@]}" -Wdeclaration-after-statement "${defs[@]}" "${feat[@]}" "${INC[@]}" \
+            -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
+        run_cmd "$cc" -std=c99 "${WARN[@]}" "${defs[@]}" "${feat[@]}" "${INC[@]}" \
+            "$here/c90_main.c" "$out.decls.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    disabled-define-empty|disabled-define-one)
+        # c90_main.c checks that nothing was recorded when PROF_DISABLED is defined
+        local d=-DPROF_DISABLED=
+        [[ $base == disabled-define-one ]] && d=-DPROF_DISABLED=1
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        run_cmd "$GCC" -std=c11 "${WARN[@]}" -Wundef "$d" "${INC[@]}" \
+            "$here/c90_main.c" "$here/c90_decls.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    disabled-define-zero)
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        compile_fails "$out.log" "-DPROF_DISABLED=0 compiled; prof.h refuses it (defined means on)" \
+            "$GCC" -std=c11 "${WARN[@]}" -DPROF_DISABLED=0 "${INC[@]}" -c "$here/c90_decls.c" -o "$out.o" || return 1
+        if ! grep -m1 'error' "$out.log" | grep -q 'PROF_DISABLED is defined as 0'; then
+            echo "  the first error is not prof.h's message:"; sed 's/^/    /' "$out.log" | head -5; return 1
+        fi ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac

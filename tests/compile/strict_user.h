@@ -27,6 +27,8 @@ int strict_user_work(int n, double x, float f, int64_t big, uint64_t id, unsigne
     PROF_END();
     PROF_END();
     PROF_MARK("mark");
+    PROF_THREAD_NAME("strict");
+    PROF_THREAD_NAME(name);
     /* counters: int, unsigned, double, float, int64 values */
     PROF_COUNTER("c_int", n);
     PROF_COUNTER("c_unsigned", u);

@@ -72,6 +72,10 @@ static void usage_runtime_values(int n)
         PROF_BEGIN_DYN(name);
     else
         PROF_BEGIN_DYN(name);
+    if (n)
+        PROF_THREAD_NAME("usage");
+    else
+        PROF_THREAD_NAME(name);
     PROF_END();
     PROF_COUNTER("v", n * 0.5);
 #ifdef USAGE_MACRO_ONLY_ARGS
@@ -80,9 +84,11 @@ static void usage_runtime_values(int n)
            "set but not used") under -DPROF_DISABLED (run.sh disabled-args-*). */
         double v = n * 0.25;
         const char *dyn = name;
+        const char *tname = name;
         PROF_COUNTER("v", v);
         PROF_BEGIN_DYN(dyn);
         PROF_END();
+        PROF_THREAD_NAME(tname);
     }
 #endif
 }

@@ -2,6 +2,10 @@
 #define PROF_IMPLEMENTATION
 #include <prof.h>
 
+#if !defined(PROF_VERSION_MAJOR) || !defined(PROF_VERSION_MINOR) || !defined(PROF_VERSION_PATCH)
+#error "prof.h defines no PROF_VERSION_MAJOR/MINOR/PATCH"
+#endif
+
 static int work(int n)
 {
     PROF_FUNC();
