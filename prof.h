@@ -559,7 +559,13 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *pa
    how many there are (names may be NULL to count). */
 PROF_API size_t prof_memory_categories(prof_events *ev, prof_device_type device, int device_index, const char **names, size_t max);
 
-/* FLOPs as PyTorch's formulas count them (2 per multiply-add). */
+/* FLOPs as PyTorch's formulas count them (2 per multiply-add): matmul and
+   addmm of [m, k] by [k, n], bmm of b such. A count past INT64_MAX is
+   INT64_MAX; a negative dimension (or NULL conv2d shapes) gives 0.
+   conv2d: x [N, C_in, H, W], w [C_out, C_in/groups, KH, KW], counted as
+   2 * N * H * W * C_out * C_in/groups * KH * KW; PyTorch counts the
+   OUTPUT's H and W, so for a stride or padding that changes the size pass
+   the output's H and W in x. */
 PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
@@ -573,6 +579,8 @@ PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reu
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
 PROF_API void prof_events_free(prof_events *ev);
+/* Room for n events (at most 2^31 - 1, else PROF_E_ARG; PROF_E_NOMEM when
+   the memory cannot be had; the list is unchanged when it fails). */
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
@@ -1034,7 +1042,7 @@ extern "C" {
 #endif
 
 #define PROF__NI PROF__NOINSTRUMENT
-#define PROF__ALLOC(type, n) ((type *)prof__malloc(sizeof(type) * (size_t)(n)))
+#define PROF__ALLOC(type, n) ((type *)prof__malloc_n((size_t)(n), sizeof(type)))
 #define PROF__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define PROF__LOADR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define PROF__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -1105,6 +1113,14 @@ static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
     if (__builtin_sub_overflow(*a, b, &r)) r = b < 0 ? INT64_MAX : INT64_MIN;
     *a = r;
 }
+/* Prefix sums of int64 sizes (a few billion of them) fit 128 bits. */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 prof__i128;
+static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
+#else
+typedef int64_t prof__i128; /* exact while the sums stay within int64 */
+static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
+#endif
 /* prof_stop and the analysis fill arrays of tens of bytes per event, all
    fresh memory: with 4 KiB pages, faulting them in took about half of
    prof_stop's time here (a first touch costs microseconds on a VM). Arrays
@@ -1130,12 +1146,25 @@ static PROF__NI void *prof__malloc(size_t bytes) {
     prof__hint_huge(p, bytes);
     return p;
 }
+/* Sizes are checked before they are computed: n elements of size bytes
+   that would pass PTRDIFF_MAX (no object can be larger) are refused, where
+   the wrapped product would allocate a few bytes and be written past. */
+#define PROF__MAX_ELEMS(size) ((size_t)PTRDIFF_MAX / (size))
+static PROF__NI void *prof__malloc_n(size_t n, size_t size) {
+    if (n > PROF__MAX_ELEMS(size)) return NULL;
+    return prof__malloc(n * size);
+}
+/* Makes room for need elements, doubling; fails (0) with *p and *cap as
+   they were when need or the doubled capacity would pass PTRDIFF_MAX
+   bytes, instead of wrapping to a small or zero size (realloc(p, 0) frees
+   p). */
 static PROF__NI int prof__grow(void **p, size_t *cap, size_t need, size_t elem) {
-    size_t nc;
+    size_t nc, max = PROF__MAX_ELEMS(elem);
     void *np;
     if (need <= *cap) return 1;
+    if (need > max) return 0;
     nc = *cap ? *cap : 16;
-    while (nc < need) nc *= 2;
+    while (nc < need) nc = nc > max / 2 ? max : nc * 2;
     np = PROF_REALLOC(*p, nc * elem);
     if (!np) return 0;
     prof__hint_huge(np, nc * elem);
@@ -1150,6 +1179,7 @@ typedef struct prof__arena { prof__chunk *head; } prof__arena;
 
 static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
     prof__chunk *c = a->head;
+    if (n > (size_t)PTRDIFF_MAX - sizeof(prof__chunk) - 7) return NULL; /* rounding and the header must not wrap */
     n = (n + 7) & ~(size_t)7;
     if (!c || c->size - c->used < n) {
         size_t sz = n > 65536 ? n : 65536;
@@ -1267,7 +1297,7 @@ static PROF__NI void prof__strtab_free(prof__strtab *t) { prof__map_free(&t->map
 typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
 static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
     if (b->oom) return;
-    if (!prof__grow((void **)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
+    if (n >= (size_t)PTRDIFF_MAX - b->n || !prof__grow((void **)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
     memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
@@ -1286,7 +1316,7 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof tmp) { prof__buf_put(b, tmp, (size_t)n); return; }
-    if (!prof__grow((void **)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
+    if ((size_t)n >= (size_t)PTRDIFF_MAX - b->n || !prof__grow((void **)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
     va_start(ap, fmt);
     vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -1969,7 +1999,7 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
     prof__tstate *t = prof__self();
     prof__open *o;
     if (!t && !(t = prof__attach())) return;
-    if (!t->n_lost && t->n_open == t->cap_open) {
+    if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
         if (no) {
@@ -2236,6 +2266,7 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
 #if !defined(PROF_NO_MEMORY)
     prof__shard *sh;
     size_t j;
+    int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
     if (!p) return;
     pthread_once(&prof__live_once, prof__live_init);
     sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
@@ -2248,12 +2279,12 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
     while (sh->slots[j].ptr > PROF__TOMB && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
     if (sh->slots[j].ptr != p) { if (!sh->slots[j].ptr) sh->used++; sh->n++; }
     sh->slots[j].ptr = p;
-    sh->slots[j].bytes = (int64_t)bytes;
+    sh->slots[j].bytes = b;
     sh->slots[j].category = category;
     sh->slots[j].device_type = (int)device;
     sh->slots[j].device_index = device_index;
     pthread_mutex_unlock(&sh->lock);
-    prof__mem_record(p, (int64_t)bytes, (int)device, device_index, category);
+    prof__mem_record(p, b, (int)device, device_index, category);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
 #endif
@@ -2324,15 +2355,37 @@ PROF_API void prof_free(void *ptr) {
     free(ptr);
 }
 
-/* PyTorch's FLOP formulas (torch/utils/flop_counter.py): 2 per multiply-add. */
-PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
-PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
-PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n) { return 2 * b * m * k * n; }
-/* x: input [N, C_in, H, W]; w: weight [C_out, C_in/groups, KH, KW]. As the
-   profiler counts it: 2 * N * H * W * C_out * C_in/groups * KH * KW (input
-   spatial size, stride and padding ignored). */
+/* PyTorch's FLOP formulas: 2 per multiply-add. The product of the factors,
+   checked: it stops at INT64_MAX instead of overflowing; a negative factor
+   is no shape at all and gives 0 (shown as "--", as a zero is). */
+static PROF__NI int64_t prof__flops(const int64_t *f, int n) {
+    int64_t r = 2;
+    int i;
+    for (i = 0; i < n; i++) if (f[i] <= 0) return 0;
+    for (i = 0; i < n; i++) if (__builtin_mul_overflow(r, f[i], &r)) return INT64_MAX;
+    return r;
+}
+PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n) {
+    int64_t f[3];
+    f[0] = m; f[1] = k; f[2] = n;
+    return prof__flops(f, 3);
+}
+PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n) { return prof_flops_matmul(m, k, n); }
+PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n) {
+    int64_t f[4];
+    f[0] = b; f[1] = m; f[2] = k; f[3] = n;
+    return prof__flops(f, 4);
+}
+/* x: [N, C_in, H, W]; w: weight [C_out, C_in/groups, KH, KW] (groups are in
+   w's second dimension). 2 * N * H * W * C_out * C_in/groups * KH * KW:
+   PyTorch counts H and W of the output, which equal the input's for stride
+   1 and "same" padding; for other convolutions pass the output's H and W
+   in x. NULL shapes give 0. */
 PROF_API int64_t prof_flops_conv2d(const int64_t x[4], const int64_t w[4]) {
-    return 2 * x[0] * x[2] * x[3] * w[0] * w[1] * w[2] * w[3];
+    int64_t f[7];
+    if (!x || !w) return 0;
+    f[0] = x[0]; f[1] = x[2]; f[2] = x[3]; f[3] = w[0]; f[4] = w[1]; f[5] = w[2]; f[6] = w[3];
+    return prof__flops(f, 7);
 }
 
 /* ----- session metadata ----- */
@@ -2536,6 +2589,8 @@ PROF_API void prof_events_free(prof_events *e) {
 
 PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
     if (!e) return PROF_E_ARG;
+    if (n > (size_t)INT32_MAX) /* event indices are int32, as prof_events_add enforces */
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_reserve: %zu events is more than a list holds (2^31 - 1)", n);
     if (!prof__grow((void **)&e->ev, &e->cap, n, sizeof *e->ev))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
     return PROF_OK;
@@ -4003,15 +4058,15 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
 }
 static PROF__NI int prof__memory_usage(prof_events *e) {
     uint32_t *ord, *tmp, *byts;
-    int64_t *cpu_pre, *dev_pre;
+    prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
     int64_t totals[2][64];
     size_t i;
     if (!e->nmem) return 0;
     ord = PROF__ALLOC(uint32_t, e->nmem);
     tmp = PROF__ALLOC(uint32_t, e->nmem);
     byts = PROF__ALLOC(uint32_t, e->nmem);
-    cpu_pre = PROF__ALLOC(int64_t, e->nmem + 1);
-    dev_pre = PROF__ALLOC(int64_t, e->nmem + 1);
+    cpu_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
+    dev_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
     if (!ord || !tmp || !byts || !cpu_pre || !dev_pre) {
         PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
         return -1;
@@ -4023,7 +4078,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[byts[i]];
         int d = m->device_type ? 1 : 0, x = m->device_index & 63;
-        totals[d][x] += m->bytes;
+        prof__sat_add(&totals[d][x], m->bytes);
         m->total = totals[d][x];
     }
     prof__msort_u32(ord, tmp, e->nmem, prof__mem_thread_ts_less, e);
@@ -4056,8 +4111,8 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         if (b > a) {
             prof__extra *x = prof__extra_of(e, v);
             if (!x) { PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre); return -1; }
-            x->cpu_mem = cpu_pre[b] - cpu_pre[a];
-            x->dev_mem = dev_pre[b] - dev_pre[a];
+            x->cpu_mem = prof__sat_i128(cpu_pre[b] - cpu_pre[a]);
+            x->dev_mem = prof__sat_i128(dev_pre[b] - dev_pre[a]);
         }
     }
     PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
@@ -6456,7 +6511,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
             size_t c = 0, k;
             if (m->category) for (c = 1; c < ncat && cats[c] != m->category; c++) {}
             if (c >= ncat) c = 0;
-            live[c] += m->bytes;
+            prof__sat_add(&live[c], m->bytes);
             if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
             if (!first) PROF__W_LIT(o.w, ", ");
             first = 0;
