@@ -570,7 +570,7 @@ PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_conv2d(const int64_t x_shape[4], const int64_t w_shape[4]);
-PROF_API void prof_set_thread_name(const char *name);
+PROF_API void prof_set_thread_name(const char *name); /* up to 63 bytes kept */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);

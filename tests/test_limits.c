@@ -133,6 +133,46 @@ static void test_alloc_huge(void) {
     prof_events_free(ev);
 }
 
+/* A thread's name is copied into 64 bytes: 63 of it are kept, byte for
+   byte (the trace and prof_event.thread_name show the cut name). */
+static const char *name_seen(const char *name) {
+    static char got[256];
+    prof_config cfg;
+    prof_events *ev;
+    prof_event e;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.log = check_log;
+    got[0] = 0;
+    prof_set_thread_name(name);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return got;
+    { PROF_SCOPE("named"); }
+    ev = prof_stop();
+    if (CHECK(ev != NULL) && CHECK_EQ_INT(prof_events_count(ev), 1) && CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK) && CHECK(e.thread_name != NULL))
+        snprintf(got, sizeof got, "%s", e.thread_name);
+    prof_events_free(ev);
+    return got;
+}
+static void test_thread_name_cut(void) {
+    char name[101];
+    memset(name, 'a', 100);
+    name[100] = 0;
+    CHECK_EQ_INT(strlen(name_seen(name)), 63);
+    CHECK(strncmp(name_seen(name), name, 63) == 0);
+    name[63] = 0; /* exactly 63: whole */
+    CHECK_EQ_STR(name_seen(name), name);
+    name[62] = 0;
+    CHECK_EQ_STR(name_seen(name), name);
+    memset(name, 'b', 64);
+    name[64] = 0; /* 64: the last byte goes */
+    {
+        char got[128];
+        snprintf(got, sizeof got, "%s", name_seen(name));
+        name[63] = 0;
+        CHECK_EQ_STR(got, name);
+    }
+    prof_set_thread_name(NULL);
+}
+
 /* ------------------------------------------------------------------ FLOPs */
 static void test_flops_exact(void) {
     /* values from PyTorch 1.13's profiler (with_flops=True) on the same
@@ -190,6 +230,7 @@ int main(void) {
     test_reserve_huge();
     test_grow_refuses();
     test_alloc_huge();
+    test_thread_name_cut();
     test_flops_exact();
     test_flops_saturate();
     test_flops_invalid();
