@@ -173,7 +173,8 @@
    FLOPs:        prof_flops_matmul, prof_flops_addmm, prof_flops_bmm,
                  prof_flops_conv2d
    Event list:   prof_events_create, prof_events_reserve, prof_events_add,
-                 prof_events_append_kernel, prof_events_set_device,
+                 prof_events_append_kernel, prof_events_add_memory,
+                 prof_events_set_device,
                  prof_events_set_flags, prof_events_count, prof_events_get,
                  prof_events_child, prof_events_stats, prof_events_free,
                  prof_events_add_metadata, prof_events_add_metadata_json
@@ -584,6 +585,14 @@ PROF_API void prof_events_free(prof_events *ev);
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
+/* A memory record, as prof_alloc (bytes > 0) and prof_dealloc (bytes < 0)
+   make one while recording: on thread, at time_ns. When the tree is built
+   the events of that thread whose [start_ns, end_ns] holds time_ns (both
+   ends count, as in PyTorch) get the bytes added to their cpu (device:
+   PROF_DEVICE_CPU) or device memory usage, on top of what their
+   description gave; a record that no CPU event of any thread holds shows
+   as a "[memory]" event of its own (see MEMORY in the manual). */
+PROF_API prof_result prof_events_add_memory(prof_events *ev, uint64_t thread, int64_t time_ns, int64_t bytes, prof_device_type device, int device_index);
 /* use_device: NULL or "" (no device), or a backend's name such as "cuda"
    (up to 23 ASCII letters, digits and underscores; else PROF_E_ARG);
    profile_memory / with_flops as EventList's flags: they decide the
@@ -2487,7 +2496,8 @@ PROF_API void prof_shutdown(void) {
    fields live in an `extra` record that only events which have them get.
    Every string is interned in the list, so equal strings share a pointer
    and grouping keys compare by address. */
-enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8 };
+enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
+       PROF__F_MEMROW = 16 /* a "[memory]" row: made by the tree, remade with it */ };
 
 typedef struct prof__ev {
     int64_t start, end;
@@ -2513,6 +2523,7 @@ typedef struct prof__extra {
     uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
     uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
     const struct prof__cuinfo *cu;
+    int64_t rec_cpu_mem, rec_dev_mem; /* of memory records, charged by the tree; added to cpu_mem, dev_mem */
 } prof__extra;
 
 /* Details of a CUDA activity, for the trace's args. */
@@ -2552,6 +2563,8 @@ struct prof_events {
     const char *use_device;
     int profile_memory, with_flops;
     int tree_built;
+    int mem_done;              /* memory records charged and [memory] rows made for this tree */
+    size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
     int with_node_id, node_id, world_size;
@@ -2760,7 +2773,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     }
     e->ev[e->n] = v;
     prof__tree_invalidate(e);
-    e->stats.events = e->n + 1;
+    e->stats.events = e->n + 1 - e->nmemrows;
     return (int64_t)e->n++;
 }
 
@@ -2797,6 +2810,26 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
 }
 
 #define PROF__DEVICE_NAME_MAX 23
+PROF_API prof_result prof_events_add_memory(prof_events *e, uint64_t thread, int64_t time_ns, int64_t bytes, prof_device_type device, int device_index) {
+    int64_t thr;
+    prof__memrec *m;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: the event list is NULL");
+    if ((int)device < 0 || (int)device > 31 || device_index < 0 || device_index > 63)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: device %d:%d is not a device type 0-31 and index 0-63", (int)device, device_index);
+    if (e->nmem >= (size_t)UINT32_MAX - 1) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: too many memory records");
+    thr = prof__thread_index(e, thread, NULL);
+    if (thr < 0 || !PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add_memory: out of memory");
+    m = &e->mem[e->nmem++];
+    memset(m, 0, sizeof *m);
+    m->ts = time_ns;
+    m->bytes = bytes;
+    m->thread = (uint32_t)thr;
+    m->device_type = (int)device;
+    m->device_index = device_index;
+    prof__tree_invalidate(e);
+    return PROF_OK;
+}
+
 PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_device) {
     size_t k;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: the event list is NULL");
@@ -2830,6 +2863,7 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
 }
 
 static int prof__memory_usage(prof_events *e);
+static void prof__memrows_drop(prof_events *e);
 static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
 static int prof__scope_stacks(prof_events *e);
 static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
@@ -4016,6 +4050,8 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     int32_t *stack;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
+    prof__memrows_drop(e); /* remade below, from the events as they are now */
+    e->mem_done = 0;
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
         idx = (uint32_t *)scratch;
@@ -4033,7 +4069,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
         prof__populate_children(e, idx, tmp, stack);
         PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
     }
-    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0)
+    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0 || prof__memory_usage(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -4056,21 +4092,117 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
     const prof_events *e = (const prof_events *)c;
     return e->mem[a].ts < e->mem[b].ts;
 }
+/* Memory that no CPU event of any thread was open around (both ends
+   count) becomes an event of its own, "[memory]", as PyTorch's profiler
+   makes one: on the allocating thread, at the record's time, with no
+   duration and the record's bytes as its memory usage, so a top-level
+   row. Each goes before the first event that starts after it (PyTorch's
+   (start, -end) order for a list in that order). They are made with the
+   tree and dropped when it is rebuilt. by_ts: the records in time order;
+   idx, tmp: room for e->n indices. */
+static PROF__NI int prof__start_less(const void *c, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)c;
+    return e->ev[a].start < e->ev[b].start;
+}
+static PROF__NI void prof__memrows_drop(prof_events *e) {
+    size_t i, w = 0;
+    if (!e->nmemrows) return;
+    for (i = 0; i < e->n; i++) {
+        if (e->ev[i].flags & PROF__F_MEMROW) continue;
+        if (w < e->capstk) e->stk[w] = prof__stack_of(e, i);
+        e->ev[w++] = e->ev[i];
+    }
+    e->n = w;
+    e->nmemrows = 0;
+}
+static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp) {
+    size_t n = 0, i, p = 0, nrow = 0, j, w, cap;
+    int64_t reach = INT64_MIN; /* the latest end of the events begun so far */
+    uint32_t *rows = tmp;      /* used once idx is sorted: nrow <= nmem */
+    int32_t *map = NULL;
+    prof__ev *nv = NULL;
+    prof__stk *nstk = NULL;
+    int64_t site;
+    for (i = 0; i < e->n; i++) if (e->ev[i].device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
+    prof__msort_u32(idx, tmp, n, prof__start_less, e);
+    for (i = 0; i < e->nmem; i++) {
+        const prof__memrec *m = &e->mem[by_ts[i]];
+        for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
+        if (reach < m->ts) rows[nrow++] = by_ts[i];
+    }
+    if (!nrow) return 0;
+    if (e->n + nrow >= (size_t)INT32_MAX) return -1;
+    site = prof__site_index(e, "[memory]", "", "", 0, 0);
+    cap = e->n + nrow;
+    map = PROF__ALLOC(int32_t, e->n + 1);
+    nv = PROF__ALLOC(prof__ev, cap);
+    if (e->stk) nstk = PROF__ALLOC(prof__stk, cap);
+    if (site < 0 || !map || !nv || (e->stk && !nstk)) goto fail;
+    for (i = 0, j = 0, w = 0; i <= e->n; i++) {
+        while (j < nrow && (i == e->n || e->mem[rows[j]].ts < e->ev[i].start)) {
+            const prof__memrec *m = &e->mem[rows[j++]];
+            prof__ev *r = &nv[w];
+            prof__extra *x;
+            memset(r, 0, sizeof *r);
+            r->start = r->end = m->ts;
+            r->site = (uint32_t)site;
+            r->thread = m->thread;
+            r->parent = r->first_child = r->next_sibling = -1;
+            r->node_id = -1;
+            r->device_type = PROF_DEVICE_CPU;
+            r->flags = PROF__F_MEMROW;
+            if (!(x = prof__extra_of(e, r))) goto fail;
+            if (m->device_type == PROF_DEVICE_CPU) x->cpu_mem = m->bytes;
+            else x->dev_mem = m->bytes;
+            if (nstk) { nstk[w].p = NULL; nstk[w].depth = 0; }
+            w++;
+        }
+        if (i == e->n) break;
+        map[i] = (int32_t)w;
+        if (nstk) nstk[w] = prof__stack_of(e, i);
+        nv[w++] = e->ev[i];
+    }
+    for (i = 0; i < w; i++) {
+        prof__ev *v = &nv[i];
+        if (v->flags & PROF__F_MEMROW) continue;
+        if (v->parent >= 0) v->parent = map[v->parent];
+        if (v->first_child >= 0) v->first_child = map[v->first_child];
+        if (v->next_sibling >= 0) v->next_sibling = map[v->next_sibling];
+    }
+    PROF_FREE(map);
+    PROF_FREE(e->ev);
+    e->ev = nv;
+    e->n = w;
+    e->cap = cap;
+    if (nstk) { PROF_FREE(e->stk); e->stk = nstk; e->capstk = cap; }
+    e->nmemrows = nrow;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+    return 0;
+fail:
+    PROF_FREE(map); PROF_FREE(nv); PROF_FREE(nstk);
+    return -1;
+}
+
+/* Charges the memory records to the events (rec_cpu_mem, rec_dev_mem:
+   computed afresh for each tree) and makes the [memory] rows; once per
+   tree (prof_stop calls it too). */
 static PROF__NI int prof__memory_usage(prof_events *e) {
-    uint32_t *ord, *tmp, *byts;
+    uint32_t *ord, *tmp, *byts, *idx;
     prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
     int64_t totals[2][64];
-    size_t i;
-    if (!e->nmem) return 0;
+    size_t i, nscratch;
+    int rc = 0;
+    if (e->mem_done || !e->nmem) { e->mem_done = 1; return 0; }
+    nscratch = e->nmem > e->n ? e->nmem : e->n;
     ord = PROF__ALLOC(uint32_t, e->nmem);
-    tmp = PROF__ALLOC(uint32_t, e->nmem);
+    tmp = PROF__ALLOC(uint32_t, nscratch + 1);
+    idx = PROF__ALLOC(uint32_t, e->n + 1);
     byts = PROF__ALLOC(uint32_t, e->nmem);
     cpu_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
     dev_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
-    if (!ord || !tmp || !byts || !cpu_pre || !dev_pre) {
-        PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
-        return -1;
-    }
+    if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre) { rc = -1; goto done; }
+    for (i = 1; i < e->nex; i++) e->ex[i].rec_cpu_mem = e->ex[i].rec_dev_mem = 0;
     /* running totals (Total Allocated) per device, in time order */
     for (i = 0; i < e->nmem; i++) ord[i] = byts[i] = (uint32_t)i;
     prof__msort_u32(byts, tmp, e->nmem, prof__mem_ts_less, e);
@@ -4110,13 +4242,16 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         b = lo;
         if (b > a) {
             prof__extra *x = prof__extra_of(e, v);
-            if (!x) { PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre); return -1; }
-            x->cpu_mem = prof__sat_i128(cpu_pre[b] - cpu_pre[a]);
-            x->dev_mem = prof__sat_i128(dev_pre[b] - dev_pre[a]);
+            if (!x) { rc = -1; goto done; }
+            x->rec_cpu_mem = prof__sat_i128(cpu_pre[b] - cpu_pre[a]);
+            x->rec_dev_mem = prof__sat_i128(dev_pre[b] - dev_pre[a]);
         }
     }
-    PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
-    return 0;
+    rc = prof__memrows_make(e, byts, idx, tmp);
+    if (!rc) e->mem_done = 1;
+done:
+    PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(idx); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
+    return rc;
 }
 
 /* PROF_STACK_SCOPES: an event's stack is its chain of enclosing scopes,
@@ -4134,7 +4269,7 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         int32_t depth = 0, p, k = 0;
         const char **st;
-        if (e->ev[i].device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
+        if (e->ev[i].device_type != PROF_DEVICE_CPU || (e->ev[i].flags & PROF__F_MEMROW)) continue; /* as in PyTorch: no stack on the device nor on [memory] */
         for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) depth++;
         st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)depth);
         if (!st) { PROF_FREE(label); return -1; }
@@ -4213,7 +4348,7 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
 static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, NULL };
+    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, NULL, 0, 0 };
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
@@ -4227,13 +4362,18 @@ static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) 
     for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_sub(&s, prof__cpu_total(&e->ev[c]));
     return s;
 }
+/* cpu/device_memory_usage: as given, plus the memory records charged */
+static PROF__NI int64_t prof__mem_of(const prof__extra *x, int device) {
+    int64_t s = device ? x->dev_mem : x->cpu_mem;
+    prof__sat_add(&s, device ? x->rec_dev_mem : x->rec_cpu_mem);
+    return s;
+}
 static PROF__NI int64_t prof__self_mem(const prof_events *e, const prof__ev *v, int device) {
     int64_t s;
     int32_t c;
     if (!prof__in_tree(v)) return 0;
-    s = device ? prof__x(e, v)->dev_mem : prof__x(e, v)->cpu_mem;
-    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling)
-        prof__sat_sub(&s, device ? prof__x(e, &e->ev[c])->dev_mem : prof__x(e, &e->ev[c])->cpu_mem);
+    s = prof__mem_of(prof__x(e, v), device);
+    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_sub(&s, prof__mem_of(prof__x(e, &e->ev[c]), device));
     return s;
 }
 
@@ -4315,8 +4455,8 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->self_cpu_time_total_ns = prof__self_cpu(e, v);
     r->device_time_total_ns = prof__dev_total(e, i);
     r->self_device_time_total_ns = prof__self_dev(e, i);
-    r->cpu_memory_usage = x->cpu_mem;
-    r->device_memory_usage = x->dev_mem;
+    r->cpu_memory_usage = prof__mem_of(x, 0);
+    r->device_memory_usage = prof__mem_of(x, 1);
     r->self_cpu_memory_usage = prof__self_mem(e, v, 0);
     r->self_device_memory_usage = prof__self_mem(e, v, 1);
     r->flops = x->flops;
@@ -5824,7 +5964,9 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__extra *x = prof__x(e, v);
     uint64_t pid = cx->pid;
     prof__clean *cache = cx->cache;
-    int64_t dur = prof__written_dur_fast(e, i, &cx->path);
+    int64_t dur;
+    if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
+    dur = prof__written_dur_fast(e, i, &cx->path);
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
         prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
     } else {
