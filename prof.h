@@ -195,6 +195,36 @@
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
 
+   MEMORY
+   ======
+   With profile_memory, each prof_alloc/prof_dealloc (or hand-added
+   prof_events_add_memory record) counts toward the cpu or device memory
+   usage of every event of the SAME THREAD whose [start, end] holds its
+   time, both ends included, as PyTorch's interval test. PyTorch tests
+   time only, across threads: one thread's allocation is also charged to
+   whatever op another thread has open then. prof.h keeps memory with the
+   thread that allocated it, so with several threads recording, an op's
+   memory can be lower than PyTorch would print. A record that no CPU event
+   of any thread holds (allocated while no scope is open anywhere) becomes
+   an event of its own named "[memory]", as in PyTorch: on its thread, at
+   its time, no duration, its bytes as its memory, no parent, stack or
+   shapes, so a top-level row of the tables (key_averages folds them into
+   one "[memory]" row) but no "X" event in the trace, which has every
+   record as a "[memory]" instant instead. These rows are made when the
+   tree is built (prof_stop; for a hand-built list, the first call after
+   prof_events_add/add_memory that reads the events) and counted in
+   prof_events_count but not in prof_stats.events.
+
+   NUMBERS
+   =======
+   Times are kept and summed in exact integer nanoseconds and converted to
+   microseconds only when printed; PyTorch sums float microseconds. Where
+   its float rounding gives a different result, a table can differ in the
+   last printed digit or in the order of rows whose sort keys are nearly
+   equal (equal in prof.h, a float ulp apart in PyTorch, or the reverse).
+   For times that are multiples of 125 ns (exact in binary floats) the two
+   agree byte for byte, which tests/tables checks.
+
    OUTPUT FILES
    ============
    An export writes a temporary file next to the target and renames it over
