@@ -168,6 +168,7 @@ static void run_case(const char *dir, const char *name) {
                 if (!strncmp(fields[i], "use_device=", 11)) prof_events_set_device(ev, strcmp(fields[i] + 11, "none") ? fields[i] + 11 : NULL);
                 else if (!strncmp(fields[i], "profile_memory=", 15)) profile_memory = atoi(fields[i] + 15);
                 else if (!strncmp(fields[i], "with_flops=", 11)) with_flops = atoi(fields[i] + 11);
+                else if (!strcmp(fields[i], "times=ns") || !strcmp(fields[i], "times=eighths")) {} /* read exactly either way */
                 else { fprintf(stderr, "%s: unknown option %s\n", name, fields[i]); failed++; }
             }
             prof_events_set_flags(ev, profile_memory, with_flops);
