@@ -4181,7 +4181,7 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
             r->node_id = -1;
             r->device_type = PROF_DEVICE_CPU;
             r->flags = PROF__F_MEMROW;
-            if (!(x = prof__extra_of(e, r))) goto fail;
+            if (!(x = prof__extra_of(e, r)) || !(x->shapes = prof__intern(&e->strs, "[]"))) goto fail; /* PyTorch: input_shapes=[] */
             if (m->device_type == PROF_DEVICE_CPU) x->cpu_mem = m->bytes;
             else x->dev_mem = m->bytes;
             if (nstk) { nstk[w].p = NULL; nstk[w].depth = 0; }

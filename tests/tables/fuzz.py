@@ -492,12 +492,37 @@ class Gen:
                 if r.random() < 0.5:
                     f.append(("user_annotation", "1"))
                 events.append(f)
-        if r.random() < 0.15:
+        memory = []
+        if events and r.random() < 0.3:
+            # memory records (FORMAT.md: memory lines): the events in
+            # (start, -end) order, each record at a time that no CPU event
+            # of another thread holds, often exactly at an event's start or
+            # end (PyTorch's interval includes both)
+            def span(f):
+                d = dict(f)
+                return float(d["start"]), float(d["end"]), d["thread"], d.get("device") == "cuda"
+
+            events.sort(key=lambda f: (span(f)[0], -span(f)[1]))
+            spans = [span(f) for f in events]
+            for _ in range(r.choice([1, 2, 5, 20])):
+                th = str(r.choice(threads))
+                s0, e0, _, _ = r.choice(spans)
+                ts = r.choice([s0, e0, r8(s0 - r.choice([0.125, 0.001])), r8(e0 + r.choice([0.125, 0.001])),
+                               r8(r.uniform(min(sp[0] for sp in spans) - scale, max(sp[1] for sp in spans) + scale))])
+                if any(a <= ts <= b and t != th and not dev for a, b, t, dev in spans):
+                    continue
+                f = [("thread", th), ("ts", us(ts)), ("bytes", str(self.mem() or 1))]
+                if r.random() < 0.3:
+                    f.append(("device", "cuda"))
+                memory.append(f)
+        elif r.random() < 0.15:
             r.shuffle(events)
         if r.random() < 0.05:
-            events = []
+            events, memory = [], []
         for f in events:
             lines.append("event\t" + "\t".join("%s=%s" % kv for kv in f))
+        for f in memory:
+            lines.append("memory\t" + "\t".join("%s=%s" % kv for kv in f))
 
         for _ in range(r.randint(1, 6)):  # requests
             f = []

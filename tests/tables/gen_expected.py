@@ -1081,6 +1081,11 @@ def _charge_memory(events, records, opts):
                 stack=[],
                 scope=0,
                 use_device=opts["use_device"],
+                # 1.13 leaves these two at None, on which a with_flops
+                # table, a sort by flops and an Overload Name column raise
+                # TypeError; prof.h's row has no FLOPs and no overload
+                overload_name="",
+                flops=0,
                 cpu_memory_usage=r["bytes"] if r["device"] == DeviceType.CPU else 0,
                 device_memory_usage=r["bytes"] if r["device"] != DeviceType.CPU else 0,
                 is_async=False,
