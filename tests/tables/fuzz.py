@@ -36,12 +36,22 @@ and compares request by request. It builds nothing itself.
    unit, percentages, averages) may differ from PyTorch's by at most one
    unit in its last printed digit, compared in one unit (so "999.999us"
    against "1.000ms" is one such step) with the text around the numbers
-   identical; (2) in a table with sort_by, two rows may change places
-   only when their cells in the sort key's column agree under (1) (equal
-   keys in exact ns can differ by an ulp in floats, and the reverse), and
-   a sort key without a column of its own allows no change of order.
-   Everything else must match byte for byte. Matches under the rule are
-   counted apart ("matched (rounding)").
+   identical; (2) in a table sorted by a TIME key (sort_by of a CPU or
+   device time, total, self or average), rows may come in another order
+   only where, position by position, the two tables' sort-key cells agree
+   under (1), and the same rows (under (1)) must appear, except rows whose
+   key agrees with the last row's, which the row_limit cut may keep in one
+   table and not the other (equal keys in exact ns can differ by an ulp in
+   floats, and the reverse); integer keys (memory, count, FLOPs, node id)
+   allow no change of order; (3) a percentage may also differ by a
+   millionth of itself (a large share of a small total carries the
+   total's float error). Everything else must match byte for byte. To
+   keep PyTorch's float error below these bounds, --fine draws times below
+   about 10 s (the float of a timestamp near t is off by up to t * 2^-53,
+   which a 1 ns duration taken from two such floats turns into a relative
+   error) and redraws a case whose CPU or device time total cancels to
+   under 1/1024 of its terms' magnitude (--extreme then changes memory and
+   FLOPs only). Matches under the rule are counted apart.
  * --seed S makes the run reproducible (default: a random seed, printed).
    Case I of seed S is drawn from random.Random("S:I:ATTEMPT").
  * --keep DIR writes the cases into DIR (which must hold no .case files yet)
@@ -258,7 +268,9 @@ class Gen:
         self.extreme = extreme
 
     def time_scale(self):
-        scales = [0.125, 1, 10, 100, 1000, 1e4, 1e5, 1e6, 1e7, 1e9, 1e10] + ([0.001, 0.01, 0.3] if FINE else [])
+        if FINE:  # see --fine: times stay below about 10 s
+            return self.r.choice([0.001, 0.01, 0.125, 0.3, 1, 10, 100, 1000, 1e4])
+        scales = [0.125, 1, 10, 100, 1000, 1e4, 1e5, 1e6, 1e7, 1e9, 1e10]
         if self.extreme and self.r.random() < 0.4:
             # past 2^53 ns (9.007e12 us), still exact as PyTorch's floats
             scales = [1e12, 1e13, 2**43, 1e14]
@@ -444,7 +456,7 @@ class Gen:
         if r.random() < 0.35:
             # intervals on a small grid: equal starts, identical ranges, zero
             # lengths, partial overlaps, repeated names
-            step = r.choice([0.125, 1, 1000, 1e6] + ([1e13] if self.extreme else []) + ([0.001, 0.003, 0.007, 0.333] if FINE else []))
+            step = r.choice([0.001, 0.003, 0.007, 0.125, 0.333, 1, 1000] if FINE else [0.125, 1, 1000, 1e6] + ([1e13] if self.extreme else []))
             gpool = pool[: r.randint(1, 3)]
             for _ in range(r.choice([r.randint(1, 25), r.randint(1, 200)])):
                 a, b = sorted((r.randint(0, 10), r.randint(0, 10)))
@@ -642,7 +654,7 @@ def _num_close(x, ux, y, uy, times):
         return False
     sx, sy = _SCALE.get(ux, 1), _SCALE.get(uy, 1)
     step = max(Decimal(1).scaleb(-len(x.split(".")[1])) * sx, Decimal(1).scaleb(-len(y.split(".")[1])) * sy)
-    if ux == "%":  # (1b): a huge share of a small total carries the total's float error
+    if ux == "%":  # (3): a huge share of a small total carries the total's float error
         step = max(step, abs(Decimal(x)) * Decimal("1e-6"))
     return abs(Decimal(x) * sx - Decimal(y) * sy) <= step
 
