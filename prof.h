@@ -213,7 +213,9 @@
    record as a "[memory]" instant instead. These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
    prof_events_add/add_memory that reads the events) and counted in
-   prof_events_count but not in prof_stats.events.
+   prof_events_count but not in prof_stats.events. Like the merges of
+   _remove_dup_nodes, they move the events after them: an index that
+   prof_events_add returned holds until the tree is built.
 
    NUMBERS
    =======
