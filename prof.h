@@ -2595,7 +2595,6 @@ struct prof_events {
     const char *use_device;
     int profile_memory, with_flops;
     int tree_built;
-    int mem_done;              /* memory records charged and [memory] rows made for this tree */
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
@@ -2895,7 +2894,7 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
 }
 
 static int prof__memory_usage(prof_events *e);
-static void prof__memrows_drop(prof_events *e);
+static int prof__memrows_drop(prof_events *e);
 static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
 static int prof__scope_stacks(prof_events *e);
 static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
@@ -4082,8 +4081,8 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     int32_t *stack;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
-    prof__memrows_drop(e); /* remade below, from the events as they are now */
-    e->mem_done = 0;
+    if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
         idx = (uint32_t *)scratch;
@@ -4136,16 +4135,27 @@ static PROF__NI int prof__start_less(const void *c, uint32_t a, uint32_t b) {
     const prof_events *e = (const prof_events *)c;
     return e->ev[a].start < e->ev[b].start;
 }
-static PROF__NI void prof__memrows_drop(prof_events *e) {
+static PROF__NI int prof__memrows_drop(prof_events *e) {
     size_t i, w = 0;
-    if (!e->nmemrows) return;
-    for (i = 0; i < e->n; i++) {
-        if (e->ev[i].flags & PROF__F_MEMROW) continue;
+    int32_t *map;
+    if (!e->nmemrows) return 0;
+    if (!(map = PROF__ALLOC(int32_t, e->n))) return -1;
+    for (i = 0; i < e->n; i++) map[i] = (e->ev[i].flags & PROF__F_MEMROW) ? -1 : (int32_t)w++;
+    for (i = 0, w = 0; i < e->n; i++) { /* rows are top level and childless: no link leads to one */
+        prof__ev v = e->ev[i];
+        if (v.flags & PROF__F_MEMROW) continue;
+        if (v.parent >= 0) v.parent = map[v.parent];
+        if (v.first_child >= 0) v.first_child = map[v.first_child];
+        if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
         if (w < e->capstk) e->stk[w] = prof__stack_of(e, i);
-        e->ev[w++] = e->ev[i];
+        e->ev[w++] = v;
     }
+    PROF_FREE(map);
     e->n = w;
     e->nmemrows = 0;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+    return 0;
 }
 static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp) {
     size_t n = 0, i, p = 0, nrow = 0, j, w, cap;
@@ -4160,7 +4170,7 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[by_ts[i]];
         for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
-        if (reach < m->ts) rows[nrow++] = by_ts[i];
+        if (reach < m->ts && m->thread < e->nthr) rows[nrow++] = by_ts[i]; /* CUDA records get their thread later (CUPTI) */
     }
     if (!nrow) return 0;
     if (e->n + nrow >= (size_t)INT32_MAX) return -1;
@@ -4216,16 +4226,17 @@ fail:
     return -1;
 }
 
-/* Charges the memory records to the events (rec_cpu_mem, rec_dev_mem:
-   computed afresh for each tree) and makes the [memory] rows; once per
-   tree (prof_stop calls it too). */
+/* Charges the memory records to the events (rec_cpu_mem, rec_dev_mem) and
+   makes the [memory] rows, afresh each time: with the tree, and again by
+   prof_stop once CUPTI's records have their threads. */
 static PROF__NI int prof__memory_usage(prof_events *e) {
     uint32_t *ord, *tmp, *byts, *idx;
     prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
     int64_t totals[2][64];
     size_t i, nscratch;
     int rc = 0;
-    if (e->mem_done || !e->nmem) { e->mem_done = 1; return 0; }
+    if (prof__memrows_drop(e) != 0) return -1;
+    if (!e->nmem) return 0;
     nscratch = e->nmem > e->n ? e->nmem : e->n;
     ord = PROF__ALLOC(uint32_t, e->nmem);
     tmp = PROF__ALLOC(uint32_t, nscratch + 1);
@@ -4280,7 +4291,6 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         }
     }
     rc = prof__memrows_make(e, byts, idx, tmp);
-    if (!rc) e->mem_done = 1;
 done:
     PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(idx); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
     return rc;
