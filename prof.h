@@ -207,8 +207,8 @@
    memory can be lower than PyTorch would print. A record that no CPU event
    of any thread holds (allocated while no scope is open anywhere) becomes
    an event of its own named "[memory]", as in PyTorch: on its thread, at
-   its time, no duration, its bytes as its memory, no parent, stack or
-   shapes, so a top-level row of the tables (key_averages folds them into
+   its time, no duration, its bytes as its memory, no parent or stack,
+   input shapes [], so a top-level row of the tables (key_averages folds them into
    one "[memory]" row) but no "X" event in the trace, which has every
    record as a "[memory]" instant instead. These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
@@ -225,7 +225,8 @@
    last printed digit or in the order of rows whose sort keys are nearly
    equal (equal in prof.h, a float ulp apart in PyTorch, or the reverse).
    For times that are multiples of 125 ns (exact in binary floats) the two
-   agree byte for byte, which tests/tables checks.
+   agree byte for byte, which tests/tables checks; tests/tables/fuzz.py
+   --fine compares other times under the rounding rule it states.
 
    OUTPUT FILES
    ============
