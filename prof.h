@@ -216,7 +216,8 @@
    FLOPs:        prof_flops_matmul, prof_flops_addmm, prof_flops_bmm,
                  prof_flops_conv2d
    Event list:   prof_events_create, prof_events_reserve, prof_events_add,
-                 prof_events_append_kernel, prof_events_set_device,
+                 prof_events_append_kernel, prof_events_add_memory,
+                 prof_events_set_device,
                  prof_events_set_flags, prof_events_count, prof_events_get,
                  prof_events_child, prof_events_stats, prof_events_free,
                  prof_events_add_metadata, prof_events_add_metadata_json
@@ -239,6 +240,39 @@
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
+
+   MEMORY
+   ======
+   With profile_memory, each prof_alloc/prof_dealloc (or hand-added
+   prof_events_add_memory record) counts toward the cpu or device memory
+   usage of every event of the SAME THREAD whose [start, end] holds its
+   time, both ends included, as PyTorch's interval test. PyTorch tests
+   time only, across threads: one thread's allocation is also charged to
+   whatever op another thread has open then. prof.h keeps memory with the
+   thread that allocated it, so with several threads recording, an op's
+   memory can be lower than PyTorch would print. A record that no CPU event
+   of any thread holds (allocated while no scope is open anywhere) becomes
+   an event of its own named "[memory]", as in PyTorch: on its thread, at
+   its time, no duration, its bytes as its memory, no parent or stack,
+   input shapes [], so a top-level row of the tables (key_averages folds them into
+   one "[memory]" row) but no "X" event in the trace, which has every
+   record as a "[memory]" instant instead. These rows are made when the
+   tree is built (prof_stop; for a hand-built list, the first call after
+   prof_events_add/add_memory that reads the events) and counted in
+   prof_events_count but not in prof_stats.events. Like the merges of
+   _remove_dup_nodes, they move the events after them: an index that
+   prof_events_add returned holds until the tree is built.
+
+   NUMBERS
+   =======
+   Times are kept and summed in exact integer nanoseconds and converted to
+   microseconds only when printed; PyTorch sums float microseconds. Where
+   its float rounding gives a different result, a table can differ in the
+   last printed digit or in the order of rows whose sort keys are nearly
+   equal (equal in prof.h, a float ulp apart in PyTorch, or the reverse).
+   For times that are multiples of 125 ns (exact in binary floats) the two
+   agree byte for byte, which tests/tables checks; tests/tables/fuzz.py
+   --fine compares other times under the rounding rule it states.
 
    OUTPUT FILES
    ============
@@ -619,12 +653,18 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *pa
    how many there are (names may be NULL to count). */
 PROF_API size_t prof_memory_categories(prof_events *ev, prof_device_type device, int device_index, const char **names, size_t max);
 
-/* FLOPs as PyTorch's formulas count them (2 per multiply-add). */
+/* FLOPs as PyTorch's formulas count them (2 per multiply-add): matmul and
+   addmm of [m, k] by [k, n], bmm of b such. A count past INT64_MAX is
+   INT64_MAX; a negative dimension (or NULL conv2d shapes) gives 0.
+   conv2d: x [N, C_in, H, W], w [C_out, C_in/groups, KH, KW], counted as
+   2 * N * H * W * C_out * C_in/groups * KH * KW; PyTorch counts the
+   OUTPUT's H and W, so for a stride or padding that changes the size pass
+   the output's H and W in x. */
 PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_conv2d(const int64_t x_shape[4], const int64_t w_shape[4]);
-PROF_API void prof_set_thread_name(const char *name);
+PROF_API void prof_set_thread_name(const char *name); /* up to 63 bytes kept */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
@@ -633,9 +673,19 @@ PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reu
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
 PROF_API void prof_events_free(prof_events *ev);
+/* Room for n events (at most 2^31 - 1, else PROF_E_ARG; PROF_E_NOMEM when
+   the memory cannot be had; the list is unchanged when it fails). */
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
+/* A memory record, as prof_alloc (bytes > 0) and prof_dealloc (bytes < 0)
+   make one while recording: on thread, at time_ns. When the tree is built
+   the events of that thread whose [start_ns, end_ns] holds time_ns (both
+   ends count, as in PyTorch) get the bytes added to their cpu (device:
+   PROF_DEVICE_CPU) or device memory usage, on top of what their
+   description gave; a record that no CPU event of any thread holds shows
+   as a "[memory]" event of its own (see MEMORY in the manual). */
+PROF_API prof_result prof_events_add_memory(prof_events *ev, uint64_t thread, int64_t time_ns, int64_t bytes, prof_device_type device, int device_index);
 /* use_device: NULL or "" (no device), or a backend's name such as "cuda"
    (up to 23 ASCII letters, digits and underscores; else PROF_E_ARG);
    profile_memory / with_flops as EventList's flags: they decide the
@@ -1158,7 +1208,7 @@ extern "C" {
 #endif
 
 #define PROF__NI PROF__NOINSTRUMENT
-#define PROF__ALLOC(type, n) ((type *)prof__malloc(sizeof(type) * (size_t)(n)))
+#define PROF__ALLOC(type, n) ((type *)prof__malloc_n((size_t)(n), sizeof(type)))
 #define PROF__LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define PROF__LOADR(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define PROF__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -1229,6 +1279,14 @@ static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
     if (__builtin_sub_overflow(*a, b, &r)) r = b < 0 ? INT64_MAX : INT64_MIN;
     *a = r;
 }
+/* Prefix sums of int64 sizes (a few billion of them) fit 128 bits. */
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef __int128 prof__i128;
+static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
+#else
+typedef int64_t prof__i128; /* exact while the sums stay within int64 */
+static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
+#endif
 /* prof_stop and the analysis fill arrays of tens of bytes per event, all
    fresh memory: with 4 KiB pages, faulting them in took about half of
    prof_stop's time here (a first touch costs microseconds on a VM). Arrays
@@ -1254,16 +1312,28 @@ static PROF__NI void *prof__malloc(size_t bytes) {
     prof__hint_huge(p, bytes);
     return p;
 }
+/* Sizes are checked before they are computed: n elements of size bytes
+   that would pass PTRDIFF_MAX (no object can be larger) are refused, where
+   the wrapped product would allocate a few bytes and be written past. */
+#define PROF__MAX_ELEMS(size) ((size_t)PTRDIFF_MAX / (size))
+static PROF__NI void *prof__malloc_n(size_t n, size_t size) {
+    if (n > PROF__MAX_ELEMS(size)) return NULL;
+    return prof__malloc(n * size);
+}
 /* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
-   least `need` elements of `elem` bytes. The pointer is read and written
-   with memcpy: storing a void * into a T * object through a void ** would
-   break strict aliasing (and -Wstrict-aliasing says so at the casts). */
+   least `need` elements of `elem` bytes, doubling. Fails (0) with the
+   array and *cap as they were when need or the doubled capacity would pass
+   PTRDIFF_MAX bytes, instead of wrapping to a small or zero size
+   (realloc(p, 0) frees p). The pointer is read and written with memcpy:
+   storing a void * into a T * object through a void ** would break strict
+   aliasing (and -Wstrict-aliasing says so at the casts). */
 static PROF__NI int prof__grow(void *pp, size_t *cap, size_t need, size_t elem) {
-    size_t nc;
+    size_t nc, max = PROF__MAX_ELEMS(elem);
     void *p, *np;
     if (need <= *cap) return 1;
+    if (need > max) return 0;
     nc = *cap ? *cap : 16;
-    while (nc < need) nc *= 2;
+    while (nc < need) nc = nc > max / 2 ? max : nc * 2;
     memcpy(&p, pp, sizeof p);
     np = PROF_REALLOC(p, nc * elem);
     if (!np) return 0;
@@ -1279,6 +1349,7 @@ typedef struct prof__arena { prof__chunk *head; } prof__arena;
 
 static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
     prof__chunk *c = a->head;
+    if (n > (size_t)PTRDIFF_MAX - sizeof(prof__chunk) - 7) return NULL; /* rounding and the header must not wrap */
     n = (n + 7) & ~(size_t)7;
     if (!c || c->size - c->used < n) {
         size_t sz = n > 65536 ? n : 65536;
@@ -1396,7 +1467,7 @@ static PROF__NI void prof__strtab_free(prof__strtab *t) { prof__map_free(&t->map
 typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
 static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
     if (b->oom) return;
-    if (!prof__grow((void *)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
+    if (n >= (size_t)PTRDIFF_MAX - b->n || !prof__grow((void *)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
     memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
@@ -1415,7 +1486,7 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof tmp) { prof__buf_put(b, tmp, (size_t)n); return; }
-    if (!prof__grow((void *)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
+    if ((size_t)n >= (size_t)PTRDIFF_MAX - b->n || !prof__grow((void *)&b->p, &b->cap, b->n + (size_t)n + 1, 1)) { b->oom = 1; return; }
     va_start(ap, fmt);
     vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -2105,7 +2176,7 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
     prof__tstate *t = prof__self();
     prof__open *o;
     if (!t && !(t = prof__attach())) return;
-    if (!t->n_lost && t->n_open == t->cap_open) {
+    if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
         if (no) {
@@ -2372,6 +2443,7 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
 #if !defined(PROF_NO_MEMORY)
     prof__shard *sh;
     size_t j;
+    int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
     if (!p) return;
     pthread_once(&prof__live_once, prof__live_init);
     sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
@@ -2384,12 +2456,12 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
     while (sh->slots[j].ptr > PROF__TOMB && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
     if (sh->slots[j].ptr != p) { if (!sh->slots[j].ptr) sh->used++; sh->n++; }
     sh->slots[j].ptr = p;
-    sh->slots[j].bytes = (int64_t)bytes;
+    sh->slots[j].bytes = b;
     sh->slots[j].category = category;
     sh->slots[j].device_type = (int)device;
     sh->slots[j].device_index = device_index;
     pthread_mutex_unlock(&sh->lock);
-    prof__mem_record(p, (int64_t)bytes, (int)device, device_index, category);
+    prof__mem_record(p, b, (int)device, device_index, category);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
 #endif
@@ -2460,15 +2532,37 @@ PROF_API void prof_free(void *ptr) {
     free(ptr);
 }
 
-/* PyTorch's FLOP formulas (torch/utils/flop_counter.py): 2 per multiply-add. */
-PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
-PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n) { return 2 * m * k * n; }
-PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n) { return 2 * b * m * k * n; }
-/* x: input [N, C_in, H, W]; w: weight [C_out, C_in/groups, KH, KW]. As the
-   profiler counts it: 2 * N * H * W * C_out * C_in/groups * KH * KW (input
-   spatial size, stride and padding ignored). */
+/* PyTorch's FLOP formulas: 2 per multiply-add. The product of the factors,
+   checked: it stops at INT64_MAX instead of overflowing; a negative factor
+   is no shape at all and gives 0 (shown as "--", as a zero is). */
+static PROF__NI int64_t prof__flops(const int64_t *f, int n) {
+    int64_t r = 2;
+    int i;
+    for (i = 0; i < n; i++) if (f[i] <= 0) return 0;
+    for (i = 0; i < n; i++) if (__builtin_mul_overflow(r, f[i], &r)) return INT64_MAX;
+    return r;
+}
+PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n) {
+    int64_t f[3];
+    f[0] = m; f[1] = k; f[2] = n;
+    return prof__flops(f, 3);
+}
+PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n) { return prof_flops_matmul(m, k, n); }
+PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n) {
+    int64_t f[4];
+    f[0] = b; f[1] = m; f[2] = k; f[3] = n;
+    return prof__flops(f, 4);
+}
+/* x: [N, C_in, H, W]; w: weight [C_out, C_in/groups, KH, KW] (groups are in
+   w's second dimension). 2 * N * H * W * C_out * C_in/groups * KH * KW:
+   PyTorch counts H and W of the output, which equal the input's for stride
+   1 and "same" padding; for other convolutions pass the output's H and W
+   in x. NULL shapes give 0. */
 PROF_API int64_t prof_flops_conv2d(const int64_t x[4], const int64_t w[4]) {
-    return 2 * x[0] * x[2] * x[3] * w[0] * w[1] * w[2] * w[3];
+    int64_t f[7];
+    if (!x || !w) return 0;
+    f[0] = x[0]; f[1] = x[2]; f[2] = x[3]; f[3] = w[0]; f[4] = w[1]; f[5] = w[2]; f[6] = w[3];
+    return prof__flops(f, 7);
 }
 
 /* ----- session metadata ----- */
@@ -2574,7 +2668,8 @@ PROF_API void prof_shutdown(void) {
    fields live in an `extra` record that only events which have them get.
    Every string is interned in the list, so equal strings share a pointer
    and grouping keys compare by address. */
-enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8 };
+enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
+       PROF__F_MEMROW = 16 /* a "[memory]" row: made by the tree, remade with it */ };
 
 typedef struct prof__ev {
     int64_t start, end;
@@ -2600,6 +2695,7 @@ typedef struct prof__extra {
     uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
     uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
     const struct prof__cuinfo *cu;
+    int64_t rec_cpu_mem, rec_dev_mem; /* of memory records, charged by the tree; added to cpu_mem, dev_mem */
 } prof__extra;
 
 /* Details of a CUDA activity, for the trace's args. */
@@ -2642,6 +2738,7 @@ struct prof_events {
     const char *use_device;
     int profile_memory, with_flops;
     int tree_built;
+    size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
     int with_node_id, node_id, world_size;
@@ -2679,6 +2776,8 @@ PROF_API void prof_events_free(prof_events *e) {
 
 PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
     if (!e) return PROF_E_ARG;
+    if (n > (size_t)INT32_MAX) /* event indices are int32, as prof_events_add enforces */
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_reserve: %zu events is more than a list holds (2^31 - 1)", n);
     if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
     return PROF_OK;
@@ -2848,7 +2947,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     }
     e->ev[e->n] = v;
     prof__tree_invalidate(e);
-    e->stats.events = e->n + 1;
+    e->stats.events = e->n + 1 - e->nmemrows;
     return (int64_t)e->n++;
 }
 
@@ -2885,6 +2984,26 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
 }
 
 #define PROF__DEVICE_NAME_MAX 23
+PROF_API prof_result prof_events_add_memory(prof_events *e, uint64_t thread, int64_t time_ns, int64_t bytes, prof_device_type device, int device_index) {
+    int64_t thr;
+    prof__memrec *m;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: the event list is NULL");
+    if ((int)device < 0 || (int)device > 31 || device_index < 0 || device_index > 63)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: device %d:%d is not a device type 0-31 and index 0-63", (int)device, device_index);
+    if (e->nmem >= (size_t)UINT32_MAX - 1) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: too many memory records");
+    thr = prof__thread_index(e, thread, NULL);
+    if (thr < 0 || !PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add_memory: out of memory");
+    m = &e->mem[e->nmem++];
+    memset(m, 0, sizeof *m);
+    m->ts = time_ns;
+    m->bytes = bytes;
+    m->thread = (uint32_t)thr;
+    m->device_type = (int)device;
+    m->device_index = device_index;
+    prof__tree_invalidate(e);
+    return PROF_OK;
+}
+
 PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_device) {
     size_t k;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: the event list is NULL");
@@ -2918,6 +3037,7 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
 }
 
 static int prof__memory_usage(prof_events *e);
+static int prof__memrows_drop(prof_events *e);
 static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
 static int prof__scope_stacks(prof_events *e);
 static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
@@ -4110,6 +4230,8 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     int32_t *stack;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
+    if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
         idx = (uint32_t *)scratch;
@@ -4127,7 +4249,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
         prof__populate_children(e, idx, tmp, stack);
         PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
     }
-    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0)
+    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0 || prof__memory_usage(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -4150,21 +4272,129 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
     const prof_events *e = (const prof_events *)c;
     return e->mem[a].ts < e->mem[b].ts;
 }
-static PROF__NI int prof__memory_usage(prof_events *e) {
-    uint32_t *ord, *tmp, *byts;
-    int64_t *cpu_pre, *dev_pre;
-    int64_t totals[2][64];
-    size_t i;
-    if (!e->nmem) return 0;
-    ord = PROF__ALLOC(uint32_t, e->nmem);
-    tmp = PROF__ALLOC(uint32_t, e->nmem);
-    byts = PROF__ALLOC(uint32_t, e->nmem);
-    cpu_pre = PROF__ALLOC(int64_t, e->nmem + 1);
-    dev_pre = PROF__ALLOC(int64_t, e->nmem + 1);
-    if (!ord || !tmp || !byts || !cpu_pre || !dev_pre) {
-        PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
-        return -1;
+/* Memory that no CPU event of any thread was open around (both ends
+   count) becomes an event of its own, "[memory]", as PyTorch's profiler
+   makes one: on the allocating thread, at the record's time, with no
+   duration and the record's bytes as its memory usage, so a top-level
+   row. Each goes before the first event that starts after it (PyTorch's
+   (start, -end) order for a list in that order). They are made with the
+   tree and dropped when it is rebuilt. by_ts: the records in time order;
+   idx, tmp: room for e->n indices. */
+static PROF__NI int prof__start_less(const void *c, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)c;
+    return e->ev[a].start < e->ev[b].start;
+}
+static PROF__NI int prof__memrows_drop(prof_events *e) {
+    size_t i, w = 0;
+    int32_t *map;
+    if (!e->nmemrows) return 0;
+    if (!(map = PROF__ALLOC(int32_t, e->n))) return -1;
+    for (i = 0; i < e->n; i++) map[i] = (e->ev[i].flags & PROF__F_MEMROW) ? -1 : (int32_t)w++;
+    for (i = 0, w = 0; i < e->n; i++) { /* rows are top level and childless: no link leads to one */
+        prof__ev v = e->ev[i];
+        if (v.flags & PROF__F_MEMROW) continue;
+        if (v.parent >= 0) v.parent = map[v.parent];
+        if (v.first_child >= 0) v.first_child = map[v.first_child];
+        if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
+        if (w < e->capstk) e->stk[w] = prof__stack_of(e, i);
+        e->ev[w++] = v;
     }
+    PROF_FREE(map);
+    e->n = w;
+    e->nmemrows = 0;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+    return 0;
+}
+static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp) {
+    size_t n = 0, i, p = 0, nrow = 0, j, w, cap;
+    int64_t reach = INT64_MIN; /* the latest end of the events begun so far */
+    uint32_t *rows = tmp;      /* used once idx is sorted: nrow <= nmem */
+    int32_t *map = NULL;
+    prof__ev *nv = NULL;
+    prof__stk *nstk = NULL;
+    int64_t site;
+    for (i = 0; i < e->n; i++) if (e->ev[i].device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
+    prof__msort_u32(idx, tmp, n, prof__start_less, e);
+    for (i = 0; i < e->nmem; i++) {
+        const prof__memrec *m = &e->mem[by_ts[i]];
+        for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
+        if (reach < m->ts && m->thread < e->nthr) rows[nrow++] = by_ts[i]; /* CUDA records get their thread later (CUPTI) */
+    }
+    if (!nrow) return 0;
+    if (e->n + nrow >= (size_t)INT32_MAX) return -1;
+    site = prof__site_index(e, "[memory]", "", "", 0, 0);
+    cap = e->n + nrow;
+    map = PROF__ALLOC(int32_t, e->n + 1);
+    nv = PROF__ALLOC(prof__ev, cap);
+    if (e->stk) nstk = PROF__ALLOC(prof__stk, cap);
+    if (site < 0 || !map || !nv || (e->stk && !nstk)) goto fail;
+    for (i = 0, j = 0, w = 0; i <= e->n; i++) {
+        while (j < nrow && (i == e->n || e->mem[rows[j]].ts < e->ev[i].start)) {
+            const prof__memrec *m = &e->mem[rows[j++]];
+            prof__ev *r = &nv[w];
+            prof__extra *x;
+            memset(r, 0, sizeof *r);
+            r->start = r->end = m->ts;
+            r->site = (uint32_t)site;
+            r->thread = m->thread;
+            r->parent = r->first_child = r->next_sibling = -1;
+            r->node_id = -1;
+            r->device_type = PROF_DEVICE_CPU;
+            r->flags = PROF__F_MEMROW;
+            if (!(x = prof__extra_of(e, r)) || !(x->shapes = prof__intern(&e->strs, "[]"))) goto fail; /* PyTorch: input_shapes=[] */
+            if (m->device_type == PROF_DEVICE_CPU) x->cpu_mem = m->bytes;
+            else x->dev_mem = m->bytes;
+            if (nstk) { nstk[w].p = NULL; nstk[w].depth = 0; }
+            w++;
+        }
+        if (i == e->n) break;
+        map[i] = (int32_t)w;
+        if (nstk) nstk[w] = prof__stack_of(e, i);
+        nv[w++] = e->ev[i];
+    }
+    for (i = 0; i < w; i++) {
+        prof__ev *v = &nv[i];
+        if (v->flags & PROF__F_MEMROW) continue;
+        if (v->parent >= 0) v->parent = map[v->parent];
+        if (v->first_child >= 0) v->first_child = map[v->first_child];
+        if (v->next_sibling >= 0) v->next_sibling = map[v->next_sibling];
+    }
+    PROF_FREE(map);
+    PROF_FREE(e->ev);
+    e->ev = nv;
+    e->n = w;
+    e->cap = cap;
+    if (nstk) { PROF_FREE(e->stk); e->stk = nstk; e->capstk = cap; }
+    e->nmemrows = nrow;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+    return 0;
+fail:
+    PROF_FREE(map); PROF_FREE(nv); PROF_FREE(nstk);
+    return -1;
+}
+
+/* Charges the memory records to the events (rec_cpu_mem, rec_dev_mem) and
+   makes the [memory] rows, afresh each time: with the tree, and again by
+   prof_stop once CUPTI's records have their threads. */
+static PROF__NI int prof__memory_usage(prof_events *e) {
+    uint32_t *ord, *tmp, *byts, *idx;
+    prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
+    int64_t totals[2][64];
+    size_t i, nscratch;
+    int rc = 0;
+    if (prof__memrows_drop(e) != 0) return -1;
+    if (!e->nmem) return 0;
+    nscratch = e->nmem > e->n ? e->nmem : e->n;
+    ord = PROF__ALLOC(uint32_t, e->nmem);
+    tmp = PROF__ALLOC(uint32_t, nscratch + 1);
+    idx = PROF__ALLOC(uint32_t, e->n + 1);
+    byts = PROF__ALLOC(uint32_t, e->nmem);
+    cpu_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
+    dev_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
+    if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre) { rc = -1; goto done; }
+    for (i = 1; i < e->nex; i++) e->ex[i].rec_cpu_mem = e->ex[i].rec_dev_mem = 0;
     /* running totals (Total Allocated) per device, in time order */
     for (i = 0; i < e->nmem; i++) ord[i] = byts[i] = (uint32_t)i;
     prof__msort_u32(byts, tmp, e->nmem, prof__mem_ts_less, e);
@@ -4172,7 +4402,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[byts[i]];
         int d = m->device_type ? 1 : 0, x = m->device_index & 63;
-        totals[d][x] += m->bytes;
+        prof__sat_add(&totals[d][x], m->bytes);
         m->total = totals[d][x];
     }
     prof__msort_u32(ord, tmp, e->nmem, prof__mem_thread_ts_less, e);
@@ -4204,13 +4434,15 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         b = lo;
         if (b > a) {
             prof__extra *x = prof__extra_of(e, v);
-            if (!x) { PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre); return -1; }
-            x->cpu_mem = cpu_pre[b] - cpu_pre[a];
-            x->dev_mem = dev_pre[b] - dev_pre[a];
+            if (!x) { rc = -1; goto done; }
+            x->rec_cpu_mem = prof__sat_i128(cpu_pre[b] - cpu_pre[a]);
+            x->rec_dev_mem = prof__sat_i128(dev_pre[b] - dev_pre[a]);
         }
     }
-    PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
-    return 0;
+    rc = prof__memrows_make(e, byts, idx, tmp);
+done:
+    PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(idx); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
+    return rc;
 }
 
 /* PROF_STACK_SCOPES: an event's stack is its chain of enclosing scopes,
@@ -4228,7 +4460,7 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         int32_t depth = 0, p, k = 0;
         const char **st;
-        if (e->ev[i].device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
+        if (e->ev[i].device_type != PROF_DEVICE_CPU || (e->ev[i].flags & PROF__F_MEMROW)) continue; /* as in PyTorch: no stack on the device nor on [memory] */
         for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) depth++;
         st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)depth);
         if (!st) { PROF_FREE(label); return -1; }
@@ -4310,7 +4542,7 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
 static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, NULL };
+    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, NULL, 0, 0 };
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
@@ -4324,13 +4556,18 @@ static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) 
     for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_sub(&s, prof__cpu_total(&e->ev[c]));
     return s;
 }
+/* cpu/device_memory_usage: as given, plus the memory records charged */
+static PROF__NI int64_t prof__mem_of(const prof__extra *x, int device) {
+    int64_t s = device ? x->dev_mem : x->cpu_mem;
+    prof__sat_add(&s, device ? x->rec_dev_mem : x->rec_cpu_mem);
+    return s;
+}
 static PROF__NI int64_t prof__self_mem(const prof_events *e, const prof__ev *v, int device) {
     int64_t s;
     int32_t c;
     if (!prof__in_tree(v)) return 0;
-    s = device ? prof__x(e, v)->dev_mem : prof__x(e, v)->cpu_mem;
-    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling)
-        prof__sat_sub(&s, device ? prof__x(e, &e->ev[c])->dev_mem : prof__x(e, &e->ev[c])->cpu_mem);
+    s = prof__mem_of(prof__x(e, v), device);
+    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) prof__sat_sub(&s, prof__mem_of(prof__x(e, &e->ev[c]), device));
     return s;
 }
 
@@ -4412,8 +4649,8 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->self_cpu_time_total_ns = prof__self_cpu(e, v);
     r->device_time_total_ns = prof__dev_total(e, i);
     r->self_device_time_total_ns = prof__self_dev(e, i);
-    r->cpu_memory_usage = x->cpu_mem;
-    r->device_memory_usage = x->dev_mem;
+    r->cpu_memory_usage = prof__mem_of(x, 0);
+    r->device_memory_usage = prof__mem_of(x, 1);
     r->self_cpu_memory_usage = prof__self_mem(e, v, 0);
     r->self_device_memory_usage = prof__self_mem(e, v, 1);
     r->flops = x->flops;
@@ -5921,7 +6158,9 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__extra *x = prof__x(e, v);
     uint64_t pid = cx->pid;
     prof__clean *cache = cx->cache;
-    int64_t dur = prof__written_dur_fast(e, i, &cx->path);
+    int64_t dur;
+    if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
+    dur = prof__written_dur_fast(e, i, &cx->path);
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
         prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
     } else {
@@ -6633,7 +6872,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
             size_t c = 0, k;
             if (m->category) for (c = 1; c < ncat && cats[c] != m->category; c++) {}
             if (c >= ncat) c = 0;
-            live[c] += m->bytes;
+            prof__sat_add(&live[c], m->bytes);
             if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
             if (!first) PROF__W_LIT(o.w, ", ");
             first = 0;

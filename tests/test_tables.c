@@ -120,6 +120,24 @@ static void add_event(prof_events *ev, char **fields, int nf) {
 }
 
 
+/* memory<TAB>thread=1<TAB>ts=12.5<TAB>bytes=-4096[<TAB>device=cuda] */
+static void add_memory(prof_events *ev, char **fields, int nf) {
+    uint64_t thread = 0;
+    int64_t ts = 0, bytes = 0;
+    prof_device_type dev = PROF_DEVICE_CPU;
+    int i;
+    for (i = 0; i < nf; i++) {
+        char *k = fields[i], *v = strchr(k, '=');
+        if (!v) continue;
+        *v++ = 0;
+        if (!strcmp(k, "thread")) thread = strtoull(v, NULL, 10);
+        else if (!strcmp(k, "ts")) ts = us_to_ns(v);
+        else if (!strcmp(k, "bytes")) bytes = strtoll(v, NULL, 10);
+        else if (!strcmp(k, "device")) dev = strcmp(v, "cuda") == 0 ? PROF_DEVICE_CUDA : PROF_DEVICE_CPU;
+        else { fprintf(stderr, "unknown memory field %s\n", k); failed++; }
+    }
+    if (prof_events_add_memory(ev, thread, ts, bytes, dev, 0) != PROF_OK) { fprintf(stderr, "prof_events_add_memory failed: %s\n", prof_last_error()); failed++; }
+}
 
 static void run_case(const char *dir, const char *name) {
     char path[512];
@@ -150,11 +168,14 @@ static void run_case(const char *dir, const char *name) {
                 if (!strncmp(fields[i], "use_device=", 11)) prof_events_set_device(ev, strcmp(fields[i] + 11, "none") ? fields[i] + 11 : NULL);
                 else if (!strncmp(fields[i], "profile_memory=", 15)) profile_memory = atoi(fields[i] + 15);
                 else if (!strncmp(fields[i], "with_flops=", 11)) with_flops = atoi(fields[i] + 11);
+                else if (!strcmp(fields[i], "times=ns") || !strcmp(fields[i], "times=eighths")) {} /* read exactly either way */
                 else { fprintf(stderr, "%s: unknown option %s\n", name, fields[i]); failed++; }
             }
             prof_events_set_flags(ev, profile_memory, with_flops);
         } else if (!strcmp(kind, "event")) {
             add_event(ev, fields, nf);
+        } else if (!strcmp(kind, "memory")) {
+            add_memory(ev, fields, nf);
         } else {
             failed += run_request(ev, &o, kind, fields, nf);
         }

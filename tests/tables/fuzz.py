@@ -27,6 +27,31 @@ and compares request by request. It builds nothing itself.
    summary counts them).
  * --extreme also uses int64 extremes (INT64_MIN / INT64_MAX cells, values
    around 2^53) for memory and FLOPs, and times past 2^53 ns.
+ * --fine draws times in whole nanoseconds that are not multiples of 125 ns
+   (`option times=ns`, FORMAT.md). PyTorch then holds times as float
+   microseconds (ns / 1000, as its Kineto parser does) and sums and
+   subtracts them in floats, where prof.h computes in exact integer ns and
+   rounds once, when printing. The comparison then applies this ROUNDING
+   RULE and nothing looser: (1) every printed number (times with their
+   unit, percentages, averages) may differ from PyTorch's by at most one
+   unit in its last printed digit, compared in one unit (so "999.999us"
+   against "1.000ms" is one such step) with the text around the numbers
+   identical; (2) in a table sorted by a TIME key (sort_by of a CPU or
+   device time, total, self or average), rows may come in another order
+   only where, position by position, the two tables' sort-key cells agree
+   under (1), and the same rows (under (1)) must appear, except rows whose
+   key agrees with the last row's, which the row_limit cut may keep in one
+   table and not the other (equal keys in exact ns can differ by an ulp in
+   floats, and the reverse); integer keys (memory, count, FLOPs, node id)
+   allow no change of order; (3) a percentage may also differ by a
+   millionth of itself (a large share of a small total carries the
+   total's float error). Everything else must match byte for byte. To
+   keep PyTorch's float error below these bounds, --fine draws times below
+   about 10 s (the float of a timestamp near t is off by up to t * 2^-53,
+   which a 1 ns duration taken from two such floats turns into a relative
+   error) and redraws a case whose CPU or device time total cancels to
+   under 1/1024 of its terms' magnitude (--extreme then changes memory and
+   FLOPs only). Matches under the rule are counted apart.
  * --seed S makes the run reproducible (default: a random seed, printed).
    Case I of seed S is drawn from random.Random("S:I:ATTEMPT").
  * --keep DIR writes the cases into DIR (which must hold no .case files yet)
@@ -53,6 +78,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -132,6 +158,17 @@ def _check_ranges(events):
     for e in events:
         if sum(k.duration for k in e.kernels) >= US_EXACT:
             raise OutOfRange("kernel durations")
+    if FINE:
+        # The tables' percentages divide by these sums; where they cancel
+        # (or come to a float 0 where prof.h's exact one is not, or the
+        # reverse) PyTorch's float error grows past any last digit: such
+        # drafts are outside what --fine compares.
+        dev = [e.self_device_time_total for e in events
+               if e.is_legacy or (e.device_type != G.DeviceType.CPU and not e.is_user_annotation)]
+        for name, vals in (("self CPU", [e.self_cpu_time_total for e in events]), ("self device", dev)):
+            mag = sum(abs(v) for v in vals)
+            if mag > 0 and abs(sum(vals)) * 1024 < mag:
+                raise OutOfRange(f"{name} total cancels")
 
 
 _build_tree = G.EventList._build_tree
@@ -200,9 +237,18 @@ SORT_KEYS = [
 _EIGHTHS = ["", ".125", ".25", ".375", ".5", ".625", ".75", ".875"]
 
 
+FINE = False  # --fine: whole ns, not multiples of 125 ns
+
+
 def us(x):
-    """x microseconds rounded to a multiple of 1/8, as an exact decimal (no
-    exponent: test_tables reads digits)."""
+    """x microseconds rounded to a multiple of 1/8 (--fine: of 1 ns), as an
+    exact decimal (no exponent: test_tables reads digits)."""
+    if FINE:
+        n = round(x * 1000)
+        if abs(n) >= US_EXACT * 8:
+            raise OutOfRange(f"time {x}")
+        sign, n = ("-", -n) if n < 0 else ("", n)
+        return f"{sign}{n // 1000}.{n % 1000:03d}"
     n8 = round(x * 8)
     if abs(n8) >= US_EXACT * 8:
         raise OutOfRange(f"time {x}")
@@ -211,6 +257,8 @@ def us(x):
 
 
 def r8(x):
+    if FINE:  # a whole ns, and mostly not a multiple of 125 ns
+        return round(x * 1000 + 0.001 * (x != int(x))) / 1000
     return round(x * 8) / 8
 
 
@@ -220,6 +268,8 @@ class Gen:
         self.extreme = extreme
 
     def time_scale(self):
+        if FINE:  # see --fine: times stay below about 10 s
+            return self.r.choice([0.001, 0.01, 0.125, 0.3, 1, 10, 100, 1000, 1e4])
         scales = [0.125, 1, 10, 100, 1000, 1e4, 1e5, 1e6, 1e7, 1e9, 1e10]
         if self.extreme and self.r.random() < 0.4:
             # past 2^53 ns (9.007e12 us), still exact as PyTorch's floats
@@ -303,7 +353,7 @@ class Gen:
 
     def case(self):
         r = self.r
-        lines = []
+        lines = ["option\ttimes=ns"] if FINE else []
         use_device = r.choice(DEVICES_USE)
         has_device = use_device not in ("none", "")
         profile_memory = r.random() < 0.4
@@ -367,7 +417,7 @@ class Gen:
             if cpu and has_device and r.random() < 0.3:
                 for _ in range(r.choice([1, 1, 2, 3])):
                     kn = r.choice(["gemm", "add_k", "k:with:colons", "relu_k"])
-                    dur = r8(r.choice([0, 0.125, 1, 2.5, 999.875, 1000, 1e6, r.uniform(0, scale * 2)]))
+                    dur = r8(r.choice([0, 0.125, 1, 2.5, 999.875, 1000, 1e6, r.uniform(0, scale * 2)] + ([0.001, 0.999, 999.999, 0.0005] if FINE else [])))
                     f.append(("kernel", "%s:%d:%s" % (kn, r.choice([0, 0, 1]), us(dur))))
                     kernels.append((kn, start, dur))
             return f
@@ -406,7 +456,7 @@ class Gen:
         if r.random() < 0.35:
             # intervals on a small grid: equal starts, identical ranges, zero
             # lengths, partial overlaps, repeated names
-            step = r.choice([0.125, 1, 1000, 1e6] + ([1e13] if self.extreme else []))
+            step = r.choice([0.001, 0.003, 0.007, 0.125, 0.333, 1, 1000] if FINE else [0.125, 1, 1000, 1e6] + ([1e13] if self.extreme else []))
             gpool = pool[: r.randint(1, 3)]
             for _ in range(r.choice([r.randint(1, 25), r.randint(1, 200)])):
                 a, b = sorted((r.randint(0, 10), r.randint(0, 10)))
@@ -454,12 +504,37 @@ class Gen:
                 if r.random() < 0.5:
                     f.append(("user_annotation", "1"))
                 events.append(f)
-        if r.random() < 0.15:
+        memory = []
+        if events and r.random() < 0.3:
+            # memory records (FORMAT.md: memory lines): the events in
+            # (start, -end) order, each record at a time that no CPU event
+            # of another thread holds, often exactly at an event's start or
+            # end (PyTorch's interval includes both)
+            def span(f):
+                d = dict(f)
+                return float(d["start"]), float(d["end"]), d["thread"], d.get("device") == "cuda"
+
+            events.sort(key=lambda f: (span(f)[0], -span(f)[1]))
+            spans = [span(f) for f in events]
+            for _ in range(r.choice([1, 2, 5, 20])):
+                th = str(r.choice(threads))
+                s0, e0, _, _ = r.choice(spans)
+                ts = r.choice([s0, e0, r8(s0 - r.choice([0.125, 0.001])), r8(e0 + r.choice([0.125, 0.001])),
+                               r8(r.uniform(min(sp[0] for sp in spans) - scale, max(sp[1] for sp in spans) + scale))])
+                if any(a <= ts <= b and t != th and not dev for a, b, t, dev in spans):
+                    continue
+                f = [("thread", th), ("ts", us(ts)), ("bytes", str(self.mem() or 1))]
+                if r.random() < 0.3:
+                    f.append(("device", "cuda"))
+                memory.append(f)
+        elif r.random() < 0.15:
             r.shuffle(events)
         if r.random() < 0.05:
-            events = []
+            events, memory = [], []
         for f in events:
             lines.append("event\t" + "\t".join("%s=%s" % kv for kv in f))
+        for f in memory:
+            lines.append("memory\t" + "\t".join("%s=%s" % kv for kv in f))
 
         for _ in range(r.randint(1, 6)):  # requests
             f = []
@@ -562,6 +637,112 @@ def _read(path):
         return f.read()
 
 
+# ------------------------------------------------ --fine: the rounding rule
+
+_NUM = re.compile(r" *(-?\d+\.\d+)(us|ms|s|%)?")
+_SCALE = {"us": 1, "ms": 1000, "s": 1000000, "%": 1}
+_TIME_KEYS = ("cpu_time_total=", "self_cpu_time_total=", "cpu_time=", "device_time_total=",
+              "self_device_time_total=", "device_time=")
+ROUNDED = set()  # cases that matched only under the rounding rule
+
+
+def _num_close(x, ux, y, uy, times):
+    """Rule (1): one unit in the last printed digit, in one unit."""
+    if x == y and ux == uy:
+        return True
+    if not (times or (ux and uy)) or (ux == "%") != (uy == "%"):
+        return False
+    sx, sy = _SCALE.get(ux, 1), _SCALE.get(uy, 1)
+    step = max(Decimal(1).scaleb(-len(x.split(".")[1])) * sx, Decimal(1).scaleb(-len(y.split(".")[1])) * sy)
+    if ux == "%":  # (3): a huge share of a small total carries the total's float error
+        step = max(step, abs(Decimal(x)) * Decimal("1e-6"))
+    return abs(Decimal(x) * sx - Decimal(y) * sy) <= step
+
+
+def _line_close(a, b):
+    if a == b:
+        return True
+    if _NUM.sub("\0", a) != _NUM.sub("\0", b):
+        return False
+    times = a.startswith(_TIME_KEYS)
+    return all(_num_close(m.group(1), m.group(2), n.group(1), n.group(2), times)
+               for m, n in zip(_NUM.finditer(a), _NUM.finditer(b)))
+
+
+# Sort keys that are times: the index of their cell among a row's time and
+# percentage cells (Self CPU %, Self CPU, CPU total %, CPU total, CPU time
+# avg, Self DEV, Self DEV %, DEV total, DEV time avg). Other keys are
+# integers, exact in both: their rows never change places.
+_TIME_SORT = {"self_cpu_time_total": 1, "cpu_time_total": 3, "cpu_time": 4,
+              "self_device_time_total": 5, "device_time_total": 7, "device_time": 8}
+
+
+def _sort_cell(line, key):
+    """The printed value of a row's sort key (None: not a time key)."""
+    key = key.replace("cuda", "device").replace("xpu", "device").replace("privateuse1", "device")
+    k = _TIME_SORT.get(key)
+    if k is None:
+        return None
+    cells = [m.group(0).strip() for m in _NUM.finditer(line) if m.group(2)]
+    if len(cells) in (4, 8) and k > 2:
+        k -= 1  # an async row prints CPU total % as the int 0
+    return cells[k] if k < len(cells) else ""
+
+
+def _request_close(exp, got, request):
+    """exp and got (one request's text) agree under the rounding rule."""
+    el, gl = exp.split("\n"), got.split("\n")
+
+    def seps(lines):
+        return [i for i, ln in enumerate(lines) if "-" in ln and set(ln) <= {"-", " "}]
+
+    se, sg = seps(el), seps(gl)
+    if len(se) < 3 or len(sg) != len(se) or el[se[0]] != gl[sg[0]]:
+        return len(el) == len(gl) and all(_line_close(a, b) for a, b in zip(el, gl))
+    if se[1] != sg[1] or len(el) - se[2] != len(gl) - sg[2]:
+        return False
+    outside = list(zip(el[: se[1] + 1], gl[: sg[1] + 1])) + list(zip(el[se[2]:], gl[sg[2]:]))
+    if not all(_line_close(a, b) for a, b in outside):
+        return False
+    sort_by = next((f.split("=", 1)[1] for f in request.split("\t") if f.startswith("sort_by=")), None)
+
+    def groups(lines):
+        """A row and the Source Location lines under it (no numbers)."""
+        out = []
+        for ln in lines:
+            if out and not _NUM.search(ln):
+                out[-1].append(ln)
+            else:
+                out.append([ln])
+        return out
+
+    def close(x, y):
+        return len(x) == len(y) and all(_line_close(p, q) for p, q in zip(x, y))
+
+    er, gr = groups(el[se[1] + 1: se[2]]), groups(gl[sg[1] + 1: sg[2]])
+    if len(er) != len(gr):
+        return False
+    if all(close(x, y) for x, y in zip(er, gr)):
+        return True
+    if sort_by is None or _sort_cell(er[0][0], sort_by) is None:
+        return False
+
+    def key(x):
+        return _sort_cell(x[0], sort_by)
+
+    if not all(_line_close(key(x), key(y)) for x, y in zip(er, gr)):  # rule (2)
+        return False
+    left, extra = list(gr), []
+    for x in er:  # the same rows, each within rule (1)
+        j = next((k for k, y in enumerate(left) if close(x, y)), None)
+        if j is None:
+            extra.append(x)
+        else:
+            left.pop(j)
+    # rows that only one table kept: a near-equal key at the row_limit cut
+    return all(_line_close(key(x), key(er[-1])) for x in extra + left)
+
+
 def compare(directory, name, got):
     """Differences between NAME.expected and prof.h's output `got` (None:
     test_tables found them equal), skipping the requests PyTorch raised on:
@@ -574,11 +755,15 @@ def compare(directory, name, got):
     parts = got.split(SEP)
     reqs = _requests(case)
     diffs = []
+    fine = "\ttimes=ns" in case
     for i, e in enumerate(exp[:-1]):
         if e.startswith(RAISED):
             continue
         g = parts[i] if i < len(parts) - 1 else None
         if g == e:
+            continue
+        if fine and g is not None and i < len(reqs) and _request_close(e, g, reqs[i]):
+            ROUNDED.add(name)
             continue
         el = e.split("\n")
         gl = (g or "").split("\n")
@@ -702,10 +887,13 @@ def main(argv):
     ap.add_argument("--bin", help="the test_tables binary (default: from ctest in build/)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="PyTorch processes (default: CPUs)")
     ap.add_argument("--minimize", action="store_true", help="shrink each mismatching case to NAME.min.case")
+    ap.add_argument("--fine", action="store_true", help="times in whole ns, not multiples of 125 ns (the rounding rule applies)")
     args = ap.parse_args(argv[1:])
     if args.cases < 1 or args.jobs < 1:
         ap.error("--cases and --jobs must be positive")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
+    global FINE
+    FINE = args.fine
     binary = os.path.abspath(args.bin) if args.bin else find_bin()
     if not binary or not os.access(binary, os.X_OK):
         print("fuzz.py: no test_tables binary; run `make build` first or give --bin", file=sys.stderr)
@@ -722,7 +910,7 @@ def main(argv):
 
     t0 = time.time()
     jobs = [(directory, seed, i, args.extreme) for i in range(args.cases)]
-    print(f"fuzz.py: seed {seed}{' --extreme' if args.extreme else ''}: {args.cases} cases in {directory}, "
+    print(f"fuzz.py: seed {seed}{' --extreme' if args.extreme else ''}{' --fine' if args.fine else ''}: {args.cases} cases in {directory}, "
           f"expected text from PyTorch {G.torch.__version__} ({args.jobs} process{'es' if args.jobs > 1 else ''})", flush=True)
     try:
         if args.jobs > 1:
@@ -758,7 +946,7 @@ def main(argv):
 
     print(f"cases run:   {len(names)} ({nreq} requests; {redrawn} drafts outside prof.h's range redrawn; "
           f"PyTorch {t1 - t0:.1f}s, {os.path.basename(binary)} {t2 - t1:.1f}s)")
-    print(f"matched:     {len(matched)}")
+    print(f"matched:     {len(matched)}" + (f" ({len(ROUNDED & set(matched))} of them under the rounding rule)" if args.fine else ""))
     print(f"skipped:     {len(skipped)} (PyTorch raised on {nraised} requests"
           + (": " + ", ".join(f"{n} {e}" for e, n in sorted(exc_names.items())) if nraised else "")
           + "; the other requests of these cases matched)")

@@ -109,6 +109,7 @@ import ast
 import glob
 import math
 import os
+import re
 import sys
 from collections import defaultdict
 
@@ -863,8 +864,24 @@ def _parse_int(v, where):
         raise CaseError(f"{where}: expected an integer, got {v!r}") from None
 
 
+# `option times=ns` (tests/tables/fuzz.py --fine): times may be any whole
+# number of nanoseconds, given as decimal microseconds with up to 3
+# decimals; each becomes ns / 1000 as a float, as the newest
+# _parse_kineto_results makes start_us from start_ns. PyTorch then computes
+# in floats where prof.h computes in exact ns, so the two may differ in a
+# last digit or in the order of near-equal rows (fuzz.py's rounding rule).
+NS_TIMES = False
+
+
 def _parse_time(v, where):
-    """A decimal number of microseconds that must be a multiple of 1/8 us."""
+    """A decimal number of microseconds that must be a multiple of 1/8 us
+    (or, with times=ns, of 1 ns)."""
+    if NS_TIMES:
+        m = re.fullmatch(r"(-?)(\d+)(?:\.(\d{1,3}))?", v)
+        if not m:
+            raise CaseError(f"{where}: time {v!r} is not a whole number of ns in us")
+        ns = int(m.group(2)) * 1000 + int((m.group(3) or "").ljust(3, "0"))
+        return (-ns if m.group(1) else ns) / 1000
     try:
         x = float(v)
     except ValueError:
@@ -989,6 +1006,98 @@ def _make_event(index, fields, opts, where):
     return evt
 
 
+def _parse_memory(fields, where):
+    """A memory record: (thread, ts_us, bytes, device_type)."""
+    rec = {"device": DeviceType.CPU}
+    seen = set()
+    for k, v in fields:
+        if k in seen:
+            raise CaseError(f"{where}: field {k!r} given twice")
+        seen.add(k)
+        w = f"{where}: {k}"
+        if k == "thread":
+            rec["thread"] = _parse_int(v, w)
+        elif k == "ts":
+            rec["ts"] = _parse_time(v, w)
+        elif k == "bytes":
+            rec["bytes"] = _parse_int(v, w)
+        elif k == "device":
+            if v not in _DEVICE_TYPES:
+                raise CaseError(f"{w}: unknown device {v!r}")
+            rec["device"] = _DEVICE_TYPES[v]
+        else:
+            raise CaseError(f"{where}: unknown memory field {k!r}")
+    for req in ("thread", "ts", "bytes"):
+        if req not in rec:
+            raise CaseError(f"{where}: missing {req}")
+    return rec
+
+
+def _charge_memory(events, records, opts):
+    """Memory records as 1.13's profile._parse_kineto_results charges them
+    (transcribed): every CPU event (async ones too) whose [start, end]
+    holds a record's time, on any thread, adds its bytes (cpu or cuda by
+    the record's device); a record no CPU event holds becomes a top-level
+    "[memory]" FunctionEvent (no duration, trace_name None, stack [],
+    input_shapes [], on the record's thread); then the whole list is
+    sorted by (start, -end), stably.
+
+    prof.h charges a record only to events of its own thread, so a case
+    where another thread's event holds a record is rejected; so is a case
+    whose events are not already in (start, -end) order (prof.h keeps a
+    hand-built list's order and puts each row before the first event that
+    starts after it)."""
+    keys = [[e.time_range.start, -e.time_range.end] for e in events]
+    if keys != sorted(keys):
+        raise CaseError("memory lines need the events in (start, -end) order")
+    matched = [False] * len(records)
+    for evt in events:
+        if evt.device_type != DeviceType.CPU:
+            continue
+        for i, (where, r) in enumerate(records):
+            if evt.time_range.start <= r["ts"] <= evt.time_range.end:
+                if evt.thread != r["thread"]:
+                    raise CaseError(f"{where}: held by {evt.name!r} of another thread (PyTorch charges by time, prof.h by thread)")
+                if r["device"] == DeviceType.CPU:
+                    evt.cpu_memory_usage += r["bytes"]
+                else:
+                    evt.device_memory_usage += r["bytes"]
+                matched[i] = True
+    next_id = max([e.id for e in events] + [0])
+    for i, (where, r) in enumerate(records):
+        if matched[i]:
+            continue
+        next_id += 1
+        events.append(
+            FunctionEvent(
+                id=next_id,
+                name="[memory]",
+                trace_name=None,
+                thread=r["thread"],
+                start_us=r["ts"],
+                end_us=r["ts"],
+                fwd_thread=r["thread"],
+                input_shapes=[],
+                stack=[],
+                scope=0,
+                use_device=opts["use_device"],
+                # 1.13 leaves these two at None, on which a with_flops
+                # table, a sort by flops and an Overload Name column raise
+                # TypeError; prof.h's row has no FLOPs and no overload
+                overload_name="",
+                flops=0,
+                cpu_memory_usage=r["bytes"] if r["device"] == DeviceType.CPU else 0,
+                device_memory_usage=r["bytes"] if r["device"] != DeviceType.CPU else 0,
+                is_async=False,
+                sequence_nr=-1,
+                device_type=DeviceType.CPU,
+                device_index=0,
+            )
+        )
+    events.sort(key=lambda evt: [evt.time_range.start, -evt.time_range.end])
+    return events
+
+
 _GROUP_FIELDS = ("averages", "group_by_input_shapes", "group_by_stack_n", "group_by_overload_name")
 
 
@@ -1066,8 +1175,11 @@ def _total_average(events, fields, where):
 def run_case(path):
     with open(path, "rb") as f:
         text = f.read().decode("utf-8")  # strict: case files must be UTF-8
+    global NS_TIMES
+    NS_TIMES = False
     opts = {"use_device": None, "profile_memory": False, "with_flops": False}
     raw = []  # (lineno, fields) of events
+    memory = []  # (lineno, record) of memory lines
     requests = []  # (lineno, kind, fields)
     for lineno, line in enumerate(text.split("\n"), 1):
         where = f"{path}:{lineno}"
@@ -1085,19 +1197,30 @@ def run_case(path):
                     opts["use_device"] = None if v == "none" else v
                 elif k in ("profile_memory", "with_flops"):
                     opts[k] = _parse_bool(v, where)
+                elif k == "times":
+                    if v not in ("ns", "eighths"):
+                        raise CaseError(f"{where}: times must be ns or eighths")
+                    NS_TIMES = v == "ns"
                 else:
                     raise CaseError(f"{where}: unknown option {k!r}")
         elif kind == "event":
             if requests:
                 raise CaseError(f"{where}: events must come before tables")
             raw.append((where, fields))
+        elif kind == "memory":
+            if requests:
+                raise CaseError(f"{where}: memory lines must come before tables")
+            memory.append((where, _parse_memory(fields, where)))
         elif kind in ("table", "total_average"):
             requests.append((where, kind, fields))
         else:
             raise CaseError(f"{where}: unknown line kind {kind!r}")
 
+    evts = [_make_event(i, fields, opts, where) for i, (where, fields) in enumerate(raw)]
+    if memory:
+        evts = _charge_memory(evts, memory, opts)
     events = EventList(
-        [_make_event(i, fields, opts, where) for i, (where, fields) in enumerate(raw)],
+        evts,
         use_device=opts["use_device"],
         profile_memory=opts["profile_memory"],
         with_flops=opts["with_flops"],

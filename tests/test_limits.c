@@ -1,0 +1,238 @@
+/* test_limits.c - arithmetic at the limits: every growth and size
+   computation refuses a size it cannot represent (the list stays whole),
+   and the FLOP helpers count exactly, stop at INT64_MAX and give 0 for a
+   negative dimension.
+
+   Once, prof_events_reserve(ev, SIZE_MAX) never returned (the capacity
+   doubled until it wrapped to 0), a count from 2^61 made the doubled size
+   wrap to 0 bytes, so realloc(p, 0) freed the array that was then used and
+   freed again, and the FLOP helpers overflowed int64 (UBSan aborts). */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+static int64_t add(prof_events *ev, const char *name, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = start;
+    d.end_ns = end;
+    return prof_events_add(ev, &d);
+}
+
+/* The list after a refused request is the list before it. */
+static void check_list_whole(prof_events *ev) {
+    prof_event e;
+    CHECK_EQ_INT(prof_events_count(ev), 2);
+    if (CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK)) {
+        CHECK_EQ_STR(e.name, "outer");
+        CHECK_EQ_INT(e.self_cpu_time_total_ns, 700);
+    }
+    if (CHECK_EQ_INT(prof_events_get(ev, 1, &e), PROF_OK)) CHECK_EQ_STR(e.name, "inner");
+}
+
+static void test_reserve_huge(void) {
+    static const size_t huge[] = { SIZE_MAX, SIZE_MAX / 2 + 1, (size_t)1 << 61, (size_t)1 << 60, (size_t)INT32_MAX + 1 };
+    prof_events *ev = prof_events_create();
+    size_t i;
+    if (!CHECK(ev != NULL)) return;
+    CHECK(add(ev, "outer", 0, 1000) == 0);
+    CHECK(add(ev, "inner", 100, 400) == 1);
+    check_list_whole(ev);
+    for (i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        prof_result r;
+        check_log_reset();
+        r = prof_events_reserve(ev, huge[i]); /* returns at once */
+        CHECK_MSG(r == PROF_E_ARG, "reserve(%zu) gave %d", huge[i], (int)r);
+        CHECK(check_log_has(PROF_E_ARG, "prof_events_reserve"));
+        check_list_whole(ev);
+    }
+    CHECK_EQ_INT(prof_events_reserve(ev, 1000), PROF_OK);
+    CHECK(add(ev, "later", 2000, 2500) == 2);
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    prof_events_free(ev);
+}
+
+/* The shared machinery, called directly with sizes no caller can reach
+   today, so a new caller cannot bring the wrap back. */
+static void test_grow_refuses(void) {
+    static const size_t need[] = { SIZE_MAX, (size_t)1 << 61, (size_t)1 << 60, (size_t)PTRDIFF_MAX / 56 + 1 };
+    size_t i, cap = 0;
+    char *p = NULL;
+    CHECK(prof__grow((void **)&p, &cap, 10, 56));
+    if (!CHECK(p != NULL)) return;
+    CHECK_EQ_INT(cap, 16);
+    memset(p, 'x', 16 * 56);
+    for (i = 0; i < sizeof need / sizeof need[0]; i++) {
+        char *before = p;
+        CHECK_MSG(!prof__grow((void **)&p, &cap, need[i], 56), "grow to %zu x 56 bytes succeeded", need[i]);
+        CHECK(p == before); /* not freed, not moved */
+        CHECK_EQ_INT(cap, 16);
+    }
+    CHECK(p[16 * 56 - 1] == 'x');
+    free(p);
+
+    /* element counts whose byte size wraps: (SIZE_MAX / 8 + 2) * 8 is 8 */
+    CHECK(prof__malloc_n(SIZE_MAX / 8 + 2, 8) == NULL);
+    CHECK(PROF__ALLOC(uint64_t, SIZE_MAX / 8 + 2) == NULL);
+    CHECK(PROF__ALLOC(int64_t, -1) == NULL);
+    {
+        prof__arena a;
+        void *q;
+        memset(&a, 0, sizeof a);
+        CHECK(prof__arena_alloc(&a, SIZE_MAX) == NULL); /* rounded up to 8, it was 0 */
+        CHECK(prof__arena_alloc(&a, SIZE_MAX - 6) == NULL);
+        CHECK(a.head == NULL);
+        q = prof__arena_alloc(&a, 24);
+        CHECK(q != NULL);
+        prof__arena_free(&a);
+    }
+    {
+        prof__buf b;
+        memset(&b, 0, sizeof b);
+        prof__buf_str(&b, "ab");
+        prof__buf_put(&b, "c", SIZE_MAX - 1); /* n + len + 1 wrapped to 2 bytes */
+        CHECK(b.oom);
+        CHECK_EQ_INT(b.n, 2);
+        CHECK_EQ_STR(b.p, "ab");
+        free(b.p);
+    }
+}
+
+/* An allocation of more than INT64_MAX bytes (a size_t the caller passes)
+   counts as INT64_MAX, not as a free of 1 byte; sums stop at the limit. */
+static void test_alloc_huge(void) {
+    prof_config cfg;
+    prof_events *ev;
+    int64_t i;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.profile_memory = 1;
+    cfg.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    {
+        PROF_SCOPE("one");
+        prof_alloc((const void *)0x1000, SIZE_MAX);
+    }
+    {
+        PROF_SCOPE("two");
+        prof_alloc((const void *)0x2000, (size_t)INT64_MAX);
+        prof_alloc((const void *)0x3000, 5);
+    }
+    prof_dealloc((const void *)0x1000);
+    prof_dealloc((const void *)0x2000);
+    prof_dealloc((const void *)0x3000);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    for (i = 0; i < (int64_t)prof_events_count(ev); i++) {
+        prof_event e;
+        if (!CHECK_EQ_INT(prof_events_get(ev, (size_t)i, &e), PROF_OK)) continue;
+        if (strcmp(e.name, "one") == 0) CHECK_EQ_INT(e.cpu_memory_usage, INT64_MAX);
+        if (strcmp(e.name, "two") == 0) CHECK_EQ_INT(e.cpu_memory_usage, INT64_MAX);
+    }
+    prof_events_free(ev);
+}
+
+/* A thread's name is copied into 64 bytes: 63 of it are kept, byte for
+   byte (the trace and prof_event.thread_name show the cut name). */
+static const char *name_seen(const char *name) {
+    static char got[256];
+    prof_config cfg;
+    prof_events *ev;
+    prof_event e;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.log = check_log;
+    got[0] = 0;
+    prof_set_thread_name(name);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return got;
+    { PROF_SCOPE("named"); }
+    ev = prof_stop();
+    if (CHECK(ev != NULL) && CHECK_EQ_INT(prof_events_count(ev), 1) && CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK) && CHECK(e.thread_name != NULL))
+        snprintf(got, sizeof got, "%s", e.thread_name);
+    prof_events_free(ev);
+    return got;
+}
+static void test_thread_name_cut(void) {
+    char name[101];
+    memset(name, 'a', 100);
+    name[100] = 0;
+    CHECK_EQ_INT(strlen(name_seen(name)), 63);
+    CHECK(strncmp(name_seen(name), name, 63) == 0);
+    name[63] = 0; /* exactly 63: whole */
+    CHECK_EQ_STR(name_seen(name), name);
+    name[62] = 0;
+    CHECK_EQ_STR(name_seen(name), name);
+    memset(name, 'b', 64);
+    name[64] = 0; /* 64: the last byte goes */
+    {
+        char got[128];
+        snprintf(got, sizeof got, "%s", name_seen(name));
+        name[63] = 0;
+        CHECK_EQ_STR(got, name);
+    }
+    prof_set_thread_name(NULL);
+}
+
+/* ------------------------------------------------------------------ FLOPs */
+static void test_flops_exact(void) {
+    /* values from PyTorch 1.13's profiler (with_flops=True) on the same
+       shapes: aten::mm [3,4]x[4,5] 120, aten::addmm 120, aten::bmm
+       [6,3,4]x[6,4,5] 720, aten::conv2d [2,8,5,7] * [16,2,3,3] with
+       groups=4 and padding=1 (output 5x7) 40320, and without padding
+       (output 3x5) 17280 */
+    static const int64_t x[4] = { 2, 8, 5, 7 }, w[4] = { 16, 2, 3, 3 }, x_out[4] = { 2, 8, 3, 5 };
+    static const int64_t w1[4] = { 16, 8, 3, 3 }; /* groups=1: C_in whole */
+    CHECK_EQ_INT(prof_flops_matmul(3, 4, 5), 120);
+    CHECK_EQ_INT(prof_flops_addmm(3, 4, 5), 120);
+    CHECK_EQ_INT(prof_flops_bmm(6, 3, 4, 5), 720);
+    CHECK_EQ_INT(prof_flops_conv2d(x, w), 40320);
+    CHECK_EQ_INT(prof_flops_conv2d(x_out, w), 17280);
+    CHECK_EQ_INT(prof_flops_conv2d(x, w1), 161280); /* 4x the grouped count */
+    CHECK_EQ_INT(prof_flops_matmul(1, 1, 1), 2);
+    CHECK_EQ_INT(prof_flops_matmul(7, 11, 13), 2002);
+    CHECK_EQ_INT(prof_flops_bmm(2, 7, 11, 13), 4004);
+    CHECK_EQ_INT(prof_flops_matmul(0, 4, 5), 0);
+    CHECK_EQ_INT(prof_flops_bmm(0, (int64_t)1 << 40, (int64_t)1 << 40, 1), 0); /* a zero wins over an overflow */
+}
+
+static void test_flops_saturate(void) {
+    static const int64_t big[4] = { (int64_t)1 << 20, (int64_t)1 << 20, (int64_t)1 << 20, (int64_t)1 << 20 };
+    static const int64_t one[4] = { 1, 1, 1, 1 }, exact_w[4] = { (int64_t)1 << 61, 1, 1, 1 }, edge_w[4] = { (int64_t)1 << 61, 1, 1, 2 };
+    /* the largest exact count, 2 * (2^62 - 1) = 2^63 - 2 (2^62 - 1 =
+       3 * 715827883 * 2147483647), and the first products past INT64_MAX */
+    CHECK_EQ_INT(prof_flops_matmul(3, 715827883, 2147483647), INT64_MAX - 1);
+    CHECK_EQ_INT(prof_flops_bmm(1, 3, 715827883, 2147483647), INT64_MAX - 1);
+    CHECK_EQ_INT(prof_flops_matmul((int64_t)1 << 31, (int64_t)1 << 31, 1), INT64_MAX); /* 2^63 */
+    CHECK_EQ_INT(prof_flops_matmul(INT64_MAX, INT64_MAX, INT64_MAX), INT64_MAX);
+    CHECK_EQ_INT(prof_flops_addmm(INT64_MAX, 2, 1), INT64_MAX);
+    CHECK_EQ_INT(prof_flops_bmm((int64_t)1 << 16, (int64_t)1 << 16, (int64_t)1 << 16, (int64_t)1 << 16), INT64_MAX);
+    CHECK_EQ_INT(prof_flops_bmm(3, (int64_t)1 << 20, (int64_t)1 << 20, (int64_t)1 << 20), (int64_t)3 << 61);
+    CHECK_EQ_INT(prof_flops_conv2d(big, big), INT64_MAX);
+    CHECK_EQ_INT(prof_flops_conv2d(one, exact_w), (int64_t)1 << 62);
+    CHECK_EQ_INT(prof_flops_conv2d(one, edge_w), INT64_MAX); /* 2 * 2^61 * 2 = 2^63 */
+}
+
+static void test_flops_invalid(void) {
+    static const int64_t x[4] = { 2, 8, 5, 7 }, w[4] = { 16, 2, 3, 3 }, neg[4] = { 16, 2, -3, 3 };
+    CHECK_EQ_INT(prof_flops_matmul(-3, 4, 5), 0);
+    CHECK_EQ_INT(prof_flops_matmul(-3, -4, 5), 0); /* two negatives are not a positive count */
+    CHECK_EQ_INT(prof_flops_matmul(INT64_MIN, -1, 1), 0);
+    CHECK_EQ_INT(prof_flops_addmm(3, 4, -5), 0);
+    CHECK_EQ_INT(prof_flops_bmm(-1, 3, 4, 5), 0);
+    CHECK_EQ_INT(prof_flops_bmm(6, 3, -4, -5), 0);
+    CHECK_EQ_INT(prof_flops_conv2d(x, neg), 0);
+    CHECK_EQ_INT(prof_flops_conv2d(NULL, w), 0);
+    CHECK_EQ_INT(prof_flops_conv2d(x, NULL), 0);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    test_reserve_huge();
+    test_grow_refuses();
+    test_alloc_huge();
+    test_thread_name_cut();
+    test_flops_exact();
+    test_flops_saturate();
+    test_flops_invalid();
+    return check_report();
+}
