@@ -7307,10 +7307,11 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             prof__extra *x = NULL;
             prof__cuinfo *ci;
             char name[256];
+            const void *raw = rec; /* each kind's record type is read through this: no type-punned cast */
             switch (rec->kind) {
             case CUPTI_ACTIVITY_KIND_KERNEL:
             case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-                const prof__cu_kernel_rec *k = (const prof__cu_kernel_rec *)(const void *)rec;
+                const prof__cu_kernel_rec *k = (const prof__cu_kernel_rec *)raw;
                 char *dem = NULL;
                 int status = -1;
                 if (!PROF__CU_SPAN(k)) break;
@@ -7336,7 +7337,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMCPY: {
-                const prof__cu_memcpy_rec *m = (const prof__cu_memcpy_rec *)(const void *)rec;
+                const prof__cu_memcpy_rec *m = (const prof__cu_memcpy_rec *)raw;
                 if (!PROF__CU_SPAN(m)) break;
                 snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
                 /* correlationId is the driver call's; the runtime call around
@@ -7350,7 +7351,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-                const prof__cu_ptop_rec *m = (const prof__cu_ptop_rec *)(const void *)rec;
+                const prof__cu_ptop_rec *m = (const prof__cu_ptop_rec *)raw;
                 if (!PROF__CU_SPAN(m)) break;
                 snprintf(name, sizeof name, "Memcpy PtoP (%s -> %s)", prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
                 if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
@@ -7363,7 +7364,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMSET: {
-                const prof__cu_memset_rec *m = (const prof__cu_memset_rec *)(const void *)rec;
+                const prof__cu_memset_rec *m = (const prof__cu_memset_rec *)raw;
                 if (!PROF__CU_SPAN(m)) break;
                 snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
                 if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
@@ -7375,7 +7376,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             }
             case CUPTI_ACTIVITY_KIND_RUNTIME:
             case CUPTI_ACTIVITY_KIND_DRIVER: {
-                const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)(const void *)rec;
+                const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)raw;
                 int driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
                 uint64_t tid;
                 if (!a->start || !PROF__CU_IN(a->start) || a->end < a->start) break;
@@ -7401,7 +7402,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 break;
             }
             case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-                const prof__cu_sync_rec *s = (const prof__cu_sync_rec *)(const void *)rec;
+                const prof__cu_sync_rec *s = (const prof__cu_sync_rec *)raw;
                 static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
                 uint32_t dev;
                 /* a context-wide sync has no stream: its own "sync" lane */
@@ -7425,13 +7426,13 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
                 break;
             }
             case CUPTI_ACTIVITY_KIND_DEVICE: {
-                const prof__cu_device_rec *d = (const prof__cu_device_rec *)(const void *)rec;
+                const prof__cu_device_rec *d = (const prof__cu_device_rec *)raw;
                 prof__cu_device_props(d);
                 free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMORY2: {
-                const prof__cu_memory_rec *m = (const prof__cu_memory_rec *)(const void *)rec;
+                const prof__cu_memory_rec *m = (const prof__cu_memory_rec *)raw;
                 int64_t bytes;
                 /* pinned and pageable host memory is the host's, not the device's */
                 int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;

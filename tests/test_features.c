@@ -273,8 +273,12 @@ static void test_async(void) {
         int64_t a = find(ev, "req_a"), b = find(ev, "req_b");
         if (CHECK(a >= 0 && b >= 0)) {
             prof_event ea = get(ev, (size_t)a), eb = get(ev, (size_t)b);
-            CHECK(ea.cpu_time_total_ns >= 20000);
-            CHECK(eb.cpu_time_total_ns >= 40000);
+            /* each spans at least its spin, less the clock's calibration
+               error: the TSC's rate is measured against CLOCK_MONOTONIC
+               over a short window, which a loaded machine skews by a few
+               percent (40000 measured as 39,9xx failed 1 run in 6) */
+            CHECK(ea.cpu_time_total_ns >= 20000 * 9 / 10);
+            CHECK(eb.cpu_time_total_ns >= 40000 * 9 / 10);
             CHECK(ea.end_ns <= eb.start_ns);
         }
     }
