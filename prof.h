@@ -109,15 +109,31 @@
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
    ===============================================================
-   max_events         cap on recorded events (default 16M = 384 MiB); past it
-                      events are dropped, counted and reported. Threads take
-                      the cap in shares (a quarter of what is left, split
-                      among them, single events near the end); a thread
-                      that stops recording keeps the unused rest of its
-                      share until it exits or the session ends, so with
-                      idle threads drops can begin a little before the cap
-                      (by at most about a quarter of it). Recorded +
-                      dropped + open at the stop is always exact.
+   max_events         cap on recorded events (default 16M); past it events
+                      are dropped, counted and reported. It is decided when
+                      a scope begins: a scope admitted then always gets its
+                      record when it ends, and once a thread meets the cap
+                      no new scope begins recording there, so whole
+                      subtrees are dropped, never a parent whose children
+                      are kept. The table of such a profile says so in one
+                      line after its totals, and the trace in its
+                      "prof_dropped" key. Marks, counter samples,
+                      allocations and async begins/ends count as events too.
+                      The cap counts events, not memory: a plain scope is
+                      one 24-byte record; shapes add 1 + (values + 1) / 2
+                      records (up to 33), FLOPs, an overload name and
+                      autograd fields one each, a native stack 1 + (frames
+                      + 1) / 2 (up to 17), an allocation 2 in all; the
+                      name of a PROF_SCOPE_DYN is copied once per session
+                      and site, and only for an admitted scope.
+                      Threads take the cap in shares (a quarter of what is
+                      left, split among them, single events near the end);
+                      a thread that stops recording keeps the unused rest
+                      of its share until it exits or the session ends, so
+                      with idle threads drops can begin a little before the
+                      cap (by at most about a quarter of it). prof_stats
+                      accounts for every scope: scopes_entered ==
+                      scopes_recorded + scopes_dropped + open_at_stop.
    record_shapes, profile_memory, with_stack, with_flops
                       as torch.profiler.profile's options; with_stack is
                       PROF_STACK_SCOPES (the chain of enclosing scopes) or
@@ -206,8 +222,8 @@
    written in place, and emptied if the export then fails. Devices, pipes,
    /proc files and /dev/stdout or /dev/fd/N are written in place.
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
-   displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName) are
-   refused; a distributedInfo given as metadata replaces prof.h's.
+   displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
+   prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
 
    SIGNALS
    =======
@@ -452,11 +468,17 @@ typedef struct prof_event {
     int64_t device_memory_usage, self_device_memory_usage;
 } prof_event;
 
-/* Recording statistics, reported with the results. */
+/* Recording statistics, reported with the results. For scopes (PROF_SCOPE,
+   PROF_BEGIN and the like, ProfilerStep#N) always
+       scopes_entered == scopes_recorded + scopes_dropped + open_at_stop. */
 typedef struct prof_stats {
-    uint64_t events;            /* events in the list */
-    uint64_t dropped;           /* lost to the event cap, or for lack of
-                                   memory (prof_stop's warning tells which) */
+    uint64_t events;            /* events in the list (after _remove_dup_nodes
+                                   merged a child into its parent: `merged`) */
+    uint64_t dropped;           /* everything lost to the event cap or for lack
+                                   of memory: scopes_dropped plus the marks,
+                                   counter samples, allocations and async
+                                   records dropped (and CUPTI's records)
+                                   (prof_stop's warning tells which) */
     uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
     uint64_t open_at_stop;      /* scopes still open when prof_stop began
                                    (those that closed while it ran included) */
@@ -474,6 +496,18 @@ typedef struct prof_stats {
                                    input, a number of dims and then that many
                                    dims: their Input Shapes show what could
                                    be read (prof_stop warns) */
+    uint64_t scopes_entered;    /* scopes begun while recording */
+    uint64_t scopes_recorded;   /* of those, recorded (before any merge) */
+    uint64_t scopes_dropped;    /* of those, dropped: begun past the cap
+                                   (with all they enclose), or lost for
+                                   lack of memory */
+    uint64_t merged;            /* events _remove_dup_nodes merged into
+                                   their parent (recursion through one
+                                   operator name) */
+    uint64_t marks, marks_dropped;       /* PROF_MARK */
+    uint64_t counters, counters_dropped; /* PROF_COUNTER samples */
+    uint64_t allocs, allocs_dropped;     /* prof_alloc/prof_dealloc records */
+    uint64_t async_records, async_dropped; /* PROF_ASYNC_BEGIN and _END calls */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -619,11 +653,25 @@ PROF_API int prof_json_valid(const char *json);
 /* Private, but the macros expand to them. */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
 typedef struct prof__thread prof__thread;
+/* The gate: one 64-bit word whose high half is the session the thread may
+   record in without asking (compared with prof__g_epoch by every scope) and
+   whose low half counts the thread's share of the event cap up to 2^32.
+   Each scope adds one to the whole word; the add that spends the last
+   credit carries into the high half, which then no longer matches, so the
+   next scope goes the slow way, which takes a new share or refuses the
+   scope: the cap costs the hot path nothing beyond the count it kept
+   anyway. Scopes entered = gate - gate_base (see prof__tstate). Sessions
+   number their epochs in steps of 4, so a carried (+1) or a native-stack
+   (+2) high half never matches one. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PROF__GATE_HI 0
+#else
+#define PROF__GATE_HI 1
+#endif
+typedef union prof__gate { uint64_t word; uint32_t half[2]; } prof__gate;
 struct prof__thread {
     prof__rec *pos, *end;      /* write window of the current block */
-    uint32_t epoch;            /* session this buffer belongs to */
-    uint32_t enters;           /* scopes opened this session; prof_stop subtracts
-                                  the records to find those still open */
+    prof__gate gate;           /* written only by the owner thread */
 };
 typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0; } prof__scope;
 
@@ -640,6 +688,7 @@ PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
    memory made clang keep every scope of the hot path in memory as well. */
 typedef struct prof__entered { prof__thread *t; uint64_t t0; } prof__entered;
 PROF_API prof__entered prof__scope_enter_slow(void);
+PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* Declared, never defined: it only appears inside sizeof, to mark macro
@@ -752,14 +801,15 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
        their jumps fall; that layout measured best of the four tried). */
     if (!epoch) { s.t = PROF__NULL; return s; }
     s.t = prof__tls;
-    /* first scope of a thread or session, or native stacks: out of line */
-    if (PROF__UNLIKELY(s.t->epoch != epoch)) {
+    /* first scope of a thread or session, share of the cap spent, or
+       native stacks: out of line (s.t NULL there: not recorded) */
+    if (PROF__UNLIKELY(s.t->gate.half[PROF__GATE_HI] != epoch)) {
         prof__entered e = prof__scope_enter_slow();
         s.t = e.t;
         s.t0 = e.t0;
         return s;
     }
-    __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s.t->gate.word, s.t->gate.word + 1, __ATOMIC_RELAXED);
     s.t0 = prof__now();
     return s;
 }
@@ -784,11 +834,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
         prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
     }
-    {
-        const prof_site *named = prof__intern_site(site, name);
-        if (!named) { prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s; } /* no memory for the name: dropped, counted */
-        return prof__scope_enter(named);
-    }
+    return prof__scope_enter_named(site, name); /* admitted by the cap, then the name copied */
 }
 
 #define PROF__CAT_(a, b) a##b
@@ -1399,14 +1445,29 @@ typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
     struct prof__tstate *next;
     int dead;
-    uint32_t bound_epoch;      /* session the buffer belongs to; hot.epoch is
-                                  0 instead when every enter must go slow */
+    uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t tid, pthread_id;
     char name[64];
     prof__block *head, *cur;
-    uint64_t dropped, unbalanced;
-    uint64_t dropped_closes;   /* scope records lost to the cap: closes all the same */
+    uint64_t dropped, unbalanced;  /* dropped: scopes entered and not recorded */
     uint64_t dropped_nomem;    /* of dropped, those lost for lack of memory */
+    /* The cap (see prof__thread's gate). Scopes entered this session =
+       scopes_before + gate - gate_base + refused. Written by the owner
+       inside `busy`, which prof_stop waits out before it reads them. */
+    uint64_t gate_base;        /* gate at the start of the current share */
+    uint64_t gate_end;         /* gate once the share is spent */
+    uint64_t scopes_before;    /* scopes entered on earlier shares */
+    uint64_t refused;          /* scopes entered but never admitted (cap,
+                                  or no memory for their PROF_BEGIN entry) */
+    uint32_t gate_epoch;       /* gate's high half while the share lasts:
+                                  bound_epoch, + 2 with native stacks (every
+                                  scope then goes the slow way) */
+    int capped;                /* the cap refused a share: no scope begins
+                                  recording on this thread again this session */
+    int busy;                  /* in prof__gate_refill / prof__scope_lost */
+    uint64_t xcredits;         /* share of the cap for marks, counters,
+                                  allocations and async records */
+    uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
     prof__open *open;          /* PROF_BEGIN stack */
     int32_t n_open, cap_open;
     uint32_t n_lost;           /* BEGINs above the stack that could not be kept (out of
@@ -1515,10 +1576,12 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
 
 static PROF__NI void prof__thread_exit(void *p) {
     prof__tstate *t = (prof__tstate *)p;
-    /* an exiting thread hands its unused share of the cap back */
-    if (t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && t->hot.end > t->hot.pos) {
-        __atomic_fetch_add(&prof__g.budget, (int64_t)(t->hot.end - t->hot.pos), __ATOMIC_RELAXED);
-        t->hot.end = t->hot.pos;
+    /* an exiting thread hands its unused shares of the cap back */
+    if (t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
+        uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;
+        __atomic_fetch_add(&prof__g.budget, (int64_t)(left + t->xcredits), __ATOMIC_RELAXED);
+        t->gate_end = t->hot.gate.word;
+        t->xcredits = 0;
     }
     pthread_mutex_lock(&prof__g_lock);
     t->dead = 1;
@@ -1740,13 +1803,7 @@ static PROF__NI int prof__pf_reserve(size_t *records) {
     return res;
 }
 
-/* An event lost for lack of memory (counted apart from the cap's drops). */
-static PROF__NI void prof__drop_nomem(prof__tstate *t) {
-    PROF__STORER(&t->dropped, t->dropped + 1);
-    PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
-}
-
-/* Takes up to `want` records from the session's cap. */
+/* Takes up to `want` events from the session's cap. */
 static PROF__NI size_t prof__reserve(size_t want) {
     int64_t have = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
     for (;;) {
@@ -1756,71 +1813,121 @@ static PROF__NI size_t prof__reserve(size_t want) {
             return (size_t)take;
     }
 }
+/* A share of the cap: a quarter of what is left, split among the recording
+   threads, so a thread never sits on budget another one needs; near the
+   cap shares are single events, which keeps the count exact. */
+static PROF__NI size_t prof__share(void) {
+    int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
+    int64_t want = left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1));
+    if (want < 1) want = 1;
+    if (want > 0x40000000) want = 0x40000000; /* the gate's low half holds it */
+    return prof__reserve((size_t)want);
+}
 
-/* Room for `need` more records: the current block's reservation is
-   extended, or the next block (reused, or mapped and prefaulted now) starts
-   one. Shares of the cap are taken in pieces that shrink as it runs out
-   (a quarter of what is left, split among the recording threads), so a
-   thread never sits on budget another one needs; near the cap they are
-   single records, which keeps the count exact. */
+/* ----- the cap -----
+   The cap counts events and is decided when a scope begins: a scope
+   admitted then always gets its record when it ends (records are only ever
+   refused for lack of memory), and once the cap refuses a thread nothing
+   new begins recording there, so whole subtrees are dropped and a parent is
+   never lost while its children are kept. The counts the owner keeps here
+   are read by prof_stop, which sets prof__g_epoch to 0 and then waits while
+   `busy` is set: either the owner saw the session end (and counts nothing,
+   the scope then being open at the stop or begun after it) or prof_stop
+   sees its complete counts. */
+static PROF__NI int prof__gate_enter(prof__tstate *t) {
+    __atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&prof__g_epoch, __ATOMIC_SEQ_CST) == t->bound_epoch) return 1;
+    __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+    return 0;
+}
+static PROF__NI void prof__gate_leave(prof__tstate *t) { __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE); }
+
+/* A scope entered that will have no record: refused (never admitted), or
+   admitted and then lost for lack of memory. */
+static PROF__NI void prof__scope_lost(prof__tstate *t, int refused, int nomem) {
+    if (!prof__gate_enter(t)) return;
+    if (refused) PROF__STORER(&t->refused, t->refused + 1);
+    PROF__STORER(&t->dropped, t->dropped + 1);
+    if (nomem) PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
+    prof__gate_leave(t);
+}
+
+/* The gate is spent (or the thread just bound): a new share, of which this
+   scope takes one, or the scope is refused. 1 = admitted. */
+static PROF__NI int prof__gate_refill(prof__tstate *t) {
+    size_t got = 0;
+    if (!t->capped && prof__gate_enter(t)) {
+        got = prof__share();
+        if (got) {
+            uint64_t hi = (uint64_t)t->gate_epoch << 32;
+            PROF__STORER(&t->scopes_before, t->scopes_before + (t->hot.gate.word - t->gate_base));
+            PROF__STORER(&t->gate_base, hi + (((uint64_t)1 << 32) - got));
+            t->gate_end = hi + ((uint64_t)1 << 32);
+            __atomic_store_n(&t->hot.gate.word, t->gate_base + 1, __ATOMIC_RELAXED);
+        } else {
+            t->capped = 1;
+        }
+        prof__gate_leave(t);
+    }
+    if (!got) prof__scope_lost(t, 1, 0);
+    return got != 0;
+}
+/* A scope begins on a bound thread outside the hot path. 1 = admitted. */
+static PROF__NI int prof__admit(prof__tstate *t) {
+    if (t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch) {
+        __atomic_store_n(&t->hot.gate.word, t->hot.gate.word + 1, __ATOMIC_RELAXED);
+        return 1;
+    }
+    return prof__gate_refill(t);
+}
+/* Marks, counter samples, allocations and async records share the cap
+   through a share of their own (they are no scopes: no gate count). */
+enum { PROF__X_MARK = 0, PROF__X_COUNTER = 1, PROF__X_ALLOC = 2, PROF__X_ASYNC = 3 };
+static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
+    PROF__STORER(&t->xdropped[kind], t->xdropped[kind] + 1);
+}
+static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
+    if (!t->xcredits && !(t->xcredits = prof__share())) { prof__x_lost(t, kind); return 0; }
+    t->xcredits--;
+    return 1;
+}
+
+/* Room for `need` more contiguous records: the next block (reused, or
+   mapped now) starts a new window. No cap here: every record written
+   belongs to an event the cap admitted. */
 static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     prof__tstate *t = (prof__tstate *)h;
     prof__block *blk, *cur = t->cur;
-    size_t used = 0, room, want, got;
-    int64_t left;
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     if (!epoch || t->bound_epoch != epoch) return NULL; /* session over */
-    if (h->end > h->pos) { /* hand back what `need` cannot use */
-        __atomic_fetch_add(&prof__g.budget, (int64_t)(h->end - h->pos), __ATOMIC_RELAXED);
-        h->end = h->pos;
+    blk = cur ? cur->next : t->head;
+    if (!blk) {
+        size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
+        if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
+        if (cap >= PROF__PF_MIN) blk = prof__pf_take(1);
+        else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
+            blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
+        else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
+        if (!blk && !(blk = prof__block_new(cap, 0))) return NULL;
+        __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
+        if (cur) PROF__STORE(&cur->next, blk);
+        else PROF__STORE(&t->head, blk);
     }
-    left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
-    if (left < (int64_t)need) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
-    if (cur && cur->cap - (size_t)(h->pos - cur->recs) >= need) {
-        blk = cur;
-        used = (size_t)(h->pos - cur->recs);
-    } else {
-        blk = cur ? cur->next : t->head;
-        if (!blk) {
-            size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
-            if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
-            if (cap >= PROF__PF_MIN) blk = prof__pf_take(1);
-            else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
-                blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
-            else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
-            if (!blk && !(blk = prof__block_new(cap, 0))) { prof__drop_nomem(t); return NULL; }
-            __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
-            if (cur) PROF__STORE(&cur->next, blk);
-            else PROF__STORE(&t->head, blk);
-        }
-    }
-    room = blk->cap - used;
-    want = (size_t)(left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1)));
-    if (want < need) want = need;
-    if (want > room) want = room;
-    got = prof__reserve(want);
-    if (got < need) {
-        if (got) __atomic_fetch_add(&prof__g.budget, (int64_t)got, __ATOMIC_RELAXED);
-        PROF__STORER(&t->dropped, t->dropped + 1);
-        return NULL;
-    }
-    if (blk != cur) {
-        if (cur) PROF__STORE(&cur->used, (size_t)(h->pos - cur->recs));
-        blk->used = 0;
-        PROF__STORE(&blk->limit, got);
-        PROF__STORE(&t->cur, blk);
-        h->end = blk->recs + got;
-        return blk->recs;
-    }
-    PROF__STORE(&blk->limit, used + got);
-    h->end = h->pos + got;
-    return h->pos;
+    if (blk->cap < need) return NULL; /* never: blocks hold 512 records and more */
+    if (cur) PROF__STORE(&cur->used, (size_t)(h->pos - cur->recs));
+    blk->used = 0;
+    PROF__STORE(&blk->limit, blk->cap);
+    PROF__STORE(&t->cur, blk);
+    h->end = blk->recs + blk->cap;
+    return blk->recs;
 }
-/* The hot path's slow side: the block is full (or there is none yet). */
-PROF_API PROF__NI void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
+/* The hot path's slow side: the block is full (or there is none yet).
+   Never inlined: in the hot loop it would take registers from the path
+   that matters. */
+PROF_API PROF__NI __attribute__((noinline)) void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
     prof__tstate *t = (prof__tstate *)h;
     prof__rec *r = prof__grow_n(h, 1);
-    if (!r) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
+    if (!r) { prof__scope_lost(t, 0, 1); return; }
     r->site = site;
     r->t0 = t0;
     r->t1 = t1;
@@ -1879,9 +1986,17 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         __atomic_fetch_add(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
-        PROF__STORER(&t->dropped_closes, 0);
         PROF__STORER(&t->dropped_nomem, 0);
-        PROF__STORER(&t->hot.enters, 0u);
+        PROF__STORER(&t->refused, 0);
+        PROF__STORER(&t->scopes_before, 0);
+        memset(t->xdropped, 0, sizeof t->xdropped);
+        t->xcredits = 0;
+        t->capped = 0;
+        /* spent: the first scope takes a share */
+        t->gate_epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? epoch + 2 : epoch;
+        t->gate_end = (uint64_t)(t->gate_epoch + 1) << 32;
+        PROF__STORER(&t->gate_base, t->gate_end);
+        __atomic_store_n(&t->hot.gate.word, t->gate_end, __ATOMIC_RELAXED);
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
@@ -1898,7 +2013,6 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
                 PROF__STORE(&t->head, b);
             }
         }
-        t->hot.epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? 0 : epoch;
         PROF__STORE(&t->bound_epoch, epoch);
     }
     return &t->hot;
@@ -1912,7 +2026,9 @@ static PROF__NI prof__rec *prof__slot(prof__thread *h) {
 }
 
 /* PROF_SCOPE_DYN: the name is copied once per session and call site into a
-   per-thread table, so the record still holds one pointer. */
+   per-thread table, so the record still holds one pointer. Called only for
+   a scope the cap admitted: the names of dropped scopes cost nothing. NULL:
+   no memory (the caller counts the loss). */
 PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, const char *name) {
     prof__thread *h = prof__thread_get();
     prof__tstate *t = (prof__tstate *)h;
@@ -1932,7 +2048,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     if ((t->dyn_n + 1) * 2 > t->dyn_cap) {
         size_t ncap = t->dyn_cap ? t->dyn_cap * 2 : 64, j;
         prof__dyn_site **nt = PROF__ALLOC(prof__dyn_site *, ncap);
-        if (!nt) { prof__drop_nomem(t); return NULL; }
+        if (!nt) return NULL;
         memset(nt, 0, ncap * sizeof *nt);
         for (j = 0; j < t->dyn_cap; j++) {
             d = t->dyn_tab[j];
@@ -1951,7 +2067,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     i = prof__mix(hash) & (t->dyn_cap - 1);
     d = (prof__dyn_site *)prof__arena_alloc(&t->dyn_arena, sizeof *d);
     copy = (char *)prof__arena_alloc(&t->dyn_arena, len + 1);
-    if (!d || !copy) { prof__drop_nomem(t); return NULL; }
+    if (!d || !copy) return NULL;
     memcpy(copy, name, len + 1);
     d->site = *origin;
     d->site.name = copy;
@@ -1963,12 +2079,10 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
 }
 
 /* PROF_BEGIN keeps its stack even while nothing records, so an END after
-   prof_start closes the BEGIN made before it instead of looking unbalanced. */
-PROF_API PROF__NI void prof__begin(const prof_site *site) {
-    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
-    prof__tstate *t = prof__self();
+   prof_start closes the BEGIN made before it instead of looking unbalanced.
+   `epoch` 0: stacked unrecorded (begun while off, or refused). */
+static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, uint32_t epoch) {
     prof__open *o;
-    if (!t && !(t = prof__attach())) return;
     if (!t->n_lost && t->n_open == t->cap_open) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
@@ -1982,24 +2096,28 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
            does not close the enclosing BEGIN; none is stacked again until
            the lost ones are closed, which keeps the order */
         t->n_lost++;
-        if (epoch && site) prof__drop_nomem(t);
+        if (epoch) prof__scope_lost(t, 0, 1);
         return;
     }
     o = &t->open[t->n_open++];
     o->site = site;
-    o->epoch = 0;
-    o->t0 = 0;
-    /* site NULL: a PROF_BEGIN_DYN whose name found no memory (already
-       counted as dropped); stacked unrecorded, so that its END pairs */
-    if (epoch && site && prof__thread_get()) {
-        PROF__STORER(&t->hot.enters, t->hot.enters + 1);
-        o->epoch = epoch;
-        o->t0 = prof__now();
+    o->epoch = epoch;
+    o->t0 = epoch ? prof__now() : 0;
+}
+/* The named variant interns its name only once the cap admitted it. */
+static PROF__NI void prof__begin_named(const prof_site *site, const char *name, int dyn) {
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
+    prof__tstate *t = prof__self();
+    if (!t && !(t = prof__attach())) return;
+    if (epoch && prof__thread_get() && prof__admit(t)) {
+        const prof_site *named = dyn ? prof__intern_site(site, name) : site;
+        if (named) { prof__begin_push(t, named, epoch); return; }
+        prof__scope_lost(t, 0, 1);
     }
+    prof__begin_push(t, site, 0);
 }
-PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) {
-    prof__begin(__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__intern_site(site, name) : site);
-}
+PROF_API PROF__NI void prof__begin(const prof_site *site) { prof__begin_named(site, NULL, 0); }
+PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) { prof__begin_named(site, name, 1); }
 PROF_API PROF__NI void prof__end(void) {
     uint64_t t1 = prof__now();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
@@ -2014,22 +2132,26 @@ PROF_API PROF__NI void prof__end(void) {
     }
     o = t->open[--t->n_open];
     if (!epoch || o.epoch != epoch || !(h = prof__thread_get())) return; /* begun while off or in another session */
-    if (!(r = prof__slot(h))) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
+    if (!(r = prof__slot(h))) { prof__scope_lost(t, 0, 1); return; }
     r->site = o.site;
     r->t0 = o.t0;
     r->t1 = t1;
     PROF__STORE(&h->pos, r + 1);
 }
+/* The record's tag: the low three bits of its first word (see below). */
+enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
+       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
 /* Marks and counter samples: the site pointer carries a tag in its low bits. */
 PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double value) {
     uint64_t t0 = prof__now();
     prof__thread *h;
     prof__rec *r;
+    int kind = tag == PROF__TAG_MARK ? PROF__X_MARK : PROF__X_COUNTER;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
     h = prof__thread_get();
-    if (!h) return;
+    if (!h || !prof__admit_x((prof__tstate *)h, kind)) return;
     r = prof__slot(h);
-    if (!r) return;
+    if (!r) { prof__x_lost((prof__tstate *)h, kind); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t0;
     memcpy(&r->t1, &value, sizeof value);
@@ -2041,8 +2163,6 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
    records (tag 3) carry data for the record that follows them; a scope with
    arguments writes its extensions and its own record in one reservation,
    so nothing can separate them. */
-enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
-       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
 enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_OVERLOAD = 3,
        PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6 };
 #define PROF__EXT(kind, aux) ((const void *)(uintptr_t)(3u | ((uintptr_t)(kind) << 3) | ((uintptr_t)(aux) << 8)))
@@ -2104,48 +2224,70 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         r->t1 = t1;
         PROF__STORE(&h->pos, start + k);
     } else {
-        prof__tstate *t = (prof__tstate *)h;
-        PROF__STORER(&t->dropped_closes, t->dropped_closes + 1);
+        prof__scope_lost((prof__tstate *)h, 0, 1);
     }
 }
 
 
-/* First scope of a thread in a session, and every scope in native-stack mode. */
-PROF_API PROF__NI prof__entered prof__scope_enter_slow(void) {
-    prof__entered s;
-    s.t0 = 0;
-    s.t = prof__thread_get();
-    if (!s.t) return s;
-    __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
+/* A scope's start time; in native-stack mode also its return addresses
+   (named at prof_stop), in an extension that names the scope by that start
+   time, since its children are recorded before it. `caller`: the return
+   address into the scope's function, where the stack starts. */
+static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller) {
 #if defined(PROF__HAVE_BACKTRACE)
     if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) {
-        /* Return addresses now, names at prof_stop; the extension names the
-           scope by its start time, since children are recorded in between. */
         void *addr[PROF__NATIVE_MAX + 4];
-        void *caller = __builtin_return_address(0);
         int total = backtrace(addr, PROF__NATIVE_MAX + 4), skip = 0, n;
         size_t k;
         prof__rec *r, *start;
-        /* start at the scope's own function: drop this function and any
-           wrapper frames (sanitizers intercept backtrace) */
+        uint64_t t0;
+        /* drop prof.h's frames and any wrapper frames (sanitizers
+           intercept backtrace) */
         while (skip < total && addr[skip] != caller) skip++;
         if (skip == total) skip = 1;
         n = total - skip;
         if (n > PROF__NATIVE_MAX) n = PROF__NATIVE_MAX;
         k = 1 + ((size_t)(n > 0 ? n : 0) + 1) / 2;
-        s.t0 = prof__now();
-        if (n > 0 && (r = start = prof__slots(s.t, k)) != NULL) {
+        t0 = prof__now();
+        /* no room: the scope is recorded without its stack */
+        if (n > 0 && (r = start = prof__slots(h, k)) != NULL) {
             r->site = PROF__EXT(PROF__EXT_NATIVE, n);
-            r->t0 = s.t0;
+            r->t0 = t0;
             r->t1 = 0;
             r++;
             prof__put_data(&r, (const uint64_t *)(const void *)(addr + skip), (size_t)n);
-            PROF__STORE(&s.t->pos, start + k);
+            PROF__STORE(&h->pos, start + k);
         }
-        return s;
+        return t0;
     }
+#else
+    (void)h; (void)caller;
 #endif
-    s.t0 = prof__now();
+    return prof__now();
+}
+
+/* A scope the hot path could not admit: the thread's first in a session,
+   its share of the cap spent, or native-stack mode. t NULL: not recorded. */
+PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow(void) {
+    prof__entered s;
+    s.t0 = 0;
+    s.t = prof__thread_get();
+    if (!s.t) return s;
+    if (!prof__admit((prof__tstate *)s.t)) { s.t = NULL; return s; }
+    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
+    return s;
+}
+/* PROF_SCOPE_DYN while recording: admitted first, then its name copied. */
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+    prof__scope s;
+    prof__tstate *t = (prof__tstate *)prof__thread_get();
+    s.t = PROF__NULL;
+    s.site = site;
+    s.t0 = 0;
+    if (!t || !prof__admit(t)) return s;
+    if (!(s.site = prof__intern_site(site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
+    s.t = &t->hot;
+    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
     return s;
 }
 
@@ -2154,7 +2296,8 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
     prof__thread *h;
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    if (!(h = prof__thread_get()) || !(r = prof__slots(h, 1))) return;
+    if (!(h = prof__thread_get()) || !prof__admit_x((prof__tstate *)h, PROF__X_ASYNC)) return;
+    if (!(r = prof__slots(h, 1))) { prof__x_lost((prof__tstate *)h, PROF__X_ASYNC); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t;
     r->t1 = id;
@@ -2217,7 +2360,8 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
     prof__thread *h;
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return;
-    if (!(h = prof__thread_get()) || !(r = prof__slots(h, 2))) return;
+    if (!(h = prof__thread_get()) || !prof__admit_x((prof__tstate *)h, PROF__X_ALLOC)) return;
+    if (!(r = prof__slots(h, 2))) { prof__x_lost((prof__tstate *)h, PROF__X_ALLOC); return; }
     r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
     r[0].t0 = ptr;
     r[0].t1 = (uint64_t)(uintptr_t)category;
@@ -2417,7 +2561,7 @@ PROF_API void prof_shutdown(void) {
                 while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
                 t->head = t->cur = NULL;
                 t->hot.pos = t->hot.end = NULL;
-                t->hot.epoch = 0;
+                t->hot.gate.word = 0;
                 t->bound_epoch = 0;
                 pp = &t->next;
             } else {
@@ -2815,7 +2959,7 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped_or_unbalanced, began_late; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t entered, dropped, other, began_late; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
    thread's scopes arrive in the order they ended (children before their
@@ -2958,7 +3102,8 @@ static PROF__NI prof_events *prof__collect(void) {
     size_t nasync = 0, capasync = 0;
     uint64_t *addrs = NULL;
     size_t naddrs = 0, capaddrs = 0;
-    uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop;
+    uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop, xdropped[4] = { 0, 0, 0, 0 };
+    int xk;
     int named_open = 0; /* still-open PROF_BEGINs of the calling thread, warned about by name */
     int tree_ok;
     unsigned features = prof__g_features;
@@ -2992,7 +3137,8 @@ static PROF__NI prof_events *prof__collect(void) {
     __asm__ __volatile__("isb" : : : "memory"); /* the counter read completes before the store */
 #endif
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* nor does the compiler move them */
-    __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
+    /* seq_cst: against prof__gate_enter's store and load (see >>recorder) */
+    __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
     e = prof_events_create();
     if (!e) goto oom;
     e->base_real_ns = prof__g.real_start;
@@ -3021,12 +3167,22 @@ static PROF__NI prof_events *prof__collect(void) {
         cuthr[ncuthr].tid = t->tid;
         ncuthr++;
 #endif
-        snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
-        snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
-        snaps[nsnap - 1].nrec = 0;
-        snaps[nsnap - 1].began_late = 0;
-        snaps[nsnap - 1].dropped_or_unbalanced = PROF__LOADR(&t->dropped) + PROF__LOADR(&t->unbalanced);
-        e->stats.dropped += PROF__LOADR(&t->dropped);
+        /* the owner's counts are whole once it is out of `busy` (the
+           section is a few instructions; it saw the session end or will) */
+        while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) sched_yield();
+        {
+            /* the gate after pos: a scope begun in between counts as open */
+            uint64_t gate = __atomic_load_n(&t->hot.gate.word, __ATOMIC_RELAXED);
+            prof__snap *sn = &snaps[nsnap - 1];
+            sn->entered = PROF__LOADR(&t->scopes_before) + (gate - PROF__LOADR(&t->gate_base)) + PROF__LOADR(&t->refused);
+            sn->dropped = PROF__LOADR(&t->dropped);
+            sn->nrec = 0;
+            sn->began_late = 0;
+            sn->other = PROF__LOADR(&t->unbalanced);
+            for (xk = 0; xk < 4; xk++) { xdropped[xk] += PROF__LOADR(&t->xdropped[xk]); sn->other += PROF__LOADR(&t->xdropped[xk]); }
+            e->stats.scopes_entered += sn->entered;
+            e->stats.scopes_dropped += sn->dropped;
+        }
         dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
@@ -3034,6 +3190,11 @@ static PROF__NI prof_events *prof__collect(void) {
     pthread_mutex_lock(&prof__pf_lock);
     e->stats.blocks_prefaulted = prof__pf.taken;
     pthread_mutex_unlock(&prof__pf_lock);
+    e->stats.marks_dropped = xdropped[PROF__X_MARK];
+    e->stats.counters_dropped = xdropped[PROF__X_COUNTER];
+    e->stats.allocs_dropped = xdropped[PROF__X_ALLOC];
+    e->stats.async_dropped = xdropped[PROF__X_ASYNC];
+    e->stats.dropped = e->stats.scopes_dropped + xdropped[0] + xdropped[1] + xdropped[2] + xdropped[3];
     cpu_dropped = e->stats.dropped;
 
 #define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
@@ -3223,9 +3384,18 @@ static PROF__NI prof_events *prof__collect(void) {
             }
         });
         snaps[i].kend = nkeys;
-        /* open = opened - closed (recorded or lost to the cap) - begun after the stop */
-        if (snaps[i].enters > snaps[i].kend - snaps[i].kbeg + snaps[i].closes_lost + snaps[i].began_late)
-            open_total += snaps[i].enters - (snaps[i].kend - snaps[i].kbeg) - snaps[i].closes_lost - snaps[i].began_late;
+        /* open = entered - recorded - dropped - begun after the stop (those
+           are in `entered` when their thread passed the gate in time) */
+        e->stats.scopes_recorded += snaps[i].kend - snaps[i].kbeg;
+        if (snaps[i].entered > snaps[i].kend - snaps[i].kbeg + snaps[i].dropped + snaps[i].began_late)
+            open_total += snaps[i].entered - (snaps[i].kend - snaps[i].kbeg) - snaps[i].dropped - snaps[i].began_late;
+        e->stats.scopes_entered -= snaps[i].began_late;
+    }
+    e->stats.allocs = e->nmem;
+    e->stats.async_records = nasync;
+    for (i = 0; i < e->ninst; i++) {
+        if (e->inst[i].kind == PROF__TAG_MARK) e->stats.marks++;
+        else e->stats.counters++;
     }
     /* Async ranges: per id in time order, each end closes the open begin.
        A begin while one is open leaves the earlier unmatched (the later
@@ -3261,7 +3431,7 @@ static PROF__NI prof_events *prof__collect(void) {
        binds the calling thread ahead of its first scope) */
     e->stats.threads = 0;
     for (i = 0; i < nsnap; i++)
-        if (snaps[i].nrec || snaps[i].enters || snaps[i].dropped_or_unbalanced || snaps[i].closes_lost) e->stats.threads++;
+        if (snaps[i].nrec || snaps[i].entered || snaps[i].dropped || snaps[i].other) e->stats.threads++;
     /* Name the still-open PROF_BEGIN ranges of the calling thread. */
     t = prof__self();
     if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
@@ -3531,8 +3701,8 @@ static PROF__NI void prof__begin_recording(void) {
     __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     prof__g.tick_start = prof__now();
-    epoch = prof__g.last_epoch + 1;
-    if (!epoch) epoch = 1;
+    epoch = prof__g.last_epoch + 4; /* steps of 4: see prof__thread's gate */
+    if (!epoch) epoch = 4;
     prof__g.last_epoch = epoch;
     __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&prof__g_lock);
@@ -3550,8 +3720,12 @@ static PROF__NI prof_events *prof__end_recording(void) {
     return e;
 }
 
+/* Admitted by the cap when it opens, like every scope. */
 static PROF__NI void prof__step_scope_open(void) {
-    prof__s.step_t0 = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__now() : 0;
+    prof__thread *h;
+    prof__s.step_t0 = 0;
+    if (!prof__g.cfg.schedule.active || !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    if ((h = prof__thread_get()) != NULL && prof__admit((prof__tstate *)h)) prof__s.step_t0 = prof__now();
 }
 /* ProfilerStep#N is a scope of the thread that calls prof_step / prof_stop. */
 static PROF__NI void prof__step_scope_close(void) {
@@ -3563,12 +3737,15 @@ static PROF__NI void prof__step_scope_close(void) {
     uint64_t t1 = prof__now();
     if (!prof__s.step_t0 || !prof__g.cfg.schedule.active) return;
     snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)prof__s.step);
-    if ((h = prof__thread_get()) && (named = prof__intern_site(&step_site, name)) != NULL && (r = prof__slots(h, 1))) {
-        PROF__STORER(&h->enters, h->enters + 1); /* a scope like any other */
+    if (!(h = prof__thread_get())) {
+        /* the session is over: the scope was open at the stop */
+    } else if ((named = prof__intern_site(&step_site, name)) != NULL && (r = prof__slots(h, 1))) {
         r->site = named;
         r->t0 = prof__s.step_t0;
         r->t1 = t1;
         PROF__STORE(&h->pos, r + 1);
+    } else {
+        prof__scope_lost((prof__tstate *)h, 0, 1);
     }
     prof__s.step_t0 = 0;
 }
@@ -3711,7 +3888,7 @@ PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __
    as the user's value. (distributedInfo is allowed: the user's replaces
    the one prof.h would write from the node id.) */
 static PROF__NI int prof__meta_key_reserved(const char *key) {
-    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName" };
+    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName", "prof_dropped" };
     size_t i;
     for (i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (strcmp(key, reserved[i]) == 0) return 1;
@@ -3887,6 +4064,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (w < e->capstk) e->stk[w] = prof__stack_of(e, i); /* past capstk: no stack, not the slot's old one */
             e->ev[w++] = v;
         }
+        e->stats.merged += e->n - w;
         e->n = w;
         e->stats.events = w;
         PROF_FREE(map);
@@ -4333,6 +4511,7 @@ struct prof_averages {
     size_t n, cap;
     const char *use_device;
     int profile_memory, with_flops;
+    uint64_t dropped_scopes, dropped;  /* the list's prof_stats: for the table's note */
     prof__arena arena;
     prof__strtab strs;
 };
@@ -4405,6 +4584,8 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->use_device = e->use_device ? prof__intern(&a->strs, e->use_device) : NULL;
     a->profile_memory = e->profile_memory;
     a->with_flops = e->with_flops;
+    a->dropped_scopes = e->stats.scopes_dropped;
+    a->dropped = e->stats.dropped;
     for (i = 0; i < e->n; i++) {
         prof_avg r;
         uint64_t h;
@@ -4896,6 +5077,14 @@ static PROF__NI char *prof__table_string(prof__buf *b, prof_result r) {
     }
     return b->p;
 }
+/* A profile the cap (or a lack of memory) cut says so in one line after the
+   totals; a complete one prints PyTorch's table byte for byte. */
+static PROF__NI prof_result prof__table_dropped(prof__buf *b, uint64_t scopes, uint64_t all) {
+    if (!all) return PROF_OK;
+    prof__buf_fmt(b, "Incomplete profile: %llu scope%s dropped (each with all it encloses) and %llu other record%s (prof_events_stats)\n",
+                  (unsigned long long)scopes, scopes == 1 ? "" : "s", (unsigned long long)(all - scopes), all - scopes == 1 ? "" : "s");
+    return b->oom ? prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory") : PROF_OK;
+}
 static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e, const prof_table_options *opt) {
     prof_avg *rows;
     size_t i;
@@ -4907,7 +5096,7 @@ static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e,
     for (i = 0; i < e->n; i++) prof__row_of_event(e, i, &rows[i]);
     r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
     PROF_FREE(rows);
-    return r;
+    return r == PROF_OK ? prof__table_dropped(b, e->stats.scopes_dropped, e->stats.dropped) : r;
 }
 PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) {
     prof__buf b;
@@ -4916,9 +5105,11 @@ PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) 
 }
 PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_options *opt) {
     prof__buf b;
+    prof_result r;
     memset(&b, 0, sizeof b);
     if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the averages are NULL"); return NULL; }
-    return prof__table_string(&b, prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt));
+    r = prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
+    return prof__table_string(&b, r == PROF_OK ? prof__table_dropped(&b, a->dropped_scopes, a->dropped) : r);
 }
 /* `s` from a table function called just after prof__last_error_code was
    cleared: NULL means that call failed, for the reason it reported. */
@@ -6059,6 +6250,23 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__w_i64(w, e->node_id);
         PROF__W_LIT(w, ", \"world_size\": ");
         prof__w_i64(w, e->world_size);
+        PROF__W_LIT(w, "},\n");
+    }
+    if (e->stats.dropped) { /* an incomplete profile says so */
+        PROF__W_LIT(w, "  \"prof_dropped\": {\"scopes\": ");
+        prof__w_u64(w, e->stats.scopes_dropped);
+        PROF__W_LIT(w, ", \"scopes_entered\": ");
+        prof__w_u64(w, e->stats.scopes_entered);
+        PROF__W_LIT(w, ", \"marks\": ");
+        prof__w_u64(w, e->stats.marks_dropped);
+        PROF__W_LIT(w, ", \"counters\": ");
+        prof__w_u64(w, e->stats.counters_dropped);
+        PROF__W_LIT(w, ", \"allocs\": ");
+        prof__w_u64(w, e->stats.allocs_dropped);
+        PROF__W_LIT(w, ", \"async\": ");
+        prof__w_u64(w, e->stats.async_dropped);
+        PROF__W_LIT(w, ", \"all\": ");
+        prof__w_u64(w, e->stats.dropped);
         PROF__W_LIT(w, "},\n");
     }
     for (m = e->meta; m; m = m->next) {
