@@ -2616,9 +2616,19 @@ typedef struct prof__cuinfo {
     uint32_t context;
 } prof__cuinfo;
 
-/* Stacks live beside the events (allocated once any event has one), so
-   lists without stacks pay nothing for them. */
-typedef struct prof__stk { const char **p; int32_t depth; } prof__stk;
+/* Stacks are a tree of nodes (parent, frame): an event refers to its
+   innermost node, every frame string is interned once in the list and
+   every (parent, frame) pair is one node, so memory grows with the distinct
+   stacks, not with events times depth. Node 0 is the empty stack. The
+   per-event node ids live beside the events (allocated once any event has
+   a stack), so lists without stacks pay nothing for them. The innermost-
+   first arrays of the public view (prof_event.stack) are made on demand
+   (prof__node_array). */
+typedef struct prof__snode {
+    uint32_t parent, depth;    /* depth: frames from here to the root */
+    const char *frame;
+    const char **arr;          /* the frames innermost first, once made */
+} prof__snode;
 
 typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
 typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
@@ -2648,8 +2658,15 @@ struct prof_events {
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
     struct prof__meta *meta;   /* add_metadata, in insertion order */
-    prof__stk *stk;            /* per event, NULL when no event has a stack */
+    uint32_t *stk;             /* node per event, NULL when no event has a stack */
     size_t capstk;
+    prof__snode *nodes;        /* [0] is the empty stack */
+    size_t nnodes, capnodes;
+    prof__map node_map;        /* (parent, frame) -> node */
+    int nodes_flat;            /* every event's node has its array */
+    unsigned stacks_pending;   /* PROF__F_SCOPES / _NATIVE: prof_stop's stacks,
+                                  attached by the tree (prof__attach_stacks) */
+    uint64_t *native_addrs;    /* with PROF__F_NATIVE pending */
     prof__memrec *mem;         /* allocation records (profile_memory) */
     size_t nmem, capmem;
     const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
@@ -2672,7 +2689,9 @@ PROF_API void prof_events_free(prof_events *e) {
     if (!e) return;
     PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
     PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
-    prof__map_free(&e->site_map); prof__map_free(&e->thr_map);
+    PROF_FREE(e->nodes);
+    PROF_FREE(e->native_addrs);
+    prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
     prof__arena_free(&e->arena);
     PROF_FREE(e);
@@ -2739,22 +2758,110 @@ static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
     return &e->ex[v->extra];
 }
 
-static PROF__NI prof__stk prof__stack_of(const prof_events *e, size_t i) {
-    prof__stk s;
-    s.p = NULL;
-    s.depth = 0;
-    if (e->stk && i < e->capstk) s = e->stk[i];
-    return s;
+/* ----- stacks: the accessors every reader uses -----
+   prof__stack_node(e, i): event i's innermost node, 0 = no stack;
+   prof__node_parent / prof__node_frame / prof__node_depth walk it. */
+static PROF__NI uint32_t prof__stack_node(const prof_events *e, size_t i) {
+    return e->stk && i < e->capstk ? e->stk[i] : 0;
 }
-static PROF__NI int prof__stack_set(prof_events *e, size_t i, const char **p, int32_t depth) {
+static PROF__NI uint32_t prof__node_parent(const prof_events *e, uint32_t n) { return e->nodes[n].parent; }
+static PROF__NI const char *prof__node_frame(const prof_events *e, uint32_t n) { return e->nodes[n].frame; }
+static PROF__NI int32_t prof__node_depth(const prof_events *e, uint32_t n) { return n ? (int32_t)e->nodes[n].depth : 0; }
+static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
     if (i >= e->capstk) {
         size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
+        if (!node) return 0; /* absent is empty */
         if (!prof__grow((void **)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
         memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
     }
-    e->stk[i].p = p;
-    e->stk[i].depth = depth;
+    e->stk[i] = node;
+    e->nodes_flat = 0;
     return 0;
+}
+/* The node (parent, frame); `frame` must be interned in e->strs. UINT32_MAX:
+   out of memory. */
+static PROF__NI uint32_t prof__node_intern(prof_events *e, uint32_t parent, const char *frame) {
+    uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
+    if (!e->nnodes) { /* the empty stack */
+        if (!prof__grow((void **)&e->nodes, &e->capnodes, 1, sizeof *e->nodes)) return UINT32_MAX;
+        memset(e->nodes, 0, sizeof *e->nodes);
+        e->nnodes = 1;
+    }
+    for (;;) {
+        int found;
+        uint32_t *slot = prof__map_slot(&e->node_map, h, &found);
+        prof__snode *nd;
+        if (!slot) return UINT32_MAX;
+        if (found) {
+            if (e->nodes[*slot].parent == parent && e->nodes[*slot].frame == frame) return *slot;
+            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
+            continue;
+        }
+        if (e->nnodes >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->nodes, e->nnodes, e->capnodes)) {
+            e->node_map.vals[slot - e->node_map.vals] = UINT32_MAX;
+            e->node_map.n--;
+            return UINT32_MAX;
+        }
+        nd = &e->nodes[e->nnodes];
+        nd->parent = parent;
+        nd->depth = e->nodes[parent].depth + 1;
+        nd->frame = frame;
+        nd->arr = NULL;
+        *slot = (uint32_t)e->nnodes++;
+        return *slot;
+    }
+}
+/* The node of a stack given innermost first (copied and interned). */
+static PROF__NI uint32_t prof__node_of(prof_events *e, const char *const *stack, int depth) {
+    uint32_t n = 0;
+    int k;
+    for (k = depth - 1; k >= 0; k--) {
+        const char *f = prof__intern(&e->strs, stack[k]);
+        if (!f || (n = prof__node_intern(e, n, f)) == UINT32_MAX) return UINT32_MAX;
+    }
+    return n;
+}
+/* Every event's node gets its innermost-first array, deepest first: a
+   node's array is a suffix of its deepest descendant's, so a chain costs
+   one array, not one per level. */
+static PROF__NI int prof__nodes_flatten(prof_events *e) {
+    size_t i, *count = NULL, maxd = 0, *order = NULL;
+    if (e->nodes_flat || !e->stk) return 0;
+    for (i = 0; i < e->n; i++) { uint32_t n = prof__stack_node(e, i); if (n && e->nodes[n].depth > maxd) maxd = e->nodes[n].depth; }
+    count = PROF__ALLOC(size_t, maxd + 2);
+    order = PROF__ALLOC(size_t, e->n + 1);
+    if (!count || !order) { PROF_FREE(count); PROF_FREE(order); return -1; }
+    memset(count, 0, (maxd + 2) * sizeof *count);
+    {
+        /* counting sort of the events by decreasing depth */
+        size_t d, acc = 0;
+        for (i = 0; i < e->n; i++) count[prof__node_depth(e, prof__stack_node(e, i))]++;
+        for (d = maxd + 1; d-- > 0;) { size_t c = count[d]; count[d] = acc; acc += c; }
+        for (i = 0; i < e->n; i++) order[count[prof__node_depth(e, prof__stack_node(e, i))]++] = i;
+    }
+    for (i = 0; i < e->n; i++) {
+        uint32_t n = prof__stack_node(e, order[i]), a;
+        const char **arr;
+        size_t k = 0;
+        if (!n || e->nodes[n].arr) continue;
+        arr = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * e->nodes[n].depth);
+        if (!arr) { PROF_FREE(count); PROF_FREE(order); return -1; }
+        for (a = n; a; a = e->nodes[a].parent, k++) {
+            arr[k] = e->nodes[a].frame;
+            if (!e->nodes[a].arr) e->nodes[a].arr = arr + k;
+        }
+    }
+    PROF_FREE(count);
+    PROF_FREE(order);
+    e->nodes_flat = 1;
+    return 0;
+}
+/* Event i's stack as an innermost-first array (the public view), or NULL. */
+static PROF__NI const char *const *prof__node_array(prof_events *e, size_t i) {
+    uint32_t n = prof__stack_node(e, i);
+    if (!n) return NULL;
+    if (!e->nodes[n].arr && prof__nodes_flatten(e) != 0) return NULL;
+    return e->nodes[n].arr;
 }
 
 /* Python's str() of a list of lists of ints: "[[2, 3], []]". */
@@ -2837,15 +2944,10 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         x->dev_mem = d->device_memory_usage;
     }
     if (d->stack_depth > 0 && d->stack) {
-        int i;
-        const char **st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)d->stack_depth);
-        if (!st) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-        for (i = 0; i < d->stack_depth; i++)
-            if (!(st[i] = prof__intern(&e->strs, d->stack[i] ? d->stack[i] : ""))) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-        if (prof__stack_set(e, e->n, st, d->stack_depth) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+        uint32_t node = prof__node_of(e, d->stack, d->stack_depth);
+        if (node == UINT32_MAX || prof__stack_set(e, e->n, node) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
     } else if (e->stk && e->n < e->capstk) {
-        e->stk[e->n].p = NULL;
-        e->stk[e->n].depth = 0;
+        e->stk[e->n] = 0;
     }
     e->ev[e->n] = v;
     prof__tree_invalidate(e);
@@ -2920,8 +3022,7 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
 
 static int prof__memory_usage(prof_events *e);
 static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
-static int prof__scope_stacks(prof_events *e);
-static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
+static int prof__attach_stacks(prof_events *e);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
 
 /* ----- prof_stop: records to events ----- */
@@ -3562,6 +3663,9 @@ static PROF__NI prof_events *prof__collect(void) {
     if (e->stats.unmatched_async)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
                      (unsigned long long)e->stats.unmatched_async, e->stats.unmatched_async == 1 ? "" : "s", e->stats.unmatched_async == 1 ? "it was" : "they were");
+    e->stacks_pending = features & (PROF__F_SCOPES | PROF__F_NATIVE);
+    e->native_addrs = addrs;
+    addrs = NULL;
     /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
     tree_ok = prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) == PROF_OK;
     PROF_FREE(keys);
@@ -3570,9 +3674,7 @@ static PROF__NI prof_events *prof__collect(void) {
 #if defined(PROF_CUPTI)
         (cuda && prof__cupti_correlate(e) != 0) ||
 #endif
-        prof__memory_usage(e) != 0 ||
-        ((features & PROF__F_SCOPES) && prof__scope_stacks(e) != 0) ||
-        ((features & PROF__F_NATIVE) && prof__native_stacks(e, addrs) != 0)) {
+        prof__memory_usage(e) != 0) {
         PROF_FREE(addrs);
         prof_events_free(e);
         prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
@@ -4061,7 +4163,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (v.parent >= 0) v.parent = map[v.parent];
             if (v.first_child >= 0) v.first_child = map[v.first_child];
             if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
-            if (w < e->capstk) e->stk[w] = prof__stack_of(e, i); /* past capstk: no stack, not the slot's old one */
+            if (w < e->capstk) e->stk[w] = prof__stack_node(e, i); /* past capstk: no stack, not the slot's old one */
             e->ev[w++] = v;
         }
         e->stats.merged += e->n - w;
@@ -4122,11 +4224,8 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
             }
         }
         {
-            prof__stk st;
-            st.p = NULL;
-            st.depth = 0; /* fwd_stacks.get(t, []) */
-            if (src != UINT32_MAX) st = prof__stack_of(e, src);
-            if ((st.depth || e->stk) && prof__stack_set(e, i, st.p, st.depth) != 0) { prof__map_free(&fwd); return -1; }
+            uint32_t node = src != UINT32_MAX ? prof__stack_node(e, src) : 0; /* fwd_stacks.get(t, []) */
+            if (prof__stack_set(e, i, node) != 0) { prof__map_free(&fwd); return -1; }
         }
     }
     prof__map_free(&fwd);
@@ -4156,7 +4255,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
         prof__populate_children(e, idx, tmp, stack);
         PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
     }
-    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0)
+    if ((e->stacks_pending && prof__attach_stacks(e) != 0) || prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -4243,29 +4342,39 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
 }
 
 /* PROF_STACK_SCOPES: an event's stack is its chain of enclosing scopes,
-   innermost first, each entry "name (file:line)". */
+   innermost first, each entry "name (file:line)": its node is its parent's
+   with its own site's frame, so each event costs one lookup whatever its
+   depth. Run on the tree before _remove_dup_nodes, as PyTorch records
+   stacks before it builds the tree: an event inside a folded duplicate
+   keeps that frame. Events are in start order, so a parent comes first. */
 static PROF__NI int prof__scope_stacks(prof_events *e) {
     const char **label = PROF__ALLOC(const char *, e->nsites + 1);
+    prof__buf b;
     size_t i;
+    int rc = 0;
     if (!label) return -1;
-    for (i = 0; i < e->nsites; i++) {
-        char buf[1024];
+    memset(&b, 0, sizeof b);
+    for (i = 0; i < e->nsites && !rc; i++) {
         const prof_site *s = &e->sites[i];
-        snprintf(buf, sizeof buf, "%s (%s:%d)", s->name, s->file, s->line);
-        if (!(label[i] = prof__intern(&e->strs, buf))) { PROF_FREE(label); return -1; }
+        char num[24];
+        b.n = 0;
+        snprintf(num, sizeof num, ":%d)", s->line);
+        prof__buf_str(&b, s->name ? s->name : "");
+        prof__buf_str(&b, " (");
+        prof__buf_str(&b, s->file ? s->file : "");
+        prof__buf_str(&b, num);
+        if (b.oom || !(label[i] = prof__intern_n(&e->strs, b.p, b.n))) rc = -1;
     }
-    for (i = 0; i < e->n; i++) {
-        int32_t depth = 0, p, k = 0;
-        const char **st;
-        if (e->ev[i].device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
-        for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) depth++;
-        st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)depth);
-        if (!st) { PROF_FREE(label); return -1; }
-        for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) st[k++] = label[e->ev[p].site];
-        if (prof__stack_set(e, i, st, depth) != 0) { PROF_FREE(label); return -1; }
+    PROF_FREE(b.p);
+    for (i = 0; i < e->n && !rc; i++) {
+        const prof__ev *v = &e->ev[i];
+        uint32_t node;
+        if (v->device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
+        node = prof__node_intern(e, v->parent >= 0 ? prof__stack_node(e, (size_t)v->parent) : 0, label[v->site]);
+        if (node == UINT32_MAX || prof__stack_set(e, i, node) != 0) rc = -1;
     }
     PROF_FREE(label);
-    return 0;
+    return rc;
 }
 
 /* PROF_STACK_NATIVE: return addresses captured at scope entry become
@@ -4278,24 +4387,23 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
     size_t nl = 0, capl = 0, i;
     typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
     demangle_fn demangle;
+    prof__buf b;
     int rc = 0;
     memset(&names, 0, sizeof names);
+    memset(&b, 0, sizeof b);
     *(void **)(&demangle) = dlsym(RTLD_DEFAULT, "__cxa_demangle");
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
-        const char **st;
         uint64_t n, k;
-        uint32_t off;
+        uint32_t off, node = 0;
         if (!v->extra || !addrs || (off = e->ex[v->extra].native_off) == UINT32_MAX) continue;
         n = addrs[off];
-        st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)(n ? n : 1));
-        if (!st) { rc = -1; break; }
-        for (k = 0; k < n; k++) {
+        for (k = n; k-- > 0 && !rc;) { /* outermost first: each frame's node is its caller's child */
             uint64_t a = addrs[off + 1 + k];
             uint32_t idx = prof__map_get(&names, a);
             if (idx == UINT32_MAX) {
                 PROF__DL_INFO info;
-                char buf[1024];
+                char num[48];
                 const char *nm = NULL;
                 char *dem = NULL;
                 int found;
@@ -4306,31 +4414,50 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
                     if (demangle) dem = demangle(info.dli_sname, NULL, NULL, &status);
                     nm = (dem && status == 0) ? dem : info.dli_sname;
                 }
+                b.n = 0;
                 if (info.dli_fname) {
                     const char *base = strrchr(info.dli_fname, '/');
                     base = base ? base + 1 : info.dli_fname;
-                    snprintf(buf, sizeof buf, "%s (%s+0x%llx)", nm ? nm : "??", base,
-                             (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
+                    snprintf(num, sizeof num, "+0x%llx)", (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
+                    prof__buf_str(&b, nm ? nm : "??");
+                    prof__buf_str(&b, " (");
+                    prof__buf_str(&b, base);
+                    prof__buf_str(&b, num);
                 } else {
-                    snprintf(buf, sizeof buf, "?? (0x%llx)", (unsigned long long)a);
+                    snprintf(num, sizeof num, "?? (0x%llx)", (unsigned long long)a);
+                    prof__buf_str(&b, num);
                 }
                 free(dem); /* __cxa_demangle allocates with malloc */
-                if (!PROF__PUSH_OK(labels, nl, capl) || !(labels[nl] = prof__intern(&e->strs, buf)) ||
+                if (b.oom || !PROF__PUSH_OK(labels, nl, capl) || !(labels[nl] = prof__intern_n(&e->strs, b.p, b.n)) ||
                     !(slot = prof__map_slot(&names, a, &found))) { rc = -1; break; }
                 *slot = idx = (uint32_t)nl++;
             }
-            st[k] = labels[idx];
+            if ((node = prof__node_intern(e, node, labels[idx])) == UINT32_MAX) rc = -1;
         }
-        if (!rc && prof__stack_set(e, i, st, (int32_t)n) != 0) rc = -1;
+        if (!rc && prof__stack_set(e, i, node) != 0) rc = -1;
     }
     prof__map_free(&names);
     PROF_FREE(labels);
+    PROF_FREE(b.p);
     return rc;
 #else
     (void)e;
     (void)addrs;
 #endif
     return 0;
+}
+
+/* Stacks recorded with the events are attached once the tree's parents are
+   known, before _remove_dup_nodes and _set_backward_stacktraces (which then
+   gives ops under a backward scope the forward op's stack, as PyTorch). */
+static PROF__NI int prof__attach_stacks(prof_events *e) {
+    int rc = 0;
+    if (e->stacks_pending & PROF__F_SCOPES) rc = prof__scope_stacks(e);
+    if (!rc && (e->stacks_pending & PROF__F_NATIVE)) rc = prof__native_stacks(e, e->native_addrs);
+    e->stacks_pending = 0;
+    PROF_FREE(e->native_addrs);
+    e->native_addrs = NULL;
+    return rc;
 }
 
 /* >>aggregation ==========================================================*/
@@ -4415,6 +4542,13 @@ static PROF__NI prof_result prof__prepare(prof_events *e) {
 }
 
 /* One event as a row of count 1: the table treats events and averages alike. */
+static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r);
+/* The same with its stack as an array (for the public view and the table). */
+static PROF__NI int prof__row_stack(prof_events *e, size_t i, prof_avg *r) {
+    prof__row_of_event(e, i, r);
+    if (r->stack_depth && !(r->stack = prof__node_array(e, i))) return -1;
+    return 0;
+}
 static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
@@ -4422,11 +4556,8 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->key = prof__ev_name(e, v);
     r->overload_name = x->overload_name ? x->overload_name : "";
     r->input_shapes = x->shapes ? x->shapes : e->no_shapes;
-    {
-        prof__stk st = prof__stack_of(e, i);
-        r->stack = st.p;
-        r->stack_depth = st.depth;
-    }
+    r->stack = NULL; /* the array only where it is shown: prof__row_stack */
+    r->stack_depth = prof__node_depth(e, prof__stack_node(e, i));
     r->node_id = v->node_id;
     r->device_type = (prof_device_type)v->device_type;
     r->is_async = (v->flags & PROF__F_ASYNC) != 0;
@@ -4456,7 +4587,7 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
     v = &e->ev[i];
     x = prof__x(e, v);
-    prof__row_of_event(e, i, &r);
+    if (prof__row_stack(e, i, &r) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_get: out of memory");
     memset(out, 0, sizeof *out);
     out->name = r.key;
     out->overload_name = r.overload_name;
@@ -4544,8 +4675,10 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
     prof__sat_add(&a->flops, o->flops);
 }
 
-static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const prof_group_options *g) {
-    int i, n;
+/* Stacks compare by their nodes: the first n frames of two nodes match
+   when the walks up from them meet, or their frames agree n times. */
+static PROF__NI int prof__same_key(const prof_events *e, const prof_avg *a, uint32_t na_node, const prof_avg *b, uint32_t nb_node, const prof_group_options *g) {
+    int i;
     if (a->key != b->key || a->node_id != b->node_id || a->device_type != b->device_type || a->is_user_annotation != b->is_user_annotation ||
         a->is_legacy != b->is_legacy) return 0;
     if (g->group_by_overload_name && a->overload_name != b->overload_name) return 0;
@@ -4554,16 +4687,21 @@ static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const p
         int na = a->stack_depth < g->group_by_stack_n ? a->stack_depth : g->group_by_stack_n;
         int nb = b->stack_depth < g->group_by_stack_n ? b->stack_depth : g->group_by_stack_n;
         if (na != nb) return 0;
-        for (i = 0, n = na; i < n; i++) if (a->stack[i] != b->stack[i]) return 0;
+        for (i = 0; i < na && na_node != nb_node; i++) {
+            if (prof__node_frame(e, na_node) != prof__node_frame(e, nb_node)) return 0;
+            na_node = prof__node_parent(e, na_node);
+            nb_node = prof__node_parent(e, nb_node);
+        }
     }
     return 1;
 }
-static PROF__NI uint64_t prof__key_hash(const prof_avg *a, const prof_group_options *g) {
+static PROF__NI uint64_t prof__key_hash(const prof_events *e, const prof_avg *a, uint32_t node, const prof_group_options *g) {
     uint64_t h = prof__mix((uint64_t)(uintptr_t)a->key) ^ prof__mix((uint64_t)(int64_t)a->node_id * 31 + (uint64_t)a->device_type * 7 + (uint64_t)a->is_user_annotation * 2 + (uint64_t)a->is_legacy);
     int i;
     if (g->group_by_overload_name) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->overload_name);
     if (g->group_by_input_shapes) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->input_shapes);
-    for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->stack[i]);
+    for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++, node = prof__node_parent(e, node))
+        h = prof__mix(h ^ (uint64_t)(uintptr_t)prof__node_frame(e, node));
     return h;
 }
 
@@ -4571,7 +4709,8 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     prof_group_options g;
     prof_averages *a;
     prof__map map;
-    size_t i;
+    size_t i, caprn = 0;
+    uint32_t *rownode = NULL; /* each row's first event's stack node */
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (opt) g = *opt;
     else memset(&g, 0, sizeof g);
@@ -4589,20 +4728,24 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     for (i = 0; i < e->n; i++) {
         prof_avg r;
         uint64_t h;
+        uint32_t node = prof__stack_node(e, i);
         prof__row_of_event(e, i, &r);
-        h = prof__key_hash(&r, &g);
+        h = prof__key_hash(e, &r, node, &g);
         for (;;) {
             int found;
             uint32_t *slot = prof__map_slot(&map, h, &found);
             if (!slot) goto oom;
             if (found) {
-                if (prof__same_key(&a->rows[*slot], &r, &g)) { prof__avg_add(&a->rows[*slot], &r); break; }
+                if (prof__same_key(e, &a->rows[*slot], rownode[*slot], &r, node, &g)) { prof__avg_add(&a->rows[*slot], &r); break; }
                 h = prof__mix(h + 1);
                 continue;
             }
-            if (!PROF__PUSH_OK(a->rows, a->n, a->cap)) { map.vals[slot - map.vals] = UINT32_MAX; map.n--; goto oom; }
+            if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void **)&rownode, &caprn, a->n + 1, sizeof *rownode)) {
+                map.vals[slot - map.vals] = UINT32_MAX; map.n--; goto oom;
+            }
             memset(&a->rows[a->n], 0, sizeof a->rows[0]);
             prof__avg_add(&a->rows[a->n], &r);
+            rownode[a->n] = node; /* FunctionEventAvg keeps its first event's stack */
             *slot = (uint32_t)a->n++;
             break;
         }
@@ -4620,16 +4763,20 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         r->overload_name = g.group_by_overload_name ? prof__intern(&a->strs, r->overload_name) : "";
         r->input_shapes = g.group_by_input_shapes ? (r->input_shapes ? prof__intern(&a->strs, r->input_shapes) : NULL) : "";
         if (depth > 0) {
+            uint32_t node = rownode[i];
             st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
             if (!st) goto oom;
-            for (k = 0; k < depth; k++) st[k] = prof__intern(&a->strs, r->stack[k]);
+            for (k = 0; k < depth; k++, node = prof__node_parent(e, node))
+                if (!(st[k] = prof__intern(&a->strs, prof__node_frame(e, node)))) goto oom;
         }
         r->stack = st;
         r->stack_depth = depth;
         if (!r->key || !r->overload_name) goto oom;
     }
+    PROF_FREE(rownode);
     return a;
 oom:
+    PROF_FREE(rownode);
     prof__map_free(&map);
     prof_averages_free(a);
     prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory");
@@ -4661,6 +4808,8 @@ PROF_API prof_avg prof_events_total_average(prof_events *e) {
             prof__row_of_event(e, i, &r);
             prof__total_add(&t, &r);
         }
+        /* the last event's stack, as the loop above leaves it in Python */
+        if (e->n && t.stack_depth && !(t.stack = prof__node_array(e, e->n - 1))) t.stack_depth = 0;
     }
     t.key = "Total";
     return t;
@@ -5093,7 +5242,8 @@ static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e,
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     rows = PROF__ALLOC(prof_avg, e->n + 1);
     if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    for (i = 0; i < e->n; i++) prof__row_of_event(e, i, &rows[i]);
+    for (i = 0; i < e->n; i++)
+        if (prof__row_stack(e, i, &rows[i]) != 0) { PROF_FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
     r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
     PROF_FREE(rows);
     return r == PROF_OK ? prof__table_dropped(b, e->stats.scopes_dropped, e->stats.dropped) : r;
@@ -6008,14 +6158,13 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         prof__w_raw_cached(w, cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
     }
     {
-        prof__stk st = prof__stack_of(e, i);
-        if (st.depth > 0) {
-            /* Kineto joins the entries with ';' into one string */
-            int k;
+        uint32_t node = prof__stack_node(e, i);
+        if (node) {
+            /* Kineto joins the entries, innermost first, with ';' into one string */
             PROF__W_LIT(w, ", \"Call stack\": \"");
-            for (k = 0; k < st.depth; k++) {
-                if (k) PROF__W_LIT(w, ";");
-                prof__w_json_body_cached(w, cache, st.p[k]);
+            for (; node; node = prof__node_parent(e, node)) {
+                prof__w_json_body_cached(w, cache, prof__node_frame(e, node));
+                if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
             }
             PROF__W_LIT(w, "\"");
         }
@@ -6523,7 +6672,9 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     prof__arena ua;
     int64_t *sums = NULL;
     size_t capsums = 0;
-    prof__map byaddr;
+    prof__map byaddr, bynode;
+    const char **chain = NULL; /* one stack's frames, innermost first */
+    size_t capchain = 0;
     size_t with_stacks = 0, lines = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
@@ -6533,13 +6684,14 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     memset(&line, 0, sizeof line);
     memset(&uniq, 0, sizeof uniq);
     memset(&byaddr, 0, sizeof byaddr);
+    memset(&bynode, 0, sizeof bynode);
     memset(&ua, 0, sizeof ua);
     uniq.arena = &ua;
     for (i = 0; i < e->n && !o.w->err && !line.oom; i++) {
-        prof__stk st = prof__stack_of(e, i);
+        uint32_t node = prof__stack_node(e, i), *nslot, *slot;
         int64_t value;
-        int k;
-        if (st.depth <= 0) continue;
+        int found;
+        if (!node) continue;
         with_stacks++;
         value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i); /* ns */
         /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
@@ -6547,29 +6699,36 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
            short calls are not each cut to whole microseconds. */
         if (!merge) value /= 1000;
         if (value <= 0) continue;
-        line.n = 0;
-        for (k = st.depth - 1; k >= 0; k--) {
-            prof__buf_frame(&line, st.p[k]);
-            if (k) prof__buf_str(&line, ";");
-        }
-        if (line.oom) break;
-        if (merge) {
-            size_t before = uniq.n;
-            const char *key = prof__intern_n(&uniq, line.p, line.n);
-            uint32_t *slot;
-            int found;
-            if (!key) { line.oom = 1; break; }
+        /* each distinct stack's line is formatted once: node -> its line */
+        if (!(nslot = prof__map_slot(&bynode, node, &found))) { line.oom = 1; break; }
+        if (!found) {
+            size_t before = uniq.n, depth = (size_t)prof__node_depth(e, node), k;
+            uint32_t a = node;
+            const char *key;
+            *nslot = 0; /* set below; on failure the map is freed */
+            if (!prof__grow((void **)&chain, &capchain, depth, sizeof *chain)) { line.oom = 1; break; }
+            for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) chain[k] = prof__node_frame(e, a);
+            line.n = 0;
+            for (k = depth; k-- > 0;) {
+                prof__buf_frame(&line, chain[k]);
+                if (k) prof__buf_str(&line, ";");
+            }
+            if (line.oom || !(key = prof__intern_n(&uniq, line.p, line.n))) { line.oom = 1; break; }
             if (uniq.n > before) {
                 if (!prof__grow((void **)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
                 sums[uniq.n - 1] = 0;
             }
-            /* the stack's index in first-seen order, by its interned address */
+            /* the line's index in first-seen order, by its interned address
+               (two stacks can print alike once their frames are cleaned) */
             if (!(slot = prof__map_slot(&byaddr, (uint64_t)(uintptr_t)key, &found))) { line.oom = 1; break; }
             if (!found) *slot = (uint32_t)(uniq.n - 1);
-            prof__sat_add(&sums[*slot], value);
+            *nslot = *slot;
+        }
+        if (merge) {
+            prof__sat_add(&sums[*nslot], value);
         } else {
             char num[32];
-            prof__w_put(o.w, line.p, line.n);
+            prof__w_str(o.w, uniq.strs[*nslot]);
             snprintf(num, sizeof num, " %lld\n", (long long)value);
             prof__w_str(o.w, num);
             lines++;
@@ -6587,7 +6746,9 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     }
     PROF_FREE(line.p);
     PROF_FREE(sums);
+    PROF_FREE(chain);
     prof__map_free(&byaddr);
+    prof__map_free(&bynode);
     prof__strtab_free(&uniq);
     prof__arena_free(&ua);
     if (line.oom) {
