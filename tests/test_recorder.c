@@ -1345,6 +1345,133 @@ static void test_dyn_names_past_cap(void) {
     prof_events_free(ev);
 }
 
+/* ------------------------------------------------------------------------
+   Stacks are a tree: 10000 nesting levels with scope stacks cost memory
+   per level, not per event times depth (it was 413 MB at 10k levels). */
+static void test_deep_stacks(void) {
+    enum { DEPTH = 10000 };
+    prof_config c = config();
+    prof_events *ev;
+    prof_event x;
+    long before, after;
+    int k;
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    /* two names in turn: _remove_dup_nodes folds a child named as its parent */
+    for (k = 0; k < DEPTH; k++) {
+        if (k & 1) PROF_BEGIN("level_odd");
+        else PROF_BEGIN("level_even");
+    }
+    for (k = 0; k < DEPTH; k++) PROF_END();
+    before = rss_kib();
+    ev = prof_stop();
+    after = rss_kib();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), DEPTH);
+    CHECK_MSG(after - before < 32 * 1024, "prof_stop of %d nested scopes with stacks grew the process by %ld KiB", DEPTH, after - before);
+    x = get(ev, DEPTH - 1);
+    CHECK_EQ_INT(x.stack_depth, DEPTH);
+    x = get(ev, 0);
+    CHECK_EQ_INT(x.stack_depth, 1);
+    /* every event's array, read in start order, stays one chain's worth */
+    before = rss_kib();
+    for (k = 0; k < DEPTH; k++) {
+        x = get(ev, k);
+        if (x.stack_depth != k + 1 || !x.stack || strncmp(x.stack[x.stack_depth - 1], "level_even (", 12) != 0) { CHECK_EQ_INT(x.stack_depth, k + 1); break; }
+    }
+    after = rss_kib();
+    CHECK_MSG(after - before < 32 * 1024, "reading %d deep stacks grew the process by %ld KiB", DEPTH, after - before);
+    prof_events_free(ev);
+}
+
+/* No fixed-size labels: a frame keeps a name of any length whole, with its
+   (file:line); names that differ only after byte 1023 stay two frames; a
+   multi-byte character at byte 1023 is not cut into U+FFFD. */
+static const char *frame_of(prof_events *ev, const char *prefix, size_t plen) {
+    size_t i;
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event x = get(ev, (int64_t)i);
+        if (x.stack_depth > 0 && strncmp(x.name, prefix, plen) == 0) return x.stack[0];
+    }
+    return NULL;
+}
+static void test_long_frames(void) {
+    static char a[2100], b[2100], u[1100];
+    prof_config c = config();
+    prof_events *ev;
+    const char *fa, *fb, *fu;
+    char tail[64];
+    int line_a;
+    memset(a, 'n', 2000);
+    a[2000] = 0;
+    memcpy(b, a, sizeof b);
+    a[1500] = 'A';
+    b[1500] = 'B';
+    memset(u, 'u', 1021);
+    memcpy(u + 1021, "\xe2\x82\xac", 4); /* the euro sign over bytes 1021..1023 */
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    line_a = __LINE__ + 1;
+    { PROF_SCOPE_DYN(a); }
+    { PROF_SCOPE_DYN(b); }
+    { PROF_SCOPE_DYN(u); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    fa = frame_of(ev, a, 2000);
+    fb = frame_of(ev, b, 2000);
+    fu = frame_of(ev, u, 1024);
+    if (CHECK(fa != NULL && fb != NULL && fu != NULL)) {
+        snprintf(tail, sizeof tail, " (%s:%d)", __FILE__, line_a);
+        CHECK_EQ_INT(strlen(fa), 2000 + strlen(tail));
+        CHECK(strncmp(fa, a, 2000) == 0 && strcmp(fa + 2000, tail) == 0);
+        CHECK(strcmp(fa, fb) != 0);
+        CHECK(strncmp(fu, u, 1024) == 0 && fu[1024] == ' ');
+    }
+    prof_events_free(ev);
+}
+
+/* _set_backward_stacktraces sees the recorded stacks: ops under a backward
+   scope get the forward op's stack, as PyTorch gives them (the stacks were
+   attached after it ran, so they kept their own). */
+static void test_backward_stacks(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_args fa, ba;
+    const char *fwd, *bwd, *inner;
+    memset(&fa, 0, sizeof fa);
+    memset(&ba, 0, sizeof ba);
+    fa.sequence_nr = 7;
+    fa.set = PROF_ARGS_SEQUENCE_NR;
+    ba.scope = 1;
+    ba.sequence_nr = 7;
+    ba.fwd_thread = my_tid();
+    ba.set = PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD;
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("forward");
+        { PROF_SCOPE_ARGS("aten::mm", &fa); }
+    }
+    {
+        PROF_SCOPE("backward");
+        {
+            PROF_SCOPE_ARGS("MmBackward0", &ba);
+            { PROF_SCOPE_OP("aten::mm_bw"); }
+        }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    fwd = frame_of(ev, "aten::mm", 9);
+    bwd = frame_of(ev, "MmBackward0", 12);
+    inner = frame_of(ev, "aten::mm_bw", 12);
+    if (CHECK(fwd != NULL && bwd != NULL && inner != NULL)) {
+        CHECK(strncmp(fwd, "aten::mm (", 10) == 0);
+        CHECK_EQ_STR(bwd, fwd);
+        CHECK_EQ_STR(inner, fwd);
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_recording_off()); /* first: nothing recorded before any session */
@@ -1369,6 +1496,9 @@ int main(void) {
     TIMED(test_cap_counts_events());
     TIMED(test_exact_accounting());
     TIMED(test_dyn_names_past_cap());
+    TIMED(test_deep_stacks());
+    TIMED(test_long_frames());
+    TIMED(test_backward_stacks());
     TIMED(test_sessions());
     TIMED(test_state_errors());
     TIMED(test_marks_and_options());
