@@ -249,8 +249,8 @@
    >>public      declarations
    >>macros      the recording macros and their inline hot path
    >>impl        implementation:
-     >>clock >>recorder >>eventlist >>tree >>aggregation >>table
-     >>exporters >>cupti
+     >>clock >>recorder >>eventlist >>collect >>tree >>aggregation
+     >>table >>exporters >>cupti
 
    LICENSE: MIT, see the end of the file.
 */
@@ -651,7 +651,22 @@ PROF_API int prof_json_valid(const char *json);
 
 /* >>macros ---------------------------------------------------------------*/
 /* Private, but the macros expand to them. */
+/* The record format, defined here once for the macros, the recorder that
+   writes records and the collector (>>collect) that reads them: 24 bytes,
+   a word whose low three bits are the tag (the rest a prof_site pointer,
+   or for extensions their kind and data) and two 64-bit values:
+     SCOPE        site | 0, t0 = start tick, t1 = end tick
+     MARK         site | 1, t0 = tick
+     COUNTER      site | 2, t0 = tick, t1 = the double's bits
+     EXT          kind << 3 | aux << 8 | 3: data for the next record
+                  (PROF__EXT_* in >>recorder), then DATA records
+     MEM          device << 3 | index << 8 | 4, t0 = tick, t1 = bytes
+                  (after a MEMADDR extension)
+     ASYNC_BEGIN  site | 5, t0 = tick, t1 = id
+     ASYNC_END    6, t0 = tick, t1 = id */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
+enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
+       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
 typedef struct prof__thread prof__thread;
 /* The gate: one 64-bit word whose high half is the session the thread may
    record in without asking (compared with prof__g_epoch by every scope) and
@@ -987,8 +1002,8 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 /* Async ranges: begin on one thread, end on any, matched by a 64-bit id. */
 #  define PROF_ASYNC_BEGIN(name, id) do {                                     \
         static PROF__SITE_CONST prof_site prof__site_a = PROF__SITE_INIT(name, 0);        \
-        prof__async(&prof__site_a, 5u, prof__to_u64(id)); } while (0)
-#  define PROF_ASYNC_END(id) prof__async(PROF__NULL, 6u, prof__to_u64(id))
+        prof__async(&prof__site_a, PROF__TAG_ASYNC_BEGIN, prof__to_u64(id)); } while (0)
+#  define PROF_ASYNC_END(id) prof__async(PROF__NULL, PROF__TAG_ASYNC_END, prof__to_u64(id))
 #  define PROF__SCOPE_ID(id, name, flags) PROF__SCOPE_AT(id, name, flags)
 #  define PROF__SCOPE_DYN_ID(id, name) PROF__SCOPE_DYN_AT(id, name)
 #  define PROF_SCOPE(name) PROF__SCOPE_ID(PROF__ID, name, 0)
@@ -1004,10 +1019,10 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_END() prof__end()
 #  define PROF_MARK(name) do {                                                \
         static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
-        prof__instant(&prof__site_m, 1u, 0.0); } while (0)
+        prof__instant(&prof__site_m, PROF__TAG_MARK, 0.0); } while (0)
 #  define PROF_COUNTER(name, value) do {                                      \
         static PROF__SITE_CONST prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
-        prof__instant(&prof__site_c, 2u, prof__to_f64(value)); } while (0)
+        prof__instant(&prof__site_c, PROF__TAG_COUNTER, prof__to_f64(value)); } while (0)
 #endif
 
 #endif /* PROF_H */
@@ -1498,7 +1513,12 @@ static struct {
     int64_t mono_start, real_start;
     uint32_t last_epoch;
 } prof__g;
-/* thread list and recording windows; never taken on the hot path */
+/* thread list and recording windows; never taken on the hot path.
+   Lock order, outermost first (a thread holding one may take only those
+   after it): prof__s.lock (session: start, stop, step) -> prof__g_lock
+   (threads) -> prof__pf_lock (ready blocks); a memory shard's lock and
+   prof__log_lock are taken last and alone. prof_stop also waits, under
+   prof__g_lock, for a thread's `busy` section, which takes no lock. */
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A thread's first block: 12 KiB, three pages. Every thread that records
@@ -2138,9 +2158,6 @@ PROF_API PROF__NI void prof__end(void) {
     r->t1 = t1;
     PROF__STORE(&h->pos, r + 1);
 }
-/* The record's tag: the low three bits of its first word (see below). */
-enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
-       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
 /* Marks and counter samples: the site pointer carries a tag in its low bits. */
 PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double value) {
     uint64_t t0 = prof__now();
@@ -3025,7 +3042,11 @@ static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratc
 static int prof__attach_stacks(prof_events *e);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
 
-/* ----- prof_stop: records to events ----- */
+/* >>collect ==============================================================*/
+/* prof_stop: the threads' records become an event list. The collector
+   (prof__collector, below) runs one function per phase; the record format
+   is defined with the macros (PROF__TAG_*) and the recorder's extension
+   writers (PROF__EXT_*). */
 typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
 #if defined(PROF_CUPTI)
 typedef struct prof__cu_thr { uint64_t pthread_id, tid; } prof__cu_thr;
@@ -3127,15 +3148,23 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
     if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
     return 0;
 }
-#define PROF__FOR_RECORDS(snap, r, ...) do {                                    \
-    prof__block *b_ = PROF__LOAD(&(snap).t->head);                               \
-    while (b_ && (snap).cur) {                                                   \
-        int last_ = b_ == (snap).cur;                                            \
-        size_t n_ = prof__snap_count(&(snap), b_), i_;                           \
-        for (i_ = 0; i_ < n_; i_++) { const prof__rec *r = &b_->recs[i_]; __VA_ARGS__ } \
-        if (last_) break;                                                        \
-        b_ = PROF__LOAD(&b_->next);                                              \
-    } } while (0)
+typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; } prof__rec_iter;
+static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s) {
+    it->s = s;
+    it->b = s->cur ? PROF__LOAD(&s->t->head) : NULL;
+    it->i = 0;
+    it->n = it->b ? prof__snap_count(s, it->b) : 0;
+}
+static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
+    while (it->b) {
+        if (it->i < it->n) return &it->b->recs[it->i++];
+        if (it->b == it->s->cur) { it->b = NULL; break; }
+        it->b = PROF__LOAD(&it->b->next);
+        it->i = 0;
+        it->n = it->b ? prof__snap_count(it->s, it->b) : 0;
+    }
+    return NULL;
+}
 
 /* What extension records said about the record that follows them. */
 typedef struct prof__pending {
@@ -3188,517 +3217,612 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
     pd->data_left = 0;
 }
 
-/* The collector proper: called with the session lock held. */
-static PROF__NI prof_events *prof__collect(void) {
+/* The collector: prof_stop's state, one phase per function, in order:
+   snapshot the threads, count, decode records (sites and names, extensions,
+   native stacks, memory, marks), pair async ranges, settle the counts, join
+   CUPTI's records, order the events, fill the list, warn, then the tree
+   (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
+   of memory); prof__collect frees everything in one place. */
+typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
-    prof__tstate *t;
-    prof__snap *snaps = NULL;
-    size_t nsnap = 0, capsnap = 0, nkeys = 0, capkeys = 0, i;
-    prof__key *keys = NULL, *xkeys = NULL, *ordered;
-    size_t *bounds = NULL;
-    size_t nx = 0, capx = 0;
-    prof__map ptr_map, native_map;
-    prof__async_rec *asyncs = NULL;
-    size_t nasync = 0, capasync = 0;
-    uint64_t *addrs = NULL;
-    size_t naddrs = 0, capaddrs = 0;
-    uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop, xdropped[4] = { 0, 0, 0, 0 };
-    int xk;
-    int named_open = 0; /* still-open PROF_BEGINs of the calling thread, warned about by name */
-    int tree_ok;
-    unsigned features = prof__g_features;
-    const char *step_name;
+    uint64_t tick_stop;          /* records that end after it were open at the stop */
+    unsigned features;
+    const char *step_name;       /* interned "ProfilerStep*" */
+    prof__snap *snaps;           /* the threads bound to the session */
+    size_t nsnap, capsnap;
+    prof__key *keys;             /* scopes: per thread a run, in end order */
+    size_t nkeys, capkeys;
+    prof__key *xkeys;            /* async ranges and CUDA records */
+    size_t nx, capx;
+    size_t *bounds;              /* the runs in keys */
+    prof__map ptr_map;           /* site pointer -> site index */
+    prof__map native_map;        /* one thread's scope start -> offset in addrs */
+    prof__async_rec *asyncs;
+    size_t nasync, capasync;
+    uint64_t *addrs;             /* native stacks: count, then the addresses */
+    size_t naddrs, capaddrs;
+    uint64_t open_total, dropped_nomem, xdropped[4];
+    uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
+    int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
     uint32_t site_cache_idx[64];
 #if defined(PROF_CUPTI)
-    prof__cu_thr *cuthr = NULL;
-    size_t ncuthr = 0, capcuthr = 0;
-    int cuda = prof__cupti_active();
+    prof__cu_thr *cuthr;
+    size_t ncuthr, capcuthr;
+    int cuda;
     int64_t mono_stop;
-    prof__cupti_stop(); /* forced flush before the CPU side closes */
-    mono_stop = prof__mono_ns();
 #endif
-    memset(&ptr_map, 0, sizeof ptr_map);
-    memset(&native_map, 0, sizeof native_map);
-    memset(site_cache, 0, sizeof site_cache);
-    prof__pf_stop();
+} prof__collector;
 
-    pthread_mutex_lock(&prof__g_lock);
-    epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+static PROF__NI void prof__collector_free(prof__collector *c) {
+    PROF_FREE(c->snaps);
+    PROF_FREE(c->keys);
+    PROF_FREE(c->xkeys);
+    PROF_FREE(c->bounds);
+    PROF_FREE(c->asyncs);
+    PROF_FREE(c->addrs);
+    prof__map_free(&c->ptr_map);
+    prof__map_free(&c->native_map);
+#if defined(PROF_CUPTI)
+    PROF_FREE(c->cuthr);
+#endif
+}
+
+/* ticks of the session's clock -> ns since the session began */
+static PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
+/* opened before this session began (a scope that straddled prof_start);
+   anything in the snapshot that began later is this session's, even if it
+   began while prof_stop was taking the lock */
+static PROF__NI int prof__c_stale(uint64_t x) { return x < prof__g.tick_start; }
+/* ended after prof_stop began: open at the stop, not in the profile */
+static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
+
+/* Sites and names: a recorded site pointer -> the list's site index. */
+static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_t *out) {
+    size_t h = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u;
+    uint32_t *slot;
+    int found;
+    if (c->site_cache[h] == s) { *out = c->site_cache_idx[h]; return 0; }
+    if (!(slot = prof__map_slot(&c->ptr_map, (uint64_t)(uintptr_t)s, &found))) return -1;
+    if (!found) {
+        int64_t idx = prof__site_index(c->e, prof__is_step_name(s->name) ? "ProfilerStep*" : s->name, s->file, s->func, s->line, s->flags);
+        if (idx < 0) { c->ptr_map.vals[slot - c->ptr_map.vals] = UINT32_MAX; c->ptr_map.n--; return -1; }
+        *slot = (uint32_t)idx;
+    }
+    *out = *slot;
+    c->site_cache[h] = s;
+    c->site_cache_idx[h] = *slot;
+    return 0;
+}
+
+/* Phase 1 (session lock held): recording ends, the list is created and
+   each thread bound to the session is snapshotted with its counts. */
+static PROF__NI int prof__c_snapshot(prof__collector *c) {
+    prof_events *e;
+    prof__tstate *t;
+    int xk;
+    c->epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     /* Read before recording ends: a scope that closes later was open at the
        stop, even when its record lands in the snapshot (the scopes inside it
        that began after the store below were not recorded). On x86 rdtsc
        retires before the store; aarch64 needs the isb. (A scope begun and
        ended in the few ns between the two counts as open.) */
-    tick_stop = prof__now();
+    c->tick_stop = prof__now();
 #if defined(__aarch64__) && !defined(PROF_CLOCK_MONOTONIC)
     __asm__ __volatile__("isb" : : : "memory"); /* the counter read completes before the store */
 #endif
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* nor does the compiler move them */
     /* seq_cst: against prof__gate_enter's store and load (see >>recorder) */
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
-    e = prof_events_create();
-    if (!e) goto oom;
+    c->features = prof__g_features;
+    if (!(c->e = e = prof_events_create())) return -1;
     e->base_real_ns = prof__g.real_start;
     e->with_node_id = prof__g.cfg.with_node_id;
     e->node_id = prof__g.cfg.node_id;
     e->world_size = prof__g.cfg.world_size;
     e->profile_memory = prof__g.cfg.profile_memory;
     e->with_flops = prof__g.cfg.with_flops;
-    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) goto oom;
+    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
     e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-    if (!(step_name = prof__intern(&e->strs, "ProfilerStep*"))) goto oom;
+    if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
     prof__clock_calibrate();
 
     for (t = prof__g.threads; t; t = t->next) {
-        if (PROF__LOAD(&t->bound_epoch) != epoch) continue;
-        if (!PROF__PUSH_OK(snaps, nsnap, capsnap)) goto oom;
-        snaps[nsnap].t = t;
+        prof__snap *sn;
+        uint64_t gate;
+        if (PROF__LOAD(&t->bound_epoch) != c->epoch) continue;
+        if (!PROF__PUSH_OK(c->snaps, c->nsnap, c->capsnap)) return -1;
+        sn = &c->snaps[c->nsnap++];
+        memset(sn, 0, sizeof *sn);
+        sn->t = t;
         /* pos first, then the block: if the owner moved on in between, pos
            is not inside the newer block and that block counts as empty */
-        snaps[nsnap].pos = PROF__LOAD(&t->hot.pos);
-        snaps[nsnap].cur = PROF__LOAD(&t->cur);
-        nsnap++;
+        sn->pos = PROF__LOAD(&t->hot.pos);
+        sn->cur = PROF__LOAD(&t->cur);
 #if defined(PROF_CUPTI)
-        if (!PROF__PUSH_OK(cuthr, ncuthr, capcuthr)) goto oom;
-        cuthr[ncuthr].pthread_id = t->pthread_id;
-        cuthr[ncuthr].tid = t->tid;
-        ncuthr++;
+        if (!PROF__PUSH_OK(c->cuthr, c->ncuthr, c->capcuthr)) return -1;
+        c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
+        c->cuthr[c->ncuthr].tid = t->tid;
+        c->ncuthr++;
 #endif
         /* the owner's counts are whole once it is out of `busy` (the
            section is a few instructions; it saw the session end or will) */
         while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) sched_yield();
-        {
-            /* the gate after pos: a scope begun in between counts as open */
-            uint64_t gate = __atomic_load_n(&t->hot.gate.word, __ATOMIC_RELAXED);
-            prof__snap *sn = &snaps[nsnap - 1];
-            sn->entered = PROF__LOADR(&t->scopes_before) + (gate - PROF__LOADR(&t->gate_base)) + PROF__LOADR(&t->refused);
-            sn->dropped = PROF__LOADR(&t->dropped);
-            sn->nrec = 0;
-            sn->began_late = 0;
-            sn->other = PROF__LOADR(&t->unbalanced);
-            for (xk = 0; xk < 4; xk++) { xdropped[xk] += PROF__LOADR(&t->xdropped[xk]); sn->other += PROF__LOADR(&t->xdropped[xk]); }
-            e->stats.scopes_entered += sn->entered;
-            e->stats.scopes_dropped += sn->dropped;
-        }
-        dropped_nomem += PROF__LOADR(&t->dropped_nomem);
+        /* the gate after pos: a scope begun in between counts as open */
+        gate = __atomic_load_n(&t->hot.gate.word, __ATOMIC_RELAXED);
+        sn->entered = PROF__LOADR(&t->scopes_before) + (gate - PROF__LOADR(&t->gate_base)) + PROF__LOADR(&t->refused);
+        sn->dropped = PROF__LOADR(&t->dropped);
+        sn->other = PROF__LOADR(&t->unbalanced);
+        for (xk = 0; xk < 4; xk++) { c->xdropped[xk] += PROF__LOADR(&t->xdropped[xk]); sn->other += PROF__LOADR(&t->xdropped[xk]); }
+        e->stats.scopes_entered += sn->entered;
+        e->stats.scopes_dropped += sn->dropped;
+        c->dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
     e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
     e->stats.blocks_prefaulted = prof__pf.taken;
     pthread_mutex_unlock(&prof__pf_lock);
-    e->stats.marks_dropped = xdropped[PROF__X_MARK];
-    e->stats.counters_dropped = xdropped[PROF__X_COUNTER];
-    e->stats.allocs_dropped = xdropped[PROF__X_ALLOC];
-    e->stats.async_dropped = xdropped[PROF__X_ASYNC];
-    e->stats.dropped = e->stats.scopes_dropped + xdropped[0] + xdropped[1] + xdropped[2] + xdropped[3];
-    cpu_dropped = e->stats.dropped;
+    e->stats.marks_dropped = c->xdropped[PROF__X_MARK];
+    e->stats.counters_dropped = c->xdropped[PROF__X_COUNTER];
+    e->stats.allocs_dropped = c->xdropped[PROF__X_ALLOC];
+    e->stats.async_dropped = c->xdropped[PROF__X_ASYNC];
+    e->stats.dropped = e->stats.scopes_dropped + c->xdropped[0] + c->xdropped[1] + c->xdropped[2] + c->xdropped[3];
+    c->cpu_dropped = e->stats.dropped;
+    return 0;
+}
 
-#define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
-/* opened before this session began (a scope that straddled prof_start);
-   anything in the snapshot that began later is this session's, even if it
-   began while prof_stop was taking the lock */
-#define PROF__STALE(x) ((x) < prof__g.tick_start)
-/* ended after prof_stop began: open at the stop, not in the profile */
-#define PROF__LATE(x) ((x) > tick_stop)
-#define PROF__SITE_IDX(s, out) do {                                              \
-        int found_;                                                              \
-        uint32_t *slot_;                                                         \
-        size_t h_ = (size_t)(((uintptr_t)(s) >> 3) ^ ((uintptr_t)(s) >> 9)) & 63u; \
-        if (site_cache[h_] == (s)) { (out) = site_cache_idx[h_]; break; }       \
-        slot_ = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)(s), &found_);     \
-        if (!slot_) goto oom;                                                    \
-        if (!found_) {                                                           \
-            int64_t idx_ = prof__is_step_name((s)->name)                         \
-                ? prof__site_index(e, "ProfilerStep*", (s)->file, (s)->func, (s)->line, (s)->flags) \
-                : prof__site_index(e, (s)->name, (s)->file, (s)->func, (s)->line, (s)->flags); \
-            if (idx_ < 0) goto oom;                                              \
-            *slot_ = (uint32_t)idx_;                                             \
-        }                                                                        \
-        (out) = *slot_;                                                          \
-        site_cache[h_] = (s);                                                    \
-        site_cache_idx[h_] = *slot_;                                             \
-    } while (0)
-
-    /* Pass 1: count scope-like records and open the async ranges. */
-    for (i = 0; i < nsnap; i++) {
-        int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
-        if (thr < 0) goto oom;
-        PROF__FOR_RECORDS(snaps[i], r, {
+/* Phase 2: count the scope records (the keys' size) and open the async
+   ranges, whose begins carry the site. */
+static PROF__NI int prof__c_count(prof__collector *c) {
+    size_t i;
+    for (i = 0; i < c->nsnap; i++) {
+        prof__rec_iter it;
+        const prof__rec *r;
+        int64_t thr = prof__thread_index(c->e, c->snaps[i].t->tid, c->snaps[i].t->name);
+        if (thr < 0) return -1;
+        prof__rec_iter_init(&it, &c->snaps[i]);
+        while ((r = prof__rec_next(&it)) != NULL) {
             uintptr_t tag = (uintptr_t)r->site & 7u;
-            if (tag == PROF__TAG_SCOPE) nkeys++;
-            else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0) && !PROF__LATE(r->t0)) {
-                const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+            if (tag == PROF__TAG_SCOPE) c->nkeys++;
+            else if (tag == PROF__TAG_ASYNC_BEGIN && !prof__c_stale(r->t0) && !prof__c_late(c, r->t0)) {
                 uint32_t si;
-                PROF__SITE_IDX(s, si);
-                if (!prof__async_push(&asyncs, &nasync, &capasync, r->t1, PROF__TICKS(r->t0), (uint32_t)thr, si, 0)) goto oom;
+                if (prof__c_site(c, (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u), &si) != 0 ||
+                    !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), (uint32_t)thr, si, 0)) return -1;
             }
-        });
+        }
     }
-    capkeys = nkeys + nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
-    keys = PROF__ALLOC(prof__key, capkeys);
-    if (!keys) goto oom;
-    nkeys = 0;
+    c->capkeys = c->nkeys + c->nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
+    if (!(c->keys = PROF__ALLOC(prof__key, c->capkeys))) return -1;
+    c->nkeys = 0;
+    return 0;
+}
 
-    /* Pass 2: events, with their extensions. */
-    for (i = 0; i < nsnap; i++) {
-        int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
-        prof__pending pd;
-        memset(&pd, 0, sizeof pd);
-        prof__map_free(&native_map);
-        snaps[i].kbeg = nkeys;
-        PROF__FOR_RECORDS(snaps[i], r, {
-            uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
-            snaps[i].nrec++;
-            if (tag == PROF__TAG_EXT) {
-                unsigned kind = (unsigned)(word >> 3) & 31u;
-                unsigned aux = (unsigned)(word >> 8);
-                pd.any = 1;
-                if (kind == PROF__EXT_DATA) {
-                    uint64_t v[2];
-                    int k;
-                    v[0] = r->t0;
-                    v[1] = r->t1;
-                    for (k = 0; k < 2 && pd.data_left > 0; k++, pd.data_left--) {
-                        if (pd.data_kind == PROF__EXT_SHAPES) pd.shapes[pd.nshapes++] = (int64_t)v[k];
-                        else if (pd.data_kind == PROF__EXT_NATIVE) {
-                            if (!prof__grow((void **)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
-                            addrs[naddrs++] = v[k];
-                        }
-                    }
-                } else if (kind == PROF__EXT_SHAPES) {
-                    pd.nshapes = 0;
-                    pd.want_shapes = (int)(aux <= 64 ? aux : 64);
-                    pd.data_kind = PROF__EXT_SHAPES;
-                    pd.data_left = pd.want_shapes;
-                } else if (kind == PROF__EXT_NATIVE) {
-                    int found;
-                    uint32_t *slot;
-                    pd.data_left = (int)aux;
-                    /* a stale header's addresses are read and thrown away */
-                    if (PROF__STALE(r->t0)) { pd.data_kind = PROF__EXT_DATA; continue; }
-                    pd.data_kind = PROF__EXT_NATIVE;
-                    slot = prof__map_slot(&native_map, r->t0, &found);
-                    if (!slot || !PROF__PUSH_OK(addrs, naddrs, capaddrs)) goto oom;
-                    addrs[naddrs] = aux; /* count, then the addresses */
-                    *slot = (uint32_t)naddrs++;
-                } else if (kind == PROF__EXT_FLOPS) { pd.has_flops = 1; pd.flops = (int64_t)r->t0; }
-                else if (kind == PROF__EXT_OVERLOAD) { pd.has_over = 1; pd.over = (const char *)(uintptr_t)r->t0; }
-                else if (kind == PROF__EXT_AUTOGRAD) { pd.has_ag = 1; pd.ag_aux = aux; pd.seq = (int64_t)r->t0; pd.fwd = r->t1; }
-                else if (kind == PROF__EXT_MEMADDR) { pd.has_mem = 1; pd.mem_ptr = r->t0; pd.mem_cat = (const char *)(uintptr_t)r->t1; }
-                continue;
-            }
-            if (PROF__STALE(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
-            if (PROF__LATE(tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
-                /* a scope begun after the stop's tick, before its thread saw
-                   recording end (prof_stop preempted in between): neither in
-                   the profile nor open at the stop */
-                if (tag == PROF__TAG_SCOPE && PROF__LATE(r->t0)) snaps[i].began_late++;
-                prof__pending_reset(&pd);
-                continue;
-            }
-            if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
-                if (!prof__async_push(&asyncs, &nasync, &capasync, r->t1, PROF__TICKS(r->t0), 0, 0, 1)) goto oom;
-                continue;
-            }
-            if (tag == PROF__TAG_SCOPE) {
-                prof__key *k = &keys[nkeys];
-                const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
-                prof__ev tmpv;
-                prof__extra *x = NULL;
-                uint32_t nat;
-                int step;
-                k->start = PROF__TICKS(r->t0);
-                k->end = PROF__TICKS(r->t1);
-                k->thread = (uint32_t)thr;
-                PROF__SITE_IDX(s, k->site);
-                k->extra = 0;
-                k->scope = pd.has_ag ? (uint8_t)(pd.ag_aux & 0xff) : 0;
-                k->flags = 0;
-                k->device_type = PROF_DEVICE_CPU;
-                nat = native_map.n ? prof__map_get(&native_map, r->t0) : UINT32_MAX;
-                step = e->sites[k->site].name == step_name;
-                if (pd.any || nat != UINT32_MAX || step) {
-                    memset(&tmpv, 0, sizeof tmpv);
-                    if (!(x = prof__extra_of(e, &tmpv))) goto oom;
-                    k->extra = tmpv.extra;
-                    if (pd.want_shapes) {
-                        /* length-prefixed dims -> the repr PyTorch prints */
-                        int ndims[64], n_in = 0, p = 0;
-                        int64_t dims[64];
-                        int nd = 0;
-                        prof_shapes sh;
-                        int bad = 0;
-                        while (p < pd.nshapes && n_in < 64) {
-                            int64_t c = pd.shapes[p++], j;
-                            ndims[n_in] = 0;
-                            if (c < 0 || c > pd.nshapes - p) bad = 1; /* a count past the values, or negative */
-                            for (j = 0; j < c && p < pd.nshapes; j++) { dims[nd++] = pd.shapes[p++]; ndims[n_in]++; }
-                            n_in++;
-                        }
-                        if (bad) e->stats.malformed_shapes++;
-                        sh.n_inputs = n_in;
-                        sh.ndims = ndims;
-                        sh.dims = dims;
-                        x = &e->ex[k->extra];
-                        x->shapes = prof__shapes_repr(e, &sh);
-                    }
-                    x = &e->ex[k->extra];
-                    if (pd.has_flops) x->flops = pd.flops;
-                    if (pd.has_over) x->overload_name = prof__intern(&e->strs, pd.over);
-                    if (pd.has_ag) {
-                        if (pd.ag_aux & 0x100u) x->sequence_nr = pd.seq;
-                        if (pd.ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd.fwd; }
-                    }
-                    if (step) x->trace_name = prof__intern(&e->strs, s->name);
-                    x->native_off = nat;
-                }
-                nkeys++;
-                prof__pending_reset(&pd);
-            } else if (tag == PROF__TAG_MEM) {
-                if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) goto oom;
-                e->mem[e->nmem].ts = PROF__TICKS(r->t0);
-                e->mem[e->nmem].bytes = (int64_t)r->t1;
-                e->mem[e->nmem].total = 0;
-                e->mem[e->nmem].ptr = pd.has_mem ? pd.mem_ptr : 0;
-                e->mem[e->nmem].thread = (uint32_t)thr;
-                e->mem[e->nmem].device_type = (int)((word >> 3) & 31u);
-                e->mem[e->nmem].device_index = (int)(word >> 8);
-                e->mem[e->nmem].category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
-                e->nmem++;
-                prof__pending_reset(&pd);
-            } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
-                const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
-                uint32_t si;
-                PROF__SITE_IDX(s, si);
-                if (!PROF__PUSH_OK(e->inst, e->ninst, e->capinst)) goto oom;
-                e->inst[e->ninst].ts = PROF__TICKS(r->t0);
-                e->inst[e->ninst].site = si;
-                e->inst[e->ninst].thread = (uint32_t)thr;
-                e->inst[e->ninst].kind = (int)tag;
-                memcpy(&e->inst[e->ninst].value, &r->t1, sizeof(double));
-                e->ninst++;
-            }
-        });
-        snaps[i].kend = nkeys;
-        /* open = entered - recorded - dropped - begun after the stop (those
-           are in `entered` when their thread passed the gate in time) */
-        e->stats.scopes_recorded += snaps[i].kend - snaps[i].kbeg;
-        if (snaps[i].entered > snaps[i].kend - snaps[i].kbeg + snaps[i].dropped + snaps[i].began_late)
-            open_total += snaps[i].entered - (snaps[i].kend - snaps[i].kbeg) - snaps[i].dropped - snaps[i].began_late;
-        e->stats.scopes_entered -= snaps[i].began_late;
+/* Input shapes as recorded (per input: its number of dims, then the dims)
+   -> the repr PyTorch prints. */
+static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
+    int ndims[64], n_in = 0, p = 0, nd = 0, bad = 0;
+    int64_t dims[64];
+    prof_shapes sh;
+    while (p < pd->nshapes && n_in < 64) {
+        int64_t cnt = pd->shapes[p++], j;
+        ndims[n_in] = 0;
+        if (cnt < 0 || cnt > pd->nshapes - p) bad = 1; /* a count past the values, or negative */
+        for (j = 0; j < cnt && p < pd->nshapes; j++) { dims[nd++] = pd->shapes[p++]; ndims[n_in]++; }
+        n_in++;
     }
-    e->stats.allocs = e->nmem;
-    e->stats.async_records = nasync;
-    for (i = 0; i < e->ninst; i++) {
-        if (e->inst[i].kind == PROF__TAG_MARK) e->stats.marks++;
-        else e->stats.counters++;
+    if (bad) c->e->stats.malformed_shapes++;
+    sh.n_inputs = n_in;
+    sh.ndims = ndims;
+    sh.dims = dims;
+    return prof__shapes_repr(c->e, &sh);
+}
+
+/* An extension record: what it says is kept in pd for the record that
+   follows it (its format is written where the recorder writes it). */
+static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, const prof__rec *r) {
+    uintptr_t word = (uintptr_t)r->site;
+    unsigned kind = (unsigned)(word >> 3) & 31u, aux = (unsigned)(word >> 8);
+    pd->any = 1;
+    if (kind == PROF__EXT_DATA) {
+        uint64_t v[2];
+        int k;
+        v[0] = r->t0;
+        v[1] = r->t1;
+        for (k = 0; k < 2 && pd->data_left > 0; k++, pd->data_left--) {
+            if (pd->data_kind == PROF__EXT_SHAPES) pd->shapes[pd->nshapes++] = (int64_t)v[k];
+            else if (pd->data_kind == PROF__EXT_NATIVE) {
+                if (!prof__grow((void **)&c->addrs, &c->capaddrs, c->naddrs + 1, sizeof *c->addrs)) return -1;
+                c->addrs[c->naddrs++] = v[k];
+            }
+        }
+    } else if (kind == PROF__EXT_SHAPES) {
+        pd->nshapes = 0;
+        pd->want_shapes = (int)(aux <= 64 ? aux : 64);
+        pd->data_kind = PROF__EXT_SHAPES;
+        pd->data_left = pd->want_shapes;
+    } else if (kind == PROF__EXT_NATIVE) {
+        int found;
+        uint32_t *slot;
+        pd->data_left = (int)aux;
+        /* a stale header's addresses are read and thrown away */
+        if (prof__c_stale(r->t0)) { pd->data_kind = PROF__EXT_DATA; return 0; }
+        pd->data_kind = PROF__EXT_NATIVE;
+        slot = prof__map_slot(&c->native_map, r->t0, &found);
+        if (!slot || !PROF__PUSH_OK(c->addrs, c->naddrs, c->capaddrs)) return -1;
+        c->addrs[c->naddrs] = aux; /* count, then the addresses */
+        *slot = (uint32_t)c->naddrs++;
+    } else if (kind == PROF__EXT_FLOPS) { pd->has_flops = 1; pd->flops = (int64_t)r->t0; }
+    else if (kind == PROF__EXT_OVERLOAD) { pd->has_over = 1; pd->over = (const char *)(uintptr_t)r->t0; }
+    else if (kind == PROF__EXT_AUTOGRAD) { pd->has_ag = 1; pd->ag_aux = aux; pd->seq = (int64_t)r->t0; pd->fwd = r->t1; }
+    else if (kind == PROF__EXT_MEMADDR) { pd->has_mem = 1; pd->mem_ptr = r->t0; pd->mem_cat = (const char *)(uintptr_t)r->t1; }
+    return 0;
+}
+
+/* A scope record and its extensions -> a key (and an extra record). */
+static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
+    prof_events *e = c->e;
+    prof__key *k = &c->keys[c->nkeys];
+    const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+    uint32_t nat;
+    int step;
+    k->start = prof__c_ns(r->t0);
+    k->end = prof__c_ns(r->t1);
+    k->thread = thr;
+    if (prof__c_site(c, s, &k->site) != 0) return -1;
+    k->extra = 0;
+    k->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
+    k->flags = 0;
+    k->device_type = PROF_DEVICE_CPU;
+    nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
+    step = e->sites[k->site].name == c->step_name;
+    if (pd->any || nat != UINT32_MAX || step) {
+        prof__ev tmpv;
+        prof__extra *x;
+        const char *shapes = NULL;
+        memset(&tmpv, 0, sizeof tmpv);
+        if (!prof__extra_of(e, &tmpv)) return -1;
+        k->extra = tmpv.extra;
+        if (pd->want_shapes) shapes = prof__c_shapes(c, pd);
+        x = &e->ex[k->extra]; /* after the calls that may move e->ex */
+        x->shapes = shapes;
+        if (pd->has_flops) x->flops = pd->flops;
+        if (pd->has_over) x->overload_name = prof__intern(&e->strs, pd->over);
+        if (pd->has_ag) {
+            if (pd->ag_aux & 0x100u) x->sequence_nr = pd->seq;
+            if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; }
+        }
+        if (step) x->trace_name = prof__intern(&e->strs, s->name);
+        x->native_off = nat;
     }
-    /* Async ranges: per id in time order, each end closes the open begin.
-       A begin while one is open leaves the earlier unmatched (the later
-       wins); an end with none open, and a begin never ended, are unmatched. */
-    if (nasync) qsort(asyncs, nasync, sizeof *asyncs, prof__async_cmp);
-    for (i = 0; i < nasync;) {
+    c->nkeys++;
+    return 0;
+}
+
+/* Phase 3: one thread's records -> scope keys, memory records, marks and
+   counter samples, async ends; then its open scopes. */
+static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
+    prof_events *e = c->e;
+    prof__pending pd;
+    prof__rec_iter it;
+    const prof__rec *r;
+    int64_t thr = prof__thread_index(e, sn->t->tid, sn->t->name);
+    if (thr < 0) return -1;
+    memset(&pd, 0, sizeof pd);
+    prof__map_free(&c->native_map);
+    sn->kbeg = c->nkeys;
+    prof__rec_iter_init(&it, sn);
+    while ((r = prof__rec_next(&it)) != NULL) {
+        uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
+        sn->nrec++;
+        if (tag == PROF__TAG_EXT) {
+            if (prof__c_extension(c, &pd, r) != 0) return -1;
+            continue;
+        }
+        if (prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
+        if (prof__c_late(c, tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
+            /* a scope begun after the stop's tick, before its thread saw
+               recording end (prof_stop preempted in between): neither in
+               the profile nor open at the stop */
+            if (tag == PROF__TAG_SCOPE && prof__c_late(c, r->t0)) sn->began_late++;
+            prof__pending_reset(&pd);
+            continue;
+        }
+        if (tag == PROF__TAG_SCOPE) {
+            if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;
+        } else if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
+            if (!prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), 0, 0, 1)) return -1;
+        } else if (tag == PROF__TAG_MEM) {
+            prof__memrec *m;
+            if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
+            m = &e->mem[e->nmem];
+            m->ts = prof__c_ns(r->t0);
+            m->bytes = (int64_t)r->t1;
+            m->total = 0;
+            m->ptr = pd.has_mem ? pd.mem_ptr : 0;
+            m->thread = (uint32_t)thr;
+            m->device_type = (int)((word >> 3) & 31u);
+            m->device_index = (int)(word >> 8);
+            m->category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
+            e->nmem++;
+        } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
+            prof__instant_ev *in;
+            uint32_t si;
+            if (prof__c_site(c, (const prof_site *)(word & ~(uintptr_t)7u), &si) != 0) return -1;
+            if (!PROF__PUSH_OK(e->inst, e->ninst, e->capinst)) return -1;
+            in = &e->inst[e->ninst++];
+            in->ts = prof__c_ns(r->t0);
+            in->site = si;
+            in->thread = (uint32_t)thr;
+            in->kind = (int)tag;
+            memcpy(&in->value, &r->t1, sizeof(double));
+            if (tag == PROF__TAG_MARK) e->stats.marks++;
+            else e->stats.counters++;
+        }
+        prof__pending_reset(&pd);
+    }
+    sn->kend = c->nkeys;
+    /* open = entered - recorded - dropped - begun after the stop (those
+       are in `entered` when their thread passed the gate in time) */
+    e->stats.scopes_recorded += sn->kend - sn->kbeg;
+    if (sn->entered > sn->kend - sn->kbeg + sn->dropped + sn->began_late)
+        c->open_total += sn->entered - (sn->kend - sn->kbeg) - sn->dropped - sn->began_late;
+    e->stats.scopes_entered -= sn->began_late;
+    return 0;
+}
+static PROF__NI int prof__c_decode(prof__collector *c) {
+    size_t i;
+    for (i = 0; i < c->nsnap; i++)
+        if (prof__c_decode_thread(c, &c->snaps[i]) != 0) return -1;
+    c->e->stats.allocs = c->e->nmem;
+    c->e->stats.async_records = c->nasync;
+    return 0;
+}
+
+/* Phase 4: async ranges, per id in time order: each end closes the open
+   begin. A begin while one is open leaves the earlier unmatched (the later
+   wins); an end with none open, and a begin never ended, are unmatched. */
+static PROF__NI int prof__c_async(prof__collector *c) {
+    size_t i;
+    if (c->nasync) qsort(c->asyncs, c->nasync, sizeof *c->asyncs, prof__async_cmp);
+    for (i = 0; i < c->nasync;) {
         size_t j, open = (size_t)-1;
-        for (j = i; j < nasync && asyncs[j].id == asyncs[i].id; j++) {
+        for (j = i; j < c->nasync && c->asyncs[j].id == c->asyncs[i].id; j++) {
             prof__key *k;
-            if (!asyncs[j].is_end) {
-                if (open != (size_t)-1) e->stats.unmatched_async++;
+            if (!c->asyncs[j].is_end) {
+                if (open != (size_t)-1) c->e->stats.unmatched_async++;
                 open = j;
                 continue;
             }
-            if (open == (size_t)-1) { e->stats.unmatched_async++; continue; }
-            if (!PROF__PUSH_OK(xkeys, nx, capx)) goto oom;
-            k = &xkeys[nx++];
-            k->start = asyncs[open].ts;
-            k->end = asyncs[j].ts > k->start ? asyncs[j].ts : k->start;
-            k->thread = asyncs[open].thread;
-            k->site = asyncs[open].site;
+            if (open == (size_t)-1) { c->e->stats.unmatched_async++; continue; }
+            if (!PROF__PUSH_OK(c->xkeys, c->nx, c->capx)) return -1;
+            k = &c->xkeys[c->nx++];
+            k->start = c->asyncs[open].ts;
+            k->end = c->asyncs[j].ts > k->start ? c->asyncs[j].ts : k->start;
+            k->thread = c->asyncs[open].thread;
+            k->site = c->asyncs[open].site;
             k->extra = 0;
             k->scope = 0;
             k->flags = PROF__F_ASYNC;
             k->device_type = PROF_DEVICE_CPU;
             open = (size_t)-1;
         }
-        if (open != (size_t)-1) e->stats.unmatched_async++;
+        if (open != (size_t)-1) c->e->stats.unmatched_async++;
         i = j;
     }
-    e->stats.open_at_stop = open_total;
+    PROF_FREE(c->asyncs);
+    c->asyncs = NULL;
+    return 0;
+}
+
+/* Phase 5 (still locked): the threads' counts settle; the calling
+   thread's still-open PROF_BEGIN ranges are named. */
+static PROF__NI void prof__c_threads(prof__collector *c) {
+    prof__tstate *t;
+    size_t i;
+    c->e->stats.open_at_stop = c->open_total;
     /* threads that recorded: not those only bound to the session (prof_start
        binds the calling thread ahead of its first scope) */
-    e->stats.threads = 0;
-    for (i = 0; i < nsnap; i++)
-        if (snaps[i].nrec || snaps[i].entered || snaps[i].dropped || snaps[i].other) e->stats.threads++;
-    /* Name the still-open PROF_BEGIN ranges of the calling thread. */
+    c->e->stats.threads = 0;
+    for (i = 0; i < c->nsnap; i++)
+        if (c->snaps[i].nrec || c->snaps[i].entered || c->snaps[i].dropped || c->snaps[i].other) c->e->stats.threads++;
     t = prof__self();
-    if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
+    if (t && PROF__LOADR(&t->bound_epoch) == c->epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
-            if (t->open[k].epoch == epoch) {
-                named_open++;
+            if (t->open[k].epoch == c->epoch) {
+                c->named_open++;
                 prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
                              t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
             }
     }
-    prof__reap_dead_locked();
-    pthread_mutex_unlock(&prof__g_lock);
-#undef PROF__SITE_IDX
-#undef PROF__STALE
-#undef PROF__LATE
-#undef PROF__TICKS
-    /* each thread's keys form a run [kbeg, kend) in end order */
-    bounds = PROF__ALLOC(size_t, nsnap + 2);
-    if (!bounds) goto oom_unlocked;
-    for (i = 0; i < nsnap; i++) { bounds[i] = snaps[i].kbeg; PROF_ASSERT(i == 0 || snaps[i].kbeg == snaps[i - 1].kend); }
-    bounds[nsnap] = nkeys;
-    PROF_FREE(snaps);
-    snaps = NULL;
-    PROF_FREE(asyncs);
-    asyncs = NULL;
-    prof__map_free(&ptr_map);
-    prof__map_free(&native_map);
+}
+
+/* Phase 6 (unlocked): CUPTI's records join the async ranges. */
+static PROF__NI int prof__c_cupti(prof__collector *c) {
+    size_t i;
 #if defined(PROF_CUPTI)
-    if (cuda) {
-        e->use_device = prof__intern(&e->strs, "cuda");
-        if (prof__cupti_gather(e, &xkeys, &nx, &capx, cuthr, ncuthr, prof__g.mono_start, mono_stop) != 0) goto oom_unlocked;
+    if (c->cuda) {
+        c->e->use_device = prof__intern(&c->e->strs, "cuda");
+        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) return -1;
     }
-    PROF_FREE(cuthr);
-    cuthr = NULL;
 #endif
     /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
        shows device memory only with a device, as PyTorch's does for a
        profile that used CUDA, so the list gets one */
-    if (!e->use_device)
-        for (i = 0; i < e->nmem; i++)
-            if (e->mem[i].device_type == PROF_DEVICE_CUDA) { e->use_device = prof__intern(&e->strs, "cuda"); break; }
+    if (!c->e->use_device)
+        for (i = 0; i < c->e->nmem; i++)
+            if (c->e->mem[i].device_type == PROF_DEVICE_CUDA) { c->e->use_device = prof__intern(&c->e->strs, "cuda"); break; }
+    return 0;
+}
 
-    {
-        /* order: per thread by the stack pass, the rest by a sort, then merge */
-        size_t total = nkeys + nx, run, maxrun = 0;
-        prof__key *a = PROF__ALLOC(prof__key, total + 1), *b;
-        uint32_t *next, *stk;
-        for (run = 0; run < nsnap; run++) if (bounds[run + 1] - bounds[run] > maxrun) maxrun = bounds[run + 1] - bounds[run];
-        next = PROF__ALLOC(uint32_t, maxrun + 1);
-        stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
-        if (!a || !next || !stk) { PROF_FREE(a); PROF_FREE(next); PROF_FREE(stk); goto oom_unlocked; }
-        for (run = 0; run < nsnap; run++) {
-            size_t lo = bounds[run], len = bounds[run + 1] - lo;
-            if (prof__run_preorder(keys + lo, len, a + lo, next, stk) != 0) {
-                memcpy(a + lo, keys + lo, len * sizeof *a);
-                prof__sort_keys(a + lo, keys + lo, len); /* the run's own keys are spent: its buffer */
-            }
+/* Phase 7: events in PyTorch's order, per thread by the stack pass, the
+   rest by a sort, then one merge. */
+static PROF__NI int prof__c_order(prof__collector *c) {
+    size_t total = c->nkeys + c->nx, run, maxrun = 0, nruns = c->nsnap, i;
+    prof__key *a, *b, *ordered;
+    uint32_t *next, *stk;
+    /* each thread's keys form a run [kbeg, kend) in end order */
+    if (!(c->bounds = PROF__ALLOC(size_t, c->nsnap + 2))) return -1;
+    for (i = 0; i < c->nsnap; i++) { c->bounds[i] = c->snaps[i].kbeg; PROF_ASSERT(i == 0 || c->snaps[i].kbeg == c->snaps[i - 1].kend); }
+    c->bounds[c->nsnap] = c->nkeys;
+    a = PROF__ALLOC(prof__key, total + 1);
+    for (run = 0; run < nruns; run++) if (c->bounds[run + 1] - c->bounds[run] > maxrun) maxrun = c->bounds[run + 1] - c->bounds[run];
+    next = PROF__ALLOC(uint32_t, maxrun + 1);
+    stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
+    if (!a || !next || !stk) { PROF_FREE(a); PROF_FREE(next); PROF_FREE(stk); return -1; }
+    for (run = 0; run < nruns; run++) {
+        size_t lo = c->bounds[run], len = c->bounds[run + 1] - lo;
+        if (prof__run_preorder(c->keys + lo, len, a + lo, next, stk) != 0) {
+            memcpy(a + lo, c->keys + lo, len * sizeof *a);
+            prof__sort_keys(a + lo, c->keys + lo, len); /* the run's own keys are spent: its buffer */
         }
-        PROF_FREE(next);
-        PROF_FREE(stk);
-        /* Every fresh page costs a fault and a clear, so the spent keys
-           become the merge buffer instead of a new array. */
-        if (capkeys < total + 1) {
-            prof__key *k2 = (prof__key *)PROF_REALLOC(keys, (total + 1) * sizeof *keys);
-            if (!k2) { PROF_FREE(a); goto oom_unlocked; }
-            keys = k2;
-            prof__hint_huge(keys, (total + 1) * sizeof *keys);
-        }
-        b = keys;
-        keys = NULL;
-        if (nx) {
-            prof__sort_keys(xkeys, b, nx);
-            memcpy(a + nkeys, xkeys, nx * sizeof *a);
-            bounds[nsnap + 1] = total;
-            nsnap++;
-        }
-        PROF_FREE(xkeys);
-        xkeys = NULL;
-        ordered = prof__merge_runs(a, b, bounds, nsnap);
-        PROF_FREE(ordered == a ? b : a);
-        keys = ordered;
-        nkeys = total;
     }
-    PROF_FREE(bounds);
-    bounds = NULL;
-    if (prof_events_reserve(e, nkeys) != PROF_OK) goto oom_unlocked;
-    for (i = 0; i < nkeys; i++) {
+    PROF_FREE(next);
+    PROF_FREE(stk);
+    /* Every fresh page costs a fault and a clear, so the spent keys
+       become the merge buffer instead of a new array. */
+    if (c->capkeys < total + 1) {
+        prof__key *k2 = (prof__key *)PROF_REALLOC(c->keys, (total + 1) * sizeof *c->keys);
+        if (!k2) { PROF_FREE(a); return -1; }
+        c->keys = k2;
+        c->capkeys = total + 1;
+        prof__hint_huge(c->keys, (total + 1) * sizeof *c->keys);
+    }
+    b = c->keys;
+    if (c->nx) {
+        prof__sort_keys(c->xkeys, b, c->nx);
+        memcpy(a + c->nkeys, c->xkeys, c->nx * sizeof *a);
+        c->bounds[nruns + 1] = total;
+        nruns++;
+    }
+    PROF_FREE(c->xkeys);
+    c->xkeys = NULL;
+    ordered = prof__merge_runs(a, b, c->bounds, nruns);
+    PROF_FREE(ordered == a ? b : a);
+    c->keys = ordered;
+    c->capkeys = total + 1;
+    c->nkeys = total;
+    return 0;
+}
+
+/* Phase 8: the keys become the list's events. */
+static PROF__NI int prof__c_events(prof__collector *c) {
+    prof_events *e = c->e;
+    size_t i;
+    if (prof_events_reserve(e, c->nkeys) != PROF_OK) return -1;
+    for (i = 0; i < c->nkeys; i++) {
         prof__ev *v = &e->ev[i];
+        const prof__key *k = &c->keys[i];
         memset(v, 0, sizeof *v);
-        v->start = keys[i].start;
-        v->end = keys[i].end;
-        v->site = keys[i].site;
-        v->thread = keys[i].thread;
+        v->start = k->start;
+        v->end = k->end;
+        v->site = k->site;
+        v->thread = k->thread;
         v->parent = v->first_child = v->next_sibling = -1;
         v->node_id = e->with_node_id ? e->node_id : -1;
-        v->extra = keys[i].extra;
-        v->scope = keys[i].scope;
-        v->flags = keys[i].flags;
-        v->device_type = keys[i].device_type;
+        v->extra = k->extra;
+        v->scope = k->scope;
+        v->flags = k->flags;
+        v->device_type = k->device_type;
         /* plain scopes are user annotations; operators and CUDA records are not */
         if (!e->sites[v->site].flags) v->flags |= PROF__F_USER_ANN;
     }
-    e->n = nkeys;
-    e->stats.events = nkeys;
+    e->n = c->nkeys;
+    e->stats.events = c->nkeys;
+    return 0;
+}
 
-    if (cpu_dropped > dropped_nomem)
+/* Phase 9: what was lost or odd, in words. */
+static PROF__NI void prof__c_warn(const prof__collector *c) {
+    const prof_stats *st = &c->e->stats;
+    uint64_t open_total = c->open_total;
+    if (c->cpu_dropped > c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
-                     (unsigned long long)(cpu_dropped - dropped_nomem), prof__g.cfg.max_events);
-    if (dropped_nomem)
+                     (unsigned long long)(c->cpu_dropped - c->dropped_nomem), prof__g.cfg.max_events);
+    if (c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
-                     (unsigned long long)dropped_nomem);
-    if (e->stats.unbalanced_ends)
+                     (unsigned long long)c->dropped_nomem);
+    if (st->unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored",
-                     (unsigned long long)e->stats.unbalanced_ends, e->stats.unbalanced_ends == 1 ? "" : "s",
-                     e->stats.unbalanced_ends == 1 ? "it was" : "they were");
+                     (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
+                     st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile",
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
-                     named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
-    if (e->stats.malformed_shapes)
+                     c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
+    if (st->malformed_shapes)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read",
-                     (unsigned long long)e->stats.malformed_shapes, e->stats.malformed_shapes == 1 ? " had" : "s had",
-                     e->stats.malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
-    if (e->stats.unknown_frees)
+                     (unsigned long long)st->malformed_shapes, st->malformed_shapes == 1 ? " had" : "s had",
+                     st->malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
+    if (st->unknown_frees)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu free%s of pointers that prof_alloc never saw %s ignored",
-                     (unsigned long long)e->stats.unknown_frees, e->stats.unknown_frees == 1 ? "" : "s", e->stats.unknown_frees == 1 ? "was" : "were");
-    if (e->stats.unmatched_async)
+                     (unsigned long long)st->unknown_frees, st->unknown_frees == 1 ? "" : "s", st->unknown_frees == 1 ? "was" : "were");
+    if (st->unmatched_async)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
-                     (unsigned long long)e->stats.unmatched_async, e->stats.unmatched_async == 1 ? "" : "s", e->stats.unmatched_async == 1 ? "it was" : "they were");
-    e->stacks_pending = features & (PROF__F_SCOPES | PROF__F_NATIVE);
-    e->native_addrs = addrs;
-    addrs = NULL;
+                     (unsigned long long)st->unmatched_async, st->unmatched_async == 1 ? "" : "s", st->unmatched_async == 1 ? "it was" : "they were");
+}
+
+/* Phase 10: the tree (which attaches the stacks first), the CUPTI join
+   and memory per event. */
+static PROF__NI int prof__c_finish(prof__collector *c) {
+    prof_events *e = c->e;
+    int tree_ok;
+    e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
+    e->native_addrs = c->addrs;
+    c->addrs = NULL;
     /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
-    tree_ok = prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) == PROF_OK;
-    PROF_FREE(keys);
-    keys = NULL;
+    tree_ok = prof__build_tree(e, c->keys, (c->nkeys + 1) * sizeof *c->keys) == PROF_OK;
+    PROF_FREE(c->keys);
+    c->keys = NULL;
     if (!tree_ok ||
 #if defined(PROF_CUPTI)
-        (cuda && prof__cupti_correlate(e) != 0) ||
+        (c->cuda && prof__cupti_correlate(e) != 0) ||
 #endif
-        prof__memory_usage(e) != 0) {
-        PROF_FREE(addrs);
-        prof_events_free(e);
-        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
+        prof__memory_usage(e) != 0) return -1;
+    return 0;
+}
+
+/* prof_stop's collector: records to an event list, or NULL. */
+static PROF__NI prof_events *prof__collect(void) {
+    prof__collector c;
+    int rc;
+    memset(&c, 0, sizeof c);
+#if defined(PROF_CUPTI)
+    c.cuda = prof__cupti_active();
+    prof__cupti_stop(); /* forced flush before the CPU side closes */
+    c.mono_stop = prof__mono_ns();
+#endif
+    prof__pf_stop();
+    pthread_mutex_lock(&prof__g_lock);
+    rc = prof__c_snapshot(&c);
+    if (!rc) rc = prof__c_count(&c);
+    if (!rc) rc = prof__c_decode(&c);
+    if (!rc) rc = prof__c_async(&c);
+    if (!rc) {
+        prof__c_threads(&c);
+        prof__reap_dead_locked();
+    }
+    pthread_mutex_unlock(&prof__g_lock);
+    prof__map_free(&c.ptr_map);
+    prof__map_free(&c.native_map);
+    if (!rc) rc = prof__c_cupti(&c);
+    if (!rc) rc = prof__c_order(&c);
+    if (!rc) rc = prof__c_events(&c);
+    if (!rc) {
+        prof__c_warn(&c);
+        if (prof__c_finish(&c) != 0) rc = -2;
+    }
+    prof__collector_free(&c);
+    if (rc) {
+        prof_events_free(c.e);
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, rc == -2 ? "prof_stop: out of memory while analysing events" : "prof_stop: out of memory while collecting events");
         return NULL;
     }
-    PROF_FREE(addrs);
-    return e;
-oom:
-    pthread_mutex_unlock(&prof__g_lock);
-oom_unlocked:
-#if defined(PROF_CUPTI)
-    PROF_FREE(cuthr);
-#endif
-    PROF_FREE(snaps);
-    PROF_FREE(keys);
-    PROF_FREE(xkeys);
-    PROF_FREE(bounds);
-    PROF_FREE(asyncs);
-    PROF_FREE(addrs);
-    prof__map_free(&ptr_map);
-    prof__map_free(&native_map);
-    prof_events_free(e);
-    prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while collecting events");
-    return NULL;
+    return c.e;
 }
 
 /* ----- session control: start, stop and the step schedule ----- */
@@ -4701,7 +4825,7 @@ static PROF__NI uint64_t prof__key_hash(const prof_events *e, const prof_avg *a,
     if (g->group_by_overload_name) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->overload_name);
     if (g->group_by_input_shapes) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->input_shapes);
     for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++, node = prof__node_parent(e, node))
-        h = prof__mix(h ^ (uint64_t)(uintptr_t)prof__node_frame(e, node));
+        h = prof__mix(h ^ (uint64_t)(uintptr_t)e->nodes[node].frame);
     return h;
 }
 
