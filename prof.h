@@ -3223,6 +3223,7 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
    CUPTI's records, order the events, fill the list, warn, then the tree
    (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
    of memory); prof__collect frees everything in one place. */
+typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
@@ -3244,6 +3245,12 @@ typedef struct prof__collector {
     size_t naddrs, capaddrs;
     uint64_t open_total, dropped_nomem, xdropped[4];
     uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
+    /* shapes as recorded -> their repr, each distinct list formatted once */
+    prof__map shape_map;
+    prof__shape_ent *shape_ents;
+    size_t nshape_ents, capshape_ents;
+    int64_t *shape_vals;
+    size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
@@ -3266,6 +3273,9 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     PROF_FREE(c->addrs);
     prof__map_free(&c->ptr_map);
     prof__map_free(&c->native_map);
+    prof__map_free(&c->shape_map);
+    PROF_FREE(c->shape_ents);
+    PROF_FREE(c->shape_vals);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
 #endif
@@ -3403,7 +3413,7 @@ static PROF__NI int prof__c_count(prof__collector *c) {
 
 /* Input shapes as recorded (per input: its number of dims, then the dims)
    -> the repr PyTorch prints. */
-static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
+static PROF__NI const char *prof__c_shapes_repr(prof__collector *c, const prof__pending *pd, int *bad_out) {
     int ndims[64], n_in = 0, p = 0, nd = 0, bad = 0;
     int64_t dims[64];
     prof_shapes sh;
@@ -3414,11 +3424,47 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
         for (j = 0; j < cnt && p < pd->nshapes; j++) { dims[nd++] = pd->shapes[p++]; ndims[n_in]++; }
         n_in++;
     }
-    if (bad) c->e->stats.malformed_shapes++;
+    *bad_out = bad;
     sh.n_inputs = n_in;
     sh.ndims = ndims;
     sh.dims = dims;
     return prof__shapes_repr(c->e, &sh);
+}
+/* The same, interned by the raw values: a loop's few distinct lists are
+   formatted once, not once per event. */
+static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
+    size_t bytes = (size_t)pd->nshapes * sizeof(int64_t);
+    uint64_t h = prof__hash_bytes(pd->shapes, bytes, (uint64_t)pd->nshapes);
+    for (;;) {
+        int found;
+        uint32_t *slot = prof__map_slot(&c->shape_map, h, &found);
+        prof__shape_ent *en;
+        if (!slot) return NULL;
+        if (found) {
+            en = &c->shape_ents[*slot];
+            if (en->n == (uint32_t)pd->nshapes && memcmp(c->shape_vals + en->off, pd->shapes, bytes) == 0) {
+                if (en->bad) c->e->stats.malformed_shapes++;
+                return en->repr;
+            }
+            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
+            continue;
+        }
+        if (!PROF__PUSH_OK(c->shape_ents, c->nshape_ents, c->capshape_ents) ||
+            !prof__grow((void **)&c->shape_vals, &c->capshape_vals, c->nshape_vals + (size_t)pd->nshapes + 1, sizeof *c->shape_vals)) {
+            c->shape_map.vals[slot - c->shape_map.vals] = UINT32_MAX;
+            c->shape_map.n--;
+            return NULL;
+        }
+        en = &c->shape_ents[c->nshape_ents];
+        en->off = (uint32_t)c->nshape_vals;
+        en->n = (uint32_t)pd->nshapes;
+        if (bytes) memcpy(c->shape_vals + c->nshape_vals, pd->shapes, bytes);
+        c->nshape_vals += (size_t)pd->nshapes;
+        if (!(en->repr = prof__c_shapes_repr(c, pd, &en->bad))) { c->shape_map.vals[slot - c->shape_map.vals] = UINT32_MAX; c->shape_map.n--; return NULL; }
+        if (en->bad) c->e->stats.malformed_shapes++;
+        *slot = (uint32_t)c->nshape_ents++;
+        return en->repr;
+    }
 }
 
 /* An extension record: what it says is kept in pd for the record that
@@ -3486,7 +3532,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         memset(&tmpv, 0, sizeof tmpv);
         if (!prof__extra_of(e, &tmpv)) return -1;
         k->extra = tmpv.extra;
-        if (pd->want_shapes) shapes = prof__c_shapes(c, pd);
+        if (pd->want_shapes && !(shapes = prof__c_shapes(c, pd))) return -1;
         x = &e->ex[k->extra]; /* after the calls that may move e->ex */
         x->shapes = shapes;
         if (pd->has_flops) x->flops = pd->flops;
