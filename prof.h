@@ -47,7 +47,9 @@
                           attribute in C, RAII in C++. `name` must be a string
                           constant (or __func__): anything else fails to
                           compile, in C and in C++. Several on one line work.
-   PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied.
+   PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied
+                          (once per session and site, and only when the
+                          event cap admits the scope).
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
    PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
    PROF_END()             use a block); PROF_END closes the innermost one. An
@@ -205,7 +207,10 @@
                  prof_memory_categories, prof_json_valid
 
    Times are integer nanoseconds inside and microseconds in every output, as
-   PyTorch prints them. Errors are prof_result codes; a log callback in
+   PyTorch prints them. With with_stack, an event's stack (prof_event.stack)
+   is an array made from the list's stack tree the first time it is asked
+   for; events with one stack share it, and a chain of nested stacks shares
+   one array. Errors are prof_result codes; a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
