@@ -61,7 +61,7 @@ build: configure
 test: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 
-BENCH_PROGS := overhead features analysis export stop
+BENCH_PROGS := overhead features analysis export stop roundtrip
 
 bench: $(addprefix $(BUILD)/bench-O2/,$(BENCH_PROGS))
 	@for p in $(BENCH_PROGS); do \
