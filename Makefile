@@ -77,7 +77,7 @@ test:
 deps:
 	@BUILD="$(BUILD)" ALLOW_MISSING="$(ALLOW_MISSING)" bash tests/suite.sh --deps
 
-BENCH_PROGS := overhead features analysis export
+BENCH_PROGS := overhead features analysis export stop roundtrip
 
 bench: $(addprefix $(BUILD)/bench-O2/,$(BENCH_PROGS))
 	@for p in $(BENCH_PROGS); do \

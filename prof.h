@@ -53,7 +53,9 @@
                           attribute in C, RAII in C++. `name` must be a string
                           constant (or __func__): anything else fails to
                           compile, in C and in C++. Several on one line work.
-   PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied.
+   PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied
+                          (once per session and site, and only when the
+                          event cap admits the scope).
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
    PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
    PROF_END()             use a block); PROF_END closes the innermost one. An
@@ -135,15 +137,31 @@
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
    ===============================================================
-   max_events         cap on recorded events (default 16M = 384 MiB); past it
-                      events are dropped, counted and reported. Threads take
-                      the cap in shares (a quarter of what is left, split
-                      among them, single events near the end); a thread
-                      that stops recording keeps the unused rest of its
-                      share until it exits or the session ends, so with
-                      idle threads drops can begin a little before the cap
-                      (by at most about a quarter of it). Recorded +
-                      dropped + open at the stop is always exact.
+   max_events         cap on recorded events (default 16M); past it events
+                      are dropped, counted and reported. It is decided when
+                      a scope begins: a scope admitted then always gets its
+                      record when it ends, and once a thread meets the cap
+                      no new scope begins recording there, so whole
+                      subtrees are dropped, never a parent whose children
+                      are kept. The table of such a profile says so in one
+                      line after its totals, and the trace in its
+                      "prof_dropped" key. Marks, counter samples,
+                      allocations and async begins/ends count as events too.
+                      The cap counts events, not memory: a plain scope is
+                      one 24-byte record; shapes add 1 + (values + 1) / 2
+                      records (up to 33), FLOPs, an overload name and
+                      autograd fields one each, a native stack 1 + (frames
+                      + 1) / 2 (up to 17), an allocation 2 in all; the
+                      name of a PROF_SCOPE_DYN is copied once per session
+                      and site, and only for an admitted scope.
+                      Threads take the cap in shares (a quarter of what is
+                      left, split among them, single events near the end);
+                      a thread that stops recording keeps the unused rest
+                      of its share until it exits or the session ends, so
+                      with idle threads drops can begin a little before the
+                      cap (by at most about a quarter of it). prof_stats
+                      accounts for every scope: scopes_entered ==
+                      scopes_recorded + scopes_dropped + open_at_stop.
    record_shapes, profile_memory, with_stack, with_flops
                       as torch.profiler.profile's options; with_stack is
                       PROF_STACK_SCOPES (the chain of enclosing scopes) or
@@ -236,7 +254,11 @@
    Times are integer nanoseconds inside and microseconds in every output, as
    PyTorch prints them. "CPU time" (Self CPU, CPU total, ...) is, as in
    PyTorch, elapsed time on the thread between a scope's start and end:
-   waits, sleeps and time the thread was descheduled are in it. Errors are prof_result codes; a log callback in
+   waits, sleeps and time the thread was descheduled are in it. With
+   with_stack, an event's stack (prof_event.stack) is an array made from
+   the list's stack tree the first time it is asked for; events with one
+   stack share it, and a chain of nested stacks shares one array. Errors
+   are prof_result codes; a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
@@ -286,8 +308,8 @@
    written in place, and emptied if the export then fails. Devices, pipes,
    /proc files and /dev/stdout or /dev/fd/N are written in place.
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
-   displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName) are
-   refused; a distributedInfo given as metadata replaces prof.h's.
+   displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
+   prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
 
    SIGNALS
    =======
@@ -313,8 +335,8 @@
    >>public      declarations
    >>macros      the recording macros and their inline hot path
    >>impl        implementation:
-     >>clock >>recorder >>eventlist >>tree >>aggregation >>table
-     >>exporters >>report >>cupti
+     >>clock >>recorder >>eventlist >>collect >>tree >>aggregation
+     >>table >>exporters >>report >>cupti
 
    LICENSE: MIT, the text is at the end of the file.
 */
@@ -541,11 +563,17 @@ typedef struct prof_event {
     int64_t device_memory_usage, self_device_memory_usage;
 } prof_event;
 
-/* Recording statistics, reported with the results. */
+/* Recording statistics, reported with the results. For scopes (PROF_SCOPE,
+   PROF_BEGIN and the like, ProfilerStep#N) always
+       scopes_entered == scopes_recorded + scopes_dropped + open_at_stop. */
 typedef struct prof_stats {
-    uint64_t events;            /* events in the list */
-    uint64_t dropped;           /* lost to the event cap, or for lack of
-                                   memory (prof_stop's warning tells which) */
+    uint64_t events;            /* events in the list (after _remove_dup_nodes
+                                   merged a child into its parent: `merged`) */
+    uint64_t dropped;           /* everything lost to the event cap or for lack
+                                   of memory: scopes_dropped plus the marks,
+                                   counter samples, allocations and async
+                                   records dropped (and CUPTI's records)
+                                   (prof_stop's warning tells which) */
     uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
     uint64_t open_at_stop;      /* scopes still open when prof_stop began
                                    (those that closed while it ran included) */
@@ -568,6 +596,18 @@ typedef struct prof_stats {
                                    (prof_stop warns) */
     uint64_t cuda_unfinished;   /* CUDA kernels, copies and sets not done
                                    at prof_stop (kept if they had begun) */
+    uint64_t scopes_entered;    /* scopes begun while recording */
+    uint64_t scopes_recorded;   /* of those, recorded (before any merge) */
+    uint64_t scopes_dropped;    /* of those, dropped: begun past the cap
+                                   (with all they enclose), or lost for
+                                   lack of memory */
+    uint64_t merged;            /* events _remove_dup_nodes merged into
+                                   their parent (recursion through one
+                                   operator name) */
+    uint64_t marks, marks_dropped;       /* PROF_MARK */
+    uint64_t counters, counters_dropped; /* PROF_COUNTER samples */
+    uint64_t allocs, allocs_dropped;     /* prof_alloc/prof_dealloc records */
+    uint64_t async_records, async_dropped; /* PROF_ASYNC_BEGIN and _END calls */
 } prof_stats;
 
 /* ----- aggregation ----- */
@@ -749,13 +789,42 @@ PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt
 
 /* >>macros ---------------------------------------------------------------*/
 /* Private, but the macros expand to them. */
+/* The record format, defined here once for the macros, the recorder that
+   writes records and the collector (>>collect) that reads them: 24 bytes,
+   a word whose low three bits are the tag (the rest a prof_site pointer,
+   or for extensions their kind and data) and two 64-bit values:
+     SCOPE        site | 0, t0 = start tick, t1 = end tick
+     MARK         site | 1, t0 = tick
+     COUNTER      site | 2, t0 = tick, t1 = the double's bits
+     EXT          kind << 3 | aux << 8 | 3: data for the next record
+                  (PROF__EXT_* in >>recorder), then DATA records
+     MEM          device << 3 | index << 8 | 4, t0 = tick, t1 = bytes
+                  (after a MEMADDR extension)
+     ASYNC_BEGIN  site | 5, t0 = tick, t1 = id
+     ASYNC_END    6, t0 = tick, t1 = id */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
+enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
+       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
 typedef struct prof__thread prof__thread;
+/* The gate: one 64-bit word whose high half is the session the thread may
+   record in without asking (compared with prof__g_epoch by every scope) and
+   whose low half counts the thread's share of the event cap up to 2^32.
+   Each scope adds one to the whole word; the add that spends the last
+   credit carries into the high half, which then no longer matches, so the
+   next scope goes the slow way, which takes a new share or refuses the
+   scope: the cap costs the hot path nothing beyond the count it kept
+   anyway. Scopes entered = gate - gate_base (see prof__tstate). Sessions
+   number their epochs in steps of 4, so a carried (+1) or a native-stack
+   (+2) high half never matches one. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PROF__GATE_HI 0
+#else
+#define PROF__GATE_HI 1
+#endif
+typedef union prof__gate { uint64_t word; uint32_t half[2]; } prof__gate;
 struct prof__thread {
     prof__rec *pos, *end;      /* write window of the current block */
-    uint32_t epoch;            /* session this buffer belongs to */
-    uint32_t enters;           /* scopes opened this session; prof_stop subtracts
-                                  the records to find those still open */
+    prof__gate gate;           /* written only by the owner thread */
 };
 typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0; } prof__scope;
 
@@ -772,6 +841,7 @@ PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
    memory made clang keep every scope of the hot path in memory as well. */
 typedef struct prof__entered { prof__thread *t; uint64_t t0; } prof__entered;
 PROF_API prof__entered prof__scope_enter_slow(void);
+PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* Declared, never defined: it only appears inside sizeof, to mark macro
@@ -884,14 +954,15 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
        their jumps fall; that layout measured best of the four tried). */
     if (!epoch) { s.t = PROF__NULL; return s; }
     s.t = prof__tls;
-    /* first scope of a thread or session, or native stacks: out of line */
-    if (PROF__UNLIKELY(s.t->epoch != epoch)) {
+    /* first scope of a thread or session, share of the cap spent, or
+       native stacks: out of line (s.t NULL there: not recorded) */
+    if (PROF__UNLIKELY(s.t->gate.half[PROF__GATE_HI] != epoch)) {
         prof__entered e = prof__scope_enter_slow();
         s.t = e.t;
         s.t0 = e.t0;
         return s;
     }
-    __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s.t->gate.word, s.t->gate.word + 1, __ATOMIC_RELAXED);
     s.t0 = prof__now();
     return s;
 }
@@ -916,11 +987,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
         prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
     }
-    {
-        const prof_site *named = prof__intern_site(site, name);
-        if (!named) { prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s; } /* no memory for the name: dropped, counted */
-        return prof__scope_enter(named);
-    }
+    return prof__scope_enter_named(site, name); /* admitted by the cap, then the name copied */
 }
 
 #define PROF__CAT_(a, b) a##b
@@ -1093,8 +1160,8 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 /* Async ranges: begin on one thread, end on any, matched by a 64-bit id. */
 #  define PROF_ASYNC_BEGIN(name, id) do {                                     \
         static PROF__SITE_CONST prof_site prof__site_a = PROF__SITE_INIT(name, 0);        \
-        prof__async(&prof__site_a, 5u, prof__to_u64(id)); } while (0)
-#  define PROF_ASYNC_END(id) prof__async(PROF__NULL, 6u, prof__to_u64(id))
+        prof__async(&prof__site_a, PROF__TAG_ASYNC_BEGIN, prof__to_u64(id)); } while (0)
+#  define PROF_ASYNC_END(id) prof__async(PROF__NULL, PROF__TAG_ASYNC_END, prof__to_u64(id))
 #  define PROF__SCOPE_ID(id, name, flags) PROF__SCOPE_AT(id, name, flags)
 #  define PROF__SCOPE_DYN_ID(id, name) PROF__SCOPE_DYN_AT(id, name)
 #  define PROF_SCOPE(name) PROF__SCOPE_ID(PROF__ID, name, 0)
@@ -1111,10 +1178,10 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_THREAD_NAME(name) prof_set_thread_name(PROF__CSTR(name))
 #  define PROF_MARK(name) do {                                                \
         static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
-        prof__instant(&prof__site_m, 1u, 0.0); } while (0)
+        prof__instant(&prof__site_m, PROF__TAG_MARK, 0.0); } while (0)
 #  define PROF_COUNTER(name, value) do {                                      \
         static PROF__SITE_CONST prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
-        prof__instant(&prof__site_c, 2u, prof__to_f64(value)); } while (0)
+        prof__instant(&prof__site_c, PROF__TAG_COUNTER, prof__to_f64(value)); } while (0)
 #endif
 
 #endif /* PROF_H */
@@ -1599,14 +1666,29 @@ typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
     struct prof__tstate *next;
     int dead;
-    uint32_t bound_epoch;      /* session the buffer belongs to; hot.epoch is
-                                  0 instead when every enter must go slow */
+    uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t tid, pthread_id;
     char name[64];
     prof__block *head, *cur;
-    uint64_t dropped, unbalanced;
-    uint64_t dropped_closes;   /* scope records lost to the cap: closes all the same */
+    uint64_t dropped, unbalanced;  /* dropped: scopes entered and not recorded */
     uint64_t dropped_nomem;    /* of dropped, those lost for lack of memory */
+    /* The cap (see prof__thread's gate). Scopes entered this session =
+       scopes_before + gate - gate_base + refused. Written by the owner
+       inside `busy`, which prof_stop waits out before it reads them. */
+    uint64_t gate_base;        /* gate at the start of the current share */
+    uint64_t gate_end;         /* gate once the share is spent */
+    uint64_t scopes_before;    /* scopes entered on earlier shares */
+    uint64_t refused;          /* scopes entered but never admitted (cap,
+                                  or no memory for their PROF_BEGIN entry) */
+    uint32_t gate_epoch;       /* gate's high half while the share lasts:
+                                  bound_epoch, + 2 with native stacks (every
+                                  scope then goes the slow way) */
+    int capped;                /* the cap refused a share: no scope begins
+                                  recording on this thread again this session */
+    int busy;                  /* in prof__gate_refill / prof__scope_lost */
+    uint64_t xcredits;         /* share of the cap for marks, counters,
+                                  allocations and async records */
+    uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
     prof__open *open;          /* PROF_BEGIN stack */
     int32_t n_open, cap_open;
     uint32_t n_lost;           /* BEGINs above the stack that could not be kept (out of
@@ -1644,7 +1726,12 @@ static struct {
     int64_t mono_start, real_start;
     uint32_t last_epoch;
 } prof__g;
-/* thread list and recording windows; never taken on the hot path */
+/* thread list and recording windows; never taken on the hot path.
+   Lock order, outermost first (a thread holding one may take only those
+   after it): prof__s.lock (session: start, stop, step) -> prof__g_lock
+   (threads) -> prof__pf_lock (ready blocks); a memory shard's lock and
+   prof__log_lock are taken last and alone. prof_stop also waits, under
+   prof__g_lock, for a thread's `busy` section, which takes no lock. */
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A thread's first block: 12 KiB, three pages. Every thread that records
@@ -1722,10 +1809,12 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
 
 static PROF__NI void prof__thread_exit(void *p) {
     prof__tstate *t = (prof__tstate *)p;
-    /* an exiting thread hands its unused share of the cap back */
-    if (t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && t->hot.end > t->hot.pos) {
-        __atomic_fetch_add(&prof__g.budget, (int64_t)(t->hot.end - t->hot.pos), __ATOMIC_RELAXED);
-        t->hot.end = t->hot.pos;
+    /* an exiting thread hands its unused shares of the cap back */
+    if (t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
+        uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;
+        __atomic_fetch_add(&prof__g.budget, (int64_t)(left + t->xcredits), __ATOMIC_RELAXED);
+        t->gate_end = t->hot.gate.word;
+        t->xcredits = 0;
     }
     pthread_mutex_lock(&prof__g_lock);
     t->dead = 1;
@@ -1947,13 +2036,7 @@ static PROF__NI int prof__pf_reserve(size_t *records) {
     return res;
 }
 
-/* An event lost for lack of memory (counted apart from the cap's drops). */
-static PROF__NI void prof__drop_nomem(prof__tstate *t) {
-    PROF__STORER(&t->dropped, t->dropped + 1);
-    PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
-}
-
-/* Takes up to `want` records from the session's cap. */
+/* Takes up to `want` events from the session's cap. */
 static PROF__NI size_t prof__reserve(size_t want) {
     int64_t have = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
     for (;;) {
@@ -1963,71 +2046,121 @@ static PROF__NI size_t prof__reserve(size_t want) {
             return (size_t)take;
     }
 }
+/* A share of the cap: a quarter of what is left, split among the recording
+   threads, so a thread never sits on budget another one needs; near the
+   cap shares are single events, which keeps the count exact. */
+static PROF__NI size_t prof__share(void) {
+    int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
+    int64_t want = left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1));
+    if (want < 1) want = 1;
+    if (want > 0x40000000) want = 0x40000000; /* the gate's low half holds it */
+    return prof__reserve((size_t)want);
+}
 
-/* Room for `need` more records: the current block's reservation is
-   extended, or the next block (reused, or mapped and prefaulted now) starts
-   one. Shares of the cap are taken in pieces that shrink as it runs out
-   (a quarter of what is left, split among the recording threads), so a
-   thread never sits on budget another one needs; near the cap they are
-   single records, which keeps the count exact. */
+/* ----- the cap -----
+   The cap counts events and is decided when a scope begins: a scope
+   admitted then always gets its record when it ends (records are only ever
+   refused for lack of memory), and once the cap refuses a thread nothing
+   new begins recording there, so whole subtrees are dropped and a parent is
+   never lost while its children are kept. The counts the owner keeps here
+   are read by prof_stop, which sets prof__g_epoch to 0 and then waits while
+   `busy` is set: either the owner saw the session end (and counts nothing,
+   the scope then being open at the stop or begun after it) or prof_stop
+   sees its complete counts. */
+static PROF__NI int prof__gate_enter(prof__tstate *t) {
+    __atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&prof__g_epoch, __ATOMIC_SEQ_CST) == t->bound_epoch) return 1;
+    __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+    return 0;
+}
+static PROF__NI void prof__gate_leave(prof__tstate *t) { __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE); }
+
+/* A scope entered that will have no record: refused (never admitted), or
+   admitted and then lost for lack of memory. */
+static PROF__NI void prof__scope_lost(prof__tstate *t, int refused, int nomem) {
+    if (!prof__gate_enter(t)) return;
+    if (refused) PROF__STORER(&t->refused, t->refused + 1);
+    PROF__STORER(&t->dropped, t->dropped + 1);
+    if (nomem) PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
+    prof__gate_leave(t);
+}
+
+/* The gate is spent (or the thread just bound): a new share, of which this
+   scope takes one, or the scope is refused. 1 = admitted. */
+static PROF__NI int prof__gate_refill(prof__tstate *t) {
+    size_t got = 0;
+    if (!t->capped && prof__gate_enter(t)) {
+        got = prof__share();
+        if (got) {
+            uint64_t hi = (uint64_t)t->gate_epoch << 32;
+            PROF__STORER(&t->scopes_before, t->scopes_before + (t->hot.gate.word - t->gate_base));
+            PROF__STORER(&t->gate_base, hi + (((uint64_t)1 << 32) - got));
+            t->gate_end = hi + ((uint64_t)1 << 32);
+            __atomic_store_n(&t->hot.gate.word, t->gate_base + 1, __ATOMIC_RELAXED);
+        } else {
+            t->capped = 1;
+        }
+        prof__gate_leave(t);
+    }
+    if (!got) prof__scope_lost(t, 1, 0);
+    return got != 0;
+}
+/* A scope begins on a bound thread outside the hot path. 1 = admitted. */
+static PROF__NI int prof__admit(prof__tstate *t) {
+    if (t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch) {
+        __atomic_store_n(&t->hot.gate.word, t->hot.gate.word + 1, __ATOMIC_RELAXED);
+        return 1;
+    }
+    return prof__gate_refill(t);
+}
+/* Marks, counter samples, allocations and async records share the cap
+   through a share of their own (they are no scopes: no gate count). */
+enum { PROF__X_MARK = 0, PROF__X_COUNTER = 1, PROF__X_ALLOC = 2, PROF__X_ASYNC = 3 };
+static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
+    PROF__STORER(&t->xdropped[kind], t->xdropped[kind] + 1);
+}
+static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
+    if (!t->xcredits && !(t->xcredits = prof__share())) { prof__x_lost(t, kind); return 0; }
+    t->xcredits--;
+    return 1;
+}
+
+/* Room for `need` more contiguous records: the next block (reused, or
+   mapped now) starts a new window. No cap here: every record written
+   belongs to an event the cap admitted. */
 static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     prof__tstate *t = prof__tstate_of(h);
     prof__block *blk, *cur = t->cur;
-    size_t used = 0, room, want, got;
-    int64_t left;
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     if (!epoch || t->bound_epoch != epoch) return NULL; /* session over */
-    if (h->end > h->pos) { /* hand back what `need` cannot use */
-        __atomic_fetch_add(&prof__g.budget, (int64_t)(h->end - h->pos), __ATOMIC_RELAXED);
-        h->end = h->pos;
+    blk = cur ? cur->next : t->head;
+    if (!blk) {
+        size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
+        if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
+        if (cap >= PROF__PF_MIN) blk = prof__pf_take(1);
+        else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
+            blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
+        else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
+        if (!blk && !(blk = prof__block_new(cap, 0))) return NULL;
+        __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
+        if (cur) PROF__STORE(&cur->next, blk);
+        else PROF__STORE(&t->head, blk);
     }
-    left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
-    if (left < (int64_t)need) { PROF__STORER(&t->dropped, t->dropped + 1); return NULL; }
-    if (cur && cur->cap - (size_t)(h->pos - cur->recs) >= need) {
-        blk = cur;
-        used = (size_t)(h->pos - cur->recs);
-    } else {
-        blk = cur ? cur->next : t->head;
-        if (!blk) {
-            size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
-            if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
-            if (cap >= PROF__PF_MIN) blk = prof__pf_take(1);
-            else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
-                blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
-            else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
-            if (!blk && !(blk = prof__block_new(cap, 0))) { prof__drop_nomem(t); return NULL; }
-            __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
-            if (cur) PROF__STORE(&cur->next, blk);
-            else PROF__STORE(&t->head, blk);
-        }
-    }
-    room = blk->cap - used;
-    want = (size_t)(left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1)));
-    if (want < need) want = need;
-    if (want > room) want = room;
-    got = prof__reserve(want);
-    if (got < need) {
-        if (got) __atomic_fetch_add(&prof__g.budget, (int64_t)got, __ATOMIC_RELAXED);
-        PROF__STORER(&t->dropped, t->dropped + 1);
-        return NULL;
-    }
-    if (blk != cur) {
-        if (cur) PROF__STORE(&cur->used, (size_t)(h->pos - cur->recs));
-        blk->used = 0;
-        PROF__STORE(&blk->limit, got);
-        PROF__STORE(&t->cur, blk);
-        h->end = blk->recs + got;
-        return blk->recs;
-    }
-    PROF__STORE(&blk->limit, used + got);
-    h->end = h->pos + got;
-    return h->pos;
+    if (blk->cap < need) return NULL; /* never: blocks hold 512 records and more */
+    if (cur) PROF__STORE(&cur->used, (size_t)(h->pos - cur->recs));
+    blk->used = 0;
+    PROF__STORE(&blk->limit, blk->cap);
+    PROF__STORE(&t->cur, blk);
+    h->end = blk->recs + blk->cap;
+    return blk->recs;
 }
-/* The hot path's slow side: the block is full (or there is none yet). */
-PROF_API PROF__NI void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
+/* The hot path's slow side: the block is full (or there is none yet).
+   Never inlined: in the hot loop it would take registers from the path
+   that matters. */
+PROF_API PROF__NI __attribute__((noinline)) void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
     prof__tstate *t = prof__tstate_of(h);
     prof__rec *r = prof__grow_n(h, 1);
-    if (!r) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
+    if (!r) { prof__scope_lost(t, 0, 1); return; }
     r->site = site;
     r->t0 = t0;
     r->t1 = t1;
@@ -2086,9 +2219,17 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         __atomic_fetch_add(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
-        PROF__STORER(&t->dropped_closes, 0);
         PROF__STORER(&t->dropped_nomem, 0);
-        PROF__STORER(&t->hot.enters, 0u);
+        PROF__STORER(&t->refused, 0);
+        PROF__STORER(&t->scopes_before, 0);
+        memset(t->xdropped, 0, sizeof t->xdropped);
+        t->xcredits = 0;
+        t->capped = 0;
+        /* spent: the first scope takes a share */
+        t->gate_epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? epoch + 2 : epoch;
+        t->gate_end = (uint64_t)(t->gate_epoch + 1) << 32;
+        PROF__STORER(&t->gate_base, t->gate_end);
+        __atomic_store_n(&t->hot.gate.word, t->gate_end, __ATOMIC_RELAXED);
         PROF__STORE(&t->cur, (prof__block *)NULL);
         PROF__STORE(&t->hot.pos, (prof__rec *)NULL);
         t->hot.end = NULL;
@@ -2105,7 +2246,6 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
                 PROF__STORE(&t->head, b);
             }
         }
-        t->hot.epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? 0 : epoch;
         PROF__STORE(&t->bound_epoch, epoch);
     }
     return &t->hot;
@@ -2119,7 +2259,9 @@ static PROF__NI prof__rec *prof__slot(prof__thread *h) {
 }
 
 /* PROF_SCOPE_DYN: the name is copied once per session and call site into a
-   per-thread table, so the record still holds one pointer. */
+   per-thread table, so the record still holds one pointer. Called only for
+   a scope the cap admitted: the names of dropped scopes cost nothing. NULL:
+   no memory (the caller counts the loss). */
 PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, const char *name) {
     prof__thread *h = prof__thread_get();
     prof__tstate *t = prof__tstate_of(h);
@@ -2139,7 +2281,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     if ((t->dyn_n + 1) * 2 > t->dyn_cap) {
         size_t ncap = t->dyn_cap ? t->dyn_cap * 2 : 64, j;
         prof__dyn_site **nt = PROF__ALLOC(prof__dyn_site *, ncap);
-        if (!nt) { prof__drop_nomem(t); return NULL; }
+        if (!nt) return NULL;
         memset(nt, 0, ncap * sizeof *nt);
         for (j = 0; j < t->dyn_cap; j++) {
             d = t->dyn_tab[j];
@@ -2158,7 +2300,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     i = prof__mix(hash) & (t->dyn_cap - 1);
     d = (prof__dyn_site *)prof__arena_alloc(&t->dyn_arena, sizeof *d);
     copy = (char *)prof__arena_alloc(&t->dyn_arena, len + 1);
-    if (!d || !copy) { prof__drop_nomem(t); return NULL; }
+    if (!d || !copy) return NULL;
     memcpy(copy, name, len + 1);
     d->site = *origin;
     d->site.name = copy;
@@ -2170,12 +2312,10 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
 }
 
 /* PROF_BEGIN keeps its stack even while nothing records, so an END after
-   prof_start closes the BEGIN made before it instead of looking unbalanced. */
-PROF_API PROF__NI void prof__begin(const prof_site *site) {
-    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
-    prof__tstate *t = prof__self();
+   prof_start closes the BEGIN made before it instead of looking unbalanced.
+   `epoch` 0: stacked unrecorded (begun while off, or refused). */
+static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, uint32_t epoch) {
     prof__open *o;
-    if (!t && !(t = prof__attach())) return;
     if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
@@ -2189,24 +2329,28 @@ PROF_API PROF__NI void prof__begin(const prof_site *site) {
            does not close the enclosing BEGIN; none is stacked again until
            the lost ones are closed, which keeps the order */
         t->n_lost++;
-        if (epoch && site) prof__drop_nomem(t);
+        if (epoch) prof__scope_lost(t, 0, 1);
         return;
     }
     o = &t->open[t->n_open++];
     o->site = site;
-    o->epoch = 0;
-    o->t0 = 0;
-    /* site NULL: a PROF_BEGIN_DYN whose name found no memory (already
-       counted as dropped); stacked unrecorded, so that its END pairs */
-    if (epoch && site && prof__thread_get()) {
-        PROF__STORER(&t->hot.enters, t->hot.enters + 1);
-        o->epoch = epoch;
-        o->t0 = prof__now();
+    o->epoch = epoch;
+    o->t0 = epoch ? prof__now() : 0;
+}
+/* The named variant interns its name only once the cap admitted it. */
+static PROF__NI void prof__begin_named(const prof_site *site, const char *name, int dyn) {
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
+    prof__tstate *t = prof__self();
+    if (!t && !(t = prof__attach())) return;
+    if (epoch && prof__thread_get() && prof__admit(t)) {
+        const prof_site *named = dyn ? prof__intern_site(site, name) : site;
+        if (named) { prof__begin_push(t, named, epoch); return; }
+        prof__scope_lost(t, 0, 1);
     }
+    prof__begin_push(t, site, 0);
 }
-PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) {
-    prof__begin(__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__intern_site(site, name) : site);
-}
+PROF_API PROF__NI void prof__begin(const prof_site *site) { prof__begin_named(site, NULL, 0); }
+PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) { prof__begin_named(site, name, 1); }
 PROF_API PROF__NI void prof__end(void) {
     uint64_t t1 = prof__now();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
@@ -2221,7 +2365,7 @@ PROF_API PROF__NI void prof__end(void) {
     }
     o = t->open[--t->n_open];
     if (!epoch || o.epoch != epoch || !(h = prof__thread_get())) return; /* begun while off or in another session */
-    if (!(r = prof__slot(h))) { PROF__STORER(&t->dropped_closes, t->dropped_closes + 1); return; }
+    if (!(r = prof__slot(h))) { prof__scope_lost(t, 0, 1); return; }
     r->site = o.site;
     r->t0 = o.t0;
     r->t1 = t1;
@@ -2232,11 +2376,12 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
     uint64_t t0 = prof__now();
     prof__thread *h;
     prof__rec *r;
+    int kind = tag == PROF__TAG_MARK ? PROF__X_MARK : PROF__X_COUNTER;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
     h = prof__thread_get();
-    if (!h) return;
+    if (!h || !prof__admit_x(prof__tstate_of(h), kind)) return;
     r = prof__slot(h);
-    if (!r) return;
+    if (!r) { prof__x_lost(prof__tstate_of(h), kind); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t0;
     memcpy(&r->t1, &value, sizeof value);
@@ -2248,8 +2393,6 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
    records (tag 3) carry data for the record that follows them; a scope with
    arguments writes its extensions and its own record in one reservation,
    so nothing can separate them. */
-enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
-       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
 enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_OVERLOAD = 3,
        PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6 };
 #define PROF__EXT(kind, aux) ((const void *)(uintptr_t)(3u | ((uintptr_t)(kind) << 3) | ((uintptr_t)(aux) << 8)))
@@ -2311,48 +2454,71 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         r->t1 = t1;
         PROF__STORE(&h->pos, start + k);
     } else {
-        prof__tstate *t = prof__tstate_of(h);
-        PROF__STORER(&t->dropped_closes, t->dropped_closes + 1);
+        prof__scope_lost(prof__tstate_of(h), 0, 1);
     }
 }
 
 
-/* First scope of a thread in a session, and every scope in native-stack mode. */
-PROF_API PROF__NI prof__entered prof__scope_enter_slow(void) {
-    prof__entered s;
-    s.t0 = 0;
-    s.t = prof__thread_get();
-    if (!s.t) return s;
-    __atomic_store_n(&s.t->enters, s.t->enters + 1, __ATOMIC_RELAXED);
+/* A scope's start time; in native-stack mode also its return addresses
+   (named at prof_stop), in an extension that names the scope by that start
+   time, since its children are recorded before it. `caller`: the return
+   address into the scope's function, where the stack starts. */
+static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller) {
 #if defined(PROF__HAVE_BACKTRACE)
     if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) {
-        /* Return addresses now, names at prof_stop; the extension names the
-           scope by its start time, since children are recorded in between. */
         void *addr[PROF__NATIVE_MAX + 4];
-        void *caller = __builtin_return_address(0);
         int total = backtrace(addr, PROF__NATIVE_MAX + 4), skip = 0, n;
         size_t k;
         prof__rec *r, *start;
-        /* start at the scope's own function: drop this function and any
-           wrapper frames (sanitizers intercept backtrace) */
+        uint64_t t0;
+        /* drop prof.h's frames and any wrapper frames (sanitizers
+           intercept backtrace) */
         while (skip < total && addr[skip] != caller) skip++;
         if (skip == total) skip = 1;
         n = total - skip;
         if (n > PROF__NATIVE_MAX) n = PROF__NATIVE_MAX;
         k = 1 + ((size_t)(n > 0 ? n : 0) + 1) / 2;
-        s.t0 = prof__now();
-        if (n > 0 && (r = start = prof__slots(s.t, k)) != NULL) {
+        t0 = prof__now();
+        /* no room: the scope is recorded without its stack */
+        if (n > 0 && (r = start = prof__slots(h, k)) != NULL) {
             r->site = PROF__EXT(PROF__EXT_NATIVE, n);
-            r->t0 = s.t0;
+            r->t0 = t0;
             r->t1 = 0;
             r++;
             prof__put_data(&r, (const uint64_t *)(const void *)(addr + skip), (size_t)n);
-            PROF__STORE(&s.t->pos, start + k);
+            PROF__STORE(&h->pos, start + k);
         }
-        return s;
+        return t0;
     }
+#else
+    (void)h; (void)caller;
 #endif
-    s.t0 = prof__now();
+    return prof__now();
+}
+
+/* A scope the hot path could not admit: the thread's first in a session,
+   its share of the cap spent, or native-stack mode. t NULL: not recorded. */
+PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow(void) {
+    prof__entered s;
+    s.t0 = 0;
+    s.t = prof__thread_get();
+    if (!s.t) return s;
+    if (!prof__admit(prof__tstate_of(s.t))) { s.t = NULL; return s; }
+    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
+    return s;
+}
+/* PROF_SCOPE_DYN while recording: admitted first, then its name copied. */
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+    prof__scope s;
+    prof__thread *h = prof__thread_get();
+    prof__tstate *t = h ? prof__tstate_of(h) : NULL;
+    s.t = PROF__NULL;
+    s.site = site;
+    s.t0 = 0;
+    if (!t || !prof__admit(t)) return s;
+    if (!(s.site = prof__intern_site(site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
+    s.t = &t->hot;
+    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
     return s;
 }
 
@@ -2361,7 +2527,8 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
     prof__thread *h;
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    if (!(h = prof__thread_get()) || !(r = prof__slots(h, 1))) return;
+    if (!(h = prof__thread_get()) || !prof__admit_x(prof__tstate_of(h), PROF__X_ASYNC)) return;
+    if (!(r = prof__slots(h, 1))) { prof__x_lost(prof__tstate_of(h), PROF__X_ASYNC); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t;
     r->t1 = id;
@@ -2424,7 +2591,8 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
     prof__thread *h;
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return;
-    if (!(h = prof__thread_get()) || !(r = prof__slots(h, 2))) return;
+    if (!(h = prof__thread_get()) || !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC)) return;
+    if (!(r = prof__slots(h, 2))) { prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC); return; }
     r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
     r[0].t0 = ptr;
     r[0].t1 = (uint64_t)(uintptr_t)category;
@@ -2651,7 +2819,7 @@ PROF_API void prof_shutdown(void) {
                 while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
                 t->head = t->cur = NULL;
                 t->hot.pos = t->hot.end = NULL;
-                t->hot.epoch = 0;
+                t->hot.gate.word = 0;
                 t->bound_epoch = 0;
                 pp = &t->next;
             } else {
@@ -2711,9 +2879,19 @@ typedef struct prof__cuinfo {
     int32_t src_device, dst_device; /* peer-to-peer copies, else -1 */
 } prof__cuinfo;
 
-/* Stacks live beside the events (allocated once any event has one), so
-   lists without stacks pay nothing for them. */
-typedef struct prof__stk { const char **p; int32_t depth; } prof__stk;
+/* Stacks are a tree of nodes (parent, frame): an event refers to its
+   innermost node, every frame string is interned once in the list and
+   every (parent, frame) pair is one node, so memory grows with the distinct
+   stacks, not with events times depth. Node 0 is the empty stack. The
+   per-event node ids live beside the events (allocated once any event has
+   a stack), so lists without stacks pay nothing for them. The innermost-
+   first arrays of the public view (prof_event.stack) are made on demand
+   (prof__node_array). */
+typedef struct prof__snode {
+    uint32_t parent, depth;    /* depth: frames from here to the root */
+    const char *frame;
+    const char **arr;          /* the frames innermost first, once made */
+} prof__snode;
 
 typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
 typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
@@ -2744,8 +2922,15 @@ struct prof_events {
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
     struct prof__meta *meta;   /* add_metadata, in insertion order */
-    prof__stk *stk;            /* per event, NULL when no event has a stack */
+    uint32_t *stk;             /* node per event, NULL when no event has a stack */
     size_t capstk;
+    prof__snode *nodes;        /* [0] is the empty stack */
+    size_t nnodes, capnodes;
+    prof__map node_map;        /* (parent, frame) -> node */
+    int nodes_flat;            /* every event's node has its array */
+    unsigned stacks_pending;   /* PROF__F_SCOPES / _NATIVE: prof_stop's stacks,
+                                  attached by the tree (prof__attach_stacks) */
+    uint64_t *native_addrs;    /* with PROF__F_NATIVE pending */
     prof__memrec *mem;         /* allocation records (profile_memory) */
     size_t nmem, capmem;
     const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
@@ -2768,7 +2953,9 @@ PROF_API void prof_events_free(prof_events *e) {
     if (!e) return;
     PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
     PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
-    prof__map_free(&e->site_map); prof__map_free(&e->thr_map);
+    PROF_FREE(e->nodes);
+    PROF_FREE(e->native_addrs);
+    prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
     prof__arena_free(&e->arena);
     PROF_FREE(e);
@@ -2837,22 +3024,110 @@ static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
     return &e->ex[v->extra];
 }
 
-static PROF__NI prof__stk prof__stack_of(const prof_events *e, size_t i) {
-    prof__stk s;
-    s.p = NULL;
-    s.depth = 0;
-    if (e->stk && i < e->capstk) s = e->stk[i];
-    return s;
+/* ----- stacks: the accessors every reader uses -----
+   prof__stack_node(e, i): event i's innermost node, 0 = no stack;
+   prof__node_parent / prof__node_frame / prof__node_depth walk it. */
+static PROF__NI uint32_t prof__stack_node(const prof_events *e, size_t i) {
+    return e->stk && i < e->capstk ? e->stk[i] : 0;
 }
-static PROF__NI int prof__stack_set(prof_events *e, size_t i, const char **p, int32_t depth) {
+static PROF__NI uint32_t prof__node_parent(const prof_events *e, uint32_t n) { return e->nodes[n].parent; }
+static PROF__NI const char *prof__node_frame(const prof_events *e, uint32_t n) { return e->nodes[n].frame; }
+static PROF__NI int32_t prof__node_depth(const prof_events *e, uint32_t n) { return n ? (int32_t)e->nodes[n].depth : 0; }
+static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
     if (i >= e->capstk) {
         size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
+        if (!node) return 0; /* absent is empty */
         if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
         memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
     }
-    e->stk[i].p = p;
-    e->stk[i].depth = depth;
+    e->stk[i] = node;
+    e->nodes_flat = 0;
     return 0;
+}
+/* The node (parent, frame); `frame` must be interned in e->strs. UINT32_MAX:
+   out of memory. */
+static PROF__NI uint32_t prof__node_intern(prof_events *e, uint32_t parent, const char *frame) {
+    uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
+    if (!e->nnodes) { /* the empty stack */
+        if (!prof__grow((void *)&e->nodes, &e->capnodes, 1, sizeof *e->nodes)) return UINT32_MAX;
+        memset(e->nodes, 0, sizeof *e->nodes);
+        e->nnodes = 1;
+    }
+    for (;;) {
+        int found;
+        uint32_t *slot = prof__map_slot(&e->node_map, h, &found);
+        prof__snode *nd;
+        if (!slot) return UINT32_MAX;
+        if (found) {
+            if (e->nodes[*slot].parent == parent && e->nodes[*slot].frame == frame) return *slot;
+            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
+            continue;
+        }
+        if (e->nnodes >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->nodes, e->nnodes, e->capnodes)) {
+            e->node_map.vals[slot - e->node_map.vals] = UINT32_MAX;
+            e->node_map.n--;
+            return UINT32_MAX;
+        }
+        nd = &e->nodes[e->nnodes];
+        nd->parent = parent;
+        nd->depth = e->nodes[parent].depth + 1;
+        nd->frame = frame;
+        nd->arr = NULL;
+        *slot = (uint32_t)e->nnodes++;
+        return *slot;
+    }
+}
+/* The node of a stack given innermost first (copied and interned). */
+static PROF__NI uint32_t prof__node_of(prof_events *e, const char *const *stack, int depth) {
+    uint32_t n = 0;
+    int k;
+    for (k = depth - 1; k >= 0; k--) {
+        const char *f = prof__intern(&e->strs, stack[k]);
+        if (!f || (n = prof__node_intern(e, n, f)) == UINT32_MAX) return UINT32_MAX;
+    }
+    return n;
+}
+/* Every event's node gets its innermost-first array, deepest first: a
+   node's array is a suffix of its deepest descendant's, so a chain costs
+   one array, not one per level. */
+static PROF__NI int prof__nodes_flatten(prof_events *e) {
+    size_t i, *count = NULL, maxd = 0, *order = NULL;
+    if (e->nodes_flat || !e->stk) return 0;
+    for (i = 0; i < e->n; i++) { uint32_t n = prof__stack_node(e, i); if (n && e->nodes[n].depth > maxd) maxd = e->nodes[n].depth; }
+    count = PROF__ALLOC(size_t, maxd + 2);
+    order = PROF__ALLOC(size_t, e->n + 1);
+    if (!count || !order) { PROF_FREE(count); PROF_FREE(order); return -1; }
+    memset(count, 0, (maxd + 2) * sizeof *count);
+    {
+        /* counting sort of the events by decreasing depth */
+        size_t d, acc = 0;
+        for (i = 0; i < e->n; i++) count[prof__node_depth(e, prof__stack_node(e, i))]++;
+        for (d = maxd + 1; d-- > 0;) { size_t c = count[d]; count[d] = acc; acc += c; }
+        for (i = 0; i < e->n; i++) order[count[prof__node_depth(e, prof__stack_node(e, i))]++] = i;
+    }
+    for (i = 0; i < e->n; i++) {
+        uint32_t n = prof__stack_node(e, order[i]), a;
+        const char **arr;
+        size_t k = 0;
+        if (!n || e->nodes[n].arr) continue;
+        arr = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * e->nodes[n].depth);
+        if (!arr) { PROF_FREE(count); PROF_FREE(order); return -1; }
+        for (a = n; a; a = e->nodes[a].parent, k++) {
+            arr[k] = e->nodes[a].frame;
+            if (!e->nodes[a].arr) e->nodes[a].arr = arr + k;
+        }
+    }
+    PROF_FREE(count);
+    PROF_FREE(order);
+    e->nodes_flat = 1;
+    return 0;
+}
+/* Event i's stack as an innermost-first array (the public view), or NULL. */
+static PROF__NI const char *const *prof__node_array(prof_events *e, size_t i) {
+    uint32_t n = prof__stack_node(e, i);
+    if (!n) return NULL;
+    if (!e->nodes[n].arr && prof__nodes_flatten(e) != 0) return NULL;
+    return e->nodes[n].arr;
 }
 
 /* Python's str() of a list of lists of ints: "[[2, 3], []]". */
@@ -2935,15 +3210,10 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         x->dev_mem = d->device_memory_usage;
     }
     if (d->stack_depth > 0 && d->stack) {
-        int i;
-        const char **st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)d->stack_depth);
-        if (!st) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-        for (i = 0; i < d->stack_depth; i++)
-            if (!(st[i] = prof__intern(&e->strs, d->stack[i] ? d->stack[i] : ""))) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-        if (prof__stack_set(e, e->n, st, d->stack_depth) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+        uint32_t node = prof__node_of(e, d->stack, d->stack_depth);
+        if (node == UINT32_MAX || prof__stack_set(e, e->n, node) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
     } else if (e->stk && e->n < e->capstk) {
-        e->stk[e->n].p = NULL;
-        e->stk[e->n].depth = 0;
+        e->stk[e->n] = 0;
     }
     e->ev[e->n] = v;
     prof__tree_invalidate(e);
@@ -3039,11 +3309,14 @@ PROF_API prof_stats prof_events_stats(const prof_events *e) {
 static int prof__memory_usage(prof_events *e);
 static int prof__memrows_drop(prof_events *e);
 static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
-static int prof__scope_stacks(prof_events *e);
-static int prof__native_stacks(prof_events *e, const uint64_t *addrs);
+static int prof__attach_stacks(prof_events *e);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
 
-/* ----- prof_stop: records to events ----- */
+/* >>collect ==============================================================*/
+/* prof_stop: the threads' records become an event list. The collector
+   (prof__collector, below) runs one function per phase; the record format
+   is defined with the macros (PROF__TAG_*) and the recorder's extension
+   writers (PROF__EXT_*). */
 typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
 #if defined(PROF_CUPTI)
 typedef struct prof__cu_thr { uint64_t pthread_id, tid; } prof__cu_thr;
@@ -3078,7 +3351,7 @@ static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t enters, closes_lost, dropped_or_unbalanced, began_late; } prof__snap;
+typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t entered, dropped, other, began_late; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
    thread's scopes arrive in the order they ended (children before their
@@ -3145,15 +3418,23 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
     if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
     return 0;
 }
-#define PROF__FOR_RECORDS(snap, r, ...) do {                                    \
-    prof__block *b_ = PROF__LOAD(&(snap).t->head);                               \
-    while (b_ && (snap).cur) {                                                   \
-        int last_ = b_ == (snap).cur;                                            \
-        size_t n_ = prof__snap_count(&(snap), b_), i_;                           \
-        for (i_ = 0; i_ < n_; i_++) { const prof__rec *r = &b_->recs[i_]; __VA_ARGS__ } \
-        if (last_) break;                                                        \
-        b_ = PROF__LOAD(&b_->next);                                              \
-    } } while (0)
+typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; } prof__rec_iter;
+static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s) {
+    it->s = s;
+    it->b = s->cur ? PROF__LOAD(&s->t->head) : NULL;
+    it->i = 0;
+    it->n = it->b ? prof__snap_count(s, it->b) : 0;
+}
+static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
+    while (it->b) {
+        if (it->i < it->n) return &it->b->recs[it->i++];
+        if (it->b == it->s->cur) { it->b = NULL; break; }
+        it->b = PROF__LOAD(&it->b->next);
+        it->i = 0;
+        it->n = it->b ? prof__snap_count(it->s, it->b) : 0;
+    }
+    return NULL;
+}
 
 /* What extension records said about the record that follows them. */
 typedef struct prof__pending {
@@ -3206,490 +3487,658 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
     pd->data_left = 0;
 }
 
-/* The collector proper: called with the session lock held. */
-static PROF__NI prof_events *prof__collect(void) {
+/* The collector: prof_stop's state, one phase per function, in order:
+   snapshot the threads, count, decode records (sites and names, extensions,
+   native stacks, memory, marks), pair async ranges, settle the counts, join
+   CUPTI's records, order the events, fill the list, warn, then the tree
+   (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
+   of memory); prof__collect frees everything in one place. */
+typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
+typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
-    prof__tstate *t;
-    prof__snap *snaps = NULL;
-    size_t nsnap = 0, capsnap = 0, nkeys = 0, capkeys = 0, i;
-    prof__key *keys = NULL, *xkeys = NULL, *ordered;
-    size_t *bounds = NULL;
-    size_t nx = 0, capx = 0;
-    prof__map ptr_map, native_map;
-    prof__async_rec *asyncs = NULL;
-    size_t nasync = 0, capasync = 0;
-    uint64_t *addrs = NULL;
-    size_t naddrs = 0, capaddrs = 0;
-    uint64_t open_total = 0, cpu_dropped = 0, dropped_nomem = 0, tick_stop;
-    int named_open = 0; /* still-open PROF_BEGINs of the calling thread, warned about by name */
-    int tree_ok;
-    unsigned features = prof__g_features;
-    const char *step_name;
+    uint64_t tick_stop;          /* records that end after it were open at the stop */
+    unsigned features;
+    const char *step_name;       /* interned "ProfilerStep*" */
+    prof__snap *snaps;           /* the threads bound to the session */
+    size_t nsnap, capsnap;
+    prof__key *keys;             /* scopes: per thread a run, in end order */
+    size_t nkeys, capkeys;
+    prof__key *xkeys;            /* async ranges and CUDA records */
+    size_t nx, capx;
+    size_t *bounds;              /* the runs in keys */
+    prof__map ptr_map;           /* site pointer -> site index */
+    prof__map native_map;        /* one thread's scope start -> offset in addrs */
+    prof__async_rec *asyncs;
+    size_t nasync, capasync;
+    uint64_t *addrs;             /* native stacks: count, then the addresses */
+    size_t naddrs, capaddrs;
+    uint64_t open_total, dropped_nomem, xdropped[4];
+    uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
+    /* shapes as recorded -> their repr, each distinct list formatted once */
+    prof__map shape_map;
+    prof__shape_ent *shape_ents;
+    size_t nshape_ents, capshape_ents;
+    int64_t *shape_vals;
+    size_t nshape_vals, capshape_vals;
+    int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
     uint32_t site_cache_idx[64];
 #if defined(PROF_CUPTI)
-    prof__cu_thr *cuthr = NULL;
-    size_t ncuthr = 0, capcuthr = 0;
-    int cuda = prof__cupti_active();
+    prof__cu_thr *cuthr;
+    size_t ncuthr, capcuthr;
+    int cuda;
     int64_t mono_stop;
-    prof__cupti_stop(); /* forced flush before the CPU side closes */
-    mono_stop = prof__mono_ns();
 #endif
-    memset(&ptr_map, 0, sizeof ptr_map);
-    memset(&native_map, 0, sizeof native_map);
-    memset(site_cache, 0, sizeof site_cache);
-    prof__pf_stop();
+} prof__collector;
 
-    pthread_mutex_lock(&prof__g_lock);
-    epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+static PROF__NI void prof__collector_free(prof__collector *c) {
+    PROF_FREE(c->snaps);
+    PROF_FREE(c->keys);
+    PROF_FREE(c->xkeys);
+    PROF_FREE(c->bounds);
+    PROF_FREE(c->asyncs);
+    PROF_FREE(c->addrs);
+    prof__map_free(&c->ptr_map);
+    prof__map_free(&c->native_map);
+    prof__map_free(&c->shape_map);
+    PROF_FREE(c->shape_ents);
+    PROF_FREE(c->shape_vals);
+#if defined(PROF_CUPTI)
+    PROF_FREE(c->cuthr);
+#endif
+}
+
+/* ticks of the session's clock -> ns since the session began */
+static PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
+/* opened before this session began (a scope that straddled prof_start);
+   anything in the snapshot that began later is this session's, even if it
+   began while prof_stop was taking the lock */
+static PROF__NI int prof__c_stale(uint64_t x) { return x < prof__g.tick_start; }
+/* ended after prof_stop began: open at the stop, not in the profile */
+static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
+
+/* Sites and names: a recorded site pointer -> the list's site index. */
+static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_t *out) {
+    size_t h = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u;
+    uint32_t *slot;
+    int found;
+    if (c->site_cache[h] == s) { *out = c->site_cache_idx[h]; return 0; }
+    if (!(slot = prof__map_slot(&c->ptr_map, (uint64_t)(uintptr_t)s, &found))) return -1;
+    if (!found) {
+        int64_t idx = prof__site_index(c->e, prof__is_step_name(s->name) ? "ProfilerStep*" : s->name, s->file, s->func, s->line, s->flags);
+        if (idx < 0) { c->ptr_map.vals[slot - c->ptr_map.vals] = UINT32_MAX; c->ptr_map.n--; return -1; }
+        *slot = (uint32_t)idx;
+    }
+    *out = *slot;
+    c->site_cache[h] = s;
+    c->site_cache_idx[h] = *slot;
+    return 0;
+}
+
+/* Phase 1 (session lock held): recording ends, the list is created and
+   each thread bound to the session is snapshotted with its counts. */
+static PROF__NI int prof__c_snapshot(prof__collector *c) {
+    prof_events *e;
+    prof__tstate *t;
+    int xk;
+    c->epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     /* Read before recording ends: a scope that closes later was open at the
        stop, even when its record lands in the snapshot (the scopes inside it
        that began after the store below were not recorded). On x86 rdtsc
        retires before the store; aarch64 needs the isb. (A scope begun and
        ended in the few ns between the two counts as open.) */
-    tick_stop = prof__now();
+    c->tick_stop = prof__now();
 #if defined(__aarch64__) && !defined(PROF_CLOCK_MONOTONIC)
     __asm__ __volatile__("isb" : : : "memory"); /* the counter read completes before the store */
 #endif
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* nor does the compiler move them */
-    __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELEASE);
-    e = prof_events_create();
-    if (!e) goto oom;
+    /* seq_cst: against prof__gate_enter's store and load (see >>recorder) */
+    __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
+    c->features = prof__g_features;
+    if (!(c->e = e = prof_events_create())) return -1;
     e->base_real_ns = prof__g.real_start;
     e->with_node_id = prof__g.cfg.with_node_id;
     e->node_id = prof__g.cfg.node_id;
     e->world_size = prof__g.cfg.world_size;
     e->profile_memory = prof__g.cfg.profile_memory;
     e->with_flops = prof__g.cfg.with_flops;
-    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) goto oom;
+    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
     e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-    if (!(step_name = prof__intern(&e->strs, "ProfilerStep*"))) goto oom;
+    if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
     prof__clock_calibrate();
 
     for (t = prof__g.threads; t; t = t->next) {
-        if (PROF__LOAD(&t->bound_epoch) != epoch) continue;
-        if (!PROF__PUSH_OK(snaps, nsnap, capsnap)) goto oom;
-        snaps[nsnap].t = t;
+        prof__snap *sn;
+        uint64_t gate;
+        if (PROF__LOAD(&t->bound_epoch) != c->epoch) continue;
+        if (!PROF__PUSH_OK(c->snaps, c->nsnap, c->capsnap)) return -1;
+        sn = &c->snaps[c->nsnap++];
+        memset(sn, 0, sizeof *sn);
+        sn->t = t;
         /* pos first, then the block: if the owner moved on in between, pos
            is not inside the newer block and that block counts as empty */
-        snaps[nsnap].pos = PROF__LOAD(&t->hot.pos);
-        snaps[nsnap].cur = PROF__LOAD(&t->cur);
-        nsnap++;
+        sn->pos = PROF__LOAD(&t->hot.pos);
+        sn->cur = PROF__LOAD(&t->cur);
 #if defined(PROF_CUPTI)
-        if (!PROF__PUSH_OK(cuthr, ncuthr, capcuthr)) goto oom;
-        cuthr[ncuthr].pthread_id = t->pthread_id;
-        cuthr[ncuthr].tid = t->tid;
-        ncuthr++;
+        if (!PROF__PUSH_OK(c->cuthr, c->ncuthr, c->capcuthr)) return -1;
+        c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
+        c->cuthr[c->ncuthr].tid = t->tid;
+        c->ncuthr++;
 #endif
-        snaps[nsnap - 1].enters = PROF__LOADR(&t->hot.enters); /* after pos: late opens count as open */
-        snaps[nsnap - 1].closes_lost = PROF__LOADR(&t->dropped_closes);
-        snaps[nsnap - 1].nrec = 0;
-        snaps[nsnap - 1].began_late = 0;
-        snaps[nsnap - 1].dropped_or_unbalanced = PROF__LOADR(&t->dropped) + PROF__LOADR(&t->unbalanced);
-        e->stats.dropped += PROF__LOADR(&t->dropped);
-        dropped_nomem += PROF__LOADR(&t->dropped_nomem);
+        /* the owner's counts are whole once it is out of `busy` (the
+           section is a few instructions; it saw the session end or will) */
+        while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) sched_yield();
+        /* the gate after pos: a scope begun in between counts as open */
+        gate = __atomic_load_n(&t->hot.gate.word, __ATOMIC_RELAXED);
+        sn->entered = PROF__LOADR(&t->scopes_before) + (gate - PROF__LOADR(&t->gate_base)) + PROF__LOADR(&t->refused);
+        sn->dropped = PROF__LOADR(&t->dropped);
+        sn->other = PROF__LOADR(&t->unbalanced);
+        for (xk = 0; xk < 4; xk++) { c->xdropped[xk] += PROF__LOADR(&t->xdropped[xk]); sn->other += PROF__LOADR(&t->xdropped[xk]); }
+        e->stats.scopes_entered += sn->entered;
+        e->stats.scopes_dropped += sn->dropped;
+        c->dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
     e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
     e->stats.blocks_prefaulted = prof__pf.taken;
     pthread_mutex_unlock(&prof__pf_lock);
-    cpu_dropped = e->stats.dropped;
+    e->stats.marks_dropped = c->xdropped[PROF__X_MARK];
+    e->stats.counters_dropped = c->xdropped[PROF__X_COUNTER];
+    e->stats.allocs_dropped = c->xdropped[PROF__X_ALLOC];
+    e->stats.async_dropped = c->xdropped[PROF__X_ASYNC];
+    e->stats.dropped = e->stats.scopes_dropped + c->xdropped[0] + c->xdropped[1] + c->xdropped[2] + c->xdropped[3];
+    c->cpu_dropped = e->stats.dropped;
+    return 0;
+}
 
-#define PROF__TICKS(x) prof__ticks_to_ns((x) - prof__g.tick_start)
-/* opened before this session began (a scope that straddled prof_start);
-   anything in the snapshot that began later is this session's, even if it
-   began while prof_stop was taking the lock */
-#define PROF__STALE(x) ((x) < prof__g.tick_start)
-/* ended after prof_stop began: open at the stop, not in the profile */
-#define PROF__LATE(x) ((x) > tick_stop)
-#define PROF__SITE_IDX(s, out) do {                                              \
-        int found_;                                                              \
-        uint32_t *slot_;                                                         \
-        size_t h_ = (size_t)(((uintptr_t)(s) >> 3) ^ ((uintptr_t)(s) >> 9)) & 63u; \
-        if (site_cache[h_] == (s)) { (out) = site_cache_idx[h_]; break; }       \
-        slot_ = prof__map_slot(&ptr_map, (uint64_t)(uintptr_t)(s), &found_);     \
-        if (!slot_) goto oom;                                                    \
-        if (!found_) {                                                           \
-            int64_t idx_ = prof__is_step_name((s)->name)                         \
-                ? prof__site_index(e, "ProfilerStep*", (s)->file, (s)->func, (s)->line, (s)->flags) \
-                : prof__site_index(e, (s)->name, (s)->file, (s)->func, (s)->line, (s)->flags); \
-            if (idx_ < 0) goto oom;                                              \
-            *slot_ = (uint32_t)idx_;                                             \
-        }                                                                        \
-        (out) = *slot_;                                                          \
-        site_cache[h_] = (s);                                                    \
-        site_cache_idx[h_] = *slot_;                                             \
-    } while (0)
-
-    /* Pass 1: count scope-like records and open the async ranges. */
-    for (i = 0; i < nsnap; i++) {
-        int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
-        if (thr < 0) goto oom;
-        PROF__FOR_RECORDS(snaps[i], r, {
+/* Phase 2: count the scope records (the keys' size) and open the async
+   ranges, whose begins carry the site. */
+static PROF__NI int prof__c_count(prof__collector *c) {
+    size_t i;
+    for (i = 0; i < c->nsnap; i++) {
+        prof__rec_iter it;
+        const prof__rec *r;
+        int64_t thr = prof__thread_index(c->e, c->snaps[i].t->tid, c->snaps[i].t->name);
+        if (thr < 0) return -1;
+        prof__rec_iter_init(&it, &c->snaps[i]);
+        while ((r = prof__rec_next(&it)) != NULL) {
             uintptr_t tag = (uintptr_t)r->site & 7u;
-            if (tag == PROF__TAG_SCOPE) nkeys++;
-            else if (tag == PROF__TAG_ASYNC_BEGIN && !PROF__STALE(r->t0) && !PROF__LATE(r->t0)) {
-                const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+            if (tag == PROF__TAG_SCOPE) c->nkeys++;
+            else if (tag == PROF__TAG_ASYNC_BEGIN && !prof__c_stale(r->t0) && !prof__c_late(c, r->t0)) {
                 uint32_t si;
-                PROF__SITE_IDX(s, si);
-                if (!prof__async_push(&asyncs, &nasync, &capasync, r->t1, PROF__TICKS(r->t0), (uint32_t)thr, si, 0)) goto oom;
+                if (prof__c_site(c, (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u), &si) != 0 ||
+                    !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), (uint32_t)thr, si, 0)) return -1;
             }
-        });
+        }
     }
-    capkeys = nkeys + nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
-    keys = PROF__ALLOC(prof__key, capkeys);
-    if (!keys) goto oom;
-    nkeys = 0;
+    c->capkeys = c->nkeys + c->nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
+    if (!(c->keys = PROF__ALLOC(prof__key, c->capkeys))) return -1;
+    c->nkeys = 0;
+    return 0;
+}
 
-    /* Pass 2: events, with their extensions. */
-    for (i = 0; i < nsnap; i++) {
-        int64_t thr = prof__thread_index(e, snaps[i].t->tid, snaps[i].t->name);
-        prof__pending pd;
-        memset(&pd, 0, sizeof pd);
-        prof__map_free(&native_map);
-        snaps[i].kbeg = nkeys;
-        PROF__FOR_RECORDS(snaps[i], r, {
-            uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
-            snaps[i].nrec++;
-            if (tag == PROF__TAG_EXT) {
-                unsigned kind = (unsigned)(word >> 3) & 31u;
-                unsigned aux = (unsigned)(word >> 8);
-                pd.any = 1;
-                if (kind == PROF__EXT_DATA) {
-                    uint64_t v[2];
-                    int k;
-                    v[0] = r->t0;
-                    v[1] = r->t1;
-                    for (k = 0; k < 2 && pd.data_left > 0; k++, pd.data_left--) {
-                        if (pd.data_kind == PROF__EXT_SHAPES) pd.shapes[pd.nshapes++] = (int64_t)v[k];
-                        else if (pd.data_kind == PROF__EXT_NATIVE) {
-                            if (!prof__grow((void *)&addrs, &capaddrs, naddrs + 1, sizeof *addrs)) goto oom;
-                            addrs[naddrs++] = v[k];
-                        }
-                    }
-                } else if (kind == PROF__EXT_SHAPES) {
-                    pd.nshapes = 0;
-                    pd.want_shapes = (int)(aux <= 64 ? aux : 64);
-                    pd.data_kind = PROF__EXT_SHAPES;
-                    pd.data_left = pd.want_shapes;
-                } else if (kind == PROF__EXT_NATIVE) {
-                    int found;
-                    uint32_t *slot;
-                    pd.data_left = (int)aux;
-                    /* a stale header's addresses are read and thrown away */
-                    if (PROF__STALE(r->t0)) { pd.data_kind = PROF__EXT_DATA; continue; }
-                    pd.data_kind = PROF__EXT_NATIVE;
-                    slot = prof__map_slot(&native_map, r->t0, &found);
-                    if (!slot || !PROF__PUSH_OK(addrs, naddrs, capaddrs)) goto oom;
-                    addrs[naddrs] = aux; /* count, then the addresses */
-                    *slot = (uint32_t)naddrs++;
-                } else if (kind == PROF__EXT_FLOPS) { pd.has_flops = 1; pd.flops = (int64_t)r->t0; }
-                else if (kind == PROF__EXT_OVERLOAD) { pd.has_over = 1; pd.over = (const char *)(uintptr_t)r->t0; }
-                else if (kind == PROF__EXT_AUTOGRAD) { pd.has_ag = 1; pd.ag_aux = aux; pd.seq = (int64_t)r->t0; pd.fwd = r->t1; }
-                else if (kind == PROF__EXT_MEMADDR) { pd.has_mem = 1; pd.mem_ptr = r->t0; pd.mem_cat = (const char *)(uintptr_t)r->t1; }
-                continue;
-            }
-            if (PROF__STALE(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
-            if (PROF__LATE(tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
-                /* a scope begun after the stop's tick, before its thread saw
-                   recording end (prof_stop preempted in between): neither in
-                   the profile nor open at the stop */
-                if (tag == PROF__TAG_SCOPE && PROF__LATE(r->t0)) snaps[i].began_late++;
-                prof__pending_reset(&pd);
-                continue;
-            }
-            if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
-                if (!prof__async_push(&asyncs, &nasync, &capasync, r->t1, PROF__TICKS(r->t0), 0, 0, 1)) goto oom;
-                continue;
-            }
-            if (tag == PROF__TAG_SCOPE) {
-                prof__key *k = &keys[nkeys];
-                const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
-                prof__ev tmpv;
-                prof__extra *x = NULL;
-                uint32_t nat;
-                int step;
-                k->start = PROF__TICKS(r->t0);
-                k->end = PROF__TICKS(r->t1);
-                k->thread = (uint32_t)thr;
-                PROF__SITE_IDX(s, k->site);
-                k->extra = 0;
-                k->scope = pd.has_ag ? (uint8_t)(pd.ag_aux & 0xff) : 0;
-                k->flags = 0;
-                k->device_type = PROF_DEVICE_CPU;
-                nat = native_map.n ? prof__map_get(&native_map, r->t0) : UINT32_MAX;
-                step = e->sites[k->site].name == step_name;
-                if (pd.any || nat != UINT32_MAX || step) {
-                    memset(&tmpv, 0, sizeof tmpv);
-                    if (!(x = prof__extra_of(e, &tmpv))) goto oom;
-                    k->extra = tmpv.extra;
-                    if (pd.want_shapes) {
-                        /* length-prefixed dims -> the repr PyTorch prints */
-                        int ndims[64], n_in = 0, p = 0;
-                        int64_t dims[64];
-                        int nd = 0;
-                        prof_shapes sh;
-                        int bad = 0;
-                        while (p < pd.nshapes && n_in < 64) {
-                            int64_t c = pd.shapes[p++], j;
-                            ndims[n_in] = 0;
-                            if (c < 0 || c > pd.nshapes - p) bad = 1; /* a count past the values, or negative */
-                            for (j = 0; j < c && p < pd.nshapes; j++) { dims[nd++] = pd.shapes[p++]; ndims[n_in]++; }
-                            n_in++;
-                        }
-                        if (bad) e->stats.malformed_shapes++;
-                        sh.n_inputs = n_in;
-                        sh.ndims = ndims;
-                        sh.dims = dims;
-                        x = &e->ex[k->extra];
-                        x->shapes = prof__shapes_repr(e, &sh);
-                    }
-                    x = &e->ex[k->extra];
-                    if (pd.has_flops) x->flops = pd.flops;
-                    if (pd.has_over) x->overload_name = prof__intern(&e->strs, pd.over);
-                    if (pd.has_ag) {
-                        if (pd.ag_aux & 0x100u) x->sequence_nr = pd.seq;
-                        if (pd.ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd.fwd; }
-                    }
-                    if (step) x->trace_name = prof__intern(&e->strs, s->name);
-                    x->native_off = nat;
-                }
-                nkeys++;
-                prof__pending_reset(&pd);
-            } else if (tag == PROF__TAG_MEM) {
-                if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) goto oom;
-                e->mem[e->nmem].ts = PROF__TICKS(r->t0);
-                e->mem[e->nmem].bytes = (int64_t)r->t1;
-                e->mem[e->nmem].total = 0;
-                e->mem[e->nmem].ptr = pd.has_mem ? pd.mem_ptr : 0;
-                e->mem[e->nmem].thread = (uint32_t)thr;
-                e->mem[e->nmem].device_type = (int)((word >> 3) & 31u);
-                e->mem[e->nmem].device_index = (int)(word >> 8);
-                e->mem[e->nmem].category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
-                e->nmem++;
-                prof__pending_reset(&pd);
-            } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
-                const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
-                uint32_t si;
-                PROF__SITE_IDX(s, si);
-                if (!PROF__PUSH_OK(e->inst, e->ninst, e->capinst)) goto oom;
-                e->inst[e->ninst].ts = PROF__TICKS(r->t0);
-                e->inst[e->ninst].site = si;
-                e->inst[e->ninst].thread = (uint32_t)thr;
-                e->inst[e->ninst].kind = (int)tag;
-                memcpy(&e->inst[e->ninst].value, &r->t1, sizeof(double));
-                e->ninst++;
-            }
-        });
-        snaps[i].kend = nkeys;
-        /* open = opened - closed (recorded or lost to the cap) - begun after the stop */
-        if (snaps[i].enters > snaps[i].kend - snaps[i].kbeg + snaps[i].closes_lost + snaps[i].began_late)
-            open_total += snaps[i].enters - (snaps[i].kend - snaps[i].kbeg) - snaps[i].closes_lost - snaps[i].began_late;
+/* Input shapes as recorded (per input: its number of dims, then the dims)
+   -> the repr PyTorch prints. */
+static PROF__NI const char *prof__c_shapes_repr(prof__collector *c, const prof__pending *pd, int *bad_out) {
+    int ndims[64], n_in = 0, p = 0, nd = 0, bad = 0;
+    int64_t dims[64];
+    prof_shapes sh;
+    while (p < pd->nshapes && n_in < 64) {
+        int64_t cnt = pd->shapes[p++], j;
+        ndims[n_in] = 0;
+        if (cnt < 0 || cnt > pd->nshapes - p) bad = 1; /* a count past the values, or negative */
+        for (j = 0; j < cnt && p < pd->nshapes; j++) { dims[nd++] = pd->shapes[p++]; ndims[n_in]++; }
+        n_in++;
     }
-    /* Async ranges: per id in time order, each end closes the open begin.
-       A begin while one is open leaves the earlier unmatched (the later
-       wins); an end with none open, and a begin never ended, are unmatched. */
-    if (nasync) qsort(asyncs, nasync, sizeof *asyncs, prof__async_cmp);
-    for (i = 0; i < nasync;) {
+    *bad_out = bad;
+    sh.n_inputs = n_in;
+    sh.ndims = ndims;
+    sh.dims = dims;
+    return prof__shapes_repr(c->e, &sh);
+}
+/* The same, interned by the raw values: a loop's few distinct lists are
+   formatted once, not once per event. */
+static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
+    size_t bytes = (size_t)pd->nshapes * sizeof(int64_t);
+    uint64_t h = prof__hash_bytes(pd->shapes, bytes, (uint64_t)pd->nshapes);
+    for (;;) {
+        int found;
+        uint32_t *slot = prof__map_slot(&c->shape_map, h, &found);
+        prof__shape_ent *en;
+        if (!slot) return NULL;
+        if (found) {
+            en = &c->shape_ents[*slot];
+            if (en->n == (uint32_t)pd->nshapes && memcmp(c->shape_vals + en->off, pd->shapes, bytes) == 0) {
+                if (en->bad) c->e->stats.malformed_shapes++;
+                return en->repr;
+            }
+            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
+            continue;
+        }
+        if (!PROF__PUSH_OK(c->shape_ents, c->nshape_ents, c->capshape_ents) ||
+            !prof__grow((void *)&c->shape_vals, &c->capshape_vals, c->nshape_vals + (size_t)pd->nshapes + 1, sizeof *c->shape_vals)) {
+            c->shape_map.vals[slot - c->shape_map.vals] = UINT32_MAX;
+            c->shape_map.n--;
+            return NULL;
+        }
+        en = &c->shape_ents[c->nshape_ents];
+        en->off = (uint32_t)c->nshape_vals;
+        en->n = (uint32_t)pd->nshapes;
+        if (bytes) memcpy(c->shape_vals + c->nshape_vals, pd->shapes, bytes);
+        c->nshape_vals += (size_t)pd->nshapes;
+        if (!(en->repr = prof__c_shapes_repr(c, pd, &en->bad))) { c->shape_map.vals[slot - c->shape_map.vals] = UINT32_MAX; c->shape_map.n--; return NULL; }
+        if (en->bad) c->e->stats.malformed_shapes++;
+        *slot = (uint32_t)c->nshape_ents++;
+        return en->repr;
+    }
+}
+
+/* An extension record: what it says is kept in pd for the record that
+   follows it (its format is written where the recorder writes it). */
+static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, const prof__rec *r) {
+    uintptr_t word = (uintptr_t)r->site;
+    unsigned kind = (unsigned)(word >> 3) & 31u, aux = (unsigned)(word >> 8);
+    pd->any = 1;
+    if (kind == PROF__EXT_DATA) {
+        uint64_t v[2];
+        int k;
+        v[0] = r->t0;
+        v[1] = r->t1;
+        for (k = 0; k < 2 && pd->data_left > 0; k++, pd->data_left--) {
+            if (pd->data_kind == PROF__EXT_SHAPES) pd->shapes[pd->nshapes++] = (int64_t)v[k];
+            else if (pd->data_kind == PROF__EXT_NATIVE) {
+                if (!prof__grow((void *)&c->addrs, &c->capaddrs, c->naddrs + 1, sizeof *c->addrs)) return -1;
+                c->addrs[c->naddrs++] = v[k];
+            }
+        }
+    } else if (kind == PROF__EXT_SHAPES) {
+        pd->nshapes = 0;
+        pd->want_shapes = (int)(aux <= 64 ? aux : 64);
+        pd->data_kind = PROF__EXT_SHAPES;
+        pd->data_left = pd->want_shapes;
+    } else if (kind == PROF__EXT_NATIVE) {
+        int found;
+        uint32_t *slot;
+        pd->data_left = (int)aux;
+        /* a stale header's addresses are read and thrown away */
+        if (prof__c_stale(r->t0)) { pd->data_kind = PROF__EXT_DATA; return 0; }
+        pd->data_kind = PROF__EXT_NATIVE;
+        slot = prof__map_slot(&c->native_map, r->t0, &found);
+        if (!slot || !PROF__PUSH_OK(c->addrs, c->naddrs, c->capaddrs)) return -1;
+        c->addrs[c->naddrs] = aux; /* count, then the addresses */
+        *slot = (uint32_t)c->naddrs++;
+    } else if (kind == PROF__EXT_FLOPS) { pd->has_flops = 1; pd->flops = (int64_t)r->t0; }
+    else if (kind == PROF__EXT_OVERLOAD) { pd->has_over = 1; pd->over = (const char *)(uintptr_t)r->t0; }
+    else if (kind == PROF__EXT_AUTOGRAD) { pd->has_ag = 1; pd->ag_aux = aux; pd->seq = (int64_t)r->t0; pd->fwd = r->t1; }
+    else if (kind == PROF__EXT_MEMADDR) { pd->has_mem = 1; pd->mem_ptr = r->t0; pd->mem_cat = (const char *)(uintptr_t)r->t1; }
+    return 0;
+}
+
+/* A scope record and its extensions -> a key (and an extra record). */
+static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
+    prof_events *e = c->e;
+    prof__key *k = &c->keys[c->nkeys];
+    const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+    uint32_t nat;
+    int step;
+    k->start = prof__c_ns(r->t0);
+    k->end = prof__c_ns(r->t1);
+    k->thread = thr;
+    if (prof__c_site(c, s, &k->site) != 0) return -1;
+    k->extra = 0;
+    k->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
+    k->flags = 0;
+    k->device_type = PROF_DEVICE_CPU;
+    nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
+    step = e->sites[k->site].name == c->step_name;
+    if (pd->any || nat != UINT32_MAX || step) {
+        prof__ev tmpv;
+        prof__extra *x;
+        const char *shapes = NULL;
+        memset(&tmpv, 0, sizeof tmpv);
+        if (!prof__extra_of(e, &tmpv)) return -1;
+        k->extra = tmpv.extra;
+        if (pd->want_shapes && !(shapes = prof__c_shapes(c, pd))) return -1;
+        x = &e->ex[k->extra]; /* after the calls that may move e->ex */
+        x->shapes = shapes;
+        if (pd->has_flops) x->flops = pd->flops;
+        if (pd->has_over) x->overload_name = prof__intern(&e->strs, pd->over);
+        if (pd->has_ag) {
+            if (pd->ag_aux & 0x100u) x->sequence_nr = pd->seq;
+            if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; }
+        }
+        if (step) x->trace_name = prof__intern(&e->strs, s->name);
+        x->native_off = nat;
+    }
+    c->nkeys++;
+    return 0;
+}
+
+/* Phase 3: one thread's records -> scope keys, memory records, marks and
+   counter samples, async ends; then its open scopes. */
+static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
+    prof_events *e = c->e;
+    prof__pending pd;
+    prof__rec_iter it;
+    const prof__rec *r;
+    int64_t thr = prof__thread_index(e, sn->t->tid, sn->t->name);
+    if (thr < 0) return -1;
+    memset(&pd, 0, sizeof pd);
+    prof__map_free(&c->native_map);
+    sn->kbeg = c->nkeys;
+    prof__rec_iter_init(&it, sn);
+    while ((r = prof__rec_next(&it)) != NULL) {
+        uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
+        sn->nrec++;
+        if (tag == PROF__TAG_EXT) {
+            if (prof__c_extension(c, &pd, r) != 0) return -1;
+            continue;
+        }
+        if (prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
+        if (prof__c_late(c, tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
+            /* a scope begun after the stop's tick, before its thread saw
+               recording end (prof_stop preempted in between): neither in
+               the profile nor open at the stop */
+            if (tag == PROF__TAG_SCOPE && prof__c_late(c, r->t0)) sn->began_late++;
+            prof__pending_reset(&pd);
+            continue;
+        }
+        if (tag == PROF__TAG_SCOPE) {
+            if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;
+        } else if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
+            if (!prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), 0, 0, 1)) return -1;
+        } else if (tag == PROF__TAG_MEM) {
+            prof__memrec *m;
+            if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
+            m = &e->mem[e->nmem];
+            m->ts = prof__c_ns(r->t0);
+            m->bytes = (int64_t)r->t1;
+            m->total = 0;
+            m->ptr = pd.has_mem ? pd.mem_ptr : 0;
+            m->thread = (uint32_t)thr;
+            m->device_type = (int)((word >> 3) & 31u);
+            m->device_index = (int)(word >> 8);
+            m->category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
+            e->nmem++;
+        } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
+            prof__instant_ev *in;
+            uint32_t si;
+            if (prof__c_site(c, (const prof_site *)(word & ~(uintptr_t)7u), &si) != 0) return -1;
+            if (!PROF__PUSH_OK(e->inst, e->ninst, e->capinst)) return -1;
+            in = &e->inst[e->ninst++];
+            in->ts = prof__c_ns(r->t0);
+            in->site = si;
+            in->thread = (uint32_t)thr;
+            in->kind = (int)tag;
+            memcpy(&in->value, &r->t1, sizeof(double));
+            if (tag == PROF__TAG_MARK) e->stats.marks++;
+            else e->stats.counters++;
+        }
+        prof__pending_reset(&pd);
+    }
+    sn->kend = c->nkeys;
+    /* open = entered - recorded - dropped - begun after the stop (those
+       are in `entered` when their thread passed the gate in time) */
+    e->stats.scopes_recorded += sn->kend - sn->kbeg;
+    if (sn->entered > sn->kend - sn->kbeg + sn->dropped + sn->began_late)
+        c->open_total += sn->entered - (sn->kend - sn->kbeg) - sn->dropped - sn->began_late;
+    e->stats.scopes_entered -= sn->began_late;
+    return 0;
+}
+static PROF__NI int prof__c_decode(prof__collector *c) {
+    size_t i;
+    for (i = 0; i < c->nsnap; i++)
+        if (prof__c_decode_thread(c, &c->snaps[i]) != 0) return -1;
+    c->e->stats.allocs = c->e->nmem;
+    c->e->stats.async_records = c->nasync;
+    return 0;
+}
+
+/* Phase 4: async ranges, per id in time order: each end closes the open
+   begin. A begin while one is open leaves the earlier unmatched (the later
+   wins); an end with none open, and a begin never ended, are unmatched. */
+static PROF__NI int prof__c_async(prof__collector *c) {
+    size_t i;
+    if (c->nasync) qsort(c->asyncs, c->nasync, sizeof *c->asyncs, prof__async_cmp);
+    for (i = 0; i < c->nasync;) {
         size_t j, open = (size_t)-1;
-        for (j = i; j < nasync && asyncs[j].id == asyncs[i].id; j++) {
+        for (j = i; j < c->nasync && c->asyncs[j].id == c->asyncs[i].id; j++) {
             prof__key *k;
-            if (!asyncs[j].is_end) {
-                if (open != (size_t)-1) e->stats.unmatched_async++;
+            if (!c->asyncs[j].is_end) {
+                if (open != (size_t)-1) c->e->stats.unmatched_async++;
                 open = j;
                 continue;
             }
-            if (open == (size_t)-1) { e->stats.unmatched_async++; continue; }
-            if (!PROF__PUSH_OK(xkeys, nx, capx)) goto oom;
-            k = &xkeys[nx++];
-            k->start = asyncs[open].ts;
-            k->end = asyncs[j].ts > k->start ? asyncs[j].ts : k->start;
-            k->thread = asyncs[open].thread;
-            k->site = asyncs[open].site;
+            if (open == (size_t)-1) { c->e->stats.unmatched_async++; continue; }
+            if (!PROF__PUSH_OK(c->xkeys, c->nx, c->capx)) return -1;
+            k = &c->xkeys[c->nx++];
+            k->start = c->asyncs[open].ts;
+            k->end = c->asyncs[j].ts > k->start ? c->asyncs[j].ts : k->start;
+            k->thread = c->asyncs[open].thread;
+            k->site = c->asyncs[open].site;
             k->extra = 0;
             k->scope = 0;
             k->flags = PROF__F_ASYNC;
             k->device_type = PROF_DEVICE_CPU;
             open = (size_t)-1;
         }
-        if (open != (size_t)-1) e->stats.unmatched_async++;
+        if (open != (size_t)-1) c->e->stats.unmatched_async++;
         i = j;
     }
-    e->stats.open_at_stop = open_total;
+    PROF_FREE(c->asyncs);
+    c->asyncs = NULL;
+    return 0;
+}
+
+/* Phase 5 (still locked): the threads' counts settle; the calling
+   thread's still-open PROF_BEGIN ranges are named. */
+static PROF__NI void prof__c_threads(prof__collector *c) {
+    prof__tstate *t;
+    size_t i;
+    c->e->stats.open_at_stop = c->open_total;
     /* threads that recorded: not those only bound to the session (prof_start
        binds the calling thread ahead of its first scope) */
-    e->stats.threads = 0;
-    for (i = 0; i < nsnap; i++)
-        if (snaps[i].nrec || snaps[i].enters || snaps[i].dropped_or_unbalanced || snaps[i].closes_lost) e->stats.threads++;
-    /* Name the still-open PROF_BEGIN ranges of the calling thread. */
+    c->e->stats.threads = 0;
+    for (i = 0; i < c->nsnap; i++)
+        if (c->snaps[i].nrec || c->snaps[i].entered || c->snaps[i].dropped || c->snaps[i].other) c->e->stats.threads++;
     t = prof__self();
-    if (t && PROF__LOADR(&t->bound_epoch) == epoch && t->n_open > 0) {
+    if (t && PROF__LOADR(&t->bound_epoch) == c->epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
-            if (t->open[k].epoch == epoch) {
-                named_open++;
+            if (t->open[k].epoch == c->epoch) {
+                c->named_open++;
                 prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
                              t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
             }
     }
-    prof__reap_dead_locked();
-    pthread_mutex_unlock(&prof__g_lock);
-#undef PROF__SITE_IDX
-#undef PROF__STALE
-#undef PROF__LATE
-#undef PROF__TICKS
-    /* each thread's keys form a run [kbeg, kend) in end order */
-    bounds = PROF__ALLOC(size_t, nsnap + 2);
-    if (!bounds) goto oom_unlocked;
-    for (i = 0; i < nsnap; i++) { bounds[i] = snaps[i].kbeg; PROF_ASSERT(i == 0 || snaps[i].kbeg == snaps[i - 1].kend); }
-    bounds[nsnap] = nkeys;
-    PROF_FREE(snaps);
-    snaps = NULL;
-    PROF_FREE(asyncs);
-    asyncs = NULL;
-    prof__map_free(&ptr_map);
-    prof__map_free(&native_map);
+}
+
+/* Phase 6 (unlocked): CUPTI's records join the async ranges. */
+static PROF__NI int prof__c_cupti(prof__collector *c) {
+    size_t i;
 #if defined(PROF_CUPTI)
-    if (cuda) {
-        e->use_device = prof__intern(&e->strs, "cuda");
-        if (prof__cupti_gather(e, &xkeys, &nx, &capx, cuthr, ncuthr, prof__g.mono_start, mono_stop) != 0) goto oom_unlocked;
+    if (c->cuda) {
+        c->e->use_device = prof__intern(&c->e->strs, "cuda");
+        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) return -1;
     }
-    PROF_FREE(cuthr);
-    cuthr = NULL;
 #endif
     /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
        shows device memory only with a device, as PyTorch's does for a
        profile that used CUDA, so the list gets one */
-    if (!e->use_device)
-        for (i = 0; i < e->nmem; i++)
-            if (e->mem[i].device_type == PROF_DEVICE_CUDA) { e->use_device = prof__intern(&e->strs, "cuda"); break; }
+    if (!c->e->use_device)
+        for (i = 0; i < c->e->nmem; i++)
+            if (c->e->mem[i].device_type == PROF_DEVICE_CUDA) { c->e->use_device = prof__intern(&c->e->strs, "cuda"); break; }
+    return 0;
+}
 
-    {
-        /* order: per thread by the stack pass, the rest by a sort, then merge */
-        size_t total = nkeys + nx, run, maxrun = 0;
-        prof__key *a = PROF__ALLOC(prof__key, total + 1), *b;
-        uint32_t *next, *stk;
-        for (run = 0; run < nsnap; run++) if (bounds[run + 1] - bounds[run] > maxrun) maxrun = bounds[run + 1] - bounds[run];
-        next = PROF__ALLOC(uint32_t, maxrun + 1);
-        stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
-        if (!a || !next || !stk) { PROF_FREE(a); PROF_FREE(next); PROF_FREE(stk); goto oom_unlocked; }
-        for (run = 0; run < nsnap; run++) {
-            size_t lo = bounds[run], len = bounds[run + 1] - lo;
-            if (prof__run_preorder(keys + lo, len, a + lo, next, stk) != 0) {
-                memcpy(a + lo, keys + lo, len * sizeof *a);
-                prof__sort_keys(a + lo, keys + lo, len); /* the run's own keys are spent: its buffer */
-            }
+/* Phase 7: events in PyTorch's order, per thread by the stack pass, the
+   rest by a sort, then one merge. */
+static PROF__NI int prof__c_order(prof__collector *c) {
+    size_t total = c->nkeys + c->nx, run, maxrun = 0, nruns = c->nsnap, i;
+    prof__key *a, *b, *ordered;
+    uint32_t *next, *stk;
+    /* each thread's keys form a run [kbeg, kend) in end order */
+    if (!(c->bounds = PROF__ALLOC(size_t, c->nsnap + 2))) return -1;
+    for (i = 0; i < c->nsnap; i++) { c->bounds[i] = c->snaps[i].kbeg; PROF_ASSERT(i == 0 || c->snaps[i].kbeg == c->snaps[i - 1].kend); }
+    c->bounds[c->nsnap] = c->nkeys;
+    a = PROF__ALLOC(prof__key, total + 1);
+    for (run = 0; run < nruns; run++) if (c->bounds[run + 1] - c->bounds[run] > maxrun) maxrun = c->bounds[run + 1] - c->bounds[run];
+    next = PROF__ALLOC(uint32_t, maxrun + 1);
+    stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
+    if (!a || !next || !stk) { PROF_FREE(a); PROF_FREE(next); PROF_FREE(stk); return -1; }
+    for (run = 0; run < nruns; run++) {
+        size_t lo = c->bounds[run], len = c->bounds[run + 1] - lo;
+        if (prof__run_preorder(c->keys + lo, len, a + lo, next, stk) != 0) {
+            memcpy(a + lo, c->keys + lo, len * sizeof *a);
+            prof__sort_keys(a + lo, c->keys + lo, len); /* the run's own keys are spent: its buffer */
         }
-        PROF_FREE(next);
-        PROF_FREE(stk);
-        /* Every fresh page costs a fault and a clear, so the spent keys
-           become the merge buffer instead of a new array. */
-        if (capkeys < total + 1) {
-            prof__key *k2 = (prof__key *)PROF_REALLOC(keys, (total + 1) * sizeof *keys);
-            if (!k2) { PROF_FREE(a); goto oom_unlocked; }
-            keys = k2;
-            prof__hint_huge(keys, (total + 1) * sizeof *keys);
-        }
-        b = keys;
-        keys = NULL;
-        if (nx) {
-            prof__sort_keys(xkeys, b, nx);
-            memcpy(a + nkeys, xkeys, nx * sizeof *a);
-            bounds[nsnap + 1] = total;
-            nsnap++;
-        }
-        PROF_FREE(xkeys);
-        xkeys = NULL;
-        ordered = prof__merge_runs(a, b, bounds, nsnap);
-        PROF_FREE(ordered == a ? b : a);
-        keys = ordered;
-        nkeys = total;
     }
-    PROF_FREE(bounds);
-    bounds = NULL;
-    if (prof_events_reserve(e, nkeys) != PROF_OK) goto oom_unlocked;
-    for (i = 0; i < nkeys; i++) {
+    PROF_FREE(next);
+    PROF_FREE(stk);
+    /* Every fresh page costs a fault and a clear, so the spent keys
+       become the merge buffer instead of a new array. */
+    if (c->capkeys < total + 1) {
+        prof__key *k2 = (prof__key *)PROF_REALLOC(c->keys, (total + 1) * sizeof *c->keys);
+        if (!k2) { PROF_FREE(a); return -1; }
+        c->keys = k2;
+        c->capkeys = total + 1;
+        prof__hint_huge(c->keys, (total + 1) * sizeof *c->keys);
+    }
+    b = c->keys;
+    if (c->nx) {
+        prof__sort_keys(c->xkeys, b, c->nx);
+        memcpy(a + c->nkeys, c->xkeys, c->nx * sizeof *a);
+        c->bounds[nruns + 1] = total;
+        nruns++;
+    }
+    PROF_FREE(c->xkeys);
+    c->xkeys = NULL;
+    ordered = prof__merge_runs(a, b, c->bounds, nruns);
+    PROF_FREE(ordered == a ? b : a);
+    c->keys = ordered;
+    c->capkeys = total + 1;
+    c->nkeys = total;
+    return 0;
+}
+
+/* Phase 8: the keys become the list's events. */
+static PROF__NI int prof__c_events(prof__collector *c) {
+    prof_events *e = c->e;
+    size_t i;
+    if (prof_events_reserve(e, c->nkeys) != PROF_OK) return -1;
+    for (i = 0; i < c->nkeys; i++) {
         prof__ev *v = &e->ev[i];
+        const prof__key *k = &c->keys[i];
         memset(v, 0, sizeof *v);
-        v->start = keys[i].start;
-        v->end = keys[i].end;
-        v->site = keys[i].site;
-        v->thread = keys[i].thread;
+        v->start = k->start;
+        v->end = k->end;
+        v->site = k->site;
+        v->thread = k->thread;
         v->parent = v->first_child = v->next_sibling = -1;
         v->node_id = e->with_node_id ? e->node_id : -1;
-        v->extra = keys[i].extra;
-        v->scope = keys[i].scope;
-        v->flags = keys[i].flags;
-        v->device_type = keys[i].device_type;
+        v->extra = k->extra;
+        v->scope = k->scope;
+        v->flags = k->flags;
+        v->device_type = k->device_type;
         /* plain scopes are user annotations; operators and CUDA records are not */
         if (!e->sites[v->site].flags) v->flags |= PROF__F_USER_ANN;
     }
-    e->n = nkeys;
-    e->stats.events = nkeys;
+    e->n = c->nkeys;
+    e->stats.events = c->nkeys;
+    return 0;
+}
 
-    if (cpu_dropped > dropped_nomem)
+/* Phase 9: what was lost or odd, in words. */
+static PROF__NI void prof__c_warn(const prof__collector *c) {
+    const prof_stats *st = &c->e->stats;
+    uint64_t open_total = c->open_total;
+    if (c->cpu_dropped > c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
-                     (unsigned long long)(cpu_dropped - dropped_nomem), prof__g.cfg.max_events);
-    if (dropped_nomem)
+                     (unsigned long long)(c->cpu_dropped - c->dropped_nomem), prof__g.cfg.max_events);
+    if (c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
-                     (unsigned long long)dropped_nomem);
-    if (e->stats.unbalanced_ends)
+                     (unsigned long long)c->dropped_nomem);
+    if (st->unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored",
-                     (unsigned long long)e->stats.unbalanced_ends, e->stats.unbalanced_ends == 1 ? "" : "s",
-                     e->stats.unbalanced_ends == 1 ? "it was" : "they were");
+                     (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
+                     st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile",
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
-                     named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
-    if (e->stats.malformed_shapes)
+                     c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
+    if (st->malformed_shapes)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read",
-                     (unsigned long long)e->stats.malformed_shapes, e->stats.malformed_shapes == 1 ? " had" : "s had",
-                     e->stats.malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
-    if (e->stats.unknown_frees)
+                     (unsigned long long)st->malformed_shapes, st->malformed_shapes == 1 ? " had" : "s had",
+                     st->malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
+    if (st->unknown_frees)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu free%s of pointers that prof_alloc never saw %s ignored",
-                     (unsigned long long)e->stats.unknown_frees, e->stats.unknown_frees == 1 ? "" : "s", e->stats.unknown_frees == 1 ? "was" : "were");
-    if (e->stats.unmatched_async)
+                     (unsigned long long)st->unknown_frees, st->unknown_frees == 1 ? "" : "s", st->unknown_frees == 1 ? "was" : "were");
+    if (st->unmatched_async)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
-                     (unsigned long long)e->stats.unmatched_async, e->stats.unmatched_async == 1 ? "" : "s", e->stats.unmatched_async == 1 ? "it was" : "they were");
+                     (unsigned long long)st->unmatched_async, st->unmatched_async == 1 ? "" : "s", st->unmatched_async == 1 ? "it was" : "they were");
+}
+
+/* Phase 10: the tree (which attaches the stacks first), the CUPTI join
+   and memory per event. */
+static PROF__NI int prof__c_finish(prof__collector *c) {
+    prof_events *e = c->e;
+    int tree_ok;
+    e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
+    e->native_addrs = c->addrs;
+    c->addrs = NULL;
     /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
-    tree_ok = prof__build_tree(e, keys, (nkeys + 1) * sizeof *keys) == PROF_OK;
-    PROF_FREE(keys);
-    keys = NULL;
+    tree_ok = prof__build_tree(e, c->keys, (c->nkeys + 1) * sizeof *c->keys) == PROF_OK;
+    PROF_FREE(c->keys);
+    c->keys = NULL;
     if (!tree_ok ||
 #if defined(PROF_CUPTI)
-        (cuda && prof__cupti_correlate(e) != 0) ||
+        (c->cuda && prof__cupti_correlate(e) != 0) ||
 #endif
-        prof__memory_usage(e) != 0 ||
-        ((features & PROF__F_SCOPES) && prof__scope_stacks(e) != 0) ||
-        ((features & PROF__F_NATIVE) && prof__native_stacks(e, addrs) != 0)) {
-        PROF_FREE(addrs);
-        prof_events_free(e);
-        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while analysing events");
+        prof__memory_usage(e) != 0) return -1;
+    return 0;
+}
+
+/* prof_stop's collector: records to an event list, or NULL. */
+static PROF__NI prof_events *prof__collect(void) {
+    prof__collector c;
+    int rc;
+    memset(&c, 0, sizeof c);
+#if defined(PROF_CUPTI)
+    c.cuda = prof__cupti_active();
+    prof__cupti_stop(); /* forced flush before the CPU side closes */
+    c.mono_stop = prof__mono_ns();
+#endif
+    prof__pf_stop();
+    pthread_mutex_lock(&prof__g_lock);
+    rc = prof__c_snapshot(&c);
+    if (!rc) rc = prof__c_count(&c);
+    if (!rc) rc = prof__c_decode(&c);
+    if (!rc) rc = prof__c_async(&c);
+    if (!rc) {
+        prof__c_threads(&c);
+        prof__reap_dead_locked();
+    }
+    pthread_mutex_unlock(&prof__g_lock);
+    prof__map_free(&c.ptr_map);
+    prof__map_free(&c.native_map);
+    if (!rc) rc = prof__c_cupti(&c);
+    if (!rc) rc = prof__c_order(&c);
+    if (!rc) rc = prof__c_events(&c);
+    if (!rc) {
+        prof__c_warn(&c);
+        if (prof__c_finish(&c) != 0) rc = -2;
+    }
+    prof__collector_free(&c);
+    if (rc) {
+        prof_events_free(c.e);
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, rc == -2 ? "prof_stop: out of memory while analysing events" : "prof_stop: out of memory while collecting events");
         return NULL;
     }
-    PROF_FREE(addrs);
-    return e;
-oom:
-    pthread_mutex_unlock(&prof__g_lock);
-oom_unlocked:
-#if defined(PROF_CUPTI)
-    PROF_FREE(cuthr);
-#endif
-    PROF_FREE(snaps);
-    PROF_FREE(keys);
-    PROF_FREE(xkeys);
-    PROF_FREE(bounds);
-    PROF_FREE(asyncs);
-    PROF_FREE(addrs);
-    prof__map_free(&ptr_map);
-    prof__map_free(&native_map);
-    prof_events_free(e);
-    prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while collecting events");
-    return NULL;
+    return c.e;
 }
 
 /* ----- session control: start, stop and the step schedule ----- */
@@ -3794,8 +4243,8 @@ static PROF__NI void prof__begin_recording(void) {
     __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     prof__g.tick_start = prof__now();
-    epoch = prof__g.last_epoch + 1;
-    if (!epoch) epoch = 1;
+    epoch = prof__g.last_epoch + 4; /* steps of 4: see prof__thread's gate */
+    if (!epoch) epoch = 4;
     prof__g.last_epoch = epoch;
     __atomic_store_n(&prof__g_epoch, epoch, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&prof__g_lock);
@@ -3813,8 +4262,12 @@ static PROF__NI prof_events *prof__end_recording(void) {
     return e;
 }
 
+/* Admitted by the cap when it opens, like every scope. */
 static PROF__NI void prof__step_scope_open(void) {
-    prof__s.step_t0 = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__now() : 0;
+    prof__thread *h;
+    prof__s.step_t0 = 0;
+    if (!prof__g.cfg.schedule.active || !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
+    if ((h = prof__thread_get()) != NULL && prof__admit(prof__tstate_of(h))) prof__s.step_t0 = prof__now();
 }
 /* ProfilerStep#N is a scope of the thread that calls prof_step / prof_stop. */
 static PROF__NI void prof__step_scope_close(void) {
@@ -3826,12 +4279,15 @@ static PROF__NI void prof__step_scope_close(void) {
     uint64_t t1 = prof__now();
     if (!prof__s.step_t0 || !prof__g.cfg.schedule.active) return;
     snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)prof__s.step);
-    if ((h = prof__thread_get()) && (named = prof__intern_site(&step_site, name)) != NULL && (r = prof__slots(h, 1))) {
-        PROF__STORER(&h->enters, h->enters + 1); /* a scope like any other */
+    if (!(h = prof__thread_get())) {
+        /* the session is over: the scope was open at the stop */
+    } else if ((named = prof__intern_site(&step_site, name)) != NULL && (r = prof__slots(h, 1))) {
         r->site = named;
         r->t0 = prof__s.step_t0;
         r->t1 = t1;
         PROF__STORE(&h->pos, r + 1);
+    } else {
+        prof__scope_lost(prof__tstate_of(h), 0, 1);
     }
     prof__s.step_t0 = 0;
 }
@@ -3980,7 +4436,7 @@ PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __
    as the user's value. (distributedInfo is allowed: the user's replaces
    the one prof.h would write from the node id.) */
 static PROF__NI int prof__meta_key_reserved(const char *key) {
-    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName" };
+    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName", "prof_dropped" };
     size_t i;
     for (i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (strcmp(key, reserved[i]) == 0) return 1;
@@ -4153,9 +4609,10 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (v.parent >= 0) v.parent = map[v.parent];
             if (v.first_child >= 0) v.first_child = map[v.first_child];
             if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
-            if (w < e->capstk) e->stk[w] = prof__stack_of(e, i); /* past capstk: no stack, not the slot's old one */
+            if (w < e->capstk) e->stk[w] = prof__stack_node(e, i); /* past capstk: no stack, not the slot's old one */
             e->ev[w++] = v;
         }
+        e->stats.merged += e->n - w;
         e->n = w;
         e->stats.events = w;
         PROF_FREE(map);
@@ -4213,11 +4670,8 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
             }
         }
         {
-            prof__stk st;
-            st.p = NULL;
-            st.depth = 0; /* fwd_stacks.get(t, []) */
-            if (src != UINT32_MAX) st = prof__stack_of(e, src);
-            if ((st.depth || e->stk) && prof__stack_set(e, i, st.p, st.depth) != 0) { prof__map_free(&fwd); return -1; }
+            uint32_t node = src != UINT32_MAX ? prof__stack_node(e, src) : 0; /* fwd_stacks.get(t, []) */
+            if (prof__stack_set(e, i, node) != 0) { prof__map_free(&fwd); return -1; }
         }
     }
     prof__map_free(&fwd);
@@ -4249,7 +4703,8 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
         prof__populate_children(e, idx, tmp, stack);
         PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
     }
-    if (prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0 || prof__memory_usage(e) != 0)
+    if ((e->stacks_pending && prof__attach_stacks(e) != 0) || prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0 ||
+        prof__memory_usage(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -4296,7 +4751,7 @@ static PROF__NI int prof__memrows_drop(prof_events *e) {
         if (v.parent >= 0) v.parent = map[v.parent];
         if (v.first_child >= 0) v.first_child = map[v.first_child];
         if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
-        if (w < e->capstk) e->stk[w] = prof__stack_of(e, i);
+        if (w < e->capstk) e->stk[w] = prof__stack_node(e, i);
         e->ev[w++] = v;
     }
     PROF_FREE(map);
@@ -4312,7 +4767,7 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
     uint32_t *rows = tmp;      /* used once idx is sorted: nrow <= nmem */
     int32_t *map = NULL;
     prof__ev *nv = NULL;
-    prof__stk *nstk = NULL;
+    uint32_t *nstk = NULL; /* stack node per event, when any has one */
     int64_t site;
     for (i = 0; i < e->n; i++) if (e->ev[i].device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
     prof__msort_u32(idx, tmp, n, prof__start_less, e);
@@ -4327,7 +4782,7 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
     cap = e->n + nrow;
     map = PROF__ALLOC(int32_t, e->n + 1);
     nv = PROF__ALLOC(prof__ev, cap);
-    if (e->stk) nstk = PROF__ALLOC(prof__stk, cap);
+    if (e->stk) nstk = PROF__ALLOC(uint32_t, cap);
     if (site < 0 || !map || !nv || (e->stk && !nstk)) goto fail;
     for (i = 0, j = 0, w = 0; i <= e->n; i++) {
         while (j < nrow && (i == e->n || e->mem[rows[j]].ts < e->ev[i].start)) {
@@ -4345,12 +4800,12 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
             if (!(x = prof__extra_of(e, r)) || !(x->shapes = prof__intern(&e->strs, "[]"))) goto fail; /* PyTorch: input_shapes=[] */
             if (m->device_type == PROF_DEVICE_CPU) x->cpu_mem = m->bytes;
             else x->dev_mem = m->bytes;
-            if (nstk) { nstk[w].p = NULL; nstk[w].depth = 0; }
+            if (nstk) nstk[w] = 0; /* [memory] rows have no stack */
             w++;
         }
         if (i == e->n) break;
         map[i] = (int32_t)w;
-        if (nstk) nstk[w] = prof__stack_of(e, i);
+        if (nstk) nstk[w] = prof__stack_node(e, i);
         nv[w++] = e->ev[i];
     }
     for (i = 0; i < w; i++) {
@@ -4446,29 +4901,39 @@ done:
 }
 
 /* PROF_STACK_SCOPES: an event's stack is its chain of enclosing scopes,
-   innermost first, each entry "name (file:line)". */
+   innermost first, each entry "name (file:line)": its node is its parent's
+   with its own site's frame, so each event costs one lookup whatever its
+   depth. Run on the tree before _remove_dup_nodes, as PyTorch records
+   stacks before it builds the tree: an event inside a folded duplicate
+   keeps that frame. Events are in start order, so a parent comes first. */
 static PROF__NI int prof__scope_stacks(prof_events *e) {
     const char **label = PROF__ALLOC(const char *, e->nsites + 1);
+    prof__buf b;
     size_t i;
+    int rc = 0;
     if (!label) return -1;
-    for (i = 0; i < e->nsites; i++) {
-        char buf[1024];
+    memset(&b, 0, sizeof b);
+    for (i = 0; i < e->nsites && !rc; i++) {
         const prof_site *s = &e->sites[i];
-        snprintf(buf, sizeof buf, "%s (%s:%d)", s->name, s->file, s->line);
-        if (!(label[i] = prof__intern(&e->strs, buf))) { PROF_FREE(label); return -1; }
+        char num[24];
+        b.n = 0;
+        snprintf(num, sizeof num, ":%d)", s->line);
+        prof__buf_str(&b, s->name ? s->name : "");
+        prof__buf_str(&b, " (");
+        prof__buf_str(&b, s->file ? s->file : "");
+        prof__buf_str(&b, num);
+        if (b.oom || !(label[i] = prof__intern_n(&e->strs, b.p, b.n))) rc = -1;
     }
-    for (i = 0; i < e->n; i++) {
-        int32_t depth = 0, p, k = 0;
-        const char **st;
-        if (e->ev[i].device_type != PROF_DEVICE_CPU || (e->ev[i].flags & PROF__F_MEMROW)) continue; /* as in PyTorch: no stack on the device nor on [memory] */
-        for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) depth++;
-        st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)depth);
-        if (!st) { PROF_FREE(label); return -1; }
-        for (p = (int32_t)i; p >= 0; p = e->ev[p].parent) st[k++] = label[e->ev[p].site];
-        if (prof__stack_set(e, i, st, depth) != 0) { PROF_FREE(label); return -1; }
+    PROF_FREE(b.p);
+    for (i = 0; i < e->n && !rc; i++) {
+        const prof__ev *v = &e->ev[i];
+        uint32_t node;
+        if (v->device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
+        node = prof__node_intern(e, v->parent >= 0 ? prof__stack_node(e, (size_t)v->parent) : 0, label[v->site]);
+        if (node == UINT32_MAX || prof__stack_set(e, i, node) != 0) rc = -1;
     }
     PROF_FREE(label);
-    return 0;
+    return rc;
 }
 
 /* PROF_STACK_NATIVE: return addresses captured at scope entry become
@@ -4481,27 +4946,26 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
     size_t nl = 0, capl = 0, i;
     typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
     demangle_fn demangle;
+    prof__buf b;
     int rc = 0;
     memset(&names, 0, sizeof names);
+    memset(&b, 0, sizeof b);
     {   /* a function pointer from dlsym: copied, as POSIX allows */
         void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
         memcpy(&demangle, &sym, sizeof demangle);
     }
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
-        const char **st;
         uint64_t n, k;
-        uint32_t off;
+        uint32_t off, node = 0;
         if (!v->extra || !addrs || (off = e->ex[v->extra].native_off) == UINT32_MAX) continue;
         n = addrs[off];
-        st = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * (size_t)(n ? n : 1));
-        if (!st) { rc = -1; break; }
-        for (k = 0; k < n; k++) {
+        for (k = n; k-- > 0 && !rc;) { /* outermost first: each frame's node is its caller's child */
             uint64_t a = addrs[off + 1 + k];
             uint32_t idx = prof__map_get(&names, a);
             if (idx == UINT32_MAX) {
                 PROF__DL_INFO info;
-                char buf[1024];
+                char num[48];
                 const char *nm = NULL;
                 char *dem = NULL;
                 int found;
@@ -4512,31 +4976,50 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
                     if (demangle) dem = demangle(info.dli_sname, NULL, NULL, &status);
                     nm = (dem && status == 0) ? dem : info.dli_sname;
                 }
+                b.n = 0;
                 if (info.dli_fname) {
                     const char *base = strrchr(info.dli_fname, '/');
                     base = base ? base + 1 : info.dli_fname;
-                    snprintf(buf, sizeof buf, "%s (%s+0x%llx)", nm ? nm : "??", base,
-                             (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
+                    snprintf(num, sizeof num, "+0x%llx)", (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
+                    prof__buf_str(&b, nm ? nm : "??");
+                    prof__buf_str(&b, " (");
+                    prof__buf_str(&b, base);
+                    prof__buf_str(&b, num);
                 } else {
-                    snprintf(buf, sizeof buf, "?? (0x%llx)", (unsigned long long)a);
+                    snprintf(num, sizeof num, "?? (0x%llx)", (unsigned long long)a);
+                    prof__buf_str(&b, num);
                 }
                 free(dem); /* __cxa_demangle allocates with malloc */
-                if (!PROF__PUSH_OK(labels, nl, capl) || !(labels[nl] = prof__intern(&e->strs, buf)) ||
+                if (b.oom || !PROF__PUSH_OK(labels, nl, capl) || !(labels[nl] = prof__intern_n(&e->strs, b.p, b.n)) ||
                     !(slot = prof__map_slot(&names, a, &found))) { rc = -1; break; }
                 *slot = idx = (uint32_t)nl++;
             }
-            st[k] = labels[idx];
+            if ((node = prof__node_intern(e, node, labels[idx])) == UINT32_MAX) rc = -1;
         }
-        if (!rc && prof__stack_set(e, i, st, (int32_t)n) != 0) rc = -1;
+        if (!rc && prof__stack_set(e, i, node) != 0) rc = -1;
     }
     prof__map_free(&names);
     PROF_FREE(labels);
+    PROF_FREE(b.p);
     return rc;
 #else
     (void)e;
     (void)addrs;
 #endif
     return 0;
+}
+
+/* Stacks recorded with the events are attached once the tree's parents are
+   known, before _remove_dup_nodes and _set_backward_stacktraces (which then
+   gives ops under a backward scope the forward op's stack, as PyTorch). */
+static PROF__NI int prof__attach_stacks(prof_events *e) {
+    int rc = 0;
+    if (e->stacks_pending & PROF__F_SCOPES) rc = prof__scope_stacks(e);
+    if (!rc && (e->stacks_pending & PROF__F_NATIVE)) rc = prof__native_stacks(e, e->native_addrs);
+    e->stacks_pending = 0;
+    PROF_FREE(e->native_addrs);
+    e->native_addrs = NULL;
+    return rc;
 }
 
 /* >>aggregation ==========================================================*/
@@ -4626,6 +5109,13 @@ static PROF__NI prof_result prof__prepare(prof_events *e) {
 }
 
 /* One event as a row of count 1: the table treats events and averages alike. */
+static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r);
+/* The same with its stack as an array (for the public view and the table). */
+static PROF__NI int prof__row_stack(prof_events *e, size_t i, prof_avg *r) {
+    prof__row_of_event(e, i, r);
+    if (r->stack_depth && !(r->stack = prof__node_array(e, i))) return -1;
+    return 0;
+}
 static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
@@ -4633,11 +5123,8 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->key = prof__ev_name(e, v);
     r->overload_name = x->overload_name ? x->overload_name : "";
     r->input_shapes = x->shapes ? x->shapes : e->no_shapes;
-    {
-        prof__stk st = prof__stack_of(e, i);
-        r->stack = st.p;
-        r->stack_depth = st.depth;
-    }
+    r->stack = NULL; /* the array only where it is shown: prof__row_stack */
+    r->stack_depth = prof__node_depth(e, prof__stack_node(e, i));
     r->node_id = v->node_id;
     r->device_type = (prof_device_type)v->device_type;
     r->is_async = (v->flags & PROF__F_ASYNC) != 0;
@@ -4667,7 +5154,7 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
     v = &e->ev[i];
     x = prof__x(e, v);
-    prof__row_of_event(e, i, &r);
+    if (prof__row_stack(e, i, &r) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_get: out of memory");
     memset(out, 0, sizeof *out);
     out->name = r.key;
     out->overload_name = r.overload_name;
@@ -4722,6 +5209,7 @@ struct prof_averages {
     size_t n, cap;
     const char *use_device;
     int profile_memory, with_flops;
+    uint64_t dropped_scopes, dropped;  /* the list's prof_stats: for the table's note */
     prof__arena arena;
     prof__strtab strs;
 };
@@ -4754,8 +5242,10 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
     prof__sat_add(&a->flops, o->flops);
 }
 
-static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const prof_group_options *g) {
-    int i, n;
+/* Stacks compare by their nodes: the first n frames of two nodes match
+   when the walks up from them meet, or their frames agree n times. */
+static PROF__NI int prof__same_key(const prof_events *e, const prof_avg *a, uint32_t na_node, const prof_avg *b, uint32_t nb_node, const prof_group_options *g) {
+    int i;
     if (a->key != b->key || a->node_id != b->node_id || a->device_type != b->device_type || a->is_user_annotation != b->is_user_annotation ||
         a->is_legacy != b->is_legacy) return 0;
     if (g->group_by_overload_name && a->overload_name != b->overload_name) return 0;
@@ -4764,16 +5254,21 @@ static PROF__NI int prof__same_key(const prof_avg *a, const prof_avg *b, const p
         int na = a->stack_depth < g->group_by_stack_n ? a->stack_depth : g->group_by_stack_n;
         int nb = b->stack_depth < g->group_by_stack_n ? b->stack_depth : g->group_by_stack_n;
         if (na != nb) return 0;
-        for (i = 0, n = na; i < n; i++) if (a->stack[i] != b->stack[i]) return 0;
+        for (i = 0; i < na && na_node != nb_node; i++) {
+            if (prof__node_frame(e, na_node) != prof__node_frame(e, nb_node)) return 0;
+            na_node = prof__node_parent(e, na_node);
+            nb_node = prof__node_parent(e, nb_node);
+        }
     }
     return 1;
 }
-static PROF__NI uint64_t prof__key_hash(const prof_avg *a, const prof_group_options *g) {
+static PROF__NI uint64_t prof__key_hash(const prof_events *e, const prof_avg *a, uint32_t node, const prof_group_options *g) {
     uint64_t h = prof__mix((uint64_t)(uintptr_t)a->key) ^ prof__mix((uint64_t)(int64_t)a->node_id * 31 + (uint64_t)a->device_type * 7 + (uint64_t)a->is_user_annotation * 2 + (uint64_t)a->is_legacy);
     int i;
     if (g->group_by_overload_name) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->overload_name);
     if (g->group_by_input_shapes) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->input_shapes);
-    for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->stack[i]);
+    for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++, node = prof__node_parent(e, node))
+        h = prof__mix(h ^ (uint64_t)(uintptr_t)e->nodes[node].frame);
     return h;
 }
 
@@ -4781,7 +5276,8 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     prof_group_options g;
     prof_averages *a;
     prof__map map;
-    size_t i;
+    size_t i, caprn = 0;
+    uint32_t *rownode = NULL; /* each row's first event's stack node */
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (opt) g = *opt;
     else memset(&g, 0, sizeof g);
@@ -4794,23 +5290,29 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->use_device = e->use_device ? prof__intern(&a->strs, e->use_device) : NULL;
     a->profile_memory = e->profile_memory;
     a->with_flops = e->with_flops;
+    a->dropped_scopes = e->stats.scopes_dropped;
+    a->dropped = e->stats.dropped;
     for (i = 0; i < e->n; i++) {
         prof_avg r;
         uint64_t h;
+        uint32_t node = prof__stack_node(e, i);
         prof__row_of_event(e, i, &r);
-        h = prof__key_hash(&r, &g);
+        h = prof__key_hash(e, &r, node, &g);
         for (;;) {
             int found;
             uint32_t *slot = prof__map_slot(&map, h, &found);
             if (!slot) goto oom;
             if (found) {
-                if (prof__same_key(&a->rows[*slot], &r, &g)) { prof__avg_add(&a->rows[*slot], &r); break; }
+                if (prof__same_key(e, &a->rows[*slot], rownode[*slot], &r, node, &g)) { prof__avg_add(&a->rows[*slot], &r); break; }
                 h = prof__mix(h + 1);
                 continue;
             }
-            if (!PROF__PUSH_OK(a->rows, a->n, a->cap)) { map.vals[slot - map.vals] = UINT32_MAX; map.n--; goto oom; }
+            if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&rownode, &caprn, a->n + 1, sizeof *rownode)) {
+                map.vals[slot - map.vals] = UINT32_MAX; map.n--; goto oom;
+            }
             memset(&a->rows[a->n], 0, sizeof a->rows[0]);
             prof__avg_add(&a->rows[a->n], &r);
+            rownode[a->n] = node; /* FunctionEventAvg keeps its first event's stack */
             *slot = (uint32_t)a->n++;
             break;
         }
@@ -4828,16 +5330,20 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         r->overload_name = g.group_by_overload_name ? prof__intern(&a->strs, r->overload_name) : "";
         r->input_shapes = g.group_by_input_shapes ? (r->input_shapes ? prof__intern(&a->strs, r->input_shapes) : NULL) : "";
         if (depth > 0) {
+            uint32_t node = rownode[i];
             st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
             if (!st) goto oom;
-            for (k = 0; k < depth; k++) st[k] = prof__intern(&a->strs, r->stack[k]);
+            for (k = 0; k < depth; k++, node = prof__node_parent(e, node))
+                if (!(st[k] = prof__intern(&a->strs, prof__node_frame(e, node)))) goto oom;
         }
         r->stack = st;
         r->stack_depth = depth;
         if (!r->key || !r->overload_name) goto oom;
     }
+    PROF_FREE(rownode);
     return a;
 oom:
+    PROF_FREE(rownode);
     prof__map_free(&map);
     prof_averages_free(a);
     prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory");
@@ -4869,6 +5375,8 @@ PROF_API prof_avg prof_events_total_average(prof_events *e) {
             prof__row_of_event(e, i, &r);
             prof__total_add(&t, &r);
         }
+        /* the last event's stack, as the loop above leaves it in Python */
+        if (e->n && t.stack_depth && !(t.stack = prof__node_array(e, e->n - 1))) t.stack_depth = 0;
     }
     t.key = "Total";
     return t;
@@ -5285,6 +5793,14 @@ static PROF__NI char *prof__table_string(prof__buf *b, prof_result r) {
     }
     return b->p;
 }
+/* A profile the cap (or a lack of memory) cut says so in one line after the
+   totals; a complete one prints PyTorch's table byte for byte. */
+static PROF__NI prof_result prof__table_dropped(prof__buf *b, uint64_t scopes, uint64_t all) {
+    if (!all) return PROF_OK;
+    prof__buf_fmt(b, "Incomplete profile: %llu scope%s dropped (each with all it encloses) and %llu other record%s (prof_events_stats)\n",
+                  (unsigned long long)scopes, scopes == 1 ? "" : "s", (unsigned long long)(all - scopes), all - scopes == 1 ? "" : "s");
+    return b->oom ? prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory") : PROF_OK;
+}
 static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e, const prof_table_options *opt) {
     prof_avg *rows;
     size_t i;
@@ -5293,10 +5809,11 @@ static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e,
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     rows = PROF__ALLOC(prof_avg, e->n + 1);
     if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    for (i = 0; i < e->n; i++) prof__row_of_event(e, i, &rows[i]);
+    for (i = 0; i < e->n; i++)
+        if (prof__row_stack(e, i, &rows[i]) != 0) { PROF_FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
     r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
     PROF_FREE(rows);
-    return r;
+    return r == PROF_OK ? prof__table_dropped(b, e->stats.scopes_dropped, e->stats.dropped) : r;
 }
 PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) {
     prof__buf b;
@@ -5305,9 +5822,11 @@ PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) 
 }
 PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_options *opt) {
     prof__buf b;
+    prof_result r;
     memset(&b, 0, sizeof b);
     if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the averages are NULL"); return NULL; }
-    return prof__table_string(&b, prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt));
+    r = prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
+    return prof__table_string(&b, r == PROF_OK ? prof__table_dropped(&b, a->dropped_scopes, a->dropped) : r);
 }
 /* `s` from a table function called just after prof__last_error_code was
    cleared: NULL means that call failed, for the reason it reported. */
@@ -6208,14 +6727,13 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         prof__w_raw_cached(w, cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
     }
     {
-        prof__stk st = prof__stack_of(e, i);
-        if (st.depth > 0) {
-            /* Kineto joins the entries with ';' into one string */
-            int k;
+        uint32_t node = prof__stack_node(e, i);
+        if (node) {
+            /* Kineto joins the entries, innermost first, with ';' into one string */
             PROF__W_LIT(w, ", \"Call stack\": \"");
-            for (k = 0; k < st.depth; k++) {
-                if (k) PROF__W_LIT(w, ";");
-                prof__w_json_body_cached(w, cache, st.p[k]);
+            for (; node; node = prof__node_parent(e, node)) {
+                prof__w_json_body_cached(w, cache, prof__node_frame(e, node));
+                if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
             }
             PROF__W_LIT(w, "\"");
         }
@@ -6464,6 +6982,23 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__w_i64(w, e->node_id);
         PROF__W_LIT(w, ", \"world_size\": ");
         prof__w_i64(w, e->world_size);
+        PROF__W_LIT(w, "},\n");
+    }
+    if (e->stats.dropped) { /* an incomplete profile says so */
+        PROF__W_LIT(w, "  \"prof_dropped\": {\"scopes\": ");
+        prof__w_u64(w, e->stats.scopes_dropped);
+        PROF__W_LIT(w, ", \"scopes_entered\": ");
+        prof__w_u64(w, e->stats.scopes_entered);
+        PROF__W_LIT(w, ", \"marks\": ");
+        prof__w_u64(w, e->stats.marks_dropped);
+        PROF__W_LIT(w, ", \"counters\": ");
+        prof__w_u64(w, e->stats.counters_dropped);
+        PROF__W_LIT(w, ", \"allocs\": ");
+        prof__w_u64(w, e->stats.allocs_dropped);
+        PROF__W_LIT(w, ", \"async\": ");
+        prof__w_u64(w, e->stats.async_dropped);
+        PROF__W_LIT(w, ", \"all\": ");
+        prof__w_u64(w, e->stats.dropped);
         PROF__W_LIT(w, "},\n");
     }
     for (m = e->meta; m; m = m->next) {
@@ -6731,7 +7266,9 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     prof__arena ua;
     int64_t *sums = NULL;
     size_t capsums = 0;
-    prof__map byaddr;
+    prof__map byaddr, bynode;
+    const char **chain = NULL; /* one stack's frames, innermost first */
+    size_t capchain = 0;
     size_t with_stacks = 0, lines = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
@@ -6741,13 +7278,14 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     memset(&line, 0, sizeof line);
     memset(&uniq, 0, sizeof uniq);
     memset(&byaddr, 0, sizeof byaddr);
+    memset(&bynode, 0, sizeof bynode);
     memset(&ua, 0, sizeof ua);
     uniq.arena = &ua;
     for (i = 0; i < e->n && !o.w->err && !line.oom; i++) {
-        prof__stk st = prof__stack_of(e, i);
+        uint32_t node = prof__stack_node(e, i), *nslot, *slot;
         int64_t value;
-        int k;
-        if (st.depth <= 0) continue;
+        int found;
+        if (!node) continue;
         with_stacks++;
         value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i); /* ns */
         /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
@@ -6755,29 +7293,36 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
            short calls are not each cut to whole microseconds. */
         if (!merge) value /= 1000;
         if (value <= 0) continue;
-        line.n = 0;
-        for (k = st.depth - 1; k >= 0; k--) {
-            prof__buf_frame(&line, st.p[k]);
-            if (k) prof__buf_str(&line, ";");
-        }
-        if (line.oom) break;
-        if (merge) {
-            size_t before = uniq.n;
-            const char *key = prof__intern_n(&uniq, line.p, line.n);
-            uint32_t *slot;
-            int found;
-            if (!key) { line.oom = 1; break; }
+        /* each distinct stack's line is formatted once: node -> its line */
+        if (!(nslot = prof__map_slot(&bynode, node, &found))) { line.oom = 1; break; }
+        if (!found) {
+            size_t before = uniq.n, depth = (size_t)prof__node_depth(e, node), k;
+            uint32_t a = node;
+            const char *key;
+            *nslot = 0; /* set below; on failure the map is freed */
+            if (!prof__grow((void *)&chain, &capchain, depth, sizeof *chain)) { line.oom = 1; break; }
+            for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) chain[k] = prof__node_frame(e, a);
+            line.n = 0;
+            for (k = depth; k-- > 0;) {
+                prof__buf_frame(&line, chain[k]);
+                if (k) prof__buf_str(&line, ";");
+            }
+            if (line.oom || !(key = prof__intern_n(&uniq, line.p, line.n))) { line.oom = 1; break; }
             if (uniq.n > before) {
                 if (!prof__grow((void *)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
                 sums[uniq.n - 1] = 0;
             }
-            /* the stack's index in first-seen order, by its interned address */
+            /* the line's index in first-seen order, by its interned address
+               (two stacks can print alike once their frames are cleaned) */
             if (!(slot = prof__map_slot(&byaddr, (uint64_t)(uintptr_t)key, &found))) { line.oom = 1; break; }
             if (!found) *slot = (uint32_t)(uniq.n - 1);
-            prof__sat_add(&sums[*slot], value);
+            *nslot = *slot;
+        }
+        if (merge) {
+            prof__sat_add(&sums[*nslot], value);
         } else {
             char num[32];
-            prof__w_put(o.w, line.p, line.n);
+            prof__w_str(o.w, uniq.strs[*nslot]);
             snprintf(num, sizeof num, " %lld\n", (long long)value);
             prof__w_str(o.w, num);
             lines++;
@@ -6795,7 +7340,9 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     }
     PROF_FREE(line.p);
     PROF_FREE(sums);
+    PROF_FREE(chain);
     prof__map_free(&byaddr);
+    prof__map_free(&bynode);
     prof__strtab_free(&uniq);
     prof__arena_free(&ua);
     if (line.oom) {

@@ -1148,6 +1148,349 @@ static void test_print_table_errors(void) {
     fclose(devnull);
 }
 
+/* ------------------------------------------------------------------------
+   The cap keeps the profile consistent. A program of jobs, each of steps,
+   each of leaves, recorded completely and then through a cap that falls in
+   the middle of a job: the capped profile is exactly the complete one's
+   first CAP scopes in start order (the cap decides when a scope begins),
+   so every recorded event's parent is recorded, the job cut by the cap
+   keeps only the steps begun before it, and self times are those of the
+   complete profile restricted to the kept subtrees (duration minus the
+   kept children's). Before, records were refused as scopes ended: outer
+   scopes, which end last, were dropped while their children were kept. */
+enum { CAP_JOBS = 6, CAP_STEPS = 5, CAP_LEAVES = 4 };
+static void cap_program(void) {
+    int j, s, l;
+    for (j = 0; j < CAP_JOBS; j++) {
+        PROF_SCOPE("job");
+        for (s = 0; s < CAP_STEPS; s++) {
+            PROF_SCOPE("step");
+            for (l = 0; l < CAP_LEAVES; l++) { PROF_SCOPE("leaf"); spin_ns(2000); }
+        }
+    }
+}
+static int depth_of(prof_events *ev, size_t i) {
+    int d = 0;
+    int64_t p = get(ev, (int64_t)i).parent;
+    while (p >= 0) { d++; p = get(ev, p).parent; }
+    return d;
+}
+static void test_cap_keeps_subtrees(void) {
+    enum { TOTAL = CAP_JOBS * (1 + CAP_STEPS * (1 + CAP_LEAVES)), CAP = 2 * (1 + CAP_STEPS * (1 + CAP_LEAVES)) + 1 + 2 * (1 + CAP_LEAVES) + 2 };
+    prof_config c = config();
+    prof_events *full, *cut;
+    prof_stats st;
+    size_t i, n;
+    char *table;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    cap_program();
+    full = prof_stop();
+    c.max_events = CAP;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    cap_program();
+    cut = prof_stop();
+    if (!CHECK(full != NULL && cut != NULL)) { prof_events_free(full); prof_events_free(cut); return; }
+    CHECK_EQ_INT(prof_events_count(full), TOTAL);
+    n = prof_events_count(cut);
+    CHECK_EQ_INT(n, CAP);
+    st = prof_events_stats(cut);
+    CHECK_EQ_INT(st.scopes_entered, TOTAL);
+    CHECK_EQ_INT(st.scopes_recorded, CAP);
+    CHECK_EQ_INT(st.scopes_dropped, TOTAL - CAP);
+    CHECK_EQ_INT(st.open_at_stop, 0);
+    CHECK_EQ_INT(st.dropped, TOTAL - CAP);
+    for (i = 0; i < n && i < (size_t)TOTAL; i++) {
+        prof_event a = get(full, (int64_t)i), b = get(cut, (int64_t)i);
+        int64_t k;
+        int64_t kids = 0;
+        CHECK_EQ_STR(b.name, a.name);
+        CHECK_EQ_INT(depth_of(cut, i), depth_of(full, i));
+        /* a recorded parent for every step and leaf */
+        if (strcmp(b.name, "job") != 0) CHECK(b.parent >= 0);
+        else CHECK_EQ_INT(b.parent, -1);
+        /* self = total - the kept children's totals */
+        for (k = 0; k < (int64_t)b.n_children; k++) {
+            int64_t ch = prof_events_child(cut, i, (size_t)k);
+            kids += get(cut, ch).cpu_time_total_ns;
+        }
+        CHECK_EQ_INT(b.self_cpu_time_total_ns, b.cpu_time_total_ns - kids);
+        /* jobs before the cut keep all their steps; the cut one, those begun */
+        if (strcmp(b.name, "job") == 0) CHECK_EQ_INT(b.n_children, i == 2 * (1 + CAP_STEPS * (1 + CAP_LEAVES)) ? 3 : CAP_STEPS);
+        if (strcmp(b.name, "step") == 0 && b.n_children != CAP_LEAVES) CHECK_EQ_INT(i, CAP - 2); /* the last step: one leaf */
+    }
+    /* the table says it is incomplete, once, after its totals */
+    table = prof_events_table(cut, NULL);
+    if (CHECK(table != NULL)) {
+        char want[160];
+        const char *tot = strstr(table, "Self CPU time total:");
+        snprintf(want, sizeof want, "Incomplete profile: %d scopes dropped (each with all it encloses) and 0 other records (prof_events_stats)\n", TOTAL - CAP);
+        CHECK(tot != NULL && strstr(tot, want) != NULL);
+        CHECK(strstr(table, "Incomplete") == strstr(table, want));
+        prof_free_string(table);
+    }
+    /* a complete profile has no such line */
+    table = prof_events_table(full, NULL);
+    if (CHECK(table != NULL)) {
+        CHECK(strstr(table, "Incomplete") == NULL);
+        prof_free_string(table);
+    }
+    prof_events_free(full);
+    prof_events_free(cut);
+}
+
+/* The cap counts events, whatever they carry: shapes take several records
+   each, and 100 of them are 100 events (it was 20). */
+static void test_cap_counts_events(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_stats st;
+    int i;
+    c.max_events = 100;
+    c.record_shapes = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < 300; i++) { PROF_SCOPE_SHAPES("mm", 2, 8, 8, 2, 8, 8); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(prof_events_count(ev), 100);
+    CHECK_EQ_INT(st.scopes_entered, 300);
+    CHECK_EQ_INT(st.scopes_dropped, 200);
+    CHECK_EQ_INT(st.dropped, 200);
+    CHECK(check_log_has(PROF_E_DROPPED, "200"));
+    prof_events_free(ev);
+}
+
+/* Exact accounting: marks and counter samples have counts of their own
+   (they made 100 scopes and 100 marks past a cap of 50 sum to 200
+   "dropped" next to 50 events); recursion through one operator name that
+   _remove_dup_nodes folds still reports every scope recorded. */
+static void recurse_op(int n) {
+    PROF_SCOPE_OP("recurse");
+    if (n > 1) recurse_op(n - 1);
+}
+static void test_exact_accounting(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_stats st;
+    int i;
+    c.max_events = 50;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < 100; i++) {
+        PROF_SCOPE("s");
+        PROF_MARK("m");
+        PROF_COUNTER("c", i);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.scopes_entered, 100);
+    CHECK_EQ_INT(st.scopes_recorded + st.scopes_dropped + st.open_at_stop, st.scopes_entered);
+    CHECK_EQ_INT(st.marks + st.marks_dropped, 100);
+    CHECK_EQ_INT(st.counters + st.counters_dropped, 100);
+    CHECK_EQ_INT(st.scopes_recorded + st.marks + st.counters, 50);
+    CHECK_EQ_INT(st.dropped, st.scopes_dropped + st.marks_dropped + st.counters_dropped);
+    CHECK_EQ_INT(st.dropped, 250);
+    prof_events_free(ev);
+
+    c.max_events = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    recurse_op(1000);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_INT(st.events, 1);
+    CHECK_EQ_INT(st.scopes_entered, 1000);
+    CHECK_EQ_INT(st.scopes_recorded, 1000);
+    CHECK_EQ_INT(st.merged, 999);
+    CHECK_EQ_INT(st.dropped, 0);
+    prof_events_free(ev);
+
+#if defined(PROF__HAVE_BACKTRACE)
+    /* native stacks: a scope past the cap counts once (it counted twice) */
+    c.max_events = 10;
+    c.with_stack = PROF_STACK_NATIVE;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    for (i = 0; i < 1000; i++) { PROF_SCOPE("native"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(prof_events_count(ev), 10);
+    CHECK_EQ_INT(st.scopes_entered, 1000);
+    CHECK_EQ_INT(st.scopes_dropped, 990);
+    CHECK_EQ_INT(st.dropped, 990);
+    prof_events_free(ev);
+#endif
+}
+
+/* Past the cap, PROF_SCOPE_DYN copies no name: 200k distinct 100-byte
+   names under a cap of 10 leave the process about where it was (they cost
+   20 MB and more before). */
+static long rss_kib(void) {
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+    fclose(f);
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+static void test_dyn_names_past_cap(void) {
+    prof_config c = config();
+    prof_events *ev;
+    char name[112];
+    long before, after;
+    int i;
+    c.max_events = 10;
+    memset(name, 'x', sizeof name);
+    name[sizeof name - 1] = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    before = rss_kib();
+    for (i = 0; i < 200000; i++) {
+        snprintf(name, 12, "%011d", i);
+        name[11] = 'x';
+        { PROF_SCOPE_DYN(name); }
+    }
+    after = rss_kib();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 10);
+    CHECK_EQ_INT(prof_events_stats(ev).scopes_dropped, 200000 - 10);
+    CHECK_MSG(after - before < 4096, "200k dropped run-time names grew the process by %ld KiB", after - before);
+    prof_events_free(ev);
+}
+
+/* ------------------------------------------------------------------------
+   Stacks are a tree: 10000 nesting levels with scope stacks cost memory
+   per level, not per event times depth (it was 413 MB at 10k levels). */
+static void test_deep_stacks(void) {
+    enum { DEPTH = 10000 };
+    prof_config c = config();
+    prof_events *ev;
+    prof_event x;
+    long before, after;
+    int k;
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    /* two names in turn: _remove_dup_nodes folds a child named as its parent */
+    for (k = 0; k < DEPTH; k++) {
+        if (k & 1) PROF_BEGIN("level_odd");
+        else PROF_BEGIN("level_even");
+    }
+    for (k = 0; k < DEPTH; k++) PROF_END();
+    before = rss_kib();
+    ev = prof_stop();
+    after = rss_kib();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), DEPTH);
+    CHECK_MSG(after - before < 32 * 1024, "prof_stop of %d nested scopes with stacks grew the process by %ld KiB", DEPTH, after - before);
+    x = get(ev, DEPTH - 1);
+    CHECK_EQ_INT(x.stack_depth, DEPTH);
+    x = get(ev, 0);
+    CHECK_EQ_INT(x.stack_depth, 1);
+    /* every event's array, read in start order, stays one chain's worth */
+    before = rss_kib();
+    for (k = 0; k < DEPTH; k++) {
+        x = get(ev, k);
+        if (x.stack_depth != k + 1 || !x.stack || strncmp(x.stack[x.stack_depth - 1], "level_even (", 12) != 0) { CHECK_EQ_INT(x.stack_depth, k + 1); break; }
+    }
+    after = rss_kib();
+    CHECK_MSG(after - before < 32 * 1024, "reading %d deep stacks grew the process by %ld KiB", DEPTH, after - before);
+    prof_events_free(ev);
+}
+
+/* No fixed-size labels: a frame keeps a name of any length whole, with its
+   (file:line); names that differ only after byte 1023 stay two frames; a
+   multi-byte character at byte 1023 is not cut into U+FFFD. */
+static const char *frame_of(prof_events *ev, const char *prefix, size_t plen) {
+    size_t i;
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event x = get(ev, (int64_t)i);
+        if (x.stack_depth > 0 && strncmp(x.name, prefix, plen) == 0) return x.stack[0];
+    }
+    return NULL;
+}
+static void test_long_frames(void) {
+    static char a[2100], b[2100], u[1100];
+    prof_config c = config();
+    prof_events *ev;
+    const char *fa, *fb, *fu;
+    char tail[64];
+    int line_a;
+    memset(a, 'n', 2000);
+    a[2000] = 0;
+    memcpy(b, a, sizeof b);
+    a[1500] = 'A';
+    b[1500] = 'B';
+    memset(u, 'u', 1021);
+    memcpy(u + 1021, "\xe2\x82\xac", 4); /* the euro sign over bytes 1021..1023 */
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    line_a = __LINE__ + 1;
+    { PROF_SCOPE_DYN(a); }
+    { PROF_SCOPE_DYN(b); }
+    { PROF_SCOPE_DYN(u); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    fa = frame_of(ev, a, 2000);
+    fb = frame_of(ev, b, 2000);
+    fu = frame_of(ev, u, 1024);
+    if (CHECK(fa != NULL && fb != NULL && fu != NULL)) {
+        snprintf(tail, sizeof tail, " (%s:%d)", __FILE__, line_a);
+        CHECK_EQ_INT(strlen(fa), 2000 + strlen(tail));
+        CHECK(strncmp(fa, a, 2000) == 0 && strcmp(fa + 2000, tail) == 0);
+        CHECK(strcmp(fa, fb) != 0);
+        CHECK(strncmp(fu, u, 1024) == 0 && fu[1024] == ' ');
+    }
+    prof_events_free(ev);
+}
+
+/* _set_backward_stacktraces sees the recorded stacks: ops under a backward
+   scope get the forward op's stack, as PyTorch gives them (the stacks were
+   attached after it ran, so they kept their own). */
+static void test_backward_stacks(void) {
+    prof_config c = config();
+    prof_events *ev;
+    prof_args fa, ba;
+    const char *fwd, *bwd, *inner;
+    memset(&fa, 0, sizeof fa);
+    memset(&ba, 0, sizeof ba);
+    fa.sequence_nr = 7;
+    fa.set = PROF_ARGS_SEQUENCE_NR;
+    ba.scope = 1;
+    ba.sequence_nr = 7;
+    ba.fwd_thread = my_tid();
+    ba.set = PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD;
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("forward");
+        { PROF_SCOPE_ARGS("aten::mm", &fa); }
+    }
+    {
+        PROF_SCOPE("backward");
+        {
+            PROF_SCOPE_ARGS("MmBackward0", &ba);
+            { PROF_SCOPE_OP("aten::mm_bw"); }
+        }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    fwd = frame_of(ev, "aten::mm", 9);
+    bwd = frame_of(ev, "MmBackward0", 12);
+    inner = frame_of(ev, "aten::mm_bw", 12);
+    if (CHECK(fwd != NULL && bwd != NULL && inner != NULL)) {
+        CHECK(strncmp(fwd, "aten::mm (", 10) == 0);
+        CHECK_EQ_STR(bwd, fwd);
+        CHECK_EQ_STR(inner, fwd);
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_recording_off()); /* first: nothing recorded before any session */
@@ -1168,6 +1511,13 @@ int main(void) {
     TIMED(test_scope_across_sessions());
     TIMED(test_begin_across_start());
     TIMED(test_event_cap());
+    TIMED(test_cap_keeps_subtrees());
+    TIMED(test_cap_counts_events());
+    TIMED(test_exact_accounting());
+    TIMED(test_dyn_names_past_cap());
+    TIMED(test_deep_stacks());
+    TIMED(test_long_frames());
+    TIMED(test_backward_stacks());
     TIMED(test_sessions());
     TIMED(test_state_errors());
     TIMED(test_marks_and_options());

@@ -1,0 +1,146 @@
+/* bench/roundtrip.c - what a user feels: a real workload of this project's
+   own (a small LZ77 compressor: hash-chain match search over generated
+   text, one PROF_SCOPE per match search, a few per block), run with
+   recording off and with the whole round trip (prof_start, the work,
+   prof_stop, key_averages, the table), each in a fresh child process.
+   Figures: CPU time (user + system) and peak RSS of each run, and their
+   ratios (the issue's goal: <= 1.15x CPU, <= 2x peak memory).
+   PROF_BENCH_MB: megabytes of input (default 8). Noisy on a shared
+   machine: measure on a quiet one. */
+#define _GNU_SOURCE 1
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "common.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WIN 32768
+#define HBITS 15
+#define MAXCHAIN 16
+
+static unsigned char *make_input(size_t n) {
+    static const char *const words[] = { "the ", "profiler ", "records ", "scopes ", "and ", "events ", "of ", "a ",
+                                         "program ", "tree ", "with ", "self ", "time ", "in ", "table ", "rows " };
+    unsigned char *p = (unsigned char *)malloc(n);
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    if (!p) return NULL;
+    while (i < n) {
+        const char *w;
+        size_t l;
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        w = words[s & 15];
+        l = strlen(w);
+        if (l > n - i) l = n - i;
+        memcpy(p + i, w, l);
+        i += l;
+    }
+    return p;
+}
+
+static size_t find_match(const unsigned char *in, size_t pos, size_t n, const int32_t *head, const int32_t *prev, size_t *dist) {
+    size_t best = 0;
+    int32_t cand;
+    int chain = 0;
+    PROF_SCOPE("find_match");
+    cand = head[((in[pos] << 10) ^ (in[pos + 1] << 5) ^ in[pos + 2]) & ((1 << HBITS) - 1)];
+    while (cand >= 0 && pos - (size_t)cand < WIN && chain++ < MAXCHAIN) {
+        size_t l = 0;
+        while (pos + l < n && l < 258 && in[(size_t)cand + l] == in[pos + l]) l++;
+        if (l > best) { best = l; *dist = pos - (size_t)cand; }
+        cand = prev[(size_t)cand & (WIN - 1)];
+    }
+    return best;
+}
+
+static size_t compress_block(const unsigned char *in, size_t n, int32_t *head, int32_t *prev) {
+    size_t pos = 0, out = 0;
+    PROF_SCOPE("compress_block");
+    memset(head, 0xff, sizeof(int32_t) << HBITS);
+    while (pos + 3 <= n) {
+        size_t dist = 0, len = find_match(in, pos, n, head, prev, &dist), k, step = len >= 3 ? len : 1;
+        for (k = 0; k < step && pos + 3 <= n; k++, pos++) {
+            size_t h = (size_t)(((in[pos] << 10) ^ (in[pos + 1] << 5) ^ in[pos + 2]) & ((1 << HBITS) - 1));
+            prev[pos & (WIN - 1)] = head[h];
+            head[h] = (int32_t)pos;
+        }
+        out += len >= 3 ? 3 : 1;
+    }
+    return out + (n - pos);
+}
+
+static size_t work(const unsigned char *in, size_t n) {
+    static int32_t head[1 << HBITS], prev[WIN];
+    size_t off, out = 0;
+    PROF_SCOPE("compress");
+    for (off = 0; off < n; off += 256 << 10) out += compress_block(in + off, n - off < (256 << 10) ? n - off : 256 << 10, head, prev);
+    return out;
+}
+
+/* one run in a child: cpu seconds, peak RSS (bytes), events recorded */
+static int run(int record, size_t n, double res[3]) {
+    int fds[2];
+    pid_t pid;
+    if (pipe(fds) != 0) return -1;
+    pid = fork();
+    if (pid == 0) {
+        double r[3] = { 0, 0, 0 };
+        struct rusage ru;
+        unsigned char *in = make_input(n);
+        size_t out;
+        if (!in) _exit(1);
+        if (record) {
+            prof_config c;
+            prof_events *ev;
+            prof_averages *avg;
+            char *table;
+            memset(&c, 0, sizeof c);
+            if (prof_start(&c) != PROF_OK) _exit(1);
+            out = work(in, n);
+            ev = prof_stop();
+            if (!ev) _exit(1);
+            avg = prof_key_averages(ev, NULL);
+            table = prof_averages_table(avg, NULL);
+            r[2] = (double)prof_events_count(ev);
+            prof_free_string(table);
+            prof_averages_free(avg);
+            prof_events_free(ev);
+        } else {
+            out = work(in, n);
+        }
+        if (out == 0) _exit(1);
+        getrusage(RUSAGE_SELF, &ru);
+        r[0] = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+        r[1] = (double)ru.ru_maxrss * 1024.0;
+        if (write(fds[1], r, sizeof r) != (ssize_t)sizeof r) _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    if (pid < 0 || read(fds[0], res, 3 * sizeof *res) != (ssize_t)(3 * sizeof *res)) { close(fds[0]); return -1; }
+    close(fds[0]);
+    waitpid(pid, NULL, 0);
+    return 0;
+}
+
+int main(void) {
+    const char *env = getenv("PROF_BENCH_MB");
+    size_t n = (size_t)(env && *env ? atof(env) : 8.0) * (1u << 20);
+    double off[3], on[3];
+    if (n < (1u << 20)) n = 1u << 20;
+    header("prof.h round trip: a compressor recorded (start, work, stop, key_averages, table) vs recording off");
+    if (run(0, n, off) != 0 || run(1, n, on) != 0) { printf("# a run failed\n"); return 1; }
+    printf("# %zu MiB of input, %.0f events recorded\n", n >> 20, on[2]);
+    printf("roundtrip_off_cpu_s %.3f s\n", off[0]);
+    printf("roundtrip_on_cpu_s %.3f s\n", on[0]);
+    printf("roundtrip_cpu_ratio %.3f x\n", on[0] / off[0]);
+    printf("roundtrip_off_peak_mb %.1f MB\n", off[1] / 1e6);
+    printf("roundtrip_on_peak_mb %.1f MB\n", on[1] / 1e6);
+    printf("roundtrip_peak_ratio %.3f x\n", on[1] / off[1]);
+    return 0;
+}
