@@ -1074,9 +1074,27 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
     char msg[512];
     prof_log_fn log;
     void *user;
+    int len;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    len = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof msg) {
+        /* Too long (a long path): the middle goes, so the message keeps its
+           start (what failed) and its end (why), where the reason is. */
+        char *full = (char *)PROF_MALLOC((size_t)len + 1);
+        if (full) {
+            size_t head = 160, from = (size_t)len - (sizeof msg - 1 - head - 5);
+            va_start(ap, fmt);
+            vsnprintf(full, (size_t)len + 1, fmt, ap);
+            va_end(ap);
+            /* cut between UTF-8 sequences */
+            while (head > 0 && ((unsigned char)full[head] & 0xC0) == 0x80) head--;
+            while (((unsigned char)full[from] & 0xC0) == 0x80) from++;
+            memcpy(msg + head, " ... ", 5);
+            memcpy(msg + head + 5, full + from, (size_t)len - from + 1);
+            PROF_FREE(full);
+        }
+    }
     if (level == PROF_LOG_ERROR) {
         memcpy(prof__last_error_buf, msg, sizeof msg);
         prof__last_error_code = code;
@@ -4984,18 +5002,40 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
     w->cap = cap;
     w->fd = -1;
 }
+/* write(2) of all n bytes; returns 0 or the errno.
+   A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, whose
+   default action kills the host: an export must fail with EPIPE instead.
+   send(MSG_NOSIGNAL) would cover sockets only, and changing the process's
+   handler would race with the host's own, so SIGPIPE is blocked in this
+   thread around the writes (the mask is per thread); the SIGPIPE a failed
+   write then leaves pending on the thread is taken back with sigtimedwait,
+   unless one was pending already before (the host's, left alone). The
+   exporters' own threads run with every signal blocked (prof__spawn), so
+   they take this path too. Three system calls per 256 kB buffer. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
+    sigset_t pipe_set, old_mask, pending;
+    int err = 0, was_pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
+    was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
     while (n) {
         ssize_t k = write(fd, s, n);
         if (k < 0) {
             if (errno == EINTR) continue;
-            return errno;
+            err = errno;
+            break;
         }
-        if (k == 0) return EIO;
+        if (k == 0) { err = EIO; break; }
         s += k;
         n -= (size_t)k;
     }
-    return 0;
+    if (err == EPIPE && !was_pending) {
+        struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {}
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    return err;
 }
 static void *prof__w_thread_main(void *arg) {
     prof__wthread *th = (prof__wthread *)arg;
@@ -6304,7 +6344,7 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
 }
 
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
-    static const char *const who = "prof_export_stacks";
+    const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
     int which = prof__stack_metric(metric);
     prof__out o;
     prof_result r;
