@@ -204,7 +204,20 @@
    followed (also a dangling one: the file is made where it points; a loop
    is an error). A file the user may write in a directory they may not is
    written in place, and emptied if the export then fails. Devices, pipes,
-   /proc files and /dev/stdout or /dev/fd/N are written in place.
+   /proc files and /dev/stdout or /dev/fd/N are written in place. A pipe
+   or socket whose reader is gone fails the export with PROF_E_IO (EPIPE):
+   the SIGPIPE a write raises is blocked in the writing thread and taken
+   back, never delivered to the host (one the host had pending stays).
+   Messages longer than prof_last_error's 511 bytes (a long path) lose
+   their middle, not the reason at their end.
+   TIMES IN THE JSON TRACE: ts is the exact start (three decimals of us);
+   dur is exact too, except where an event ends with its parent or where
+   the next event of its thread begins: then it ends 1 ns earlier (1 ns
+   per level of a chain that ends together), so that ts + dur, added as
+   doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
+   Past 2^50 ns from the base (13 days), ends are written as the double
+   they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
+   engine ignores "i"); [memory] instants keep Kineto's "i".
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName) are
    refused; a distributedInfo given as metadata replaces prof.h's.
@@ -5646,12 +5659,14 @@ static PROF__NI void prof__w_category(prof__w *w, unsigned f, int on_cpu) {
     else PROF__W_LIT(w, "user_annotation");
 }
 
-/* The duration written for event i. A viewer reads ts and dur as doubles
-   and drops a child that ends after its parent by an ulp, so each event is
-   trimmed (by whole nanoseconds) to end within its parent's end as written,
-   the parent's own trimming included: the chain is replayed from the top.
-   ns/1000.0 is the double nearest the exact decimal the file holds, as the
-   viewer's parse is. */
+/* ----- ts and dur that nest in doubles -----
+   A viewer reads ts and dur as doubles and adds them: DevTools drops a
+   child that ends after its parent by an ulp, speedscope warns, and an
+   event that ends where the next one on its thread begins (common: a TSC
+   that moves in 10 ns steps) appears to overrun it. ts is always written
+   exact; the dur of an event whose end meets its parent's end or its
+   follower's start is written so that its end keeps clear of it
+   (prof__push_level). */
 /* The double a JSON parser makes of the microseconds we print for ns:
    correctly rounded ns/1000, also past 2^53 where (double)ns is not exact. */
 static PROF__NI double prof__us_double(int64_t ns) {
@@ -5669,23 +5684,70 @@ static PROF__NI double prof__us_double(int64_t ns) {
     r = ldexp((double)m, ex);
     return ns < 0 ? -r : r;
 }
+/* The neighbour below (or above) a double > 0 (no libm: nextafter is there). */
+static __inline__ double prof__next_double(double x, int up) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    if (up) b++;
+    else if (b) b--;
+    memcpy(&x, &b, sizeof b);
+    return x;
+}
+/* A dur >= 0 with start_d + dur <= bound in doubles, as large as the
+   difference allows (0 if none). bound - start_d is exact when start_d <=
+   bound <= 2 start_d (Sterbenz), so the sum is then bound itself; else
+   (an event long for its start, or starting before 0) x is at least about
+   bound / 2, so each step down moves the sum, and one or two do. */
+static PROF__NI double prof__fit_dur(double start_d, double bound) {
+    double x = bound - start_d;
+    int steps;
+    for (steps = 0; x > 0 && start_d + x > bound; steps++) {
+        if (steps == 16) return 0; /* not seen; a bound kept over a lost ns */
+        x = prof__next_double(x, 0);
+    }
+    return x > 0 ? x : 0;
+}
+/* A fitted dur in the fewest decimals (at least three) that read back as
+   exactly that double. At most 40 bytes; no exponent. */
+static PROF__NI char *prof__put_fit(char *d, double x) {
+    char t[64];
+    int p, k = 0;
+    double ten = 1;
+    while (k < 17 && x >= ten * 10) { ten *= 10; k++; } /* digits before the point - 1 */
+    for (p = 3; p < 24; p = p == 3 && 15 - k > 4 ? 15 - k : p + 1) { /* three decimals, else from near 17 digits */
+        snprintf(t, sizeof t, "%.*f", p, x);
+        if (strtod(t, NULL) == x) break;
+    }
+    for (k = 0; t[k] && k < 40; k++) d[k] = t[k] == ',' ? '.' : t[k]; /* a host's locale may use ',' */
+    return d + k;
+}
 
 /* The written ends of the previous event's ancestors (events come parents
-   first), so an event's trimming starts from its parent's result instead of
+   first), so an event's bound starts from its parent's result instead of
    replaying the whole chain. Most children end a nanosecond or more before
    their parent: below PROF__EXACT_NS the rounding of either end (a few
    ulps of at most 2^-16 us) cannot reverse that, so the doubles are only
-   computed, once per event, when an event ends with its parent or near the
-   limit. */
+   computed, once per event, when an event ends with its parent or with
+   its follower's start, or near the limit. */
 #define PROF__PATH_MAX 256
 #define PROF__EXACT_NS ((int64_t)1 << 46) /* ~19.5 hours from the trace's base */
+/* Past 2^50 ns (13 days) the rounding of ts + dur (1.5 ulps of the end in
+   us, 2^-13 us there) comes within a few times of a nanosecond: every
+   event's end is then written as exactly its bound (its own end or its
+   parent's, as parsed), not only one that touches. */
+#define PROF__NEAR_NS ((int64_t)1 << 50)
 typedef struct prof__dur_level {
     int32_t idx;
     int has_end_d;
-    int64_t start, dur;        /* as written */
-    double end_d;              /* us(start) + us(dur), as a parser sums them */
+    int64_t start, dur;        /* ns */
+    double fit;                /* dur as written in us when fitted, else -1 */
+    double end_d;              /* us(start) + dur as written, as a parser sums them */
 } prof__dur_level;
-typedef struct prof__dur_path { int n; prof__dur_level lv[PROF__PATH_MAX]; } prof__dur_path;
+typedef struct prof__dur_path {
+    int n;
+    const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
+    prof__dur_level lv[PROF__PATH_MAX];
+} prof__dur_path;
 static PROF__NI double prof__level_end(prof__dur_level *l) {
     if (!l->has_end_d) {
         l->end_d = prof__us_double(l->start) + prof__us_double(l->dur);
@@ -5693,10 +5755,61 @@ static PROF__NI double prof__level_end(prof__dur_level *l) {
     }
     return l->end_d;
 }
-static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
+/* Whether the event that follows event i on its lane starts exactly where i
+   ends. The follower of a child is its next sibling; of a last child, past
+   the parent's end, which the parent's own bound covers; of a top-level
+   event, the next one on its lane, found before the trace is written
+   (prof__root_touch). */
+static __inline__ int prof__touches_next(const prof_events *e, size_t i, const unsigned char *root_touch) {
+    const prof__ev *v = &e->ev[i];
+    if (v->next_sibling >= 0) return e->ev[v->next_sibling].start == v->end;
+    if (v->parent >= 0) return 0;
+    return !root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1);
+}
+/* Pushes event `idx` on the path with its written dur. In the range where a
+   nanosecond is many ulps, whole nanoseconds: an event that ends with (or
+   after) its parent's written end is written to end 1 ns before it, and
+   one whose follower starts at its end, 1 ns before that. A strict gap,
+   not an equal double, because consumers do their own arithmetic:
+   speedscope subtracts the first ts before adding dur, and ends events of
+   equal end time in the order they began. Only such events lose their last
+   nanosecond (one per level of a chain that ends together). Far out, where
+   a nanosecond nears an ulp, no gap survives the rounding: there every
+   end is written as exactly its bound (its own end as parsed, or its
+   parent's written end), with a fitted dur. */
+static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__dur_path *path) {
+    const prof__ev *v = &e->ev[idx];
+    prof__dur_level *l = &path->lv[path->n];
+    prof__dur_level *p = path->n > 0 ? &path->lv[path->n - 1] : NULL;
+    int far = v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS;
+    l->idx = idx;
+    l->start = v->start;
+    l->fit = -1;
+    l->has_end_d = 0;
+    if (!far) {
+        int64_t end = v->end;
+        if (p && end >= p->start + p->dur) end = p->start + p->dur - 1;
+        if (end == v->end && prof__touches_next(e, (size_t)idx, path->root_touch)) end--;
+        l->dur = end > v->start ? end - v->start : 0;
+    } else {
+        double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
+        if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
+        l->dur = v->end - v->start;
+        l->end_d = start_d + prof__us_double(l->dur);
+        l->has_end_d = 1;
+        if (l->end_d != bound) {
+            l->fit = prof__fit_dur(start_d, bound);
+            l->end_d = start_d + l->fit;
+        }
+    }
+    path->n++;
+}
+/* Event i's level as written: its dur in ns, or fitted (fit >= 0, in us).
+   Valid until the next call. */
+static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t chain[PROF__PATH_MAX], c = e->ev[i].parent;
     int n = 1, k, top = -1, deep = 0;
-    int64_t dur = 0;
+    const prof__dur_level *l;
     chain[0] = (int32_t)i; /* written once: never on the path itself */
     /* up from the parent to an ancestor on the path, or past the root */
     while (c >= 0 && n < PROF__PATH_MAX) {
@@ -5715,27 +5828,38 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
         deep = 1;
     }
     path->n = top + 1; /* 0 when the chain reached a root */
-    for (k = n - 1; k >= 0; k--) {
-        const prof__ev *v = &e->ev[chain[k]];
-        prof__dur_level *l = &path->lv[path->n];
-        dur = v->end - v->start;
-        if (path->n > 0) {
-            prof__dur_level *p = &path->lv[path->n - 1];
-            int64_t pend = p->start + p->dur;
-            int exact = v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS && pend > -PROF__EXACT_NS && pend < PROF__EXACT_NS;
-            if (!exact || v->end >= pend) {
-                double start_d = prof__us_double(v->start), pend_d = prof__level_end(p);
-                while (dur > 0 && start_d + prof__us_double(dur) > pend_d) dur--;
-            }
-        }
-        l->idx = chain[k];
-        l->start = v->start;
-        l->dur = dur;
-        l->has_end_d = 0;
-        path->n++;
-    }
+    for (k = n - 1; k >= 0; k--) prof__push_level(e, chain[k], path);
+    l = &path->lv[path->n - 1];
     if (deep) path->n = 0;
-    return dur;
+    return l;
+}
+
+/* prof__dur_path.root_touch: for each top-level event, whether the next
+   top-level event of its lane (thread, or device and stream) starts exactly
+   where it ends. Events come in start order. NULL without memory (then
+   every top-level event is bounded by its own end: nesting stays exact,
+   some lose a nanosecond). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
+    prof__map last; /* lane -> its last top-level event so far */
+    unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    size_t i;
+    if (!bits) return NULL;
+    memset(bits, 0, e->n / 8 + 1);
+    memset(&last, 0, sizeof last);
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        uint64_t lane = v->thread;
+        uint32_t *slot;
+        int found;
+        if (v->parent >= 0) continue;
+        if (v->device_type != PROF_DEVICE_CPU)
+            lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v)) | ((uint64_t)1 << 63);
+        if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+        if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        *slot = (uint32_t)i;
+    }
+    prof__map_free(&last);
+    return bits;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of
@@ -5755,9 +5879,10 @@ typedef struct prof__trace_ctx {
 
 /* The common cases of prof__written_dur, inline: a root, or the child of
    an event on the path (events come parents first, so the parent is there
-   unless the path was cut), ending before its parent in the range where no
-   trimming is possible. Anything else takes the full walk. */
-static __inline__ int64_t prof__written_dur_fast(const prof_events *e, size_t i, prof__dur_path *path) {
+   unless the path was cut), ending before its parent and its follower's
+   start in the range where no rounding can reverse that. Anything else
+   takes the full walk. */
+static __inline__ const prof__dur_level *prof__written_dur_fast(const prof_events *e, size_t i, prof__dur_path *path) {
     const prof__ev *v = &e->ev[i];
     int32_t c = v->parent;
     int top = -1;
@@ -5771,14 +5896,18 @@ static __inline__ int64_t prof__written_dur_fast(const prof_events *e, size_t i,
         pend = p->start + p->dur;
         if (top + 2 > PROF__PATH_MAX || !(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS && v->start > -PROF__EXACT_NS))
             return prof__written_dur(e, i, path);
+    } else if (!(v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS)) {
+        return prof__written_dur(e, i, path);
     }
+    if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) return prof__written_dur(e, i, path);
     l = &path->lv[top + 1];
     l->idx = (int32_t)i;
     l->start = v->start;
     l->dur = v->end - v->start;
+    l->fit = -1;
     l->has_end_d = 0;
     path->n = top + 2;
-    return l->dur;
+    return l;
 }
 
 /* Kineto's "External id" of an event that is not one of the profiler's own
@@ -5809,7 +5938,9 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__extra *x = prof__x(e, v);
     uint64_t pid = cx->pid;
     prof__clean *cache = cx->cache;
-    int64_t dur = prof__written_dur_fast(e, i, &cx->path);
+    const prof__dur_level *lv = prof__written_dur_fast(e, i, &cx->path);
+    int64_t dur = lv->dur;
+    double fit = lv->fit;
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
         prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
     } else {
@@ -5835,7 +5966,8 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         PROF__D_LIT(d, ", \"ts\": ");
         d = prof__put_us(d, v->start);
         PROF__D_LIT(d, ", \"dur\": ");
-        d = prof__put_us(d, dur);
+        if (PROF__LIKELY(fit < 0)) d = prof__put_us(d, dur);
+        else d = prof__put_fit(d, fit);
         PROF__D_LIT(d, ", \"args\": {\"External id\": ");
         if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
             /* one of the profiler's own ops: its id and its index */
@@ -6122,6 +6254,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
         cx->cache = cache;
         cx->path.n = 0;
+        cx->path.root_touch = prof__root_touch(e);
         prof__dec_set(&cx->ev_idx, 0);
         cx->calls = api.n ? &api : NULL;
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
@@ -6139,13 +6272,15 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         if (!prof__par_events(w, e, cx))
             for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
         PROF_FREE(cx->tid_json);
+        PROF_FREE((void *)cx->path.root_touch);
         PROF_FREE(cx);
     }
     PROF_FREE(cache);
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
         if (in->kind == 1) {
-            PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"user_annotation\", \"s\": \"t\", \"name\": ");
+            /* "I", not Kineto's "i": DevTools' trace engine keeps only "I" */
+            PROF__W_LIT(w, "  {\"ph\": \"I\", \"cat\": \"user_annotation\", \"s\": \"t\", \"name\": ");
             prof__w_json_str(w, e->sites[in->site].name);
         } else {
             PROF__W_LIT(w, "  {\"ph\": \"C\", \"cat\": \"counter\", \"name\": ");

@@ -1225,7 +1225,7 @@ static void test_recorded(void) {
             put_keys(f, &keys, 1);
             fprintf(f, ",\n");
             put_meta(f, &metas);
-            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"i\": %d, \"C\": %d},\n", n, count_meta(lanes, nl), nmarks + g_nmem, nctr);
+            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"I\": %d, \"i\": %d, \"C\": %d},\n", n, count_meta(lanes, nl), nmarks, g_nmem, nctr);
             put_threads(f, lanes, nl, names, 3);
             fprintf(f, ",\n");
             put_events(f, ev, cat_rec);

@@ -144,12 +144,157 @@ static void test_long_path(void) {
     prof_events_free(ev);
 }
 
+/* ----- JSON nesting in doubles ------------------------------------------ */
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(uint64_t n) { /* 0..n-1 */
+    g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
+    return n ? g_rng % n : 0;
+}
+static const char *const DEPTH_NAMES[] = { "d0", "d1", "d2", "d3", "d4", "d5", "d6" };
+#define MAX_DEPTH 6
+#define N_LANES 5
+static size_t g_name_count[N_LANES][MAX_DEPTH + 1];
+
+/* [start, end) and, below it, children that touch each other, start with
+   it or end with it (or both: wrappers of the same span), on a 10 ns grid
+   (a TSC that moves in 10 ns steps) or on any ns. Events last MIN_LEN ns
+   at least: a chain of n events that end together is written to end 1 ns
+   apart, which needs n ns (a scope costs more than that to record). */
+#define MIN_LEN 10
+static void gen(prof_events *ev, int t, uint64_t thread, int64_t start, int64_t end, int depth, int64_t grid) {
+    prof_event_desc d;
+    int64_t at, span = end - start;
+    memset(&d, 0, sizeof d);
+    d.name = DEPTH_NAMES[depth];
+    d.thread = thread;
+    d.start_ns = start;
+    d.end_ns = end;
+    if (!CHECK(prof_events_add(ev, &d) >= 0)) return;
+    g_name_count[t][depth]++;
+    if (depth == MAX_DEPTH || span < 4 * MIN_LEN) return;
+    if (rnd(5) == 0) { gen(ev, t, thread, start, end, depth + 1, grid); return; } /* a wrapper of the same span */
+    at = rnd(3) ? start : start + grid * (int64_t)(1 + rnd(3));
+    while (at + grid <= end) {
+        int64_t len = grid * (int64_t)(1 + rnd((uint64_t)(span / grid)));
+        if (len < MIN_LEN) len = MIN_LEN;
+        if (at + len > end || rnd(4) == 0) len = end - at; /* ends with the parent */
+        if (len < MIN_LEN) break;
+        gen(ev, t, thread, at, at + len, depth + 1, grid);
+        at += len;
+        if (rnd(6) == 0) at += grid; /* a gap */
+    }
+}
+
+static const struct { int64_t base, grid; } LANES[N_LANES] = {
+    { 1000, 10 },                      /* near the trace's start */
+    { 1187584249, 10 },                /* the example magnitude, 10 ns steps */
+    { 3600000000003, 1 },              /* an hour in, any ns */
+    { 86400000000000 * 3 + 7, 10 },    /* three days in: past the exact range */
+    { 1700000000123456789, 1 },        /* Unix time: ulps of 256 ns */
+};
+
+/* Writes OUT/<name>.json from lanes [first, last), its truth (each event's
+   ns and parent, by index) checked by tests/export/check_nesting.py, and
+   its expectations for the real consumers (tests/js: DevTools' engine
+   keeps every event, speedscope's importer warns of nothing). */
+static void touching_trace(const char *name, size_t first, size_t last) {
+    prof_events *ev = prof_events_create();
+    FILE *f;
+    size_t i, t, n;
+    char path[256], cmd[600];
+    if (!CHECK(ev != NULL)) return;
+    memset(g_name_count, 0, sizeof g_name_count);
+    for (t = first; t < last; t++) {
+        int64_t at = LANES[t].base;
+        int k;
+        for (k = 0; k < 40; k++) {
+            int64_t len = LANES[t].grid * (int64_t)(5 + rnd(20000));
+            gen(ev, (int)t, 7001 + t, at, at + len, 0, LANES[t].grid);
+            at += len; /* the next root touches this one */
+            if (rnd(5) == 0) at += LANES[t].grid * (int64_t)(1 + rnd(3));
+        }
+    }
+    snprintf(path, sizeof path, OUT "/%s.json", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+    n = prof_events_count(ev);
+    snprintf(path, sizeof path, OUT "/%s.truth", name);
+    f = fopen(path, "w");
+    if (CHECK(f != NULL)) {
+        for (i = 0; i < n; i++) {
+            prof_event e;
+            if (!CHECK(prof_events_get(ev, i, &e) == PROF_OK)) break;
+            fprintf(f, "%zu %llu %lld %lld %lld\n", i, (unsigned long long)e.thread, (long long)e.start_ns, (long long)e.end_ns, (long long)e.parent);
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof path, OUT "/%s.expect.json", name);
+    f = fopen(path, "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {");
+        for (t = first; t < last; t++) {
+            int k, first_name = 1;
+            fprintf(f, "%s\n  \"%zu\": {\"scopes\": {", t > first ? "," : "", 7001 + t);
+            for (k = 0; k <= MAX_DEPTH; k++) {
+                if (!g_name_count[t][k]) continue;
+                fprintf(f, "%s\"%s\": %zu", first_name ? "" : ", ", DEPTH_NAMES[k], g_name_count[t][k]);
+                first_name = 0;
+            }
+            fprintf(f, "}}");
+        }
+        fprintf(f, "\n}, \"exact_threads\": true}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_nesting.py " OUT "/%s.json " OUT "/%s.truth", name, name);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
+/* touch.json: lanes a trace has (times from the session's start, up to
+   days); touch_far.json: Unix-time nanoseconds, where only DevTools'
+   arithmetic (ts + dur) can be kept exact, not speedscope's. */
+static void test_touching(void) {
+    touching_trace("touch", 0, N_LANES - 1);
+    touching_trace("touch_far", N_LANES - 1, N_LANES);
+}
+
+/* Marks in a recorded session: OUT/marks.json, with the instants DevTools'
+   trace engine must keep (tests/js). */
+static void test_marks(void) {
+    prof_config c;
+    prof_events *ev;
+    FILE *f;
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("outer");
+        PROF_MARK("mark a");
+        { PROF_SCOPE("inner"); PROF_MARK("mark b"); }
+        PROF_MARK("mark a");
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/marks.json"), PROF_OK);
+    f = fopen(OUT "/marks.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        prof_event e;
+        CHECK(prof_events_get(ev, 0, &e) == PROF_OK);
+        fprintf(f, "{\"threads\": {\"%llu\": {\"scopes\": {\"outer\": 1, \"inner\": 1}, \"instants\": {\"mark a\": 2, \"mark b\": 1}}}, \"exact_threads\": false}\n",
+                (unsigned long long)e.thread);
+        fclose(f);
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
     CHECK(mkdir(OUT, 0755) == 0 || errno == EEXIST);
     test_closed_pipe();
     test_long_path();
+    test_touching();
+    test_marks();
     prof_shutdown();
     return check_report();
 }

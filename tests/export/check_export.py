@@ -344,12 +344,16 @@ def check_trace(d, exp, where):
                 check(e["_dur_ns"] >= 0, w, f"negative dur {e['dur'].text}")
             xs.append(e)
         elif ph == "i":
+            # Kineto's [memory] instants keep its lowercase "i"
             check(e.get("s") == "t", w, f"instant scope {e.get('s')!r}, expected \"t\"")
-            if e.get("cat") == "cpu_instant_event" and e.get("name") == "[memory]":
-                mems.append(e)
-            else:
-                check(e.get("cat") == "user_annotation", w, f"mark cat {e.get('cat')!r}")
-                marks.append(e)
+            check(e.get("cat") == "cpu_instant_event" and e.get("name") == "[memory]", w,
+                  f"ph \"i\" with cat {e.get('cat')!r}: only [memory] instants use it (marks are \"I\")")
+            mems.append(e)
+        elif ph == "I":
+            # marks: "I", the instant DevTools' trace engine keeps
+            check(e.get("s") == "t", w, f"instant scope {e.get('s')!r}, expected \"t\"")
+            check(e.get("cat") == "user_annotation", w, f"mark cat {e.get('cat')!r}")
+            marks.append(e)
         elif ph == "C":
             args = e.get("args")
             check(isinstance(args, dict) and list(args.keys()) == [e["name"]], w,
@@ -439,6 +443,14 @@ def check_trace(d, exp, where):
     return tr
 
 
+def touches_next(x, want):
+    """Whether another top-level event of x's lane starts exactly where x ends:
+    prof.h may then shorten x so that, in doubles, it ends before that one."""
+    lane = (x.get("pid"), x["tid"])
+    return any(y is not x and y.get("parent", -1) < 0 and (y.get("pid"), y["tid"]) == lane and y["start_ns"] == x["end_ns"]
+               for y in want)
+
+
 def check_x_events(where, xs, want, pid):
     for k, (e, x) in enumerate(zip(xs, want)):
         w = f"{where} X[{k}]"
@@ -458,8 +470,8 @@ def check_x_events(where, xs, want, pid):
             limit = max_shrink_ns(x["end_ns"])
             check(0 <= shrink <= limit, w,
                   f"dur {e['dur'].text}, expected (end_ns - start_ns)/1000 = {Decimal(true_dur) / 1000:.3f} (at most {limit} ns less)")
-            if x.get("parent", -1) < 0:
-                check(shrink == 0, w, f"dur {e['dur'].text} of a top-level event shortened (expected {Decimal(true_dur) / 1000:.3f})")
+            if x.get("parent", -1) < 0 and shrink != 0:
+                check(touches_next(x, want), w, f"dur {e['dur'].text} of a top-level event shortened (expected {Decimal(true_dur) / 1000:.3f}) though no event of its lane starts at its end")
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
         # Kineto: "Ev Idx" on the profiler's own ops only; a GPU record's
         # "External id" is its op's, or (no op, no correlation, as these
