@@ -5840,25 +5840,31 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    every top-level event is bounded by its own end: nesting stays exact,
    some lose a nanosecond). */
 static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
-    prof__map last; /* lane -> its last top-level event so far */
+    prof__map last; /* device lane -> its last top-level event so far */
+    uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
     size_t i;
-    if (!bits) return NULL;
+    if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
+    for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
     memset(&last, 0, sizeof last);
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
-        uint64_t lane = v->thread;
         uint32_t *slot;
-        int found;
+        int found = 1;
         if (v->parent >= 0) continue;
-        if (v->device_type != PROF_DEVICE_CPU)
-            lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v)) | ((uint64_t)1 << 63);
-        if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+        if (v->device_type == PROF_DEVICE_CPU) {
+            slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
+            found = *slot != UINT32_MAX;
+        } else {
+            uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
+            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+        }
         if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
         *slot = (uint32_t)i;
     }
     prof__map_free(&last);
+    PROF_FREE(last_cpu);
     return bits;
 }
 
