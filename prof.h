@@ -618,6 +618,7 @@ PROF_API void prof_free_string(char *s);
 
 /* Exporters */
 PROF_API prof_result prof_export_chrome_trace(prof_events *ev, const char *path);
+PROF_API prof_result prof_export_perfetto(prof_events *ev, const char *path);
 PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
 /* One line per distinct stack: its events' values summed in nanoseconds,
    then whole microseconds (so many short calls still count, where
@@ -6448,6 +6449,658 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF_FREE(site_json);
     prof__map_free(&api);
     prof__arena_free(&scratch);
+    return prof__out_close(&o, who);
+}
+
+/* ----- Perfetto protobuf (export_perfetto) -----
+   A Trace is a sequence of `packet` fields (TracePacket). Each CPU thread
+   is a packet sequence of its own whose timestamps are deltas (a
+   sequence-scoped incremental clock, id 64) and whose TrackEvents default
+   to the thread's track: a plain scope is a SLICE_BEGIN with an interned
+   name and an SLICE_END, about 20 bytes. Names, categories, source
+   locations, call stacks and annotation names are interned per sequence
+   (emitted on it before first use; iids are global: site + 1, ...).
+   Everything else (track descriptors, marks, counters, memory, device
+   events, async and badly nested events, metadata) goes on sequence 1 with
+   absolute timestamps, on tracks of its own. The file's memory stays a
+   stack per thread plus a bit per (sequence, site). */
+#define PROF__PFT_SEQ_MISC 1u
+#define PROF__PFT_CLOCK 64u
+#define PROF__PFT_UUID_PROCESS 1u
+#define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
+#define PROF__PFT_UUID_COUNTER(site) (0x200000000ull + (uint64_t)(site))
+#define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
+/* protobuf wire format: varints, tags, and length-delimited fields */
+static __inline__ char *prof__pb_varint(char *d, uint64_t v) {
+    while (v >= 0x80) { *d++ = (char)(v | 0x80); v >>= 7; }
+    *d++ = (char)v;
+    return d;
+}
+static __inline__ char *prof__pb_uint(char *d, unsigned field, uint64_t v) { return prof__pb_varint(prof__pb_varint(d, (uint64_t)field << 3), v); }
+static __inline__ char *prof__pb_fixed64(char *d, unsigned field, uint64_t v) {
+    int k;
+    d = prof__pb_varint(d, ((uint64_t)field << 3) | 1);
+    for (k = 0; k < 8; k++) *d++ = (char)(v >> (8 * k));
+    return d;
+}
+static __inline__ char *prof__pb_double(char *d, unsigned field, double x) {
+    uint64_t v;
+    memcpy(&v, &x, 8);
+    return prof__pb_fixed64(d, field, v);
+}
+static __inline__ char *prof__pb_len(char *d, unsigned field, size_t n) { return prof__pb_varint(prof__pb_varint(d, ((uint64_t)field << 3) | 2), n); }
+/* A message under construction: fields appended to a growable buffer, then
+   closed into its parent with its length. */
+static PROF__NI void prof__pb_raw(prof__buf *b, const char *s, size_t n) { prof__buf_put(b, s, n); }
+static PROF__NI void prof__pb_u(prof__buf *b, unsigned field, uint64_t v) { char t[24]; prof__buf_put(b, t, (size_t)(prof__pb_uint(t, field, v) - t)); }
+static PROF__NI void prof__pb_i(prof__buf *b, unsigned field, int64_t v) { prof__pb_u(b, field, (uint64_t)v); }
+static PROF__NI void prof__pb_f64(prof__buf *b, unsigned field, double x) { char t[16]; prof__buf_put(b, t, (size_t)(prof__pb_double(t, field, x) - t)); }
+static PROF__NI void prof__pb_sub(prof__buf *b, unsigned field, const prof__buf *m) {
+    char t[16];
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, m->n) - t));
+    prof__buf_put(b, m->p, m->n);
+}
+/* A string field: valid UTF-8 kept, each invalid byte becomes U+FFFD (as in
+   the JSON trace, so both read the same). */
+static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = 0, bad = 0;
+    char t[16];
+    for (; p[n]; n++) if (p[n] >= 0x80) { int k = prof__utf8_len(p + n); if (k) n += (size_t)k - 1; else bad++; }
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, n + 2 * bad) - t));
+    if (!bad) { prof__buf_put(b, (const char *)p, n); return; }
+    while (*p) {
+        int k = *p >= 0x80 ? prof__utf8_len(p) : 1;
+        if (k) { prof__buf_put(b, (const char *)p, (size_t)k); p += k; }
+        else { prof__buf_put(b, "\xef\xbf\xbd", 3); p++; }
+    }
+}
+
+/* Kineto's category of an event (prof__w_category's names), as an index. */
+static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver" };
+static PROF__NI unsigned prof__pft_cat(unsigned f, int on_cpu) {
+    if (f & PROF_SITE_GPU_KERNEL) return 2;
+    if (f & PROF_SITE_GPU_MEMCPY) return 3;
+    if (f & PROF_SITE_GPU_MEMSET) return 4;
+    if (f & PROF_SITE_CUDA_SYNC) return 5;
+    if (f & PROF_SITE_CUDA_RUNTIME) return 6;
+    if (f & PROF_SITE_CUDA_DRIVER) return 7;
+    if (!on_cpu) return 2;
+    return (f & PROF_SITE_CPU_OP) ? 1 : 0;
+}
+/* Debug annotation names, interned with fixed iids (index + 1). */
+static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
+enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_OVERLOAD, PROF__PA_CORR, PROF__PA_DEVICE, PROF__PA_STREAM, PROF__PA_EXTID, PROF__PA_STACK, PROF__PA_VALUE };
+
+/* Lanes of events that may overlap (async ranges, events that do not nest
+   in their thread's slices, device events): per group (a thread, a device
+   stream), the end of each lane so far; an event takes the first lane
+   free at its start. Lanes are tracks on sequence 1. */
+typedef struct prof__pft_lanes { uint64_t group; int64_t *end; size_t n, cap; } prof__pft_lanes;
+
+typedef struct prof__pft {
+    prof__w *w;
+    prof_events *e;
+    uint64_t offset;             /* added to every ns: timestamps >= 0 */
+    size_t nseq;                 /* 1 + threads */
+    unsigned char *seen;         /* per sequence, a bit per site: name interned */
+    unsigned char *seen_loc;     /* ... source location interned */
+    int64_t *last_ts;            /* per thread sequence: the clock's last value */
+    int32_t **stack;             /* per thread: open slices (event indices) */
+    size_t *depth, *cap;
+    prof__pft_lanes *lanes;
+    size_t nlanes, caplanes;
+    prof__map lane_map;          /* group -> index into lanes */
+    prof__map api;               /* correlation -> the CPU event of its API call */
+    prof__strtab stacks;         /* call stacks interned: their frame pointers as bytes */
+    prof__arena stack_arena;
+    prof__map stack_iid;         /* interned stack address -> callstack iid */
+    prof__map frame_iid;         /* frame string address -> frame iid */
+    prof__map stack_seen;        /* (sequence, callstack iid) emitted */
+    uint32_t next_frame;
+    prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
+    int oom;
+} prof__pft;
+
+/* Writes a finished packet (its fields in pf->pkt) as Trace.packet. */
+static PROF__NI void prof__pft_emit(prof__pft *pf) {
+    char t[16];
+    if (pf->pkt.oom) { pf->oom = 1; return; }
+    prof__w_put(pf->w, t, (size_t)(prof__pb_len(t, 1, pf->pkt.n) - t));
+    prof__w_put(pf->w, pf->pkt.p, pf->pkt.n);
+    pf->pkt.n = 0;
+}
+static PROF__NI uint64_t prof__pft_ts(const prof__pft *pf, int64_t ns) { return (uint64_t)ns + pf->offset; }
+
+/* The track of a thread's lane group or a device stream, by group key. */
+static PROF__NI uint64_t prof__pft_lane_uuid(uint64_t group, size_t lane) { return (prof__mix(group) | ((uint64_t)1 << 62)) + ((uint64_t)lane << 1); }
+/* A descriptor for a track: name, parent (0 = none), sort rank. */
+static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t parent, const char *name, int rank, int counter_unit) {
+    prof__buf *m = &pf->msg;
+    m->n = 0;
+    prof__pb_u(m, 1, uuid);
+    if (parent) prof__pb_u(m, 5, parent);
+    prof__pb_s(m, 2, name);
+    prof__pb_i(m, 12, rank);
+    if (counter_unit >= 0) {
+        pf->sub.n = 0;
+        if (counter_unit) prof__pb_u(&pf->sub, 3, (uint64_t)counter_unit);
+        prof__pb_sub(m, 8, &pf->sub);
+    }
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 60, m);
+    prof__pft_emit(pf);
+}
+/* The lane of group for an event [start, end], its track described when new. */
+static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name) {
+    uint32_t *slot;
+    int found;
+    prof__pft_lanes *g;
+    size_t k;
+    if (!(slot = prof__map_slot(&pf->lane_map, group, &found))) { pf->oom = 1; return 0; }
+    if (!found) {
+        if (!prof__grow((void **)&pf->lanes, &pf->caplanes, pf->nlanes + 1, sizeof *pf->lanes)) { pf->oom = 1; return 0; }
+        *slot = (uint32_t)pf->nlanes;
+        memset(&pf->lanes[pf->nlanes], 0, sizeof *pf->lanes);
+        pf->lanes[pf->nlanes++].group = group;
+    }
+    g = &pf->lanes[*slot];
+    for (k = 0; k < g->n && g->end[k] > start; k++) {}
+    if (k == g->n) {
+        char label[64];
+        if (!prof__grow((void **)&g->end, &g->cap, g->n + 1, sizeof *g->end)) { pf->oom = 1; return 0; }
+        g->n++;
+        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, (int)k, -1);
+        else {
+            snprintf(label, sizeof label, " (%zu)", k + 1);
+            pf->sub2.n = 0;
+            prof__buf_str(&pf->sub2, name);
+            prof__buf_str(&pf->sub2, label);
+            prof__buf_put(&pf->sub2, "", 1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)k, -1);
+        }
+    }
+    g->end[k] = end;
+    return prof__pft_lane_uuid(group, k);
+}
+
+/* The first packet of a sequence: its state cleared, the interned names
+   every event may use (categories, annotation names), and for a thread,
+   the incremental clock and its track as the default. */
+static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0, uint64_t track) {
+    prof__buf *m = &pf->msg, *s = &pf->sub;
+    size_t k;
+    prof__pb_u(&pf->pkt, 10, seq);
+    prof__pb_u(&pf->pkt, 13, 1); /* SEQ_INCREMENTAL_STATE_CLEARED */
+    prof__pb_u(&pf->pkt, 87, 1); /* first_packet_on_sequence */
+    m->n = 0;
+    for (k = 0; k < sizeof prof__pft_cats / sizeof *prof__pft_cats; k++) {
+        s->n = 0;
+        prof__pb_u(s, 1, k + 1);
+        prof__pb_s(s, 2, prof__pft_cats[k]);
+        prof__pb_sub(m, 1, s);
+    }
+    for (k = 0; k < sizeof prof__pft_arg_names / sizeof *prof__pft_arg_names; k++) {
+        s->n = 0;
+        prof__pb_u(s, 1, k + 1);
+        prof__pb_s(s, 2, prof__pft_arg_names[k]);
+        prof__pb_sub(m, 3, s);
+    }
+    prof__pb_sub(&pf->pkt, 12, m);
+    if (track) {
+        /* clock 64 counts from t0 in deltas; BOOTTIME (6) anchors it, and
+           this packet's own time is in BOOTTIME */
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, t0));
+        prof__pb_u(&pf->pkt, 58, 6);
+        m->n = 0;
+        s->n = 0;
+        prof__pb_u(s, 1, PROF__PFT_CLOCK);
+        prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+        prof__pb_u(s, 3, 1);
+        prof__pb_sub(m, 1, s);
+        s->n = 0;
+        prof__pb_u(s, 1, 6);
+        prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+        prof__pb_sub(m, 1, s);
+        prof__pb_sub(&pf->pkt, 6, m);
+        m->n = 0;
+        prof__pb_u(m, 58, PROF__PFT_CLOCK);
+        s->n = 0;
+        prof__pb_u(s, 11, track);
+        prof__pb_sub(m, 11, s);
+        prof__pb_sub(&pf->pkt, 59, m);
+    }
+    prof__pft_emit(pf);
+}
+
+/* Interned data the event of site `site` needs on sequence seq that the
+   sequence has not had: its name and source location (site + 1), its
+   call stack, frames and their names. Into m (an InternedData). */
+static PROF__NI void prof__pft_intern_site(prof__pft *pf, prof__buf *m, uint32_t seq, uint32_t site) {
+    const prof_site *st = &pf->e->sites[site];
+    size_t bit = (size_t)seq * pf->e->nsites + site;
+    if (pf->seen[bit >> 3] & (1u << (bit & 7))) return;
+    pf->seen[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+    pf->sub.n = 0;
+    prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
+    prof__pb_s(&pf->sub, 2, st->name);
+    prof__pb_sub(m, 2, &pf->sub);
+    if (st->file && st->file[0]) {
+        pf->sub.n = 0;
+        prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
+        prof__pb_s(&pf->sub, 2, st->file);
+        if (st->func) prof__pb_s(&pf->sub, 3, st->func);
+        prof__pb_u(&pf->sub, 4, (uint64_t)(uint32_t)st->line);
+        prof__pb_sub(m, 4, &pf->sub);
+    }
+}
+/* Stack adapter (the collector's interned stacks may replace it): event
+   i's frames, innermost first. */
+static PROF__NI prof__stk prof__pft_frames(const prof_events *e, size_t i) { return prof__stack_of(e, i); }
+/* The callstack iid of event i's stack (0: none), interned on sequence seq
+   into m when new there. */
+static PROF__NI uint64_t prof__pft_intern_stack(prof__pft *pf, prof__buf *m, uint32_t seq, size_t i) {
+    prof__stk st = prof__pft_frames(pf->e, i);
+    const char *key;
+    uint32_t *slot, iid;
+    int found, k;
+    if (st.depth <= 0) return 0;
+    if (!(key = prof__intern_n(&pf->stacks, (const char *)st.p, (size_t)st.depth * sizeof *st.p))) { pf->oom = 1; return 0; }
+    if (!(slot = prof__map_slot(&pf->stack_iid, (uint64_t)(uintptr_t)key, &found))) { pf->oom = 1; return 0; }
+    if (!found) *slot = (uint32_t)pf->stack_iid.n;
+    iid = *slot;
+    if (!(slot = prof__map_slot(&pf->stack_seen, ((uint64_t)seq << 32) | iid, &found))) { pf->oom = 1; return 0; }
+    if (found) return iid;
+    *slot = 1;
+    pf->sub2.n = 0;
+    prof__pb_u(&pf->sub2, 1, iid);
+    for (k = st.depth - 1; k >= 0; k--) { /* bottom (outermost) frame first */
+        uint32_t *fs = prof__map_slot(&pf->frame_iid, (uint64_t)(uintptr_t)st.p[k], &found);
+        uint64_t fid;
+        if (!fs) { pf->oom = 1; return 0; }
+        if (!found) *fs = ++pf->next_frame;
+        fid = *fs;
+        prof__pb_u(&pf->sub2, 2, fid);
+        if (!(fs = prof__map_slot(&pf->stack_seen, ((uint64_t)(seq | 0x80000000u) << 32) | fid, &found))) { pf->oom = 1; return 0; }
+        if (!found) {
+            *fs = 1;
+            pf->sub.n = 0;
+            prof__pb_u(&pf->sub, 1, fid);
+            prof__pb_s(&pf->sub, 2, st.p[k]);
+            prof__pb_sub(m, 5, &pf->sub); /* function_names */
+            pf->sub.n = 0;
+            prof__pb_u(&pf->sub, 1, fid);
+            prof__pb_u(&pf->sub, 2, fid);
+            prof__pb_sub(m, 6, &pf->sub); /* frames */
+        }
+    }
+    prof__pb_sub(m, 7, &pf->sub2); /* callstacks */
+    return iid;
+}
+
+/* The annotations of event i (the JSON trace's args but its per-event
+   ids) into te. */
+static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    prof__buf *a = &pf->sub;
+#define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
+#define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
+    if (x->shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes);
+    if (x->sequence_nr >= 0 && v->extra) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
+    if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
+    if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
+    if (x->overload_name && x->overload_name[0]) PROF__PFT_ARG_S(PROF__PA_OVERLOAD, x->overload_name);
+    if (x->correlation) PROF__PFT_ARG_I(PROF__PA_CORR, (int64_t)x->correlation);
+    if (v->device_type != PROF_DEVICE_CPU) {
+        PROF__PFT_ARG_I(PROF__PA_DEVICE, x->device_index);
+        PROF__PFT_ARG_I(PROF__PA_STREAM, prof__stream_of(e, v));
+    }
+#undef PROF__PFT_ARG_I
+#undef PROF__PFT_ARG_S
+}
+
+/* A slice begin (or an instant) of event i on its thread's sequence (track
+   0: the default) or on sequence 1 (track: its lane, absolute time). */
+static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint64_t track, int64_t ts) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    prof__buf *te = &pf->msg, *in = &pf->sub2;
+    unsigned cat = prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
+    uint64_t stack;
+    /* interned data first: it uses sub and sub2 */
+    in->n = 0;
+    {
+        prof__buf idata;
+        memset(&idata, 0, sizeof idata);
+        prof__pft_intern_site(pf, &idata, seq, v->site);
+        stack = prof__pft_intern_stack(pf, &idata, seq, i);
+        if (idata.oom) pf->oom = 1;
+        if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
+        PROF_FREE(idata.p);
+    }
+    te->n = 0;
+    prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
+    if (track) prof__pb_u(te, 11, track);
+    prof__pb_u(te, 10, (uint64_t)v->site + 1);
+    if (cat) prof__pb_u(te, 3, cat + 1); /* none = user_annotation, the usual one */
+    if (e->sites[v->site].file && e->sites[v->site].file[0]) prof__pb_u(te, 34, (uint64_t)v->site + 1);
+    if (stack) prof__pb_u(te, 56, stack);
+    if (x->trace_name) { /* an event named apart from its site (CUPTI) */
+        prof__buf *nm = &pf->sub;
+        nm->n = 0;
+        prof__pb_s(nm, 23, x->trace_name);
+        prof__pb_raw(te, nm->p, nm->n);
+    }
+    if (v->extra) prof__pft_args(pf, te, i);
+    if (x->correlation) {
+        char t[16];
+        /* flows: from the API call that launched a device event to it */
+        if (v->device_type == PROF_DEVICE_CPU && prof__map_get(&pf->api, x->correlation) == (uint32_t)i)
+            prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, x->correlation) - t));
+        else if (v->device_type != PROF_DEVICE_CPU && prof__map_get(&pf->api, x->correlation) != UINT32_MAX)
+            prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 48, x->correlation) - t));
+    }
+    prof__pb_u(&pf->pkt, 8, track ? prof__pft_ts(pf, ts) : (uint64_t)ts);
+    prof__pb_u(&pf->pkt, 10, seq);
+    prof__pb_sub(&pf->pkt, 11, te);
+    prof__pft_emit(pf);
+}
+/* A slice end: on a thread's sequence (track 0, delta ts), else absolute. */
+static PROF__NI void prof__pft_end(prof__pft *pf, uint32_t seq, uint64_t track, uint64_t ts) {
+    char t[48], *d = t, *m;
+    char te[24];
+    m = prof__pb_uint(te, 9, 2); /* TYPE_SLICE_END */
+    if (track) m = prof__pb_uint(m, 11, track);
+    d = prof__pb_uint(d, 8, ts);
+    d = prof__pb_uint(d, 10, seq);
+    d = prof__pb_len(d, 11, (size_t)(m - te));
+    memcpy(d, te, (size_t)(m - te));
+    d += m - te;
+    {
+        char h[8];
+        prof__w_put(pf->w, h, (size_t)(prof__pb_len(h, 1, (size_t)(d - t)) - h));
+        prof__w_put(pf->w, t, (size_t)(d - t));
+    }
+}
+/* Clock 64 of thread t's sequence to ns: the delta to write. */
+static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns) {
+    uint64_t d = (uint64_t)(ns - pf->last_ts[t]);
+    pf->last_ts[t] = ns;
+    return d;
+}
+/* Ends the open slices of thread t that end by `until` (all: INT64_MAX). */
+static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until, int64_t start_of_next) {
+    while (pf->depth[t] > 0) {
+        const prof__ev *top = &pf->e->ev[pf->stack[t][pf->depth[t] - 1]];
+        if (top->end > until) break;
+        (void)start_of_next;
+        prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, top->end));
+        pf->depth[t]--;
+    }
+}
+/* One event: a slice on its thread's sequence when it nests there, else on
+   a lane of sequence 1. */
+static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    uint32_t t = v->thread;
+    if (v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr) {
+        prof__pft_close(pf, t, v->start, v->start);
+        if (v->start >= pf->last_ts[t] && (pf->depth[t] == 0 || e->ev[pf->stack[t][pf->depth[t] - 1]].end >= v->end)) {
+            if (!prof__grow((void **)&pf->stack[t], &pf->cap[t], pf->depth[t] + 1, sizeof(int32_t))) { pf->oom = 1; return; }
+            pf->stack[t][pf->depth[t]++] = (int32_t)i;
+            prof__pft_begin(pf, i, t + 2, 0, (int64_t)prof__pft_delta(pf, t, v->start));
+            return;
+        }
+    }
+    {
+        /* device events by device and stream; the rest by thread */
+        uint64_t group, track, parent;
+        const char *name;
+        char label[96];
+        if (v->device_type != PROF_DEVICE_CPU) {
+            const prof__extra *x = prof__x(e, v);
+            int64_t stream = prof__stream_of(e, v);
+            group = prof__mix(((uint64_t)(uint32_t)x->device_index << 40) ^ (uint64_t)stream) ^ 0x9e37u;
+            parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
+            snprintf(label, sizeof label, "stream %lld", (long long)stream);
+            name = label;
+        } else {
+            group = ((uint64_t)t << 1) | 1;
+            parent = PROF__PFT_UUID_THREAD(t);
+            name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
+        }
+        track = prof__pft_lane(pf, group, v->start, v->end, parent, name);
+        if (!track) return;
+        prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
+        prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
+    }
+}
+
+/* Marks (instants on their thread's track) and counters (a counter track
+   per counter), then the memory records (a counter track of the bytes
+   allocated per device), on sequence 1. */
+static PROF__NI void prof__pft_instants(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    size_t i;
+    prof__map counters;
+    memset(&counters, 0, sizeof counters);
+    for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) {
+        const prof__instant_ev *in = &e->inst[i];
+        prof__buf *te = &pf->msg;
+        uint64_t track;
+        if (in->kind != 1) {
+            uint32_t *slot;
+            int found;
+            track = PROF__PFT_UUID_COUNTER(in->site);
+            if (!(slot = prof__map_slot(&counters, in->site, &found))) { pf->oom = 1; break; }
+            if (!found) prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, e->sites[in->site].name, (int)in->site, 0);
+        } else {
+            prof__buf idata;
+            memset(&idata, 0, sizeof idata);
+            prof__pft_intern_site(pf, &idata, PROF__PFT_SEQ_MISC, in->site);
+            if (idata.oom) pf->oom = 1;
+            if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
+            PROF_FREE(idata.p);
+            track = PROF__PFT_UUID_THREAD(in->thread);
+        }
+        te->n = 0;
+        prof__pb_u(te, 11, track);
+        if (in->kind == 1) {
+            prof__pb_u(te, 9, 3); /* TYPE_INSTANT */
+            prof__pb_u(te, 10, (uint64_t)in->site + 1);
+        } else {
+            prof__pb_u(te, 9, 4); /* TYPE_COUNTER */
+            prof__pb_f64(te, 44, in->value);
+        }
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, in->ts));
+        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+        prof__pb_sub(&pf->pkt, 11, te);
+        prof__pft_emit(pf);
+    }
+    prof__map_free(&counters);
+    memset(&counters, 0, sizeof counters);
+    for (i = 0; i < e->nmem && !pf->oom && !pf->w->err; i++) {
+        const prof__memrec *mr = &e->mem[i];
+        uint64_t track = PROF__PFT_UUID_MEMORY(mr->device_type, mr->device_type == PROF_DEVICE_CPU ? 0 : mr->device_index);
+        uint32_t *slot;
+        int found;
+        prof__buf *te = &pf->msg;
+        if (!(slot = prof__map_slot(&counters, track, &found))) { pf->oom = 1; break; }
+        if (!found) {
+            char label[64];
+            if (mr->device_type == PROF_DEVICE_CPU) snprintf(label, sizeof label, "[memory] CPU");
+            else snprintf(label, sizeof label, "[memory] device %d", mr->device_index);
+            prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, label, 0x10000 + (int)(track & 0xffff), 3 /* UNIT_SIZE_BYTES */);
+        }
+        te->n = 0;
+        prof__pb_u(te, 11, track);
+        prof__pb_u(te, 9, 4);
+        prof__pb_i(te, 30, mr->total);
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, mr->ts));
+        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+        prof__pb_sub(&pf->pkt, 11, te);
+        prof__pft_emit(pf);
+    }
+    prof__map_free(&counters);
+}
+
+/* Descriptors: the process, its threads (names, sort order), each
+   device's process track. */
+static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const char *pname) {
+    const prof_events *e = pf->e;
+    prof__buf *m = &pf->msg, *s = &pf->sub;
+    size_t i;
+    m->n = 0;
+    prof__pb_u(m, 1, PROF__PFT_UUID_PROCESS);
+    s->n = 0;
+    prof__pb_i(s, 1, (int64_t)(int32_t)pid);
+    prof__pb_s(s, 6, pname);
+    prof__pb_sub(m, 3, s);
+    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT */
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 60, m);
+    prof__pft_emit(pf);
+    for (i = 0; i < e->nthr; i++) {
+        char tn[64];
+        m->n = 0;
+        prof__pb_u(m, 1, PROF__PFT_UUID_THREAD(i));
+        s->n = 0;
+        prof__pb_i(s, 1, (int64_t)(int32_t)pid);
+        prof__pb_i(s, 2, (int64_t)e->thr[i].tid);
+        if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
+        prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
+        prof__pb_sub(m, 4, s);
+        prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
+        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+        prof__pb_sub(&pf->pkt, 60, m);
+        prof__pft_emit(pf);
+    }
+    {
+        prof__map seen;
+        memset(&seen, 0, sizeof seen);
+        for (i = 0; i < e->n && !pf->oom; i++) {
+            const prof__ev *v = &e->ev[i];
+            uint64_t uuid;
+            uint32_t *slot;
+            int found;
+            char label[64];
+            if (v->device_type == PROF_DEVICE_CPU) continue;
+            uuid = PROF__PFT_UUID_MEMORY(v->device_type, prof__x(e, v)->device_index) ^ ((uint64_t)1 << 40);
+            if (!(slot = prof__map_slot(&seen, uuid, &found))) { pf->oom = 1; break; }
+            if (found) continue;
+            snprintf(label, sizeof label, "GPU %d", prof__x(e, v)->device_index);
+            prof__pft_track(pf, uuid, 0, label, 0x1000000 + prof__x(e, v)->device_index, -1);
+        }
+        prof__map_free(&seen);
+    }
+}
+/* Metadata (add_metadata, distributedInfo): annotations of an instant
+   named "metadata" on the process track at the trace's start. */
+static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
+    const prof_events *e = pf->e;
+    prof__buf *te = &pf->msg, *a = &pf->sub;
+    const prof__meta *m;
+    char di[160];
+    int have_di = 0;
+    te->n = 0;
+    prof__pb_u(te, 11, PROF__PFT_UUID_PROCESS);
+    prof__pb_u(te, 9, 3);
+    prof__pb_s(te, 23, "metadata");
+    for (m = e->meta; m; m = m->next) {
+        a->n = 0;
+        prof__pb_s(a, 10, m->key);
+        prof__pb_s(a, m->is_json ? 9 : 6, m->value);
+        prof__pb_sub(te, 4, a);
+        if (strcmp(m->key, "distributedInfo") == 0) have_di = 1;
+    }
+    if (!have_di) {
+        snprintf(di, sizeof di, "{\"backend\": \"prof.h\", \"rank\": %d, \"world_size\": %d}", e->with_node_id ? e->node_id : 0, e->with_node_id ? e->world_size : 1);
+        a->n = 0;
+        prof__pb_s(a, 10, "distributedInfo");
+        prof__pb_s(a, 9, di);
+        prof__pb_sub(te, 4, a);
+    }
+    prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, t0));
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 11, te);
+    prof__pft_emit(pf);
+}
+
+static PROF__NI void prof__pft_free(prof__pft *pf) {
+    size_t i;
+    for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
+    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].end);
+    PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
+    PROF_FREE(pf->seen); PROF_FREE(pf->lanes);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
+    prof__map_free(&pf->stack_iid); prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
+    prof__strtab_free(&pf->stacks); prof__arena_free(&pf->stack_arena);
+    PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
+}
+
+PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
+    static const char *const who = "prof_export_perfetto";
+    prof__out o;
+    prof_result r;
+    prof__pft pf;
+    size_t i, nseq;
+    int64_t t0 = 0;
+    char pname[256];
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&pf, 0, sizeof pf);
+    pf.e = e;
+    pf.stacks.arena = &pf.stack_arena;
+    nseq = e->nthr + 2;
+    pf.seen = (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
+    pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
+    pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
+    pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
+    pf.last_ts = PROF__ALLOC(int64_t, e->nthr + 1);
+    if (!pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
+        prof__pft_free(&pf);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    memset(pf.seen, 0, nseq * (e->nsites + 1) / 8 + 1);
+    memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack);
+    memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
+    memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
+    /* the earliest time: every sequence's clock starts there */
+    for (i = 0; i < e->n; i++) if (e->ev[i].start < t0) t0 = e->ev[i].start;
+    for (i = 0; i < e->ninst; i++) if (e->inst[i].ts < t0) t0 = e->inst[i].ts;
+    for (i = 0; i < e->nmem; i++) if (e->mem[i].ts < t0) t0 = e->mem[i].ts;
+    for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
+    /* absolute times: the session's wall clock where that keeps them >= 0 */
+    pf.offset = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0 ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
+    for (i = 0; i < e->n; i++) { /* correlation -> the CPU event of its API call (runtime over driver) */
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(&pf.api, e->ex[v->extra].correlation, &found))) { pf.oom = 1; break; }
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pft_free(&pf); return r; }
+    pf.w = o.w;
+    prof__process_name(pname, sizeof pname);
+    prof__pft_seq_start(&pf, PROF__PFT_SEQ_MISC, t0, 0);
+    prof__pft_descriptors(&pf, (uint64_t)getpid(), pname);
+    for (i = 0; i < e->nthr; i++) prof__pft_seq_start(&pf, (uint32_t)i + 2, t0, PROF__PFT_UUID_THREAD(i));
+    for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, i);
+    for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX, 0);
+    if (!pf.oom) prof__pft_instants(&pf);
+    if (!pf.oom) prof__pft_metadata(&pf, t0);
+    if (pf.oom || pf.pkt.oom || pf.msg.oom || pf.sub.oom || pf.sub2.oom) {
+        prof__pft_free(&pf);
+        o.w->err = ENOMEM;
+        prof__out_close(&o, who);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    prof__pft_free(&pf);
     return prof__out_close(&o, who);
 }
 

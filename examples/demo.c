@@ -157,6 +157,7 @@ int main(void) {
     table.row_limit = 10;
     prof_averages_print_table(stdout, avg, &table);
     if (prof_export_chrome_trace(ev, "trace.json") == PROF_OK) printf("wrote trace.json (%zu events)\n", prof_events_count(ev));
+    if (prof_export_perfetto(ev, "trace.pftrace") == PROF_OK) printf("wrote trace.pftrace (Perfetto: ui.perfetto.dev, trace_processor)\n");
     if (prof_export_stacks(ev, "profile.stacks", "self_cpu_time_total") == PROF_OK) printf("wrote profile.stacks\n");
     prof_averages_free(avg);
     prof_events_free(ev);
