@@ -287,6 +287,131 @@ static void test_marks(void) {
     prof_events_free(ev);
 }
 
+/* ----- Perfetto ------------------------------------------------------------ */
+
+static const char *const HOSTILE[] = {
+    "quote\" back\\slash /solidus </script>",
+    "ctl \x01\x02\x1f\x7f\t\n\r end",
+    "lone continuation \x80 and \xbf\xbf end",
+    "overlong \xc0\xaf \xe0\x80\xaf end",
+    "surrogates \xed\xa0\x80 end",
+    "F5..FF \xf5\xff end",
+    "cut at the end \xf0\x9f\x98",
+    "valid caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80",
+    "",
+};
+#define N_HOSTILE (sizeof HOSTILE / sizeof HOSTILE[0])
+
+/* Exports ev as OUT/<name>.json and OUT/<name>.pftrace and has
+   tests/export/check_perfetto.py compare them. */
+static void perfetto_pair(prof_events *ev, const char *name) {
+    char js[256], pf[256], cmd[700];
+    snprintf(js, sizeof js, OUT "/%s.json", name);
+    snprintf(pf, sizeof pf, OUT "/%s.pftrace", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, js), PROF_OK);
+    CHECK_MSG(prof_export_perfetto(ev, pf) == PROF_OK, "prof_export_perfetto(%s): %s", pf, prof_last_error());
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s", js, pf);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
+/* A hand-built list: hostile names in every string (names, overload names,
+   stacks, shapes), events that nest and touch, async ranges, device events
+   on two streams, a 1 MB name. */
+static void test_perfetto_hand(void) {
+    prof_events *ev = prof_events_create();
+    size_t k;
+    int64_t at = 1000;
+    char *big = (char *)malloc((1 << 20) + 1);
+    if (!CHECK(ev != NULL && big != NULL)) { free(big); prof_events_free(ev); return; }
+    memset(big, 'b', 1 << 20);
+    memcpy(big, "big \xff\"\\", 8);
+    big[1 << 20] = 0;
+    for (k = 0; k < N_HOSTILE + 1; k++) {
+        prof_event_desc d;
+        const char *st[3];
+        static const int ndims[] = { 2, 0 };
+        static const int64_t dims[] = { 2, 3 };
+        const char *nm = k < N_HOSTILE ? HOSTILE[k] : big;
+        memset(&d, 0, sizeof d);
+        st[0] = nm;
+        st[1] = HOSTILE[(k + 1) % N_HOSTILE];
+        st[2] = "root \\ frame";
+        d.name = nm;
+        d.overload_name = HOSTILE[(k + 2) % N_HOSTILE];
+        d.thread = 11 + k % 2;
+        d.start_ns = at;
+        d.end_ns = at + 5000;
+        d.stack = st;
+        d.stack_depth = 3;
+        d.set = PROF_EVENT_SHAPES;
+        d.input_shapes.n_inputs = 2;
+        d.input_shapes.ndims = ndims;
+        d.input_shapes.dims = dims;
+        d.flops = (int64_t)k * 1000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        /* a child that ends with it, and one touching that */
+        d.name = "child";
+        d.overload_name = NULL;
+        d.set = 0;
+        d.stack_depth = 0;
+        d.start_ns = at + 1000;
+        d.end_ns = at + 5000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        d.start_ns = at + 500;
+        d.end_ns = at + 1000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        /* an async range that overlaps the next event */
+        d.name = "async range";
+        d.set = PROF_EVENT_ASYNC;
+        d.start_ns = at + 2000;
+        d.end_ns = at + 9000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        /* a device event */
+        d.name = k % 2 ? "kernel \"k\"" : HOSTILE[k];
+        d.set = PROF_EVENT_RESOURCE_ID;
+        d.device_type = PROF_DEVICE_CUDA;
+        d.device_index = (int)(k % 2);
+        d.device_resource_id = 7 + (int64_t)(k % 3);
+        d.start_ns = at + 3000;
+        d.end_ns = at + 3500;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        at += 5000; /* the next one touches */
+    }
+    perfetto_pair(ev, "pf_hand");
+    prof_events_free(ev);
+    free(big);
+}
+
+/* A recorded session: named threads (hostile names), scopes with stacks,
+   marks, counters, allocations on two devices. */
+static void test_perfetto_recorded(void) {
+    prof_config c;
+    prof_events *ev;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.with_stack = PROF_STACK_SCOPES;
+    c.profile_memory = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    prof_set_thread_name(HOSTILE[0]);
+    for (i = 0; i < 20; i++) {
+        PROF_SCOPE("step");
+        PROF_COUNTER("ctr \"c\" \\ \xff", i * 0.5);
+        {
+            PROF_SCOPE_DYN(HOSTILE[i % N_HOSTILE]);
+            PROF_MARK("mark \"m\" \\ \x01\x7f \xff \xc3\xa9");
+            prof_alloc_ex((const void *)(uintptr_t)(0x1000 + i), 64 + (size_t)i, PROF_DEVICE_CPU, 0, "cat \xff");
+            prof_alloc_ex((const void *)(uintptr_t)(0x9000 + i), 128, PROF_DEVICE_CUDA, 1, NULL);
+        }
+        if (i % 2) { prof_dealloc((const void *)(uintptr_t)(0x1000 + i)); prof_dealloc((const void *)(uintptr_t)(0x9000 + i)); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    perfetto_pair(ev, "pf_recorded");
+    /* the touching trace too */
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
@@ -295,6 +420,8 @@ int main(void) {
     test_long_path();
     test_touching();
     test_marks();
+    test_perfetto_hand();
+    test_perfetto_recorded();
     prof_shutdown();
     return check_report();
 }
