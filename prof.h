@@ -6552,9 +6552,9 @@ typedef struct prof__pft {
     size_t nlanes, caplanes;
     prof__map lane_map;          /* group -> index into lanes */
     prof__map api;               /* correlation -> the CPU event of its API call */
-    prof__strtab stacks;         /* call stacks interned: their frame pointers as bytes */
-    prof__arena stack_arena;
-    prof__map stack_iid;         /* interned stack address -> callstack iid */
+    prof__map stack_iid;         /* hash of a stack's frame pointers -> callstack iid */
+    uint32_t *stack_rep;         /* per callstack iid - 1: an event with that stack */
+    size_t nstack_rep, capstack_rep;
     prof__map frame_iid;         /* frame string address -> frame iid */
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
     uint32_t next_frame;
@@ -6701,13 +6701,24 @@ static PROF__NI prof__stk prof__pft_frames(const prof_events *e, size_t i) { ret
    into m when new there. */
 static PROF__NI uint64_t prof__pft_intern_stack(prof__pft *pf, prof__buf *m, uint32_t seq, size_t i) {
     prof__stk st = prof__pft_frames(pf->e, i);
-    const char *key;
+    uint64_t key = (uint64_t)st.depth;
     uint32_t *slot, iid;
     int found, k;
     if (st.depth <= 0) return 0;
-    if (!(key = prof__intern_n(&pf->stacks, (const char *)st.p, (size_t)st.depth * sizeof *st.p))) { pf->oom = 1; return 0; }
-    if (!(slot = prof__map_slot(&pf->stack_iid, (uint64_t)(uintptr_t)key, &found))) { pf->oom = 1; return 0; }
-    if (!found) *slot = (uint32_t)pf->stack_iid.n;
+    for (k = 0; k < st.depth; k++) key = prof__mix(key ^ (uint64_t)(uintptr_t)st.p[k]);
+    for (;;) { /* equal hashes of different stacks take the next key */
+        prof__stk rep;
+        if (!(slot = prof__map_slot(&pf->stack_iid, key, &found))) { pf->oom = 1; return 0; }
+        if (!found) {
+            if (!prof__grow((void **)&pf->stack_rep, &pf->capstack_rep, pf->nstack_rep + 1, sizeof *pf->stack_rep)) { pf->oom = 1; return 0; }
+            pf->stack_rep[pf->nstack_rep++] = (uint32_t)i;
+            *slot = (uint32_t)pf->nstack_rep;
+            break;
+        }
+        rep = prof__pft_frames(pf->e, pf->stack_rep[*slot - 1]);
+        if (rep.depth == st.depth && (rep.p == st.p || memcmp(rep.p, st.p, (size_t)st.depth * sizeof *st.p) == 0)) break;
+        key = prof__mix(key + 1);
+    }
     iid = *slot;
     if (!(slot = prof__map_slot(&pf->stack_seen, ((uint64_t)seq << 32) | iid, &found))) { pf->oom = 1; return 0; }
     if (found) return iid;
@@ -7038,7 +7049,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes);
     prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
     prof__map_free(&pf->stack_iid); prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
-    prof__strtab_free(&pf->stacks); prof__arena_free(&pf->stack_arena);
+    PROF_FREE(pf->stack_rep);
     PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
 }
 
@@ -7054,7 +7065,6 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&pf, 0, sizeof pf);
     pf.e = e;
-    pf.stacks.arena = &pf.stack_arena;
     nseq = e->nthr + 2;
     pf.seen = (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
     pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
