@@ -6233,11 +6233,13 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
     for (m = e->meta; m && strcmp(m->key, "distributedInfo") != 0; m = m->next) {}
-    if (e->with_node_id && !m) { /* a user's distributedInfo (metadata) replaces this one */
+    if (!m) { /* a user's distributedInfo (metadata) replaces this one; always
+                 written, since HTA finds the rank nowhere else (rank 0 of 1
+                 when the session had no node id) */
         PROF__W_LIT(w, "  \"distributedInfo\": {\"backend\": \"prof.h\", \"rank\": ");
-        prof__w_i64(w, e->node_id);
+        prof__w_i64(w, e->with_node_id ? e->node_id : 0);
         PROF__W_LIT(w, ", \"world_size\": ");
-        prof__w_i64(w, e->world_size);
+        prof__w_i64(w, e->with_node_id ? e->world_size : 1);
         PROF__W_LIT(w, "},\n");
     }
     for (m = e->meta; m; m = m->next) {
