@@ -619,6 +619,7 @@ PROF_API void prof_free_string(char *s);
 /* Exporters */
 PROF_API prof_result prof_export_chrome_trace(prof_events *ev, const char *path);
 PROF_API prof_result prof_export_perfetto(prof_events *ev, const char *path);
+PROF_API prof_result prof_export_pprof(prof_events *ev, const char *path, const char *metric);
 PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
 /* One line per distinct stack: its events' values summed in nanoseconds,
    then whole microseconds (so many short calls still count, where
@@ -7243,6 +7244,203 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     return r;
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
+
+/* ----- pprof (export_pprof) -----
+   profile.proto, uncompressed (pprof and go tool pprof take it as is): one
+   sample per unique stack with the metric summed in ns (self CPU or self
+   device time), a location per distinct frame with its function (name,
+   file) and line. Frames read "name (file:line)" (PROF_STACK_SCOPES) or
+   anything else (then the whole frame is the name). Memory: the unique
+   stacks, frames and strings. */
+typedef struct prof__pp {
+    prof_events *e;
+    prof__map stack_of;          /* hash of a stack's frames -> sample index + 1 */
+    uint32_t *rep;               /* per sample: an event with its stack */
+    int64_t *value;
+    size_t n, cap, capv;
+    prof__map loc_of;            /* frame address -> location id */
+    const char **loc_frame;      /* per location id - 1: its frame */
+    size_t nloc, caploc;
+    prof__strtab strs;           /* the string table's strings, interned */
+    prof__arena arena;
+    prof__map str_idx;           /* interned address -> string table index */
+    const char **table;          /* string table, in index order */
+    size_t ntable, captable;
+    prof__map fn_of;             /* interned "name\x1ffile" -> function id */
+    int64_t *fn_name, *fn_file;  /* per function id - 1: string indices */
+    size_t nfn, capfn, capfn2;
+    int oom;
+} prof__pp;
+static PROF__NI int64_t prof__pp_str(prof__pp *p, const char *s, size_t n) {
+    const char *k = prof__intern_n(&p->strs, s, n);
+    uint32_t *slot;
+    int found;
+    if (!k || !(slot = prof__map_slot(&p->str_idx, (uint64_t)(uintptr_t)k, &found))) { p->oom = 1; return 0; }
+    if (!found) {
+        if (!prof__grow((void **)&p->table, &p->captable, p->ntable + 1, sizeof *p->table)) { p->oom = 1; return 0; }
+        *slot = (uint32_t)p->ntable;
+        p->table[p->ntable++] = k;
+    }
+    return (int64_t)*slot;
+}
+/* The location of a frame: "name (file:line)" split, else all name. */
+static PROF__NI uint64_t prof__pp_loc(prof__pp *p, const char *frame) {
+    uint32_t *slot;
+    int found;
+    if (!(slot = prof__map_slot(&p->loc_of, (uint64_t)(uintptr_t)frame, &found))) { p->oom = 1; return 0; }
+    if (!found) {
+        if (!prof__grow((void **)&p->loc_frame, &p->caploc, p->nloc + 1, sizeof *p->loc_frame)) { p->oom = 1; return 0; }
+        p->loc_frame[p->nloc++] = frame;
+        *slot = (uint32_t)p->nloc;
+    }
+    return *slot;
+}
+static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char **file, size_t *file_len, int64_t *line) {
+    size_t n = strlen(f), k;
+    *name_len = n; *file = ""; *file_len = 0; *line = 0;
+    if (n < 5 || f[n - 1] != ')') return;
+    for (k = n - 2; k > 0 && f[k] >= '0' && f[k] <= '9'; k--) {}
+    if (k == n - 2 || f[k] != ':') return;
+    {
+        size_t colon = k, open;
+        for (open = colon; open > 0 && !(f[open] == '(' && f[open - 1] == ' '); open--) {}
+        if (open == 0) return;
+        *name_len = open - 1;
+        *file = f + open + 1;
+        *file_len = colon - open - 1;
+        *line = strtoll(f + colon + 1, NULL, 10);
+    }
+}
+static PROF__NI void prof__pp_free(prof__pp *p) {
+    prof__map_free(&p->stack_of); prof__map_free(&p->loc_of); prof__map_free(&p->str_idx); prof__map_free(&p->fn_of);
+    PROF_FREE(p->rep); PROF_FREE(p->value); PROF_FREE(p->loc_frame); PROF_FREE(p->table); PROF_FREE(p->fn_name); PROF_FREE(p->fn_file);
+    prof__strtab_free(&p->strs); prof__arena_free(&p->arena);
+}
+/* Adds event i's metric to the sample of its stack. */
+static PROF__NI void prof__pp_add(prof__pp *p, size_t i, int64_t v) {
+    prof__stk st = prof__pft_frames(p->e, i);
+    uint64_t key = (uint64_t)st.depth;
+    uint32_t *slot;
+    int found, k;
+    for (k = 0; k < st.depth; k++) key = prof__mix(key ^ (uint64_t)(uintptr_t)st.p[k]);
+    for (;;) {
+        prof__stk r;
+        if (!(slot = prof__map_slot(&p->stack_of, key, &found))) { p->oom = 1; return; }
+        if (!found) {
+            if (!prof__grow((void **)&p->rep, &p->cap, p->n + 1, sizeof *p->rep) ||
+                !prof__grow((void **)&p->value, &p->capv, p->n + 1, sizeof *p->value)) { p->oom = 1; return; }
+            p->rep[p->n] = (uint32_t)i;
+            p->value[p->n] = 0;
+            *slot = (uint32_t)++p->n;
+            break;
+        }
+        r = prof__pft_frames(p->e, p->rep[*slot - 1]);
+        if (r.depth == st.depth && (r.p == st.p || memcmp(r.p, st.p, (size_t)st.depth * sizeof *st.p) == 0)) break;
+        key = prof__mix(key + 1);
+    }
+    prof__sat_add(&p->value[*slot - 1], v);
+}
+static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
+    prof__buf m, s;
+    size_t i;
+    int k;
+    int64_t t_type, t_unit;
+    memset(&m, 0, sizeof m);
+    memset(&s, 0, sizeof s);
+    prof__pp_str(p, "", 0);
+    t_type = prof__pp_str(p, which == 0 ? "cpu" : "device", which == 0 ? 3 : 6);
+    t_unit = prof__pp_str(p, "nanoseconds", 11);
+    m.n = 0; prof__pb_i(&m, 1, t_type); prof__pb_i(&m, 2, t_unit);
+    prof__pb_sub(&s, 1, &m);  /* sample_type */
+    prof__pb_sub(&s, 11, &m); /* period_type */
+    prof__pb_i(&s, 12, 1);
+    for (i = 0; i < p->n; i++) { /* samples: leaf first */
+        prof__stk st = prof__pft_frames(p->e, p->rep[i]);
+        if (p->value[i] <= 0) continue;
+        m.n = 0;
+        for (k = 0; k < st.depth; k++) prof__pb_u(&m, 1, prof__pp_loc(p, st.p[k]));
+        prof__pb_i(&m, 2, p->value[i]);
+        prof__pb_sub(&s, 2, &m);
+        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    }
+    for (i = 0; i < p->nloc; i++) { /* locations and their functions */
+        const char *file;
+        size_t nl, fl;
+        int64_t line, name_i, file_i;
+        uint32_t *slot;
+        int found;
+        prof__buf ln;
+        prof__pp_split(p->loc_frame[i], &nl, &file, &fl, &line);
+        name_i = prof__pp_str(p, p->loc_frame[i], nl);
+        file_i = prof__pp_str(p, file, fl);
+        if (!(slot = prof__map_slot(&p->fn_of, ((uint64_t)name_i << 32) ^ (uint64_t)file_i, &found))) { p->oom = 1; break; }
+        if (!found) {
+            if (!prof__grow((void **)&p->fn_name, &p->capfn, p->nfn + 1, sizeof(int64_t)) ||
+                !prof__grow((void **)&p->fn_file, &p->capfn2, p->nfn + 1, sizeof(int64_t))) { p->oom = 1; break; }
+            p->fn_name[p->nfn] = name_i;
+            p->fn_file[p->nfn] = file_i;
+            *slot = (uint32_t)++p->nfn;
+        }
+        memset(&ln, 0, sizeof ln);
+        prof__pb_u(&ln, 1, *slot);
+        prof__pb_i(&ln, 2, line);
+        m.n = 0;
+        prof__pb_u(&m, 1, i + 1);
+        prof__pb_sub(&m, 4, &ln);
+        PROF_FREE(ln.p);
+        prof__pb_sub(&s, 4, &m);
+        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    }
+    for (i = 0; i < p->nfn; i++) {
+        m.n = 0;
+        prof__pb_u(&m, 1, i + 1);
+        prof__pb_i(&m, 2, p->fn_name[i]);
+        prof__pb_i(&m, 3, p->fn_name[i]);
+        prof__pb_i(&m, 4, p->fn_file[i]);
+        prof__pb_sub(&s, 5, &m);
+    }
+    for (i = 0; i < p->ntable; i++) {
+        prof__pb_s(&s, 6, p->table[i]);
+        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    }
+    prof__pb_i(&s, 9, p->e->base_real_ns);
+    if (m.oom || s.oom) p->oom = 1;
+    prof__w_put(w, s.p, s.n);
+    PROF_FREE(m.p);
+    PROF_FREE(s.p);
+}
+PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const char *metric) {
+    static const char *const who = "prof_export_pprof";
+    int which = prof__stack_metric(metric);
+    prof__out o;
+    prof_result r;
+    prof__pp p;
+    size_t i;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if (which < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&p, 0, sizeof p);
+    p.e = e;
+    p.strs.arena = &p.arena;
+    for (i = 0; i < e->n && !p.oom; i++) {
+        int64_t v;
+        if (prof__pft_frames(e, i).depth <= 0) continue;
+        v = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i);
+        if (v > 0) prof__pp_add(&p, i, v);
+    }
+    if (p.oom) { prof__pp_free(&p); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pp_free(&p); return r; }
+    prof__pp_write(&p, o.w, which);
+    if (p.oom) {
+        prof__pp_free(&p);
+        o.w->err = ENOMEM;
+        prof__out_close(&o, who);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    prof__pp_free(&p);
+    return prof__out_close(&o, who);
+}
 
 /* ----- memory timeline (export_memory_timeline) -----
    [times, sizes]: times in microseconds since the session start, one per

@@ -26,11 +26,15 @@ static prof_result ex_trace(prof_events *ev, const char *path) { return prof_exp
 static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
 static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
 static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
+static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
+static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
 static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
     { "prof_export_chrome_trace", ex_trace },
     { "prof_export_stacks", ex_stacks },
     { "prof_export_stacks_merged", ex_merged },
     { "prof_export_memory_timeline", ex_timeline },
+    { "prof_export_perfetto", ex_perfetto },
+    { "prof_export_pprof", ex_pprof },
 };
 #define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
@@ -303,7 +307,8 @@ static const char *const HOSTILE[] = {
 #define N_HOSTILE (sizeof HOSTILE / sizeof HOSTILE[0])
 
 /* Exports ev as OUT/<name>.json and OUT/<name>.pftrace and has
-   tests/export/check_perfetto.py compare them. */
+   tests/export/check_perfetto.py compare them; and as OUT/<name>.pb
+   (pprof) and OUT/<name>.stacks (merged), compared by check_pprof.py. */
 static void perfetto_pair(prof_events *ev, const char *name) {
     char js[256], pf[256], cmd[700];
     snprintf(js, sizeof js, OUT "/%s.json", name);
@@ -311,6 +316,14 @@ static void perfetto_pair(prof_events *ev, const char *name) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, js), PROF_OK);
     CHECK_MSG(prof_export_perfetto(ev, pf) == PROF_OK, "prof_export_perfetto(%s): %s", pf, prof_last_error());
     snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s", js, pf);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+    /* the pprof profile of the same list, against its merged folded stacks */
+    snprintf(js, sizeof js, OUT "/%s.stacks", name);
+    snprintf(pf, sizeof pf, OUT "/%s.pb", name);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, js, "self_cpu_time_total"), PROF_OK);
+    CHECK_MSG(prof_export_pprof(ev, pf, "self_cpu_time_total") == PROF_OK, "prof_export_pprof(%s): %s", pf, prof_last_error());
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_pprof.py %s %s", pf, js);
     fflush(stdout);
     CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
 }
@@ -355,11 +368,11 @@ static void test_perfetto_hand(void) {
         d.overload_name = NULL;
         d.set = 0;
         d.stack_depth = 0;
-        d.start_ns = at + 1000;
+        d.start_ns = at + 4000;
         d.end_ns = at + 5000;
         CHECK(prof_events_add(ev, &d) >= 0);
-        d.start_ns = at + 500;
-        d.end_ns = at + 1000;
+        d.start_ns = at + 3500;
+        d.end_ns = at + 4000;
         CHECK(prof_events_add(ev, &d) >= 0);
         /* an async range that overlaps the next event */
         d.name = "async range";
