@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_perfetto.py TRACE.json TRACE.pftrace: prof_export_perfetto's file,
 decoded by protoc (--decode=perfetto.protos.Trace with the schema in
-../shared/reference/perfetto, or PERFETTO_PROTO), holds the same events as
+tests/export/proto, or PERFETTO_PROTO), holds the same events as
 prof_export_chrome_trace's JSON of the same list:
 
   - every packet decodes; incremental state is used only after a packet
@@ -32,7 +32,7 @@ from collections import defaultdict
 from decimal import Decimal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROTO = os.environ.get("PERFETTO_PROTO", os.path.join(HERE, "..", "..", "..", "shared", "reference", "perfetto", "perfetto_trace.proto"))
+PROTO = os.environ.get("PERFETTO_PROTO", os.path.join(HERE, "proto", "perfetto_trace.proto"))
 fails = 0
 
 

@@ -2,7 +2,7 @@
 """check_pprof.py PROFILE.pb STACKS: prof_export_pprof's profile against
 prof_export_stacks_merged's folded stacks of the same list and metric.
 
-  - protoc --decode=perftools.profiles.Profile (../shared/reference/pprof/
+  - protoc --decode=perftools.profiles.Profile (tests/export/proto/
     profile.proto, or PPROF_PROTO) decodes it; every location, function and
     string index resolves; one sample per unique stack;
   - each sample's stack, leaf last, written as a folded line (frames
@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from check_perfetto import parse_text, one  # noqa: E402
 
-PROTO = os.environ.get("PPROF_PROTO", os.path.join(HERE, "..", "..", "..", "shared", "reference", "pprof", "profile.proto"))
+PROTO = os.environ.get("PPROF_PROTO", os.path.join(HERE, "proto", "profile.proto"))
 fails = 0
 
 
