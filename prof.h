@@ -184,9 +184,23 @@
    Table:        prof_events_table, prof_averages_table (malloc'd strings,
                  release with prof_free_string), prof_events_print_table,
                  prof_averages_print_table
-   Exporters:    prof_export_chrome_trace, prof_export_stacks,
+   Exporters:    prof_export_chrome_trace, prof_export_perfetto,
+                 prof_export_pprof, prof_export_stacks,
                  prof_export_stacks_merged, prof_export_memory_timeline,
                  prof_memory_categories, prof_json_valid
+
+   prof_export_perfetto(ev, path) writes Perfetto's native protobuf trace
+   (ui.perfetto.dev, trace_processor): a track per thread (name, order),
+   nested slices with interned names, categories, source locations and call
+   stacks, marks, counters, memory counters, async ranges, a track per device
+   stream with flows from launch to kernel, args as debug annotations,
+   metadata; exact ns; about 22-25 bytes per plain scope. Each thread is a
+   packet sequence with delta timestamps; memory: a stack per thread.
+   prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
+   uncompressed (go tool pprof): one sample per unique stack with the metric
+   in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
+   prof_export_stacks), a location per frame with function, file and line.
+   Both follow OUTPUT FILES below.
 
    Times are integer nanoseconds inside and microseconds in every output, as
    PyTorch prints them. Errors are prof_result codes; a log callback in
