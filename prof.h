@@ -5732,7 +5732,8 @@ static PROF__NI char *prof__put_fit(char *d, double x) {
     while (k < 17 && x >= ten * 10) { ten *= 10; k++; } /* digits before the point - 1 */
     for (p = 3; p < 24; p = p == 3 && 15 - k > 4 ? 15 - k : p + 1) { /* three decimals, else from near 17 digits */
         snprintf(t, sizeof t, "%.*f", p, x);
-        if (strtod(t, NULL) == x) break;
+        double back = strtod(t, NULL);
+        if (!(back < x) && !(back > x)) break; /* reads back as x */
     }
     for (k = 0; t[k] && k < 40; k++) d[k] = t[k] == ',' ? '.' : t[k]; /* a host's locale may use ',' */
     return d + k;
@@ -5813,7 +5814,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
         l->dur = v->end - v->start;
         l->end_d = start_d + prof__us_double(l->dur);
         l->has_end_d = 1;
-        if (l->end_d != bound) {
+        if (l->end_d < bound || l->end_d > bound) {
             l->fit = prof__fit_dur(start_d, bound);
             l->end_d = start_d + l->fit;
         }
@@ -6202,6 +6203,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     char pname[256];
     prof__meta *m;
     prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
+    unsigned char *root_touch = NULL;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
@@ -6278,7 +6280,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json_len = (size_t *)(void *)(site_json + e->nsites + 1);
         cx->cache = cache;
         cx->path.n = 0;
-        cx->path.root_touch = prof__root_touch(e);
+        cx->path.root_touch = root_touch = prof__root_touch(e);
         prof__dec_set(&cx->ev_idx, 0);
         cx->calls = api.n ? &api : NULL;
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
@@ -6296,7 +6298,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         if (!prof__par_events(w, e, cx))
             for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
         PROF_FREE(cx->tid_json);
-        PROF_FREE((void *)cx->path.root_touch);
+        PROF_FREE(root_touch);
         PROF_FREE(cx);
     }
     PROF_FREE(cache);
@@ -6925,6 +6927,7 @@ static PROF__NI void prof__pft_instants(prof__pft *pf) {
             int found;
             track = PROF__PFT_UUID_COUNTER(in->site);
             if (!(slot = prof__map_slot(&counters, in->site, &found))) { pf->oom = 1; break; }
+            *slot = 1; /* a set: the key is what counts */
             if (!found) prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, e->sites[in->site].name, (int)in->site, 0);
         } else {
             prof__buf idata;
@@ -6958,6 +6961,7 @@ static PROF__NI void prof__pft_instants(prof__pft *pf) {
         int found;
         prof__buf *te = &pf->msg;
         if (!(slot = prof__map_slot(&counters, track, &found))) { pf->oom = 1; break; }
+        *slot = 1;
         if (!found) {
             char label[64];
             if (mr->device_type == PROF_DEVICE_CPU) snprintf(label, sizeof label, "[memory] CPU");
@@ -7019,6 +7023,7 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
             if (v->device_type == PROF_DEVICE_CPU) continue;
             uuid = PROF__PFT_UUID_MEMORY(v->device_type, prof__x(e, v)->device_index) ^ ((uint64_t)1 << 40);
             if (!(slot = prof__map_slot(&seen, uuid, &found))) { pf->oom = 1; break; }
+            *slot = 1;
             if (found) continue;
             snprintf(label, sizeof label, "GPU %d", prof__x(e, v)->device_index);
             prof__pft_track(pf, uuid, 0, label, 0x1000000 + prof__x(e, v)->device_index, -1);
