@@ -246,10 +246,24 @@
    Table:        prof_events_table, prof_averages_table (malloc'd strings,
                  release with prof_free_string), prof_events_print_table,
                  prof_averages_print_table
-   Exporters:    prof_export_chrome_trace, prof_export_stacks,
+   Exporters:    prof_export_chrome_trace, prof_export_perfetto,
+                 prof_export_pprof, prof_export_stacks,
                  prof_export_stacks_merged, prof_export_memory_timeline,
                  prof_memory_categories, prof_json_valid
    Report:       prof_report (table and files in one call)
+
+   prof_export_perfetto(ev, path) writes Perfetto's native protobuf trace
+   (ui.perfetto.dev, trace_processor): a track per thread (name, order),
+   nested slices with interned names, categories, source locations and call
+   stacks, marks, counters, memory counters, async ranges, a track per device
+   stream with flows from launch to kernel, args as debug annotations,
+   metadata; exact ns; about 22-25 bytes per plain scope. Each thread is a
+   packet sequence with delta timestamps; memory: a stack per thread.
+   prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
+   uncompressed (go tool pprof): one sample per unique stack with the metric
+   in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
+   prof_export_stacks), a location per frame with function, file and line.
+   Both follow OUTPUT FILES below.
 
    Times are integer nanoseconds inside and microseconds in every output, as
    PyTorch prints them. "CPU time" (Self CPU, CPU total, ...) is, as in
@@ -306,7 +320,20 @@
    followed (also a dangling one: the file is made where it points; a loop
    is an error). A file the user may write in a directory they may not is
    written in place, and emptied if the export then fails. Devices, pipes,
-   /proc files and /dev/stdout or /dev/fd/N are written in place.
+   /proc files and /dev/stdout or /dev/fd/N are written in place. A pipe
+   or socket whose reader is gone fails the export with PROF_E_IO (EPIPE):
+   the SIGPIPE a write raises is blocked in the writing thread and taken
+   back, never delivered to the host (one the host had pending stays).
+   Messages longer than prof_last_error's 511 bytes (a long path) lose
+   their middle, not the reason at their end.
+   TIMES IN THE JSON TRACE: ts is the exact start (three decimals of us);
+   dur is exact too, except where an event ends with its parent or where
+   the next event of its thread begins: then it ends 1 ns earlier (1 ns
+   per level of a chain that ends together), so that ts + dur, added as
+   doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
+   Past 2^50 ns from the base (13 days), ends are written as the double
+   they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
+   engine ignores "i"); [memory] instants keep Kineto's "i".
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
@@ -755,6 +782,8 @@ PROF_API void prof_free_string(char *s);
 
 /* Exporters */
 PROF_API prof_result prof_export_chrome_trace(prof_events *ev, const char *path);
+PROF_API prof_result prof_export_perfetto(prof_events *ev, const char *path);
+PROF_API prof_result prof_export_pprof(prof_events *ev, const char *path, const char *metric);
 PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
 /* One line per distinct stack: its events' values summed in nanoseconds,
    then whole microseconds (so many short calls still count, where
@@ -775,13 +804,15 @@ typedef struct prof_report_options {
                                       prof_averages_print_table's zero */
     /* Files, each written when its path is not NULL: */
     const char *chrome_trace;      /* prof_export_chrome_trace */
+    const char *perfetto;          /* prof_export_perfetto (.pftrace) */
+    const char *pprof;             /* prof_export_pprof with stacks_metric */
     const char *stacks;            /* prof_export_stacks with stacks_metric */
     const char *stacks_merged;     /* prof_export_stacks_merged, the same metric */
     const char *stacks_metric;     /* NULL = "self_cpu_time_total" */
     const char *memory_timeline;   /* prof_export_memory_timeline of: */
     prof_device_type memory_device;/*   zero = PROF_DEVICE_CPU */
     int memory_device_index;       /*   zero = 0 */
-    /* (other exporters: one path each, added here) */
+    /* (a new exporter: one path here, one PROF__REPORT_PART in prof_report) */
 } prof_report_options;
 /* Does everything asked even when a part fails, and returns the first
    error (each is also logged); the event list stays the caller's. */
@@ -1315,9 +1346,27 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
     char msg[512];
     prof_log_fn log;
     void *user;
+    int len;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    len = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof msg) {
+        /* Too long (a long path): the middle goes, so the message keeps its
+           start (what failed) and its end (why), where the reason is. */
+        char *full = (char *)PROF_MALLOC((size_t)len + 1);
+        if (full) {
+            size_t head = 160, from = (size_t)len - (sizeof msg - 1 - head - 5);
+            va_start(ap, fmt);
+            vsnprintf(full, (size_t)len + 1, fmt, ap);
+            va_end(ap);
+            /* cut between UTF-8 sequences */
+            while (head > 0 && ((unsigned char)full[head] & 0xC0) == 0x80) head--;
+            while (((unsigned char)full[from] & 0xC0) == 0x80) from++;
+            memcpy(msg + head, " ... ", 5);
+            memcpy(msg + head + 5, full + from, (size_t)len - from + 1);
+            PROF_FREE(full);
+        }
+    }
     if (level == PROF_LOG_ERROR) {
         memcpy(prof__last_error_buf, msg, sizeof msg);
         prof__last_error_code = code;
@@ -5892,18 +5941,40 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
     w->cap = cap;
     w->fd = -1;
 }
+/* write(2) of all n bytes; returns 0 or the errno.
+   A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, whose
+   default action kills the host: an export must fail with EPIPE instead.
+   send(MSG_NOSIGNAL) would cover sockets only, and changing the process's
+   handler would race with the host's own, so SIGPIPE is blocked in this
+   thread around the writes (the mask is per thread); the SIGPIPE a failed
+   write then leaves pending on the thread is taken back with sigtimedwait,
+   unless one was pending already before (the host's, left alone). The
+   exporters' own threads run with every signal blocked (prof__spawn), so
+   they take this path too. Three system calls per 256 kB buffer. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
+    sigset_t pipe_set, old_mask, pending;
+    int err = 0, was_pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
+    was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
     while (n) {
         ssize_t k = write(fd, s, n);
         if (k < 0) {
             if (errno == EINTR) continue;
-            return errno;
+            err = errno;
+            break;
         }
-        if (k == 0) return EIO;
+        if (k == 0) { err = EIO; break; }
         s += k;
         n -= (size_t)k;
     }
-    return 0;
+    if (err == EPIPE && !was_pending) {
+        struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {}
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    return err;
 }
 static void *prof__w_thread_main(void *arg) {
     prof__wthread *th = (prof__wthread *)arg;
@@ -6514,12 +6585,14 @@ static PROF__NI void prof__w_category(prof__w *w, unsigned f, int on_cpu) {
     else PROF__W_LIT(w, "user_annotation");
 }
 
-/* The duration written for event i. A viewer reads ts and dur as doubles
-   and drops a child that ends after its parent by an ulp, so each event is
-   trimmed (by whole nanoseconds) to end within its parent's end as written,
-   the parent's own trimming included: the chain is replayed from the top.
-   ns/1000.0 is the double nearest the exact decimal the file holds, as the
-   viewer's parse is. */
+/* ----- ts and dur that nest in doubles -----
+   A viewer reads ts and dur as doubles and adds them: DevTools drops a
+   child that ends after its parent by an ulp, speedscope warns, and an
+   event that ends where the next one on its thread begins (common: a TSC
+   that moves in 10 ns steps) appears to overrun it. ts is always written
+   exact; the dur of an event whose end meets its parent's end or its
+   follower's start is written so that its end keeps clear of it
+   (prof__push_level). */
 /* The double a JSON parser makes of the microseconds we print for ns:
    correctly rounded ns/1000, also past 2^53 where (double)ns is not exact. */
 static PROF__NI double prof__us_double(int64_t ns) {
@@ -6537,23 +6610,71 @@ static PROF__NI double prof__us_double(int64_t ns) {
     r = ldexp((double)m, ex);
     return ns < 0 ? -r : r;
 }
+/* The neighbour below (or above) a double > 0 (no libm: nextafter is there). */
+static __inline__ double prof__next_double(double x, int up) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    if (up) b++;
+    else if (b) b--;
+    memcpy(&x, &b, sizeof b);
+    return x;
+}
+/* A dur >= 0 with start_d + dur <= bound in doubles, as large as the
+   difference allows (0 if none). bound - start_d is exact when start_d <=
+   bound <= 2 start_d (Sterbenz), so the sum is then bound itself; else
+   (an event long for its start, or starting before 0) x is at least about
+   bound / 2, so each step down moves the sum, and one or two do. */
+static PROF__NI double prof__fit_dur(double start_d, double bound) {
+    double x = bound - start_d;
+    int steps;
+    for (steps = 0; x > 0 && start_d + x > bound; steps++) {
+        if (steps == 16) return 0; /* not seen; a bound kept over a lost ns */
+        x = prof__next_double(x, 0);
+    }
+    return x > 0 ? x : 0;
+}
+/* A fitted dur in the fewest decimals (at least three) that read back as
+   exactly that double. At most 40 bytes; no exponent. */
+static PROF__NI char *prof__put_fit(char *d, double x) {
+    char t[64];
+    int p, k = 0;
+    double ten = 1;
+    while (k < 17 && x >= ten * 10) { ten *= 10; k++; } /* digits before the point - 1 */
+    for (p = 3; p < 24; p = p == 3 && 15 - k > 4 ? 15 - k : p + 1) { /* three decimals, else from near 17 digits */
+        snprintf(t, sizeof t, "%.*f", p, x);
+        double back = strtod(t, NULL);
+        if (!(back < x) && !(back > x)) break; /* reads back as x */
+    }
+    for (k = 0; t[k] && k < 40; k++) d[k] = t[k] == ',' ? '.' : t[k]; /* a host's locale may use ',' */
+    return d + k;
+}
 
 /* The written ends of the previous event's ancestors (events come parents
-   first), so an event's trimming starts from its parent's result instead of
+   first), so an event's bound starts from its parent's result instead of
    replaying the whole chain. Most children end a nanosecond or more before
    their parent: below PROF__EXACT_NS the rounding of either end (a few
    ulps of at most 2^-16 us) cannot reverse that, so the doubles are only
-   computed, once per event, when an event ends with its parent or near the
-   limit. */
+   computed, once per event, when an event ends with its parent or with
+   its follower's start, or near the limit. */
 #define PROF__PATH_MAX 256
 #define PROF__EXACT_NS ((int64_t)1 << 46) /* ~19.5 hours from the trace's base */
+/* Past 2^50 ns (13 days) the rounding of ts + dur (1.5 ulps of the end in
+   us, 2^-13 us there) comes within a few times of a nanosecond: every
+   event's end is then written as exactly its bound (its own end or its
+   parent's, as parsed), not only one that touches. */
+#define PROF__NEAR_NS ((int64_t)1 << 50)
 typedef struct prof__dur_level {
     int32_t idx;
     int has_end_d;
-    int64_t start, dur;        /* as written */
-    double end_d;              /* us(start) + us(dur), as a parser sums them */
+    int64_t start, dur;        /* ns */
+    double fit;                /* dur as written in us when fitted, else -1 */
+    double end_d;              /* us(start) + dur as written, as a parser sums them */
 } prof__dur_level;
-typedef struct prof__dur_path { int n; prof__dur_level lv[PROF__PATH_MAX]; } prof__dur_path;
+typedef struct prof__dur_path {
+    int n;
+    const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
+    prof__dur_level lv[PROF__PATH_MAX];
+} prof__dur_path;
 static PROF__NI double prof__level_end(prof__dur_level *l) {
     if (!l->has_end_d) {
         l->end_d = prof__us_double(l->start) + prof__us_double(l->dur);
@@ -6561,10 +6682,61 @@ static PROF__NI double prof__level_end(prof__dur_level *l) {
     }
     return l->end_d;
 }
-static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
+/* Whether the event that follows event i on its lane starts exactly where i
+   ends. The follower of a child is its next sibling; of a last child, past
+   the parent's end, which the parent's own bound covers; of a top-level
+   event, the next one on its lane, found before the trace is written
+   (prof__root_touch). */
+static __inline__ int prof__touches_next(const prof_events *e, size_t i, const unsigned char *root_touch) {
+    const prof__ev *v = &e->ev[i];
+    if (v->next_sibling >= 0) return e->ev[v->next_sibling].start == v->end;
+    if (v->parent >= 0) return 0;
+    return !root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1);
+}
+/* Pushes event `idx` on the path with its written dur. In the range where a
+   nanosecond is many ulps, whole nanoseconds: an event that ends with (or
+   after) its parent's written end is written to end 1 ns before it, and
+   one whose follower starts at its end, 1 ns before that. A strict gap,
+   not an equal double, because consumers do their own arithmetic:
+   speedscope subtracts the first ts before adding dur, and ends events of
+   equal end time in the order they began. Only such events lose their last
+   nanosecond (one per level of a chain that ends together). Far out, where
+   a nanosecond nears an ulp, no gap survives the rounding: there every
+   end is written as exactly its bound (its own end as parsed, or its
+   parent's written end), with a fitted dur. */
+static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__dur_path *path) {
+    const prof__ev *v = &e->ev[idx];
+    prof__dur_level *l = &path->lv[path->n];
+    prof__dur_level *p = path->n > 0 ? &path->lv[path->n - 1] : NULL;
+    int far = v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS;
+    l->idx = idx;
+    l->start = v->start;
+    l->fit = -1;
+    l->has_end_d = 0;
+    if (!far) {
+        int64_t end = v->end;
+        if (p && end >= p->start + p->dur) end = p->start + p->dur - 1;
+        if (end == v->end && prof__touches_next(e, (size_t)idx, path->root_touch)) end--;
+        l->dur = end > v->start ? end - v->start : 0;
+    } else {
+        double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
+        if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
+        l->dur = v->end - v->start;
+        l->end_d = start_d + prof__us_double(l->dur);
+        l->has_end_d = 1;
+        if (l->end_d < bound || l->end_d > bound) {
+            l->fit = prof__fit_dur(start_d, bound);
+            l->end_d = start_d + l->fit;
+        }
+    }
+    path->n++;
+}
+/* Event i's level as written: its dur in ns, or fitted (fit >= 0, in us).
+   Valid until the next call. */
+static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t chain[PROF__PATH_MAX], c = e->ev[i].parent;
     int n = 1, k, top = -1, deep = 0;
-    int64_t dur = 0;
+    const prof__dur_level *l;
     chain[0] = (int32_t)i; /* written once: never on the path itself */
     /* up from the parent to an ancestor on the path, or past the root */
     while (c >= 0 && n < PROF__PATH_MAX) {
@@ -6583,27 +6755,44 @@ static PROF__NI int64_t prof__written_dur(const prof_events *e, size_t i, prof__
         deep = 1;
     }
     path->n = top + 1; /* 0 when the chain reached a root */
-    for (k = n - 1; k >= 0; k--) {
-        const prof__ev *v = &e->ev[chain[k]];
-        prof__dur_level *l = &path->lv[path->n];
-        dur = v->end - v->start;
-        if (path->n > 0) {
-            prof__dur_level *p = &path->lv[path->n - 1];
-            int64_t pend = p->start + p->dur;
-            int exact = v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS && pend > -PROF__EXACT_NS && pend < PROF__EXACT_NS;
-            if (!exact || v->end >= pend) {
-                double start_d = prof__us_double(v->start), pend_d = prof__level_end(p);
-                while (dur > 0 && start_d + prof__us_double(dur) > pend_d) dur--;
-            }
-        }
-        l->idx = chain[k];
-        l->start = v->start;
-        l->dur = dur;
-        l->has_end_d = 0;
-        path->n++;
-    }
+    for (k = n - 1; k >= 0; k--) prof__push_level(e, chain[k], path);
+    l = &path->lv[path->n - 1];
     if (deep) path->n = 0;
-    return dur;
+    return l;
+}
+
+/* prof__dur_path.root_touch: for each top-level event, whether the next
+   top-level event of its lane (thread, or device and stream) starts exactly
+   where it ends. Events come in start order. NULL without memory (then
+   every top-level event is bounded by its own end: nesting stays exact,
+   some lose a nanosecond). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
+    prof__map last; /* device lane -> its last top-level event so far */
+    uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
+    unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    size_t i;
+    if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
+    memset(bits, 0, e->n / 8 + 1);
+    for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
+    memset(&last, 0, sizeof last);
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        uint32_t *slot;
+        int found = 1;
+        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* [memory] rows are not written */
+        if (v->device_type == PROF_DEVICE_CPU) {
+            slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
+            found = *slot != UINT32_MAX;
+        } else {
+            uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
+            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+        }
+        if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        *slot = (uint32_t)i;
+    }
+    prof__map_free(&last);
+    PROF_FREE(last_cpu);
+    return bits;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of
@@ -6623,9 +6812,10 @@ typedef struct prof__trace_ctx {
 
 /* The common cases of prof__written_dur, inline: a root, or the child of
    an event on the path (events come parents first, so the parent is there
-   unless the path was cut), ending before its parent in the range where no
-   trimming is possible. Anything else takes the full walk. */
-static __inline__ int64_t prof__written_dur_fast(const prof_events *e, size_t i, prof__dur_path *path) {
+   unless the path was cut), ending before its parent and its follower's
+   start in the range where no rounding can reverse that. Anything else
+   takes the full walk. */
+static __inline__ const prof__dur_level *prof__written_dur_fast(const prof_events *e, size_t i, prof__dur_path *path) {
     const prof__ev *v = &e->ev[i];
     int32_t c = v->parent;
     int top = -1;
@@ -6639,14 +6829,18 @@ static __inline__ int64_t prof__written_dur_fast(const prof_events *e, size_t i,
         pend = p->start + p->dur;
         if (top + 2 > PROF__PATH_MAX || !(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS && v->start > -PROF__EXACT_NS))
             return prof__written_dur(e, i, path);
+    } else if (!(v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS)) {
+        return prof__written_dur(e, i, path);
     }
+    if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) return prof__written_dur(e, i, path);
     l = &path->lv[top + 1];
     l->idx = (int32_t)i;
     l->start = v->start;
     l->dur = v->end - v->start;
+    l->fit = -1;
     l->has_end_d = 0;
     path->n = top + 2;
-    return l->dur;
+    return l;
 }
 
 /* Kineto's "External id" of an event that is not one of the profiler's own
@@ -6677,9 +6871,13 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__extra *x = prof__x(e, v);
     uint64_t pid = cx->pid;
     prof__clean *cache = cx->cache;
+    const prof__dur_level *lv;
     int64_t dur;
+    double fit;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
-    dur = prof__written_dur_fast(e, i, &cx->path);
+    lv = prof__written_dur_fast(e, i, &cx->path);
+    dur = lv->dur;
+    fit = lv->fit;
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
         prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
     } else {
@@ -6705,7 +6903,8 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         PROF__D_LIT(d, ", \"ts\": ");
         d = prof__put_us(d, v->start);
         PROF__D_LIT(d, ", \"dur\": ");
-        d = prof__put_us(d, dur);
+        if (PROF__LIKELY(fit < 0)) d = prof__put_us(d, dur);
+        else d = prof__put_fit(d, fit);
         PROF__D_LIT(d, ", \"args\": {\"External id\": ");
         if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
             /* one of the profiler's own ops: its id and its index */
@@ -6930,6 +7129,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     char pname[256];
     prof__meta *m;
     prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
+    unsigned char *root_touch = NULL;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
@@ -6977,11 +7177,13 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
     for (m = e->meta; m && strcmp(m->key, "distributedInfo") != 0; m = m->next) {}
-    if (e->with_node_id && !m) { /* a user's distributedInfo (metadata) replaces this one */
+    if (!m) { /* a user's distributedInfo (metadata) replaces this one; always
+                 written, since HTA finds the rank nowhere else (rank 0 of 1
+                 when the session had no node id) */
         PROF__W_LIT(w, "  \"distributedInfo\": {\"backend\": \"prof.h\", \"rank\": ");
-        prof__w_i64(w, e->node_id);
+        prof__w_i64(w, e->with_node_id ? e->node_id : 0);
         PROF__W_LIT(w, ", \"world_size\": ");
-        prof__w_i64(w, e->world_size);
+        prof__w_i64(w, e->with_node_id ? e->world_size : 1);
         PROF__W_LIT(w, "},\n");
     }
     if (e->stats.dropped) { /* an incomplete profile says so */
@@ -7022,6 +7224,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json_len = site_len;
         cx->cache = cache;
         cx->path.n = 0;
+        cx->path.root_touch = root_touch = prof__root_touch(e);
         prof__dec_set(&cx->ev_idx, 0);
         cx->calls = api.n ? &api : NULL;
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
@@ -7039,13 +7242,15 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         if (!prof__par_events(w, e, cx))
             for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
         PROF_FREE(cx->tid_json);
+        PROF_FREE(root_touch);
         PROF_FREE(cx);
     }
     PROF_FREE(cache);
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
         if (in->kind == 1) {
-            PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"user_annotation\", \"s\": \"t\", \"name\": ");
+            /* "I", not Kineto's "i": DevTools' trace engine keeps only "I" */
+            PROF__W_LIT(w, "  {\"ph\": \"I\", \"cat\": \"user_annotation\", \"s\": \"t\", \"name\": ");
             prof__w_json_str(w, e->sites[in->site].name);
         } else {
             PROF__W_LIT(w, "  {\"ph\": \"C\", \"cat\": \"counter\", \"name\": ");
@@ -7221,6 +7426,662 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     return prof__out_close(&o, who);
 }
 
+/* ----- Perfetto protobuf (export_perfetto) -----
+   A Trace is a sequence of `packet` fields (TracePacket). Each CPU thread
+   is a packet sequence of its own whose timestamps are deltas (a
+   sequence-scoped incremental clock, id 64) and whose TrackEvents default
+   to the thread's track: a plain scope is a SLICE_BEGIN with an interned
+   name and an SLICE_END, about 20 bytes. Names, categories, source
+   locations, call stacks and annotation names are interned per sequence
+   (emitted on it before first use; iids are global: site + 1, ...).
+   Everything else (track descriptors, marks, counters, memory, device
+   events, async and badly nested events, metadata) goes on sequence 1 with
+   absolute timestamps, on tracks of its own. The file's memory stays a
+   stack per thread plus a bit per (sequence, site). */
+#define PROF__PFT_SEQ_MISC 1u
+#define PROF__PFT_CLOCK 64u
+#define PROF__PFT_UUID_PROCESS 1u
+#define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
+#define PROF__PFT_UUID_COUNTER(site) (0x200000000ull + (uint64_t)(site))
+#define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
+/* protobuf wire format: varints, tags, and length-delimited fields */
+static __inline__ char *prof__pb_varint(char *d, uint64_t v) {
+    while (v >= 0x80) { *d++ = (char)(v | 0x80); v >>= 7; }
+    *d++ = (char)v;
+    return d;
+}
+static __inline__ char *prof__pb_uint(char *d, unsigned field, uint64_t v) { return prof__pb_varint(prof__pb_varint(d, (uint64_t)field << 3), v); }
+static __inline__ char *prof__pb_fixed64(char *d, unsigned field, uint64_t v) {
+    int k;
+    d = prof__pb_varint(d, ((uint64_t)field << 3) | 1);
+    for (k = 0; k < 8; k++) *d++ = (char)(v >> (8 * k));
+    return d;
+}
+static __inline__ char *prof__pb_double(char *d, unsigned field, double x) {
+    uint64_t v;
+    memcpy(&v, &x, 8);
+    return prof__pb_fixed64(d, field, v);
+}
+static __inline__ char *prof__pb_len(char *d, unsigned field, size_t n) { return prof__pb_varint(prof__pb_varint(d, ((uint64_t)field << 3) | 2), n); }
+/* A message under construction: fields appended to a growable buffer, then
+   closed into its parent with its length. */
+static PROF__NI void prof__pb_raw(prof__buf *b, const char *s, size_t n) { prof__buf_put(b, s, n); }
+static PROF__NI void prof__pb_u(prof__buf *b, unsigned field, uint64_t v) { char t[24]; prof__buf_put(b, t, (size_t)(prof__pb_uint(t, field, v) - t)); }
+static PROF__NI void prof__pb_i(prof__buf *b, unsigned field, int64_t v) { prof__pb_u(b, field, (uint64_t)v); }
+static PROF__NI void prof__pb_f64(prof__buf *b, unsigned field, double x) { char t[16]; prof__buf_put(b, t, (size_t)(prof__pb_double(t, field, x) - t)); }
+static PROF__NI void prof__pb_sub(prof__buf *b, unsigned field, const prof__buf *m) {
+    char t[16];
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, m->n) - t));
+    prof__buf_put(b, m->p, m->n);
+}
+/* A string field: valid UTF-8 kept, each invalid byte becomes U+FFFD (as in
+   the JSON trace, so both read the same). */
+static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = 0, bad = 0;
+    char t[16];
+    for (; p[n]; n++) if (p[n] >= 0x80) { int k = prof__utf8_len(p + n); if (k) n += (size_t)k - 1; else bad++; }
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, n + 2 * bad) - t));
+    if (!bad) { prof__buf_put(b, (const char *)p, n); return; }
+    while (*p) {
+        int k = *p >= 0x80 ? prof__utf8_len(p) : 1;
+        if (k) { prof__buf_put(b, (const char *)p, (size_t)k); p += k; }
+        else { prof__buf_put(b, "\xef\xbf\xbd", 3); p++; }
+    }
+}
+
+/* Kineto's category of an event (prof__w_category's names), as an index. */
+static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver" };
+static PROF__NI unsigned prof__pft_cat(unsigned f, int on_cpu) {
+    if (f & PROF_SITE_GPU_KERNEL) return 2;
+    if (f & PROF_SITE_GPU_MEMCPY) return 3;
+    if (f & PROF_SITE_GPU_MEMSET) return 4;
+    if (f & PROF_SITE_CUDA_SYNC) return 5;
+    if (f & PROF_SITE_CUDA_RUNTIME) return 6;
+    if (f & PROF_SITE_CUDA_DRIVER) return 7;
+    if (!on_cpu) return 2;
+    return (f & PROF_SITE_CPU_OP) ? 1 : 0;
+}
+/* Debug annotation names, interned with fixed iids (index + 1). */
+static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
+enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_OVERLOAD, PROF__PA_CORR, PROF__PA_DEVICE, PROF__PA_STREAM, PROF__PA_EXTID, PROF__PA_STACK, PROF__PA_VALUE };
+
+/* Lanes of events that may overlap (async ranges, events that do not nest
+   in their thread's slices, device events): per group (a thread, a device
+   stream), the end of each lane so far; an event takes the first lane
+   free at its start. Lanes are tracks on sequence 1. */
+typedef struct prof__pft_lanes { uint64_t group; int64_t *end; size_t n, cap; } prof__pft_lanes;
+
+typedef struct prof__pft {
+    prof__w *w;
+    prof_events *e;
+    uint64_t offset;             /* added to every ns: timestamps >= 0 */
+    size_t nseq;                 /* 1 + threads */
+    unsigned char *seen;         /* per sequence, a bit per site: name interned */
+    unsigned char *seen_loc;     /* ... source location interned */
+    int64_t *last_ts;            /* per thread sequence: the clock's last value */
+    int32_t **stack;             /* per thread: open slices (event indices) */
+    size_t *depth, *cap;
+    prof__pft_lanes *lanes;
+    size_t nlanes, caplanes;
+    prof__map lane_map;          /* group -> index into lanes */
+    prof__map api;               /* correlation -> the CPU event of its API call */
+    prof__map frame_iid;         /* frame string address -> frame iid */
+    prof__map stack_seen;        /* (sequence, callstack iid) emitted */
+    uint32_t next_frame;
+    prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
+    int oom;
+} prof__pft;
+
+/* Writes a finished packet (its fields in pf->pkt) as Trace.packet. */
+static PROF__NI void prof__pft_emit(prof__pft *pf) {
+    char t[16];
+    if (pf->pkt.oom) { pf->oom = 1; return; }
+    prof__w_put(pf->w, t, (size_t)(prof__pb_len(t, 1, pf->pkt.n) - t));
+    prof__w_put(pf->w, pf->pkt.p, pf->pkt.n);
+    pf->pkt.n = 0;
+}
+static PROF__NI uint64_t prof__pft_ts(const prof__pft *pf, int64_t ns) { return (uint64_t)ns + pf->offset; }
+
+/* The track of a thread's lane group or a device stream, by group key. */
+static PROF__NI uint64_t prof__pft_lane_uuid(uint64_t group, size_t lane) { return (prof__mix(group) | ((uint64_t)1 << 62)) + ((uint64_t)lane << 1); }
+/* A descriptor for a track: name, parent (0 = none), sort rank. */
+static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t parent, const char *name, int rank, int counter_unit) {
+    prof__buf *m = &pf->msg;
+    m->n = 0;
+    prof__pb_u(m, 1, uuid);
+    if (parent) prof__pb_u(m, 5, parent);
+    prof__pb_s(m, 2, name);
+    prof__pb_i(m, 12, rank);
+    if (counter_unit >= 0) {
+        pf->sub.n = 0;
+        if (counter_unit) prof__pb_u(&pf->sub, 3, (uint64_t)counter_unit);
+        prof__pb_sub(m, 8, &pf->sub);
+    }
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 60, m);
+    prof__pft_emit(pf);
+}
+/* The lane of group for an event [start, end], its track described when new. */
+static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name) {
+    uint32_t *slot;
+    int found;
+    prof__pft_lanes *g;
+    size_t k;
+    if (!(slot = prof__map_slot(&pf->lane_map, group, &found))) { pf->oom = 1; return 0; }
+    if (!found) {
+        if (!prof__grow((void *)&pf->lanes, &pf->caplanes, pf->nlanes + 1, sizeof *pf->lanes)) { pf->oom = 1; return 0; }
+        *slot = (uint32_t)pf->nlanes;
+        memset(&pf->lanes[pf->nlanes], 0, sizeof *pf->lanes);
+        pf->lanes[pf->nlanes++].group = group;
+    }
+    g = &pf->lanes[*slot];
+    for (k = 0; k < g->n && g->end[k] > start; k++) {}
+    if (k == g->n) {
+        char label[64];
+        if (!prof__grow((void *)&g->end, &g->cap, g->n + 1, sizeof *g->end)) { pf->oom = 1; return 0; }
+        g->n++;
+        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, (int)k, -1);
+        else {
+            snprintf(label, sizeof label, " (%zu)", k + 1);
+            pf->sub2.n = 0;
+            prof__buf_str(&pf->sub2, name);
+            prof__buf_str(&pf->sub2, label);
+            prof__buf_put(&pf->sub2, "", 1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)k, -1);
+        }
+    }
+    g->end[k] = end;
+    return prof__pft_lane_uuid(group, k);
+}
+
+/* The first packet of a sequence: its state cleared, the interned names
+   every event may use (categories, annotation names), and for a thread,
+   the incremental clock and its track as the default. */
+static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0, uint64_t track) {
+    prof__buf *m = &pf->msg, *s = &pf->sub;
+    size_t k;
+    prof__pb_u(&pf->pkt, 10, seq);
+    prof__pb_u(&pf->pkt, 13, 1); /* SEQ_INCREMENTAL_STATE_CLEARED */
+    prof__pb_u(&pf->pkt, 87, 1); /* first_packet_on_sequence */
+    m->n = 0;
+    for (k = 0; k < sizeof prof__pft_cats / sizeof *prof__pft_cats; k++) {
+        s->n = 0;
+        prof__pb_u(s, 1, k + 1);
+        prof__pb_s(s, 2, prof__pft_cats[k]);
+        prof__pb_sub(m, 1, s);
+    }
+    for (k = 0; k < sizeof prof__pft_arg_names / sizeof *prof__pft_arg_names; k++) {
+        s->n = 0;
+        prof__pb_u(s, 1, k + 1);
+        prof__pb_s(s, 2, prof__pft_arg_names[k]);
+        prof__pb_sub(m, 3, s);
+    }
+    prof__pb_sub(&pf->pkt, 12, m);
+    if (track) {
+        /* clock 64 counts from t0 in deltas; BOOTTIME (6) anchors it, and
+           this packet's own time is in BOOTTIME */
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, t0));
+        prof__pb_u(&pf->pkt, 58, 6);
+        m->n = 0;
+        s->n = 0;
+        prof__pb_u(s, 1, PROF__PFT_CLOCK);
+        prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+        prof__pb_u(s, 3, 1);
+        prof__pb_sub(m, 1, s);
+        s->n = 0;
+        prof__pb_u(s, 1, 6);
+        prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+        prof__pb_sub(m, 1, s);
+        prof__pb_sub(&pf->pkt, 6, m);
+        m->n = 0;
+        prof__pb_u(m, 58, PROF__PFT_CLOCK);
+        s->n = 0;
+        prof__pb_u(s, 11, track);
+        prof__pb_sub(m, 11, s);
+        prof__pb_sub(&pf->pkt, 59, m);
+    }
+    prof__pft_emit(pf);
+}
+
+/* Interned data the event of site `site` needs on sequence seq that the
+   sequence has not had: its name and source location (site + 1), its
+   call stack, frames and their names. Into m (an InternedData). */
+static PROF__NI void prof__pft_intern_site(prof__pft *pf, prof__buf *m, uint32_t seq, uint32_t site) {
+    const prof_site *st = &pf->e->sites[site];
+    size_t bit = (size_t)seq * pf->e->nsites + site;
+    if (pf->seen[bit >> 3] & (1u << (bit & 7))) return;
+    pf->seen[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+    pf->sub.n = 0;
+    prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
+    prof__pb_s(&pf->sub, 2, st->name);
+    prof__pb_sub(m, 2, &pf->sub);
+    if (st->file && st->file[0]) {
+        pf->sub.n = 0;
+        prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
+        prof__pb_s(&pf->sub, 2, st->file);
+        if (st->func) prof__pb_s(&pf->sub, 3, st->func);
+        prof__pb_u(&pf->sub, 4, (uint64_t)(uint32_t)st->line);
+        prof__pb_sub(m, 4, &pf->sub);
+    }
+}
+/* Event i's stack for the exporters: its node in the list's stack tree
+   (0: none; equal stacks have equal nodes) and its frames innermost first,
+   from the arrays prof__nodes_flatten made before the export began. */
+typedef struct prof__frames { const char *const *p; int32_t depth; uint32_t node; } prof__frames;
+static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
+    prof__frames f;
+    f.node = prof__stack_node(e, i);
+    f.p = f.node ? (const char *const *)e->nodes[f.node].arr : NULL;
+    f.depth = f.p ? prof__node_depth(e, f.node) : 0;
+    if (!f.p) f.node = 0;
+    return f;
+}
+/* The callstack iid of event i's stack (0: none), interned on sequence seq
+   into m when new there. */
+static PROF__NI uint64_t prof__pft_intern_stack(prof__pft *pf, prof__buf *m, uint32_t seq, size_t i) {
+    prof__frames st = prof__pft_frames(pf->e, i);
+    uint32_t *slot, iid;
+    int found, k;
+    if (st.depth <= 0) return 0;
+    iid = st.node; /* the stack tree's node is the callstack's iid */
+    if (!(slot = prof__map_slot(&pf->stack_seen, ((uint64_t)seq << 32) | iid, &found))) { pf->oom = 1; return 0; }
+    if (found) return iid;
+    *slot = 1;
+    pf->sub2.n = 0;
+    prof__pb_u(&pf->sub2, 1, iid);
+    for (k = st.depth - 1; k >= 0; k--) { /* bottom (outermost) frame first */
+        uint32_t *fs = prof__map_slot(&pf->frame_iid, (uint64_t)(uintptr_t)st.p[k], &found);
+        uint64_t fid;
+        if (!fs) { pf->oom = 1; return 0; }
+        if (!found) *fs = ++pf->next_frame;
+        fid = *fs;
+        prof__pb_u(&pf->sub2, 2, fid);
+        if (!(fs = prof__map_slot(&pf->stack_seen, ((uint64_t)(seq | 0x80000000u) << 32) | fid, &found))) { pf->oom = 1; return 0; }
+        if (!found) {
+            *fs = 1;
+            pf->sub.n = 0;
+            prof__pb_u(&pf->sub, 1, fid);
+            prof__pb_s(&pf->sub, 2, st.p[k]);
+            prof__pb_sub(m, 5, &pf->sub); /* function_names */
+            pf->sub.n = 0;
+            prof__pb_u(&pf->sub, 1, fid);
+            prof__pb_u(&pf->sub, 2, fid);
+            prof__pb_sub(m, 6, &pf->sub); /* frames */
+        }
+    }
+    prof__pb_sub(m, 7, &pf->sub2); /* callstacks */
+    return iid;
+}
+
+/* The annotations of event i (the JSON trace's args but its per-event
+   ids) into te. */
+static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    prof__buf *a = &pf->sub;
+#define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
+#define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
+    if (x->shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes);
+    if (x->sequence_nr >= 0 && v->extra) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
+    if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
+    if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
+    if (x->overload_name && x->overload_name[0]) PROF__PFT_ARG_S(PROF__PA_OVERLOAD, x->overload_name);
+    if (x->correlation) PROF__PFT_ARG_I(PROF__PA_CORR, (int64_t)x->correlation);
+    if (v->device_type != PROF_DEVICE_CPU) {
+        PROF__PFT_ARG_I(PROF__PA_DEVICE, x->device_index);
+        PROF__PFT_ARG_I(PROF__PA_STREAM, prof__stream_of(e, v));
+    }
+#undef PROF__PFT_ARG_I
+#undef PROF__PFT_ARG_S
+}
+
+/* A slice begin (or an instant) of event i on its thread's sequence (track
+   0: the default) or on sequence 1 (track: its lane, absolute time). */
+static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint64_t track, int64_t ts) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    prof__buf *te = &pf->msg, *in = &pf->sub2;
+    unsigned cat = prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
+    uint64_t stack;
+    /* interned data first: it uses sub and sub2 */
+    in->n = 0;
+    {
+        prof__buf idata;
+        memset(&idata, 0, sizeof idata);
+        prof__pft_intern_site(pf, &idata, seq, v->site);
+        stack = prof__pft_intern_stack(pf, &idata, seq, i);
+        if (idata.oom) pf->oom = 1;
+        if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
+        PROF_FREE(idata.p);
+    }
+    te->n = 0;
+    prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
+    if (track) prof__pb_u(te, 11, track);
+    prof__pb_u(te, 10, (uint64_t)v->site + 1);
+    if (cat) prof__pb_u(te, 3, cat + 1); /* none = user_annotation, the usual one */
+    if (e->sites[v->site].file && e->sites[v->site].file[0]) prof__pb_u(te, 34, (uint64_t)v->site + 1);
+    if (stack) prof__pb_u(te, 56, stack);
+    if (x->trace_name) { /* an event named apart from its site (CUPTI) */
+        prof__buf *nm = &pf->sub;
+        nm->n = 0;
+        prof__pb_s(nm, 23, x->trace_name);
+        prof__pb_raw(te, nm->p, nm->n);
+    }
+    if (v->extra) prof__pft_args(pf, te, i);
+    if (x->correlation) {
+        char t[16];
+        /* flows: from the API call that launched a device event to it */
+        if (v->device_type == PROF_DEVICE_CPU && prof__map_get(&pf->api, x->correlation) == (uint32_t)i)
+            prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, x->correlation) - t));
+        else if (v->device_type != PROF_DEVICE_CPU && prof__map_get(&pf->api, x->correlation) != UINT32_MAX)
+            prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 48, x->correlation) - t));
+    }
+    prof__pb_u(&pf->pkt, 8, track ? prof__pft_ts(pf, ts) : (uint64_t)ts);
+    prof__pb_u(&pf->pkt, 10, seq);
+    prof__pb_sub(&pf->pkt, 11, te);
+    prof__pft_emit(pf);
+}
+/* A slice end: on a thread's sequence (track 0, delta ts), else absolute. */
+static PROF__NI void prof__pft_end(prof__pft *pf, uint32_t seq, uint64_t track, uint64_t ts) {
+    char t[48], *d = t, *m;
+    char te[24];
+    m = prof__pb_uint(te, 9, 2); /* TYPE_SLICE_END */
+    if (track) m = prof__pb_uint(m, 11, track);
+    d = prof__pb_uint(d, 8, ts);
+    d = prof__pb_uint(d, 10, seq);
+    d = prof__pb_len(d, 11, (size_t)(m - te));
+    memcpy(d, te, (size_t)(m - te));
+    d += m - te;
+    {
+        char h[8];
+        prof__w_put(pf->w, h, (size_t)(prof__pb_len(h, 1, (size_t)(d - t)) - h));
+        prof__w_put(pf->w, t, (size_t)(d - t));
+    }
+}
+/* Clock 64 of thread t's sequence to ns: the delta to write. */
+static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns) {
+    uint64_t d = (uint64_t)(ns - pf->last_ts[t]);
+    pf->last_ts[t] = ns;
+    return d;
+}
+/* Ends the open slices of thread t that end by `until` (all: INT64_MAX). */
+static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until, int64_t start_of_next) {
+    while (pf->depth[t] > 0) {
+        const prof__ev *top = &pf->e->ev[pf->stack[t][pf->depth[t] - 1]];
+        if (top->end > until) break;
+        (void)start_of_next;
+        prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, top->end));
+        pf->depth[t]--;
+    }
+}
+/* One event: a slice on its thread's sequence when it nests there, else on
+   a lane of sequence 1. */
+static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    uint32_t t = v->thread;
+    if (v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr) {
+        prof__pft_close(pf, t, v->start, v->start);
+        if (v->start >= pf->last_ts[t] && (pf->depth[t] == 0 || e->ev[pf->stack[t][pf->depth[t] - 1]].end >= v->end)) {
+            if (!prof__grow((void *)&pf->stack[t], &pf->cap[t], pf->depth[t] + 1, sizeof(int32_t))) { pf->oom = 1; return; }
+            pf->stack[t][pf->depth[t]++] = (int32_t)i;
+            prof__pft_begin(pf, i, t + 2, 0, (int64_t)prof__pft_delta(pf, t, v->start));
+            return;
+        }
+    }
+    {
+        /* device events by device and stream; the rest by thread */
+        uint64_t group, track, parent;
+        const char *name;
+        char label[96];
+        if (v->device_type != PROF_DEVICE_CPU) {
+            const prof__extra *x = prof__x(e, v);
+            int64_t stream = prof__stream_of(e, v);
+            group = prof__mix(((uint64_t)(uint32_t)x->device_index << 40) ^ (uint64_t)stream) ^ 0x9e37u;
+            parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
+            snprintf(label, sizeof label, "stream %lld", (long long)stream);
+            name = label;
+        } else {
+            group = ((uint64_t)t << 1) | 1;
+            parent = PROF__PFT_UUID_THREAD(t);
+            name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
+        }
+        track = prof__pft_lane(pf, group, v->start, v->end, parent, name);
+        if (!track) return;
+        prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
+        prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
+    }
+}
+
+/* Marks (instants on their thread's track) and counters (a counter track
+   per counter), then the memory records (a counter track of the bytes
+   allocated per device), on sequence 1. */
+static PROF__NI void prof__pft_instants(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    size_t i;
+    prof__map counters;
+    memset(&counters, 0, sizeof counters);
+    for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) {
+        const prof__instant_ev *in = &e->inst[i];
+        prof__buf *te = &pf->msg;
+        uint64_t track;
+        if (in->kind != 1) {
+            uint32_t *slot;
+            int found;
+            track = PROF__PFT_UUID_COUNTER(in->site);
+            if (!(slot = prof__map_slot(&counters, in->site, &found))) { pf->oom = 1; break; }
+            *slot = 1; /* a set: the key is what counts */
+            if (!found) prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, e->sites[in->site].name, (int)in->site, 0);
+        } else {
+            prof__buf idata;
+            memset(&idata, 0, sizeof idata);
+            prof__pft_intern_site(pf, &idata, PROF__PFT_SEQ_MISC, in->site);
+            if (idata.oom) pf->oom = 1;
+            if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
+            PROF_FREE(idata.p);
+            track = PROF__PFT_UUID_THREAD(in->thread);
+        }
+        te->n = 0;
+        prof__pb_u(te, 11, track);
+        if (in->kind == 1) {
+            prof__pb_u(te, 9, 3); /* TYPE_INSTANT */
+            prof__pb_u(te, 10, (uint64_t)in->site + 1);
+        } else {
+            prof__pb_u(te, 9, 4); /* TYPE_COUNTER */
+            prof__pb_f64(te, 44, in->value);
+        }
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, in->ts));
+        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+        prof__pb_sub(&pf->pkt, 11, te);
+        prof__pft_emit(pf);
+    }
+    prof__map_free(&counters);
+    memset(&counters, 0, sizeof counters);
+    for (i = 0; i < e->nmem && !pf->oom && !pf->w->err; i++) {
+        const prof__memrec *mr = &e->mem[i];
+        uint64_t track = PROF__PFT_UUID_MEMORY(mr->device_type, mr->device_type == PROF_DEVICE_CPU ? 0 : mr->device_index);
+        uint32_t *slot;
+        int found;
+        prof__buf *te = &pf->msg;
+        if (!(slot = prof__map_slot(&counters, track, &found))) { pf->oom = 1; break; }
+        *slot = 1;
+        if (!found) {
+            char label[64];
+            if (mr->device_type == PROF_DEVICE_CPU) snprintf(label, sizeof label, "[memory] CPU");
+            else snprintf(label, sizeof label, "[memory] device %d", mr->device_index);
+            prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, label, 0x10000 + (int)(track & 0xffff), 3 /* UNIT_SIZE_BYTES */);
+        }
+        te->n = 0;
+        prof__pb_u(te, 11, track);
+        prof__pb_u(te, 9, 4);
+        prof__pb_i(te, 30, mr->total);
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, mr->ts));
+        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+        prof__pb_sub(&pf->pkt, 11, te);
+        prof__pft_emit(pf);
+    }
+    prof__map_free(&counters);
+}
+
+/* Descriptors: the process, its threads (names, sort order), each
+   device's process track. */
+static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const char *pname) {
+    const prof_events *e = pf->e;
+    prof__buf *m = &pf->msg, *s = &pf->sub;
+    size_t i;
+    m->n = 0;
+    prof__pb_u(m, 1, PROF__PFT_UUID_PROCESS);
+    s->n = 0;
+    prof__pb_i(s, 1, (int64_t)(int32_t)pid);
+    prof__pb_s(s, 6, pname);
+    prof__pb_sub(m, 3, s);
+    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT */
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 60, m);
+    prof__pft_emit(pf);
+    for (i = 0; i < e->nthr; i++) {
+        char tn[64];
+        m->n = 0;
+        prof__pb_u(m, 1, PROF__PFT_UUID_THREAD(i));
+        s->n = 0;
+        prof__pb_i(s, 1, (int64_t)(int32_t)pid);
+        prof__pb_i(s, 2, (int64_t)e->thr[i].tid);
+        if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
+        prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
+        prof__pb_sub(m, 4, s);
+        prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
+        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+        prof__pb_sub(&pf->pkt, 60, m);
+        prof__pft_emit(pf);
+    }
+    {
+        prof__map seen;
+        memset(&seen, 0, sizeof seen);
+        for (i = 0; i < e->n && !pf->oom; i++) {
+            const prof__ev *v = &e->ev[i];
+            uint64_t uuid;
+            uint32_t *slot;
+            int found;
+            char label[64];
+            if (v->device_type == PROF_DEVICE_CPU) continue;
+            uuid = PROF__PFT_UUID_MEMORY(v->device_type, prof__x(e, v)->device_index) ^ ((uint64_t)1 << 40);
+            if (!(slot = prof__map_slot(&seen, uuid, &found))) { pf->oom = 1; break; }
+            *slot = 1;
+            if (found) continue;
+            snprintf(label, sizeof label, "GPU %d", prof__x(e, v)->device_index);
+            prof__pft_track(pf, uuid, 0, label, 0x1000000 + prof__x(e, v)->device_index, -1);
+        }
+        prof__map_free(&seen);
+    }
+}
+/* Metadata (add_metadata, distributedInfo): annotations of an instant
+   named "metadata" on the process track at the trace's start. */
+static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
+    const prof_events *e = pf->e;
+    prof__buf *te = &pf->msg, *a = &pf->sub;
+    const prof__meta *m;
+    char di[160];
+    int have_di = 0;
+    te->n = 0;
+    prof__pb_u(te, 11, PROF__PFT_UUID_PROCESS);
+    prof__pb_u(te, 9, 3);
+    prof__pb_s(te, 23, "metadata");
+    for (m = e->meta; m; m = m->next) {
+        a->n = 0;
+        prof__pb_s(a, 10, m->key);
+        prof__pb_s(a, m->is_json ? 9 : 6, m->value);
+        prof__pb_sub(te, 4, a);
+        if (strcmp(m->key, "distributedInfo") == 0) have_di = 1;
+    }
+    if (!have_di) {
+        snprintf(di, sizeof di, "{\"backend\": \"prof.h\", \"rank\": %d, \"world_size\": %d}", e->with_node_id ? e->node_id : 0, e->with_node_id ? e->world_size : 1);
+        a->n = 0;
+        prof__pb_s(a, 10, "distributedInfo");
+        prof__pb_s(a, 9, di);
+        prof__pb_sub(te, 4, a);
+    }
+    prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, t0));
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 11, te);
+    prof__pft_emit(pf);
+}
+
+static PROF__NI void prof__pft_free(prof__pft *pf) {
+    size_t i;
+    for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
+    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].end);
+    PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
+    PROF_FREE(pf->seen); PROF_FREE(pf->lanes);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
+    prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
+    PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
+}
+
+PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
+    static const char *const who = "prof_export_perfetto";
+    prof__out o;
+    prof_result r;
+    prof__pft pf;
+    size_t i, nseq;
+    int64_t t0 = 0;
+    char pname[256];
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    if (prof__nodes_flatten(e) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    memset(&pf, 0, sizeof pf);
+    pf.e = e;
+    nseq = e->nthr + 2;
+    pf.seen = (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
+    pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
+    pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
+    pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
+    pf.last_ts = PROF__ALLOC(int64_t, e->nthr + 1);
+    if (!pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
+        prof__pft_free(&pf);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    memset(pf.seen, 0, nseq * (e->nsites + 1) / 8 + 1);
+    memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack);
+    memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
+    memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
+    /* the earliest time: every sequence's clock starts there */
+    for (i = 0; i < e->n; i++) if (e->ev[i].start < t0) t0 = e->ev[i].start;
+    for (i = 0; i < e->ninst; i++) if (e->inst[i].ts < t0) t0 = e->inst[i].ts;
+    for (i = 0; i < e->nmem; i++) if (e->mem[i].ts < t0) t0 = e->mem[i].ts;
+    for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
+    /* absolute times: the session's wall clock where that keeps them >= 0 */
+    pf.offset = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0 ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
+    for (i = 0; i < e->n; i++) { /* correlation -> the CPU event of its API call (runtime over driver) */
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(&pf.api, e->ex[v->extra].correlation, &found))) { pf.oom = 1; break; }
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pft_free(&pf); return r; }
+    pf.w = o.w;
+    prof__process_name(pname, sizeof pname);
+    prof__pft_seq_start(&pf, PROF__PFT_SEQ_MISC, t0, 0);
+    prof__pft_descriptors(&pf, (uint64_t)getpid(), pname);
+    for (i = 0; i < e->nthr; i++) prof__pft_seq_start(&pf, (uint32_t)i + 2, t0, PROF__PFT_UUID_THREAD(i));
+    for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, i);
+    for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX, 0);
+    if (!pf.oom) prof__pft_instants(&pf);
+    if (!pf.oom) prof__pft_metadata(&pf, t0);
+    if (pf.oom || pf.pkt.oom || pf.msg.oom || pf.sub.oom || pf.sub2.oom) {
+        prof__pft_free(&pf);
+        o.w->err = ENOMEM;
+        prof__out_close(&o, who);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    prof__pft_free(&pf);
+    return prof__out_close(&o, who);
+}
+
 /* ----- flamegraph stacks (export_stacks) ----- */
 static PROF__NI int prof__stack_metric(const char *metric) {
     if (!metric) return -1;
@@ -7255,7 +8116,7 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
 }
 
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
-    static const char *const who = "prof_export_stacks";
+    const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
     int which = prof__stack_metric(metric);
     prof__out o;
     prof_result r;
@@ -7361,6 +8222,195 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
 
+/* ----- pprof (export_pprof) -----
+   profile.proto, uncompressed (pprof and go tool pprof take it as is): one
+   sample per unique stack with the metric summed in ns (self CPU or self
+   device time), a location per distinct frame with its function (name,
+   file) and line. Frames read "name (file:line)" (PROF_STACK_SCOPES) or
+   anything else (then the whole frame is the name). Memory: the unique
+   stacks, frames and strings. */
+typedef struct prof__pp {
+    prof_events *e;
+    prof__map stack_of;          /* hash of a stack's frames -> sample index + 1 */
+    uint32_t *rep;               /* per sample: an event with its stack */
+    int64_t *value;
+    size_t n, cap, capv;
+    prof__map loc_of;            /* frame address -> location id */
+    const char **loc_frame;      /* per location id - 1: its frame */
+    size_t nloc, caploc;
+    prof__strtab strs;           /* the string table's strings, interned */
+    prof__arena arena;
+    prof__map str_idx;           /* interned address -> string table index */
+    const char **table;          /* string table, in index order */
+    size_t ntable, captable;
+    prof__map fn_of;             /* interned "name\x1ffile" -> function id */
+    int64_t *fn_name, *fn_file;  /* per function id - 1: string indices */
+    size_t nfn, capfn, capfn2;
+    int oom;
+} prof__pp;
+static PROF__NI int64_t prof__pp_str(prof__pp *p, const char *s, size_t n) {
+    const char *k = prof__intern_n(&p->strs, s, n);
+    uint32_t *slot;
+    int found;
+    if (!k || !(slot = prof__map_slot(&p->str_idx, (uint64_t)(uintptr_t)k, &found))) { p->oom = 1; return 0; }
+    if (!found) {
+        if (!prof__grow((void *)&p->table, &p->captable, p->ntable + 1, sizeof *p->table)) { p->oom = 1; return 0; }
+        *slot = (uint32_t)p->ntable;
+        p->table[p->ntable++] = k;
+    }
+    return (int64_t)*slot;
+}
+/* The location of a frame: "name (file:line)" split, else all name. */
+static PROF__NI uint64_t prof__pp_loc(prof__pp *p, const char *frame) {
+    uint32_t *slot;
+    int found;
+    if (!(slot = prof__map_slot(&p->loc_of, (uint64_t)(uintptr_t)frame, &found))) { p->oom = 1; return 0; }
+    if (!found) {
+        if (!prof__grow((void *)&p->loc_frame, &p->caploc, p->nloc + 1, sizeof *p->loc_frame)) { p->oom = 1; return 0; }
+        p->loc_frame[p->nloc++] = frame;
+        *slot = (uint32_t)p->nloc;
+    }
+    return *slot;
+}
+static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char **file, size_t *file_len, int64_t *line) {
+    size_t n = strlen(f), k;
+    *name_len = n; *file = ""; *file_len = 0; *line = 0;
+    if (n < 5 || f[n - 1] != ')') return;
+    for (k = n - 2; k > 0 && f[k] >= '0' && f[k] <= '9'; k--) {}
+    if (k == n - 2 || f[k] != ':') return;
+    {
+        size_t colon = k, open;
+        for (open = colon; open > 0 && !(f[open] == '(' && f[open - 1] == ' '); open--) {}
+        if (open == 0) return;
+        *name_len = open - 1;
+        *file = f + open + 1;
+        *file_len = colon - open - 1;
+        *line = strtoll(f + colon + 1, NULL, 10);
+    }
+}
+static PROF__NI void prof__pp_free(prof__pp *p) {
+    prof__map_free(&p->stack_of); prof__map_free(&p->loc_of); prof__map_free(&p->str_idx); prof__map_free(&p->fn_of);
+    PROF_FREE(p->rep); PROF_FREE(p->value); PROF_FREE(p->loc_frame); PROF_FREE(p->table); PROF_FREE(p->fn_name); PROF_FREE(p->fn_file);
+    prof__strtab_free(&p->strs); prof__arena_free(&p->arena);
+}
+/* Adds event i's metric to the sample of its stack. */
+static PROF__NI void prof__pp_add(prof__pp *p, size_t i, int64_t v) {
+    uint32_t *slot;
+    int found;
+    /* a node is a stack: keyed by the node (the map mixes its keys) */
+    if (!(slot = prof__map_slot(&p->stack_of, prof__pft_frames(p->e, i).node, &found))) { p->oom = 1; return; }
+    if (!found) {
+        if (!prof__grow((void *)&p->rep, &p->cap, p->n + 1, sizeof *p->rep) ||
+            !prof__grow((void *)&p->value, &p->capv, p->n + 1, sizeof *p->value)) { p->oom = 1; return; }
+        p->rep[p->n] = (uint32_t)i;
+        p->value[p->n] = 0;
+        *slot = (uint32_t)++p->n;
+    }
+    prof__sat_add(&p->value[*slot - 1], v);
+}
+static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
+    prof__buf m, s;
+    size_t i;
+    int k;
+    int64_t t_type, t_unit;
+    memset(&m, 0, sizeof m);
+    memset(&s, 0, sizeof s);
+    prof__pp_str(p, "", 0);
+    t_type = prof__pp_str(p, which == 0 ? "cpu" : "device", which == 0 ? 3 : 6);
+    t_unit = prof__pp_str(p, "nanoseconds", 11);
+    m.n = 0; prof__pb_i(&m, 1, t_type); prof__pb_i(&m, 2, t_unit);
+    prof__pb_sub(&s, 1, &m);  /* sample_type */
+    prof__pb_sub(&s, 11, &m); /* period_type */
+    prof__pb_i(&s, 12, 1);
+    for (i = 0; i < p->n; i++) { /* samples: leaf first */
+        prof__frames st = prof__pft_frames(p->e, p->rep[i]);
+        if (p->value[i] <= 0) continue;
+        m.n = 0;
+        for (k = 0; k < st.depth; k++) prof__pb_u(&m, 1, prof__pp_loc(p, st.p[k]));
+        prof__pb_i(&m, 2, p->value[i]);
+        prof__pb_sub(&s, 2, &m);
+        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    }
+    for (i = 0; i < p->nloc; i++) { /* locations and their functions */
+        const char *file;
+        size_t nl, fl;
+        int64_t line, name_i, file_i;
+        uint32_t *slot;
+        int found;
+        prof__buf ln;
+        prof__pp_split(p->loc_frame[i], &nl, &file, &fl, &line);
+        name_i = prof__pp_str(p, p->loc_frame[i], nl);
+        file_i = prof__pp_str(p, file, fl);
+        if (!(slot = prof__map_slot(&p->fn_of, ((uint64_t)name_i << 32) ^ (uint64_t)file_i, &found))) { p->oom = 1; break; }
+        if (!found) {
+            if (!prof__grow((void *)&p->fn_name, &p->capfn, p->nfn + 1, sizeof(int64_t)) ||
+                !prof__grow((void *)&p->fn_file, &p->capfn2, p->nfn + 1, sizeof(int64_t))) { p->oom = 1; break; }
+            p->fn_name[p->nfn] = name_i;
+            p->fn_file[p->nfn] = file_i;
+            *slot = (uint32_t)++p->nfn;
+        }
+        memset(&ln, 0, sizeof ln);
+        prof__pb_u(&ln, 1, *slot);
+        prof__pb_i(&ln, 2, line);
+        m.n = 0;
+        prof__pb_u(&m, 1, i + 1);
+        prof__pb_sub(&m, 4, &ln);
+        PROF_FREE(ln.p);
+        prof__pb_sub(&s, 4, &m);
+        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    }
+    for (i = 0; i < p->nfn; i++) {
+        m.n = 0;
+        prof__pb_u(&m, 1, i + 1);
+        prof__pb_i(&m, 2, p->fn_name[i]);
+        prof__pb_i(&m, 3, p->fn_name[i]);
+        prof__pb_i(&m, 4, p->fn_file[i]);
+        prof__pb_sub(&s, 5, &m);
+    }
+    for (i = 0; i < p->ntable; i++) {
+        prof__pb_s(&s, 6, p->table[i]);
+        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    }
+    prof__pb_i(&s, 9, p->e->base_real_ns);
+    if (m.oom || s.oom) p->oom = 1;
+    prof__w_put(w, s.p, s.n);
+    PROF_FREE(m.p);
+    PROF_FREE(s.p);
+}
+PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const char *metric) {
+    static const char *const who = "prof_export_pprof";
+    int which = prof__stack_metric(metric);
+    prof__out o;
+    prof_result r;
+    prof__pp p;
+    size_t i;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if (which < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    if (prof__nodes_flatten(e) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    memset(&p, 0, sizeof p);
+    p.e = e;
+    p.strs.arena = &p.arena;
+    for (i = 0; i < e->n && !p.oom; i++) {
+        int64_t v;
+        if (prof__pft_frames(e, i).depth <= 0) continue;
+        v = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i);
+        if (v > 0) prof__pp_add(&p, i, v);
+    }
+    if (p.oom) { prof__pp_free(&p); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pp_free(&p); return r; }
+    prof__pp_write(&p, o.w, which);
+    if (p.oom) {
+        prof__pp_free(&p);
+        o.w->err = ENOMEM;
+        prof__out_close(&o, who);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    prof__pp_free(&p);
+    return prof__out_close(&o, who);
+}
+
 /* ----- memory timeline (export_memory_timeline) -----
    [times, sizes]: times in microseconds since the session start, one per
    distinct allocation time on the device; sizes[i][c] the bytes live in
@@ -7458,11 +8508,12 @@ PROF_API prof_result prof_report(prof_events *e, const prof_report_options *opt)
         prof_averages_free(avg);
     }
     if (o.chrome_trace) PROF__REPORT_PART(prof_export_chrome_trace(e, o.chrome_trace));
+    if (o.perfetto) PROF__REPORT_PART(prof_export_perfetto(e, o.perfetto));
+    if (o.pprof) PROF__REPORT_PART(prof_export_pprof(e, o.pprof, metric));
     if (o.stacks) PROF__REPORT_PART(prof_export_stacks(e, o.stacks, metric));
     if (o.stacks_merged) PROF__REPORT_PART(prof_export_stacks_merged(e, o.stacks_merged, metric));
     if (o.memory_timeline)
         PROF__REPORT_PART(prof_export_memory_timeline(e, o.memory_timeline, o.memory_device, o.memory_device_index));
-    /* (other exporters: one PROF__REPORT_PART each, here) */
 #undef PROF__REPORT_PART
     return first;
 }

@@ -1,4 +1,5 @@
-/* bench/export.c - speed of prof_export_chrome_trace on 1M events carrying
+/* bench/export.c - speed of prof_export_chrome_trace (and, side by side,
+   prof_export_perfetto and prof_export_stacks_merged) on 1M events carrying
    full Kineto args (input shapes, call stack, sequence number, FLOPs; see
    bench/synth.h), in events/s and MB/s (file size / time, best and median
    of the repetitions), and PyTorch's EventList.export_chrome_trace on the
@@ -149,6 +150,12 @@ static int looks_complete(const char *path, double size) {
 
 /* Exports ev reps times; prints `<prefix>_*` figures; returns the median
    time (0 on failure). */
+typedef prof_result (*export_fn)(prof_events *ev, const char *path);
+static prof_result ex_chrome(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
+static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
+static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
+static export_fn g_fn = ex_chrome;
+
 static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps, const char *path, double *size_out) {
     double secs[32], size = 0, best, med, wf;
     size_t i, k = 0;
@@ -158,14 +165,14 @@ static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps
         prof_result r;
         unlink(path);
         t0 = now_s();
-        r = prof_export_chrome_trace(ev, path);
+        r = g_fn(ev, path);
         t1 = now_s();
         if (r != PROF_OK) { printf("# export failed: %s\n", prof_last_error()); break; }
         secs[k++] = t1 - t0;
         if (stat(path, &st) == 0) size = (double)st.st_size;
     }
     if (!k) return 0;
-    if (!looks_complete(path, size)) printf("# warning: %s does not look like a complete trace\n", path);
+    if (g_fn == ex_chrome && !looks_complete(path, size)) printf("# warning: %s does not look like a complete trace\n", path);
     unlink(path);
     best = secs[0];
     for (i = 1; i < k; i++) if (secs[i] < best) best = secs[i];
@@ -187,7 +194,7 @@ static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps
         double nul[32];
         for (i = 0; i < reps; i++) {
             double t0 = now_s();
-            if (prof_export_chrome_trace(ev, "/dev/null") != PROF_OK) break;
+            if (g_fn(ev, "/dev/null") != PROF_OK) break;
             nul[i] = now_s() - t0;
         }
         if (i == reps) {
@@ -208,6 +215,21 @@ static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps
     fflush(stdout);
     *size_out = size;
     return med;
+}
+
+/* The other formats of the same events, side by side with the JSON:
+   export<suffix>_perfetto_*, export<suffix>_stacks_* (merged folded stacks). */
+static void other_formats(const char *suffix, prof_events *ev, size_t n, size_t reps, const char *path) {
+    static const struct { const char *name; export_fn fn; } F[] = { { "perfetto", ex_perfetto }, { "stacks", ex_stacks } };
+    size_t k;
+    for (k = 0; k < sizeof F / sizeof F[0]; k++) {
+        char prefix[64];
+        double size;
+        snprintf(prefix, sizeof prefix, "export%s_%s", suffix, F[k].name);
+        g_fn = F[k].fn;
+        measure(prefix, ev, n, reps, path, &size);
+    }
+    g_fn = ex_chrome;
 }
 
 int main(void) {
@@ -238,6 +260,7 @@ int main(void) {
            prof_events_count(ev), reps, tmp);
     fflush(stdout);
     if ((med = measure("export", ev, n, reps, path, &size)) <= 0) return 1;
+    other_formats("", ev, n, reps, path);
     prof_events_free(ev);
 
     ev = prof_events_create();
@@ -247,6 +270,7 @@ int main(void) {
     printf("# the same %zu events as plain scopes (args: External id, Ev Idx)\n", prof_events_count(ev));
     fflush(stdout);
     if ((med_plain = measure("export_plain", ev, n, reps, path, &size_plain)) <= 0) return 1;
+    other_formats("_plain", ev, n, reps, path);
     prof_events_free(ev);
 
     if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) {

@@ -150,14 +150,17 @@ int main(void) {
     pthread_join(th, NULL);
     ev = prof_stop();
 
-    /* the table (10 rows by self CPU time) and two files, in one call */
+    /* the table (10 rows by self CPU time) and three files, in one call */
     memset(&report, 0, sizeof report);
     report.table.sort_by = "self_cpu_time_total";
     report.table.row_limit = 10;
     report.chrome_trace = "trace.json";
+    report.perfetto = "trace.pftrace";
     report.stacks = "profile.stacks";
     rc = prof_report(ev, &report);
-    if (rc == PROF_OK) printf("wrote trace.json (%zu events) and profile.stacks\n", prof_events_count(ev));
+    if (rc == PROF_OK)
+        printf("wrote trace.json (%zu events; chrome://tracing, ui.perfetto.dev), trace.pftrace (Perfetto's own format: ui.perfetto.dev, trace_processor) and profile.stacks (flamegraph.pl, speedscope)\n",
+               prof_events_count(ev));
     prof_events_free(ev);
     prof_shutdown();
     free(w); free(h); free(y);

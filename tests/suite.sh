@@ -34,6 +34,8 @@ tools=(
     "python3:python3"                        # test_export's checker
     "objdump:binutils"                       # compile_shared_* cases
     "node:nodejs" "npm:npm"                  # tests/js (real consumers of the exports)
+    "protoc:protobuf-compiler"               # test_export_io: Perfetto and pprof files decoded
+    "go:golang-go"                           # test_export_io: go tool pprof reads the pprof file
 )
 missing_tools() {
     local t

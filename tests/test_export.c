@@ -728,8 +728,8 @@ static void write_trace_expect(const char *expect_name, const char *file, prof_e
             file, file, (long)getpid());
     put_spec(f, g_comm);
     fprintf(f, ",\n");
-    put_keys(f, keys, 0);
-    fprintf(f, ",\n");
+    put_keys(f, keys, 1); /* distributedInfo always, rank 0 of 1 without a node id */
+    fprintf(f, ",\n\"rank\": 0, \"world_size\": 1,\n");
     put_meta(f, metas);
     fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"i\": 0, \"C\": 0},\n", prof_events_count(ev), count_meta(lanes, nl));
     put_threads(f, lanes, nl, NULL, 0);
@@ -1225,7 +1225,7 @@ static void test_recorded(void) {
             put_keys(f, &keys, 1);
             fprintf(f, ",\n");
             put_meta(f, &metas);
-            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"i\": %d, \"C\": %d},\n", n, count_meta(lanes, nl), nmarks + g_nmem, nctr);
+            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"I\": %d, \"i\": %d, \"C\": %d},\n", n, count_meta(lanes, nl), nmarks, g_nmem, nctr);
             put_threads(f, lanes, nl, names, 3);
             fprintf(f, ",\n");
             put_events(f, ev, cat_rec);

@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""check_perfetto.py TRACE.json TRACE.pftrace: prof_export_perfetto's file,
+decoded by protoc (--decode=perfetto.protos.Trace with the schema in
+tests/export/proto, or PERFETTO_PROTO), holds the same events as
+prof_export_chrome_trace's JSON of the same list:
+
+  - every packet decodes; incremental state is used only after a packet
+    with SEQ_INCREMENTAL_STATE_CLEARED on its sequence; every iid used was
+    interned on the sequence before;
+  - slices: per thread (tid) the same (name, category, start ns, end ns)
+    as the JSON's "X" events, starts exact to the ns, ends exact (the
+    JSON's may be a few ns short where it trims touching events); the
+    nesting (each slice's parent) equals the JSON's; slices of a track
+    begin and end in order (a well-formed stack); device events on a
+    track under their device's, per stream;
+  - annotations equal the JSON's args (Input Dims, Sequence number, flops,
+    Overload name), call stacks equal "Call stack";
+  - thread names (JSON thread_name) and process name;
+  - marks ("I") and counters ("C"): name, thread, ts, value; [memory]
+    instants: Total Allocated per device as counter values;
+  - flows: every JSON flow (s -> f by id) is a flow from the launch slice to
+    the device slice.
+Strings are compared after decoding (the JSON's escapes; protoc's octal
+escapes), so hostile names must come out the same in both.
+Exit status 0 when all hold."""
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from decimal import Decimal
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO = os.environ.get("PERFETTO_PROTO", os.path.join(HERE, "proto", "perfetto_trace.proto"))
+fails = 0
+
+
+def fail(msg):
+    global fails
+    fails += 1
+    if fails <= 30:
+        print("FAIL", msg)
+
+
+# ----- protoc's text format -> nested dicts of lists -----
+_TOK = re.compile(r'\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*(\{|:\s*("(?:[^"\\]|\\.)*"|[^\s{}]+))|(\}))')
+
+
+def unescape(s):
+    out = bytearray()
+    i = 0
+    b = s.encode("latin-1") if False else s.encode("utf-8")
+    while i < len(b):
+        c = b[i]
+        if c != 0x5C:
+            out.append(c)
+            i += 1
+            continue
+        n = chr(b[i + 1])
+        if n in "01234567":
+            j = i + 1
+            while j < len(b) and j < i + 4 and chr(b[j]) in "01234567":
+                j += 1
+            out.append(int(b[i + 1:j], 8))
+            i = j
+        elif n == "x":
+            j = i + 2
+            while j < len(b) and j < i + 4 and chr(b[j]) in "0123456789abcdefABCDEF":
+                j += 1
+            out.append(int(b[i + 2:j], 16))
+            i = j
+        else:
+            out.append({"n": 10, "r": 13, "t": 9, "a": 7, "b": 8, "f": 12, "v": 11}.get(n, ord(n)))
+            i += 2
+    return bytes(out)
+
+
+def parse_text(text):
+    root = defaultdict(list)
+    stack = [root]
+    pos = 0
+    while True:
+        m = _TOK.match(text, pos)
+        if not m:
+            if text[pos:].strip():
+                raise ValueError(f"cannot parse protoc output at {text[pos:pos + 80]!r}")
+            break
+        pos = m.end()
+        if m.group(4):
+            stack.pop()
+        elif m.group(2) == "{":
+            d = defaultdict(list)
+            stack[-1][m.group(1)].append(d)
+            stack.append(d)
+        else:
+            v = m.group(3)
+            if v.startswith('"'):
+                v = unescape(v[1:-1])
+            stack[-1][m.group(1)].append(v)
+    return root
+
+
+def one(d, k, default=None):
+    v = d.get(k)
+    return v[0] if v else default
+
+
+def s_of(b):
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        fail(f"invalid UTF-8 in a string: {b[:60]!r}")
+        return b.decode("utf-8", "replace")
+
+
+def main():
+    json_path, pf_path = sys.argv[1], sys.argv[2]
+    with open(pf_path, "rb") as f:
+        r = subprocess.run(["protoc", "--proto_path=" + os.path.dirname(PROTO), "--decode=perfetto.protos.Trace", os.path.basename(PROTO)],
+                           stdin=f, capture_output=True)
+    if r.returncode != 0:
+        fail(f"protoc --decode failed: {r.stderr.decode(errors='replace')[:400]}")
+        return 1
+    trace = parse_text(r.stdout.decode("utf-8", "surrogateescape"))
+    with open(json_path, "rb") as f:
+        jt = json.loads(f.read(), parse_float=Decimal)
+
+    # ----- replay the sequences -----
+    seqs = {}
+    tracks = {}  # uuid -> descriptor dict
+    slices = []  # (track, name, cat, start, end, args, stack, depth, parent index)
+    open_by_track = defaultdict(list)
+    instants, counters = [], []
+    flows_out, flows_in = {}, {}
+    for pk in trace.get("packet", []):
+        sid = int(one(pk, "trusted_packet_sequence_id", "0"))
+        st = seqs.get(sid)
+        flags = int(one(pk, "sequence_flags", "0")) if one(pk, "sequence_flags", "0").isdigit() else (1 if "CLEARED" in one(pk, "sequence_flags") else 2)
+        if flags & 1:
+            st = seqs[sid] = {"names": {}, "cats": {}, "args": {}, "locs": {}, "fn": {}, "frames": {}, "stacks": {}, "clock": None, "track": None, "last": None}
+        if st is None:
+            fail(f"sequence {sid}: a packet before its state was cleared")
+            st = seqs[sid] = {"names": {}, "cats": {}, "args": {}, "locs": {}, "fn": {}, "frames": {}, "stacks": {}, "clock": None, "track": None, "last": None}
+        for idata in pk.get("interned_data", []):
+            for k, dst, val in (("event_names", "names", "name"), ("event_categories", "cats", "name"), ("debug_annotation_names", "args", "name"),
+                                ("function_names", "fn", "str")):
+                for x in idata.get(k, []):
+                    st[dst][int(one(x, "iid"))] = s_of(one(x, val, b""))
+            for x in idata.get("source_locations", []):
+                st["locs"][int(one(x, "iid"))] = (s_of(one(x, "file_name", b"")), s_of(one(x, "function_name", b"")), int(one(x, "line_number", "0")))
+            for x in idata.get("frames", []):
+                st["frames"][int(one(x, "iid"))] = int(one(x, "function_name_id"))
+            for x in idata.get("callstacks", []):
+                st["stacks"][int(one(x, "iid"))] = [int(v) for v in x.get("frame_ids", [])]
+        for cs in pk.get("clock_snapshot", []):
+            for c in cs.get("clocks", []):
+                if one(c, "clock_id") == "64":
+                    st["clock"] = int(one(c, "timestamp"))
+        for d in pk.get("trace_packet_defaults", []):
+            if one(d, "timestamp_clock_id") == "64":
+                st["incremental"] = True
+            for ted in d.get("track_event_defaults", []):
+                st["track"] = int(one(ted, "track_uuid"))
+        for td in pk.get("track_descriptor", []):
+            tracks[int(one(td, "uuid"))] = td
+        if "timestamp" not in pk:
+            if pk.get("track_event"):
+                fail("a track event without a timestamp")
+            continue
+        ts = int(one(pk, "timestamp"))
+        if st.get("incremental") and one(pk, "timestamp_clock_id") is None:
+            st["clock"] += ts
+            ts = st["clock"]
+        for te in pk.get("track_event", []):
+            track = int(one(te, "track_uuid", "0")) or st["track"]
+            typ = one(te, "type")
+            if typ == "TYPE_SLICE_BEGIN" or typ == "TYPE_INSTANT":
+                if one(te, "name_iid"):
+                    iid = int(one(te, "name_iid"))
+                    if iid not in st["names"]:
+                        fail(f"sequence {sid}: name_iid {iid} not interned")
+                    name = st["names"].get(iid, "?")
+                else:
+                    name = s_of(one(te, "name", b""))
+                if one(te, "name") is not None:
+                    name = s_of(one(te, "name"))
+                cat = "user_annotation"
+                if te.get("category_iids"):
+                    cat = st["cats"].get(int(one(te, "category_iids")), "?")
+                args = {}
+                for a in te.get("debug_annotations", []):
+                    an = st["args"].get(int(one(a, "name_iid", "0"))) if one(a, "name_iid") else s_of(one(a, "name", b""))
+                    if one(a, "int_value") is not None:
+                        args[an] = int(one(a, "int_value"))
+                    elif one(a, "string_value") is not None:
+                        args[an] = s_of(one(a, "string_value"))
+                    elif one(a, "legacy_json_value") is not None:
+                        args[an] = json.loads(s_of(one(a, "legacy_json_value")))
+                stack = None
+                if one(te, "callstack_iid"):
+                    cid = int(one(te, "callstack_iid"))
+                    if cid not in st["stacks"]:
+                        fail(f"sequence {sid}: callstack_iid {cid} not interned")
+                    stack = [st["fn"].get(st["frames"].get(f, -1), "?") for f in st["stacks"].get(cid, [])]
+                if one(te, "source_location_iid") and int(one(te, "source_location_iid")) not in st["locs"]:
+                    fail(f"sequence {sid}: source_location_iid not interned")
+                if typ == "TYPE_INSTANT":
+                    instants.append((track, name, ts, args))
+                    continue
+                stk = open_by_track[track]
+                k = len(slices)
+                slices.append({"track": track, "name": name, "cat": cat, "start": ts, "end": None, "args": args, "stack": stack,
+                               "parent": stk[-1] if stk else None})
+                stk.append(k)
+                for fid in te.get("flow_ids", []):
+                    flows_out[int(fid)] = k
+                for fid in te.get("terminating_flow_ids", []):
+                    flows_in[int(fid)] = k
+            elif typ == "TYPE_SLICE_END":
+                stk = open_by_track[track]
+                if not stk:
+                    fail(f"track {track}: an end without a begin at {ts}")
+                    continue
+                s = slices[stk.pop()]
+                if ts < s["start"]:
+                    fail(f"track {track}: {s['name']!r} ends at {ts} before it starts at {s['start']}")
+                s["end"] = ts
+            elif typ == "TYPE_COUNTER":
+                v = one(te, "double_counter_value")
+                v = float(v) if v is not None else int(one(te, "counter_value"))
+                counters.append((track, ts, v))
+    for t, stk in open_by_track.items():
+        if stk:
+            fail(f"track {t}: {len(stk)} slices never ended")
+
+    # ----- the track of a slice -> its thread (tid) or device stream -----
+    def thread_of(uuid):
+        seen = 0
+        while uuid in tracks and seen < 10:
+            td = tracks[uuid]
+            if td.get("thread"):
+                return ("cpu", int(one(td["thread"][0], "tid")))
+            uuid = int(one(td, "parent_uuid", "0"))
+            seen += 1
+        return None
+
+    def track_name(uuid):
+        td = tracks.get(uuid)
+        return s_of(one(td, "name", b"")) if td else None
+
+    # ----- the JSON's events -----
+    ev = jt["traceEvents"]
+    names = {}
+    for e in ev:
+        if e.get("ph") == "M" and e["name"] == "thread_name":
+            names[(int(e["pid"]), int(e["tid"]))] = e["args"]["name"]
+        if e.get("ph") == "M" and e["name"] == "process_name" and e.get("args", {}).get("name", "").startswith("GPU ") is False:
+            pname = e["args"]["name"]
+    xs = [e for e in ev if e.get("ph") == "X"]
+    cpu_pid = None
+    for e in ev:
+        if e.get("ph") == "M" and e["name"] == "process_labels" and e["args"].get("labels") == "CPU":
+            cpu_pid = int(e["pid"])
+    ns = lambda d: int(Decimal(d) * 1000)
+    # offset: the JSON's ns to Perfetto's, from the first CPU slice both have
+    offset = None
+    pf_cpu = defaultdict(list)
+    pf_dev = []
+    for k, s in enumerate(slices):
+        th = thread_of(s["track"])
+        if th:
+            pf_cpu[th[1]].append(k)
+        else:
+            pf_dev.append(k)
+    js_cpu = defaultdict(list)
+    js_dev = []
+    for e in xs:
+        if int(e["pid"]) == cpu_pid:
+            js_cpu[int(e["tid"])].append(e)
+        else:
+            js_dev.append(e)
+    if xs and slices:
+        first = min(xs, key=lambda e: ns(e["ts"]))
+        offset = min(s["start"] for s in slices) - ns(first["ts"])
+    if len(xs) != len(slices):
+        fail(f"{len(slices)} slices, the JSON has {len(xs)} X events")
+    # match per thread by (start, name), then compare
+    matched = {}
+    for tid, lst in js_cpu.items():
+        pool = defaultdict(list)
+        for k in pf_cpu.get(tid, []):
+            pool[(slices[k]["start"], slices[k]["name"])].append(k)
+        for e in lst:
+            key = (ns(e["ts"]) + offset, e["name"])
+            if not pool.get(key):
+                fail(f"thread {tid}: no slice {e['name'][:60]!r} at {e['ts']} (+offset)")
+                continue
+            k = pool[key].pop(0)
+            matched[id(e)] = k
+            s = slices[k]
+            end_js = ns(e["ts"]) + ns(e["dur"]) + offset
+            if not (0 <= s["end"] - end_js <= 16):
+                fail(f"{e['name'][:60]!r} at {e['ts']}: ends at {s['end'] - offset} ns, the JSON at {end_js - offset} (dur {e['dur']})")
+            if s["cat"] != e["cat"]:
+                fail(f"{e['name'][:60]!r}: category {s['cat']!r}, JSON {e['cat']!r}")
+            a = e.get("args", {})
+            for key_ in ("Input Dims", "Sequence number", "flops", "Overload name"):
+                want = a.get(key_)
+                if key_ == "Input Dims" and want is not None:
+                    want = json.dumps(want).replace(" ", "")
+                    got = s["args"].get(key_)
+                    got = got.replace(" ", "") if got is not None else None
+                elif key_ == "Overload name" and want == "":
+                    want = None
+                    got = s["args"].get(key_)
+                else:
+                    got = s["args"].get(key_)
+                if got != want:
+                    fail(f"{e['name'][:60]!r}: annotation {key_} = {str(got)[:60]!r}, JSON {str(want)[:60]!r}")
+            want_stack = a.get("Call stack")
+            got_stack = ";".join(reversed(s["stack"])) if s["stack"] else None
+            if want_stack != got_stack:
+                fail(f"{e['name'][:60]!r}: call stack {str(got_stack)[:80]!r}, JSON {str(want_stack)[:80]!r}")
+    # nesting: the JSON's parent (rebuilt from ns, touching trimmed) vs Perfetto's
+    for tid, lst in js_cpu.items():
+        st_ = []
+        for e in sorted(lst, key=lambda e: (ns(e["ts"]), -ns(e["dur"]))):
+            if id(e) not in matched:
+                continue
+            k = matched[id(e)]
+            s = slices[k]
+            while st_ and slices[st_[-1]]["end"] <= s["start"] and not (slices[st_[-1]]["end"] >= s["end"] and slices[st_[-1]]["start"] <= s["start"] and s["parent"] == st_[-1]):
+                st_.pop()
+            # Perfetto's parent must be a slice that contains it
+            p = s["parent"]
+            if p is not None and not (slices[p]["start"] <= s["start"] and s["end"] <= slices[p]["end"]):
+                fail(f"{s['name'][:60]!r}: inside a slice that does not contain it")
+            st_.append(k)
+        depth_js = {}
+    # threads' names
+    for (pid, tid), nm in names.items():
+        if pid != cpu_pid:
+            continue
+        got = [s_of(one(td["thread"][0], "thread_name", b"")) for td in tracks.values() if td.get("thread") and int(one(td["thread"][0], "tid")) == tid]
+        if got != [nm]:
+            fail(f"thread {tid}: name {got!r}, JSON {nm!r}")
+    # device slices: by stream track name and count
+    if len(js_dev) != len(pf_dev):
+        fail(f"{len(pf_dev)} device slices, JSON {len(js_dev)}")
+    jd = sorted((ns(e["ts"]) + offset, e["name"], f"stream {e['tid']}") for e in js_dev)
+    pd = sorted((slices[k]["start"], slices[k]["name"], re.sub(r" \(\d+\)$", "", track_name(slices[k]["track"]) or "")) for k in pf_dev)
+    if jd != pd:
+        fail(f"device slices differ: {pd[:3]} vs JSON {jd[:3]}")
+    # marks and counters
+    jm = sorted((int(e["tid"]), e["name"], ns(e["ts"]) + offset) for e in ev if e.get("ph") == "I")
+    pm = sorted((thread_of(t)[1] if thread_of(t) else None, n, ts) for t, n, ts, a in instants if n != "metadata")
+    if jm != pm:
+        fail(f"marks differ: {pm[:3]} vs JSON {jm[:3]}")
+    jc = sorted((e["name"], ns(e["ts"]) + offset, float(list(e["args"].values())[0])) for e in ev if e.get("ph") == "C")
+    pc = sorted((track_name(t), ts, float(v)) for t, ts, v in counters if not (track_name(t) or "").startswith("[memory]"))
+    if jc != pc:
+        fail(f"counters differ: {pc[:3]} vs JSON {jc[:3]}")
+    jmem = sorted((ns(e["ts"]) + offset, int(e["args"]["Total Allocated"])) for e in ev if e.get("ph") == "i" and e["name"] == "[memory]")
+    pmem = sorted((ts, int(v)) for t, ts, v in counters if (track_name(t) or "").startswith("[memory]"))
+    if jmem != pmem:
+        fail(f"memory counters differ: {pmem[:3]} vs JSON {jmem[:3]}")
+    # flows
+    js_s = {int(e["id"]): e for e in ev if e.get("ph") == "s"}
+    js_f = {int(e["id"]): e for e in ev if e.get("ph") == "f"}
+    if set(js_s) != set(flows_out) or set(js_f) != set(flows_in):
+        fail(f"flow ids differ: out {sorted(flows_out)[:5]} in {sorted(flows_in)[:5]}, JSON {sorted(js_s)[:5]} {sorted(js_f)[:5]}")
+    for fid, e in js_s.items():
+        k = flows_out.get(fid)
+        if k is not None and slices[k]["start"] != ns(e["ts"]) + offset:
+            fail(f"flow {fid}: starts on a slice at {slices[k]['start']}, JSON {e['ts']}")
+    for fid, e in js_f.items():
+        k = flows_in.get(fid)
+        if k is not None and slices[k]["start"] != ns(e["ts"]) + offset:
+            fail(f"flow {fid}: ends on a slice at {slices[k]['start']}, JSON {e['ts']}")
+    print(f"check_perfetto: {len(trace.get('packet', []))} packets, {len(slices)} slices, {len(instants)} instants, {len(counters)} counter values, "
+          f"{len(flows_out)} flows, {fails} failures")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,440 @@
+/* The exporters' writer against hostile outputs: a pipe whose reader is
+   gone (every exporter, small and large traces: no SIGPIPE may reach the
+   host, the export fails with PROF_E_IO and says why), error messages for
+   paths of any length (the reason is kept), and the nesting of the JSON
+   trace's ts/dur as a parser reads them (doubles).
+
+   Files go to build/export_io/ (cwd = repo root). */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define OUT "build/export_io"
+
+typedef prof_result (*export_fn)(prof_events *ev, const char *path);
+static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
+static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
+static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
+static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
+static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
+static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
+static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
+    { "prof_export_chrome_trace", ex_trace },
+    { "prof_export_stacks", ex_stacks },
+    { "prof_export_stacks_merged", ex_merged },
+    { "prof_export_memory_timeline", ex_timeline },
+    { "prof_export_perfetto", ex_perfetto },
+    { "prof_export_pprof", ex_pprof },
+};
+#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
+
+/* n events on two threads, each with a two-frame stack (the memory
+   timeline of such a list is short, but any byte into the pipe fails). */
+static prof_events *build(size_t n) {
+    prof_events *ev = prof_events_create();
+    size_t i;
+    if (!ev) return NULL;
+    for (i = 0; i < n; i++) {
+        prof_event_desc d;
+        const char *st[2];
+        char name[48];
+        snprintf(name, sizeof name, "op %u with a longer name", (unsigned)(i % 97));
+        st[0] = name;
+        st[1] = "root frame of the stack";
+        memset(&d, 0, sizeof d);
+        d.name = name;
+        d.thread = 1 + i % 2;
+        d.start_ns = (int64_t)i * 3000;
+        d.end_ns = d.start_ns + 2000 + (int64_t)(i % 7) * 100;
+        d.stack = st;
+        d.stack_depth = 2;
+        if (!CHECK(prof_events_add(ev, &d) >= 0)) { prof_events_free(ev); return NULL; }
+    }
+    return ev;
+}
+
+static int sigpipe_pending(void) {
+    sigset_t p;
+    return sigpending(&p) == 0 && sigismember(&p, SIGPIPE) == 1;
+}
+
+/* Exporting into a pipe whose reader closed: PROF_E_IO with EPIPE's text,
+   the host alive (SIGPIPE's default action would end this program), no
+   SIGPIPE left pending, the thread's signal mask as it was. */
+static void test_closed_pipe(void) {
+    static const size_t sizes[] = { 50, 60000 }; /* one buffer; past the writer thread's start */
+    size_t s, k;
+    for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        prof_events *ev = build(sizes[s]);
+        if (!ev) return;
+        for (k = 0; k < N_EXPORTERS; k++) {
+            int fds[2];
+            char path[64];
+            prof_result r;
+            sigset_t before, after;
+            if (!CHECK(pipe(fds) == 0)) break;
+            close(fds[0]);
+            snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
+            pthread_sigmask(SIG_SETMASK, NULL, &before);
+            check_log_reset();
+            r = EXPORTERS[k].fn(ev, path);
+            pthread_sigmask(SIG_SETMASK, NULL, &after);
+            CHECK_MSG(r == PROF_E_IO, "%s into a closed pipe (%zu events): %d (%s)", EXPORTERS[k].name, sizes[s], (int)r, prof_result_string(r));
+            CHECK_MSG(check_log_has(PROF_E_IO, strerror(EPIPE)), "%s: no message with '%s' (last error: %s)", EXPORTERS[k].name, strerror(EPIPE), prof_last_error());
+            CHECK_MSG(!sigpipe_pending(), "%s left a SIGPIPE pending", EXPORTERS[k].name);
+            CHECK_MSG(sigismember(&before, SIGPIPE) == sigismember(&after, SIGPIPE), "%s changed the signal mask", EXPORTERS[k].name);
+            close(fds[1]);
+        }
+        prof_events_free(ev);
+    }
+    /* a SIGPIPE the host has pending (blocked) before the export is its
+       own: the export must not take it away */
+    {
+        sigset_t set, old;
+        int fds[2];
+        char path[64];
+        prof_events *ev = build(50);
+        sigemptyset(&set);
+        sigaddset(&set, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &set, &old);
+        raise(SIGPIPE);
+        if (ev && CHECK(pipe(fds) == 0)) {
+            close(fds[0]);
+            snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
+            CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+            CHECK_MSG(sigpipe_pending(), "the host's pending SIGPIPE was taken");
+            close(fds[1]);
+        }
+        {
+            struct timespec zero = { 0, 0 };
+            while (sigtimedwait(&set, NULL, &zero) == SIGPIPE) {}
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        prof_events_free(ev);
+    }
+}
+
+/* A path of 4000 bytes in a directory that does not exist: the message
+   still ends with the reason (strerror(ENOENT)), in the log and in
+   prof_last_error. */
+static void test_long_path(void) {
+    size_t k, n = 4000;
+    char *path = (char *)malloc(n + 1);
+    prof_events *ev = build(10);
+    const char *reason = strerror(ENOENT);
+    if (!CHECK(path && ev)) { free(path); prof_events_free(ev); return; }
+    memcpy(path, OUT "/no/such/dir/", sizeof(OUT "/no/such/dir/") - 1);
+    for (k = sizeof(OUT "/no/such/dir/") - 1; k < n; k++) path[k] = (char)('a' + k % 26);
+    path[n] = 0;
+    for (k = 0; k < N_EXPORTERS; k++) {
+        check_log_reset();
+        CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_E_IO);
+        CHECK_MSG(check_log_has(PROF_E_IO, reason), "%s: the log lost the reason '%s'", EXPORTERS[k].name, reason);
+        CHECK_MSG(strstr(prof_last_error(), reason) != NULL, "%s: prof_last_error lost the reason: %s", EXPORTERS[k].name, prof_last_error());
+        CHECK_MSG(strncmp(prof_last_error(), EXPORTERS[k].name, strlen(EXPORTERS[k].name)) == 0, "%s: the message lost its start: %.60s", EXPORTERS[k].name, prof_last_error());
+        CHECK(strlen(prof_last_error()) < 512);
+    }
+    free(path);
+    prof_events_free(ev);
+}
+
+/* ----- JSON nesting in doubles ------------------------------------------ */
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(uint64_t n) { /* 0..n-1 */
+    g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
+    return n ? g_rng % n : 0;
+}
+static const char *const DEPTH_NAMES[] = { "d0", "d1", "d2", "d3", "d4", "d5", "d6" };
+#define MAX_DEPTH 6
+#define N_LANES 5
+static size_t g_name_count[N_LANES][MAX_DEPTH + 1];
+
+/* [start, end) and, below it, children that touch each other, start with
+   it or end with it (or both: wrappers of the same span), on a 10 ns grid
+   (a TSC that moves in 10 ns steps) or on any ns. Events last MIN_LEN ns
+   at least: a chain of n events that end together is written to end 1 ns
+   apart, which needs n ns (a scope costs more than that to record). */
+#define MIN_LEN 10
+static void gen(prof_events *ev, int t, uint64_t thread, int64_t start, int64_t end, int depth, int64_t grid) {
+    prof_event_desc d;
+    int64_t at, span = end - start;
+    memset(&d, 0, sizeof d);
+    d.name = DEPTH_NAMES[depth];
+    d.thread = thread;
+    d.start_ns = start;
+    d.end_ns = end;
+    if (!CHECK(prof_events_add(ev, &d) >= 0)) return;
+    g_name_count[t][depth]++;
+    if (depth == MAX_DEPTH || span < 4 * MIN_LEN) return;
+    if (rnd(5) == 0) { gen(ev, t, thread, start, end, depth + 1, grid); return; } /* a wrapper of the same span */
+    at = rnd(3) ? start : start + grid * (int64_t)(1 + rnd(3));
+    while (at + grid <= end) {
+        int64_t len = grid * (int64_t)(1 + rnd((uint64_t)(span / grid)));
+        if (len < MIN_LEN) len = MIN_LEN;
+        if (at + len > end || rnd(4) == 0) len = end - at; /* ends with the parent */
+        if (len < MIN_LEN) break;
+        gen(ev, t, thread, at, at + len, depth + 1, grid);
+        at += len;
+        if (rnd(6) == 0) at += grid; /* a gap */
+    }
+}
+
+static const struct { int64_t base, grid; } LANES[N_LANES] = {
+    { 1000, 10 },                      /* near the trace's start */
+    { 1187584249, 10 },                /* the issue's example magnitude, 10 ns steps */
+    { 3600000000003, 1 },              /* an hour in, any ns */
+    { 86400000000000 * 3 + 7, 10 },    /* three days in: past the exact range */
+    { 1700000000123456789, 1 },        /* Unix time: ulps of 256 ns */
+};
+
+/* Writes OUT/<name>.json from lanes [first, last), its truth (each event's
+   ns and parent, by index) checked by tests/export/check_nesting.py, and
+   its expectations for the real consumers (tests/js: DevTools' engine
+   keeps every event, speedscope's importer warns of nothing). */
+static void touching_trace(const char *name, size_t first, size_t last) {
+    prof_events *ev = prof_events_create();
+    FILE *f;
+    size_t i, t, n;
+    char path[256], cmd[600];
+    if (!CHECK(ev != NULL)) return;
+    memset(g_name_count, 0, sizeof g_name_count);
+    for (t = first; t < last; t++) {
+        int64_t at = LANES[t].base;
+        int k;
+        for (k = 0; k < 40; k++) {
+            int64_t len = LANES[t].grid * (int64_t)(5 + rnd(20000));
+            gen(ev, (int)t, 7001 + t, at, at + len, 0, LANES[t].grid);
+            at += len; /* the next root touches this one */
+            if (rnd(5) == 0) at += LANES[t].grid * (int64_t)(1 + rnd(3));
+        }
+    }
+    snprintf(path, sizeof path, OUT "/%s.json", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+    n = prof_events_count(ev);
+    snprintf(path, sizeof path, OUT "/%s.truth", name);
+    f = fopen(path, "w");
+    if (CHECK(f != NULL)) {
+        for (i = 0; i < n; i++) {
+            prof_event e;
+            if (!CHECK(prof_events_get(ev, i, &e) == PROF_OK)) break;
+            fprintf(f, "%zu %llu %lld %lld %lld\n", i, (unsigned long long)e.thread, (long long)e.start_ns, (long long)e.end_ns, (long long)e.parent);
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof path, OUT "/%s.expect.json", name);
+    f = fopen(path, "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {");
+        for (t = first; t < last; t++) {
+            int k, first_name = 1;
+            fprintf(f, "%s\n  \"%zu\": {\"scopes\": {", t > first ? "," : "", 7001 + t);
+            for (k = 0; k <= MAX_DEPTH; k++) {
+                if (!g_name_count[t][k]) continue;
+                fprintf(f, "%s\"%s\": %zu", first_name ? "" : ", ", DEPTH_NAMES[k], g_name_count[t][k]);
+                first_name = 0;
+            }
+            fprintf(f, "}}");
+        }
+        fprintf(f, "\n}, \"exact_threads\": true}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_nesting.py " OUT "/%s.json " OUT "/%s.truth", name, name);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
+/* touch.json: lanes a trace has (times from the session's start, up to
+   days); touch_far.json: Unix-time nanoseconds, where only DevTools'
+   arithmetic (ts + dur) can be kept exact, not speedscope's. */
+static void test_touching(void) {
+    touching_trace("touch", 0, N_LANES - 1);
+    touching_trace("touch_far", N_LANES - 1, N_LANES);
+}
+
+/* Marks in a recorded session: OUT/marks.json, with the instants DevTools'
+   trace engine must keep (tests/js). */
+static void test_marks(void) {
+    prof_config c;
+    prof_events *ev;
+    FILE *f;
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("outer");
+        PROF_MARK("mark a");
+        { PROF_SCOPE("inner"); PROF_MARK("mark b"); }
+        PROF_MARK("mark a");
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/marks.json"), PROF_OK);
+    f = fopen(OUT "/marks.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        prof_event e;
+        CHECK(prof_events_get(ev, 0, &e) == PROF_OK);
+        fprintf(f, "{\"threads\": {\"%llu\": {\"scopes\": {\"outer\": 1, \"inner\": 1}, \"instants\": {\"mark a\": 2, \"mark b\": 1}}}, \"exact_threads\": false}\n",
+                (unsigned long long)e.thread);
+        fclose(f);
+    }
+    prof_events_free(ev);
+}
+
+/* ----- Perfetto ------------------------------------------------------------ */
+
+static const char *const HOSTILE[] = {
+    "quote\" back\\slash /solidus </script>",
+    "ctl \x01\x02\x1f\x7f\t\n\r end",
+    "lone continuation \x80 and \xbf\xbf end",
+    "overlong \xc0\xaf \xe0\x80\xaf end",
+    "surrogates \xed\xa0\x80 end",
+    "F5..FF \xf5\xff end",
+    "cut at the end \xf0\x9f\x98",
+    "valid caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80",
+    "",
+};
+#define N_HOSTILE (sizeof HOSTILE / sizeof HOSTILE[0])
+
+/* Exports ev as OUT/<name>.json and OUT/<name>.pftrace and has
+   tests/export/check_perfetto.py compare them; and as OUT/<name>.pb
+   (pprof) and OUT/<name>.stacks (merged), compared by check_pprof.py. */
+static void perfetto_pair(prof_events *ev, const char *name) {
+    char js[256], pf[256], cmd[700];
+    snprintf(js, sizeof js, OUT "/%s.json", name);
+    snprintf(pf, sizeof pf, OUT "/%s.pftrace", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, js), PROF_OK);
+    CHECK_MSG(prof_export_perfetto(ev, pf) == PROF_OK, "prof_export_perfetto(%s): %s", pf, prof_last_error());
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s", js, pf);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+    /* the pprof profile of the same list, against its merged folded stacks */
+    snprintf(js, sizeof js, OUT "/%s.stacks", name);
+    snprintf(pf, sizeof pf, OUT "/%s.pb", name);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, js, "self_cpu_time_total"), PROF_OK);
+    CHECK_MSG(prof_export_pprof(ev, pf, "self_cpu_time_total") == PROF_OK, "prof_export_pprof(%s): %s", pf, prof_last_error());
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_pprof.py %s %s", pf, js);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
+/* A hand-built list: hostile names in every string (names, overload names,
+   stacks, shapes), events that nest and touch, async ranges, device events
+   on two streams, a 1 MB name. */
+static void test_perfetto_hand(void) {
+    prof_events *ev = prof_events_create();
+    size_t k;
+    int64_t at = 1000;
+    char *big = (char *)malloc((1 << 20) + 1);
+    if (!CHECK(ev != NULL && big != NULL)) { free(big); prof_events_free(ev); return; }
+    memset(big, 'b', 1 << 20);
+    memcpy(big, "big \xff\"\\", 8);
+    big[1 << 20] = 0;
+    for (k = 0; k < N_HOSTILE + 1; k++) {
+        prof_event_desc d;
+        const char *st[3];
+        static const int ndims[] = { 2, 0 };
+        static const int64_t dims[] = { 2, 3 };
+        const char *nm = k < N_HOSTILE ? HOSTILE[k] : big;
+        memset(&d, 0, sizeof d);
+        st[0] = nm;
+        st[1] = HOSTILE[(k + 1) % N_HOSTILE];
+        st[2] = "root \\ frame";
+        d.name = nm;
+        d.overload_name = HOSTILE[(k + 2) % N_HOSTILE];
+        d.thread = 11 + k % 2;
+        d.start_ns = at;
+        d.end_ns = at + 5000;
+        d.stack = st;
+        d.stack_depth = 3;
+        d.set = PROF_EVENT_SHAPES;
+        d.input_shapes.n_inputs = 2;
+        d.input_shapes.ndims = ndims;
+        d.input_shapes.dims = dims;
+        d.flops = (int64_t)k * 1000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        /* a child that ends with it, and one touching that */
+        d.name = "child";
+        d.overload_name = NULL;
+        d.set = 0;
+        d.stack_depth = 0;
+        d.start_ns = at + 4000;
+        d.end_ns = at + 5000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        d.start_ns = at + 3500;
+        d.end_ns = at + 4000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        /* an async range that overlaps the next event */
+        d.name = "async range";
+        d.set = PROF_EVENT_ASYNC;
+        d.start_ns = at + 2000;
+        d.end_ns = at + 9000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        /* a device event */
+        d.name = k % 2 ? "kernel \"k\"" : HOSTILE[k];
+        d.set = PROF_EVENT_RESOURCE_ID;
+        d.device_type = PROF_DEVICE_CUDA;
+        d.device_index = (int)(k % 2);
+        d.device_resource_id = 7 + (int64_t)(k % 3);
+        d.start_ns = at + 3000;
+        d.end_ns = at + 3500;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        at += 5000; /* the next one touches */
+    }
+    perfetto_pair(ev, "pf_hand");
+    prof_events_free(ev);
+    free(big);
+}
+
+/* A recorded session: named threads (hostile names), scopes with stacks,
+   marks, counters, allocations on two devices. */
+static void test_perfetto_recorded(void) {
+    prof_config c;
+    prof_events *ev;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.with_stack = PROF_STACK_SCOPES;
+    c.profile_memory = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    prof_set_thread_name(HOSTILE[0]);
+    for (i = 0; i < 20; i++) {
+        PROF_SCOPE("step");
+        PROF_COUNTER("ctr \"c\" \\ \xff", i * 0.5);
+        {
+            PROF_SCOPE_DYN(HOSTILE[i % N_HOSTILE]);
+            PROF_MARK("mark \"m\" \\ \x01\x7f \xff \xc3\xa9");
+            prof_alloc_ex((const void *)(uintptr_t)(0x1000 + i), 64 + (size_t)i, PROF_DEVICE_CPU, 0, "cat \xff");
+            prof_alloc_ex((const void *)(uintptr_t)(0x9000 + i), 128, PROF_DEVICE_CUDA, 1, NULL);
+        }
+        if (i % 2) { prof_dealloc((const void *)(uintptr_t)(0x1000 + i)); prof_dealloc((const void *)(uintptr_t)(0x9000 + i)); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    perfetto_pair(ev, "pf_recorded");
+    /* the touching trace too */
+    prof_events_free(ev);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
+    CHECK(mkdir(OUT, 0755) == 0 || errno == EEXIST);
+    test_closed_pipe();
+    test_long_path();
+    test_touching();
+    test_marks();
+    test_perfetto_hand();
+    test_perfetto_recorded();
+    prof_shutdown();
+    return check_report();
+}
