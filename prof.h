@@ -7823,6 +7823,7 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
     const prof_events *e = pf->e;
     const prof__ev *v = &e->ev[i];
     uint32_t t = v->thread;
+    if (v->flags & PROF__F_MEMROW) return; /* as the JSON: its record is a memory counter value, not a slice */
     if (v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr) {
         prof__pft_close(pf, t, v->start, v->start);
         if (v->start >= pf->last_ts[t] && (pf->depth[t] == 0 || e->ev[pf->stack[t][pf->depth[t] - 1]].end >= v->end)) {

@@ -1,0 +1,101 @@
+/* Hostile use, as a third party's tests would try it: many short-lived
+   threads across sessions, tiny caps met mid-nesting, unbalanced and open
+   ranges, [memory] rows through every exporter, one list exported twice in
+   every format. Each test states the invariant it holds prof.h to.
+
+   Files go to build/hostile/ (cwd = repo root). */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define OUT "build/hostile"
+
+static int have_tools(void) {
+    return system("python3 -c 'import sys' >/dev/null 2>&1") == 0 && system("protoc --version >/dev/null 2>&1") == 0;
+}
+
+/* scopes_entered == scopes_recorded + scopes_dropped + open_at_stop */
+static void check_accounting(const prof_events *ev, const char *what) {
+    prof_stats s = prof_events_stats(ev);
+    CHECK_MSG(s.scopes_entered == s.scopes_recorded + s.scopes_dropped + s.open_at_stop,
+              "%s: entered %llu != recorded %llu + dropped %llu + open %llu", what,
+              (unsigned long long)s.scopes_entered, (unsigned long long)s.scopes_recorded,
+              (unsigned long long)s.scopes_dropped, (unsigned long long)s.open_at_stop);
+}
+
+/* ----- [memory] rows in the Perfetto trace -------------------------------- */
+/* A [memory] row (a record no event holds) is a row of the tables, but in
+   the traces only its record, as a memory instant / counter value: the JSON
+   writes no "X" event for it, and the Perfetto trace must write no slice
+   (check_perfetto.py: the same slices as the JSON's X events). */
+static void perfetto_vs_json(prof_events *ev, const char *name) {
+    char js[256], pf[256], cmd[700];
+    snprintf(js, sizeof js, OUT "/%s.json", name);
+    snprintf(pf, sizeof pf, OUT "/%s.pftrace", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, js), PROF_OK);
+    CHECK_EQ_INT(prof_export_perfetto(ev, pf), PROF_OK);
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s", js, pf);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
+static void test_perfetto_memory_rows(void) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    prof_config cfg;
+    size_t i, rows = 0;
+    if (!CHECK(ev != NULL)) return;
+    prof_events_set_flags(ev, 1, 0);
+    memset(&d, 0, sizeof d);
+    d.name = "op";
+    d.thread = 1;
+    d.start_ns = 10000;
+    d.end_ns = 20000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 5000, 64, PROF_DEVICE_CPU, 0), PROF_OK);   /* before op: a row */
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 15000, 32, PROF_DEVICE_CPU, 0), PROF_OK);  /* in op */
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 30000, -64, PROF_DEVICE_CPU, 0), PROF_OK); /* after: a row */
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK); /* makes the rows (prof_events_count does not) */
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && !strcmp(e.name, "[memory]")) rows++;
+    }
+    CHECK_EQ_INT(rows, 2);
+    perfetto_vs_json(ev, "memory_rows_hand");
+    prof_events_free(ev);
+
+    /* recorded: an allocation and a free with no scope open anywhere */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.profile_memory = 1;
+    cfg.with_stack = PROF_STACK_SCOPES;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    prof_free(prof_malloc(48));
+    {
+        PROF_SCOPE("outer");
+        prof_free(prof_malloc(16));
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    check_accounting(ev, "memory rows");
+    CHECK_EQ_INT(prof_events_count(ev), 3); /* outer and two [memory] rows */
+    perfetto_vs_json(ev, "memory_rows_recorded");
+    prof_events_free(ev);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    mkdir("build", 0777);
+    mkdir(OUT, 0777);
+    if (have_tools()) test_perfetto_memory_rows();
+    else printf("test_hostile: python3 or protoc missing: the Perfetto checks are skipped\n");
+    prof_shutdown();
+    return check_report();
+}
