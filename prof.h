@@ -7723,7 +7723,7 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
     prof__buf *a = &pf->sub;
 #define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
 #define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
-    if (x->shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes);
+    if (x->shapes || e->no_shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes ? x->shapes : e->no_shapes); /* as the JSON */
     if (x->sequence_nr >= 0 && v->extra) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
@@ -7770,7 +7770,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
         prof__pb_s(nm, 23, x->trace_name);
         prof__pb_raw(te, nm->p, nm->n);
     }
-    if (v->extra) prof__pft_args(pf, te, i);
+    if (v->extra || e->no_shapes) prof__pft_args(pf, te, i);
     if (x->correlation) {
         char t[16];
         /* flows: from the API call that launched a device event to it */

@@ -90,11 +90,40 @@ static void test_perfetto_memory_rows(void) {
     prof_events_free(ev);
 }
 
+/* ----- record_shapes: scopes without shapes in the Perfetto trace --------- */
+/* With record_shapes every event's input shapes are [] unless it has its
+   own (prof_events_get, the tables, the JSON's "Input Dims": []); the
+   Perfetto trace must say the same ("Input Dims" annotation "[]"). */
+static void test_perfetto_no_shapes(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_event e;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.record_shapes = 1;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    {
+        PROF_SCOPE_SHAPES("mm", 2, 3, 4, 2, 4, 5);
+        { PROF_SCOPE("plain"); }
+        PROF_BEGIN("range");
+        PROF_END();
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    check_accounting(ev, "record_shapes");
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    if (CHECK_EQ_INT(prof_events_get(ev, 1, &e), PROF_OK)) CHECK_EQ_STR(e.input_shapes, "[]");
+    perfetto_vs_json(ev, "no_shapes");
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
-    if (have_tools()) test_perfetto_memory_rows();
+    if (have_tools()) {
+        test_perfetto_memory_rows();
+        test_perfetto_no_shapes();
+    }
     else printf("test_hostile: python3 or protoc missing: the Perfetto checks are skipped\n");
     prof_shutdown();
     return check_report();
