@@ -116,10 +116,165 @@ static void test_perfetto_no_shapes(void) {
     prof_events_free(ev);
 }
 
+/* ----- threads: churn across sessions, caps, exact accounting ------------- */
+#define CHURN_ITERS 20
+static void *churn_worker(void *arg) {
+    int i, n = (int)(intptr_t)arg;
+    char name[16];
+    snprintf(name, sizeof name, "w%d", n % 5);
+    PROF_THREAD_NAME(name);
+    for (i = 0; i < CHURN_ITERS; i++) {
+        PROF_SCOPE("outer");
+        { PROF_SCOPE("inner"); }
+        PROF_BEGIN("range");
+        { PROF_SCOPE_DYN(name); }
+        PROF_END();
+    }
+    return NULL;
+}
+
+/* nthreads short-lived threads, each 4 * CHURN_ITERS scopes, under cap:
+   every scope accounted for, never more recorded than the cap, the list
+   holds exactly the recorded scopes, and its total is their count. */
+static void churn(int nthreads, size_t cap) {
+    prof_config cfg;
+    pthread_t t[128];
+    prof_events *ev;
+    prof_stats s;
+    prof_avg tot;
+    int i, started = 0;
+    uint64_t want = (uint64_t)nthreads * 4 * CHURN_ITERS;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_events = cap;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    for (i = 0; i < nthreads && i < 128; i++) started += pthread_create(&t[i], NULL, churn_worker, (void *)(intptr_t)i) == 0;
+    for (i = 0; i < started; i++) pthread_join(t[i], NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(started, nthreads);
+    s = prof_events_stats(ev);
+    check_accounting(ev, "churn");
+    CHECK_EQ_INT(s.scopes_entered, want);
+    CHECK_EQ_INT(s.open_at_stop, 0);
+    CHECK_EQ_INT(s.merged, 0);
+    CHECK_EQ_INT(s.dropped, s.scopes_dropped); /* nothing but scopes */
+    CHECK_EQ_INT(prof_events_count(ev), s.scopes_recorded);
+    CHECK_EQ_INT(s.events, s.scopes_recorded);
+    if (cap) CHECK(s.scopes_recorded <= cap);
+    if (!cap || cap >= want) CHECK_EQ_INT(s.scopes_recorded, want);
+    else CHECK(s.scopes_dropped > 0);
+    tot = prof_events_total_average(ev);
+    CHECK_EQ_INT(tot.count, s.scopes_recorded);
+    CHECK(s.threads >= 1 && s.threads <= (uint64_t)nthreads);
+    prof_events_free(ev);
+}
+
+static void test_thread_churn(void) {
+    churn(100, 0);
+    churn(64, 1);
+    churn(64, 7);
+    churn(64, 1000);
+    prof_shutdown(); /* and again after a shutdown */
+    churn(64, 0);
+    churn(32, (size_t)32 * 4 * CHURN_ITERS); /* exactly enough */
+}
+
+/* A cap of k events met inside a nest a { b { BEGIN c { d } END } }: the
+   first min(k, 4) levels are kept, each the parent of the next, and the
+   rest dropped with all they enclose. */
+static void test_cap_mid_nesting(void) {
+    static const char *const names[] = { "a", "b", "c", "d" };
+    size_t k, i;
+    for (k = 1; k <= 6; k++) {
+        prof_config cfg;
+        prof_events *ev;
+        prof_stats s;
+        size_t keep = k < 4 ? k : 4;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.max_events = k;
+        if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+        {
+            PROF_SCOPE("a");
+            {
+                PROF_SCOPE("b");
+                PROF_BEGIN("c");
+                { PROF_SCOPE("d"); }
+                PROF_END();
+            }
+        }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) return;
+        s = prof_events_stats(ev);
+        check_accounting(ev, "cap mid-nesting");
+        CHECK_EQ_INT(s.scopes_entered, 4);
+        CHECK_EQ_INT(s.scopes_recorded, keep);
+        CHECK_EQ_INT(s.scopes_dropped, 4 - keep);
+        CHECK_EQ_INT(s.unbalanced_ends, 0);
+        if (CHECK_EQ_INT(prof_events_count(ev), keep)) {
+            for (i = 0; i < keep; i++) {
+                prof_event e;
+                if (!CHECK_EQ_INT(prof_events_get(ev, i, &e), PROF_OK)) continue;
+                CHECK_EQ_STR(e.name, names[i]);
+                CHECK_EQ_INT(e.parent, (int64_t)i - 1);
+            }
+        }
+        prof_events_free(ev);
+    }
+}
+
+/* Threads that exit with ranges open, unbalanced PROF_ENDs before and
+   after a session: counted, never recorded, never carried over. */
+static void *exit_open(void *arg) {
+    (void)arg;
+    PROF_BEGIN("never ended");
+    PROF_BEGIN("nor this");
+    { PROF_SCOPE("done"); }
+    return NULL;
+}
+static void test_open_and_unbalanced(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats s;
+    pthread_t t[8];
+    int i;
+    memset(&cfg, 0, sizeof cfg);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    PROF_END();
+    for (i = 0; i < 8; i++) CHECK_EQ_INT(pthread_create(&t[i], NULL, exit_open, NULL), 0);
+    for (i = 0; i < 8; i++) pthread_join(t[i], NULL);
+    PROF_BEGIN("main open");
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    s = prof_events_stats(ev);
+    check_accounting(ev, "open and unbalanced");
+    CHECK_EQ_INT(s.scopes_entered, 8 * 3 + 1);
+    CHECK_EQ_INT(s.scopes_recorded, 8);
+    CHECK_EQ_INT(s.open_at_stop, 8 * 2 + 1);
+    CHECK_EQ_INT(s.unbalanced_ends, 1);
+    CHECK_EQ_INT(prof_events_count(ev), 8);
+    prof_events_free(ev);
+    PROF_END(); /* closes "main open" of the old session: nothing */
+    PROF_END();
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    { PROF_SCOPE("x"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    s = prof_events_stats(ev);
+    check_accounting(ev, "after");
+    CHECK_EQ_INT(s.scopes_entered, 1);
+    CHECK_EQ_INT(s.open_at_stop, 0);
+    CHECK_EQ_INT(s.unbalanced_ends, 0);
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
+    test_thread_churn();
+    test_cap_mid_nesting();
+    test_open_and_unbalanced();
     if (have_tools()) {
         test_perfetto_memory_rows();
         test_perfetto_no_shapes();
