@@ -171,11 +171,11 @@ static void churn(int nthreads, size_t cap) {
 
 static void test_thread_churn(void) {
     churn(100, 0);
-    churn(64, 1);
-    churn(64, 7);
-    churn(64, 1000);
+    churn(48, 1);
+    churn(48, 7);
+    churn(48, 1000);
     prof_shutdown(); /* and again after a shutdown */
-    churn(64, 0);
+    churn(48, 0);
     churn(32, (size_t)32 * 4 * CHURN_ITERS); /* exactly enough */
 }
 
