@@ -292,7 +292,8 @@
    its time, no duration, its bytes as its memory, no parent or stack,
    input shapes [], so a top-level row of the tables (key_averages folds them into
    one "[memory]" row) but no "X" event in the trace, which has every
-   record as a "[memory]" instant instead. These rows are made when the
+   record as a "[memory]" instant instead (Perfetto: no slice, a value of
+   the memory counter). These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
    prof_events_add/add_memory that reads the events) and counted in
    prof_events_count but not in prof_stats.events. Like the merges of
