@@ -292,7 +292,8 @@
    its time, no duration, its bytes as its memory, no parent or stack,
    input shapes [], so a top-level row of the tables (key_averages folds them into
    one "[memory]" row) but no "X" event in the trace, which has every
-   record as a "[memory]" instant instead. These rows are made when the
+   record as a "[memory]" instant instead (Perfetto: no slice, a value of
+   the memory counter). These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
    prof_events_add/add_memory that reads the events) and counted in
    prof_events_count but not in prof_stats.events. Like the merges of
@@ -7723,7 +7724,7 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
     prof__buf *a = &pf->sub;
 #define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
 #define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
-    if (x->shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes);
+    if (x->shapes || e->no_shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes ? x->shapes : e->no_shapes); /* as the JSON */
     if (x->sequence_nr >= 0 && v->extra) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
@@ -7770,7 +7771,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
         prof__pb_s(nm, 23, x->trace_name);
         prof__pb_raw(te, nm->p, nm->n);
     }
-    if (v->extra) prof__pft_args(pf, te, i);
+    if (v->extra || e->no_shapes) prof__pft_args(pf, te, i);
     if (x->correlation) {
         char t[16];
         /* flows: from the API call that launched a device event to it */
@@ -7823,6 +7824,7 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
     const prof_events *e = pf->e;
     const prof__ev *v = &e->ev[i];
     uint32_t t = v->thread;
+    if (v->flags & PROF__F_MEMROW) return; /* as the JSON: its record is a memory counter value, not a slice */
     if (v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr) {
         prof__pft_close(pf, t, v->start, v->start);
         if (v->start >= pf->last_ts[t] && (pf->depth[t] == 0 || e->ev[pf->stack[t][pf->depth[t] - 1]].end >= v->end)) {

@@ -1,0 +1,285 @@
+/* Hostile use, as a third party's tests would try it: many short-lived
+   threads across sessions, tiny caps met mid-nesting, unbalanced and open
+   ranges, [memory] rows through every exporter, one list exported twice in
+   every format. Each test states the invariant it holds prof.h to.
+
+   Files go to build/hostile/ (cwd = repo root). */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define OUT "build/hostile"
+
+static int have_tools(void) {
+    return system("python3 -c 'import sys' >/dev/null 2>&1") == 0 && system("protoc --version >/dev/null 2>&1") == 0;
+}
+
+/* scopes_entered == scopes_recorded + scopes_dropped + open_at_stop */
+static void check_accounting(const prof_events *ev, const char *what) {
+    prof_stats s = prof_events_stats(ev);
+    CHECK_MSG(s.scopes_entered == s.scopes_recorded + s.scopes_dropped + s.open_at_stop,
+              "%s: entered %llu != recorded %llu + dropped %llu + open %llu", what,
+              (unsigned long long)s.scopes_entered, (unsigned long long)s.scopes_recorded,
+              (unsigned long long)s.scopes_dropped, (unsigned long long)s.open_at_stop);
+}
+
+/* ----- [memory] rows in the Perfetto trace -------------------------------- */
+/* A [memory] row (a record no event holds) is a row of the tables, but in
+   the traces only its record, as a memory instant / counter value: the JSON
+   writes no "X" event for it, and the Perfetto trace must write no slice
+   (check_perfetto.py: the same slices as the JSON's X events). */
+static void perfetto_vs_json(prof_events *ev, const char *name) {
+    char js[256], pf[256], cmd[700];
+    snprintf(js, sizeof js, OUT "/%s.json", name);
+    snprintf(pf, sizeof pf, OUT "/%s.pftrace", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, js), PROF_OK);
+    CHECK_EQ_INT(prof_export_perfetto(ev, pf), PROF_OK);
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s", js, pf);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
+static void test_perfetto_memory_rows(void) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    prof_config cfg;
+    size_t i, rows = 0;
+    if (!CHECK(ev != NULL)) return;
+    prof_events_set_flags(ev, 1, 0);
+    memset(&d, 0, sizeof d);
+    d.name = "op";
+    d.thread = 1;
+    d.start_ns = 10000;
+    d.end_ns = 20000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 5000, 64, PROF_DEVICE_CPU, 0), PROF_OK);   /* before op: a row */
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 15000, 32, PROF_DEVICE_CPU, 0), PROF_OK);  /* in op */
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 30000, -64, PROF_DEVICE_CPU, 0), PROF_OK); /* after: a row */
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK); /* makes the rows (prof_events_count does not) */
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && !strcmp(e.name, "[memory]")) rows++;
+    }
+    CHECK_EQ_INT(rows, 2);
+    perfetto_vs_json(ev, "memory_rows_hand");
+    prof_events_free(ev);
+
+    /* recorded: an allocation and a free with no scope open anywhere */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.profile_memory = 1;
+    cfg.with_stack = PROF_STACK_SCOPES;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    prof_free(prof_malloc(48));
+    {
+        PROF_SCOPE("outer");
+        prof_free(prof_malloc(16));
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    check_accounting(ev, "memory rows");
+    CHECK_EQ_INT(prof_events_count(ev), 3); /* outer and two [memory] rows */
+    perfetto_vs_json(ev, "memory_rows_recorded");
+    prof_events_free(ev);
+}
+
+/* ----- record_shapes: scopes without shapes in the Perfetto trace --------- */
+/* With record_shapes every event's input shapes are [] unless it has its
+   own (prof_events_get, the tables, the JSON's "Input Dims": []); the
+   Perfetto trace must say the same ("Input Dims" annotation "[]"). */
+static void test_perfetto_no_shapes(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_event e;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.record_shapes = 1;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    {
+        PROF_SCOPE_SHAPES("mm", 2, 3, 4, 2, 4, 5);
+        { PROF_SCOPE("plain"); }
+        PROF_BEGIN("range");
+        PROF_END();
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    check_accounting(ev, "record_shapes");
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    if (CHECK_EQ_INT(prof_events_get(ev, 1, &e), PROF_OK)) CHECK_EQ_STR(e.input_shapes, "[]");
+    perfetto_vs_json(ev, "no_shapes");
+    prof_events_free(ev);
+}
+
+/* ----- threads: churn across sessions, caps, exact accounting ------------- */
+#define CHURN_ITERS 20
+static void *churn_worker(void *arg) {
+    int i, n = (int)(intptr_t)arg;
+    char name[16];
+    snprintf(name, sizeof name, "w%d", n % 5);
+    PROF_THREAD_NAME(name);
+    for (i = 0; i < CHURN_ITERS; i++) {
+        PROF_SCOPE("outer");
+        { PROF_SCOPE("inner"); }
+        PROF_BEGIN("range");
+        { PROF_SCOPE_DYN(name); }
+        PROF_END();
+    }
+    return NULL;
+}
+
+/* nthreads short-lived threads, each 4 * CHURN_ITERS scopes, under cap:
+   every scope accounted for, never more recorded than the cap, the list
+   holds exactly the recorded scopes, and its total is their count. */
+static void churn(int nthreads, size_t cap) {
+    prof_config cfg;
+    pthread_t t[128];
+    prof_events *ev;
+    prof_stats s;
+    prof_avg tot;
+    int i, started = 0;
+    uint64_t want = (uint64_t)nthreads * 4 * CHURN_ITERS;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_events = cap;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    for (i = 0; i < nthreads && i < 128; i++) started += pthread_create(&t[i], NULL, churn_worker, (void *)(intptr_t)i) == 0;
+    for (i = 0; i < started; i++) pthread_join(t[i], NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(started, nthreads);
+    s = prof_events_stats(ev);
+    check_accounting(ev, "churn");
+    CHECK_EQ_INT(s.scopes_entered, want);
+    CHECK_EQ_INT(s.open_at_stop, 0);
+    CHECK_EQ_INT(s.merged, 0);
+    CHECK_EQ_INT(s.dropped, s.scopes_dropped); /* nothing but scopes */
+    CHECK_EQ_INT(prof_events_count(ev), s.scopes_recorded);
+    CHECK_EQ_INT(s.events, s.scopes_recorded);
+    if (cap) CHECK(s.scopes_recorded <= cap);
+    if (!cap || cap >= want) CHECK_EQ_INT(s.scopes_recorded, want);
+    else CHECK(s.scopes_dropped > 0);
+    tot = prof_events_total_average(ev);
+    CHECK_EQ_INT(tot.count, s.scopes_recorded);
+    CHECK(s.threads >= 1 && s.threads <= (uint64_t)nthreads);
+    prof_events_free(ev);
+}
+
+static void test_thread_churn(void) {
+    churn(100, 0);
+    churn(48, 1);
+    churn(48, 7);
+    churn(48, 1000);
+    prof_shutdown(); /* and again after a shutdown */
+    churn(48, 0);
+    churn(32, (size_t)32 * 4 * CHURN_ITERS); /* exactly enough */
+}
+
+/* A cap of k events met inside a nest a { b { BEGIN c { d } END } }: the
+   first min(k, 4) levels are kept, each the parent of the next, and the
+   rest dropped with all they enclose. */
+static void test_cap_mid_nesting(void) {
+    static const char *const names[] = { "a", "b", "c", "d" };
+    size_t k, i;
+    for (k = 1; k <= 6; k++) {
+        prof_config cfg;
+        prof_events *ev;
+        prof_stats s;
+        size_t keep = k < 4 ? k : 4;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.max_events = k;
+        if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+        {
+            PROF_SCOPE("a");
+            {
+                PROF_SCOPE("b");
+                PROF_BEGIN("c");
+                { PROF_SCOPE("d"); }
+                PROF_END();
+            }
+        }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) return;
+        s = prof_events_stats(ev);
+        check_accounting(ev, "cap mid-nesting");
+        CHECK_EQ_INT(s.scopes_entered, 4);
+        CHECK_EQ_INT(s.scopes_recorded, keep);
+        CHECK_EQ_INT(s.scopes_dropped, 4 - keep);
+        CHECK_EQ_INT(s.unbalanced_ends, 0);
+        if (CHECK_EQ_INT(prof_events_count(ev), keep)) {
+            for (i = 0; i < keep; i++) {
+                prof_event e;
+                if (!CHECK_EQ_INT(prof_events_get(ev, i, &e), PROF_OK)) continue;
+                CHECK_EQ_STR(e.name, names[i]);
+                CHECK_EQ_INT(e.parent, (int64_t)i - 1);
+            }
+        }
+        prof_events_free(ev);
+    }
+}
+
+/* Threads that exit with ranges open, unbalanced PROF_ENDs before and
+   after a session: counted, never recorded, never carried over. */
+static void *exit_open(void *arg) {
+    (void)arg;
+    PROF_BEGIN("never ended");
+    PROF_BEGIN("nor this");
+    { PROF_SCOPE("done"); }
+    return NULL;
+}
+static void test_open_and_unbalanced(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats s;
+    pthread_t t[8];
+    int i;
+    memset(&cfg, 0, sizeof cfg);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    PROF_END();
+    for (i = 0; i < 8; i++) CHECK_EQ_INT(pthread_create(&t[i], NULL, exit_open, NULL), 0);
+    for (i = 0; i < 8; i++) pthread_join(t[i], NULL);
+    PROF_BEGIN("main open");
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    s = prof_events_stats(ev);
+    check_accounting(ev, "open and unbalanced");
+    CHECK_EQ_INT(s.scopes_entered, 8 * 3 + 1);
+    CHECK_EQ_INT(s.scopes_recorded, 8);
+    CHECK_EQ_INT(s.open_at_stop, 8 * 2 + 1);
+    CHECK_EQ_INT(s.unbalanced_ends, 1);
+    CHECK_EQ_INT(prof_events_count(ev), 8);
+    prof_events_free(ev);
+    PROF_END(); /* closes "main open" of the old session: nothing */
+    PROF_END();
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    { PROF_SCOPE("x"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    s = prof_events_stats(ev);
+    check_accounting(ev, "after");
+    CHECK_EQ_INT(s.scopes_entered, 1);
+    CHECK_EQ_INT(s.open_at_stop, 0);
+    CHECK_EQ_INT(s.unbalanced_ends, 0);
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    prof_events_free(ev);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    mkdir("build", 0777);
+    mkdir(OUT, 0777);
+    test_thread_churn();
+    test_cap_mid_nesting();
+    test_open_and_unbalanced();
+    if (have_tools()) {
+        test_perfetto_memory_rows();
+        test_perfetto_no_shapes();
+    }
+    else printf("test_hostile: python3 or protoc missing: the Perfetto checks are skipped\n");
+    prof_shutdown();
+    return check_report();
+}
