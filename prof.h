@@ -347,6 +347,19 @@
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole.)
 
+   THREAD SAFETY
+   =============
+   Any thread, any time: the recording macros, prof_alloc(_ex), prof_dealloc,
+   the prof_malloc family, PROF_THREAD_NAME/prof_set_thread_name,
+   prof_is_recording, prof_last_error (per thread). prof_start, prof_step,
+   prof_stop, prof_shutdown, prof_set_log and the metadata calls take a
+   global lock: call them from any thread, one session at a time (not from
+   on_trace_ready: PROF_E_STATE). An event list and an averages list belong
+   to the caller: use each from one thread at a time, readers included
+   (prof_events_count, _get, the tables and the exporters build the tree
+   and other caches on first use); different lists on different threads at
+   once are fine.
+
    THREADS OF ITS OWN
    ==================
    prof.h starts threads only where they take work off yours, each with
@@ -3348,7 +3361,17 @@ PROF_API void prof_events_set_flags(prof_events *e, int profile_memory, int with
     e->profile_memory = profile_memory;
     e->with_flops = with_flops;
 }
-PROF_API size_t prof_events_count(const prof_events *e) { return e ? e->n : 0; }
+/* The count after the tree, as prof_events_get indexes: building it adds the
+   [memory] rows (and merges duplicates), so a count taken before it would
+   disagree with the indices get then uses. The list is logically const:
+   the tree is a cache of it, as in prof_events_get. */
+PROF_API size_t prof_events_count(const prof_events *e) {
+    prof_events *m;
+    if (!e) return 0;
+    memcpy(&m, &e, sizeof m); /* drops const without a cast-qual warning */
+    (void)prof_events_build_tree(m); /* out of memory: the count as it is (reported) */
+    return m->n;
+}
 PROF_API prof_stats prof_events_stats(const prof_events *e) {
     prof_stats s;
     if (e) return e->stats;

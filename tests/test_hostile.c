@@ -62,8 +62,7 @@ static void test_perfetto_memory_rows(void) {
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 5000, 64, PROF_DEVICE_CPU, 0), PROF_OK);   /* before op: a row */
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 15000, 32, PROF_DEVICE_CPU, 0), PROF_OK);  /* in op */
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 30000, -64, PROF_DEVICE_CPU, 0), PROF_OK); /* after: a row */
-    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK); /* makes the rows (prof_events_count does not) */
-    CHECK_EQ_INT(prof_events_count(ev), 3);
+    CHECK_EQ_INT(prof_events_count(ev), 3); /* the rows are made by the count too */
     for (i = 0; i < prof_events_count(ev); i++) {
         prof_event e;
         if (prof_events_get(ev, i, &e) == PROF_OK && !strcmp(e.name, "[memory]")) rows++;
@@ -268,6 +267,36 @@ static void test_open_and_unbalanced(void) {
     prof_events_free(ev);
 }
 
+/* A count-then-get loop on a hand-built list with memory outside every
+   event: prof_events_count answers with the [memory] rows the tree adds,
+   so the loop sees every event once (it used to count 1, the tree then
+   made 3, and index 0 became "[memory]": "op" was never seen). */
+static void test_count_then_get(void) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    size_t n, i;
+    int ops = 0, rows = 0;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    prof_events_set_flags(ev, 1, 0);
+    d.name = "op"; d.thread = 1; d.start_ns = 10000; d.end_ns = 20000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 5000, 64, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 30000, -64, PROF_DEVICE_CPU, 0), PROF_OK);
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, 3);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (!CHECK_EQ_INT(prof_events_get(ev, i, &e), PROF_OK)) continue;
+        if (strcmp(e.name, "op") == 0) ops++;
+        else if (strcmp(e.name, "[memory]") == 0) rows++;
+    }
+    CHECK_EQ_INT(ops, 1);
+    CHECK_EQ_INT(rows, 2);
+    CHECK_EQ_INT(prof_events_count(ev), n); /* and stays */
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
@@ -275,6 +304,7 @@ int main(void) {
     test_thread_churn();
     test_cap_mid_nesting();
     test_open_and_unbalanced();
+    test_count_then_get();
     if (have_tools()) {
         test_perfetto_memory_rows();
         test_perfetto_no_shapes();
