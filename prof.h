@@ -66,6 +66,9 @@
    PROF_ASYNC_BEGIN(name, id) / PROF_ASYNC_END(id)
                           A range that may end on another thread, matched by
                           a 64-bit id (is_async: no parent, no self time).
+                          Past max_events a range can keep its begin and lose
+                          its end: it is then unmatched (prof_stats counts
+                          both, async_dropped and unmatched_async).
    PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
                           names, prof_event.thread_name): prof_set_thread_name,
                           which copies up to 63 bytes; a name set again costs
@@ -4150,9 +4153,13 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
     if (st->unknown_frees)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu free%s of pointers that prof_alloc never saw %s ignored",
                      (unsigned long long)st->unknown_frees, st->unknown_frees == 1 ? "" : "s", st->unknown_frees == 1 ? "was" : "were");
+    /* past the cap an async begin may be kept and its end dropped (ranges
+       are not nested: no room is kept for their ends), so say which */
     if (st->unmatched_async)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again); %s ignored",
-                     (unsigned long long)st->unmatched_async, st->unmatched_async == 1 ? "" : "s", st->unmatched_async == 1 ? "it was" : "they were");
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again)%s; %s ignored",
+                     (unsigned long long)st->unmatched_async, st->unmatched_async == 1 ? "" : "s",
+                     st->async_dropped ? ", some because the cap (max_events) dropped their other half" : "",
+                     st->unmatched_async == 1 ? "it was" : "they were");
 }
 
 /* Phase 10: the tree (which attaches the stacks first), the CUPTI join

@@ -297,6 +297,39 @@ static void test_count_then_get(void) {
     prof_events_free(ev);
 }
 
+/* An async range begun under the cap whose end comes past it: the end is
+   dropped, the range is unmatched, and the warning names the cap as a
+   cause (it used to blame the program's pairing alone). */
+static void test_async_past_cap(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats s;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_events = 5;
+    cfg.log = check_log;
+    check_log_reset();
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    {
+        PROF_SCOPE("a");
+        {
+            PROF_SCOPE("b");
+            PROF_BEGIN("c");
+            { PROF_SCOPE("d"); }
+            PROF_END();
+            PROF_ASYNC_BEGIN("as", 1);
+        }
+        PROF_ASYNC_END(1);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    s = prof_events_stats(ev);
+    CHECK_EQ_INT(s.unmatched_async, 1);
+    CHECK_EQ_INT(s.async_dropped, 1);
+    CHECK(check_log_find(PROF_E_UNBALANCED, "because the cap (max_events) dropped", NULL));
+    prof_events_free(ev);
+    prof_set_log(check_log, NULL);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
@@ -305,6 +338,7 @@ int main(void) {
     test_cap_mid_nesting();
     test_open_and_unbalanced();
     test_count_then_get();
+    test_async_past_cap();
     if (have_tools()) {
         test_perfetto_memory_rows();
         test_perfetto_no_shapes();
