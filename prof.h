@@ -1459,6 +1459,18 @@ static PROF__NI int prof__grow(void *pp, size_t *cap, size_t need, size_t elem) 
     return 1;
 }
 #define PROF__PUSH_OK(arr, n, cap) prof__grow((void *)&(arr), &(cap), (n) + 1, sizeof *(arr))
+/* The same to exactly `need` elements, for a size known in advance. */
+static PROF__NI int prof__reserve_exact(void *pp, size_t *cap, size_t need, size_t elem) {
+    void *p, *np;
+    if (need <= *cap) return 1;
+    if (need > PROF__MAX_ELEMS(elem)) return 0;
+    memcpy(&p, pp, sizeof p);
+    if (!(np = PROF_REALLOC(p, need * elem))) return 0;
+    prof__hint_huge(np, need * elem);
+    memcpy(pp, &np, sizeof np);
+    *cap = need;
+    return 1;
+}
 
 typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } prof__chunk;
 typedef struct prof__arena { prof__chunk *head; } prof__arena;
@@ -1485,10 +1497,24 @@ static PROF__NI void prof__arena_free(prof__arena *a) {
     a->head = NULL;
 }
 
+/* Eight bytes a step (a byte at a time cost prof_stop ~300 instructions
+   per event hashing input shapes); the length goes in first, so a string
+   and the same one with NULs after it differ. Maps mix the result again. */
 static PROF__NI uint64_t prof__hash_bytes(const void *p, size_t n, uint64_t h) {
     const unsigned char *s = (const unsigned char *)p;
-    size_t i;
-    for (i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211ull; }
+    uint64_t w;
+    h ^= (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    for (; n >= 8; n -= 8, s += 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    if (n) {
+        w = 0;
+        memcpy(&w, s, n);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
     return h;
 }
 static PROF__NI uint64_t prof__mix(uint64_t x) {
@@ -3063,7 +3089,7 @@ static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const c
 
 static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
     if (!v->extra) {
-        if (!PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
+        if (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
         memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
         e->ex[e->nex].sequence_nr = -1;
         e->ex[e->nex].kern_head = -1;
@@ -3484,6 +3510,10 @@ static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
     }
     return NULL;
 }
+/* the loops' fast path: the next record of the current block, inline */
+static __inline__ PROF__NI const prof__rec *prof__rec_get(prof__rec_iter *it) {
+    return it->i < it->n ? &it->b->recs[it->i++] : prof__rec_next(it);
+}
 
 /* What extension records said about the record that follows them. */
 typedef struct prof__pending {
@@ -3707,23 +3737,29 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
 /* Phase 2: count the scope records (the keys' size) and open the async
    ranges, whose begins carry the site. */
 static PROF__NI int prof__c_count(prof__collector *c) {
-    size_t i;
+    size_t i, nextra = 0;
     for (i = 0; i < c->nsnap; i++) {
         prof__rec_iter it;
         const prof__rec *r;
+        int after_ext = 0;
         int64_t thr = prof__thread_index(c->e, c->snaps[i].t->tid, c->snaps[i].t->name);
         if (thr < 0) return -1;
         prof__rec_iter_init(&it, &c->snaps[i]);
-        while ((r = prof__rec_next(&it)) != NULL) {
+        while ((r = prof__rec_get(&it)) != NULL) {
             uintptr_t tag = (uintptr_t)r->site & 7u;
-            if (tag == PROF__TAG_SCOPE) c->nkeys++;
+            if (tag == PROF__TAG_EXT) { after_ext = 1; continue; }
+            if (tag == PROF__TAG_SCOPE) { c->nkeys++; nextra += (size_t)after_ext; }
             else if (tag == PROF__TAG_ASYNC_BEGIN && !prof__c_stale(r->t0) && !prof__c_late(c, r->t0)) {
                 uint32_t si;
                 if (prof__c_site(c, (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u), &si) != 0 ||
                     !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), (uint32_t)thr, si, 0)) return -1;
             }
+            after_ext = 0;
         }
     }
+    /* scopes with extensions get an extra record each: sized once, not
+       doubled (a doubling copies them and leaves up to twice the room) */
+    if (nextra && !prof__reserve_exact((void *)&c->e->ex, &c->e->capex, c->e->nex + nextra, sizeof *c->e->ex)) return -1;
     c->capkeys = c->nkeys + c->nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
     if (!(c->keys = PROF__ALLOC(prof__key, c->capkeys))) return -1;
     c->nkeys = 0;
@@ -3793,16 +3829,20 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
     unsigned kind = (unsigned)(word >> 3) & 31u, aux = (unsigned)(word >> 8);
     pd->any = 1;
     if (kind == PROF__EXT_DATA) {
-        uint64_t v[2];
-        int k;
-        v[0] = r->t0;
-        v[1] = r->t1;
-        for (k = 0; k < 2 && pd->data_left > 0; k++, pd->data_left--) {
-            if (pd->data_kind == PROF__EXT_SHAPES) pd->shapes[pd->nshapes++] = (int64_t)v[k];
-            else if (pd->data_kind == PROF__EXT_NATIVE) {
-                if (!prof__grow((void *)&c->addrs, &c->capaddrs, c->naddrs + 1, sizeof *c->addrs)) return -1;
-                c->addrs[c->naddrs++] = v[k];
-            }
+        /* up to two values; a record's worth at a time (this runs once per
+           two dims of every event with shapes) */
+        int k = pd->data_left < 2 ? pd->data_left : 2;
+        if (k <= 0) return 0;
+        pd->data_left -= k;
+        if (pd->data_kind == PROF__EXT_SHAPES) { /* nshapes + data_left <= want_shapes <= 64 */
+            pd->shapes[pd->nshapes] = (int64_t)r->t0;
+            if (k == 2) pd->shapes[pd->nshapes + 1] = (int64_t)r->t1;
+            pd->nshapes += k;
+        } else if (pd->data_kind == PROF__EXT_NATIVE) {
+            if (!prof__grow((void *)&c->addrs, &c->capaddrs, c->naddrs + (size_t)k, sizeof *c->addrs)) return -1;
+            c->addrs[c->naddrs] = r->t0;
+            if (k == 2) c->addrs[c->naddrs + 1] = r->t1;
+            c->naddrs += (size_t)k;
         }
     } else if (kind == PROF__EXT_SHAPES) {
         pd->nshapes = 0;
@@ -3880,7 +3920,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof__map_free(&c->native_map);
     sn->kbeg = c->nkeys;
     prof__rec_iter_init(&it, sn);
-    while ((r = prof__rec_next(&it)) != NULL) {
+    while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
@@ -4557,8 +4597,8 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         if (!(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
     }
     /* sorted(events, key=thread), stable: a counting sort over the threads
-       ranked by id, since there are few of them */
-    {
+       ranked by id, since there are few of them (one thread: in order) */
+    if (e->nthr > 1) {
         uint32_t *rank = PROF__ALLOC(uint32_t, e->nthr + 1), *cnt = PROF__ALLOC(uint32_t, e->nthr + 2), *ord = PROF__ALLOC(uint32_t, e->nthr + 1);
         size_t k;
         if (!rank || !cnt || !ord) {
@@ -4589,7 +4629,10 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         int32_t top = 0;
         const prof__ev *f = &e->ev[idx[run]];
         while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
-        for (k = run + 1; k < end && !prof__idx_less(&c, idx[k], idx[k - 1]); k++) {}
+        for (k = run + 1; k < end; k++) { /* prof__idx_less, inline: once per event */
+            const prof__ev *x = &e->ev[idx[k]], *y = &e->ev[idx[k - 1]];
+            if (x->start < y->start || (x->start == y->start && x->end > y->end)) break;
+        }
         if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c); /* recorded lists are already in order */
         for (k = run; k < end; k++) {
             int32_t cur = (int32_t)idx[k];
@@ -4957,11 +5000,13 @@ done:
    keeps that frame. Events are in start order, so a parent comes first. */
 static PROF__NI int prof__scope_stacks(prof_events *e) {
     const char **label = PROF__ALLOC(const char *, e->nsites + 1);
+    struct { uint32_t parent, site, node; } cache[256];
     prof__buf b;
     size_t i;
     int rc = 0;
     if (!label) return -1;
     memset(&b, 0, sizeof b);
+    memset(cache, 0, sizeof cache);
     for (i = 0; i < e->nsites && !rc; i++) {
         const prof_site *s = &e->sites[i];
         char num[24];
@@ -4976,9 +5021,19 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
     PROF_FREE(b.p);
     for (i = 0; i < e->n && !rc; i++) {
         const prof__ev *v = &e->ev[i];
-        uint32_t node;
+        uint32_t node, parent;
+        size_t h;
         if (v->device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
-        node = prof__node_intern(e, v->parent >= 0 ? prof__stack_node(e, (size_t)v->parent) : 0, label[v->site]);
+        parent = v->parent >= 0 ? prof__stack_node(e, (size_t)v->parent) : 0;
+        /* a loop repeats a few (parent, site) pairs: a direct-mapped cache
+           in front of the node map (its entries are node + 1, 0 = empty) */
+        h = ((size_t)parent * 31u + v->site) & 255u;
+        if (cache[h].node && cache[h].parent == parent && cache[h].site == v->site) node = cache[h].node - 1;
+        else if ((node = prof__node_intern(e, parent, label[v->site])) != UINT32_MAX) {
+            cache[h].parent = parent;
+            cache[h].site = v->site;
+            cache[h].node = node + 1;
+        }
         if (node == UINT32_MAX || prof__stack_set(e, i, node) != 0) rc = -1;
     }
     PROF_FREE(label);
