@@ -832,10 +832,14 @@ PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt
      MEM          device << 3 | index << 8 | 4, t0 = tick, t1 = bytes
                   (after a MEMADDR extension)
      ASYNC_BEGIN  site | 5, t0 = tick, t1 = id
-     ASYNC_END    6, t0 = tick, t1 = id */
+     ASYNC_END    6, t0 = tick, t1 = id
+     DYN          name | 7, t0 = start tick, t1 = end tick: a PROF_SCOPE_DYN
+                  scope; `name` is the address of its NAME extension,
+                  written when the scope began (EXT NAME, t0 = the call
+                  site, then the name's bytes and its NUL as raw records) */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
 enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
-       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
+       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6, PROF__TAG_DYN = 7 };
 typedef struct prof__thread prof__thread;
 /* The gate: one 64-bit word whose high half is the session the thread may
    record in without asking (compared with prof__g_epoch by every scope) and
@@ -2469,7 +2473,8 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
    arguments writes its extensions and its own record in one reservation,
    so nothing can separate them. */
 enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_OVERLOAD = 3,
-       PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6 };
+       PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6,
+       PROF__EXT_NAME = 7 /* not for the next record: a DYN record points to it */ };
 #define PROF__EXT(kind, aux) ((const void *)(uintptr_t)(3u | ((uintptr_t)(kind) << 3) | ((uintptr_t)(aux) << 8)))
 #define PROF__NATIVE_MAX 32
 
@@ -2582,16 +2587,57 @@ PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow
     s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
     return s;
 }
-/* PROF_SCOPE_DYN while recording: admitted first, then its name copied. */
+/* PROF_SCOPE_DYN while recording: admitted first, then its name copied
+   into the record stream (a NAME extension, see the record format), which
+   its scope record points to; the collector interns it. No lookup here, so
+   the cost does not grow with the number of distinct names. A name too
+   long for a block's share goes to the thread's table instead. */
+#define PROF__DYN_INLINE_MAX ((size_t)4096)
+static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_site *site, const char *name) {
+    size_t len = strlen(name), k;
+    prof__rec *r;
+    if (len >= PROF__DYN_INLINE_MAX) return prof__intern_site(site, name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec); /* the header, then len + 1 bytes */
+    if (!(r = prof__slots(h, k))) return NULL;
+    r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
+    r->t0 = (uint64_t)(uintptr_t)site;
+    r->t1 = 0;
+    memcpy((void *)(r + 1), name, len + 1);
+    PROF__STORE(&h->pos, r + k);
+    return (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
+}
 PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
     prof__scope s;
-    prof__thread *h = prof__thread_get();
-    prof__tstate *t = h ? prof__tstate_of(h) : NULL;
+    prof__thread *h = prof__tls;
+    prof__tstate *t;
+    size_t len, k;
+    if (!name) name = "";
+    /* as the hot path: a thread bound to the session with cap to spend
+       (and no native stacks) is admitted by its gate; the name goes into
+       the current block when it fits */
+    len = strlen(name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
+    if (h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
+        h->pos && (size_t)(h->end - h->pos) >= k) {
+        prof__rec *r = h->pos;
+        __atomic_store_n(&h->gate.word, h->gate.word + 1, __ATOMIC_RELAXED);
+        r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
+        r->t0 = (uint64_t)(uintptr_t)site;
+        r->t1 = 0;
+        memcpy((void *)(r + 1), name, len + 1);
+        PROF__STORE(&h->pos, r + k);
+        s.t = h;
+        s.site = (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
+        s.t0 = prof__now();
+        return s;
+    }
+    h = prof__thread_get();
+    t = h ? prof__tstate_of(h) : NULL;
     s.t = PROF__NULL;
     s.site = site;
     s.t0 = 0;
     if (!t || !prof__admit(t)) return s;
-    if (!(s.site = prof__intern_site(site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
+    if (!(s.site = prof__dyn_inline(h, site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
     s.t = &t->hot;
     s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
     return s;
@@ -3514,6 +3560,15 @@ static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
 static __inline__ PROF__NI const prof__rec *prof__rec_get(prof__rec_iter *it) {
     return it->i < it->n ? &it->b->recs[it->i++] : prof__rec_next(it);
 }
+/* Passes over the raw records that follow a NAME extension (written with
+   it in one block: prof__slots). */
+static PROF__NI void prof__rec_skip_name(prof__rec_iter *it, const prof__rec *r) {
+    size_t k = (size_t)((uintptr_t)r->site >> 8);
+    it->i += k < it->n - it->i ? k : it->n - it->i;
+}
+static PROF__NI int prof__is_name_ext(uintptr_t word) {
+    return (word & 7u) == PROF__TAG_EXT && ((word >> 3) & 31u) == PROF__EXT_NAME;
+}
 
 /* What extension records said about the record that follows them. */
 typedef struct prof__pending {
@@ -3605,6 +3660,8 @@ typedef struct prof__collector {
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
     uint32_t site_cache_idx[64];
+    /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
+    struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr;
     size_t ncuthr, capcuthr;
@@ -3654,6 +3711,29 @@ static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_
     *out = *slot;
     c->site_cache[h] = s;
     c->site_cache_idx[h] = *slot;
+    return 0;
+}
+
+/* A PROF_SCOPE_DYN record's site: its NAME extension gives the call site
+   and the name (a NUL-terminated copy in the records after it); equal
+   names of one call site are one site of the list. */
+static PROF__NI int prof__c_dyn_site(prof__collector *c, const prof__rec *hdr, const prof_site **site, const char **name, uint32_t *out) {
+    const prof_site *s = (const prof_site *)(uintptr_t)hdr->t0;
+    const char *n = (const char *)(const void *)(hdr + 1), *in;
+    size_t h;
+    int64_t idx;
+    PROF_ASSERT(prof__is_name_ext((uintptr_t)hdr->site));
+    *site = s;
+    *name = n;
+    if (!(in = prof__intern(&c->e->strs, prof__is_step_name(n) ? "ProfilerStep*" : n))) return -1;
+    h = (size_t)(((uintptr_t)in >> 3) ^ ((uintptr_t)s >> 4)) & 63u;
+    if (c->dyn_cache[h].name == in && c->dyn_cache[h].origin == s) { *out = c->dyn_cache[h].idx; return 0; }
+    idx = prof__site_index(c->e, in, s->file, s->func, s->line, s->flags);
+    if (idx < 0) return -1;
+    c->dyn_cache[h].origin = s;
+    c->dyn_cache[h].name = in;
+    c->dyn_cache[h].idx = (uint32_t)idx;
+    *out = (uint32_t)idx;
     return 0;
 }
 
@@ -3747,8 +3827,12 @@ static PROF__NI int prof__c_count(prof__collector *c) {
         prof__rec_iter_init(&it, &c->snaps[i]);
         while ((r = prof__rec_get(&it)) != NULL) {
             uintptr_t tag = (uintptr_t)r->site & 7u;
-            if (tag == PROF__TAG_EXT) { after_ext = 1; continue; }
-            if (tag == PROF__TAG_SCOPE) { c->nkeys++; nextra += (size_t)after_ext; }
+            if (tag == PROF__TAG_EXT) {
+                if (prof__is_name_ext((uintptr_t)r->site)) prof__rec_skip_name(&it, r);
+                else after_ext = 1;
+                continue;
+            }
+            if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN) { c->nkeys++; nextra += (size_t)after_ext; }
             else if (tag == PROF__TAG_ASYNC_BEGIN && !prof__c_stale(r->t0) && !prof__c_late(c, r->t0)) {
                 uint32_t si;
                 if (prof__c_site(c, (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u), &si) != 0 ||
@@ -3871,13 +3955,20 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
     prof_events *e = c->e;
     prof__key *k = &c->keys[c->nkeys];
-    const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+    uintptr_t word = (uintptr_t)r->site;
+    const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
+    const char *name;
     uint32_t nat;
     int step;
     k->start = prof__c_ns(r->t0);
     k->end = prof__c_ns(r->t1);
     k->thread = thr;
-    if (prof__c_site(c, s, &k->site) != 0) return -1;
+    if ((word & 7u) == PROF__TAG_DYN) {
+        if (prof__c_dyn_site(c, (const prof__rec *)(const void *)s, &s, &name, &k->site) != 0) return -1;
+    } else {
+        name = s->name;
+        if (prof__c_site(c, s, &k->site) != 0) return -1;
+    }
     k->extra = 0;
     k->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
     k->flags = 0;
@@ -3900,7 +3991,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
             if (pd->ag_aux & 0x100u) x->sequence_nr = pd->seq;
             if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; }
         }
-        if (step) x->trace_name = prof__intern(&e->strs, s->name);
+        if (step) x->trace_name = prof__intern(&e->strs, name);
         x->native_off = nat;
     }
     c->nkeys++;
@@ -3922,21 +4013,24 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof__rec_iter_init(&it, sn);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
+        int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (prof__c_extension(c, &pd, r) != 0) return -1;
+            if (prof__is_name_ext(word)) prof__rec_skip_name(&it, r); /* read through its DYN record */
+            else if (prof__c_extension(c, &pd, r) != 0) return -1;
             continue;
         }
+        /* (a stale DYN record's name may be in a block reused since: not read) */
         if (prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
-        if (prof__c_late(c, tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
+        if (prof__c_late(c, scope ? r->t1 : r->t0)) {
             /* a scope begun after the stop's tick, before its thread saw
                recording end (prof_stop preempted in between): neither in
                the profile nor open at the stop */
-            if (tag == PROF__TAG_SCOPE && prof__c_late(c, r->t0)) sn->began_late++;
+            if (scope && prof__c_late(c, r->t0)) sn->began_late++;
             prof__pending_reset(&pd);
             continue;
         }
-        if (tag == PROF__TAG_SCOPE) {
+        if (scope) {
             if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;
         } else if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
             if (!prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), 0, 0, 1)) return -1;
