@@ -54,8 +54,11 @@
                           constant (or __func__): anything else fails to
                           compile, in C and in C++. Several on one line work.
    PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied
-                          (once per session and site, and only when the
-                          event cap admits the scope).
+                          into the thread's records (only when the event
+                          cap admits the scope) and interned by prof_stop,
+                          so its cost does not grow with distinct names; a
+                          name of 4 KiB or more is copied once per session
+                          and site instead.
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
    PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
    PROF_END()             use a block); PROF_END closes the innermost one. An
@@ -151,9 +154,10 @@
                       one 24-byte record; shapes add 1 + (values + 1) / 2
                       records (up to 33), FLOPs, an overload name and
                       autograd fields one each, a native stack 1 + (frames
-                      + 1) / 2 (up to 17), an allocation 2 in all; the
-                      name of a PROF_SCOPE_DYN is copied once per session
-                      and site, and only for an admitted scope.
+                      + 1) / 2 (up to 17), an allocation 2 in all; a
+                      PROF_SCOPE_DYN 1 + (name bytes + 24) / 24 for its
+                      name, only for an admitted scope (a name of 4 KiB or
+                      more: copied once per session and site instead).
                       Threads take the cap in shares (a quarter of what is
                       left, split among them, single events near the end);
                       a thread that stops recording keeps the unused rest
@@ -3964,7 +3968,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     k->end = prof__c_ns(r->t1);
     k->thread = thr;
     if ((word & 7u) == PROF__TAG_DYN) {
-        if (prof__c_dyn_site(c, (const prof__rec *)(const void *)s, &s, &name, &k->site) != 0) return -1;
+        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &s, &name, &k->site) != 0) return -1;
     } else {
         name = s->name;
         if (prof__c_site(c, s, &k->site) != 0) return -1;
