@@ -54,8 +54,11 @@
                           constant (or __func__): anything else fails to
                           compile, in C and in C++. Several on one line work.
    PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied
-                          (once per session and site, and only when the
-                          event cap admits the scope).
+                          into the thread's records (only when the event
+                          cap admits the scope) and interned by prof_stop,
+                          so its cost does not grow with distinct names; a
+                          name of 4 KiB or more is copied once per session
+                          and site instead.
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
    PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
    PROF_END()             use a block); PROF_END closes the innermost one. An
@@ -154,9 +157,10 @@
                       one 24-byte record; shapes add 1 + (values + 1) / 2
                       records (up to 33), FLOPs, an overload name and
                       autograd fields one each, a native stack 1 + (frames
-                      + 1) / 2 (up to 17), an allocation 2 in all; the
-                      name of a PROF_SCOPE_DYN is copied once per session
-                      and site, and only for an admitted scope.
+                      + 1) / 2 (up to 17), an allocation 2 in all; a
+                      PROF_SCOPE_DYN 1 + (name bytes + 24) / 24 for its
+                      name, only for an admitted scope (a name of 4 KiB or
+                      more: copied once per session and site instead).
                       Threads take the cap in shares (a quarter of what is
                       left, split among them, single events near the end);
                       a thread that stops recording keeps the unused rest
@@ -849,10 +853,14 @@ PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt
      MEM          device << 3 | index << 8 | 4, t0 = tick, t1 = bytes
                   (after a MEMADDR extension)
      ASYNC_BEGIN  site | 5, t0 = tick, t1 = id
-     ASYNC_END    6, t0 = tick, t1 = id */
+     ASYNC_END    6, t0 = tick, t1 = id
+     DYN          name | 7, t0 = start tick, t1 = end tick: a PROF_SCOPE_DYN
+                  scope; `name` is the address of its NAME extension,
+                  written when the scope began (EXT NAME, t0 = the call
+                  site, then the name's bytes and its NUL as raw records) */
 typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
 enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
-       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6 };
+       PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6, PROF__TAG_DYN = 7 };
 typedef struct prof__thread prof__thread;
 /* The gate: one 64-bit word whose high half is the session the thread may
    record in without asking (compared with prof__g_epoch by every scope) and
@@ -1476,6 +1484,18 @@ static PROF__NI int prof__grow(void *pp, size_t *cap, size_t need, size_t elem) 
     return 1;
 }
 #define PROF__PUSH_OK(arr, n, cap) prof__grow((void *)&(arr), &(cap), (n) + 1, sizeof *(arr))
+/* The same to exactly `need` elements, for a size known in advance. */
+static PROF__NI int prof__reserve_exact(void *pp, size_t *cap, size_t need, size_t elem) {
+    void *p, *np;
+    if (need <= *cap) return 1;
+    if (need > PROF__MAX_ELEMS(elem)) return 0;
+    memcpy(&p, pp, sizeof p);
+    if (!(np = PROF_REALLOC(p, need * elem))) return 0;
+    prof__hint_huge(np, need * elem);
+    memcpy(pp, &np, sizeof np);
+    *cap = need;
+    return 1;
+}
 
 typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } prof__chunk;
 typedef struct prof__arena { prof__chunk *head; } prof__arena;
@@ -1502,10 +1522,24 @@ static PROF__NI void prof__arena_free(prof__arena *a) {
     a->head = NULL;
 }
 
+/* Eight bytes a step (a byte at a time cost prof_stop ~300 instructions
+   per event hashing input shapes); the length goes in first, so a string
+   and the same one with NULs after it differ. Maps mix the result again. */
 static PROF__NI uint64_t prof__hash_bytes(const void *p, size_t n, uint64_t h) {
     const unsigned char *s = (const unsigned char *)p;
-    size_t i;
-    for (i = 0; i < n; i++) { h ^= s[i]; h *= 1099511628211ull; }
+    uint64_t w;
+    h ^= (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    for (; n >= 8; n -= 8, s += 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    if (n) {
+        w = 0;
+        memcpy(&w, s, n);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
     return h;
 }
 static PROF__NI uint64_t prof__mix(uint64_t x) {
@@ -2460,7 +2494,8 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
    arguments writes its extensions and its own record in one reservation,
    so nothing can separate them. */
 enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_OVERLOAD = 3,
-       PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6 };
+       PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6,
+       PROF__EXT_NAME = 7 /* not for the next record: a DYN record points to it */ };
 #define PROF__EXT(kind, aux) ((const void *)(uintptr_t)(3u | ((uintptr_t)(kind) << 3) | ((uintptr_t)(aux) << 8)))
 #define PROF__NATIVE_MAX 32
 
@@ -2573,16 +2608,57 @@ PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow
     s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
     return s;
 }
-/* PROF_SCOPE_DYN while recording: admitted first, then its name copied. */
+/* PROF_SCOPE_DYN while recording: admitted first, then its name copied
+   into the record stream (a NAME extension, see the record format), which
+   its scope record points to; the collector interns it. No lookup here, so
+   the cost does not grow with the number of distinct names. A name too
+   long for a block's share goes to the thread's table instead. */
+#define PROF__DYN_INLINE_MAX ((size_t)4096)
+static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_site *site, const char *name) {
+    size_t len = strlen(name), k;
+    prof__rec *r;
+    if (len >= PROF__DYN_INLINE_MAX) return prof__intern_site(site, name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec); /* the header, then len + 1 bytes */
+    if (!(r = prof__slots(h, k))) return NULL;
+    r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
+    r->t0 = (uint64_t)(uintptr_t)site;
+    r->t1 = 0;
+    memcpy((void *)(r + 1), name, len + 1);
+    PROF__STORE(&h->pos, r + k);
+    return (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
+}
 PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
     prof__scope s;
-    prof__thread *h = prof__thread_get();
-    prof__tstate *t = h ? prof__tstate_of(h) : NULL;
+    prof__thread *h = prof__tls;
+    prof__tstate *t;
+    size_t len, k;
+    if (!name) name = "";
+    /* as the hot path: a thread bound to the session with cap to spend
+       (and no native stacks) is admitted by its gate; the name goes into
+       the current block when it fits */
+    len = strlen(name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
+    if (h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
+        h->pos && (size_t)(h->end - h->pos) >= k) {
+        prof__rec *r = h->pos;
+        __atomic_store_n(&h->gate.word, h->gate.word + 1, __ATOMIC_RELAXED);
+        r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
+        r->t0 = (uint64_t)(uintptr_t)site;
+        r->t1 = 0;
+        memcpy((void *)(r + 1), name, len + 1);
+        PROF__STORE(&h->pos, r + k);
+        s.t = h;
+        s.site = (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
+        s.t0 = prof__now();
+        return s;
+    }
+    h = prof__thread_get();
+    t = h ? prof__tstate_of(h) : NULL;
     s.t = PROF__NULL;
     s.site = site;
     s.t0 = 0;
     if (!t || !prof__admit(t)) return s;
-    if (!(s.site = prof__intern_site(site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
+    if (!(s.site = prof__dyn_inline(h, site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
     s.t = &t->hot;
     s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
     return s;
@@ -3080,7 +3156,7 @@ static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const c
 
 static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
     if (!v->extra) {
-        if (!PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
+        if (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
         memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
         e->ex[e->nex].sequence_nr = -1;
         e->ex[e->nex].kern_head = -1;
@@ -3511,6 +3587,19 @@ static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
     }
     return NULL;
 }
+/* the loops' fast path: the next record of the current block, inline */
+static __inline__ PROF__NI const prof__rec *prof__rec_get(prof__rec_iter *it) {
+    return it->i < it->n ? &it->b->recs[it->i++] : prof__rec_next(it);
+}
+/* Passes over the raw records that follow a NAME extension (written with
+   it in one block: prof__slots). */
+static PROF__NI void prof__rec_skip_name(prof__rec_iter *it, const prof__rec *r) {
+    size_t k = (size_t)((uintptr_t)r->site >> 8);
+    it->i += k < it->n - it->i ? k : it->n - it->i;
+}
+static PROF__NI int prof__is_name_ext(uintptr_t word) {
+    return (word & 7u) == PROF__TAG_EXT && ((word >> 3) & 31u) == PROF__EXT_NAME;
+}
 
 /* What extension records said about the record that follows them. */
 typedef struct prof__pending {
@@ -3602,6 +3691,8 @@ typedef struct prof__collector {
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
     uint32_t site_cache_idx[64];
+    /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
+    struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr;
     size_t ncuthr, capcuthr;
@@ -3651,6 +3742,29 @@ static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_
     *out = *slot;
     c->site_cache[h] = s;
     c->site_cache_idx[h] = *slot;
+    return 0;
+}
+
+/* A PROF_SCOPE_DYN record's site: its NAME extension gives the call site
+   and the name (a NUL-terminated copy in the records after it); equal
+   names of one call site are one site of the list. */
+static PROF__NI int prof__c_dyn_site(prof__collector *c, const prof__rec *hdr, const prof_site **site, const char **name, uint32_t *out) {
+    const prof_site *s = (const prof_site *)(uintptr_t)hdr->t0;
+    const char *n = (const char *)(const void *)(hdr + 1), *in;
+    size_t h;
+    int64_t idx;
+    PROF_ASSERT(prof__is_name_ext((uintptr_t)hdr->site));
+    *site = s;
+    *name = n;
+    if (!(in = prof__intern(&c->e->strs, prof__is_step_name(n) ? "ProfilerStep*" : n))) return -1;
+    h = (size_t)(((uintptr_t)in >> 3) ^ ((uintptr_t)s >> 4)) & 63u;
+    if (c->dyn_cache[h].name == in && c->dyn_cache[h].origin == s) { *out = c->dyn_cache[h].idx; return 0; }
+    idx = prof__site_index(c->e, in, s->file, s->func, s->line, s->flags);
+    if (idx < 0) return -1;
+    c->dyn_cache[h].origin = s;
+    c->dyn_cache[h].name = in;
+    c->dyn_cache[h].idx = (uint32_t)idx;
+    *out = (uint32_t)idx;
     return 0;
 }
 
@@ -3734,23 +3848,33 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
 /* Phase 2: count the scope records (the keys' size) and open the async
    ranges, whose begins carry the site. */
 static PROF__NI int prof__c_count(prof__collector *c) {
-    size_t i;
+    size_t i, nextra = 0;
     for (i = 0; i < c->nsnap; i++) {
         prof__rec_iter it;
         const prof__rec *r;
+        int after_ext = 0;
         int64_t thr = prof__thread_index(c->e, c->snaps[i].t->tid, c->snaps[i].t->name);
         if (thr < 0) return -1;
         prof__rec_iter_init(&it, &c->snaps[i]);
-        while ((r = prof__rec_next(&it)) != NULL) {
+        while ((r = prof__rec_get(&it)) != NULL) {
             uintptr_t tag = (uintptr_t)r->site & 7u;
-            if (tag == PROF__TAG_SCOPE) c->nkeys++;
+            if (tag == PROF__TAG_EXT) {
+                if (prof__is_name_ext((uintptr_t)r->site)) prof__rec_skip_name(&it, r);
+                else after_ext = 1;
+                continue;
+            }
+            if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN) { c->nkeys++; nextra += (size_t)after_ext; }
             else if (tag == PROF__TAG_ASYNC_BEGIN && !prof__c_stale(r->t0) && !prof__c_late(c, r->t0)) {
                 uint32_t si;
                 if (prof__c_site(c, (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u), &si) != 0 ||
                     !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), (uint32_t)thr, si, 0)) return -1;
             }
+            after_ext = 0;
         }
     }
+    /* scopes with extensions get an extra record each: sized once, not
+       doubled (a doubling copies them and leaves up to twice the room) */
+    if (nextra && !prof__reserve_exact((void *)&c->e->ex, &c->e->capex, c->e->nex + nextra, sizeof *c->e->ex)) return -1;
     c->capkeys = c->nkeys + c->nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
     if (!(c->keys = PROF__ALLOC(prof__key, c->capkeys))) return -1;
     c->nkeys = 0;
@@ -3820,16 +3944,20 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
     unsigned kind = (unsigned)(word >> 3) & 31u, aux = (unsigned)(word >> 8);
     pd->any = 1;
     if (kind == PROF__EXT_DATA) {
-        uint64_t v[2];
-        int k;
-        v[0] = r->t0;
-        v[1] = r->t1;
-        for (k = 0; k < 2 && pd->data_left > 0; k++, pd->data_left--) {
-            if (pd->data_kind == PROF__EXT_SHAPES) pd->shapes[pd->nshapes++] = (int64_t)v[k];
-            else if (pd->data_kind == PROF__EXT_NATIVE) {
-                if (!prof__grow((void *)&c->addrs, &c->capaddrs, c->naddrs + 1, sizeof *c->addrs)) return -1;
-                c->addrs[c->naddrs++] = v[k];
-            }
+        /* up to two values; a record's worth at a time (this runs once per
+           two dims of every event with shapes) */
+        int k = pd->data_left < 2 ? pd->data_left : 2;
+        if (k <= 0) return 0;
+        pd->data_left -= k;
+        if (pd->data_kind == PROF__EXT_SHAPES) { /* nshapes + data_left <= want_shapes <= 64 */
+            pd->shapes[pd->nshapes] = (int64_t)r->t0;
+            if (k == 2) pd->shapes[pd->nshapes + 1] = (int64_t)r->t1;
+            pd->nshapes += k;
+        } else if (pd->data_kind == PROF__EXT_NATIVE) {
+            if (!prof__grow((void *)&c->addrs, &c->capaddrs, c->naddrs + (size_t)k, sizeof *c->addrs)) return -1;
+            c->addrs[c->naddrs] = r->t0;
+            if (k == 2) c->addrs[c->naddrs + 1] = r->t1;
+            c->naddrs += (size_t)k;
         }
     } else if (kind == PROF__EXT_SHAPES) {
         pd->nshapes = 0;
@@ -3858,13 +3986,20 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
     prof_events *e = c->e;
     prof__key *k = &c->keys[c->nkeys];
-    const prof_site *s = (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u);
+    uintptr_t word = (uintptr_t)r->site;
+    const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
+    const char *name;
     uint32_t nat;
     int step;
     k->start = prof__c_ns(r->t0);
     k->end = prof__c_ns(r->t1);
     k->thread = thr;
-    if (prof__c_site(c, s, &k->site) != 0) return -1;
+    if ((word & 7u) == PROF__TAG_DYN) {
+        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &s, &name, &k->site) != 0) return -1;
+    } else {
+        name = s->name;
+        if (prof__c_site(c, s, &k->site) != 0) return -1;
+    }
     k->extra = 0;
     k->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
     k->flags = 0;
@@ -3887,7 +4022,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
             if (pd->ag_aux & 0x100u) x->sequence_nr = pd->seq;
             if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; }
         }
-        if (step) x->trace_name = prof__intern(&e->strs, s->name);
+        if (step) x->trace_name = prof__intern(&e->strs, name);
         x->native_off = nat;
     }
     c->nkeys++;
@@ -3907,23 +4042,26 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof__map_free(&c->native_map);
     sn->kbeg = c->nkeys;
     prof__rec_iter_init(&it, sn);
-    while ((r = prof__rec_next(&it)) != NULL) {
+    while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
+        int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (prof__c_extension(c, &pd, r) != 0) return -1;
+            if (prof__is_name_ext(word)) prof__rec_skip_name(&it, r); /* read through its DYN record */
+            else if (prof__c_extension(c, &pd, r) != 0) return -1;
             continue;
         }
+        /* (a stale DYN record's name may be in a block reused since: not read) */
         if (prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
-        if (prof__c_late(c, tag == PROF__TAG_SCOPE ? r->t1 : r->t0)) {
+        if (prof__c_late(c, scope ? r->t1 : r->t0)) {
             /* a scope begun after the stop's tick, before its thread saw
                recording end (prof_stop preempted in between): neither in
                the profile nor open at the stop */
-            if (tag == PROF__TAG_SCOPE && prof__c_late(c, r->t0)) sn->began_late++;
+            if (scope && prof__c_late(c, r->t0)) sn->began_late++;
             prof__pending_reset(&pd);
             continue;
         }
-        if (tag == PROF__TAG_SCOPE) {
+        if (scope) {
             if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;
         } else if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
             if (!prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), 0, 0, 1)) return -1;
@@ -4588,8 +4726,8 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         if (!(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
     }
     /* sorted(events, key=thread), stable: a counting sort over the threads
-       ranked by id, since there are few of them */
-    {
+       ranked by id, since there are few of them (one thread: in order) */
+    if (e->nthr > 1) {
         uint32_t *rank = PROF__ALLOC(uint32_t, e->nthr + 1), *cnt = PROF__ALLOC(uint32_t, e->nthr + 2), *ord = PROF__ALLOC(uint32_t, e->nthr + 1);
         size_t k;
         if (!rank || !cnt || !ord) {
@@ -4620,7 +4758,10 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
         int32_t top = 0;
         const prof__ev *f = &e->ev[idx[run]];
         while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
-        for (k = run + 1; k < end && !prof__idx_less(&c, idx[k], idx[k - 1]); k++) {}
+        for (k = run + 1; k < end; k++) { /* prof__idx_less, inline: once per event */
+            const prof__ev *x = &e->ev[idx[k]], *y = &e->ev[idx[k - 1]];
+            if (x->start < y->start || (x->start == y->start && x->end > y->end)) break;
+        }
         if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c); /* recorded lists are already in order */
         for (k = run; k < end; k++) {
             int32_t cur = (int32_t)idx[k];
@@ -4988,11 +5129,13 @@ done:
    keeps that frame. Events are in start order, so a parent comes first. */
 static PROF__NI int prof__scope_stacks(prof_events *e) {
     const char **label = PROF__ALLOC(const char *, e->nsites + 1);
+    struct { uint32_t parent, site, node; } cache[256];
     prof__buf b;
     size_t i;
     int rc = 0;
     if (!label) return -1;
     memset(&b, 0, sizeof b);
+    memset(cache, 0, sizeof cache);
     for (i = 0; i < e->nsites && !rc; i++) {
         const prof_site *s = &e->sites[i];
         char num[24];
@@ -5007,9 +5150,19 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
     PROF_FREE(b.p);
     for (i = 0; i < e->n && !rc; i++) {
         const prof__ev *v = &e->ev[i];
-        uint32_t node;
+        uint32_t node, parent;
+        size_t h;
         if (v->device_type != PROF_DEVICE_CPU) continue; /* as in PyTorch: no stack on the device */
-        node = prof__node_intern(e, v->parent >= 0 ? prof__stack_node(e, (size_t)v->parent) : 0, label[v->site]);
+        parent = v->parent >= 0 ? prof__stack_node(e, (size_t)v->parent) : 0;
+        /* a loop repeats a few (parent, site) pairs: a direct-mapped cache
+           in front of the node map (its entries are node + 1, 0 = empty) */
+        h = ((size_t)parent * 31u + v->site) & 255u;
+        if (cache[h].node && cache[h].parent == parent && cache[h].site == v->site) node = cache[h].node - 1;
+        else if ((node = prof__node_intern(e, parent, label[v->site])) != UINT32_MAX) {
+            cache[h].parent = parent;
+            cache[h].site = v->site;
+            cache[h].node = node + 1;
+        }
         if (node == UINT32_MAX || prof__stack_set(e, i, node) != 0) rc = -1;
     }
     PROF_FREE(label);

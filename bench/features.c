@@ -48,6 +48,23 @@ static __attribute__((noinline)) void run_alloc(void) {
     for (i = 0; i < N; i++) { prof_alloc(&blocks[i & 63], 256); prof_dealloc(&blocks[i & 63]); }
 }
 
+/* PROF_SCOPE_DYN with 1, 1k and 1M distinct names (made before the run,
+   12 bytes each): the name is copied into the record stream, so the cost
+   should not grow with the number of names */
+enum { NAME_LEN = 12 };
+static char *dyn_names;
+static void run_dyn(size_t distinct) {
+    size_t i, j = 0;
+    for (i = 0; i < N; i++) {
+        PROF_SCOPE_DYN(dyn_names + j * NAME_LEN);
+        sink = (int)i;
+        if (++j == distinct) j = 0;
+    }
+}
+static __attribute__((noinline)) void run_dyn_1(void) { run_dyn(1); }
+static __attribute__((noinline)) void run_dyn_1k(void) { run_dyn(1000); }
+static __attribute__((noinline)) void run_dyn_1m(void) { run_dyn(N); }
+
 typedef struct mode { const char *name; void (*fn)(void); int record_shapes, with_flops, profile_memory, with_stack, events_per_iter; } mode;
 
 static double measure(const mode *m) {
@@ -93,9 +110,15 @@ int main(void) {
         { "scope_shapes_2_inputs", run_shapes, 1, 0, 0, 0, 1 },
         { "scope_flops", run_flops, 0, 1, 0, 0, 1 },
         { "alloc_free_pair", run_alloc, 0, 0, 1, 0, 0 },
+        { "scope_dyn_1_name", run_dyn_1, 0, 0, 0, 0, 1 },
+        { "scope_dyn_1k_names", run_dyn_1k, 0, 0, 0, 0, 1 },
+        { "scope_dyn_1m_names", run_dyn_1m, 0, 0, 0, 0, 1 },
     };
     double floor_ns = 0;
     size_t i;
+    dyn_names = (char *)malloc((size_t)N * NAME_LEN);
+    if (!dyn_names) return 1;
+    for (i = 0; i < (size_t)N; i++) snprintf(dyn_names + i * NAME_LEN, NAME_LEN, "op_%07zu", i);
     floor_buf = (rec24 *)malloc(sizeof(rec24) * N);
     memset(floor_buf, 0, sizeof(rec24) * N); /* prefaulted */
     printf("# bench/features: %d iterations x %d repetitions, medians, 1 thread, buffers reused\n", N, REPS);
@@ -107,6 +130,7 @@ int main(void) {
     }
     printf("# with_stack scopes costs nothing while recording: the chain is built at prof_stop\n");
     free(floor_buf);
+    free(dyn_names);
     prof_shutdown();
     return 0;
 }

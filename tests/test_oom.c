@@ -84,29 +84,41 @@ static void test_begin_stack_full(void) {
     prof_events_free(ev);
 }
 
-/* A run-time name already copied needs no memory: with every allocation
-   failing it is still recorded (the name table used to try to grow before
-   looking the name up, and dropped it). */
+/* A run-time name needs no memory while recording: it is copied into the
+   record stream, so with every allocation failing a known name and a new
+   one are recorded. A name too long for that (4096 bytes and more) goes to
+   the thread's name table: one already there needs no memory (the table
+   used to try to grow before looking the name up, and dropped it), a new
+   one does, and is dropped. */
 static void dyn_scope(const char *name) { PROF_SCOPE_DYN(name); } /* one call site: names are kept per site */
 static void test_known_dyn_name(void) {
     prof_config cfg;
     prof_events *ev;
-    char name[16];
+    static char name[5000], long_new[5000];
     int i;
     memset(&cfg, 0, sizeof cfg);
+    memset(name, 'L', sizeof name - 1);
+    memcpy(long_new, name, sizeof name);
+    long_new[0] = 'M';
     CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    dyn_scope("warm"); /* the thread's first block */
     for (i = 0; i < 32; i++) { /* the table's first 64 slots are half full: the next new name grows it */
-        snprintf(name, sizeof name, "n%d", i);
+        snprintf(name, 16, "%dn", i);
+        name[strlen(name)] = 'L';
         dyn_scope(name);
     }
+    snprintf(name, 16, "%dn", 0);
+    name[strlen(name)] = 'L'; /* "0nLLL...", in the table */
     g_fail_all = 1;
-    for (i = 0; i < 10; i++) dyn_scope("n0");
-    dyn_scope("new name"); /* needs memory: dropped */
+    for (i = 0; i < 10; i++) dyn_scope(name);
+    dyn_scope("new name"); /* short: into the records, no memory */
+    dyn_scope(long_new);   /* long and new: needs memory, dropped */
     g_fail_all = 0;
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
-    CHECK_EQ_INT(count_named(ev, "n0"), 11);
-    CHECK_EQ_INT(count_named(ev, "new name"), 0);
+    CHECK_EQ_INT(count_named(ev, name), 11);
+    CHECK_EQ_INT(count_named(ev, "new name"), 1);
+    CHECK_EQ_INT(count_named(ev, long_new), 0);
     CHECK_EQ_INT(prof_events_stats(ev).dropped, 1);
     prof_events_free(ev);
 }

@@ -1364,6 +1364,56 @@ static void test_dyn_names_past_cap(void) {
     prof_events_free(ev);
 }
 
+/* Run-time names travel in the record stream (a NAME extension written
+   when the scope begins, which its record points to): over many blocks,
+   with names of every length up to the inline limit and past it, each
+   around a child whose own extensions (shapes, FLOPs) sit between the name
+   and the scope's record, every event keeps its name, parent and shapes. */
+static void test_dyn_names_inline(void) {
+    prof_config c = config();
+    prof_events *ev;
+    static char name[4200];
+    size_t i, n, len;
+    const size_t lens[] = { 0, 7, 8, 23, 24, 25, 47, 48, 100, 4095, 4096, 4150 };
+    const int iters = 3000;
+    c.record_shapes = 1;
+    c.with_flops = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < (size_t)iters; i++) {
+        len = lens[i % (sizeof lens / sizeof lens[0])];
+        memset(name, 'a' + (int)(i % 26), len);
+        name[len] = 0;
+        if (len >= 6) snprintf(name, 7, "%06zu", i), name[6] = len > 6 ? 'z' : 0;
+        {
+            PROF_SCOPE_DYN(name);
+            name[0] = '#'; /* the copy was taken at entry */
+            { PROF_SCOPE_SHAPES("child", 1, (int64_t)i); }
+            { PROF_SCOPE_FLOPS("flop", (int64_t)i); }
+        }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, (size_t)iters * 3);
+    for (i = 0; i + 2 < n && i / 3 < (size_t)iters; i += 3) {
+        prof_event d = get(ev, (int64_t)i), ch = get(ev, (int64_t)i + 1), fl = get(ev, (int64_t)i + 2);
+        size_t k = i / 3;
+        char want[4200], shp[32];
+        len = lens[k % (sizeof lens / sizeof lens[0])];
+        memset(want, 'a' + (int)(k % 26), len);
+        want[len] = 0;
+        if (len >= 6) snprintf(want, 7, "%06zu", k), want[6] = len > 6 ? 'z' : 0;
+        snprintf(shp, sizeof shp, "[[%zu]]", k);
+        if (!CHECK_MSG(strcmp(d.name, want) == 0 && strlen(d.name) == len, "event %zu: name of %zu bytes, want %zu", i, strlen(d.name), len)) break;
+        if (!CHECK(d.parent == -1 && ch.parent == (int64_t)i && fl.parent == (int64_t)i)) break;
+        if (!CHECK(strcmp(ch.name, "child") == 0 && ch.input_shapes && strcmp(ch.input_shapes, shp) == 0)) break;
+        if (!CHECK(strcmp(fl.name, "flop") == 0 && fl.flops == (int64_t)k)) break;
+        if (!CHECK(d.input_shapes && strcmp(d.input_shapes, "[]") == 0)) break; /* no shapes of its own */
+    }
+    CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+    prof_events_free(ev);
+}
+
 /* ------------------------------------------------------------------------
    Stacks are a tree: 10000 nesting levels with scope stacks cost memory
    per level, not per event times depth (it was 413 MB at 10k levels). */
@@ -1515,6 +1565,7 @@ int main(void) {
     TIMED(test_cap_counts_events());
     TIMED(test_exact_accounting());
     TIMED(test_dyn_names_past_cap());
+    TIMED(test_dyn_names_inline());
     TIMED(test_deep_stacks());
     TIMED(test_long_frames());
     TIMED(test_backward_stacks());
