@@ -254,7 +254,9 @@ static void test_remove_dup_nodes(void) {
     add(ev, "cc", 1, 2020, 2080);
     add(ev, "cc", 1, 2030, 2070);
     (void)q;
-    CHECK_EQ_INT(prof_events_count(ev), 20);
+    /* 20 added; the count is the list's after the tree, as prof_events_get
+       indexes it (prof_events_count builds the tree first) */
+    CHECK_EQ_INT(prof_events_count(ev), 20 - 1 - 1 - 2 - 1 - 1);
     CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
     CHECK_EQ_INT(prof_events_count(ev), 20 - 1 - 1 - 2 - 1 - 1);
     CHECK_EQ_INT(prof_events_stats(ev).events, 14);
