@@ -425,6 +425,212 @@ static void test_perfetto_recorded(void) {
     prof_events_free(ev);
 }
 
+/* ----- export options (prof_events_set_export_options) -------------------- */
+
+/* A whole file, NUL-terminated (its length in *n); NULL if unreadable. */
+static char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    long len;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (p = (char *)malloc((size_t)len + 1)) != NULL) {
+        *n = fread(p, 1, (size_t)len, f);
+        p[*n] = 0;
+    }
+    fclose(f);
+    return p;
+}
+static int has_bytes(const char *p, size_t n, const char *s) {
+    size_t k = strlen(s), i;
+    for (i = 0; p && i + k <= n; i++) if (memcmp(p + i, s, k) == 0) return 1;
+    return 0;
+}
+/* Exports ev in every format with stacks as OUT/<tag>.*, then checks
+   that each file has every string of want and none of avoid. */
+static void check_paths(prof_events *ev, const char *tag, const char *const *want, const char *const *avoid) {
+    static const char *const ext[] = { "json", "stacks", "pb", "pftrace" };
+    int k;
+    for (k = 0; k < 4; k++) {
+        char path[256];
+        size_t n = 0;
+        char *p;
+        const char *const *s;
+        snprintf(path, sizeof path, OUT "/%s.%s", tag, ext[k]);
+        if (k == 0) CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        if (k == 1) CHECK_EQ_INT(prof_export_stacks(ev, path, "self_cpu_time_total"), PROF_OK);
+        if (k == 2) CHECK_EQ_INT(prof_export_pprof(ev, path, "self_cpu_time_total"), PROF_OK);
+        if (k == 3) CHECK_EQ_INT(prof_export_perfetto(ev, path), PROF_OK);
+        p = slurp(path, &n);
+        if (!CHECK_MSG(p != NULL, "cannot read %s", path)) continue;
+        for (s = want; *s; s++) {
+            /* pprof and Perfetto hold the file apart from the frame's name */
+            const char *w = *s;
+            if (k >= 2 && strchr(w, '(')) w = strchr(w, '(') + 1;
+            if (k >= 2 && strchr(w, ':')) {
+                char tmp[128];
+                snprintf(tmp, sizeof tmp, "%.*s", (int)(strchr(w, ':') - w), w);
+                CHECK_MSG(has_bytes(p, n, tmp), "%s: no '%s'", path, tmp);
+            } else {
+                char tmp[128], *c;
+                snprintf(tmp, sizeof tmp, "%s", w);
+                for (c = tmp; k == 1 && *c; c++) if (*c == ' ') *c = '_'; /* folded stacks' separator */
+                CHECK_MSG(has_bytes(p, n, tmp), "%s: no '%s'", path, tmp);
+            }
+        }
+        for (s = avoid; *s; s++) CHECK_MSG(!has_bytes(p, n, *s), "%s: has '%s'", path, *s);
+        free(p);
+    }
+}
+/* Source paths in stacks: the longest common directory of the recorded
+   files is cut by default, a given prefix at a directory boundary only,
+   "" keeps them; the list's own events (prof_events_get, the tables) keep
+   them as recorded. */
+static void test_source_prefix(void) {
+    prof_events *ev = prof_events_create();
+    prof_export_options xo;
+    prof_event got;
+    static const char *const st_in[] = { "inner (/src/proj/b/y.c:7)", "outer (/src/proj/a/x.c:3)" };
+    static const char *const st_nat[] = { "fn (/usr/lib/libm.so+0x10)", "outer (/src/proj/a/x.c:3)" };
+    int64_t i0;
+    if (!CHECK(ev != NULL)) return;
+    {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = "outer"; d.thread = 1; d.start_ns = 0; d.end_ns = 10000;
+        d.file = "/src/proj/a/x.c"; d.func = "outer_fn"; d.line = 3;
+        d.stack = st_in + 1; d.stack_depth = 1;
+        i0 = prof_events_add(ev, &d);
+        d.name = "inner"; d.start_ns = 1000; d.end_ns = 4000;
+        d.file = "/src/proj/b/y.c"; d.line = 7;
+        d.stack = st_in; d.stack_depth = 2;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        d.name = "fn"; d.start_ns = 5000; d.end_ns = 8000;
+        d.file = NULL; d.func = NULL; d.line = 0;
+        d.stack = st_nat; d.stack_depth = 2;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    {
+        static const char *const want[] = { "inner (b/y.c:7)", "outer (a/x.c:3)", "/usr/lib/libm.so+0x10", NULL };
+        static const char *const avoid[] = { "/src/proj/", NULL };
+        check_paths(ev, "prefix_default", want, avoid);
+    }
+    memset(&xo, 0, sizeof xo);
+    xo.source_prefix = "/src";
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (proj/b/y.c:7)", "outer (proj/a/x.c:3)", NULL };
+        static const char *const avoid[] = { "/src/", NULL };
+        check_paths(ev, "prefix_src", want, avoid);
+    }
+    xo.source_prefix = "/src/proj/a/"; /* only the files under it */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (/src/proj/b/y.c:7)", "outer (x.c:3)", NULL };
+        static const char *const avoid[] = { "/src/proj/a/", NULL };
+        check_paths(ev, "prefix_a", want, avoid);
+    }
+    xo.source_prefix = "/sr"; /* not a directory of theirs: nothing cut */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (/src/proj/b/y.c:7)", "outer (/src/proj/a/x.c:3)", NULL };
+        static const char *const avoid[] = { "(c/", NULL };
+        check_paths(ev, "prefix_sr", want, avoid);
+    }
+    xo.source_prefix = "";
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (/src/proj/b/y.c:7)", "outer (/src/proj/a/x.c:3)", NULL };
+        static const char *const avoid[] = { "(a/x.c", "(b/y.c", NULL };
+        check_paths(ev, "prefix_none", want, avoid);
+    }
+    /* the list keeps what was recorded */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, NULL), PROF_OK);
+    if (CHECK(i0 >= 0 && prof_events_get(ev, (size_t)i0, &got) == PROF_OK)) {
+        CHECK_EQ_STR(got.file, "/src/proj/a/x.c");
+        CHECK(got.stack_depth == 1 && strcmp(got.stack[0], "outer (/src/proj/a/x.c:3)") == 0);
+    }
+    xo.args = (prof_args_level)7;
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_set_export_options(NULL, &xo), PROF_E_ARG);
+    prof_events_free(ev);
+}
+
+/* PROF_ARGS_LIGHT: no per-event ids in the args, so speedscope makes one
+   frame per name (export_io_js: light.json against light.expect.json with
+   "merged", and full.json, the same calls with their ids, must fail it). */
+static void test_light_args(void) {
+    prof_config c;
+    prof_events *ev;
+    prof_export_options xo;
+    int i;
+    FILE *f;
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 20; i++) {
+        PROF_SCOPE("call a");
+        { PROF_SCOPE("call b"); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/full.json"), PROF_OK);
+    memset(&xo, 0, sizeof xo);
+    xo.args = PROF_ARGS_LIGHT;
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/light.json"), PROF_OK);
+    {
+        size_t n = 0, nf = 0;
+        char *p = slurp(OUT "/light.json", &n), *q = slurp(OUT "/full.json", &nf);
+        if (CHECK(p != NULL && q != NULL)) {
+            CHECK(prof_json_valid(p));
+            CHECK(!has_bytes(p, n, "External id") && !has_bytes(p, n, "Ev Idx"));
+            CHECK(has_bytes(p, n, "\"args\": {}"));
+            CHECK(has_bytes(q, nf, "External id"));
+        }
+        free(p);
+        free(q);
+    }
+    f = fopen(OUT "/light.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"importer\": \"Trace Event Format profile\", \"profiles\": 1, \"frames\": [\"call a\", \"call b\"], \"merged\": true}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
+}
+
+/* PROF_ARGS_LIGHT with ids of every kind (sequence numbers, device events):
+   the JSON stays valid, and Perfetto's annotations equal its args. */
+static void test_light_hand(void) {
+    prof_events *ev = prof_events_create();
+    prof_export_options xo;
+    prof_event_desc d;
+    size_t n = 0;
+    char *p;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "op"; d.thread = 3; d.start_ns = 0; d.end_ns = 5000;
+    d.set = PROF_EVENT_SEQUENCE_NR; d.sequence_nr = 42;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.set = PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD; d.fwd_thread = 3; d.sequence_nr = 43;
+    d.start_ns = 6000; d.end_ns = 9000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.name = "kern"; d.set = PROF_EVENT_RESOURCE_ID; d.device_type = PROF_DEVICE_CUDA; d.device_resource_id = 7;
+    d.start_ns = 1000; d.end_ns = 2000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    memset(&xo, 0, sizeof xo);
+    xo.args = PROF_ARGS_LIGHT;
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    perfetto_pair(ev, "light_hand");
+    p = slurp(OUT "/light_hand.json", &n);
+    if (CHECK(p != NULL)) {
+        CHECK(prof_json_valid(p));
+        CHECK(!has_bytes(p, n, "Sequence number") && !has_bytes(p, n, "External id"));
+        CHECK(has_bytes(p, n, "\"args\": {\"Fwd thread id\": 3}"));
+        CHECK(has_bytes(p, n, "\"args\": {\"device\": 0, \"stream\": 7}"));
+    }
+    free(p);
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
@@ -435,6 +641,9 @@ int main(void) {
     test_marks();
     test_perfetto_hand();
     test_perfetto_recorded();
+    test_source_prefix();
+    test_light_args();
+    test_light_hand();
     prof_shutdown();
     return check_report();
 }
