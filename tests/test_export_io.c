@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -631,6 +633,139 @@ static void test_light_hand(void) {
     prof_events_free(ev);
 }
 
+/* ----- every string field of every format, hostile --------------------- */
+
+static void put_hex(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) fprintf(f, "%02x", (unsigned char)*s);
+    fputc('"', f);
+}
+#define HOST_MARK "mark \"m\" \\ \x01\x7f \xff \xe2\x80\xa8 \xf0\x9f\x98"
+#define HOST_CTR "ctr \"c\" \\ \x1f \xc0\xaf \xed\xa0\x80"
+static void *host_thread(void *arg) {
+    prof_set_thread_name((const char *)arg);
+    { PROF_SCOPE_DYN((const char *)arg); PROF_MARK(HOST_MARK); PROF_COUNTER(HOST_CTR, 1.5); }
+    return NULL;
+}
+/* The hostile set in every string a format writes: names, overload names,
+   stack frames (the trace's Call stack, folded stacks, pprof, Perfetto),
+   metadata keys and values, thread names, marks, counters; a 1 MB name.
+   check_hostile.py compares the JSON trace and folded stacks with the raw
+   bytes, check_perfetto.py / check_pprof.py the others with those. (The
+   memory timeline has numbers only.) */
+static void test_hostile_fields(void) {
+    static const char *const extra[] = { "line sep \xe2\x80\xa8 para \xe2\x80\xa9 end", "semi;colon sp ace", "tab\tcr\rlf\n" };
+    const char *set[N_HOSTILE + 4];
+    size_t ns = 0, k;
+    prof_events *ev = prof_events_create();
+    prof_export_options xo;
+    char *big = (char *)malloc((1 << 20) + 1);
+    char cmd[300];
+    FILE *f;
+    if (!CHECK(ev != NULL && big != NULL)) { free(big); prof_events_free(ev); return; }
+    memset(big, 'x', 1 << 20);
+    memcpy(big, "big \\ \"q\" \x01 \xff", 14);
+    big[1 << 20] = 0;
+    for (k = 0; k < N_HOSTILE; k++) set[ns++] = HOSTILE[k];
+    for (k = 0; k < 3; k++) set[ns++] = extra[k];
+    set[ns++] = big;
+    memset(&xo, 0, sizeof xo);
+    xo.source_prefix = ""; /* the frames exactly as given */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    f = fopen(OUT "/hostile.expect.json", "w");
+    if (!CHECK(f != NULL)) { free(big); prof_events_free(ev); return; }
+    fprintf(f, "{\"trace\": \"" OUT "/hostile.json\", \"stacks\": \"" OUT "/hostile.stacks\",\n\"events\": [");
+    for (k = 0; k < ns; k++) {
+        prof_event_desc d;
+        const char *st[3];
+        char key[96];
+        int j;
+        memset(&d, 0, sizeof d);
+        st[0] = set[k];
+        st[1] = set[(k + 2) % ns];
+        st[2] = "root \\ frame";
+        d.name = set[k];
+        d.overload_name = set[(k + 1) % ns];
+        d.thread = 21;
+        d.start_ns = (int64_t)k * 10000;
+        d.end_ns = d.start_ns + 5000;
+        d.stack = st;
+        d.stack_depth = 3;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        fprintf(f, "%s\n {\"name\": ", k ? "," : "");
+        put_hex(f, d.name);
+        fprintf(f, ", \"overload\": ");
+        put_hex(f, d.overload_name);
+        fprintf(f, ", \"stack\": [");
+        for (j = 0; j < 3; j++) { if (j) fprintf(f, ", "); put_hex(f, st[j]); }
+        fprintf(f, "]}");
+        /* metadata: a key per string (keys are unique), the next as value */
+        snprintf(key, sizeof key, "key %zu %.60s", k, set[k]);
+        CHECK_EQ_INT(prof_events_add_metadata(ev, key, set[(k + 1) % ns]), PROF_OK);
+    }
+    fprintf(f, "],\n\"meta\": [");
+    for (k = 0; k < ns; k++) {
+        char key[96];
+        snprintf(key, sizeof key, "key %zu %.60s", k, set[k]);
+        fprintf(f, "%s[", k ? ", " : "");
+        put_hex(f, key);
+        fprintf(f, ", ");
+        put_hex(f, set[(k + 1) % ns]);
+        fprintf(f, "]");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/hostile.json"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/hostile.stacks", "self_cpu_time_total"), PROF_OK);
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_hostile.py " OUT "/hostile.expect.json");
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+    perfetto_pair(ev, "hostile_pair");
+    prof_events_free(ev);
+
+    /* recorded: threads named with each string (63 bytes kept), marks, counters */
+    {
+        prof_config c;
+        memset(&c, 0, sizeof c);
+        c.with_stack = PROF_STACK_SCOPES;
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        for (k = 0; k < ns - 1; k++) { /* not the 1 MB one: thread names keep 63 bytes */
+            pthread_t th;
+            if (CHECK(pthread_create(&th, NULL, host_thread, (void *)(uintptr_t)set[k]) == 0)) pthread_join(th, NULL);
+        }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) { free(big); return; }
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/hostile_rec.json"), PROF_OK);
+        f = fopen(OUT "/hostile_rec.expect.json", "w");
+        if (CHECK(f != NULL)) {
+            fprintf(f, "{\"trace\": \"" OUT "/hostile_rec.json\", \"stacks\": null, \"events\": [");
+            for (k = 0; k < ns - 1; k++) {
+                fprintf(f, "%s{\"name\": ", k ? ", " : "");
+                put_hex(f, set[k]);
+                fprintf(f, "}");
+            }
+            fprintf(f, "], \"threads\": [");
+            for (k = 0; k < ns - 1; k++) {
+                if (!set[k][0]) continue; /* an empty name: "thread <tid>" */
+                if (k) fprintf(f, ", ");
+                put_hex(f, set[k]);
+            }
+            fprintf(f, "], \"marks\": [");
+            put_hex(f, HOST_MARK);
+            fprintf(f, "], \"counters\": [");
+            put_hex(f, HOST_CTR);
+            fprintf(f, "]}\n");
+            fclose(f);
+        }
+        snprintf(cmd, sizeof cmd, "python3 tests/export/check_hostile.py " OUT "/hostile_rec.expect.json");
+        fflush(stdout);
+        CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+        perfetto_pair(ev, "hostile_rec_pair");
+        prof_events_free(ev);
+    }
+    free(big);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
@@ -644,6 +779,7 @@ int main(void) {
     test_source_prefix();
     test_light_args();
     test_light_hand();
+    test_hostile_fields();
     prof_shutdown();
     return check_report();
 }
