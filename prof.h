@@ -6789,11 +6789,11 @@ static PROF__NI double prof__fit_dur(double start_d, double bound) {
 static PROF__NI char *prof__put_fit(char *d, double x) {
     char t[64];
     int p, k = 0;
-    double ten = 1;
+    double ten = 1, back;
     while (k < 17 && x >= ten * 10) { ten *= 10; k++; } /* digits before the point - 1 */
     for (p = 3; p < 24; p = p == 3 && 15 - k > 4 ? 15 - k : p + 1) { /* three decimals, else from near 17 digits */
         snprintf(t, sizeof t, "%.*f", p, x);
-        double back = strtod(t, NULL);
+        back = strtod(t, NULL);
         if (!(back < x) && !(back > x)) break; /* reads back as x */
     }
     for (k = 0; t[k] && k < 40; k++) d[k] = t[k] == ',' ? '.' : t[k]; /* a host's locale may use ',' */
