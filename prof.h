@@ -7278,69 +7278,12 @@ static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__tra
     return 1;
 }
 
-PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
-    static const char *const who = "prof_export_chrome_trace";
-    prof__out o;
-    prof__w *w;
-    prof_result r;
-    const char **site_json = NULL;
-    size_t *site_len = NULL;   /* the lengths, after the pointers */
-    char *esc;
-    prof__clean *cache;
-    prof__trace_ctx *cx;
-    prof__arena scratch;
-    size_t i;
-    uint64_t pid = (uint64_t)getpid();
-    char pname[256];
+/* The phases of prof_export_chrome_trace, in file order: top-level keys,
+   the events (prof__w_event, maybe in parallel), instants, flows, GPU lanes,
+   memory instants, the process's and threads' metadata events. */
+/* The trace's top-level keys, up to the opening of traceEvents. */
+static PROF__NI void prof__trace_head(prof__w *w, const prof_events *e) {
     prof__meta *m;
-    prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
-    unsigned char *root_touch = NULL;
-    prof__xpaths xp;
-    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
-    if ((r = prof__prepare(e)) != PROF_OK) return r;
-    memset(&scratch, 0, sizeof scratch);
-    memset(&api, 0, sizeof api);
-    /* Each site's head of a CPU event (ph, cat and the escaped name) is made
-       once: most events then start with one memcpy. The lengths follow the
-       pointers in the same allocation. */
-    site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
-    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
-    esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
-    if (!site_json || !esc) {
-        PROF_FREE(site_json);
-        PROF_FREE(esc);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    }
-    for (i = 0; i < e->nsites; i++) {
-        prof__w tmpw;
-        char *s;
-        /* names longer than the buffer are escaped per event instead */
-        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
-        prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
-        PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
-        prof__w_category(&tmpw, e->sites[i].flags, 1);
-        PROF__W_LIT(&tmpw, "\", \"name\": ");
-        prof__w_json_str(&tmpw, e->sites[i].name);
-        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
-        if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
-        memcpy(s, esc, tmpw.n);
-        s[tmpw.n] = 0;
-        site_json[i] = s;
-        site_len[i] = tmpw.n;
-    }
-    PROF_FREE(esc);
-    if (prof__xp_init(&xp, e) != 0) r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    else r = prof__out_open(&o, path, who);
-    if (r != PROF_OK) { prof__xp_free(&xp); PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
-    w = o.w;
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
-        int found;
-        uint32_t *slot;
-        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
-        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
-        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
-    }
     PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
@@ -7382,40 +7325,10 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF__W_LIT(w, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
     prof__w_i64(w, e->base_real_ns);
     PROF__W_LIT(w, ",\n  \"traceEvents\": [\n");
-    cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
-    if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
-    cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
-    if (!cx) w->err = ENOMEM;
-    else {
-        cx->pid = pid;
-        cx->site_json = site_json;
-        cx->site_json_len = site_len;
-        cx->cache = cache;
-        cx->path.n = 0;
-        cx->path.root_touch = root_touch = prof__root_touch(e);
-        prof__dec_set(&cx->ev_idx, 0);
-        cx->calls = api.n ? &api : NULL;
-        cx->xp = &xp;
-        cx->light = e->xopt.args == PROF_ARGS_LIGHT;
-        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
-        cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
-        for (i = 0; cx->tid_json && i < e->nthr; i++) {
-            prof__w tw;
-            prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
-            PROF__W_LIT(&tw, ", \"pid\": ");
-            prof__w_u64(&tw, pid);
-            PROF__W_LIT(&tw, ", \"tid\": ");
-            prof__w_u64(&tw, e->thr[i].tid);
-            cx->tid_json_len[i] = (unsigned char)tw.n;
-            if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
-        }
-        if (!prof__par_events(w, e, cx))
-            for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
-        PROF_FREE(cx->tid_json);
-        PROF_FREE(root_touch);
-        PROF_FREE(cx);
-    }
-    PROF_FREE(cache);
+}
+/* Marks ("I") and counter samples ("C"). */
+static PROF__NI void prof__trace_instants(prof__w *w, const prof_events *e, uint64_t pid) {
+    size_t i;
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
         if (in->kind == 1) {
@@ -7441,13 +7354,16 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             PROF__W_LIT(w, "}},\n");
         }
     }
+}
+static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const prof__map *api, uint64_t pid) {
+    size_t i;
     /* Flow arrows (ac2g) from each launching call to its kernel, copy or set.
        A flow's id is the correlation id; the kernels of one graph launch
        share it, so the second and later get (n << 32) added, one arrow each. */
     {
         prof__map flows; /* correlation -> arrows so far */
         memset(&flows, 0, sizeof flows);
-        for (i = 0; i < e->n && !w->err && api.n; i++) {
+        for (i = 0; i < e->n && !w->err && api->n; i++) {
             const prof__ev *v = &e->ev[i], *a;
             const prof__extra *x;
             uint32_t ai, *seen;
@@ -7455,7 +7371,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             int found;
             if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
             x = &e->ex[v->extra];
-            if (!x->correlation || (ai = prof__map_get(&api, x->correlation)) == UINT32_MAX) continue;
+            if (!x->correlation || (ai = prof__map_get(api, x->correlation)) == UINT32_MAX) continue;
             if (!(seen = prof__map_slot(&flows, x->correlation, &found))) { w->err = ENOMEM; break; }
             if (!found) *seen = 0;
             id = x->correlation | (uint64_t)(*seen)++ << 32;
@@ -7478,6 +7394,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         }
         prof__map_free(&flows);
     }
+}
+static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
+    size_t i;
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {
         prof__map lanes;
@@ -7531,6 +7450,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         }
         prof__map_free(&lanes);
     }
+}
+static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64_t pid) {
+    size_t i;
     /* Allocations as Kineto writes them: [memory] instants with totals. */
     for (i = 0; i < e->nmem && !w->err; i++) {
         const prof__memrec *mr = &e->mem[i];
@@ -7555,6 +7477,10 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         if (mr->category) { PROF__W_LIT(w, ", \"Category\": "); prof__w_json_str(w, mr->category); }
         PROF__W_LIT(w, "}},\n");
     }
+}
+static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uint64_t pid) {
+    char pname[256];
+    size_t i;
     /* Metadata events name the process and its threads. */
     prof__process_name(pname, sizeof pname);
     PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
@@ -7587,6 +7513,108 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__w_u64(w, i);
         PROF__W_LIT(w, "}}");
     }
+}
+PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
+    static const char *const who = "prof_export_chrome_trace";
+    prof__out o;
+    prof__w *w;
+    prof_result r;
+    const char **site_json = NULL;
+    size_t *site_len = NULL;   /* the lengths, after the pointers */
+    char *esc;
+    prof__clean *cache;
+    prof__trace_ctx *cx;
+    prof__arena scratch;
+    size_t i;
+    uint64_t pid = (uint64_t)getpid();
+    prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
+    unsigned char *root_touch = NULL;
+    prof__xpaths xp;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&scratch, 0, sizeof scratch);
+    memset(&api, 0, sizeof api);
+    /* Each site's head of a CPU event (ph, cat and the escaped name) is made
+       once: most events then start with one memcpy. The lengths follow the
+       pointers in the same allocation. */
+    site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
+    esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
+    if (!site_json || !esc) {
+        PROF_FREE(site_json);
+        PROF_FREE(esc);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    for (i = 0; i < e->nsites; i++) {
+        prof__w tmpw;
+        char *s;
+        /* names longer than the buffer are escaped per event instead */
+        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
+        prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
+        PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
+        prof__w_category(&tmpw, e->sites[i].flags, 1);
+        PROF__W_LIT(&tmpw, "\", \"name\": ");
+        prof__w_json_str(&tmpw, e->sites[i].name);
+        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
+        if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        memcpy(s, esc, tmpw.n);
+        s[tmpw.n] = 0;
+        site_json[i] = s;
+        site_len[i] = tmpw.n;
+    }
+    PROF_FREE(esc);
+    if (prof__xp_init(&xp, e) != 0) r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    else r = prof__out_open(&o, path, who);
+    if (r != PROF_OK) { prof__xp_free(&xp); PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
+    w = o.w;
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    prof__trace_head(w, e);
+    cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
+    if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
+    cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    if (!cx) w->err = ENOMEM;
+    else {
+        cx->pid = pid;
+        cx->site_json = site_json;
+        cx->site_json_len = site_len;
+        cx->cache = cache;
+        cx->path.n = 0;
+        cx->path.root_touch = root_touch = prof__root_touch(e);
+        prof__dec_set(&cx->ev_idx, 0);
+        cx->calls = api.n ? &api : NULL;
+        cx->xp = &xp;
+        cx->light = e->xopt.args == PROF_ARGS_LIGHT;
+        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
+        cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
+        for (i = 0; cx->tid_json && i < e->nthr; i++) {
+            prof__w tw;
+            prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
+            PROF__W_LIT(&tw, ", \"pid\": ");
+            prof__w_u64(&tw, pid);
+            PROF__W_LIT(&tw, ", \"tid\": ");
+            prof__w_u64(&tw, e->thr[i].tid);
+            cx->tid_json_len[i] = (unsigned char)tw.n;
+            if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
+        }
+        if (!prof__par_events(w, e, cx))
+            for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        PROF_FREE(cx->tid_json);
+        PROF_FREE(root_touch);
+        PROF_FREE(cx);
+    }
+    PROF_FREE(cache);
+    prof__trace_instants(w, e, pid);
+    prof__trace_flows(w, e, &api, pid);
+    prof__trace_gpu_lanes(w, e);
+    prof__trace_memory(w, e, pid);
+    prof__trace_cpu_lanes(w, e, pid);
     PROF__W_LIT(w, "\n  ],\n  \"traceName\": ");
     prof__w_json_str(w, path);
     PROF__W_LIT(w, "\n}\n");
