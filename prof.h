@@ -381,6 +381,9 @@
    >>impl        implementation:
      >>clock >>recorder >>eventlist >>collect >>tree >>aggregation
      >>table >>exporters >>report >>cupti
+   >>exporters in parts: >>x_writer (buffered output and its thread, atomic
+     replacement, numbers and strings) >>x_options >>x_meta >>x_chrome >>x_perfetto
+     >>x_stacks >>x_pprof >>x_timeline; a new format is one new part.
 
    LICENSE: MIT, the text is at the end of the file.
 */
@@ -5938,7 +5941,7 @@ PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, 
 PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
 
 /* >>exporters ============================================================*/
-/* Streaming writer: fixed buffers and write(2), integers formatted by hand,
+/* >>x_writer. Streaming writer: fixed buffers and write(2), integers formatted by hand,
    names escaped once per call site. Memory stays constant whatever the
    number of events. Output goes to a temporary file that is renamed over
    the target only when every byte was written, so a failed export never
@@ -6498,7 +6501,7 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     return PROF_OK;
 }
 
-/* ----- export options (prof_events_set_export_options) -----
+/* ----- >>x_options: export options (prof_events_set_export_options) -----
    Source paths are cut in the exporters only: the tables' Source Location
    and prof_event.stack stay as recorded, as PyTorch prints them. */
 PROF_API prof_result prof_events_set_export_options(prof_events *e, const prof_export_options *opt) {
@@ -6611,7 +6614,7 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
     return n == UINT32_MAX ? f : xp->node[n];
 }
 
-/* ----- metadata (add_metadata / add_metadata_json) ----- */
+/* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
 typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
 
 /* Skips one JSON value; returns NULL if s does not start with one. */
@@ -6695,7 +6698,7 @@ static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, cons
 PROF_API prof_result prof_events_add_metadata(prof_events *e, const char *key, const char *value) { return prof__add_meta(e, key, value, 0); }
 PROF_API prof_result prof_events_add_metadata_json(prof_events *e, const char *key, const char *json) { return prof__add_meta(e, key, json, 1); }
 
-/* ----- Chrome trace in Kineto's layout ----- */
+/* ----- >>x_chrome: Chrome trace in Kineto's layout ----- */
 static PROF__NI void prof__process_name(char *out, size_t n) {
     FILE *f = fopen("/proc/self/comm", "r");
     size_t k = 0;
@@ -7625,7 +7628,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     return prof__out_close(&o, who);
 }
 
-/* ----- Perfetto protobuf (export_perfetto) -----
+/* ----- >>x_perfetto: Perfetto protobuf (export_perfetto) -----
    A Trace is a sequence of `packet` fields (TracePacket). Each CPU thread
    is a packet sequence of its own whose timestamps are deltas (a
    sequence-scoped incremental clock, id 64) and whose TrackEvents default
@@ -8284,7 +8287,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     return prof__out_close(&o, who);
 }
 
-/* ----- flamegraph stacks (export_stacks) ----- */
+/* ----- >>x_stacks: flamegraph stacks (export_stacks) ----- */
 static PROF__NI int prof__stack_metric(const char *metric) {
     if (!metric) return -1;
     if (strcmp(metric, "self_cpu_time_total") == 0) return 0;
@@ -8427,7 +8430,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
 
-/* ----- pprof (export_pprof) -----
+/* ----- >>x_pprof: pprof (export_pprof) -----
    profile.proto, uncompressed (pprof and go tool pprof take it as is): one
    sample per unique stack with the metric summed in ns (self CPU or self
    device time), a location per distinct frame with its function (name,
@@ -8622,7 +8625,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     return prof__out_close(&o, who);
 }
 
-/* ----- memory timeline (export_memory_timeline) -----
+/* ----- >>x_timeline: memory timeline (export_memory_timeline) -----
    [times, sizes]: times in microseconds since the session start, one per
    distinct allocation time on the device; sizes[i][c] the bytes live in
    category c after times[i]. Category 0 is "unknown" (no category given),
