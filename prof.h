@@ -245,7 +245,8 @@
                  prof_events_set_device,
                  prof_events_set_flags, prof_events_count, prof_events_get,
                  prof_events_child, prof_events_stats, prof_events_free,
-                 prof_events_add_metadata, prof_events_add_metadata_json
+                 prof_events_add_metadata, prof_events_add_metadata_json,
+                 prof_events_set_export_options
    Tree:         prof_events_build_tree (called for you when needed)
    Aggregation:  prof_key_averages, prof_averages_count, prof_averages_get,
                  prof_events_total_average, prof_averages_total_average,
@@ -271,6 +272,22 @@
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
    prof_export_stacks), a location per frame with function, file and line.
    Both follow OUTPUT FILES below.
+   prof_events_set_export_options(ev, &opt) sets what the later exports of
+   the list write (zero = the defaults). opt.args = PROF_ARGS_LIGHT leaves
+   the per-event ids out of the JSON trace's args ("External id", "Ev Idx",
+   "correlation", "Sequence number") and Perfetto's annotations: speedscope
+   names a frame by its name and args, so with them every call is a frame
+   of its own and its sandwich view merges nothing (flows from launch to
+   kernel stay; they are not args). opt.source_prefix is cut from the
+   source paths of stacks: the trace's "Call stack", folded stacks, pprof's
+   files, Perfetto's frames and source locations. NULL (the default) cuts
+   the longest common directory of the list's recorded files (scopes in
+   /home/me/proj/src/a.c and /home/me/proj/lib/b.c show as src/a.c and
+   lib/b.c); a directory cuts itself from the paths under it (with or
+   without its final '/'; others stay whole); "" keeps every path as
+   recorded. Native frames' module paths stay whole. The list itself is
+   not changed: prof_event.file and .stack and the tables' Source Location
+   column stay as recorded, as PyTorch prints them.
 
    Times are integer nanoseconds inside and microseconds in every output, as
    PyTorch prints them. "CPU time" (Self CPU, CPU total, ...) is, as in
@@ -385,6 +402,9 @@
    >>impl        implementation:
      >>clock >>recorder >>eventlist >>collect >>tree >>aggregation
      >>table >>exporters >>report >>cupti
+   >>exporters in parts: >>x_writer (buffered output and its thread, atomic
+     replacement, numbers and strings) >>x_options >>x_meta >>x_chrome >>x_perfetto
+     >>x_stacks >>x_pprof >>x_timeline; a new format is one new part.
 
    LICENSE: MIT, the text is at the end of the file.
 */
@@ -810,6 +830,25 @@ PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const
    then whole microseconds (so many short calls still count, where
    prof_export_stacks, like PyTorch, truncates each event to whole us). */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
+/* What the exporters write of an event list (zero = the defaults): */
+typedef enum prof_args_level {
+    PROF_ARGS_FULL = 0,  /* Kineto's args, per-event ids included */
+    PROF_ARGS_LIGHT = 1  /* no per-event ids ("External id", "Ev Idx",
+                            "correlation", "Sequence number"): viewers that
+                            tell frames apart by name and args (speedscope)
+                            then merge the calls of a name */
+} prof_args_level;
+typedef struct prof_export_options {
+    prof_args_level args;      /* the JSON trace's and Perfetto's args */
+    const char *source_prefix; /* cut from the start of the source paths in
+                                  stacks (Call stack, folded stacks, pprof,
+                                  Perfetto's frames and source locations):
+                                  NULL = the longest common directory of the
+                                  recorded files, "" = none (paths as
+                                  recorded), else this directory */
+} prof_export_options;
+/* Copies opt (NULL = zero) into the list for its later exports. */
+PROF_API prof_result prof_events_set_export_options(prof_events *ev, const prof_export_options *opt);
 /* Top-level keys of the trace (add_metadata / add_metadata_json). */
 PROF_API prof_result prof_events_add_metadata(prof_events *ev, const char *key, const char *value);
 PROF_API prof_result prof_events_add_metadata_json(prof_events *ev, const char *key, const char *json);
@@ -3079,6 +3118,8 @@ struct prof_events {
     const char *no_shapes;     /* what an event without shapes shows: NULL
                                   (None) by hand, "[]" when recorded with
                                   record_shapes, as Kineto's ops then are */
+    prof_export_options xopt;  /* prof_events_set_export_options (>>exporters);
+                                  its prefix interned in strs */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -6084,7 +6125,7 @@ PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, 
 PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
 
 /* >>exporters ============================================================*/
-/* Streaming writer: fixed buffers and write(2), integers formatted by hand,
+/* >>x_writer. Streaming writer: fixed buffers and write(2), integers formatted by hand,
    names escaped once per call site. Memory stays constant whatever the
    number of events. Output goes to a temporary file that is renamed over
    the target only when every byte was written, so a failed export never
@@ -6644,7 +6685,120 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     return PROF_OK;
 }
 
-/* ----- metadata (add_metadata / add_metadata_json) ----- */
+/* ----- >>x_options: export options (prof_events_set_export_options) -----
+   Source paths are cut in the exporters only: the tables' Source Location
+   and prof_event.stack stay as recorded, as PyTorch prints them. */
+PROF_API prof_result prof_events_set_export_options(prof_events *e, const prof_export_options *opt) {
+    prof_export_options o;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_export_options: the event list is NULL");
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    if (o.args != PROF_ARGS_FULL && o.args != PROF_ARGS_LIGHT)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_export_options: args %d is not PROF_ARGS_FULL or PROF_ARGS_LIGHT", (int)o.args);
+    if (o.source_prefix && !(o.source_prefix = prof__intern(&e->strs, o.source_prefix)))
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_export_options: out of memory");
+    e->xopt = o;
+    return PROF_OK;
+}
+static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char **file, size_t *file_len, int64_t *line);
+/* An export's view of the source paths: the prefix cut, and each stack
+   node's frame with it cut (made once, before any writing thread starts,
+   then only read). */
+typedef struct prof__xpaths {
+    const char *prefix;
+    size_t len;                /* 0: paths as recorded */
+    const char **node;         /* per stack node: its frame, cut; NULL when len is 0 */
+    prof__map of;              /* frame address -> a node with that frame */
+    prof__strtab strs;
+    prof__arena arena;
+} prof__xpaths;
+/* How many bytes of path (n bytes) the prefix takes: 0 unless the path
+   starts with it at a directory boundary and goes on after it. */
+static PROF__NI size_t prof__xp_cut(const prof__xpaths *xp, const char *path, size_t n) {
+    size_t k = xp->len;
+    if (!k || n <= k || memcmp(path, xp->prefix, k) != 0) return 0;
+    if (xp->prefix[k - 1] != '/') {
+        if (path[k] != '/') return 0;
+        k++;
+    }
+    return k < n ? k : 0;
+}
+static PROF__NI const char *prof__xp_path(const prof__xpaths *xp, const char *path) {
+    return path ? path + prof__xp_cut(xp, path, strlen(path)) : path;
+}
+/* The prefix: the option's, else the longest common directory of the
+   sites' files (up to and with its last '/'). */
+static PROF__NI void prof__xp_prefix(prof__xpaths *xp, const prof_events *e) {
+    const char *first = NULL;
+    size_t i, n = 0;
+    if (e->xopt.source_prefix) { xp->prefix = e->xopt.source_prefix; xp->len = strlen(xp->prefix); return; }
+    for (i = 0; i < e->nsites; i++) {
+        const char *f = e->sites[i].file;
+        size_t k = 0;
+        if (!f || !f[0]) continue;
+        if (!first) { first = f; n = strlen(f); continue; }
+        while (k < n && f[k] == first[k]) k++;
+        n = k;
+    }
+    while (n > 0 && first[n - 1] != '/') n--;
+    xp->prefix = first;
+    xp->len = n;
+}
+/* A frame "name (file:line)" with the prefix cut from its file; other
+   frames (native ones) as they are. NULL when out of memory. */
+static PROF__NI const char *prof__xp_cut_frame(prof__xpaths *xp, const char *f) {
+    const char *file;
+    size_t name_len, file_len, cut, head;
+    int64_t line;
+    prof__buf b;
+    const char *r;
+    prof__pp_split(f, &name_len, &file, &file_len, &line);
+    if (!file_len || !(cut = prof__xp_cut(xp, file, file_len))) return f;
+    head = (size_t)(file - f);
+    memset(&b, 0, sizeof b);
+    prof__buf_put(&b, f, head);
+    prof__buf_str(&b, file + cut);
+    r = b.oom ? NULL : prof__intern_n(&xp->strs, b.p, b.n);
+    PROF_FREE(b.p);
+    return r;
+}
+static PROF__NI int prof__xp_init(prof__xpaths *xp, const prof_events *e) {
+    size_t n;
+    memset(xp, 0, sizeof *xp);
+    xp->strs.arena = &xp->arena;
+    prof__xp_prefix(xp, e);
+    if (!xp->len || e->nnodes < 2) return 0;
+    if (!(xp->node = PROF__ALLOC(const char *, e->nnodes))) return -1;
+    xp->node[0] = NULL;
+    for (n = 1; n < e->nnodes; n++) {
+        const char *f = e->nodes[n].frame;
+        int found;
+        uint32_t *slot = prof__map_slot(&xp->of, (uint64_t)(uintptr_t)f, &found);
+        if (!slot) return -1;
+        if (found) { xp->node[n] = xp->node[*slot]; continue; }
+        *slot = (uint32_t)n;
+        if (!(xp->node[n] = prof__xp_cut_frame(xp, f))) return -1;
+    }
+    return 0;
+}
+static PROF__NI void prof__xp_free(prof__xpaths *xp) {
+    PROF_FREE(xp->node);
+    prof__map_free(&xp->of);
+    prof__strtab_free(&xp->strs);
+    prof__arena_free(&xp->arena);
+}
+/* Node n's frame / a frame of a node, as the export writes it. */
+static __inline__ const char *prof__xp_node(const prof__xpaths *xp, const prof_events *e, uint32_t n) {
+    return xp->node ? xp->node[n] : prof__node_frame(e, n);
+}
+static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f) {
+    uint32_t n;
+    if (!xp->node) return f;
+    n = prof__map_get(&xp->of, (uint64_t)(uintptr_t)f);
+    return n == UINT32_MAX ? f : xp->node[n];
+}
+
+/* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
 typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
 
 /* Skips one JSON value; returns NULL if s does not start with one. */
@@ -6728,7 +6882,7 @@ static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, cons
 PROF_API prof_result prof_events_add_metadata(prof_events *e, const char *key, const char *value) { return prof__add_meta(e, key, value, 0); }
 PROF_API prof_result prof_events_add_metadata_json(prof_events *e, const char *key, const char *json) { return prof__add_meta(e, key, json, 1); }
 
-/* ----- Chrome trace in Kineto's layout ----- */
+/* ----- >>x_chrome: Chrome trace in Kineto's layout ----- */
 static PROF__NI void prof__process_name(char *out, size_t n) {
     FILE *f = fopen("/proc/self/comm", "r");
     size_t k = 0;
@@ -6991,6 +7145,8 @@ typedef struct prof__trace_ctx {
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
+    const prof__xpaths *xp;    /* the stacks' frames as written */
+    int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -7050,6 +7206,14 @@ static PROF__NI uint64_t prof__linked_external_id(const prof_events *e, size_t i
     return x->correlation ? x->correlation : (uint64_t)i + 1;
 }
 
+/* An args key: lit is ", \"key\": ", written without its comma when it is
+   the first of the object (*first; only with PROF_ARGS_LIGHT, where no id
+   opens the object). */
+static PROF__NI void prof__w_key(prof__w *w, int *first, const char *lit, size_t n) {
+    if (*first) { *first = 0; prof__w_put(w, lit + 2, n - 2); }
+    else prof__w_put(w, lit, n);
+}
+#define PROF__W_KEY(w, first, lit) prof__w_key((w), &(first), (lit), sizeof(lit) - 1)
 static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
@@ -7058,6 +7222,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__dur_level *lv;
     int64_t dur;
     double fit;
+    int first = cx->light;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
     lv = prof__written_dur_fast(e, i, &cx->path);
     dur = lv->dur;
@@ -7089,9 +7254,11 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
         PROF__D_LIT(d, ", \"dur\": ");
         if (PROF__LIKELY(fit < 0)) d = prof__put_us(d, dur);
         else d = prof__put_fit(d, fit);
-        PROF__D_LIT(d, ", \"args\": {\"External id\": ");
-        if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
+        if (PROF__UNLIKELY(cx->light)) {
+            PROF__D_LIT(d, ", \"args\": {");
+        } else if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
             /* one of the profiler's own ops: its id and its index */
+            PROF__D_LIT(d, ", \"args\": {\"External id\": ");
             if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
             idx_len = cx->ev_idx.len;
             memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
@@ -7101,37 +7268,38 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
             memcpy(d, idx, 24);
             d += idx_len;
         } else {
+            PROF__D_LIT(d, ", \"args\": {\"External id\": ");
             d = prof__put_u64(d, prof__linked_external_id(e, i, cx));
         }
         w->n = (size_t)(d - w->buf);
     }
     if (x->shapes || e->no_shapes) {
-        PROF__W_LIT(w, ", \"Input Dims\": ");
+        PROF__W_KEY(w, first, ", \"Input Dims\": ");
         prof__w_raw_cached(w, cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
     }
     {
         uint32_t node = prof__stack_node(e, i);
         if (node) {
             /* Kineto joins the entries, innermost first, with ';' into one string */
-            PROF__W_LIT(w, ", \"Call stack\": \"");
+            PROF__W_KEY(w, first, ", \"Call stack\": \"");
             for (; node; node = prof__node_parent(e, node)) {
-                prof__w_json_body_cached(w, cache, prof__node_frame(e, node));
+                prof__w_json_body_cached(w, cache, prof__xp_node(cx->xp, e, node));
                 if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
             }
             PROF__W_LIT(w, "\"");
         }
     }
     if (v->device_type != PROF_DEVICE_CPU) {
-        PROF__W_LIT(w, ", \"device\": ");
+        PROF__W_KEY(w, first, ", \"device\": ");
         prof__w_i64(w, x->device_index);
         PROF__W_LIT(w, ", \"stream\": ");
         prof__w_i64(w, prof__stream_of(e, v));
     }
-    if (x->correlation) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
+    if (x->correlation && !cx->light) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
     if (x->cu) {
         const prof__cuinfo *c = x->cu;
         if (c->kind == 1) {
-            PROF__W_LIT(w, ", \"registers per thread\": ");
+            PROF__W_KEY(w, first, ", \"registers per thread\": ");
             prof__w_i64(w, c->registers);
             PROF__W_LIT(w, ", \"shared memory\": ");
             prof__w_i64(w, (int64_t)c->shared_static + c->shared_dynamic);
@@ -7142,7 +7310,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
             PROF__W_LIT(w, "]");
             if (c->queued >= 0) { PROF__W_LIT(w, ", \"queued\": "); prof__w_us(w, c->queued); }
         } else if (c->kind == 2 || c->kind == 3) {
-            PROF__W_LIT(w, ", \"bytes\": ");
+            PROF__W_KEY(w, first, ", \"bytes\": ");
             prof__w_u64(w, c->bytes);
             PROF__W_LIT(w, ", \"memory bandwidth (GB/s)\": ");
             prof__w_double(w, v->end > v->start ? (double)c->bytes / (double)(v->end - v->start) : 0.0);
@@ -7154,20 +7322,20 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
             }
         }
         if (c->graph_id) { /* Kineto's keys */
-            PROF__W_LIT(w, ", \"graph id\": ");
+            PROF__W_KEY(w, first, ", \"graph id\": ");
             prof__w_u64(w, c->graph_id);
             PROF__W_LIT(w, ", \"graph node id\": ");
             prof__w_u64(w, c->graph_node);
         }
-        PROF__W_LIT(w, ", \"context\": ");
+        PROF__W_KEY(w, first, ", \"context\": ");
         prof__w_u64(w, c->context);
     }
     if (v->extra) {
-        if (x->sequence_nr >= 0) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
-        if (x->has_fwd_thread) { PROF__W_LIT(w, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
-        if (x->flops > 0) { PROF__W_LIT(w, ", \"flops\": "); prof__w_i64(w, x->flops); }
+        if (x->sequence_nr >= 0 && !cx->light) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
+        if (x->has_fwd_thread) { PROF__W_KEY(w, first, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
+        if (x->flops > 0) { PROF__W_KEY(w, first, ", \"flops\": "); prof__w_i64(w, x->flops); }
         if (x->overload_name) {
-            PROF__W_LIT(w, ", \"Overload name\": \"");
+            PROF__W_KEY(w, first, ", \"Overload name\": \"");
             prof__w_json_body_cached(w, cache, x->overload_name);
             PROF__W_LIT(w, "\"");
         }
@@ -7297,66 +7465,12 @@ static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__tra
     return 1;
 }
 
-PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
-    static const char *const who = "prof_export_chrome_trace";
-    prof__out o;
-    prof__w *w;
-    prof_result r;
-    const char **site_json = NULL;
-    size_t *site_len = NULL;   /* the lengths, after the pointers */
-    char *esc;
-    prof__clean *cache;
-    prof__trace_ctx *cx;
-    prof__arena scratch;
-    size_t i;
-    uint64_t pid = (uint64_t)getpid();
-    char pname[256];
+/* The phases of prof_export_chrome_trace, in file order: top-level keys,
+   the events (prof__w_event, maybe in parallel), instants, flows, GPU lanes,
+   memory instants, the process's and threads' metadata events. */
+/* The trace's top-level keys, up to the opening of traceEvents. */
+static PROF__NI void prof__trace_head(prof__w *w, const prof_events *e) {
     prof__meta *m;
-    prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
-    unsigned char *root_touch = NULL;
-    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
-    if ((r = prof__prepare(e)) != PROF_OK) return r;
-    memset(&scratch, 0, sizeof scratch);
-    memset(&api, 0, sizeof api);
-    /* Each site's head of a CPU event (ph, cat and the escaped name) is made
-       once: most events then start with one memcpy. The lengths follow the
-       pointers in the same allocation. */
-    site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
-    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
-    esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
-    if (!site_json || !esc) {
-        PROF_FREE(site_json);
-        PROF_FREE(esc);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    }
-    for (i = 0; i < e->nsites; i++) {
-        prof__w tmpw;
-        char *s;
-        /* names longer than the buffer are escaped per event instead */
-        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
-        prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
-        PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
-        prof__w_category(&tmpw, e->sites[i].flags, 1);
-        PROF__W_LIT(&tmpw, "\", \"name\": ");
-        prof__w_json_str(&tmpw, e->sites[i].name);
-        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
-        if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
-        memcpy(s, esc, tmpw.n);
-        s[tmpw.n] = 0;
-        site_json[i] = s;
-        site_len[i] = tmpw.n;
-    }
-    PROF_FREE(esc);
-    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
-    w = o.w;
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
-        int found;
-        uint32_t *slot;
-        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
-        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
-        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
-    }
     PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
@@ -7398,38 +7512,10 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     PROF__W_LIT(w, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
     prof__w_i64(w, e->base_real_ns);
     PROF__W_LIT(w, ",\n  \"traceEvents\": [\n");
-    cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
-    if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
-    cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
-    if (!cx) w->err = ENOMEM;
-    else {
-        cx->pid = pid;
-        cx->site_json = site_json;
-        cx->site_json_len = site_len;
-        cx->cache = cache;
-        cx->path.n = 0;
-        cx->path.root_touch = root_touch = prof__root_touch(e);
-        prof__dec_set(&cx->ev_idx, 0);
-        cx->calls = api.n ? &api : NULL;
-        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
-        cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
-        for (i = 0; cx->tid_json && i < e->nthr; i++) {
-            prof__w tw;
-            prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
-            PROF__W_LIT(&tw, ", \"pid\": ");
-            prof__w_u64(&tw, pid);
-            PROF__W_LIT(&tw, ", \"tid\": ");
-            prof__w_u64(&tw, e->thr[i].tid);
-            cx->tid_json_len[i] = (unsigned char)tw.n;
-            if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
-        }
-        if (!prof__par_events(w, e, cx))
-            for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
-        PROF_FREE(cx->tid_json);
-        PROF_FREE(root_touch);
-        PROF_FREE(cx);
-    }
-    PROF_FREE(cache);
+}
+/* Marks ("I") and counter samples ("C"). */
+static PROF__NI void prof__trace_instants(prof__w *w, const prof_events *e, uint64_t pid) {
+    size_t i;
     for (i = 0; i < e->ninst; i++) {
         const prof__instant_ev *in = &e->inst[i];
         if (in->kind == 1) {
@@ -7455,13 +7541,16 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             PROF__W_LIT(w, "}},\n");
         }
     }
+}
+static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const prof__map *api, uint64_t pid) {
+    size_t i;
     /* Flow arrows (ac2g) from each launching call to its kernel, copy or set.
        A flow's id is the correlation id; the kernels of one graph launch
        share it, so the second and later get (n << 32) added, one arrow each. */
     {
         prof__map flows; /* correlation -> arrows so far */
         memset(&flows, 0, sizeof flows);
-        for (i = 0; i < e->n && !w->err && api.n; i++) {
+        for (i = 0; i < e->n && !w->err && api->n; i++) {
             const prof__ev *v = &e->ev[i], *a;
             const prof__extra *x;
             uint32_t ai, *seen;
@@ -7469,7 +7558,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             int found;
             if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
             x = &e->ex[v->extra];
-            if (!x->correlation || (ai = prof__map_get(&api, x->correlation)) == UINT32_MAX) continue;
+            if (!x->correlation || (ai = prof__map_get(api, x->correlation)) == UINT32_MAX) continue;
             if (!(seen = prof__map_slot(&flows, x->correlation, &found))) { w->err = ENOMEM; break; }
             if (!found) *seen = 0;
             id = x->correlation | (uint64_t)(*seen)++ << 32;
@@ -7492,6 +7581,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         }
         prof__map_free(&flows);
     }
+}
+static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
+    size_t i;
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {
         prof__map lanes;
@@ -7545,6 +7637,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         }
         prof__map_free(&lanes);
     }
+}
+static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64_t pid) {
+    size_t i;
     /* Allocations as Kineto writes them: [memory] instants with totals. */
     for (i = 0; i < e->nmem && !w->err; i++) {
         const prof__memrec *mr = &e->mem[i];
@@ -7569,6 +7664,10 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         if (mr->category) { PROF__W_LIT(w, ", \"Category\": "); prof__w_json_str(w, mr->category); }
         PROF__W_LIT(w, "}},\n");
     }
+}
+static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uint64_t pid) {
+    char pname[256];
+    size_t i;
     /* Metadata events name the process and its threads. */
     prof__process_name(pname, sizeof pname);
     PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
@@ -7601,16 +7700,119 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__w_u64(w, i);
         PROF__W_LIT(w, "}}");
     }
+}
+PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
+    static const char *const who = "prof_export_chrome_trace";
+    prof__out o;
+    prof__w *w;
+    prof_result r;
+    const char **site_json = NULL;
+    size_t *site_len = NULL;   /* the lengths, after the pointers */
+    char *esc;
+    prof__clean *cache;
+    prof__trace_ctx *cx;
+    prof__arena scratch;
+    size_t i;
+    uint64_t pid = (uint64_t)getpid();
+    prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
+    unsigned char *root_touch = NULL;
+    prof__xpaths xp;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&scratch, 0, sizeof scratch);
+    memset(&api, 0, sizeof api);
+    /* Each site's head of a CPU event (ph, cat and the escaped name) is made
+       once: most events then start with one memcpy. The lengths follow the
+       pointers in the same allocation. */
+    site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
+    esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
+    if (!site_json || !esc) {
+        PROF_FREE(site_json);
+        PROF_FREE(esc);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    }
+    for (i = 0; i < e->nsites; i++) {
+        prof__w tmpw;
+        char *s;
+        /* names longer than the buffer are escaped per event instead */
+        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
+        prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
+        PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
+        prof__w_category(&tmpw, e->sites[i].flags, 1);
+        PROF__W_LIT(&tmpw, "\", \"name\": ");
+        prof__w_json_str(&tmpw, e->sites[i].name);
+        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
+        if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        memcpy(s, esc, tmpw.n);
+        s[tmpw.n] = 0;
+        site_json[i] = s;
+        site_len[i] = tmpw.n;
+    }
+    PROF_FREE(esc);
+    if (prof__xp_init(&xp, e) != 0) r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    else r = prof__out_open(&o, path, who);
+    if (r != PROF_OK) { prof__xp_free(&xp); PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
+    w = o.w;
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    prof__trace_head(w, e);
+    cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
+    if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
+    cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    if (!cx) w->err = ENOMEM;
+    else {
+        cx->pid = pid;
+        cx->site_json = site_json;
+        cx->site_json_len = site_len;
+        cx->cache = cache;
+        cx->path.n = 0;
+        cx->path.root_touch = root_touch = prof__root_touch(e);
+        prof__dec_set(&cx->ev_idx, 0);
+        cx->calls = api.n ? &api : NULL;
+        cx->xp = &xp;
+        cx->light = e->xopt.args == PROF_ARGS_LIGHT;
+        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
+        cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
+        for (i = 0; cx->tid_json && i < e->nthr; i++) {
+            prof__w tw;
+            prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
+            PROF__W_LIT(&tw, ", \"pid\": ");
+            prof__w_u64(&tw, pid);
+            PROF__W_LIT(&tw, ", \"tid\": ");
+            prof__w_u64(&tw, e->thr[i].tid);
+            cx->tid_json_len[i] = (unsigned char)tw.n;
+            if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
+        }
+        if (!prof__par_events(w, e, cx))
+            for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        PROF_FREE(cx->tid_json);
+        PROF_FREE(root_touch);
+        PROF_FREE(cx);
+    }
+    PROF_FREE(cache);
+    prof__trace_instants(w, e, pid);
+    prof__trace_flows(w, e, &api, pid);
+    prof__trace_gpu_lanes(w, e);
+    prof__trace_memory(w, e, pid);
+    prof__trace_cpu_lanes(w, e, pid);
     PROF__W_LIT(w, "\n  ],\n  \"traceName\": ");
     prof__w_json_str(w, path);
     PROF__W_LIT(w, "\n}\n");
     PROF_FREE(site_json);
     prof__map_free(&api);
     prof__arena_free(&scratch);
+    prof__xp_free(&xp);
     return prof__out_close(&o, who);
 }
 
-/* ----- Perfetto protobuf (export_perfetto) -----
+/* ----- >>x_perfetto: Perfetto protobuf (export_perfetto) -----
    A Trace is a sequence of `packet` fields (TracePacket). Each CPU thread
    is a packet sequence of its own whose timestamps are deltas (a
    sequence-scoped incremental clock, id 64) and whose TrackEvents default
@@ -7715,6 +7917,7 @@ typedef struct prof__pft {
     uint32_t next_frame;
     prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
     int oom;
+    prof__xpaths xp;             /* the source paths as written */
 } prof__pft;
 
 /* Writes a finished packet (its fields in pf->pkt) as Trace.packet. */
@@ -7843,7 +8046,7 @@ static PROF__NI void prof__pft_intern_site(prof__pft *pf, prof__buf *m, uint32_t
     if (st->file && st->file[0]) {
         pf->sub.n = 0;
         prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
-        prof__pb_s(&pf->sub, 2, st->file);
+        prof__pb_s(&pf->sub, 2, prof__xp_path(&pf->xp, st->file));
         if (st->func) prof__pb_s(&pf->sub, 3, st->func);
         prof__pb_u(&pf->sub, 4, (uint64_t)(uint32_t)st->line);
         prof__pb_sub(m, 4, &pf->sub);
@@ -7886,7 +8089,7 @@ static PROF__NI uint64_t prof__pft_intern_stack(prof__pft *pf, prof__buf *m, uin
             *fs = 1;
             pf->sub.n = 0;
             prof__pb_u(&pf->sub, 1, fid);
-            prof__pb_s(&pf->sub, 2, st.p[k]);
+            prof__pb_s(&pf->sub, 2, prof__xp_frame(&pf->xp, st.p[k]));
             prof__pb_sub(m, 5, &pf->sub); /* function_names */
             pf->sub.n = 0;
             prof__pb_u(&pf->sub, 1, fid);
@@ -7905,14 +8108,15 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     prof__buf *a = &pf->sub;
+    int light = e->xopt.args == PROF_ARGS_LIGHT; /* no per-event ids */
 #define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
 #define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
     if (x->shapes || e->no_shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes ? x->shapes : e->no_shapes); /* as the JSON */
-    if (x->sequence_nr >= 0 && v->extra) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
+    if (x->sequence_nr >= 0 && v->extra && !light) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
     if (x->overload_name && x->overload_name[0]) PROF__PFT_ARG_S(PROF__PA_OVERLOAD, x->overload_name);
-    if (x->correlation) PROF__PFT_ARG_I(PROF__PA_CORR, (int64_t)x->correlation);
+    if (x->correlation && !light) PROF__PFT_ARG_I(PROF__PA_CORR, (int64_t)x->correlation);
     if (v->device_type != PROF_DEVICE_CPU) {
         PROF__PFT_ARG_I(PROF__PA_DEVICE, x->device_index);
         PROF__PFT_ARG_I(PROF__PA_STREAM, prof__stream_of(e, v));
@@ -8203,6 +8407,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
+    prof__xp_free(&pf->xp);
 }
 
 PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
@@ -8224,7 +8429,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
     pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
     pf.last_ts = PROF__ALLOC(int64_t, e->nthr + 1);
-    if (!pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
+    if (prof__xp_init(&pf.xp, e) != 0 || !pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
         prof__pft_free(&pf);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
@@ -8267,7 +8472,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     return prof__out_close(&o, who);
 }
 
-/* ----- flamegraph stacks (export_stacks) ----- */
+/* ----- >>x_stacks: flamegraph stacks (export_stacks) ----- */
 static PROF__NI int prof__stack_metric(const char *metric) {
     if (!metric) return -1;
     if (strcmp(metric, "self_cpu_time_total") == 0) return 0;
@@ -8316,11 +8521,13 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     const char **chain = NULL; /* one stack's frames, innermost first */
     size_t capchain = 0;
     size_t with_stacks = 0, lines = 0;
+    prof__xpaths xp;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
     if ((r = prof__prepare(e)) != PROF_OK) return r;
-    if ((r = prof__out_open(&o, path, who)) != PROF_OK) return r;
+    if (prof__xp_init(&xp, e) != 0) { prof__xp_free(&xp); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__xp_free(&xp); return r; }
     memset(&line, 0, sizeof line);
     memset(&uniq, 0, sizeof uniq);
     memset(&byaddr, 0, sizeof byaddr);
@@ -8347,7 +8554,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
             const char *key;
             *nslot = 0; /* set below; on failure the map is freed */
             if (!prof__grow((void *)&chain, &capchain, depth, sizeof *chain)) { line.oom = 1; break; }
-            for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) chain[k] = prof__node_frame(e, a);
+            for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) chain[k] = prof__xp_node(&xp, e, a);
             line.n = 0;
             for (k = depth; k-- > 0;) {
                 prof__buf_frame(&line, chain[k]);
@@ -8391,6 +8598,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     prof__map_free(&bynode);
     prof__strtab_free(&uniq);
     prof__arena_free(&ua);
+    prof__xp_free(&xp);
     if (line.oom) {
         o.w->err = ENOMEM;
         prof__out_close(&o, who);
@@ -8407,7 +8615,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
 }
 PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 0); }
 
-/* ----- pprof (export_pprof) -----
+/* ----- >>x_pprof: pprof (export_pprof) -----
    profile.proto, uncompressed (pprof and go tool pprof take it as is): one
    sample per unique stack with the metric summed in ns (self CPU or self
    device time), a location per distinct frame with its function (name,
@@ -8431,6 +8639,7 @@ typedef struct prof__pp {
     prof__map fn_of;             /* interned "name\x1ffile" -> function id */
     int64_t *fn_name, *fn_file;  /* per function id - 1: string indices */
     size_t nfn, capfn, capfn2;
+    prof__xpaths xp;             /* the source paths as written */
     int oom;
 } prof__pp;
 static PROF__NI int64_t prof__pp_str(prof__pp *p, const char *s, size_t n) {
@@ -8477,6 +8686,7 @@ static PROF__NI void prof__pp_free(prof__pp *p) {
     prof__map_free(&p->stack_of); prof__map_free(&p->loc_of); prof__map_free(&p->str_idx); prof__map_free(&p->fn_of);
     PROF_FREE(p->rep); PROF_FREE(p->value); PROF_FREE(p->loc_frame); PROF_FREE(p->table); PROF_FREE(p->fn_name); PROF_FREE(p->fn_file);
     prof__strtab_free(&p->strs); prof__arena_free(&p->arena);
+    prof__xp_free(&p->xp);
 }
 /* Adds event i's metric to the sample of its stack. */
 static PROF__NI void prof__pp_add(prof__pp *p, size_t i, int64_t v) {
@@ -8518,12 +8728,15 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     }
     for (i = 0; i < p->nloc; i++) { /* locations and their functions */
         const char *file;
-        size_t nl, fl;
+        size_t nl, fl, cut;
         int64_t line, name_i, file_i;
         uint32_t *slot;
         int found;
         prof__buf ln;
         prof__pp_split(p->loc_frame[i], &nl, &file, &fl, &line);
+        cut = prof__xp_cut(&p->xp, file, fl);
+        file += cut;
+        fl -= cut;
         name_i = prof__pp_str(p, p->loc_frame[i], nl);
         file_i = prof__pp_str(p, file, fl);
         if (!(slot = prof__map_slot(&p->fn_of, ((uint64_t)name_i << 32) ^ (uint64_t)file_i, &found))) { p->oom = 1; break; }
@@ -8577,6 +8790,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     memset(&p, 0, sizeof p);
     p.e = e;
     p.strs.arena = &p.arena;
+    if (prof__xp_init(&p.xp, e) != 0) p.oom = 1;
     for (i = 0; i < e->n && !p.oom; i++) {
         int64_t v;
         if (prof__pft_frames(e, i).depth <= 0) continue;
@@ -8596,7 +8810,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     return prof__out_close(&o, who);
 }
 
-/* ----- memory timeline (export_memory_timeline) -----
+/* ----- >>x_timeline: memory timeline (export_memory_timeline) -----
    [times, sizes]: times in microseconds since the session start, one per
    distinct allocation time on the device; sizes[i][c] the bytes live in
    category c after times[i]. Category 0 is "unknown" (no category given),

@@ -1,5 +1,6 @@
 /* bench/export.c - speed of prof_export_chrome_trace (and, side by side,
-   prof_export_perfetto and prof_export_stacks_merged) on 1M events carrying
+   prof_export_perfetto, prof_export_stacks_merged and prof_export_pprof,
+   each beside the write(2) floor of its bytes) on 1M events carrying
    full Kineto args (input shapes, call stack, sequence number, FLOPs; see
    bench/synth.h), in events/s and MB/s (file size / time, best and median
    of the repetitions), and PyTorch's EventList.export_chrome_trace on the
@@ -17,7 +18,8 @@
 
    The same events as plain scopes (no shapes, stack, sequence number or
    FLOPs: what PROF_SCOPE records in a C program) give the export_plain_*
-   figures. Each workload is also written to /dev/null (*_devnull_*): the
+   figures, and with their scope stacks only the export_stk_* figures (also
+   with PROF_ARGS_LIGHT: export_stk_light_*). Each workload is also written to /dev/null (*_devnull_*): the
    exporter's formatting alone, without the file system's page cache.
 
    Environment: PROF_BENCH_EXPORT_EVENTS (default 1000000), PROF_BENCH_REPS
@@ -108,6 +110,22 @@ static void emit_plain(const synth_ev *s, void *ctx) {
     if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
 }
 
+/* The plain events with their scope stacks (what with_stack =
+   PROF_STACK_SCOPES adds to a C program's PROF_SCOPEs). */
+static void emit_stacks(const synth_ev *s, void *ctx) {
+    prof_events *ev = (prof_events *)ctx;
+    const name_args *a = &g_args[s->name];
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = synth_names[s->name];
+    d.thread = s->thread;
+    d.start_ns = s->start_us * 1000;
+    d.end_ns = s->end_us * 1000;
+    d.stack = a->stack;
+    d.stack_depth = a->stack_depth;
+    if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+}
+
 /* Floor: write(2) of `bytes` in 64 KiB chunks to a new file in the same
    directory, the exporter's own chunk size; best of 3, seconds. */
 static double write_floor(const char *path, double bytes) {
@@ -154,6 +172,7 @@ typedef prof_result (*export_fn)(prof_events *ev, const char *path);
 static prof_result ex_chrome(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
 static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
 static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
+static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
 static export_fn g_fn = ex_chrome;
 
 static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps, const char *path, double *size_out) {
@@ -217,10 +236,11 @@ static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps
     return med;
 }
 
-/* The other formats of the same events, side by side with the JSON:
-   export<suffix>_perfetto_*, export<suffix>_stacks_* (merged folded stacks). */
+/* The other formats of the same events, side by side with the JSON, each
+   with its write(2) floor: export<suffix>_perfetto_*, export<suffix>_stacks_*
+   (merged folded stacks), export<suffix>_pprof_*. */
 static void other_formats(const char *suffix, prof_events *ev, size_t n, size_t reps, const char *path) {
-    static const struct { const char *name; export_fn fn; } F[] = { { "perfetto", ex_perfetto }, { "stacks", ex_stacks } };
+    static const struct { const char *name; export_fn fn; } F[] = { { "perfetto", ex_perfetto }, { "stacks", ex_stacks }, { "pprof", ex_pprof } };
     size_t k;
     for (k = 0; k < sizeof F / sizeof F[0]; k++) {
         char prefix[64];
@@ -237,7 +257,7 @@ int main(void) {
     const char *tmp = getenv("PROF_BENCH_EXPORT_DIR");
     const char *env;
     size_t n = 1000000, reps = 5;
-    double t_start = now_s(), med, med_plain, size, size_plain;
+    double t_start = now_s(), med, med_plain, size, size_plain, size_stk;
     char path[512], input[512];
     prof_events *ev;
     if (!python || !*python) python = "/usr/bin/python3";
@@ -271,6 +291,24 @@ int main(void) {
     fflush(stdout);
     if ((med_plain = measure("export_plain", ev, n, reps, path, &size_plain)) <= 0) return 1;
     other_formats("_plain", ev, n, reps, path);
+    prof_events_free(ev);
+
+    ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
+    synth_generate(n, 4, emit_stacks, ev);
+    if (prof_events_build_tree(ev) != PROF_OK) return 1;
+    printf("# the same %zu events as plain scopes with their scope stacks\n", prof_events_count(ev));
+    fflush(stdout);
+    if (measure("export_stk", ev, n, reps, path, &size_stk) <= 0) return 1;
+    other_formats("_stk", ev, n, reps, path);
+    {
+        /* PROF_ARGS_LIGHT: the JSON without the per-event ids */
+        prof_export_options xo;
+        memset(&xo, 0, sizeof xo);
+        xo.args = PROF_ARGS_LIGHT;
+        prof_events_set_export_options(ev, &xo);
+        measure("export_stk_light", ev, n, reps, path, &size_stk);
+    }
     prof_events_free(ev);
 
     if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) {

@@ -193,6 +193,26 @@ static void xform(sbuf *out, const char *s, int frame) {
 }
 
 /* A JSON string literal of valid UTF-8 text. */
+/* The exporters cut the longest common directory of the recorded files
+   from the stacks' source paths (prof_export_options.source_prefix NULL):
+   while g_cut_dir is set (a session whose scopes are all in this file: its
+   directory), the expectations' frames "name (dir/file:line)" lose it. The
+   result lives until the next call. */
+static const char *g_cut_dir;
+static const char *cut_frame(const char *fr) {
+    static sbuf b;
+    const char *at;
+    size_t k;
+    if (!g_cut_dir || !fr) return fr;
+    k = strlen(g_cut_dir);
+    for (at = strstr(fr, " ("); at && strncmp(at + 2, g_cut_dir, k) != 0; at = strstr(at + 1, " (")) {}
+    if (!at) return fr;
+    b.n = 0;
+    sb_put(&b, fr, (size_t)(at + 2 - fr));
+    sb_str(&b, at + 2 + k);
+    sb_put(&b, "", 1);
+    return b.p;
+}
 static void put_js(FILE *f, const char *s) {
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', f);
@@ -283,7 +303,7 @@ static void put_events(FILE *f, prof_events *ev, cat_fn cat) {
             fprintf(f, ", \"stack\": [");
             for (k = 0; k < e.stack_depth; k++) {
                 if (k) fprintf(f, ", ");
-                put_spec(f, e.stack[k] ? e.stack[k] : "");
+                put_spec(f, e.stack[k] ? cut_frame(e.stack[k]) : "");
             }
             fprintf(f, "]");
         }
@@ -391,7 +411,7 @@ static void put_stacks_check(FILE *f, const char *file, prof_events *ev, int dev
         if (e.stack_depth <= 0 || (merged ? ns : v) <= 0) continue;
         fprintf(f, "%s\n  {\"frames\": [", lines++ ? "," : "");
         for (k = e.stack_depth - 1; k >= 0; k--) {
-            put_spec(f, e.stack[k] ? e.stack[k] : "");
+            put_spec(f, e.stack[k] ? cut_frame(e.stack[k]) : "");
             if (k) fprintf(f, ", ");
         }
         fprintf(f, "], \"value\": %lld, \"ns\": %lld}", (long long)v, (long long)ns);
@@ -1372,7 +1392,7 @@ static void write_js_expect(prof_events *ev, uint64_t main_tid, uint64_t worker_
                 sbuf fr;
                 memset(&fr, 0, sizeof fr);
                 sb_put(&fr, "\n", 1);
-                xform(&fr, e.stack[k], 1);
+                xform(&fr, cut_frame(e.stack[k]), 1);
                 sb_put(&fr, "\n", 1);
                 if (!strstr(seen.p, fr.p)) {
                     sb_str(&seen, fr.p + 1);
@@ -1425,7 +1445,17 @@ static void test_js(void) {
     if (!CHECK(ev != NULL)) return;
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/js_trace.json"), PROF_OK);
     CHECK_EQ_INT(prof_export_stacks(ev, OUT "/js.stacks", "self_cpu_time_total"), PROF_OK);
-    write_js_expect(ev, main_tid, worker_tid);
+    {
+        /* every scope of this session is in this file: its directory is cut */
+        static char dir[4096];
+        char *slash;
+        snprintf(dir, sizeof dir, "%s", __FILE__);
+        slash = strrchr(dir, '/');
+        if (slash) slash[1] = 0;
+        g_cut_dir = slash ? dir : NULL;
+        write_js_expect(ev, main_tid, worker_tid);
+        g_cut_dir = NULL;
+    }
     prof_events_free(ev);
 }
 
@@ -1436,11 +1466,15 @@ static prof_result ex_trace(prof_events *ev, const char *path) { return prof_exp
 static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
 static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
 static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
+static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
+static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
 static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
     { "prof_export_chrome_trace", ex_trace },
     { "prof_export_stacks", ex_stacks },
     { "prof_export_stacks_merged", ex_merged },
     { "prof_export_memory_timeline", ex_timeline },
+    { "prof_export_perfetto", ex_perfetto },
+    { "prof_export_pprof", ex_pprof },
 };
 #define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
@@ -1564,12 +1598,13 @@ static void test_errors(void) {
         CHECK(write_file(ERR_DIR "/fsize/target", "OLD\n") == 0);
         CHECK(getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
         lim = old_lim;
-        lim.rlim_cur = 4096;
-        if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
-            expect_io_failure(ev, 0, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
-            expect_io_failure(ev, 1, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
-            expect_io_failure(ev, 2, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
-            CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+        for (k = 0; k < N_EXPORTERS; k++) {
+            /* every format's file is over 4 kB here but the timeline's */
+            lim.rlim_cur = EXPORTERS[k].fn == ex_timeline ? 8 : 4096;
+            if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
+                expect_io_failure(ev, k, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
+                CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+            }
         }
         signal(SIGXFSZ, old_sig);
         /* and a successful export replaces it */
@@ -1743,6 +1778,32 @@ static void test_unwritable_dir(void) {
         if (access(ERR_DIR "/ud", W_OK) == 0) _exit(4); /* still writable: nothing to check */
         ev = build_small();
         ok = ev && prof_export_chrome_trace(ev, ERR_DIR "/ud/x.json") == PROF_OK && prof_export_stacks(ev, ERR_DIR "/ud/y.stacks", "self_cpu_time_total") == PROF_E_IO;
+        /* the same in place when the write then fails (RLIMIT_FSIZE of 1
+           byte: EFBIG), each format: PROF_E_IO and the file left empty,
+           never a part of a trace that looks like one */
+        {
+            struct rlimit old_lim, lim;
+            size_t k;
+            signal(SIGXFSZ, SIG_IGN);
+            if (getrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(6);
+            for (k = 0; ok && k < N_EXPORTERS; k++) {
+                struct stat xs;
+                prof_result r;
+                if (write_file(ERR_DIR "/ud/x.json", "OLD\n") != 0) _exit(7);
+                lim = old_lim;
+                lim.rlim_cur = 1;
+                if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(8);
+                r = EXPORTERS[k].fn(ev, ERR_DIR "/ud/x.json");
+                if (setrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(9);
+                if (r != PROF_E_IO || stat(ERR_DIR "/ud/x.json", &xs) != 0 || xs.st_size != 0) {
+                    fprintf(stderr, "%s in place, failing: returned %d, the file has %lld bytes (want PROF_E_IO, 0)\n",
+                            EXPORTERS[k].name, (int)r, (long long)xs.st_size);
+                    ok = 0;
+                }
+            }
+            /* and the file is written again once writes succeed */
+            ok = ok && prof_export_chrome_trace(ev, ERR_DIR "/ud/x.json") == PROF_OK;
+        }
         prof_events_free(ev);
         _exit(ok ? 0 : 5);
     }

@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +427,345 @@ static void test_perfetto_recorded(void) {
     prof_events_free(ev);
 }
 
+/* ----- export options (prof_events_set_export_options) -------------------- */
+
+/* A whole file, NUL-terminated (its length in *n); NULL if unreadable. */
+static char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    long len;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (p = (char *)malloc((size_t)len + 1)) != NULL) {
+        *n = fread(p, 1, (size_t)len, f);
+        p[*n] = 0;
+    }
+    fclose(f);
+    return p;
+}
+static int has_bytes(const char *p, size_t n, const char *s) {
+    size_t k = strlen(s), i;
+    for (i = 0; p && i + k <= n; i++) if (memcmp(p + i, s, k) == 0) return 1;
+    return 0;
+}
+/* Exports ev in every format with stacks as OUT/<tag>.*, then checks
+   that each file has every string of want and none of avoid. */
+static void check_paths(prof_events *ev, const char *tag, const char *const *want, const char *const *avoid) {
+    static const char *const ext[] = { "json", "stacks", "pb", "pftrace" };
+    int k;
+    for (k = 0; k < 4; k++) {
+        char path[256];
+        size_t n = 0;
+        char *p;
+        const char *const *s;
+        snprintf(path, sizeof path, OUT "/%s.%s", tag, ext[k]);
+        if (k == 0) CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        if (k == 1) CHECK_EQ_INT(prof_export_stacks(ev, path, "self_cpu_time_total"), PROF_OK);
+        if (k == 2) CHECK_EQ_INT(prof_export_pprof(ev, path, "self_cpu_time_total"), PROF_OK);
+        if (k == 3) CHECK_EQ_INT(prof_export_perfetto(ev, path), PROF_OK);
+        p = slurp(path, &n);
+        if (!CHECK_MSG(p != NULL, "cannot read %s", path)) continue;
+        for (s = want; *s; s++) {
+            /* pprof and Perfetto hold the file apart from the frame's name */
+            const char *w = *s;
+            if (k >= 2 && strchr(w, '(')) w = strchr(w, '(') + 1;
+            if (k >= 2 && strchr(w, ':')) {
+                char tmp[128];
+                snprintf(tmp, sizeof tmp, "%.*s", (int)(strchr(w, ':') - w), w);
+                CHECK_MSG(has_bytes(p, n, tmp), "%s: no '%s'", path, tmp);
+            } else {
+                char tmp[128], *c;
+                snprintf(tmp, sizeof tmp, "%s", w);
+                for (c = tmp; k == 1 && *c; c++) if (*c == ' ') *c = '_'; /* folded stacks' separator */
+                CHECK_MSG(has_bytes(p, n, tmp), "%s: no '%s'", path, tmp);
+            }
+        }
+        for (s = avoid; *s; s++) CHECK_MSG(!has_bytes(p, n, *s), "%s: has '%s'", path, *s);
+        free(p);
+    }
+}
+/* Source paths in stacks: the longest common directory of the recorded
+   files is cut by default, a given prefix at a directory boundary only,
+   "" keeps them; the list's own events (prof_events_get, the tables) keep
+   them as recorded. */
+static void test_source_prefix(void) {
+    prof_events *ev = prof_events_create();
+    prof_export_options xo;
+    prof_event got;
+    static const char *const st_in[] = { "inner (/src/proj/b/y.c:7)", "outer (/src/proj/a/x.c:3)" };
+    static const char *const st_nat[] = { "fn (/usr/lib/libm.so+0x10)", "outer (/src/proj/a/x.c:3)" };
+    int64_t i0;
+    if (!CHECK(ev != NULL)) return;
+    {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = "outer"; d.thread = 1; d.start_ns = 0; d.end_ns = 10000;
+        d.file = "/src/proj/a/x.c"; d.func = "outer_fn"; d.line = 3;
+        d.stack = st_in + 1; d.stack_depth = 1;
+        i0 = prof_events_add(ev, &d);
+        d.name = "inner"; d.start_ns = 1000; d.end_ns = 4000;
+        d.file = "/src/proj/b/y.c"; d.line = 7;
+        d.stack = st_in; d.stack_depth = 2;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        d.name = "fn"; d.start_ns = 5000; d.end_ns = 8000;
+        d.file = NULL; d.func = NULL; d.line = 0;
+        d.stack = st_nat; d.stack_depth = 2;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    {
+        static const char *const want[] = { "inner (b/y.c:7)", "outer (a/x.c:3)", "/usr/lib/libm.so+0x10", NULL };
+        static const char *const avoid[] = { "/src/proj/", NULL };
+        check_paths(ev, "prefix_default", want, avoid);
+    }
+    memset(&xo, 0, sizeof xo);
+    xo.source_prefix = "/src";
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (proj/b/y.c:7)", "outer (proj/a/x.c:3)", NULL };
+        static const char *const avoid[] = { "/src/", NULL };
+        check_paths(ev, "prefix_src", want, avoid);
+    }
+    xo.source_prefix = "/src/proj/a/"; /* only the files under it */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (/src/proj/b/y.c:7)", "outer (x.c:3)", NULL };
+        static const char *const avoid[] = { "/src/proj/a/", NULL };
+        check_paths(ev, "prefix_a", want, avoid);
+    }
+    xo.source_prefix = "/sr"; /* not a directory of theirs: nothing cut */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (/src/proj/b/y.c:7)", "outer (/src/proj/a/x.c:3)", NULL };
+        static const char *const avoid[] = { "(c/", NULL };
+        check_paths(ev, "prefix_sr", want, avoid);
+    }
+    xo.source_prefix = "";
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    {
+        static const char *const want[] = { "inner (/src/proj/b/y.c:7)", "outer (/src/proj/a/x.c:3)", NULL };
+        static const char *const avoid[] = { "(a/x.c", "(b/y.c", NULL };
+        check_paths(ev, "prefix_none", want, avoid);
+    }
+    /* the list keeps what was recorded */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, NULL), PROF_OK);
+    if (CHECK(i0 >= 0 && prof_events_get(ev, (size_t)i0, &got) == PROF_OK)) {
+        CHECK_EQ_STR(got.file, "/src/proj/a/x.c");
+        CHECK(got.stack_depth == 1 && strcmp(got.stack[0], "outer (/src/proj/a/x.c:3)") == 0);
+    }
+    xo.args = (prof_args_level)7;
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_set_export_options(NULL, &xo), PROF_E_ARG);
+    prof_events_free(ev);
+}
+
+/* PROF_ARGS_LIGHT: no per-event ids in the args, so speedscope makes one
+   frame per name (export_io_js: light.json against light.expect.json with
+   "merged", and full.json, the same calls with their ids, must fail it). */
+static void test_light_args(void) {
+    prof_config c;
+    prof_events *ev;
+    prof_export_options xo;
+    int i;
+    FILE *f;
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 20; i++) {
+        PROF_SCOPE("call a");
+        { PROF_SCOPE("call b"); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/full.json"), PROF_OK);
+    memset(&xo, 0, sizeof xo);
+    xo.args = PROF_ARGS_LIGHT;
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/light.json"), PROF_OK);
+    {
+        size_t n = 0, nf = 0;
+        char *p = slurp(OUT "/light.json", &n), *q = slurp(OUT "/full.json", &nf);
+        if (CHECK(p != NULL && q != NULL)) {
+            CHECK(prof_json_valid(p));
+            CHECK(!has_bytes(p, n, "External id") && !has_bytes(p, n, "Ev Idx"));
+            CHECK(has_bytes(p, n, "\"args\": {}"));
+            CHECK(has_bytes(q, nf, "External id"));
+        }
+        free(p);
+        free(q);
+    }
+    f = fopen(OUT "/light.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"importer\": \"Trace Event Format profile\", \"profiles\": 1, \"frames\": [\"call a\", \"call b\"], \"merged\": true}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
+}
+
+/* PROF_ARGS_LIGHT with ids of every kind (sequence numbers, device events):
+   the JSON stays valid, and Perfetto's annotations equal its args. */
+static void test_light_hand(void) {
+    prof_events *ev = prof_events_create();
+    prof_export_options xo;
+    prof_event_desc d;
+    size_t n = 0;
+    char *p;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "op"; d.thread = 3; d.start_ns = 0; d.end_ns = 5000;
+    d.set = PROF_EVENT_SEQUENCE_NR; d.sequence_nr = 42;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.set = PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD; d.fwd_thread = 3; d.sequence_nr = 43;
+    d.start_ns = 6000; d.end_ns = 9000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.name = "kern"; d.set = PROF_EVENT_RESOURCE_ID; d.device_type = PROF_DEVICE_CUDA; d.device_resource_id = 7;
+    d.start_ns = 1000; d.end_ns = 2000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    memset(&xo, 0, sizeof xo);
+    xo.args = PROF_ARGS_LIGHT;
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    perfetto_pair(ev, "light_hand");
+    p = slurp(OUT "/light_hand.json", &n);
+    if (CHECK(p != NULL)) {
+        CHECK(prof_json_valid(p));
+        CHECK(!has_bytes(p, n, "Sequence number") && !has_bytes(p, n, "External id"));
+        CHECK(has_bytes(p, n, "\"args\": {\"Fwd thread id\": 3}"));
+        CHECK(has_bytes(p, n, "\"args\": {\"device\": 0, \"stream\": 7}"));
+    }
+    free(p);
+    prof_events_free(ev);
+}
+
+/* ----- every string field of every format, hostile --------------------- */
+
+static void put_hex(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) fprintf(f, "%02x", (unsigned char)*s);
+    fputc('"', f);
+}
+#define HOST_MARK "mark \"m\" \\ \x01\x7f \xff \xe2\x80\xa8 \xf0\x9f\x98"
+#define HOST_CTR "ctr \"c\" \\ \x1f \xc0\xaf \xed\xa0\x80"
+static void *host_thread(void *arg) {
+    prof_set_thread_name((const char *)arg);
+    { PROF_SCOPE_DYN((const char *)arg); PROF_MARK(HOST_MARK); PROF_COUNTER(HOST_CTR, 1.5); }
+    return NULL;
+}
+/* The hostile set in every string a format writes: names, overload names,
+   stack frames (the trace's Call stack, folded stacks, pprof, Perfetto),
+   metadata keys and values, thread names, marks, counters; a 1 MB name.
+   check_hostile.py compares the JSON trace and folded stacks with the raw
+   bytes, check_perfetto.py / check_pprof.py the others with those. (The
+   memory timeline has numbers only.) */
+static void test_hostile_fields(void) {
+    static const char *const extra[] = { "line sep \xe2\x80\xa8 para \xe2\x80\xa9 end", "semi;colon sp ace", "tab\tcr\rlf\n" };
+    const char *set[N_HOSTILE + 4];
+    size_t ns = 0, k;
+    prof_events *ev = prof_events_create();
+    prof_export_options xo;
+    char *big = (char *)malloc((1 << 20) + 1);
+    char cmd[300];
+    FILE *f;
+    if (!CHECK(ev != NULL && big != NULL)) { free(big); prof_events_free(ev); return; }
+    memset(big, 'x', 1 << 20);
+    memcpy(big, "big \\ \"q\" \x01 \xff", 14);
+    big[1 << 20] = 0;
+    for (k = 0; k < N_HOSTILE; k++) set[ns++] = HOSTILE[k];
+    for (k = 0; k < 3; k++) set[ns++] = extra[k];
+    set[ns++] = big;
+    memset(&xo, 0, sizeof xo);
+    xo.source_prefix = ""; /* the frames exactly as given */
+    CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
+    f = fopen(OUT "/hostile.expect.json", "w");
+    if (!CHECK(f != NULL)) { free(big); prof_events_free(ev); return; }
+    fprintf(f, "{\"trace\": \"" OUT "/hostile.json\", \"stacks\": \"" OUT "/hostile.stacks\",\n\"events\": [");
+    for (k = 0; k < ns; k++) {
+        prof_event_desc d;
+        const char *st[3];
+        char key[96];
+        int j;
+        memset(&d, 0, sizeof d);
+        st[0] = set[k];
+        st[1] = set[(k + 2) % ns];
+        st[2] = "root \\ frame";
+        d.name = set[k];
+        d.overload_name = set[(k + 1) % ns];
+        d.thread = 21;
+        d.start_ns = (int64_t)k * 10000;
+        d.end_ns = d.start_ns + 5000;
+        d.stack = st;
+        d.stack_depth = 3;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        fprintf(f, "%s\n {\"name\": ", k ? "," : "");
+        put_hex(f, d.name);
+        fprintf(f, ", \"overload\": ");
+        put_hex(f, d.overload_name);
+        fprintf(f, ", \"stack\": [");
+        for (j = 0; j < 3; j++) { if (j) fprintf(f, ", "); put_hex(f, st[j]); }
+        fprintf(f, "]}");
+        /* metadata: a key per string (keys are unique), the next as value */
+        snprintf(key, sizeof key, "key %zu %.60s", k, set[k]);
+        CHECK_EQ_INT(prof_events_add_metadata(ev, key, set[(k + 1) % ns]), PROF_OK);
+    }
+    fprintf(f, "],\n\"meta\": [");
+    for (k = 0; k < ns; k++) {
+        char key[96];
+        snprintf(key, sizeof key, "key %zu %.60s", k, set[k]);
+        fprintf(f, "%s[", k ? ", " : "");
+        put_hex(f, key);
+        fprintf(f, ", ");
+        put_hex(f, set[(k + 1) % ns]);
+        fprintf(f, "]");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/hostile.json"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/hostile.stacks", "self_cpu_time_total"), PROF_OK);
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_hostile.py " OUT "/hostile.expect.json");
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+    perfetto_pair(ev, "hostile_pair");
+    prof_events_free(ev);
+
+    /* recorded: threads named with each string (63 bytes kept), marks, counters */
+    {
+        prof_config c;
+        memset(&c, 0, sizeof c);
+        c.with_stack = PROF_STACK_SCOPES;
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        for (k = 0; k < ns - 1; k++) { /* not the 1 MB one: thread names keep 63 bytes */
+            pthread_t th;
+            if (CHECK(pthread_create(&th, NULL, host_thread, (void *)(uintptr_t)set[k]) == 0)) pthread_join(th, NULL);
+        }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) { free(big); return; }
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/hostile_rec.json"), PROF_OK);
+        f = fopen(OUT "/hostile_rec.expect.json", "w");
+        if (CHECK(f != NULL)) {
+            fprintf(f, "{\"trace\": \"" OUT "/hostile_rec.json\", \"stacks\": null, \"events\": [");
+            for (k = 0; k < ns - 1; k++) {
+                fprintf(f, "%s{\"name\": ", k ? ", " : "");
+                put_hex(f, set[k]);
+                fprintf(f, "}");
+            }
+            fprintf(f, "], \"threads\": [");
+            for (k = 0; k < ns - 1; k++) {
+                if (!set[k][0]) continue; /* an empty name: "thread <tid>" */
+                if (k) fprintf(f, ", ");
+                put_hex(f, set[k]);
+            }
+            fprintf(f, "], \"marks\": [");
+            put_hex(f, HOST_MARK);
+            fprintf(f, "], \"counters\": [");
+            put_hex(f, HOST_CTR);
+            fprintf(f, "]}\n");
+            fclose(f);
+        }
+        snprintf(cmd, sizeof cmd, "python3 tests/export/check_hostile.py " OUT "/hostile_rec.expect.json");
+        fflush(stdout);
+        CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+        perfetto_pair(ev, "hostile_rec_pair");
+        prof_events_free(ev);
+    }
+    free(big);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
@@ -435,6 +776,10 @@ int main(void) {
     test_marks();
     test_perfetto_hand();
     test_perfetto_recorded();
+    test_source_prefix();
+    test_light_args();
+    test_light_hand();
+    test_hostile_fields();
     prof_shutdown();
     return check_report();
 }

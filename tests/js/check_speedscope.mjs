@@ -19,8 +19,10 @@
 //   "self": {"matmul": 30},               // optional: name -> self weight (summed over frames of that name)
 //   "inclusive": {"step": 40},            // optional: name -> total weight of the frame(s) of that name
 //   "tolerance": 0.001,                   // optional: absolute tolerance on weights (default 1e-6)
-//   "allow_warnings": false               // optional: speedscope importer warnings (unbalanced or
+//   "allow_warnings": false,              // optional: speedscope importer warnings (unbalanced or
 //                                         // badly nested events) fail the check unless true
+//   "merged": true                        // optional: each name is one speedscope frame (its
+//                                         // sandwich view merges the calls), not one per args
 // }
 // <expect.json> may also be a check_trace.mjs expectations file (it has "threads"): its
 // "speedscope" member, an object as above, is used; without one, the frame names and
@@ -222,6 +224,12 @@ for (const [key, label] of [['self', 'self'], ['inclusive', 'total']]) {
     const r = frames.get(n);
     if (!r) fail(`no frame ${show(n)} to check the ${key} weight of`);
     else if (!near(r[label], w)) fail(`${key} weight of ${show(n)} is ${r[label]}, expected ${w}`);
+  }
+}
+
+if (expect.merged) {
+  for (const [n, r] of frames) {
+    if (r.full.size !== 1) fail(`frame ${show(n)} is ${r.full.size} speedscope frames (args differ per call), expected one: ${show([...r.full].slice(0, 3))}`);
   }
 }
 
