@@ -1587,7 +1587,9 @@ static PROF__NI uint64_t prof__mix(uint64_t x) {
     return x ^ (x >> 33);
 }
 
-/* Open-addressing map from a 64-bit key to a 32-bit value. */
+/* Open-addressing map from a 64-bit key to a 32-bit value (UINT32_MAX marks
+   an empty slot). Integer keys (thread ids, pointers, correlation ids) use
+   prof__map_slot / prof__map_get; other keys, below, the keyed lookup. */
 typedef struct prof__map { uint64_t *keys; uint32_t *vals; size_t cap, n; } prof__map;
 static PROF__NI int prof__map_rehash(prof__map *m, size_t ncap) {
     prof__map nm;
@@ -1636,38 +1638,91 @@ static PROF__NI uint32_t prof__map_get(const prof__map *m, uint64_t key) {
     }
     return UINT32_MAX;
 }
+/* Keyed lookup, for keys that are not a 64-bit integer (strings, sites,
+   stack nodes, shape lists, table rows): the map holds indices into the
+   caller's array with each key's hash beside it, and `same(key, val)` says
+   whether element val of that array is the key looked up. A miss is added
+   after the caller has stored the element (prof__map_add), so a failure on
+   either side leaves nothing to undo: find, make, add; on a failed add,
+   drop the element just made. */
+typedef int (*prof__map_same)(const void *key, uint32_t val);
+static PROF__NI uint32_t prof__map_find(const prof__map *m, uint64_t hash, prof__map_same same, const void *key) {
+    size_t j;
+    if (!m->cap) return UINT32_MAX;
+    for (j = prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
+        if (m->keys[j] == hash && same(key, m->vals[j])) return m->vals[j];
+    return UINT32_MAX;
+}
+/* Adds val under hash (absent, as prof__map_find said); 0: out of memory,
+   the map unchanged. */
+static PROF__NI int prof__map_add(prof__map *m, uint64_t hash, uint32_t val) {
+    size_t j;
+    if ((m->n + 1) * 4 >= m->cap * 3 && !prof__map_rehash(m, m->cap ? m->cap * 2 : 64)) return 0;
+    for (j = prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {}
+    m->keys[j] = hash;
+    m->vals[j] = val;
+    m->n++;
+    return 1;
+}
 static PROF__NI void prof__map_free(prof__map *m) {
     PROF_FREE(m->keys);
     PROF_FREE(m->vals);
     memset(m, 0, sizeof *m);
 }
 
+/* Stable bottom-up merge sort of indices with a comparator; a merge whose
+   halves are already in order is a copy. */
+static PROF__NI void prof__msort_u32(uint32_t *a, uint32_t *tmp, size_t n, int (*less)(const void *, uint32_t, uint32_t), const void *ctx) {
+    size_t w, i;
+    uint32_t *src = a, *dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+            if (mid >= hi || !less(ctx, src[mid], src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
+            while (p < mid && q < hi) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
+            while (p < mid) dst[k++] = src[p++];
+            while (q < hi) dst[k++] = src[q++];
+        }
+        { uint32_t *t = src; src = dst; dst = t; }
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
 /* String interning: equal strings get one pointer, so keys compare by address. */
-typedef struct prof__strtab { prof__map map; const char **strs; size_t n, cap; prof__arena *arena; } prof__strtab;
+typedef struct prof__strtab { prof__map map; const char **strs; size_t *lens; size_t n, cap, caplens; prof__arena *arena; } prof__strtab;
+typedef struct prof__strkey { const prof__strtab *t; const char *s; size_t len; } prof__strkey;
+static PROF__NI int prof__str_same(const void *key, uint32_t v) {
+    const prof__strkey *k = (const prof__strkey *)key;
+    return k->t->lens[v] == k->len && memcmp(k->t->strs[v], k->s, k->len) == 0;
+}
 static PROF__NI const char *prof__intern_n(prof__strtab *t, const char *s, size_t len) {
     uint64_t h = prof__hash_bytes(s, len, 14695981039346656037ull);
-    for (;;) {
-        int found;
-        uint32_t *slot = prof__map_slot(&t->map, h, &found);
-        char *copy;
-        if (!slot) return NULL;
-        if (found) {
-            const char *c = t->strs[*slot];
-            if (strlen(c) == len && memcmp(c, s, len) == 0) return c;
-            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
-            continue;
-        }
-        copy = (char *)prof__arena_alloc(t->arena, len + 1);
-        if (!copy || !PROF__PUSH_OK(t->strs, t->n, t->cap)) { t->map.vals[slot - t->map.vals] = UINT32_MAX; t->map.n--; return NULL; }
-        memcpy(copy, s, len);
-        copy[len] = 0;
-        t->strs[t->n] = copy;
-        *slot = (uint32_t)t->n++;
-        return copy;
-    }
+    prof__strkey key;
+    uint32_t v;
+    char *copy;
+    key.t = t; key.s = s; key.len = len;
+    if ((v = prof__map_find(&t->map, h, prof__str_same, &key)) != UINT32_MAX) return t->strs[v];
+    if (len >= (size_t)PTRDIFF_MAX || t->n >= UINT32_MAX - 1 ||
+        !PROF__PUSH_OK(t->strs, t->n, t->cap) || !prof__grow((void *)&t->lens, &t->caplens, t->n + 1, sizeof *t->lens) ||
+        !(copy = (char *)prof__arena_alloc(t->arena, len + 1)))
+        return NULL;
+    memcpy(copy, s, len);
+    copy[len] = 0;
+    t->strs[t->n] = copy;
+    t->lens[t->n] = len;
+    if (!prof__map_add(&t->map, h, (uint32_t)t->n)) return NULL; /* the copy stays in the arena, unused */
+    t->n++;
+    return copy;
 }
 static PROF__NI const char *prof__intern(prof__strtab *t, const char *s) { return prof__intern_n(t, s ? s : "", s ? strlen(s) : 0); }
-static PROF__NI void prof__strtab_free(prof__strtab *t) { prof__map_free(&t->map); PROF_FREE(t->strs); t->strs = NULL; t->n = t->cap = 0; }
+static PROF__NI void prof__strtab_free(prof__strtab *t) {
+    prof__map_free(&t->map);
+    PROF_FREE(t->strs);
+    PROF_FREE(t->lens);
+    t->strs = NULL;
+    t->lens = NULL;
+    t->n = t->cap = t->caplens = 0;
+}
 
 /* Growable text buffer for the table; the exporters stream instead. */
 typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
@@ -3153,9 +3208,17 @@ PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
     return PROF_OK;
 }
 
+typedef struct prof__sitekey { const prof_events *e; const prof_site *s; } prof__sitekey;
+static PROF__NI int prof__site_same(const void *key, uint32_t v) {
+    const prof__sitekey *k = (const prof__sitekey *)key;
+    const prof_site *o = &k->e->sites[v];
+    return o->name == k->s->name && o->file == k->s->file && o->func == k->s->func && o->line == k->s->line && o->flags == k->s->flags;
+}
 static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const char *file, const char *func, int line, unsigned flags) {
     prof_site s;
+    prof__sitekey key;
     uint64_t h;
+    uint32_t v;
     s.name = prof__intern(&e->strs, name);
     s.file = prof__intern(&e->strs, file);
     s.func = prof__intern(&e->strs, func);
@@ -3163,35 +3226,25 @@ static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const
     s.flags = flags;
     if (!s.name || !s.file || !s.func) return -1;
     h = prof__mix((uint64_t)(uintptr_t)s.name ^ prof__mix((uint64_t)(uintptr_t)s.file + (uint64_t)(uintptr_t)s.func) ^ ((uint64_t)(unsigned)line << 32) ^ flags);
-    for (;;) {
-        int found;
-        uint32_t *slot = prof__map_slot(&e->site_map, h, &found);
-        if (!slot) return -1;
-        if (found) {
-            const prof_site *o = &e->sites[*slot];
-            if (o->name == s.name && o->file == s.file && o->func == s.func && o->line == line && o->flags == flags) return *slot;
-            h = prof__mix(h + 1);
-            continue;
-        }
-        if (!PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) { e->site_map.vals[slot - e->site_map.vals] = UINT32_MAX; e->site_map.n--; return -1; }
-        e->sites[e->nsites] = s;
-        *slot = (uint32_t)e->nsites;
-        return (int64_t)e->nsites++;
-    }
+    key.e = e;
+    key.s = &s;
+    if ((v = prof__map_find(&e->site_map, h, prof__site_same, &key)) != UINT32_MAX) return v;
+    if (e->nsites >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) return -1;
+    e->sites[e->nsites] = s;
+    if (!prof__map_add(&e->site_map, h, (uint32_t)e->nsites)) return -1;
+    return (int64_t)e->nsites++;
 }
 
 static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
-    int found;
-    uint32_t *slot = prof__map_slot(&e->thr_map, tid, &found);
-    if (!slot) return -1;
-    if (found) {
-        if (name && name[0] && !e->thr[*slot].name) e->thr[*slot].name = prof__intern(&e->strs, name);
-        return *slot;
+    uint32_t v = prof__map_get(&e->thr_map, tid);
+    if (v != UINT32_MAX) {
+        if (name && name[0] && !e->thr[v].name) e->thr[v].name = prof__intern(&e->strs, name);
+        return v;
     }
-    if (!PROF__PUSH_OK(e->thr, e->nthr, e->capthr)) { e->thr_map.vals[slot - e->thr_map.vals] = UINT32_MAX; e->thr_map.n--; return -1; }
+    if (e->nthr >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->thr, e->nthr, e->capthr)) return -1;
     e->thr[e->nthr].tid = tid;
     e->thr[e->nthr].name = (name && name[0]) ? prof__intern(&e->strs, name) : NULL;
-    *slot = (uint32_t)e->nthr;
+    if (!prof__map_add(&e->thr_map, tid, (uint32_t)e->nthr)) return -1;
     return (int64_t)e->nthr++;
 }
 
@@ -3229,36 +3282,33 @@ static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
 }
 /* The node (parent, frame); `frame` must be interned in e->strs. UINT32_MAX:
    out of memory. */
+typedef struct prof__nodekey { const prof_events *e; uint32_t parent; const char *frame; } prof__nodekey;
+static PROF__NI int prof__node_same(const void *key, uint32_t v) {
+    const prof__nodekey *k = (const prof__nodekey *)key;
+    return k->e->nodes[v].parent == k->parent && k->e->nodes[v].frame == k->frame;
+}
 static PROF__NI uint32_t prof__node_intern(prof_events *e, uint32_t parent, const char *frame) {
     uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
+    prof__nodekey key;
+    prof__snode *nd;
+    uint32_t v;
     if (!e->nnodes) { /* the empty stack */
         if (!prof__grow((void *)&e->nodes, &e->capnodes, 1, sizeof *e->nodes)) return UINT32_MAX;
         memset(e->nodes, 0, sizeof *e->nodes);
         e->nnodes = 1;
     }
-    for (;;) {
-        int found;
-        uint32_t *slot = prof__map_slot(&e->node_map, h, &found);
-        prof__snode *nd;
-        if (!slot) return UINT32_MAX;
-        if (found) {
-            if (e->nodes[*slot].parent == parent && e->nodes[*slot].frame == frame) return *slot;
-            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
-            continue;
-        }
-        if (e->nnodes >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->nodes, e->nnodes, e->capnodes)) {
-            e->node_map.vals[slot - e->node_map.vals] = UINT32_MAX;
-            e->node_map.n--;
-            return UINT32_MAX;
-        }
-        nd = &e->nodes[e->nnodes];
-        nd->parent = parent;
-        nd->depth = e->nodes[parent].depth + 1;
-        nd->frame = frame;
-        nd->arr = NULL;
-        *slot = (uint32_t)e->nnodes++;
-        return *slot;
-    }
+    key.e = e;
+    key.parent = parent;
+    key.frame = frame;
+    if ((v = prof__map_find(&e->node_map, h, prof__node_same, &key)) != UINT32_MAX) return v;
+    if (e->nnodes >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->nodes, e->nnodes, e->capnodes)) return UINT32_MAX;
+    nd = &e->nodes[e->nnodes];
+    nd->parent = parent;
+    nd->depth = e->nodes[parent].depth + 1;
+    nd->frame = frame;
+    nd->arr = NULL;
+    if (!prof__map_add(&e->node_map, h, (uint32_t)e->nnodes)) return UINT32_MAX;
+    return (uint32_t)e->nnodes++;
 }
 /* The node of a stack given innermost first (copied and interned). */
 static PROF__NI uint32_t prof__node_of(prof_events *e, const char *const *stack, int depth) {
@@ -3771,18 +3821,16 @@ static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return 
 /* Sites and names: a recorded site pointer -> the list's site index. */
 static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_t *out) {
     size_t h = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u;
-    uint32_t *slot;
-    int found;
+    uint32_t v;
     if (c->site_cache[h] == s) { *out = c->site_cache_idx[h]; return 0; }
-    if (!(slot = prof__map_slot(&c->ptr_map, (uint64_t)(uintptr_t)s, &found))) return -1;
-    if (!found) {
+    if ((v = prof__map_get(&c->ptr_map, (uint64_t)(uintptr_t)s)) == UINT32_MAX) {
         int64_t idx = prof__site_index(c->e, prof__is_step_name(s->name) ? "ProfilerStep*" : s->name, s->file, s->func, s->line, s->flags);
-        if (idx < 0) { c->ptr_map.vals[slot - c->ptr_map.vals] = UINT32_MAX; c->ptr_map.n--; return -1; }
-        *slot = (uint32_t)idx;
+        if (idx < 0 || !prof__map_add(&c->ptr_map, (uint64_t)(uintptr_t)s, (uint32_t)idx)) return -1;
+        v = (uint32_t)idx;
     }
-    *out = *slot;
+    *out = v;
     c->site_cache[h] = s;
-    c->site_cache_idx[h] = *slot;
+    c->site_cache_idx[h] = v;
     return 0;
 }
 
@@ -3943,39 +3991,38 @@ static PROF__NI const char *prof__c_shapes_repr(prof__collector *c, const prof__
 }
 /* The same, interned by the raw values: a loop's few distinct lists are
    formatted once, not once per event. */
+typedef struct prof__shapekey { const prof__collector *c; const int64_t *vals; uint32_t n; } prof__shapekey;
+static PROF__NI int prof__shape_same(const void *key, uint32_t v) {
+    const prof__shapekey *k = (const prof__shapekey *)key;
+    const prof__shape_ent *en = &k->c->shape_ents[v];
+    return en->n == k->n && memcmp(k->c->shape_vals + en->off, k->vals, (size_t)k->n * sizeof(int64_t)) == 0;
+}
 static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
     size_t bytes = (size_t)pd->nshapes * sizeof(int64_t);
     uint64_t h = prof__hash_bytes(pd->shapes, bytes, (uint64_t)pd->nshapes);
-    for (;;) {
-        int found;
-        uint32_t *slot = prof__map_slot(&c->shape_map, h, &found);
-        prof__shape_ent *en;
-        if (!slot) return NULL;
-        if (found) {
-            en = &c->shape_ents[*slot];
-            if (en->n == (uint32_t)pd->nshapes && memcmp(c->shape_vals + en->off, pd->shapes, bytes) == 0) {
-                if (en->bad) c->e->stats.malformed_shapes++;
-                return en->repr;
-            }
-            h = prof__mix(h + 0x9e3779b97f4a7c15ull); /* collision: probe the next key */
-            continue;
-        }
-        if (!PROF__PUSH_OK(c->shape_ents, c->nshape_ents, c->capshape_ents) ||
-            !prof__grow((void *)&c->shape_vals, &c->capshape_vals, c->nshape_vals + (size_t)pd->nshapes + 1, sizeof *c->shape_vals)) {
-            c->shape_map.vals[slot - c->shape_map.vals] = UINT32_MAX;
-            c->shape_map.n--;
-            return NULL;
-        }
-        en = &c->shape_ents[c->nshape_ents];
-        en->off = (uint32_t)c->nshape_vals;
-        en->n = (uint32_t)pd->nshapes;
-        if (bytes) memcpy(c->shape_vals + c->nshape_vals, pd->shapes, bytes);
-        c->nshape_vals += (size_t)pd->nshapes;
-        if (!(en->repr = prof__c_shapes_repr(c, pd, &en->bad))) { c->shape_map.vals[slot - c->shape_map.vals] = UINT32_MAX; c->shape_map.n--; return NULL; }
+    prof__shapekey key;
+    prof__shape_ent *en;
+    uint32_t v;
+    key.c = c;
+    key.vals = pd->shapes;
+    key.n = (uint32_t)pd->nshapes;
+    if ((v = prof__map_find(&c->shape_map, h, prof__shape_same, &key)) != UINT32_MAX) {
+        en = &c->shape_ents[v];
         if (en->bad) c->e->stats.malformed_shapes++;
-        *slot = (uint32_t)c->nshape_ents++;
         return en->repr;
     }
+    if (c->nshape_vals + (size_t)pd->nshapes >= UINT32_MAX || !PROF__PUSH_OK(c->shape_ents, c->nshape_ents, c->capshape_ents) ||
+        !prof__grow((void *)&c->shape_vals, &c->capshape_vals, c->nshape_vals + (size_t)pd->nshapes + 1, sizeof *c->shape_vals))
+        return NULL;
+    en = &c->shape_ents[c->nshape_ents];
+    en->off = (uint32_t)c->nshape_vals;
+    en->n = (uint32_t)pd->nshapes;
+    if (bytes) memcpy(c->shape_vals + c->nshape_vals, pd->shapes, bytes);
+    if (!(en->repr = prof__c_shapes_repr(c, pd, &en->bad)) || !prof__map_add(&c->shape_map, h, (uint32_t)c->nshape_ents)) return NULL;
+    c->nshape_vals += (size_t)pd->nshapes;
+    if (en->bad) c->e->stats.malformed_shapes++;
+    c->nshape_ents++;
+    return en->repr;
 }
 
 /* An extension record: what it says is kept in pd for the record that
@@ -4736,24 +4783,6 @@ static PROF__NI int prof__idx_less(const void *ctx, uint32_t a, uint32_t b) {
     if (x->start != y->start) return x->start < y->start;
     return x->end > y->end;
 }
-/* Stable bottom-up merge sort of indices with a comparator; a merge whose
-   halves are already in order is a copy. */
-static PROF__NI void prof__msort_u32(uint32_t *a, uint32_t *tmp, size_t n, int (*less)(const void *, uint32_t, uint32_t), const void *ctx) {
-    size_t w, i;
-    uint32_t *src = a, *dst = tmp;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            if (mid >= hi || !less(ctx, src[mid], src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
-            while (p < mid && q < hi) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
-            while (p < mid) dst[k++] = src[p++];
-            while (q < hi) dst[k++] = src[q++];
-        }
-        { uint32_t *t = src; src = dst; dst = t; }
-    }
-    if (src != a) memcpy(a, src, n * sizeof *a);
-}
-
 static PROF__NI const char *prof__ev_name(const prof_events *e, const prof__ev *v) { return e->sites[v->site].name; }
 
 static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint32_t *tmp, int32_t *stack) {
@@ -4884,33 +4913,32 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
 
 /* Events under a backward function take the stack of their forward op,
    found by (sequence_nr, fwd_thread). */
+typedef struct prof__fwdkey { const prof_events *e; int64_t seq; uint64_t tid; } prof__fwdkey;
+static PROF__NI int prof__fwd_same(const void *key, uint32_t v) { /* the key: (sequence_nr, thread) */
+    const prof__fwdkey *k = (const prof__fwdkey *)key;
+    const prof__ev *o = &k->e->ev[v];
+    return (o->extra ? k->e->ex[o->extra].sequence_nr : -1) == k->seq && k->e->thr[o->thread].tid == k->tid;
+}
 static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     size_t i;
     int any = 0;
     prof__map fwd;
+    prof__fwdkey key;
     for (i = 0; i < e->n && !any; i++) any = e->ev[i].scope == 1;
     if (!any) return 0;
     memset(&fwd, 0, sizeof fwd);
+    key.e = e;
     for (i = 0; i < e->n; i++) {
         int32_t p = (int32_t)i;
-        int found;
-        uint32_t *slot;
+        uint64_t h;
         const prof__extra *x;
         while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
         if (p >= 0) continue;
         x = e->ev[i].extra ? &e->ex[e->ev[i].extra] : NULL;
-        {
-            int64_t seq = x ? x->sequence_nr : -1;
-            uint64_t tid = e->thr[e->ev[i].thread].tid, h = prof__mix((uint64_t)seq) ^ tid;
-            for (;;) { /* the key is the (sequence_nr, thread) pair itself, hashed */
-                const prof__extra *o;
-                if (!(slot = prof__map_slot(&fwd, h, &found))) { prof__map_free(&fwd); return -1; }
-                if (!found) { *slot = (uint32_t)i; break; }
-                o = e->ev[*slot].extra ? &e->ex[e->ev[*slot].extra] : NULL;
-                if ((o ? o->sequence_nr : -1) == seq && e->thr[e->ev[*slot].thread].tid == tid) break;
-                h = prof__mix(h + 1);
-            }
-        }
+        key.seq = x ? x->sequence_nr : -1;
+        key.tid = e->thr[e->ev[i].thread].tid;
+        h = prof__mix((uint64_t)key.seq) ^ key.tid;
+        if (prof__map_find(&fwd, h, prof__fwd_same, &key) == UINT32_MAX && !prof__map_add(&fwd, h, (uint32_t)i)) { prof__map_free(&fwd); return -1; }
     }
     for (i = 0; i < e->n; i++) {
         int32_t p = (int32_t)i;
@@ -4920,17 +4948,9 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
         if (p < 0) continue;
         px = e->ev[p].extra ? &e->ex[e->ev[p].extra] : NULL;
         if (!px || !px->has_fwd_thread) continue; /* PyTorch asserts here */
-        {
-            uint64_t h = prof__mix((uint64_t)px->sequence_nr) ^ px->fwd_thread;
-            for (;;) {
-                const prof__extra *o;
-                src = prof__map_get(&fwd, h);
-                if (src == UINT32_MAX) break;
-                o = e->ev[src].extra ? &e->ex[e->ev[src].extra] : NULL;
-                if ((o ? o->sequence_nr : -1) == px->sequence_nr && e->thr[e->ev[src].thread].tid == px->fwd_thread) break;
-                h = prof__mix(h + 1);
-            }
-        }
+        key.seq = px->sequence_nr;
+        key.tid = px->fwd_thread;
+        src = prof__map_find(&fwd, prof__mix((uint64_t)key.seq) ^ key.tid, prof__fwd_same, &key);
         {
             uint32_t node = src != UINT32_MAX ? prof__stack_node(e, src) : 0; /* fwd_stacks.get(t, []) */
             if (prof__stack_set(e, i, node) != 0) { prof__map_free(&fwd); return -1; }
@@ -5546,10 +5566,20 @@ static PROF__NI uint64_t prof__key_hash(const prof_events *e, const prof_avg *a,
     return h;
 }
 
+typedef struct prof__rowkey {
+    const prof_events *e; const prof_group_options *g; const prof_avg *rows; const uint32_t *rownode;
+    const prof_avg *r; uint32_t node;
+} prof__rowkey;
+static PROF__NI int prof__row_same(const void *key, uint32_t v) {
+    const prof__rowkey *k = (const prof__rowkey *)key;
+    return prof__same_key(k->e, &k->rows[v], k->rownode[v], k->r, k->node, k->g);
+}
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
     prof_group_options g;
     prof_averages *a;
     prof__map map;
+    prof__rowkey key;
+    uint32_t v;
     size_t i, caprn = 0;
     uint32_t *rownode = NULL; /* each row's first event's stack node */
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
@@ -5566,30 +5596,25 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->with_flops = e->with_flops;
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
+    key.e = e;
+    key.g = &g;
     for (i = 0; i < e->n; i++) {
         prof_avg r;
         uint64_t h;
         uint32_t node = prof__stack_node(e, i);
         prof__row_of_event(e, i, &r);
         h = prof__key_hash(e, &r, node, &g);
-        for (;;) {
-            int found;
-            uint32_t *slot = prof__map_slot(&map, h, &found);
-            if (!slot) goto oom;
-            if (found) {
-                if (prof__same_key(e, &a->rows[*slot], rownode[*slot], &r, node, &g)) { prof__avg_add(&a->rows[*slot], &r); break; }
-                h = prof__mix(h + 1);
-                continue;
-            }
-            if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&rownode, &caprn, a->n + 1, sizeof *rownode)) {
-                map.vals[slot - map.vals] = UINT32_MAX; map.n--; goto oom;
-            }
-            memset(&a->rows[a->n], 0, sizeof a->rows[0]);
-            prof__avg_add(&a->rows[a->n], &r);
-            rownode[a->n] = node; /* FunctionEventAvg keeps its first event's stack */
-            *slot = (uint32_t)a->n++;
-            break;
-        }
+        key.r = &r;
+        key.node = node;
+        key.rows = a->rows; /* both grow as rows are added */
+        key.rownode = rownode;
+        if ((v = prof__map_find(&map, h, prof__row_same, &key)) != UINT32_MAX) { prof__avg_add(&a->rows[v], &r); continue; }
+        if (a->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&rownode, &caprn, a->n + 1, sizeof *rownode)) goto oom;
+        memset(&a->rows[a->n], 0, sizeof a->rows[0]);
+        prof__avg_add(&a->rows[a->n], &r);
+        rownode[a->n] = node; /* FunctionEventAvg keeps its first event's stack */
+        if (!prof__map_add(&map, h, (uint32_t)a->n)) goto oom;
+        a->n++;
     }
     prof__map_free(&map);
     /* The rows point into the event list's strings; copy them so the

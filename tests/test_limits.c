@@ -225,8 +225,58 @@ static void test_flops_invalid(void) {
     CHECK_EQ_INT(prof_flops_conv2d(x, NULL), 0);
 }
 
+/* The keyed lookup every interning caller uses: keys whose hashes are all
+   equal (the worst case) are still told apart by their content, across the
+   map's growth; a miss is a miss. */
+static const char *const *map_words;
+static int word_same(const void *key, uint32_t v) { return strcmp(map_words[v], (const char *)key) == 0; }
+static void test_keyed_map_collisions(void) {
+    enum { N = 300 };
+    static char words[N][16];
+    static const char *ptrs[N];
+    prof__map m;
+    uint32_t i;
+    memset(&m, 0, sizeof m);
+    map_words = ptrs;
+    for (i = 0; i < N; i++) {
+        snprintf(words[i], sizeof words[i], "w%u", (unsigned)i);
+        ptrs[i] = words[i];
+        CHECK(prof__map_find(&m, 42, word_same, words[i]) == UINT32_MAX);
+        CHECK(prof__map_add(&m, i % 3 ? 42 : 7, i));
+    }
+    CHECK_EQ_INT(m.n, N);
+    for (i = 0; i < N; i++) CHECK_EQ_INT(prof__map_find(&m, i % 3 ? 42 : 7, word_same, words[i]), i);
+    CHECK(prof__map_find(&m, 42, word_same, "w0") == UINT32_MAX); /* its hash is 7 */
+    CHECK(prof__map_find(&m, 42, word_same, "absent") == UINT32_MAX);
+    prof__map_free(&m);
+    CHECK(prof__map_find(&m, 42, word_same, "w1") == UINT32_MAX); /* an empty map */
+}
+
+/* Interned strings are equal by content and length, whatever their bytes:
+   a string and the same one with a NUL and more after it are two strings. */
+static void test_intern_exact(void) {
+    prof__arena arena;
+    prof__strtab t;
+    const char *a, *b, *c, *d;
+    memset(&arena, 0, sizeof arena);
+    memset(&t, 0, sizeof t);
+    t.arena = &arena;
+    a = prof__intern_n(&t, "ab\0cd", 5);
+    b = prof__intern_n(&t, "ab\0ce", 5);
+    c = prof__intern_n(&t, "ab", 2);
+    d = prof__intern_n(&t, "ab\0cd", 5);
+    CHECK(a && b && c && d);
+    CHECK(a != b && a != c && b != c);
+    CHECK(a == d);
+    CHECK_EQ_INT(t.n, 3);
+    prof__strtab_free(&t);
+    prof__arena_free(&arena);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
+    test_keyed_map_collisions();
+    test_intern_exact();
     test_reserve_huge();
     test_grow_refuses();
     test_alloc_huge();
