@@ -2653,54 +2653,86 @@ PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow
    the cost does not grow with the number of distinct names. A name too
    long for a block's share goes to the thread's table instead. */
 #define PROF__DYN_INLINE_MAX ((size_t)4096)
-static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_site *site, const char *name) {
-    size_t len = strlen(name), k;
-    prof__rec *r;
-    if (len >= PROF__DYN_INLINE_MAX) return prof__intern_site(site, name);
-    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec); /* the header, then len + 1 bytes */
-    if (!(r = prof__slots(h, k))) return NULL;
+/* The n bytes of a name and its NUL (n >= 1) into the records after its
+   header, with no call and no byte loop: whole words read from inside the
+   name only (the last one overlaps the one before it), so the copy never
+   reads past the NUL (sanitizers and valgrind see no stray read); the
+   records have room for whole words past the end. */
+static PROF__NI __inline__ __attribute__((always_inline)) void prof__name_copy(char *d, const char *s, size_t n) {
+    if (n >= 8) {
+        uint64_t w;
+        size_t i;
+        for (i = 0; i + 8 < n; i += 8) { memcpy(&w, s + i, 8); memcpy(d + i, &w, 8); }
+        memcpy(&w, s + n - 8, 8);
+        memcpy(d + n - 8, &w, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else { /* 1 to 3 bytes: these three cover them all */
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+/* The name's header and bytes at r (k records, room checked). */
+static PROF__NI __inline__ __attribute__((always_inline)) const prof_site *prof__dyn_put(prof__rec *r, size_t k, const prof_site *site,
+                                                                                         const char *name, size_t len) {
     r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
     r->t0 = (uint64_t)(uintptr_t)site;
     r->t1 = 0;
-    memcpy((void *)(r + 1), name, len + 1);
-    PROF__STORE(&h->pos, r + k);
+    prof__name_copy((char *)(void *)(r + 1), name, len + 1);
     return (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
 }
-PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_site *site, const char *name) {
+    size_t len = strlen(name), k;
+    prof__rec *r;
+    const prof_site *named;
+    if (len >= PROF__DYN_INLINE_MAX) return prof__intern_site(site, name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec); /* the header, then len + 1 bytes */
+    if (!(r = prof__slots(h, k))) return NULL;
+    named = prof__dyn_put(r, k, site, name, len);
+    PROF__STORE(&h->pos, r + k);
+    return named;
+}
+/* Not admitted by the gate, no room in the block, or a long name. Out of
+   line, so that the common path below saves no registers. */
+static PROF__NI __attribute__((noinline)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller) {
     prof__scope s;
-    prof__thread *h = prof__tls;
-    prof__tstate *t;
-    size_t len, k;
-    if (!name) name = "";
-    /* as the hot path: a thread bound to the session with cap to spend
-       (and no native stacks) is admitted by its gate; the name goes into
-       the current block when it fits */
-    len = strlen(name);
-    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
-    if (h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
-        h->pos && (size_t)(h->end - h->pos) >= k) {
-        prof__rec *r = h->pos;
-        __atomic_store_n(&h->gate.word, h->gate.word + 1, __ATOMIC_RELAXED);
-        r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
-        r->t0 = (uint64_t)(uintptr_t)site;
-        r->t1 = 0;
-        memcpy((void *)(r + 1), name, len + 1);
-        PROF__STORE(&h->pos, r + k);
-        s.t = h;
-        s.site = (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
-        s.t0 = prof__now();
-        return s;
-    }
-    h = prof__thread_get();
-    t = h ? prof__tstate_of(h) : NULL;
+    prof__thread *h = prof__thread_get();
+    prof__tstate *t = h ? prof__tstate_of(h) : NULL;
     s.t = PROF__NULL;
     s.site = site;
     s.t0 = 0;
     if (!t || !prof__admit(t)) return s;
     if (!(s.site = prof__dyn_inline(h, site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
     s.t = &t->hot;
-    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
+    s.t0 = prof__scope_start(s.t, caller);
     return s;
+}
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+    prof__thread *h = prof__tls;
+    prof__rec *r = h->pos;
+    size_t len, k;
+    if (!name) name = "";
+    /* as the hot path: a thread bound to the session with cap to spend
+       (and no native stacks) is admitted by its gate; the name goes into
+       the current block when it fits (no block: pos and end are NULL) */
+    len = strlen(name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
+    if (PROF__LIKELY(h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
+                     (size_t)((char *)h->end - (char *)r) >= k * sizeof(prof__rec))) {
+        prof__scope s;
+        __atomic_store_n(&h->gate.word, h->gate.word + 1, __ATOMIC_RELAXED);
+        s.site = prof__dyn_put(r, k, site, name, len);
+        PROF__STORE(&h->pos, r + k);
+        s.t = h;
+        s.t0 = prof__now();
+        return s;
+    }
+    return prof__scope_enter_named_slow(site, name, __builtin_return_address(0));
 }
 
 PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t id) {
