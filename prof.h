@@ -2196,6 +2196,21 @@ static PROF__NI size_t prof__share(void) {
     return prof__reserve((size_t)want);
 }
 
+/* ----- test hooks -----
+   Only under PROF__TEST_HOOKS (tests/test_stop_race.c): the normal build
+   has neither the calls nor the symbol. prof_stop calls the hook at fixed
+   points, where a test makes another thread act, to force interleavings
+   that would otherwise be a matter of luck (a scope closing while
+   prof_stop runs). */
+#if defined(PROF__TEST_HOOKS)
+enum { PROF__HOOK_ENDED = 1,   /* recording ended (epoch cleared), no thread snapshotted yet */
+       PROF__HOOK_SNAPPED = 2  /* every thread snapshotted, no record decoded yet */ };
+static void (*prof__test_hook)(int where);
+#define PROF__TEST_HOOK(where) do { if (prof__test_hook) prof__test_hook(where); } while (0)
+#else
+#define PROF__TEST_HOOK(where) ((void)0)
+#endif
+
 /* ----- the cap -----
    The cap counts events and is decided when a scope begins: a scope
    admitted then always gets its record when it ends (records are only ever
@@ -3860,6 +3875,7 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* nor does the compiler move them */
     /* seq_cst: against prof__gate_enter's store and load (see >>recorder) */
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
+    PROF__TEST_HOOK(PROF__HOOK_ENDED);
     c->features = prof__g_features;
     if (!(c->e = e = prof_events_create())) return -1;
     e->base_real_ns = prof__g.real_start;
@@ -4406,6 +4422,7 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__pf_stop();
     pthread_mutex_lock(&prof__g_lock);
     rc = prof__c_snapshot(&c);
+    PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
     if (!rc) rc = prof__c_count(&c);
     if (!rc) rc = prof__c_decode(&c);
     if (!rc) rc = prof__c_async(&c);
