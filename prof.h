@@ -9017,12 +9017,12 @@ static struct {
     prof__cubuf *done, **tail;
     size_t outstanding;
     uint64_t dropped;
-    char devices[4096];        /* deviceProperties entries, each device once per process */
+    prof__buf devices;         /* deviceProperties entries, each device once per process */
     uint64_t devices_seen;     /* bit id: device id < 64 already in devices */
     CUpti_SubscriberHandle subscriber;
     prof__cuhidden *hidden;    /* gather -> correlate */
     size_t nhidden, caphidden;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, "", 0, NULL, NULL, 0, 0 };
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
 
 /* The subscription only reserves CUPTI for us; no callback is enabled. */
 static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
@@ -9277,256 +9277,312 @@ static PROF__NI int prof__cu_span_ok(prof_events *e, uint64_t start, uint64_t en
     return 1;
 }
 
-/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" as Kineto names them;
-   "cuMemAlloc_v2" keeps its suffix (4 digits or more only). */
-static PROF__NI void prof__cu_api_name(char *name, size_t size, int driver, uint32_t cbid) {
+/* prof__cupti_gather's state: the list being filled, the session's window
+   on CLOCK_MONOTONIC, and a scratch buffer for the names it formats, which
+   grows to whatever length a name has. */
+typedef char *(*prof__demangle_fn)(const char *, char *, size_t *, int *);
+typedef struct prof__cu_gather {
+    prof_events *e;
+    prof__key **keys;
+    size_t *nkeys, *capkeys;
+    const prof__cu_thr *thr;
+    size_t nthr;
+    int64_t mono_start, mono_stop;
+    size_t first_key;           /* the first key this gather added */
+    prof__demangle_fn demangle; /* __cxa_demangle when the process has it */
+    prof__map ctx_dev;          /* context -> device, for synchronization records */
+    prof__buf name;             /* the name being formatted */
+} prof__cu_gather;
+
+static PROF__NI int64_t prof__cug_ns(const prof__cu_gather *g, uint64_t t) { return (int64_t)t - g->mono_start; }
+static PROF__NI int prof__cug_in(const prof__cu_gather *g, uint64_t t) { return (int64_t)t >= g->mono_start && (int64_t)t <= g->mono_stop; }
+/* The name formatted into the scratch buffer: NULL when out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static PROF__NI const char *prof__cug_name(prof__cu_gather *g, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    g->name.n = 0;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !prof__grow((void *)&g->name.p, &g->name.cap, (size_t)n + 1, 1)) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(g->name.p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    g->name.n = (size_t)n;
+    return g->name.p;
+}
+
+/* An API call's name as Kineto gives it: "cudaLaunchKernel_v7000" ->
+   "cudaLaunchKernel" ("cuMemAlloc_v2" keeps its suffix: 4 digits or more
+   only); CUDA 13 compiles <<<>>> to __cudaLaunchKernel, named as the
+   launch it is, cudaLaunchKernel, as CUDA 12 records it. */
+static PROF__NI const char *prof__cug_api_name(prof__cu_gather *g, int driver, uint32_t cbid) {
     const char *cbname = NULL;
-    size_t len;
+    size_t len, end;
     if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &cbname) != CUPTI_SUCCESS || !cbname)
         cbname = driver ? "cuda_driver_call" : "cuda_runtime_call";
-    snprintf(name, size, "%s", cbname);
-    len = strlen(name);
-    while (len > 0 && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-    if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && strlen(name) - len >= 4) name[len - 2] = 0;
+    len = end = strlen(cbname);
+    while (end > 0 && cbname[end - 1] >= '0' && cbname[end - 1] <= '9') end--;
+    if (end >= 2 && cbname[end - 1] == 'v' && cbname[end - 2] == '_' && len - end >= 4) len = end - 2;
+    if (!driver && !(prof__cu.flags & PROF_CUDA_ALL_API) && len >= 18 && strncmp(cbname, "__cudaLaunchKernel", 18) == 0) {
+        cbname += 2;
+        len -= 2;
+    }
+    g->name.n = 0;
+    prof__buf_put(&g->name, cbname, len);
+    if (g->name.oom) { g->name.oom = 0; return NULL; }
+    return g->name.p ? g->name.p : "";
 }
 
 /* The deviceProperties entry of a DEVICE record (Kineto's keys), once per
-   device and process. */
+   device and process, appended to prof__cu.devices (a name of any length). */
 static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
-    char entry[768];
+    prof__buf *b = &prof__cu.devices;
+    size_t at = b->n;
     prof__w jw;
-    char jname[520];
-    size_t have;
+    char *jname;
+    size_t jcap;
+    const char *name = d->name ? d->name : "";
     if (d->id < 64 && (prof__cu.devices_seen >> d->id & 1u)) return;
-    prof__w_mem(&jw, jname, sizeof jname);
-    prof__w_json_str(&jw, d->name ? d->name : "");
-    snprintf(entry, sizeof entry,
-             "%s    {\"id\": %u, \"name\": %.*s, \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
-             "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
-             "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
-             "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
-             prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.err ? 2 : jw.n), jw.err ? "\"\"" : jname, (unsigned long long)d->globalMemorySize,
-             d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
-             d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
-             d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
-             d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
-    have = strlen(prof__cu.devices);
-    if (have + strlen(entry) + 1 < sizeof prof__cu.devices) {
-        memcpy(prof__cu.devices + have, entry, strlen(entry) + 1);
-        if (d->id < 64) prof__cu.devices_seen |= (uint64_t)1 << d->id;
+    /* the name as a JSON string: at most 6 bytes per byte, and the quotes */
+    jcap = strlen(name) * 6 + 3;
+    if (!(jname = (char *)PROF_MALLOC(jcap))) return;
+    prof__w_mem(&jw, jname, jcap);
+    prof__w_json_str(&jw, name);
+    if (b->n) prof__buf_str(b, ",\n");
+    prof__buf_fmt(b, "    {\"id\": %u, \"name\": ", d->id);
+    prof__buf_put(b, jw.err ? "\"\"" : jname, jw.err ? 2 : jw.n);
+    prof__buf_fmt(b, ", \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
+                     "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
+                     "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
+                     "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
+                  (unsigned long long)d->globalMemorySize, d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
+                  d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
+                  d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
+                  d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
+    PROF_FREE(jname);
+    if (b->oom) { /* no memory: the entry is left out, the next device may fit */
+        b->oom = 0;
+        b->n = at;
+        if (b->p) b->p[at] = 0;
+        return;
     }
+    if (d->id < 64) prof__cu.devices_seen |= (uint64_t)1 << d->id;
 }
 
-/* Drains the completed buffers into keys (device events and API calls),
-   memory records and the list's CUDA details. */
-static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
-                                       int64_t mono_start, int64_t mono_stop) {
-    prof__cubuf *list, *b;
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    demangle_fn demangle;
-    prof__map ctx_dev;   /* context -> device, for synchronization records */
-    int rc = 0;
-    size_t first_key = *nkeys;
-    memset(&ctx_dev, 0, sizeof ctx_dev);
-    {   /* a function pointer from dlsym: copied, as POSIX allows */
-        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        memcpy(&demangle, &sym, sizeof demangle);
-    }
+/* Phase 1: the completed buffers are taken (CUPTI's drops counted, the
+   hidden calls of a stop that failed before correlating forgotten). */
+static PROF__NI prof__cubuf *prof__cug_take(prof__cu_gather *g) {
+    prof__cubuf *list;
     pthread_mutex_lock(&prof__cu.lock);
     list = prof__cu.done;
     prof__cu.done = NULL;
     prof__cu.tail = &prof__cu.done;
-    e->stats.dropped += prof__cu.dropped; /* the cap's own warning counts only the CPU's */
+    g->e->stats.dropped += prof__cu.dropped; /* the cap's own warning counts only the CPU's */
     if (prof__cu.dropped)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
     prof__cu.dropped = 0;
-    PROF_FREE(prof__cu.hidden); /* a stop that failed before correlating */
+    PROF_FREE(prof__cu.hidden);
     prof__cu.hidden = NULL;
     prof__cu.nhidden = prof__cu.caphidden = 0;
     pthread_mutex_unlock(&prof__cu.lock);
-#define PROF__CU_NS(t) ((int64_t)(t) - mono_start)
-#define PROF__CU_IN(s) ((int64_t)(s) >= mono_start && (int64_t)(s) <= mono_stop)
-#define PROF__CU_SPAN(r) prof__cu_span_ok(e, (r)->start, (r)->end, mono_start, mono_stop)
-    for (b = list; b && !rc; b = b->next) {
-        CUpti_Activity *rec = NULL;
-        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) {
-            prof__extra *x = NULL;
-            prof__cuinfo *ci;
-            char name[256];
-            const void *raw = rec; /* each kind's record type is read through this: no type-punned cast */
-            switch (rec->kind) {
-            case CUPTI_ACTIVITY_KIND_KERNEL:
-            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-                const prof__cu_kernel_rec *k = (const prof__cu_kernel_rec *)raw;
-                char *dem = NULL;
-                int status = -1;
-                if (!PROF__CU_SPAN(k)) break;
-                if (demangle && k->name) dem = demangle(k->name, NULL, NULL, &status);
-                ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->deviceId, k->contextId,
-                                           k->streamId, k->correlationId, (dem && status == 0) ? dem : (k->name ? k->name : "kernel"),
-                                           PROF_SITE_GPU_KERNEL, 1);
-                free(dem); /* __cxa_demangle allocates with malloc */
-                if (!ci) { rc = -1; break; }
-                ci->grid[0] = k->gridX; ci->grid[1] = k->gridY; ci->grid[2] = k->gridZ;
-                ci->block[0] = k->blockX; ci->block[1] = k->blockY; ci->block[2] = k->blockZ;
-                ci->registers = k->registersPerThread;
-                ci->shared_static = k->staticSharedMemory;
-                ci->shared_dynamic = k->dynamicSharedMemory;
-                ci->queued = k->queued && k->queued != (uint64_t)-1 ? PROF__CU_NS(k->queued) : -1;
-                ci->graph_id = k->graphId;
-                ci->graph_node = k->graphNodeId;
-                {
-                    int found;
-                    uint32_t *slot = prof__map_slot(&ctx_dev, k->contextId, &found);
-                    if (slot) *slot = k->deviceId;
-                }
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMCPY: {
-                const prof__cu_memcpy_rec *m = (const prof__cu_memcpy_rec *)raw;
-                if (!PROF__CU_SPAN(m)) break;
-                snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
-                /* correlationId is the driver call's; the runtime call around
-                   it (cudaMemcpy*), the one kept as an event, has its own */
-                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
-                                                 m->streamId, m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId,
-                                                 name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
-                ci->bytes = m->bytes;
-                ci->graph_id = m->graphId;
-                ci->graph_node = m->graphNodeId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-                const prof__cu_ptop_rec *m = (const prof__cu_ptop_rec *)raw;
-                if (!PROF__CU_SPAN(m)) break;
-                snprintf(name, sizeof name, "Memcpy PtoP (%s -> %s)", prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
-                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
-                                                 m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
-                ci->bytes = m->bytes;
-                ci->src_device = (int32_t)m->srcDeviceId;
-                ci->dst_device = (int32_t)m->dstDeviceId;
-                ci->graph_id = m->graphId;
-                ci->graph_node = m->graphNodeId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMSET: {
-                const prof__cu_memset_rec *m = (const prof__cu_memset_rec *)raw;
-                if (!PROF__CU_SPAN(m)) break;
-                snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
-                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
-                                                 m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMSET, 3))) { rc = -1; break; }
-                ci->bytes = m->bytes;
-                ci->graph_id = m->graphId;
-                ci->graph_node = m->graphNodeId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_RUNTIME:
-            case CUPTI_ACTIVITY_KIND_DRIVER: {
-                const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)raw;
-                int driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-                uint64_t tid;
-                if (!a->start || !PROF__CU_IN(a->start) || a->end < a->start) break;
-                prof__cu_api_name(name, sizeof name, driver, a->cbid);
-                /* CUDA 13 compiles <<<>>> to __cudaLaunchKernel: named as the
-                   launch it is, cudaLaunchKernel, as CUDA 12 records it */
-                if (!driver && !(prof__cu.flags & PROF_CUDA_ALL_API) && strncmp(name, "__cudaLaunchKernel", 18) == 0)
-                    memmove(name, name + 2, strlen(name + 2) + 1);
-                tid = prof__cu_tid(thr, nthr, a->threadId);
-                if (!prof__cu_api_kept(name, driver)) {
-                    /* not an event; kept aside for the GPU work it launched */
-                    if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) { rc = -1; break; }
-                    prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
-                    prof__cu.hidden[prof__cu.nhidden].tid = tid;
-                    prof__cu.hidden[prof__cu.nhidden].start = PROF__CU_NS(a->start);
-                    prof__cu.nhidden++;
-                    break;
-                }
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(a->start), PROF__CU_NS(a->end), tid, name,
-                                 PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
-                if (!x) { rc = -1; break; }
-                x->correlation = a->correlationId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-                const prof__cu_sync_rec *s = (const prof__cu_sync_rec *)raw;
-                static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
-                uint32_t dev;
-                /* a context-wide sync has no stream: its own "sync" lane */
-                int64_t lane = s->streamId == CUPTI_INVALID_STREAM_ID ? -1 : (int64_t)s->streamId;
-                if (!s->start || !PROF__CU_IN(s->start) || s->end < s->start) break;
-                dev = prof__map_get(&ctx_dev, s->contextId); /* settled again after the pass */
-                /* on the stream's lane; not device time (flagged as an annotation) */
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(s->start), PROF__CU_NS(s->end), (uint64_t)lane,
-                                 names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
-                if (!x) { rc = -1; break; }
-                x->correlation = s->correlationId;
-                x->device_index = dev == UINT32_MAX ? 0 : (int)dev;
-                if (!(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
-                memset(ci, 0, sizeof *ci);
-                ci->kind = 4;
-                ci->context = s->contextId;
-                ci->src_device = ci->dst_device = -1;
-                x->cu = ci;
-                x->has_resource = 1;
-                x->resource_id = lane;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_DEVICE: {
-                const prof__cu_device_rec *d = (const prof__cu_device_rec *)raw;
-                prof__cu_device_props(d);
-                free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMORY2: {
-                const prof__cu_memory_rec *m = (const prof__cu_memory_rec *)raw;
-                int64_t bytes;
-                /* pinned and pageable host memory is the host's, not the device's */
-                int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
-                if (!m->timestamp || !PROF__CU_IN(m->timestamp)) break;
-                if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
-                else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
-                else break;
-                if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) { rc = -1; break; }
-                e->mem[e->nmem].ts = PROF__CU_NS(m->timestamp);
-                e->mem[e->nmem].bytes = bytes;
-                e->mem[e->nmem].total = 0;
-                e->mem[e->nmem].ptr = m->address;
-                /* the thread is the runtime call's: fixed up by correlation below */
-                e->mem[e->nmem].thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
-                e->mem[e->nmem].device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
-                e->mem[e->nmem].device_index = host ? -1 : (int)m->deviceId;
-                e->mem[e->nmem].category = NULL;
-                e->nmem++;
-                break;
-            }
-            default:
-                break;
-            }
-        }
+    return list;
+}
+
+/* Phase 2, one function per record kind; each returns -1 when out of
+   memory, 0 otherwise (a record outside the session is skipped). */
+static PROF__NI int prof__cug_kernel(prof__cu_gather *g, const prof__cu_kernel_rec *k) {
+    prof__cuinfo *ci;
+    char *dem = NULL;
+    int status = -1, found;
+    uint32_t *slot;
+    if (!prof__cu_span_ok(g->e, k->start, k->end, g->mono_start, g->mono_stop)) return 0;
+    if (g->demangle && k->name) dem = g->demangle(k->name, NULL, NULL, &status);
+    ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, k->start), prof__cug_ns(g, k->end), k->deviceId,
+                               k->contextId, k->streamId, k->correlationId, (dem && status == 0) ? dem : (k->name ? k->name : "kernel"),
+                               PROF_SITE_GPU_KERNEL, 1);
+    free(dem); /* __cxa_demangle allocates with malloc */
+    if (!ci) return -1;
+    ci->grid[0] = k->gridX; ci->grid[1] = k->gridY; ci->grid[2] = k->gridZ;
+    ci->block[0] = k->blockX; ci->block[1] = k->blockY; ci->block[2] = k->blockZ;
+    ci->registers = k->registersPerThread;
+    ci->shared_static = k->staticSharedMemory;
+    ci->shared_dynamic = k->dynamicSharedMemory;
+    ci->queued = k->queued && k->queued != (uint64_t)-1 ? prof__cug_ns(g, k->queued) : -1;
+    ci->graph_id = k->graphId;
+    ci->graph_node = k->graphNodeId;
+    if ((slot = prof__map_slot(&g->ctx_dev, k->contextId, &found)) != NULL) *slot = k->deviceId;
+    return 0;
+}
+static PROF__NI int prof__cug_memcpy(prof__cu_gather *g, const prof__cu_memcpy_rec *m) {
+    prof__cuinfo *ci;
+    const char *name;
+    if (!prof__cu_span_ok(g->e, m->start, m->end, g->mono_start, g->mono_stop)) return 0;
+    name = prof__cug_name(g, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
+    /* correlationId is the driver call's; the runtime call around it
+       (cudaMemcpy*), the one kept as an event, has its own */
+    if (!name || !(ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, m->start), prof__cug_ns(g, m->end),
+                                              m->deviceId, m->contextId, m->streamId,
+                                              m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId, name,
+                                              PROF_SITE_GPU_MEMCPY, 2))) return -1;
+    ci->bytes = m->bytes;
+    ci->graph_id = m->graphId;
+    ci->graph_node = m->graphNodeId;
+    return 0;
+}
+static PROF__NI int prof__cug_ptop(prof__cu_gather *g, const prof__cu_ptop_rec *m) {
+    prof__cuinfo *ci;
+    const char *name;
+    if (!prof__cu_span_ok(g->e, m->start, m->end, g->mono_start, g->mono_stop)) return 0;
+    name = prof__cug_name(g, "Memcpy PtoP (%s -> %s)", prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
+    if (!name || !(ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, m->start), prof__cug_ns(g, m->end),
+                                              m->deviceId, m->contextId, m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMCPY, 2)))
+        return -1;
+    ci->bytes = m->bytes;
+    ci->src_device = (int32_t)m->srcDeviceId;
+    ci->dst_device = (int32_t)m->dstDeviceId;
+    ci->graph_id = m->graphId;
+    ci->graph_node = m->graphNodeId;
+    return 0;
+}
+static PROF__NI int prof__cug_memset(prof__cu_gather *g, const prof__cu_memset_rec *m) {
+    prof__cuinfo *ci;
+    const char *name;
+    if (!prof__cu_span_ok(g->e, m->start, m->end, g->mono_start, g->mono_stop)) return 0;
+    name = prof__cug_name(g, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
+    if (!name || !(ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, m->start), prof__cug_ns(g, m->end),
+                                              m->deviceId, m->contextId, m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMSET, 3)))
+        return -1;
+    ci->bytes = m->bytes;
+    ci->graph_id = m->graphId;
+    ci->graph_node = m->graphNodeId;
+    return 0;
+}
+/* A runtime or driver call: an event, or, filtered out, kept aside for the
+   GPU work it launched. */
+static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a, int driver) {
+    prof__extra *x;
+    const char *name;
+    uint64_t tid;
+    if (!a->start || !prof__cug_in(g, a->start) || a->end < a->start) return 0;
+    if (!(name = prof__cug_api_name(g, driver, a->cbid))) return -1;
+    tid = prof__cu_tid(g->thr, g->nthr, a->threadId);
+    if (!prof__cu_api_kept(name, driver)) {
+        if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) return -1;
+        prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
+        prof__cu.hidden[prof__cu.nhidden].tid = tid;
+        prof__cu.hidden[prof__cu.nhidden].start = prof__cug_ns(g, a->start);
+        prof__cu.nhidden++;
+        return 0;
     }
-#undef PROF__CU_SPAN
-#undef PROF__CU_IN
-#undef PROF__CU_NS
-    /* synchronization records name a context only: its device is known once
-       every buffer was read */
-    {
-        size_t k;
-        for (k = first_key; k < *nkeys && !rc; k++) {
-            prof__extra *x = &e->ex[(*keys)[k].extra];
-            uint32_t dev;
-            if (!x->cu || x->cu->kind != 4) continue;
-            dev = prof__map_get(&ctx_dev, x->cu->context);
-            if (dev != UINT32_MAX) x->device_index = (int)dev;
-        }
+    x = prof__cu_key(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, a->start), prof__cug_ns(g, a->end), tid, name,
+                     PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
+    if (!x) return -1;
+    x->correlation = a->correlationId;
+    return 0;
+}
+/* A synchronization: on its stream's lane (a context-wide one, which has
+   no stream, on its own "sync" lane); not device time (flagged as an
+   annotation); its device settled once every buffer was read. */
+static PROF__NI int prof__cug_sync(prof__cu_gather *g, const prof__cu_sync_rec *s) {
+    static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
+    int64_t lane = s->streamId == CUPTI_INVALID_STREAM_ID ? -1 : (int64_t)s->streamId;
+    prof__extra *x;
+    prof__cuinfo *ci;
+    uint32_t dev;
+    if (!s->start || !prof__cug_in(g, s->start) || s->end < s->start) return 0;
+    dev = prof__map_get(&g->ctx_dev, s->contextId);
+    x = prof__cu_key(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, s->start), prof__cug_ns(g, s->end), (uint64_t)lane,
+                     names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
+    if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&g->e->arena, sizeof *ci))) return -1;
+    x->correlation = s->correlationId;
+    x->device_index = dev == UINT32_MAX ? 0 : (int)dev;
+    memset(ci, 0, sizeof *ci);
+    ci->kind = 4;
+    ci->context = s->contextId;
+    ci->src_device = ci->dst_device = -1;
+    x->cu = ci;
+    x->has_resource = 1;
+    x->resource_id = lane;
+    return 0;
+}
+/* An allocation or release; pinned and pageable host memory is the host's,
+   not the device's. Its thread is the runtime call's: fixed up by
+   correlation afterwards. */
+static PROF__NI int prof__cug_memory(prof__cu_gather *g, const prof__cu_memory_rec *m) {
+    prof_events *e = g->e;
+    int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+    prof__memrec *r;
+    int64_t bytes;
+    if (!m->timestamp || !prof__cug_in(g, m->timestamp)) return 0;
+    if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
+    else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
+    else return 0;
+    if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
+    r = &e->mem[e->nmem++];
+    r->ts = prof__cug_ns(g, m->timestamp);
+    r->bytes = bytes;
+    r->total = 0;
+    r->ptr = m->address;
+    r->thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
+    r->device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
+    r->device_index = host ? -1 : (int)m->deviceId;
+    r->category = NULL;
+    return 0;
+}
+/* One record, by kind: each kind's record type is read through `raw` (no
+   type-punned cast). */
+static PROF__NI int prof__cug_record(prof__cu_gather *g, const CUpti_Activity *rec) {
+    const void *raw = rec;
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return prof__cug_kernel(g, (const prof__cu_kernel_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return prof__cug_memcpy(g, (const prof__cu_memcpy_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return prof__cug_ptop(g, (const prof__cu_ptop_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return prof__cug_memset(g, (const prof__cu_memset_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return prof__cug_api(g, (const CUpti_ActivityAPI *)raw, 0);
+    case CUPTI_ACTIVITY_KIND_DRIVER: return prof__cug_api(g, (const CUpti_ActivityAPI *)raw, 1);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return prof__cug_sync(g, (const prof__cu_sync_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return prof__cug_memory(g, (const prof__cu_memory_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+        const prof__cu_device_rec *d = (const prof__cu_device_rec *)raw;
+        prof__cu_device_props(d);
+        free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
+        return 0;
     }
-    prof__map_free(&ctx_dev);
+    default: return 0;
+    }
+}
+
+/* Phase 3: synchronization records name a context only: its device is
+   known once every buffer was read. */
+static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
+    size_t k;
+    for (k = g->first_key; k < *g->nkeys; k++) {
+        prof__extra *x = &g->e->ex[(*g->keys)[k].extra];
+        uint32_t dev;
+        if (!x->cu || x->cu->kind != 4) continue;
+        dev = prof__map_get(&g->ctx_dev, x->cu->context);
+        if (dev != UINT32_MAX) x->device_index = (int)dev;
+    }
+}
+
+/* Phase 4: the warnings, the devices' properties, and the buffers freed
+   (whatever happened before: this is the one cleanup). */
+static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int rc) {
+    prof_events *e = g->e;
     if (e->stats.cuda_no_timestamps)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI delivered %llu CUDA kernels, copies or sets without timestamps; they are not in the profile (CUPTI before 13.1 does this)",
                      (unsigned long long)e->stats.cuda_no_timestamps);
     if (e->stats.cuda_unfinished)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%llu CUDA kernels, copies or sets were not finished at prof_stop (those not begun are left out): call cudaDeviceSynchronize() before prof_stop",
                      (unsigned long long)e->stats.cuda_unfinished);
-    if (prof__cu.devices[0] && !(e->device_props = prof__intern(&e->strs, prof__cu.devices))) rc = -1;
+    if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;
+    prof__map_free(&g->ctx_dev);
+    PROF_FREE(g->name.p);
     pthread_mutex_lock(&prof__cu.lock);
     while (list) {
         prof__cubuf *n = list->next;
@@ -9537,6 +9593,36 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     }
     pthread_mutex_unlock(&prof__cu.lock);
     return rc;
+}
+
+/* Drains the completed buffers into keys (device events and API calls),
+   memory records and the list's CUDA details. */
+static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
+                                       int64_t mono_start, int64_t mono_stop) {
+    prof__cu_gather g;
+    prof__cubuf *list, *b;
+    int rc = 0;
+    memset(&g, 0, sizeof g);
+    g.e = e;
+    g.keys = keys;
+    g.nkeys = nkeys;
+    g.capkeys = capkeys;
+    g.thr = thr;
+    g.nthr = nthr;
+    g.mono_start = mono_start;
+    g.mono_stop = mono_stop;
+    g.first_key = *nkeys;
+    {   /* a function pointer from dlsym: copied, as POSIX allows */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        memcpy(&g.demangle, &sym, sizeof g.demangle);
+    }
+    list = prof__cug_take(&g);
+    for (b = list; b && !rc; b = b->next) {
+        CUpti_Activity *rec = NULL;
+        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) rc = prof__cug_record(&g, rec);
+    }
+    if (!rc) prof__cug_sync_devices(&g);
+    return prof__cug_finish(&g, list, rc);
 }
 
 /* CPU events by thread, then start: the innermost scope open at a time. */
