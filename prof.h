@@ -5865,247 +5865,324 @@ static PROF__NI const char *prof__cell_text(char *cell, char **spill, int *oom, 
     return out;
 }
 
-static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
-                                              int profile_memory, int with_flops, const prof_table_options *opt_in) {
+/* prof__build_table's state, filled phase by phase: the options, the rows
+   in table order, which optional columns the rows need, the columns, the
+   totals, and one row's cells. */
+typedef struct prof__table {
+    prof__buf *b;
     prof_table_options o;
     const prof_avg **rows;
-    size_t i, name_w = 0, shapes_w = 0, src_w = 0, line_len;
-    int has_dev_time = 0, has_dev_mem = 0, has_shapes = 0, has_overload = 0, has_stack = 0, append_node = 0;
-    int sort_key = -1, ncols = 0, nheaders = 0, row_limit, limit_count = 0;
+    size_t n;
+    const char *use_device;
+    int profile_memory, with_flops;
+    int has_dev_time, has_dev_mem, has_shapes, has_overload, has_stack, append_node;
+    int sort_key, row_limit;
+    size_t name_w, shapes_w, src_w, line_len;
+    char *devname;                    /* use_device upper-cased, any length */
+    char *dev_hdr[6];                 /* the headers that name it */
+    char flops_hdr[32];               /* "Total <unit>" */
+    double flops_scale, sum_self_cpu, sum_self_dev;
     const char *headers[PROF__MAXCOLS];
     prof__col cols[PROF__MAXCOLS];
-    char devname[32], hdrbuf[6][48], flops_hdr[32];
-    double flops_scale = 1.0, sum_self_cpu = 0, sum_self_dev = 0;
+    int ncols;
     prof__tab tab;
     char cells[PROF__MAXCOLS][PROF__CELL];
     const char *vals[PROF__MAXCOLS];
-    char *spill[PROF__MAXCOLS] = { 0 };
-    long cut_name;
-    int oom = 0;
+    char *spill[PROF__MAXCOLS];
+    int oom;
+} prof__table;
 
-    if (opt_in) o = *opt_in;
-    else memset(&o, 0, sizeof o);
-    if (n == 0) return PROF_OK;
-    if (o.time_unit && strcmp(o.time_unit, "s") && strcmp(o.time_unit, "ms") && strcmp(o.time_unit, "us"))
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o.time_unit);
-    if (o.sort_by && (sort_key = prof__sort_key_index(o.sort_by)) < 0)
-        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o.sort_by);
-    row_limit = o.row_limit == 0 ? 100 : o.row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o.row_limit;
-    if (o.max_src_column_width == 0) o.max_src_column_width = 75;
-    if (o.max_name_column_width == 0) o.max_name_column_width = 55;
-    if (o.max_shapes_column_width == 0) o.max_shapes_column_width = 80;
+/* Phase 1: the options checked, PyTorch's defaults filled in. */
+static PROF__NI prof_result prof__tb_options(prof__table *t, const prof_table_options *opt_in) {
+    prof_table_options *o = &t->o;
+    if (opt_in) *o = *opt_in;
+    else memset(o, 0, sizeof *o);
+    if (o->time_unit && strcmp(o->time_unit, "s") && strcmp(o->time_unit, "ms") && strcmp(o->time_unit, "us"))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o->time_unit);
+    t->sort_key = -1;
+    if (o->sort_by && (t->sort_key = prof__sort_key_index(o->sort_by)) < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o->sort_by);
+    t->row_limit = o->row_limit == 0 ? 100 : o->row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o->row_limit;
+    if (o->max_src_column_width == 0) o->max_src_column_width = 75;
+    if (o->max_name_column_width == 0) o->max_name_column_width = 55;
+    if (o->max_shapes_column_width == 0) o->max_shapes_column_width = 80;
+    return PROF_OK;
+}
 
-    rows = PROF__ALLOC(const prof_avg *, n);
-    if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    for (i = 0; i < n; i++) {
+/* Phase 2: the rows, and what they need: optional columns and widths. */
+static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
+    size_t i;
+    if (!(t->rows = PROF__ALLOC(const prof_avg *, t->n))) return -1;
+    for (i = 0; i < t->n; i++) {
         const prof_avg *r = &rows_in[i];
         size_t l;
-        rows[i] = r;
-        if (r->self_device_time_total_ns > 0) has_dev_time = 1;
-        if (r->self_device_memory_usage > 0) has_dev_mem = 1;
+        t->rows[i] = r;
+        if (r->self_device_time_total_ns > 0) t->has_dev_time = 1;
+        if (r->self_device_memory_usage > 0) t->has_dev_mem = 1;
         /* a list with inputs: not None, not "" (averages) and not [] */
-        if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) has_shapes = 1;
-        if (r->overload_name && r->overload_name[0]) has_overload = 1;
-        if (r->node_id != -1) append_node = 1;
-        if ((l = prof__cp_len(r->key) + 4) > name_w) name_w = l;
-        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > shapes_w) shapes_w = l;
+        if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) t->has_shapes = 1;
+        if (r->overload_name && r->overload_name[0]) t->has_overload = 1;
+        if (r->node_id != -1) t->append_node = 1;
+        if ((l = prof__cp_len(r->key) + 4) > t->name_w) t->name_w = l;
+        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > t->shapes_w) t->shapes_w = l;
         if (r->stack_depth > 0) {
             int k;
-            has_stack = 1;
-            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > src_w) src_w = l;
+            t->has_stack = 1;
+            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > t->src_w) t->src_w = l;
         }
     }
-    if (!use_device) has_dev_time = 0; /* device times are zero without a device */
-    if (sort_key >= 0) {
-        /* sorted(..., reverse=True) is stable: an insertion sort of pointers
-           would be O(n^2), so merge through a temporary array. */
-        const prof_avg **tmp = PROF__ALLOC(const prof_avg *, n);
-        size_t w;
-        const prof_avg **src = rows, **dst = tmp;
-        if (!tmp) { PROF_FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
-        for (w = 1; w < n; w *= 2) {
-            for (i = 0; i < n; i += 2 * w) {
-                size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-                while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], sort_key) ? src[q++] : src[p++];
-                while (p < mid) dst[k++] = src[p++];
-                while (q < hi) dst[k++] = src[q++];
-            }
-            { const prof_avg **t = src; src = dst; dst = t; }
+    if (!t->use_device) t->has_dev_time = 0; /* device times are zero without a device */
+    return 0;
+}
+
+/* Phase 3: sorted(..., reverse=True), which is stable: an insertion sort
+   of pointers would be O(n^2), so merge through a temporary array. */
+static PROF__NI int prof__tb_sort(prof__table *t) {
+    const prof_avg **tmp, **src = t->rows, **dst;
+    size_t w, i, n = t->n;
+    if (t->sort_key < 0) return 0;
+    if (!(tmp = PROF__ALLOC(const prof_avg *, n))) return -1;
+    dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+            while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], t->sort_key) ? src[q++] : src[p++];
+            while (p < mid) dst[k++] = src[p++];
+            while (q < hi) dst[k++] = src[q++];
         }
-        if (src != rows) memcpy(rows, src, n * sizeof *rows);
-        PROF_FREE(tmp);
+        { const prof_avg **x = src; src = dst; dst = x; }
     }
-    if (o.max_name_column_width > 0 && name_w > (size_t)o.max_name_column_width) name_w = (size_t)o.max_name_column_width;
-    if (o.max_shapes_column_width > 0 && shapes_w > (size_t)o.max_shapes_column_width) shapes_w = (size_t)o.max_shapes_column_width;
-    if (has_stack && o.max_src_column_width > 0 && src_w > (size_t)o.max_src_column_width) src_w = (size_t)o.max_src_column_width;
+    if (src != t->rows) memcpy(t->rows, src, n * sizeof *t->rows);
+    PROF_FREE(tmp);
+    return 0;
+}
 
-    {
-        size_t k;
-        const char *u = use_device ? use_device : "None";
-        for (k = 0; u[k] && k + 1 < sizeof devname; k++) devname[k] = (char)((u[k] >= 'a' && u[k] <= 'z') ? u[k] - 32 : u[k]);
-        devname[k] = 0;
+static PROF__NI void prof__tb_col(prof__table *t, const char *text, size_t width, char align) {
+    t->headers[t->ncols] = text;
+    t->cols[t->ncols].width = width;
+    t->cols[t->ncols].align = align;
+    t->ncols++;
+}
+/* A header naming the device: pre + devname + post (NULL: no memory). */
+static PROF__NI const char *prof__tb_dev_hdr(prof__table *t, int i, const char *pre, const char *post) {
+    size_t a = strlen(pre), d = strlen(t->devname), c = strlen(post);
+    char *h = (char *)PROF_MALLOC(a + d + c + 1);
+    if (!h) return NULL;
+    memcpy(h, pre, a);
+    memcpy(h + a, t->devname, d);
+    memcpy(h + a + d, post, c + 1);
+    return t->dev_hdr[i] = h;
+}
+/* The FLOPs column's unit: PyTorch's floor(min(log10(mn) / 3, 5)) and
+   pow(10, -3 * that), for the smallest positive count mn. Counted in
+   integers (no libm): whole thousands, except that in doubles log10 of
+   the two integers just below 1e15 rounds up to 15 (glibc's pow of 10 is
+   exact for these). 0: no row has FLOPs (no column). */
+static PROF__NI int prof__tb_flops_unit(prof__table *t) {
+    static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
+    static const double scales[] = { 1.0, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15 };
+    int64_t mn = 0, v;
+    size_t i;
+    int k = 0;
+    for (i = 0; i < t->n; i++) if (t->rows[i]->flops > 0 && (mn == 0 || t->rows[i]->flops < mn)) mn = t->rows[i]->flops;
+    if (mn <= 0) return 0;
+    for (v = mn; v >= 1000 && k < 5; v /= 1000) k++;
+    if (mn >= 999999999999998LL) k = 5;
+    t->flops_scale = scales[k];
+    snprintf(t->flops_hdr, sizeof t->flops_hdr, "Total %s", units[k]);
+    return 1;
+}
+/* Phase 4: the columns, in PyTorch's order, and the line's length. */
+static PROF__NI int prof__tb_columns(prof__table *t) {
+    const prof_table_options *o = &t->o;
+    const char *u = t->use_device ? t->use_device : "None";
+    size_t k, ulen = strlen(u);
+    if (o->max_name_column_width > 0 && t->name_w > (size_t)o->max_name_column_width) t->name_w = (size_t)o->max_name_column_width;
+    if (o->max_shapes_column_width > 0 && t->shapes_w > (size_t)o->max_shapes_column_width) t->shapes_w = (size_t)o->max_shapes_column_width;
+    if (t->has_stack && o->max_src_column_width > 0 && t->src_w > (size_t)o->max_src_column_width) t->src_w = (size_t)o->max_src_column_width;
+    if (!(t->devname = (char *)PROF_MALLOC(ulen + 1))) return -1;
+    for (k = 0; k <= ulen; k++) t->devname[k] = (char)((u[k] >= 'a' && u[k] <= 'z') ? u[k] - 32 : u[k]);
+    prof__tb_col(t, "Name", t->name_w, '>');
+    if (t->has_overload) prof__tb_col(t, "Overload Name", t->name_w, '>');
+    prof__tb_col(t, "Self CPU %", 12, '>');
+    prof__tb_col(t, "Self CPU", 12, '>');
+    prof__tb_col(t, "CPU total %", 12, '>');
+    prof__tb_col(t, "CPU total", 12, '>');
+    prof__tb_col(t, "CPU time avg", 12, '>');
+    if (t->has_dev_time) {
+        if (!prof__tb_dev_hdr(t, 0, "Self ", "") || !prof__tb_dev_hdr(t, 1, "Self ", " %") ||
+            !prof__tb_dev_hdr(t, 2, "", " total") || !prof__tb_dev_hdr(t, 3, "", " time avg")) return -1;
+        for (k = 0; k < 4; k++) prof__tb_col(t, t->dev_hdr[k], 12, '>');
     }
-#define PROF__COL(text, w, al) do { headers[nheaders++] = (text); cols[ncols].width = (w); cols[ncols].align = (al); ncols++; } while (0)
-    PROF__COL("Name", name_w, '>');
-    if (has_overload) PROF__COL("Overload Name", name_w, '>');
-    PROF__COL("Self CPU %", 12, '>');
-    PROF__COL("Self CPU", 12, '>');
-    PROF__COL("CPU total %", 12, '>');
-    PROF__COL("CPU total", 12, '>');
-    PROF__COL("CPU time avg", 12, '>');
-    if (has_dev_time) {
-        snprintf(hdrbuf[0], sizeof hdrbuf[0], "Self %s", devname);
-        snprintf(hdrbuf[1], sizeof hdrbuf[1], "Self %s %%", devname);
-        snprintf(hdrbuf[2], sizeof hdrbuf[2], "%s total", devname);
-        snprintf(hdrbuf[3], sizeof hdrbuf[3], "%s time avg", devname);
-        PROF__COL(hdrbuf[0], 12, '>'); PROF__COL(hdrbuf[1], 12, '>'); PROF__COL(hdrbuf[2], 12, '>'); PROF__COL(hdrbuf[3], 12, '>');
+    if (t->profile_memory) { prof__tb_col(t, "CPU Mem", 12, '>'); prof__tb_col(t, "Self CPU Mem", 12, '>'); }
+    if (t->profile_memory && t->use_device && t->has_dev_mem) { /* nested under profile_memory, as in PyTorch */
+        if (!prof__tb_dev_hdr(t, 4, "", " Mem") || !prof__tb_dev_hdr(t, 5, "Self ", " Mem")) return -1;
+        prof__tb_col(t, t->dev_hdr[4], 12, '>');
+        prof__tb_col(t, t->dev_hdr[5], 12, '>');
     }
-    if (profile_memory) { PROF__COL("CPU Mem", 12, '>'); PROF__COL("Self CPU Mem", 12, '>'); }
-    if (profile_memory && use_device && has_dev_mem) { /* nested under profile_memory, as in PyTorch */
-        snprintf(hdrbuf[4], sizeof hdrbuf[4], "%s Mem", devname);
-        snprintf(hdrbuf[5], sizeof hdrbuf[5], "Self %s Mem", devname);
-        PROF__COL(hdrbuf[4], 12, '>'); PROF__COL(hdrbuf[5], 12, '>');
-    }
-    PROF__COL("# of Calls", 12, '>');
-    if (append_node) PROF__COL("Node ID", 12, '>');
-    if (has_shapes) PROF__COL("Input Shapes", shapes_w, '>');
-    if (has_stack) PROF__COL("Source Location", src_w, '<');
-    if (with_flops) {
-        int64_t mn = 0;
-        for (i = 0; i < n; i++) if (rows[i]->flops > 0 && (mn == 0 || rows[i]->flops < mn)) mn = rows[i]->flops;
-        if (mn > 0) {
-            static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
-            static const double scales[] = { 1.0, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15 };
-            /* PyTorch: floor(min(log10(mn) / 3, 5)), pow(10, -3 * that).
-               Counted in integers (no libm): whole thousands, except that
-               in doubles log10 of the two integers just below 1e15 rounds
-               up to 15 (glibc's pow of 10 is exact for these) */
-            int k = 0;
-            int64_t v = mn;
-            while (v >= 1000 && k < 5) { v /= 1000; k++; }
-            if (mn >= 999999999999998LL) k = 5;
-            flops_scale = scales[k];
-            snprintf(flops_hdr, sizeof flops_hdr, "Total %s", units[k]);
-            PROF__COL(flops_hdr, 12, '>');
-        } else {
-            with_flops = 0;
-        }
-    }
-#undef PROF__COL
-    line_len = 0;
-    for (i = 0; i < (size_t)ncols; i++) line_len += cols[i].width + 2;
-    line_len -= 2;
-    tab.b = b;
-    tab.cols = cols;
-    tab.ncols = ncols;
+    prof__tb_col(t, "# of Calls", 12, '>');
+    if (t->append_node) prof__tb_col(t, "Node ID", 12, '>');
+    if (t->has_shapes) prof__tb_col(t, "Input Shapes", t->shapes_w, '>');
+    if (t->has_stack) prof__tb_col(t, "Source Location", t->src_w, '<');
+    if (t->with_flops && (t->with_flops = prof__tb_flops_unit(t)) != 0) prof__tb_col(t, t->flops_hdr, 12, '>');
+    for (k = 0; k < (size_t)t->ncols; k++) t->line_len += t->cols[k].width + 2;
+    t->line_len -= 2;
+    t->tab.b = t->b;
+    t->tab.cols = t->cols;
+    t->tab.ncols = t->ncols;
+    return 0;
+}
 
-    for (i = 0; i < n; i++) {
-        sum_self_cpu += prof__us(rows[i]->self_cpu_time_total_ns);
-        if (rows[i]->device_type == PROF_DEVICE_CPU ? rows[i]->is_legacy : !rows[i]->is_user_annotation)
-            sum_self_dev += prof__us(rows[i]->self_device_time_total_ns);
+/* Phase 5: the totals the percentages are of, in table order. */
+static PROF__NI void prof__tb_sums(prof__table *t) {
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        const prof_avg *r = t->rows[i];
+        t->sum_self_cpu += prof__us(r->self_cpu_time_total_ns);
+        if (r->device_type == PROF_DEVICE_CPU ? r->is_legacy : !r->is_user_annotation)
+            t->sum_self_dev += prof__us(r->self_device_time_total_ns);
     }
+}
 
-    if (o.header) { prof__buf_chars(b, '=', (long)line_len); prof__buf_str(b, "\n"); prof__buf_str(b, o.header); prof__buf_str(b, "\n"); }
-    if (o.top_level_events_only) {
-        prof__buf_chars(b, '=', (long)line_len);
+static PROF__NI void prof__tb_sep(prof__table *t) {
+    int c;
+    for (c = 0; c < t->ncols; c++) { prof__buf_chars(t->b, '-', (long)t->cols[c].width); prof__buf_str(t->b, "  "); }
+    prof__buf_str(t->b, "\n");
+}
+/* Phase 6: the header line, the note on top-level ops, the column heads. */
+static PROF__NI void prof__tb_head(prof__table *t) {
+    prof__buf *b = t->b;
+    if (t->o.header) { prof__buf_chars(b, '=', (long)t->line_len); prof__buf_str(b, "\n"); prof__buf_str(b, t->o.header); prof__buf_str(b, "\n"); }
+    if (t->o.top_level_events_only) {
+        prof__buf_chars(b, '=', (long)t->line_len);
         prof__buf_str(b, "\nThis report only display top-level ops statistics\n");
     }
-#define PROF__SEP() do { int c_; for (c_ = 0; c_ < ncols; c_++) { prof__buf_chars(b, '-', (long)cols[c_].width); prof__buf_str(b, "  "); } prof__buf_str(b, "\n"); } while (0)
-    PROF__SEP();
-    prof__row_out(&tab, headers);
-    PROF__SEP();
+    prof__tb_sep(t);
+    prof__row_out(&t->tab, t->headers);
+    prof__tb_sep(t);
+}
 
-    for (i = 0; i < n; i++) {
-        const prof_avg *r = rows[i];
-        int c = 0, k;
-        size_t cut;
-        if (row_limit >= 0 && limit_count == row_limit) break;
-        if (o.top_level_events_only && r->has_cpu_parent) continue;
-        limit_count++;
-        for (k = 0; k < PROF__MAXCOLS; k++) { cells[k][0] = 0; vals[k] = cells[k]; }
-        if (o.max_name_column_width > 0 && (cut_name = prof__name_cut(r->key, o.max_name_column_width)) >= 0)
-            vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", r->key, (size_t)cut_name, "...");
-        else
-            vals[c] = r->key;
+/* A name cell: name[:w - 3] + "..." when it is too long (001's rule). */
+static PROF__NI const char *prof__tb_name_cell(prof__table *t, int c, const char *name) {
+    long cut = t->o.max_name_column_width > 0 ? prof__name_cut(name, t->o.max_name_column_width) : -1;
+    return cut >= 0 ? prof__cell_text(t->cells[c], &t->spill[c], &t->oom, "", name, (size_t)cut, "...") : name;
+}
+/* Phase 7, per row: its cells, then its row, then the rest of its stack
+   (one row each, in the last column) and an empty row. */
+static PROF__NI void prof__tb_row(prof__table *t, const prof_avg *r) {
+    const char *unit = t->o.time_unit;
+    char (*cells)[PROF__CELL] = t->cells;
+    const char **vals = t->vals;
+    int c = 0, k;
+    for (k = 0; k < PROF__MAXCOLS; k++) { cells[k][0] = 0; vals[k] = cells[k]; }
+    vals[c] = prof__tb_name_cell(t, c, r->key);
+    c++;
+    if (t->has_overload) { vals[c] = prof__tb_name_cell(t, c, r->overload_name ? r->overload_name : ""); c++; }
+    prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), t->sum_self_cpu);
+    prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), unit);
+    if (r->is_async) snprintf(cells[c++], PROF__CELL, "0");
+    else prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), t->sum_self_cpu);
+    prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), unit);
+    prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->cpu_time_total_ns, r->count), unit);
+    if (t->has_dev_time) {
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), unit);
+        prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), t->sum_self_dev);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->device_time_total_ns), unit);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->device_time_total_ns, r->count), unit);
+    }
+    if (t->profile_memory) {
+        prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
+        prof__fmt_memory(cells[c++], PROF__CELL, r->self_cpu_memory_usage);
+    }
+    if (t->profile_memory && t->use_device && t->has_dev_mem) {
+        prof__fmt_memory(cells[c++], PROF__CELL, r->device_memory_usage);
+        prof__fmt_memory(cells[c++], PROF__CELL, r->self_device_memory_usage);
+    }
+    snprintf(cells[c++], PROF__CELL, "%lld", (long long)r->count);
+    if (t->append_node) snprintf(cells[c++], PROF__CELL, "%d", r->node_id);
+    if (t->has_shapes) {
+        const char *s = r->input_shapes ? r->input_shapes : "None";
+        vals[c] = prof__cell_text(cells[c], &t->spill[c], &t->oom, "", s, prof__cp_prefix(s, t->shapes_w), "");
         c++;
-        if (has_overload) {
-            const char *ov = r->overload_name ? r->overload_name : "";
-            if (o.max_name_column_width > 0 && (cut_name = prof__name_cut(ov, o.max_name_column_width)) >= 0)
-                vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", ov, (size_t)cut_name, "...");
-            else
-                vals[c] = ov;
-            c++;
+    }
+    /* 001 appends the FLOPs value before the source location although its
+       headers have them the other way round; kept as PyTorch prints. */
+    if (t->with_flops) {
+        if (r->flops <= 0) snprintf(cells[c++], PROF__CELL, "--");
+        else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * t->flops_scale);
+    }
+    if (t->has_stack) {
+        if (r->stack_depth > 0) {
+            const char *pre, *tail = prof__trim_path(r->stack[0], t->src_w, &pre);
+            vals[c] = prof__cell_text(cells[c], &t->spill[c], &t->oom, pre, tail, strlen(tail), "");
         }
-        prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), sum_self_cpu);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), o.time_unit);
-        if (r->is_async) snprintf(cells[c++], PROF__CELL, "0");
-        else prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), sum_self_cpu);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), o.time_unit);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->cpu_time_total_ns, r->count), o.time_unit);
-        if (has_dev_time) {
-            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), o.time_unit);
-            prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), sum_self_dev);
-            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->device_time_total_ns), o.time_unit);
-            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->device_time_total_ns, r->count), o.time_unit);
-        }
-        if (profile_memory) {
-            prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
-            prof__fmt_memory(cells[c++], PROF__CELL, r->self_cpu_memory_usage);
-        }
-        if (profile_memory && use_device && has_dev_mem) {
-            prof__fmt_memory(cells[c++], PROF__CELL, r->device_memory_usage);
-            prof__fmt_memory(cells[c++], PROF__CELL, r->self_device_memory_usage);
-        }
-        snprintf(cells[c++], PROF__CELL, "%lld", (long long)r->count);
-        if (append_node) snprintf(cells[c++], PROF__CELL, "%d", r->node_id);
-        if (has_shapes) {
-            const char *s = r->input_shapes ? r->input_shapes : "None";
-            cut = prof__cp_prefix(s, shapes_w);
-            vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", s, cut, "");
-            c++;
-        }
-        /* 001 appends the FLOPs value before the source location although
-           its headers have them the other way round; kept as PyTorch prints. */
-        if (with_flops) {
-            if (r->flops <= 0) snprintf(cells[c++], PROF__CELL, "--");
-            else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * flops_scale);
-        }
-        if (has_stack) {
-            if (r->stack_depth > 0) {
-                const char *pre, *tail = prof__trim_path(r->stack[0], src_w, &pre);
-                vals[c] = prof__cell_text(cells[c], &spill[c], &oom, pre, tail, strlen(tail), "");
+        c++;
+    }
+    prof__row_out(&t->tab, vals);
+    if (!t->has_stack) return;
+    for (k = 1; k < r->stack_depth; k++) {
+        int z;
+        const char *pre, *tail = prof__trim_path(r->stack[k], t->src_w, &pre);
+        for (z = 0; z < t->ncols; z++) vals[z] = "";
+        vals[t->ncols - 1] = prof__cell_text(cells[0], &t->spill[0], &t->oom, pre, tail, strlen(tail), "");
+        prof__row_out(&t->tab, vals);
+    }
+    for (k = 0; k < t->ncols; k++) vals[k] = "";
+    prof__row_out(&t->tab, vals);
+}
+
+/* Phase 8: the closing line and the totals. */
+static PROF__NI void prof__tb_foot(prof__table *t) {
+    char tbuf[64];
+    prof__tb_sep(t);
+    prof__fmt_time_unit(tbuf, sizeof tbuf, t->sum_self_cpu, t->o.time_unit);
+    prof__buf_fmt(t->b, "Self CPU time total: %s\n", tbuf);
+    if (t->has_dev_time) {
+        prof__fmt_time_unit(tbuf, sizeof tbuf, t->sum_self_dev, t->o.time_unit);
+        prof__buf_fmt(t->b, "Self %s time total: %s\n", t->devname, tbuf);
+    }
+}
+
+/* PyTorch's _build_table (001) over rows_in[0..n), appended to b. */
+static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
+                                              int profile_memory, int with_flops, const prof_table_options *opt_in) {
+    prof__table *t;
+    prof_result rc;
+    size_t i;
+    int shown = 0;
+    if (n == 0) return PROF_OK;
+    /* on the heap: its cells are 24 KiB */
+    if (!(t = (prof__table *)PROF_MALLOC(sizeof *t))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
+    memset(t, 0, sizeof *t);
+    t->b = b;
+    t->n = n;
+    t->use_device = use_device;
+    t->profile_memory = profile_memory;
+    t->with_flops = with_flops;
+    if ((rc = prof__tb_options(t, opt_in)) == PROF_OK) {
+        if (prof__tb_scan(t, rows_in) != 0 || prof__tb_sort(t) != 0 || prof__tb_columns(t) != 0) {
+            t->oom = 1;
+        } else {
+            prof__tb_sums(t);
+            prof__tb_head(t);
+            for (i = 0; i < n && !(t->row_limit >= 0 && shown == t->row_limit); i++) {
+                if (t->o.top_level_events_only && t->rows[i]->has_cpu_parent) continue;
+                shown++;
+                prof__tb_row(t, t->rows[i]);
             }
-            c++;
+            prof__tb_foot(t);
         }
-        prof__row_out(&tab, vals);
-        if (has_stack) {
-            for (k = 1; k < r->stack_depth; k++) {
-                int z;
-                const char *pre, *tail = prof__trim_path(r->stack[k], src_w, &pre);
-                for (z = 0; z < ncols; z++) vals[z] = "";
-                vals[ncols - 1] = prof__cell_text(cells[0], &spill[0], &oom, pre, tail, strlen(tail), "");
-                prof__row_out(&tab, vals);
-            }
-            for (k = 0; k < ncols; k++) vals[k] = "";
-            prof__row_out(&tab, vals);
+        if (t->oom || b->oom) {
+            b->oom = 1;
+            rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
         }
     }
-    PROF__SEP();
-#undef PROF__SEP
-    {
-        char tbuf[64];
-        prof__fmt_time_unit(tbuf, sizeof tbuf, sum_self_cpu, o.time_unit);
-        prof__buf_fmt(b, "Self CPU time total: %s\n", tbuf);
-        if (has_dev_time) {
-            prof__fmt_time_unit(tbuf, sizeof tbuf, sum_self_dev, o.time_unit);
-            prof__buf_fmt(b, "Self %s time total: %s\n", devname, tbuf);
-        }
-    }
-    for (i = 0; i < PROF__MAXCOLS; i++) PROF_FREE(spill[i]);
-    PROF_FREE(rows);
-    if (oom) b->oom = 1;
-    if (b->oom) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    return PROF_OK;
+    for (i = 0; i < PROF__MAXCOLS; i++) PROF_FREE(t->spill[i]);
+    for (i = 0; i < 6; i++) PROF_FREE(t->dev_hdr[i]);
+    PROF_FREE(t->devname);
+    PROF_FREE(t->rows);
+    PROF_FREE(t);
+    return rc;
 }
 
 static PROF__NI char *prof__table_string(prof__buf *b, prof_result r) {
