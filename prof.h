@@ -74,7 +74,7 @@
                           both, async_dropped and unmatched_async).
    PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
                           names, prof_event.thread_name): prof_set_thread_name,
-                          which copies up to 63 bytes; a name set again costs
+                          which copies the name whole; a name set again costs
                           a compare, no lock. In C++ also a std::string.
    Operator scopes (trace category cpu_op) that carry what PyTorch's ops do:
    PROF_SCOPE_OP(name)    A plain operator scope.
@@ -772,7 +772,7 @@ PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_conv2d(const int64_t x_shape[4], const int64_t w_shape[4]);
-PROF_API void prof_set_thread_name(const char *name); /* up to 63 bytes kept */
+PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
@@ -1807,7 +1807,8 @@ typedef struct prof__tstate {
     int dead;
     uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t tid, pthread_id;
-    char name[64];
+    char *name;                /* prof_set_thread_name's copy (NULL: unnamed);
+                                  set by the owner under prof__g_lock */
     prof__block *head, *cur;
     uint64_t dropped, unbalanced;  /* dropped: scopes entered and not recorded */
     uint64_t dropped_nomem;    /* of dropped, those lost for lack of memory */
@@ -1941,6 +1942,7 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
     prof__block *b = t->head;
     while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
     PROF_FREE(t->open);
+    PROF_FREE(t->name);
     PROF_FREE(t->dyn_tab);
     prof__arena_free(&t->dyn_arena);
     PROF_FREE(t);
@@ -2983,15 +2985,23 @@ static PROF__NI char *prof__strdup(const char *s) {
 
 PROF_API void prof_set_thread_name(const char *name) {
     prof__tstate *t = prof__self();
+    char *copy = NULL, *old;
     /* Attach outside a session too, so the name is known later. */
     if (!t && !(t = prof__attach())) return;
     if (!name) name = "";
     /* Only this thread writes its name: reading it needs no lock, and a
-       name set again (PROF_THREAD_NAME in a loop) takes none. */
-    if (strncmp(t->name, name, sizeof t->name - 1) == 0) return;
+       name set again (PROF_THREAD_NAME in a loop) takes none. The name is
+       copied whole, whatever its length. */
+    if (t->name ? strcmp(t->name, name) == 0 : !name[0]) return;
+    if (name[0] && !(copy = prof__strdup(name))) {
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_set_thread_name: out of memory; the thread keeps its former name");
+        return;
+    }
     pthread_mutex_lock(&prof__g_lock);
-    snprintf(t->name, sizeof t->name, "%s", name);
+    old = t->name;
+    t->name = copy;
     pthread_mutex_unlock(&prof__g_lock);
+    PROF_FREE(old);
 }
 
 
