@@ -74,7 +74,7 @@
                           both, async_dropped and unmatched_async).
    PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
                           names, prof_event.thread_name): prof_set_thread_name,
-                          which copies up to 63 bytes; a name set again costs
+                          which copies the name whole; a name set again costs
                           a compare, no lock. In C++ also a std::string.
    Operator scopes (trace category cpu_op) that carry what PyTorch's ops do:
    PROF_SCOPE_OP(name)    A plain operator scope.
@@ -772,7 +772,7 @@ PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_conv2d(const int64_t x_shape[4], const int64_t w_shape[4]);
-PROF_API void prof_set_thread_name(const char *name); /* up to 63 bytes kept */
+PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
@@ -1862,7 +1862,8 @@ typedef struct prof__tstate {
     int dead;
     uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t tid, pthread_id;
-    char name[64];
+    char *name;                /* prof_set_thread_name's copy (NULL: unnamed);
+                                  set by the owner under prof__g_lock */
     prof__block *head, *cur;
     uint64_t dropped, unbalanced;  /* dropped: scopes entered and not recorded */
     uint64_t dropped_nomem;    /* of dropped, those lost for lack of memory */
@@ -1996,6 +1997,7 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
     prof__block *b = t->head;
     while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
     PROF_FREE(t->open);
+    PROF_FREE(t->name);
     PROF_FREE(t->dyn_tab);
     prof__arena_free(&t->dyn_arena);
     PROF_FREE(t);
@@ -2250,6 +2252,21 @@ static PROF__NI size_t prof__share(void) {
     if (want > 0x40000000) want = 0x40000000; /* the gate's low half holds it */
     return prof__reserve((size_t)want);
 }
+
+/* ----- test hooks -----
+   Only under PROF__TEST_HOOKS (tests/test_stop_race.c): the normal build
+   has neither the calls nor the symbol. prof_stop calls the hook at fixed
+   points, where a test makes another thread act, to force interleavings
+   that would otherwise be a matter of luck (a scope closing while
+   prof_stop runs). */
+#if defined(PROF__TEST_HOOKS)
+enum { PROF__HOOK_ENDED = 1,   /* recording ended (epoch cleared), no thread snapshotted yet */
+       PROF__HOOK_SNAPPED = 2  /* every thread snapshotted, no record decoded yet */ };
+static void (*prof__test_hook)(int where);
+#define PROF__TEST_HOOK(where) do { if (prof__test_hook) prof__test_hook(where); } while (0)
+#else
+#define PROF__TEST_HOOK(where) ((void)0)
+#endif
 
 /* ----- the cap -----
    The cap counts events and is decided when a scope begins: a scope
@@ -2708,54 +2725,86 @@ PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow
    the cost does not grow with the number of distinct names. A name too
    long for a block's share goes to the thread's table instead. */
 #define PROF__DYN_INLINE_MAX ((size_t)4096)
-static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_site *site, const char *name) {
-    size_t len = strlen(name), k;
-    prof__rec *r;
-    if (len >= PROF__DYN_INLINE_MAX) return prof__intern_site(site, name);
-    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec); /* the header, then len + 1 bytes */
-    if (!(r = prof__slots(h, k))) return NULL;
+/* The n bytes of a name and its NUL (n >= 1) into the records after its
+   header, with no call and no byte loop: whole words read from inside the
+   name only (the last one overlaps the one before it), so the copy never
+   reads past the NUL (sanitizers and valgrind see no stray read); the
+   records have room for whole words past the end. */
+static PROF__NI __inline__ __attribute__((always_inline)) void prof__name_copy(char *d, const char *s, size_t n) {
+    if (n >= 8) {
+        uint64_t w;
+        size_t i;
+        for (i = 0; i + 8 < n; i += 8) { memcpy(&w, s + i, 8); memcpy(d + i, &w, 8); }
+        memcpy(&w, s + n - 8, 8);
+        memcpy(d + n - 8, &w, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else { /* 1 to 3 bytes: these three cover them all */
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+/* The name's header and bytes at r (k records, room checked). */
+static PROF__NI __inline__ __attribute__((always_inline)) const prof_site *prof__dyn_put(prof__rec *r, size_t k, const prof_site *site,
+                                                                                         const char *name, size_t len) {
     r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
     r->t0 = (uint64_t)(uintptr_t)site;
     r->t1 = 0;
-    memcpy((void *)(r + 1), name, len + 1);
-    PROF__STORE(&h->pos, r + k);
+    prof__name_copy((char *)(void *)(r + 1), name, len + 1);
     return (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
 }
-PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_site *site, const char *name) {
+    size_t len = strlen(name), k;
+    prof__rec *r;
+    const prof_site *named;
+    if (len >= PROF__DYN_INLINE_MAX) return prof__intern_site(site, name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec); /* the header, then len + 1 bytes */
+    if (!(r = prof__slots(h, k))) return NULL;
+    named = prof__dyn_put(r, k, site, name, len);
+    PROF__STORE(&h->pos, r + k);
+    return named;
+}
+/* Not admitted by the gate, no room in the block, or a long name. Out of
+   line, so that the common path below saves no registers. */
+static PROF__NI __attribute__((noinline)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller) {
     prof__scope s;
-    prof__thread *h = prof__tls;
-    prof__tstate *t;
-    size_t len, k;
-    if (!name) name = "";
-    /* as the hot path: a thread bound to the session with cap to spend
-       (and no native stacks) is admitted by its gate; the name goes into
-       the current block when it fits */
-    len = strlen(name);
-    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
-    if (h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
-        h->pos && (size_t)(h->end - h->pos) >= k) {
-        prof__rec *r = h->pos;
-        __atomic_store_n(&h->gate.word, h->gate.word + 1, __ATOMIC_RELAXED);
-        r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
-        r->t0 = (uint64_t)(uintptr_t)site;
-        r->t1 = 0;
-        memcpy((void *)(r + 1), name, len + 1);
-        PROF__STORE(&h->pos, r + k);
-        s.t = h;
-        s.site = (const prof_site *)(const void *)((uintptr_t)r | (uintptr_t)PROF__TAG_DYN);
-        s.t0 = prof__now();
-        return s;
-    }
-    h = prof__thread_get();
-    t = h ? prof__tstate_of(h) : NULL;
+    prof__thread *h = prof__thread_get();
+    prof__tstate *t = h ? prof__tstate_of(h) : NULL;
     s.t = PROF__NULL;
     s.site = site;
     s.t0 = 0;
     if (!t || !prof__admit(t)) return s;
     if (!(s.site = prof__dyn_inline(h, site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
     s.t = &t->hot;
-    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
+    s.t0 = prof__scope_start(s.t, caller);
     return s;
+}
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+    prof__thread *h = prof__tls;
+    prof__rec *r = h->pos;
+    size_t len, k;
+    if (!name) name = "";
+    /* as the hot path: a thread bound to the session with cap to spend
+       (and no native stacks) is admitted by its gate; the name goes into
+       the current block when it fits (no block: pos and end are NULL) */
+    len = strlen(name);
+    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
+    if (PROF__LIKELY(h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
+                     (size_t)((char *)h->end - (char *)r) >= k * sizeof(prof__rec))) {
+        prof__scope s;
+        __atomic_store_n(&h->gate.word, h->gate.word + 1, __ATOMIC_RELAXED);
+        s.site = prof__dyn_put(r, k, site, name, len);
+        PROF__STORE(&h->pos, r + k);
+        s.t = h;
+        s.t0 = prof__now();
+        return s;
+    }
+    return prof__scope_enter_named_slow(site, name, __builtin_return_address(0));
 }
 
 PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t id) {
@@ -2991,15 +3040,23 @@ static PROF__NI char *prof__strdup(const char *s) {
 
 PROF_API void prof_set_thread_name(const char *name) {
     prof__tstate *t = prof__self();
+    char *copy = NULL, *old;
     /* Attach outside a session too, so the name is known later. */
     if (!t && !(t = prof__attach())) return;
     if (!name) name = "";
     /* Only this thread writes its name: reading it needs no lock, and a
-       name set again (PROF_THREAD_NAME in a loop) takes none. */
-    if (strncmp(t->name, name, sizeof t->name - 1) == 0) return;
+       name set again (PROF_THREAD_NAME in a loop) takes none. The name is
+       copied whole, whatever its length. */
+    if (t->name ? strcmp(t->name, name) == 0 : !name[0]) return;
+    if (name[0] && !(copy = prof__strdup(name))) {
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_set_thread_name: out of memory; the thread keeps its former name");
+        return;
+    }
     pthread_mutex_lock(&prof__g_lock);
-    snprintf(t->name, sizeof t->name, "%s", name);
+    old = t->name;
+    t->name = copy;
     pthread_mutex_unlock(&prof__g_lock);
+    PROF_FREE(old);
 }
 
 
@@ -3876,6 +3933,7 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* nor does the compiler move them */
     /* seq_cst: against prof__gate_enter's store and load (see >>recorder) */
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
+    PROF__TEST_HOOK(PROF__HOOK_ENDED);
     c->features = prof__g_features;
     if (!(c->e = e = prof_events_create())) return -1;
     e->base_real_ns = prof__g.real_start;
@@ -4421,6 +4479,7 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__pf_stop();
     pthread_mutex_lock(&prof__g_lock);
     rc = prof__c_snapshot(&c);
+    PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
     if (!rc) rc = prof__c_count(&c);
     if (!rc) rc = prof__c_decode(&c);
     if (!rc) rc = prof__c_async(&c);
@@ -5841,247 +5900,324 @@ static PROF__NI const char *prof__cell_text(char *cell, char **spill, int *oom, 
     return out;
 }
 
-static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
-                                              int profile_memory, int with_flops, const prof_table_options *opt_in) {
+/* prof__build_table's state, filled phase by phase: the options, the rows
+   in table order, which optional columns the rows need, the columns, the
+   totals, and one row's cells. */
+typedef struct prof__table {
+    prof__buf *b;
     prof_table_options o;
     const prof_avg **rows;
-    size_t i, name_w = 0, shapes_w = 0, src_w = 0, line_len;
-    int has_dev_time = 0, has_dev_mem = 0, has_shapes = 0, has_overload = 0, has_stack = 0, append_node = 0;
-    int sort_key = -1, ncols = 0, nheaders = 0, row_limit, limit_count = 0;
+    size_t n;
+    const char *use_device;
+    int profile_memory, with_flops;
+    int has_dev_time, has_dev_mem, has_shapes, has_overload, has_stack, append_node;
+    int sort_key, row_limit;
+    size_t name_w, shapes_w, src_w, line_len;
+    char *devname;                    /* use_device upper-cased, any length */
+    char *dev_hdr[6];                 /* the headers that name it */
+    char flops_hdr[32];               /* "Total <unit>" */
+    double flops_scale, sum_self_cpu, sum_self_dev;
     const char *headers[PROF__MAXCOLS];
     prof__col cols[PROF__MAXCOLS];
-    char devname[32], hdrbuf[6][48], flops_hdr[32];
-    double flops_scale = 1.0, sum_self_cpu = 0, sum_self_dev = 0;
+    int ncols;
     prof__tab tab;
     char cells[PROF__MAXCOLS][PROF__CELL];
     const char *vals[PROF__MAXCOLS];
-    char *spill[PROF__MAXCOLS] = { 0 };
-    long cut_name;
-    int oom = 0;
+    char *spill[PROF__MAXCOLS];
+    int oom;
+} prof__table;
 
-    if (opt_in) o = *opt_in;
-    else memset(&o, 0, sizeof o);
-    if (n == 0) return PROF_OK;
-    if (o.time_unit && strcmp(o.time_unit, "s") && strcmp(o.time_unit, "ms") && strcmp(o.time_unit, "us"))
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o.time_unit);
-    if (o.sort_by && (sort_key = prof__sort_key_index(o.sort_by)) < 0)
-        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o.sort_by);
-    row_limit = o.row_limit == 0 ? 100 : o.row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o.row_limit;
-    if (o.max_src_column_width == 0) o.max_src_column_width = 75;
-    if (o.max_name_column_width == 0) o.max_name_column_width = 55;
-    if (o.max_shapes_column_width == 0) o.max_shapes_column_width = 80;
+/* Phase 1: the options checked, PyTorch's defaults filled in. */
+static PROF__NI prof_result prof__tb_options(prof__table *t, const prof_table_options *opt_in) {
+    prof_table_options *o = &t->o;
+    if (opt_in) *o = *opt_in;
+    else memset(o, 0, sizeof *o);
+    if (o->time_unit && strcmp(o->time_unit, "s") && strcmp(o->time_unit, "ms") && strcmp(o->time_unit, "us"))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o->time_unit);
+    t->sort_key = -1;
+    if (o->sort_by && (t->sort_key = prof__sort_key_index(o->sort_by)) < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o->sort_by);
+    t->row_limit = o->row_limit == 0 ? 100 : o->row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o->row_limit;
+    if (o->max_src_column_width == 0) o->max_src_column_width = 75;
+    if (o->max_name_column_width == 0) o->max_name_column_width = 55;
+    if (o->max_shapes_column_width == 0) o->max_shapes_column_width = 80;
+    return PROF_OK;
+}
 
-    rows = PROF__ALLOC(const prof_avg *, n);
-    if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    for (i = 0; i < n; i++) {
+/* Phase 2: the rows, and what they need: optional columns and widths. */
+static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
+    size_t i;
+    if (!(t->rows = PROF__ALLOC(const prof_avg *, t->n))) return -1;
+    for (i = 0; i < t->n; i++) {
         const prof_avg *r = &rows_in[i];
         size_t l;
-        rows[i] = r;
-        if (r->self_device_time_total_ns > 0) has_dev_time = 1;
-        if (r->self_device_memory_usage > 0) has_dev_mem = 1;
+        t->rows[i] = r;
+        if (r->self_device_time_total_ns > 0) t->has_dev_time = 1;
+        if (r->self_device_memory_usage > 0) t->has_dev_mem = 1;
         /* a list with inputs: not None, not "" (averages) and not [] */
-        if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) has_shapes = 1;
-        if (r->overload_name && r->overload_name[0]) has_overload = 1;
-        if (r->node_id != -1) append_node = 1;
-        if ((l = prof__cp_len(r->key) + 4) > name_w) name_w = l;
-        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > shapes_w) shapes_w = l;
+        if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) t->has_shapes = 1;
+        if (r->overload_name && r->overload_name[0]) t->has_overload = 1;
+        if (r->node_id != -1) t->append_node = 1;
+        if ((l = prof__cp_len(r->key) + 4) > t->name_w) t->name_w = l;
+        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > t->shapes_w) t->shapes_w = l;
         if (r->stack_depth > 0) {
             int k;
-            has_stack = 1;
-            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > src_w) src_w = l;
+            t->has_stack = 1;
+            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > t->src_w) t->src_w = l;
         }
     }
-    if (!use_device) has_dev_time = 0; /* device times are zero without a device */
-    if (sort_key >= 0) {
-        /* sorted(..., reverse=True) is stable: an insertion sort of pointers
-           would be O(n^2), so merge through a temporary array. */
-        const prof_avg **tmp = PROF__ALLOC(const prof_avg *, n);
-        size_t w;
-        const prof_avg **src = rows, **dst = tmp;
-        if (!tmp) { PROF_FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
-        for (w = 1; w < n; w *= 2) {
-            for (i = 0; i < n; i += 2 * w) {
-                size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-                while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], sort_key) ? src[q++] : src[p++];
-                while (p < mid) dst[k++] = src[p++];
-                while (q < hi) dst[k++] = src[q++];
-            }
-            { const prof_avg **t = src; src = dst; dst = t; }
+    if (!t->use_device) t->has_dev_time = 0; /* device times are zero without a device */
+    return 0;
+}
+
+/* Phase 3: sorted(..., reverse=True), which is stable: an insertion sort
+   of pointers would be O(n^2), so merge through a temporary array. */
+static PROF__NI int prof__tb_sort(prof__table *t) {
+    const prof_avg **tmp, **src = t->rows, **dst;
+    size_t w, i, n = t->n;
+    if (t->sort_key < 0) return 0;
+    if (!(tmp = PROF__ALLOC(const prof_avg *, n))) return -1;
+    dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
+            while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], t->sort_key) ? src[q++] : src[p++];
+            while (p < mid) dst[k++] = src[p++];
+            while (q < hi) dst[k++] = src[q++];
         }
-        if (src != rows) memcpy(rows, src, n * sizeof *rows);
-        PROF_FREE(tmp);
+        { const prof_avg **x = src; src = dst; dst = x; }
     }
-    if (o.max_name_column_width > 0 && name_w > (size_t)o.max_name_column_width) name_w = (size_t)o.max_name_column_width;
-    if (o.max_shapes_column_width > 0 && shapes_w > (size_t)o.max_shapes_column_width) shapes_w = (size_t)o.max_shapes_column_width;
-    if (has_stack && o.max_src_column_width > 0 && src_w > (size_t)o.max_src_column_width) src_w = (size_t)o.max_src_column_width;
+    if (src != t->rows) memcpy(t->rows, src, n * sizeof *t->rows);
+    PROF_FREE(tmp);
+    return 0;
+}
 
-    {
-        size_t k;
-        const char *u = use_device ? use_device : "None";
-        for (k = 0; u[k] && k + 1 < sizeof devname; k++) devname[k] = (char)((u[k] >= 'a' && u[k] <= 'z') ? u[k] - 32 : u[k]);
-        devname[k] = 0;
+static PROF__NI void prof__tb_col(prof__table *t, const char *text, size_t width, char align) {
+    t->headers[t->ncols] = text;
+    t->cols[t->ncols].width = width;
+    t->cols[t->ncols].align = align;
+    t->ncols++;
+}
+/* A header naming the device: pre + devname + post (NULL: no memory). */
+static PROF__NI const char *prof__tb_dev_hdr(prof__table *t, int i, const char *pre, const char *post) {
+    size_t a = strlen(pre), d = strlen(t->devname), c = strlen(post);
+    char *h = (char *)PROF_MALLOC(a + d + c + 1);
+    if (!h) return NULL;
+    memcpy(h, pre, a);
+    memcpy(h + a, t->devname, d);
+    memcpy(h + a + d, post, c + 1);
+    return t->dev_hdr[i] = h;
+}
+/* The FLOPs column's unit: PyTorch's floor(min(log10(mn) / 3, 5)) and
+   pow(10, -3 * that), for the smallest positive count mn. Counted in
+   integers (no libm): whole thousands, except that in doubles log10 of
+   the two integers just below 1e15 rounds up to 15 (glibc's pow of 10 is
+   exact for these). 0: no row has FLOPs (no column). */
+static PROF__NI int prof__tb_flops_unit(prof__table *t) {
+    static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
+    static const double scales[] = { 1.0, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15 };
+    int64_t mn = 0, v;
+    size_t i;
+    int k = 0;
+    for (i = 0; i < t->n; i++) if (t->rows[i]->flops > 0 && (mn == 0 || t->rows[i]->flops < mn)) mn = t->rows[i]->flops;
+    if (mn <= 0) return 0;
+    for (v = mn; v >= 1000 && k < 5; v /= 1000) k++;
+    if (mn >= 999999999999998LL) k = 5;
+    t->flops_scale = scales[k];
+    snprintf(t->flops_hdr, sizeof t->flops_hdr, "Total %s", units[k]);
+    return 1;
+}
+/* Phase 4: the columns, in PyTorch's order, and the line's length. */
+static PROF__NI int prof__tb_columns(prof__table *t) {
+    const prof_table_options *o = &t->o;
+    const char *u = t->use_device ? t->use_device : "None";
+    size_t k, ulen = strlen(u);
+    if (o->max_name_column_width > 0 && t->name_w > (size_t)o->max_name_column_width) t->name_w = (size_t)o->max_name_column_width;
+    if (o->max_shapes_column_width > 0 && t->shapes_w > (size_t)o->max_shapes_column_width) t->shapes_w = (size_t)o->max_shapes_column_width;
+    if (t->has_stack && o->max_src_column_width > 0 && t->src_w > (size_t)o->max_src_column_width) t->src_w = (size_t)o->max_src_column_width;
+    if (!(t->devname = (char *)PROF_MALLOC(ulen + 1))) return -1;
+    for (k = 0; k <= ulen; k++) t->devname[k] = (char)((u[k] >= 'a' && u[k] <= 'z') ? u[k] - 32 : u[k]);
+    prof__tb_col(t, "Name", t->name_w, '>');
+    if (t->has_overload) prof__tb_col(t, "Overload Name", t->name_w, '>');
+    prof__tb_col(t, "Self CPU %", 12, '>');
+    prof__tb_col(t, "Self CPU", 12, '>');
+    prof__tb_col(t, "CPU total %", 12, '>');
+    prof__tb_col(t, "CPU total", 12, '>');
+    prof__tb_col(t, "CPU time avg", 12, '>');
+    if (t->has_dev_time) {
+        if (!prof__tb_dev_hdr(t, 0, "Self ", "") || !prof__tb_dev_hdr(t, 1, "Self ", " %") ||
+            !prof__tb_dev_hdr(t, 2, "", " total") || !prof__tb_dev_hdr(t, 3, "", " time avg")) return -1;
+        for (k = 0; k < 4; k++) prof__tb_col(t, t->dev_hdr[k], 12, '>');
     }
-#define PROF__COL(text, w, al) do { headers[nheaders++] = (text); cols[ncols].width = (w); cols[ncols].align = (al); ncols++; } while (0)
-    PROF__COL("Name", name_w, '>');
-    if (has_overload) PROF__COL("Overload Name", name_w, '>');
-    PROF__COL("Self CPU %", 12, '>');
-    PROF__COL("Self CPU", 12, '>');
-    PROF__COL("CPU total %", 12, '>');
-    PROF__COL("CPU total", 12, '>');
-    PROF__COL("CPU time avg", 12, '>');
-    if (has_dev_time) {
-        snprintf(hdrbuf[0], sizeof hdrbuf[0], "Self %s", devname);
-        snprintf(hdrbuf[1], sizeof hdrbuf[1], "Self %s %%", devname);
-        snprintf(hdrbuf[2], sizeof hdrbuf[2], "%s total", devname);
-        snprintf(hdrbuf[3], sizeof hdrbuf[3], "%s time avg", devname);
-        PROF__COL(hdrbuf[0], 12, '>'); PROF__COL(hdrbuf[1], 12, '>'); PROF__COL(hdrbuf[2], 12, '>'); PROF__COL(hdrbuf[3], 12, '>');
+    if (t->profile_memory) { prof__tb_col(t, "CPU Mem", 12, '>'); prof__tb_col(t, "Self CPU Mem", 12, '>'); }
+    if (t->profile_memory && t->use_device && t->has_dev_mem) { /* nested under profile_memory, as in PyTorch */
+        if (!prof__tb_dev_hdr(t, 4, "", " Mem") || !prof__tb_dev_hdr(t, 5, "Self ", " Mem")) return -1;
+        prof__tb_col(t, t->dev_hdr[4], 12, '>');
+        prof__tb_col(t, t->dev_hdr[5], 12, '>');
     }
-    if (profile_memory) { PROF__COL("CPU Mem", 12, '>'); PROF__COL("Self CPU Mem", 12, '>'); }
-    if (profile_memory && use_device && has_dev_mem) { /* nested under profile_memory, as in PyTorch */
-        snprintf(hdrbuf[4], sizeof hdrbuf[4], "%s Mem", devname);
-        snprintf(hdrbuf[5], sizeof hdrbuf[5], "Self %s Mem", devname);
-        PROF__COL(hdrbuf[4], 12, '>'); PROF__COL(hdrbuf[5], 12, '>');
-    }
-    PROF__COL("# of Calls", 12, '>');
-    if (append_node) PROF__COL("Node ID", 12, '>');
-    if (has_shapes) PROF__COL("Input Shapes", shapes_w, '>');
-    if (has_stack) PROF__COL("Source Location", src_w, '<');
-    if (with_flops) {
-        int64_t mn = 0;
-        for (i = 0; i < n; i++) if (rows[i]->flops > 0 && (mn == 0 || rows[i]->flops < mn)) mn = rows[i]->flops;
-        if (mn > 0) {
-            static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
-            static const double scales[] = { 1.0, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15 };
-            /* PyTorch: floor(min(log10(mn) / 3, 5)), pow(10, -3 * that).
-               Counted in integers (no libm): whole thousands, except that
-               in doubles log10 of the two integers just below 1e15 rounds
-               up to 15 (glibc's pow of 10 is exact for these) */
-            int k = 0;
-            int64_t v = mn;
-            while (v >= 1000 && k < 5) { v /= 1000; k++; }
-            if (mn >= 999999999999998LL) k = 5;
-            flops_scale = scales[k];
-            snprintf(flops_hdr, sizeof flops_hdr, "Total %s", units[k]);
-            PROF__COL(flops_hdr, 12, '>');
-        } else {
-            with_flops = 0;
-        }
-    }
-#undef PROF__COL
-    line_len = 0;
-    for (i = 0; i < (size_t)ncols; i++) line_len += cols[i].width + 2;
-    line_len -= 2;
-    tab.b = b;
-    tab.cols = cols;
-    tab.ncols = ncols;
+    prof__tb_col(t, "# of Calls", 12, '>');
+    if (t->append_node) prof__tb_col(t, "Node ID", 12, '>');
+    if (t->has_shapes) prof__tb_col(t, "Input Shapes", t->shapes_w, '>');
+    if (t->has_stack) prof__tb_col(t, "Source Location", t->src_w, '<');
+    if (t->with_flops && (t->with_flops = prof__tb_flops_unit(t)) != 0) prof__tb_col(t, t->flops_hdr, 12, '>');
+    for (k = 0; k < (size_t)t->ncols; k++) t->line_len += t->cols[k].width + 2;
+    t->line_len -= 2;
+    t->tab.b = t->b;
+    t->tab.cols = t->cols;
+    t->tab.ncols = t->ncols;
+    return 0;
+}
 
-    for (i = 0; i < n; i++) {
-        sum_self_cpu += prof__us(rows[i]->self_cpu_time_total_ns);
-        if (rows[i]->device_type == PROF_DEVICE_CPU ? rows[i]->is_legacy : !rows[i]->is_user_annotation)
-            sum_self_dev += prof__us(rows[i]->self_device_time_total_ns);
+/* Phase 5: the totals the percentages are of, in table order. */
+static PROF__NI void prof__tb_sums(prof__table *t) {
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        const prof_avg *r = t->rows[i];
+        t->sum_self_cpu += prof__us(r->self_cpu_time_total_ns);
+        if (r->device_type == PROF_DEVICE_CPU ? r->is_legacy : !r->is_user_annotation)
+            t->sum_self_dev += prof__us(r->self_device_time_total_ns);
     }
+}
 
-    if (o.header) { prof__buf_chars(b, '=', (long)line_len); prof__buf_str(b, "\n"); prof__buf_str(b, o.header); prof__buf_str(b, "\n"); }
-    if (o.top_level_events_only) {
-        prof__buf_chars(b, '=', (long)line_len);
+static PROF__NI void prof__tb_sep(prof__table *t) {
+    int c;
+    for (c = 0; c < t->ncols; c++) { prof__buf_chars(t->b, '-', (long)t->cols[c].width); prof__buf_str(t->b, "  "); }
+    prof__buf_str(t->b, "\n");
+}
+/* Phase 6: the header line, the note on top-level ops, the column heads. */
+static PROF__NI void prof__tb_head(prof__table *t) {
+    prof__buf *b = t->b;
+    if (t->o.header) { prof__buf_chars(b, '=', (long)t->line_len); prof__buf_str(b, "\n"); prof__buf_str(b, t->o.header); prof__buf_str(b, "\n"); }
+    if (t->o.top_level_events_only) {
+        prof__buf_chars(b, '=', (long)t->line_len);
         prof__buf_str(b, "\nThis report only display top-level ops statistics\n");
     }
-#define PROF__SEP() do { int c_; for (c_ = 0; c_ < ncols; c_++) { prof__buf_chars(b, '-', (long)cols[c_].width); prof__buf_str(b, "  "); } prof__buf_str(b, "\n"); } while (0)
-    PROF__SEP();
-    prof__row_out(&tab, headers);
-    PROF__SEP();
+    prof__tb_sep(t);
+    prof__row_out(&t->tab, t->headers);
+    prof__tb_sep(t);
+}
 
-    for (i = 0; i < n; i++) {
-        const prof_avg *r = rows[i];
-        int c = 0, k;
-        size_t cut;
-        if (row_limit >= 0 && limit_count == row_limit) break;
-        if (o.top_level_events_only && r->has_cpu_parent) continue;
-        limit_count++;
-        for (k = 0; k < PROF__MAXCOLS; k++) { cells[k][0] = 0; vals[k] = cells[k]; }
-        if (o.max_name_column_width > 0 && (cut_name = prof__name_cut(r->key, o.max_name_column_width)) >= 0)
-            vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", r->key, (size_t)cut_name, "...");
-        else
-            vals[c] = r->key;
+/* A name cell: name[:w - 3] + "..." when it is too long (001's rule). */
+static PROF__NI const char *prof__tb_name_cell(prof__table *t, int c, const char *name) {
+    long cut = t->o.max_name_column_width > 0 ? prof__name_cut(name, t->o.max_name_column_width) : -1;
+    return cut >= 0 ? prof__cell_text(t->cells[c], &t->spill[c], &t->oom, "", name, (size_t)cut, "...") : name;
+}
+/* Phase 7, per row: its cells, then its row, then the rest of its stack
+   (one row each, in the last column) and an empty row. */
+static PROF__NI void prof__tb_row(prof__table *t, const prof_avg *r) {
+    const char *unit = t->o.time_unit;
+    char (*cells)[PROF__CELL] = t->cells;
+    const char **vals = t->vals;
+    int c = 0, k;
+    for (k = 0; k < PROF__MAXCOLS; k++) { cells[k][0] = 0; vals[k] = cells[k]; }
+    vals[c] = prof__tb_name_cell(t, c, r->key);
+    c++;
+    if (t->has_overload) { vals[c] = prof__tb_name_cell(t, c, r->overload_name ? r->overload_name : ""); c++; }
+    prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), t->sum_self_cpu);
+    prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), unit);
+    if (r->is_async) snprintf(cells[c++], PROF__CELL, "0");
+    else prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), t->sum_self_cpu);
+    prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), unit);
+    prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->cpu_time_total_ns, r->count), unit);
+    if (t->has_dev_time) {
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), unit);
+        prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), t->sum_self_dev);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->device_time_total_ns), unit);
+        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->device_time_total_ns, r->count), unit);
+    }
+    if (t->profile_memory) {
+        prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
+        prof__fmt_memory(cells[c++], PROF__CELL, r->self_cpu_memory_usage);
+    }
+    if (t->profile_memory && t->use_device && t->has_dev_mem) {
+        prof__fmt_memory(cells[c++], PROF__CELL, r->device_memory_usage);
+        prof__fmt_memory(cells[c++], PROF__CELL, r->self_device_memory_usage);
+    }
+    snprintf(cells[c++], PROF__CELL, "%lld", (long long)r->count);
+    if (t->append_node) snprintf(cells[c++], PROF__CELL, "%d", r->node_id);
+    if (t->has_shapes) {
+        const char *s = r->input_shapes ? r->input_shapes : "None";
+        vals[c] = prof__cell_text(cells[c], &t->spill[c], &t->oom, "", s, prof__cp_prefix(s, t->shapes_w), "");
         c++;
-        if (has_overload) {
-            const char *ov = r->overload_name ? r->overload_name : "";
-            if (o.max_name_column_width > 0 && (cut_name = prof__name_cut(ov, o.max_name_column_width)) >= 0)
-                vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", ov, (size_t)cut_name, "...");
-            else
-                vals[c] = ov;
-            c++;
+    }
+    /* 001 appends the FLOPs value before the source location although its
+       headers have them the other way round; kept as PyTorch prints. */
+    if (t->with_flops) {
+        if (r->flops <= 0) snprintf(cells[c++], PROF__CELL, "--");
+        else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * t->flops_scale);
+    }
+    if (t->has_stack) {
+        if (r->stack_depth > 0) {
+            const char *pre, *tail = prof__trim_path(r->stack[0], t->src_w, &pre);
+            vals[c] = prof__cell_text(cells[c], &t->spill[c], &t->oom, pre, tail, strlen(tail), "");
         }
-        prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), sum_self_cpu);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_cpu_time_total_ns), o.time_unit);
-        if (r->is_async) snprintf(cells[c++], PROF__CELL, "0");
-        else prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), sum_self_cpu);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->cpu_time_total_ns), o.time_unit);
-        prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->cpu_time_total_ns, r->count), o.time_unit);
-        if (has_dev_time) {
-            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), o.time_unit);
-            prof__fmt_share(cells[c++], PROF__CELL, prof__us(r->self_device_time_total_ns), sum_self_dev);
-            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__us(r->device_time_total_ns), o.time_unit);
-            prof__fmt_time_unit(cells[c++], PROF__CELL, prof__avg_us(r->device_time_total_ns, r->count), o.time_unit);
-        }
-        if (profile_memory) {
-            prof__fmt_memory(cells[c++], PROF__CELL, r->cpu_memory_usage);
-            prof__fmt_memory(cells[c++], PROF__CELL, r->self_cpu_memory_usage);
-        }
-        if (profile_memory && use_device && has_dev_mem) {
-            prof__fmt_memory(cells[c++], PROF__CELL, r->device_memory_usage);
-            prof__fmt_memory(cells[c++], PROF__CELL, r->self_device_memory_usage);
-        }
-        snprintf(cells[c++], PROF__CELL, "%lld", (long long)r->count);
-        if (append_node) snprintf(cells[c++], PROF__CELL, "%d", r->node_id);
-        if (has_shapes) {
-            const char *s = r->input_shapes ? r->input_shapes : "None";
-            cut = prof__cp_prefix(s, shapes_w);
-            vals[c] = prof__cell_text(cells[c], &spill[c], &oom, "", s, cut, "");
-            c++;
-        }
-        /* 001 appends the FLOPs value before the source location although
-           its headers have them the other way round; kept as PyTorch prints. */
-        if (with_flops) {
-            if (r->flops <= 0) snprintf(cells[c++], PROF__CELL, "--");
-            else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * flops_scale);
-        }
-        if (has_stack) {
-            if (r->stack_depth > 0) {
-                const char *pre, *tail = prof__trim_path(r->stack[0], src_w, &pre);
-                vals[c] = prof__cell_text(cells[c], &spill[c], &oom, pre, tail, strlen(tail), "");
+        c++;
+    }
+    prof__row_out(&t->tab, vals);
+    if (!t->has_stack) return;
+    for (k = 1; k < r->stack_depth; k++) {
+        int z;
+        const char *pre, *tail = prof__trim_path(r->stack[k], t->src_w, &pre);
+        for (z = 0; z < t->ncols; z++) vals[z] = "";
+        vals[t->ncols - 1] = prof__cell_text(cells[0], &t->spill[0], &t->oom, pre, tail, strlen(tail), "");
+        prof__row_out(&t->tab, vals);
+    }
+    for (k = 0; k < t->ncols; k++) vals[k] = "";
+    prof__row_out(&t->tab, vals);
+}
+
+/* Phase 8: the closing line and the totals. */
+static PROF__NI void prof__tb_foot(prof__table *t) {
+    char tbuf[64];
+    prof__tb_sep(t);
+    prof__fmt_time_unit(tbuf, sizeof tbuf, t->sum_self_cpu, t->o.time_unit);
+    prof__buf_fmt(t->b, "Self CPU time total: %s\n", tbuf);
+    if (t->has_dev_time) {
+        prof__fmt_time_unit(tbuf, sizeof tbuf, t->sum_self_dev, t->o.time_unit);
+        prof__buf_fmt(t->b, "Self %s time total: %s\n", t->devname, tbuf);
+    }
+}
+
+/* PyTorch's _build_table (001) over rows_in[0..n), appended to b. */
+static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
+                                              int profile_memory, int with_flops, const prof_table_options *opt_in) {
+    prof__table *t;
+    prof_result rc;
+    size_t i;
+    int shown = 0;
+    if (n == 0) return PROF_OK;
+    /* on the heap: its cells are 24 KiB */
+    if (!(t = (prof__table *)PROF_MALLOC(sizeof *t))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
+    memset(t, 0, sizeof *t);
+    t->b = b;
+    t->n = n;
+    t->use_device = use_device;
+    t->profile_memory = profile_memory;
+    t->with_flops = with_flops;
+    if ((rc = prof__tb_options(t, opt_in)) == PROF_OK) {
+        if (prof__tb_scan(t, rows_in) != 0 || prof__tb_sort(t) != 0 || prof__tb_columns(t) != 0) {
+            t->oom = 1;
+        } else {
+            prof__tb_sums(t);
+            prof__tb_head(t);
+            for (i = 0; i < n && !(t->row_limit >= 0 && shown == t->row_limit); i++) {
+                if (t->o.top_level_events_only && t->rows[i]->has_cpu_parent) continue;
+                shown++;
+                prof__tb_row(t, t->rows[i]);
             }
-            c++;
+            prof__tb_foot(t);
         }
-        prof__row_out(&tab, vals);
-        if (has_stack) {
-            for (k = 1; k < r->stack_depth; k++) {
-                int z;
-                const char *pre, *tail = prof__trim_path(r->stack[k], src_w, &pre);
-                for (z = 0; z < ncols; z++) vals[z] = "";
-                vals[ncols - 1] = prof__cell_text(cells[0], &spill[0], &oom, pre, tail, strlen(tail), "");
-                prof__row_out(&tab, vals);
-            }
-            for (k = 0; k < ncols; k++) vals[k] = "";
-            prof__row_out(&tab, vals);
+        if (t->oom || b->oom) {
+            b->oom = 1;
+            rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
         }
     }
-    PROF__SEP();
-#undef PROF__SEP
-    {
-        char tbuf[64];
-        prof__fmt_time_unit(tbuf, sizeof tbuf, sum_self_cpu, o.time_unit);
-        prof__buf_fmt(b, "Self CPU time total: %s\n", tbuf);
-        if (has_dev_time) {
-            prof__fmt_time_unit(tbuf, sizeof tbuf, sum_self_dev, o.time_unit);
-            prof__buf_fmt(b, "Self %s time total: %s\n", devname, tbuf);
-        }
-    }
-    for (i = 0; i < PROF__MAXCOLS; i++) PROF_FREE(spill[i]);
-    PROF_FREE(rows);
-    if (oom) b->oom = 1;
-    if (b->oom) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    return PROF_OK;
+    for (i = 0; i < PROF__MAXCOLS; i++) PROF_FREE(t->spill[i]);
+    for (i = 0; i < 6; i++) PROF_FREE(t->dev_hdr[i]);
+    PROF_FREE(t->devname);
+    PROF_FREE(t->rows);
+    PROF_FREE(t);
+    return rc;
 }
 
 static PROF__NI char *prof__table_string(prof__buf *b, prof_result r) {
@@ -8993,12 +9129,12 @@ static struct {
     prof__cubuf *done, **tail;
     size_t outstanding;
     uint64_t dropped;
-    char devices[4096];        /* deviceProperties entries, each device once per process */
+    prof__buf devices;         /* deviceProperties entries, each device once per process */
     uint64_t devices_seen;     /* bit id: device id < 64 already in devices */
     CUpti_SubscriberHandle subscriber;
     prof__cuhidden *hidden;    /* gather -> correlate */
     size_t nhidden, caphidden;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, "", 0, NULL, NULL, 0, 0 };
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
 
 /* The subscription only reserves CUPTI for us; no callback is enabled. */
 static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
@@ -9253,256 +9389,312 @@ static PROF__NI int prof__cu_span_ok(prof_events *e, uint64_t start, uint64_t en
     return 1;
 }
 
-/* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel" as Kineto names them;
-   "cuMemAlloc_v2" keeps its suffix (4 digits or more only). */
-static PROF__NI void prof__cu_api_name(char *name, size_t size, int driver, uint32_t cbid) {
+/* prof__cupti_gather's state: the list being filled, the session's window
+   on CLOCK_MONOTONIC, and a scratch buffer for the names it formats, which
+   grows to whatever length a name has. */
+typedef char *(*prof__demangle_fn)(const char *, char *, size_t *, int *);
+typedef struct prof__cu_gather {
+    prof_events *e;
+    prof__key **keys;
+    size_t *nkeys, *capkeys;
+    const prof__cu_thr *thr;
+    size_t nthr;
+    int64_t mono_start, mono_stop;
+    size_t first_key;           /* the first key this gather added */
+    prof__demangle_fn demangle; /* __cxa_demangle when the process has it */
+    prof__map ctx_dev;          /* context -> device, for synchronization records */
+    prof__buf name;             /* the name being formatted */
+} prof__cu_gather;
+
+static PROF__NI int64_t prof__cug_ns(const prof__cu_gather *g, uint64_t t) { return (int64_t)t - g->mono_start; }
+static PROF__NI int prof__cug_in(const prof__cu_gather *g, uint64_t t) { return (int64_t)t >= g->mono_start && (int64_t)t <= g->mono_stop; }
+/* The name formatted into the scratch buffer: NULL when out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static PROF__NI const char *prof__cug_name(prof__cu_gather *g, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    g->name.n = 0;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !prof__grow((void *)&g->name.p, &g->name.cap, (size_t)n + 1, 1)) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(g->name.p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    g->name.n = (size_t)n;
+    return g->name.p;
+}
+
+/* An API call's name as Kineto gives it: "cudaLaunchKernel_v7000" ->
+   "cudaLaunchKernel" ("cuMemAlloc_v2" keeps its suffix: 4 digits or more
+   only); CUDA 13 compiles <<<>>> to __cudaLaunchKernel, named as the
+   launch it is, cudaLaunchKernel, as CUDA 12 records it. */
+static PROF__NI const char *prof__cug_api_name(prof__cu_gather *g, int driver, uint32_t cbid) {
     const char *cbname = NULL;
-    size_t len;
+    size_t len, end;
     if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &cbname) != CUPTI_SUCCESS || !cbname)
         cbname = driver ? "cuda_driver_call" : "cuda_runtime_call";
-    snprintf(name, size, "%s", cbname);
-    len = strlen(name);
-    while (len > 0 && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-    if (len >= 2 && name[len - 1] == 'v' && name[len - 2] == '_' && strlen(name) - len >= 4) name[len - 2] = 0;
+    len = end = strlen(cbname);
+    while (end > 0 && cbname[end - 1] >= '0' && cbname[end - 1] <= '9') end--;
+    if (end >= 2 && cbname[end - 1] == 'v' && cbname[end - 2] == '_' && len - end >= 4) len = end - 2;
+    if (!driver && !(prof__cu.flags & PROF_CUDA_ALL_API) && len >= 18 && strncmp(cbname, "__cudaLaunchKernel", 18) == 0) {
+        cbname += 2;
+        len -= 2;
+    }
+    g->name.n = 0;
+    prof__buf_put(&g->name, cbname, len);
+    if (g->name.oom) { g->name.oom = 0; return NULL; }
+    return g->name.p ? g->name.p : "";
 }
 
 /* The deviceProperties entry of a DEVICE record (Kineto's keys), once per
-   device and process. */
+   device and process, appended to prof__cu.devices (a name of any length). */
 static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
-    char entry[768];
+    prof__buf *b = &prof__cu.devices;
+    size_t at = b->n;
     prof__w jw;
-    char jname[520];
-    size_t have;
+    char *jname;
+    size_t jcap;
+    const char *name = d->name ? d->name : "";
     if (d->id < 64 && (prof__cu.devices_seen >> d->id & 1u)) return;
-    prof__w_mem(&jw, jname, sizeof jname);
-    prof__w_json_str(&jw, d->name ? d->name : "");
-    snprintf(entry, sizeof entry,
-             "%s    {\"id\": %u, \"name\": %.*s, \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
-             "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
-             "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
-             "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
-             prof__cu.devices[0] ? ",\n" : "", d->id, (int)(jw.err ? 2 : jw.n), jw.err ? "\"\"" : jname, (unsigned long long)d->globalMemorySize,
-             d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
-             d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
-             d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
-             d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
-    have = strlen(prof__cu.devices);
-    if (have + strlen(entry) + 1 < sizeof prof__cu.devices) {
-        memcpy(prof__cu.devices + have, entry, strlen(entry) + 1);
-        if (d->id < 64) prof__cu.devices_seen |= (uint64_t)1 << d->id;
+    /* the name as a JSON string: at most 6 bytes per byte, and the quotes */
+    jcap = strlen(name) * 6 + 3;
+    if (!(jname = (char *)PROF_MALLOC(jcap))) return;
+    prof__w_mem(&jw, jname, jcap);
+    prof__w_json_str(&jw, name);
+    if (b->n) prof__buf_str(b, ",\n");
+    prof__buf_fmt(b, "    {\"id\": %u, \"name\": ", d->id);
+    prof__buf_put(b, jw.err ? "\"\"" : jname, jw.err ? 2 : jw.n);
+    prof__buf_fmt(b, ", \"totalGlobalMem\": %llu, \"computeMajor\": %u, \"computeMinor\": %u, "
+                     "\"maxThreadsPerBlock\": %u, \"maxThreadsPerMultiprocessor\": %u, \"regsPerBlock\": %u, "
+                     "\"regsPerMultiprocessor\": %u, \"warpSize\": %u, \"sharedMemPerBlock\": %u, "
+                     "\"sharedMemPerMultiprocessor\": %u, \"numSms\": %u}",
+                  (unsigned long long)d->globalMemorySize, d->computeCapabilityMajor, d->computeCapabilityMinor, d->maxThreadsPerBlock,
+                  d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
+                  d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
+                  d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
+    PROF_FREE(jname);
+    if (b->oom) { /* no memory: the entry is left out, the next device may fit */
+        b->oom = 0;
+        b->n = at;
+        if (b->p) b->p[at] = 0;
+        return;
     }
+    if (d->id < 64) prof__cu.devices_seen |= (uint64_t)1 << d->id;
 }
 
-/* Drains the completed buffers into keys (device events and API calls),
-   memory records and the list's CUDA details. */
-static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
-                                       int64_t mono_start, int64_t mono_stop) {
-    prof__cubuf *list, *b;
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    demangle_fn demangle;
-    prof__map ctx_dev;   /* context -> device, for synchronization records */
-    int rc = 0;
-    size_t first_key = *nkeys;
-    memset(&ctx_dev, 0, sizeof ctx_dev);
-    {   /* a function pointer from dlsym: copied, as POSIX allows */
-        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        memcpy(&demangle, &sym, sizeof demangle);
-    }
+/* Phase 1: the completed buffers are taken (CUPTI's drops counted, the
+   hidden calls of a stop that failed before correlating forgotten). */
+static PROF__NI prof__cubuf *prof__cug_take(prof__cu_gather *g) {
+    prof__cubuf *list;
     pthread_mutex_lock(&prof__cu.lock);
     list = prof__cu.done;
     prof__cu.done = NULL;
     prof__cu.tail = &prof__cu.done;
-    e->stats.dropped += prof__cu.dropped; /* the cap's own warning counts only the CPU's */
+    g->e->stats.dropped += prof__cu.dropped; /* the cap's own warning counts only the CPU's */
     if (prof__cu.dropped)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
     prof__cu.dropped = 0;
-    PROF_FREE(prof__cu.hidden); /* a stop that failed before correlating */
+    PROF_FREE(prof__cu.hidden);
     prof__cu.hidden = NULL;
     prof__cu.nhidden = prof__cu.caphidden = 0;
     pthread_mutex_unlock(&prof__cu.lock);
-#define PROF__CU_NS(t) ((int64_t)(t) - mono_start)
-#define PROF__CU_IN(s) ((int64_t)(s) >= mono_start && (int64_t)(s) <= mono_stop)
-#define PROF__CU_SPAN(r) prof__cu_span_ok(e, (r)->start, (r)->end, mono_start, mono_stop)
-    for (b = list; b && !rc; b = b->next) {
-        CUpti_Activity *rec = NULL;
-        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) {
-            prof__extra *x = NULL;
-            prof__cuinfo *ci;
-            char name[256];
-            const void *raw = rec; /* each kind's record type is read through this: no type-punned cast */
-            switch (rec->kind) {
-            case CUPTI_ACTIVITY_KIND_KERNEL:
-            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-                const prof__cu_kernel_rec *k = (const prof__cu_kernel_rec *)raw;
-                char *dem = NULL;
-                int status = -1;
-                if (!PROF__CU_SPAN(k)) break;
-                if (demangle && k->name) dem = demangle(k->name, NULL, NULL, &status);
-                ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(k->start), PROF__CU_NS(k->end), k->deviceId, k->contextId,
-                                           k->streamId, k->correlationId, (dem && status == 0) ? dem : (k->name ? k->name : "kernel"),
-                                           PROF_SITE_GPU_KERNEL, 1);
-                free(dem); /* __cxa_demangle allocates with malloc */
-                if (!ci) { rc = -1; break; }
-                ci->grid[0] = k->gridX; ci->grid[1] = k->gridY; ci->grid[2] = k->gridZ;
-                ci->block[0] = k->blockX; ci->block[1] = k->blockY; ci->block[2] = k->blockZ;
-                ci->registers = k->registersPerThread;
-                ci->shared_static = k->staticSharedMemory;
-                ci->shared_dynamic = k->dynamicSharedMemory;
-                ci->queued = k->queued && k->queued != (uint64_t)-1 ? PROF__CU_NS(k->queued) : -1;
-                ci->graph_id = k->graphId;
-                ci->graph_node = k->graphNodeId;
-                {
-                    int found;
-                    uint32_t *slot = prof__map_slot(&ctx_dev, k->contextId, &found);
-                    if (slot) *slot = k->deviceId;
-                }
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMCPY: {
-                const prof__cu_memcpy_rec *m = (const prof__cu_memcpy_rec *)raw;
-                if (!PROF__CU_SPAN(m)) break;
-                snprintf(name, sizeof name, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
-                /* correlationId is the driver call's; the runtime call around
-                   it (cudaMemcpy*), the one kept as an event, has its own */
-                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
-                                                 m->streamId, m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId,
-                                                 name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
-                ci->bytes = m->bytes;
-                ci->graph_id = m->graphId;
-                ci->graph_node = m->graphNodeId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-                const prof__cu_ptop_rec *m = (const prof__cu_ptop_rec *)raw;
-                if (!PROF__CU_SPAN(m)) break;
-                snprintf(name, sizeof name, "Memcpy PtoP (%s -> %s)", prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
-                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
-                                                 m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMCPY, 2))) { rc = -1; break; }
-                ci->bytes = m->bytes;
-                ci->src_device = (int32_t)m->srcDeviceId;
-                ci->dst_device = (int32_t)m->dstDeviceId;
-                ci->graph_id = m->graphId;
-                ci->graph_node = m->graphNodeId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMSET: {
-                const prof__cu_memset_rec *m = (const prof__cu_memset_rec *)raw;
-                if (!PROF__CU_SPAN(m)) break;
-                snprintf(name, sizeof name, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
-                if (!(ci = prof__cu_device_event(e, keys, nkeys, capkeys, PROF__CU_NS(m->start), PROF__CU_NS(m->end), m->deviceId, m->contextId,
-                                                 m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMSET, 3))) { rc = -1; break; }
-                ci->bytes = m->bytes;
-                ci->graph_id = m->graphId;
-                ci->graph_node = m->graphNodeId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_RUNTIME:
-            case CUPTI_ACTIVITY_KIND_DRIVER: {
-                const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)raw;
-                int driver = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
-                uint64_t tid;
-                if (!a->start || !PROF__CU_IN(a->start) || a->end < a->start) break;
-                prof__cu_api_name(name, sizeof name, driver, a->cbid);
-                /* CUDA 13 compiles <<<>>> to __cudaLaunchKernel: named as the
-                   launch it is, cudaLaunchKernel, as CUDA 12 records it */
-                if (!driver && !(prof__cu.flags & PROF_CUDA_ALL_API) && strncmp(name, "__cudaLaunchKernel", 18) == 0)
-                    memmove(name, name + 2, strlen(name + 2) + 1);
-                tid = prof__cu_tid(thr, nthr, a->threadId);
-                if (!prof__cu_api_kept(name, driver)) {
-                    /* not an event; kept aside for the GPU work it launched */
-                    if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) { rc = -1; break; }
-                    prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
-                    prof__cu.hidden[prof__cu.nhidden].tid = tid;
-                    prof__cu.hidden[prof__cu.nhidden].start = PROF__CU_NS(a->start);
-                    prof__cu.nhidden++;
-                    break;
-                }
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(a->start), PROF__CU_NS(a->end), tid, name,
-                                 PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
-                if (!x) { rc = -1; break; }
-                x->correlation = a->correlationId;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-                const prof__cu_sync_rec *s = (const prof__cu_sync_rec *)raw;
-                static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
-                uint32_t dev;
-                /* a context-wide sync has no stream: its own "sync" lane */
-                int64_t lane = s->streamId == CUPTI_INVALID_STREAM_ID ? -1 : (int64_t)s->streamId;
-                if (!s->start || !PROF__CU_IN(s->start) || s->end < s->start) break;
-                dev = prof__map_get(&ctx_dev, s->contextId); /* settled again after the pass */
-                /* on the stream's lane; not device time (flagged as an annotation) */
-                x = prof__cu_key(e, keys, nkeys, capkeys, PROF__CU_NS(s->start), PROF__CU_NS(s->end), (uint64_t)lane,
-                                 names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
-                if (!x) { rc = -1; break; }
-                x->correlation = s->correlationId;
-                x->device_index = dev == UINT32_MAX ? 0 : (int)dev;
-                if (!(ci = (prof__cuinfo *)prof__arena_alloc(&e->arena, sizeof *ci))) { rc = -1; break; }
-                memset(ci, 0, sizeof *ci);
-                ci->kind = 4;
-                ci->context = s->contextId;
-                ci->src_device = ci->dst_device = -1;
-                x->cu = ci;
-                x->has_resource = 1;
-                x->resource_id = lane;
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_DEVICE: {
-                const prof__cu_device_rec *d = (const prof__cu_device_rec *)raw;
-                prof__cu_device_props(d);
-                free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMORY2: {
-                const prof__cu_memory_rec *m = (const prof__cu_memory_rec *)raw;
-                int64_t bytes;
-                /* pinned and pageable host memory is the host's, not the device's */
-                int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
-                if (!m->timestamp || !PROF__CU_IN(m->timestamp)) break;
-                if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
-                else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
-                else break;
-                if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) { rc = -1; break; }
-                e->mem[e->nmem].ts = PROF__CU_NS(m->timestamp);
-                e->mem[e->nmem].bytes = bytes;
-                e->mem[e->nmem].total = 0;
-                e->mem[e->nmem].ptr = m->address;
-                /* the thread is the runtime call's: fixed up by correlation below */
-                e->mem[e->nmem].thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
-                e->mem[e->nmem].device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
-                e->mem[e->nmem].device_index = host ? -1 : (int)m->deviceId;
-                e->mem[e->nmem].category = NULL;
-                e->nmem++;
-                break;
-            }
-            default:
-                break;
-            }
-        }
+    return list;
+}
+
+/* Phase 2, one function per record kind; each returns -1 when out of
+   memory, 0 otherwise (a record outside the session is skipped). */
+static PROF__NI int prof__cug_kernel(prof__cu_gather *g, const prof__cu_kernel_rec *k) {
+    prof__cuinfo *ci;
+    char *dem = NULL;
+    int status = -1, found;
+    uint32_t *slot;
+    if (!prof__cu_span_ok(g->e, k->start, k->end, g->mono_start, g->mono_stop)) return 0;
+    if (g->demangle && k->name) dem = g->demangle(k->name, NULL, NULL, &status);
+    ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, k->start), prof__cug_ns(g, k->end), k->deviceId,
+                               k->contextId, k->streamId, k->correlationId, (dem && status == 0) ? dem : (k->name ? k->name : "kernel"),
+                               PROF_SITE_GPU_KERNEL, 1);
+    free(dem); /* __cxa_demangle allocates with malloc */
+    if (!ci) return -1;
+    ci->grid[0] = k->gridX; ci->grid[1] = k->gridY; ci->grid[2] = k->gridZ;
+    ci->block[0] = k->blockX; ci->block[1] = k->blockY; ci->block[2] = k->blockZ;
+    ci->registers = k->registersPerThread;
+    ci->shared_static = k->staticSharedMemory;
+    ci->shared_dynamic = k->dynamicSharedMemory;
+    ci->queued = k->queued && k->queued != (uint64_t)-1 ? prof__cug_ns(g, k->queued) : -1;
+    ci->graph_id = k->graphId;
+    ci->graph_node = k->graphNodeId;
+    if ((slot = prof__map_slot(&g->ctx_dev, k->contextId, &found)) != NULL) *slot = k->deviceId;
+    return 0;
+}
+static PROF__NI int prof__cug_memcpy(prof__cu_gather *g, const prof__cu_memcpy_rec *m) {
+    prof__cuinfo *ci;
+    const char *name;
+    if (!prof__cu_span_ok(g->e, m->start, m->end, g->mono_start, g->mono_stop)) return 0;
+    name = prof__cug_name(g, "Memcpy %s (%s -> %s)", prof__cu_copy_kind(m->copyKind), prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
+    /* correlationId is the driver call's; the runtime call around it
+       (cudaMemcpy*), the one kept as an event, has its own */
+    if (!name || !(ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, m->start), prof__cug_ns(g, m->end),
+                                              m->deviceId, m->contextId, m->streamId,
+                                              m->runtimeCorrelationId ? m->runtimeCorrelationId : m->correlationId, name,
+                                              PROF_SITE_GPU_MEMCPY, 2))) return -1;
+    ci->bytes = m->bytes;
+    ci->graph_id = m->graphId;
+    ci->graph_node = m->graphNodeId;
+    return 0;
+}
+static PROF__NI int prof__cug_ptop(prof__cu_gather *g, const prof__cu_ptop_rec *m) {
+    prof__cuinfo *ci;
+    const char *name;
+    if (!prof__cu_span_ok(g->e, m->start, m->end, g->mono_start, g->mono_stop)) return 0;
+    name = prof__cug_name(g, "Memcpy PtoP (%s -> %s)", prof__cu_mem_kind(m->srcKind), prof__cu_mem_kind(m->dstKind));
+    if (!name || !(ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, m->start), prof__cug_ns(g, m->end),
+                                              m->deviceId, m->contextId, m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMCPY, 2)))
+        return -1;
+    ci->bytes = m->bytes;
+    ci->src_device = (int32_t)m->srcDeviceId;
+    ci->dst_device = (int32_t)m->dstDeviceId;
+    ci->graph_id = m->graphId;
+    ci->graph_node = m->graphNodeId;
+    return 0;
+}
+static PROF__NI int prof__cug_memset(prof__cu_gather *g, const prof__cu_memset_rec *m) {
+    prof__cuinfo *ci;
+    const char *name;
+    if (!prof__cu_span_ok(g->e, m->start, m->end, g->mono_start, g->mono_stop)) return 0;
+    name = prof__cug_name(g, "Memset (%s)", prof__cu_mem_kind(m->memoryKind));
+    if (!name || !(ci = prof__cu_device_event(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, m->start), prof__cug_ns(g, m->end),
+                                              m->deviceId, m->contextId, m->streamId, m->correlationId, name, PROF_SITE_GPU_MEMSET, 3)))
+        return -1;
+    ci->bytes = m->bytes;
+    ci->graph_id = m->graphId;
+    ci->graph_node = m->graphNodeId;
+    return 0;
+}
+/* A runtime or driver call: an event, or, filtered out, kept aside for the
+   GPU work it launched. */
+static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a, int driver) {
+    prof__extra *x;
+    const char *name;
+    uint64_t tid;
+    if (!a->start || !prof__cug_in(g, a->start) || a->end < a->start) return 0;
+    if (!(name = prof__cug_api_name(g, driver, a->cbid))) return -1;
+    tid = prof__cu_tid(g->thr, g->nthr, a->threadId);
+    if (!prof__cu_api_kept(name, driver)) {
+        if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) return -1;
+        prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
+        prof__cu.hidden[prof__cu.nhidden].tid = tid;
+        prof__cu.hidden[prof__cu.nhidden].start = prof__cug_ns(g, a->start);
+        prof__cu.nhidden++;
+        return 0;
     }
-#undef PROF__CU_SPAN
-#undef PROF__CU_IN
-#undef PROF__CU_NS
-    /* synchronization records name a context only: its device is known once
-       every buffer was read */
-    {
-        size_t k;
-        for (k = first_key; k < *nkeys && !rc; k++) {
-            prof__extra *x = &e->ex[(*keys)[k].extra];
-            uint32_t dev;
-            if (!x->cu || x->cu->kind != 4) continue;
-            dev = prof__map_get(&ctx_dev, x->cu->context);
-            if (dev != UINT32_MAX) x->device_index = (int)dev;
-        }
+    x = prof__cu_key(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, a->start), prof__cug_ns(g, a->end), tid, name,
+                     PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
+    if (!x) return -1;
+    x->correlation = a->correlationId;
+    return 0;
+}
+/* A synchronization: on its stream's lane (a context-wide one, which has
+   no stream, on its own "sync" lane); not device time (flagged as an
+   annotation); its device settled once every buffer was read. */
+static PROF__NI int prof__cug_sync(prof__cu_gather *g, const prof__cu_sync_rec *s) {
+    static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
+    int64_t lane = s->streamId == CUPTI_INVALID_STREAM_ID ? -1 : (int64_t)s->streamId;
+    prof__extra *x;
+    prof__cuinfo *ci;
+    uint32_t dev;
+    if (!s->start || !prof__cug_in(g, s->start) || s->end < s->start) return 0;
+    dev = prof__map_get(&g->ctx_dev, s->contextId);
+    x = prof__cu_key(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, s->start), prof__cug_ns(g, s->end), (uint64_t)lane,
+                     names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
+    if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&g->e->arena, sizeof *ci))) return -1;
+    x->correlation = s->correlationId;
+    x->device_index = dev == UINT32_MAX ? 0 : (int)dev;
+    memset(ci, 0, sizeof *ci);
+    ci->kind = 4;
+    ci->context = s->contextId;
+    ci->src_device = ci->dst_device = -1;
+    x->cu = ci;
+    x->has_resource = 1;
+    x->resource_id = lane;
+    return 0;
+}
+/* An allocation or release; pinned and pageable host memory is the host's,
+   not the device's. Its thread is the runtime call's: fixed up by
+   correlation afterwards. */
+static PROF__NI int prof__cug_memory(prof__cu_gather *g, const prof__cu_memory_rec *m) {
+    prof_events *e = g->e;
+    int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+    prof__memrec *r;
+    int64_t bytes;
+    if (!m->timestamp || !prof__cug_in(g, m->timestamp)) return 0;
+    if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
+    else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
+    else return 0;
+    if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
+    r = &e->mem[e->nmem++];
+    r->ts = prof__cug_ns(g, m->timestamp);
+    r->bytes = bytes;
+    r->total = 0;
+    r->ptr = m->address;
+    r->thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
+    r->device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
+    r->device_index = host ? -1 : (int)m->deviceId;
+    r->category = NULL;
+    return 0;
+}
+/* One record, by kind: each kind's record type is read through `raw` (no
+   type-punned cast). */
+static PROF__NI int prof__cug_record(prof__cu_gather *g, const CUpti_Activity *rec) {
+    const void *raw = rec;
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return prof__cug_kernel(g, (const prof__cu_kernel_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMCPY: return prof__cug_memcpy(g, (const prof__cu_memcpy_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: return prof__cug_ptop(g, (const prof__cu_ptop_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMSET: return prof__cug_memset(g, (const prof__cu_memset_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_RUNTIME: return prof__cug_api(g, (const CUpti_ActivityAPI *)raw, 0);
+    case CUPTI_ACTIVITY_KIND_DRIVER: return prof__cug_api(g, (const CUpti_ActivityAPI *)raw, 1);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return prof__cug_sync(g, (const prof__cu_sync_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return prof__cug_memory(g, (const prof__cu_memory_rec *)raw);
+    case CUPTI_ACTIVITY_KIND_DEVICE: {
+        const prof__cu_device_rec *d = (const prof__cu_device_rec *)raw;
+        prof__cu_device_props(d);
+        free((void *)(uintptr_t)d->name); /* the client owns it (cupti_activity.h), malloc'ed by CUPTI */
+        return 0;
     }
-    prof__map_free(&ctx_dev);
+    default: return 0;
+    }
+}
+
+/* Phase 3: synchronization records name a context only: its device is
+   known once every buffer was read. */
+static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
+    size_t k;
+    for (k = g->first_key; k < *g->nkeys; k++) {
+        prof__extra *x = &g->e->ex[(*g->keys)[k].extra];
+        uint32_t dev;
+        if (!x->cu || x->cu->kind != 4) continue;
+        dev = prof__map_get(&g->ctx_dev, x->cu->context);
+        if (dev != UINT32_MAX) x->device_index = (int)dev;
+    }
+}
+
+/* Phase 4: the warnings, the devices' properties, and the buffers freed
+   (whatever happened before: this is the one cleanup). */
+static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int rc) {
+    prof_events *e = g->e;
     if (e->stats.cuda_no_timestamps)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI delivered %llu CUDA kernels, copies or sets without timestamps; they are not in the profile (CUPTI before 13.1 does this)",
                      (unsigned long long)e->stats.cuda_no_timestamps);
     if (e->stats.cuda_unfinished)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%llu CUDA kernels, copies or sets were not finished at prof_stop (those not begun are left out): call cudaDeviceSynchronize() before prof_stop",
                      (unsigned long long)e->stats.cuda_unfinished);
-    if (prof__cu.devices[0] && !(e->device_props = prof__intern(&e->strs, prof__cu.devices))) rc = -1;
+    if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;
+    prof__map_free(&g->ctx_dev);
+    PROF_FREE(g->name.p);
     pthread_mutex_lock(&prof__cu.lock);
     while (list) {
         prof__cubuf *n = list->next;
@@ -9513,6 +9705,36 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     }
     pthread_mutex_unlock(&prof__cu.lock);
     return rc;
+}
+
+/* Drains the completed buffers into keys (device events and API calls),
+   memory records and the list's CUDA details. */
+static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
+                                       int64_t mono_start, int64_t mono_stop) {
+    prof__cu_gather g;
+    prof__cubuf *list, *b;
+    int rc = 0;
+    memset(&g, 0, sizeof g);
+    g.e = e;
+    g.keys = keys;
+    g.nkeys = nkeys;
+    g.capkeys = capkeys;
+    g.thr = thr;
+    g.nthr = nthr;
+    g.mono_start = mono_start;
+    g.mono_stop = mono_stop;
+    g.first_key = *nkeys;
+    {   /* a function pointer from dlsym: copied, as POSIX allows */
+        void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        memcpy(&g.demangle, &sym, sizeof g.demangle);
+    }
+    list = prof__cug_take(&g);
+    for (b = list; b && !rc; b = b->next) {
+        CUpti_Activity *rec = NULL;
+        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) rc = prof__cug_record(&g, rec);
+    }
+    if (!rc) prof__cug_sync_devices(&g);
+    return prof__cug_finish(&g, list, rc);
 }
 
 /* CPU events by thread, then start: the innermost scope open at a time. */

@@ -8,6 +8,9 @@
 #   callgrind_on      PROF_SCOPE, recording on
 #   callgrind_off     PROF_SCOPE, no session (8 per loop iteration)
 #   callgrind_plain   the same loop without the scopes
+#   callgrind_dyn     PROF_SCOPE_DYN with an 11-byte name, recording on
+#   callgrind_floor_dyn  two rdtsc, strlen and copy of that name behind a
+#                     24-byte header, and a 24-byte end record
 # Usage: sh bench/callgrind.sh [path/to/overhead] [N]   (from the repo root)
 set -u
 bin=${1:-build/bench-O2/overhead}
@@ -29,6 +32,7 @@ awk -v n="$n" '/clock_gettime/ { c = $1; gsub(",", "", c); if (c + 0 >= n) found
     echo "# note: prof.h read the clock through clock_gettime under valgrind; counts include it"
 ir() { awk -v f="$1" '$0 ~ ":"f" " { gsub(",", "", $1); print $1; exit }' "$dir/ann"; }
 floor=$(ir loop_floor); on=$(ir loop_on); off=$(ir loop_off8); plain=$(ir loop_plain8)
+dyn=$(ir loop_dyn); floor_dyn=$(ir loop_floor_dyn)
 if [ -z "$floor" ] || [ -z "$on" ] || [ -z "$off" ] || [ -z "$plain" ]; then
     echo "# callgrind: loop functions not found in the profile"
     exit 1
@@ -42,3 +46,12 @@ awk -v n="$n" -v fl="$floor" -v on="$on" -v off="$off" -v pl="$plain" 'BEGIN {
     printf "callgrind_plain %.2f instr\n", pl / n
     printf "callgrind_off_overhead %.2f instr\n", (off - pl) / n
 }'
+# PROF_SCOPE_DYN against its floor (strlen and copy of the same name, the
+# same records): absent from an older overhead binary
+if [ -n "$dyn" ] && [ -n "$floor_dyn" ]; then
+    awk -v n="$n" -v d="$dyn" -v fd="$floor_dyn" 'BEGIN {
+        printf "callgrind_floor_dyn %.2f instr\n", fd / n
+        printf "callgrind_dyn %.2f instr\n", d / n
+        printf "callgrind_dyn_ratio %.3f x\n", d / fd
+    }'
+fi

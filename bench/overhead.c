@@ -473,6 +473,40 @@ static double report(const char *name, const double *v, size_t n, const char *un
 }
 
 
+/* PROF_SCOPE_DYN (one 11-byte name: its cost does not depend on how many
+   there are, see bench/features) and its floor, which reads and copies the
+   same name: strlen, the bytes behind a 24-byte header, then the end
+   record, as prof.h writes them (bench/callgrind.sh counts both). The name
+   goes through a volatile pointer, so neither loop knows its length. */
+static const char dyn_name[] = "dyn_name_01";
+static const char *volatile dyn_name_p = dyn_name;
+NOINLINE static void loop_dyn(size_t n) {
+    size_t i;
+    const char *name = dyn_name_p;
+    for (i = 0; i < n; i++) { PROF_SCOPE_DYN(name); BODY(i); }
+}
+NOINLINE static void loop_floor_dyn(rec24 *buf, size_t n) {
+    size_t i;
+    const char *name = dyn_name_p;
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(name), k = 1 + (len + sizeof(rec24)) / sizeof(rec24);
+        rec24 *head = buf;
+        uint64_t t0, t1;
+        buf->site = (const void *)(uintptr_t)k;
+        buf->t0 = (uint64_t)(uintptr_t)name;
+        buf->t1 = 0;
+        memcpy(buf + 1, name, len + 1);
+        buf += k;
+        t0 = raw_clock();
+        BODY(i);
+        t1 = raw_clock();
+        buf->site = head;
+        buf->t0 = t0;
+        buf->t1 = t1;
+        buf++;
+    }
+}
+
 static int callgrind_mode(size_t n) {
     /* Run under valgrind by bench/callgrind.sh: the loops once each, session
        on without prof_stop (whose sort would dominate the run). */
@@ -482,6 +516,8 @@ static int callgrind_mode(size_t n) {
     loop_off8(n / 8);
     start_session(n);
     loop_on(n);
+    loop_dyn(n);
+    loop_floor_dyn(floor_buffer(3 * n), n); /* an 11-byte name: 3 records a scope */
     return 0;
 }
 

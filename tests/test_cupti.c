@@ -1429,6 +1429,58 @@ static void test_peer_copy(void) {
     prof_events_free(ev);
 }
 
+/* ----- names of any length: kernels (300 and 5000 bytes) and devices
+   (600-byte names, 14 more devices than the two of main) survive whole:
+   no fixed-size name buffer on the way to the events and the trace. ----- */
+static char g_kernel_300[301], g_kernel_5000[5001], g_device_names[14][601];
+static void body_long_names(void) {
+    uint32_t i;
+    at(1000);
+    {
+        PROF_SCOPE("long_names");
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, g_kernel_300, T(2000), T(3000));
+        fake_cupti_launch(FAKE_CUPTI_LAUNCH_RUNTIME, g_kernel_5000, T(3000), T(4000));
+        for (i = 0; i < 14; i++) {
+            CUpti_ActivityDevice5 d = fake_cupti_device(2 + i, g_device_names[i]);
+            CHECK_EQ_INT(fake_cupti_queue_device(&d), 0);
+        }
+        at(6000);
+    }
+}
+static void test_long_names(void) {
+    prof_events *ev;
+    char *text;
+    size_t i, j;
+    for (i = 0; i < 300; i++) g_kernel_300[i] = (char)('a' + i % 26);
+    g_kernel_300[299] = '!'; /* the end is what a cut would lose */
+    for (i = 0; i < 5000; i++) g_kernel_5000[i] = (char)('A' + i % 26);
+    g_kernel_5000[4999] = '?';
+    for (j = 0; j < 14; j++) {
+        for (i = 0; i < 600; i++) g_device_names[j][i] = (char)('a' + (i + j) % 26);
+        snprintf(g_device_names[j] + 590, 11, "#device%02zu", j + 2);
+    }
+    ev = real_session(0, body_long_names);
+    if (!ev) return;
+    CHECK_MSG(find_event(ev, g_kernel_300, 0) >= 0, "a kernel named with 300 bytes is not in the events whole");
+    CHECK_MSG(find_event(ev, g_kernel_5000, 0) >= 0, "a kernel named with 5000 bytes is not in the events whole");
+    check_scope_kernels(ev, "long_names", 2, 2000, "long kernel names");
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace_long_names.json"), PROF_OK);
+    text = slurp("build/cupti/trace_long_names.json", NULL);
+    if (CHECK(text != NULL)) {
+        char want[700];
+        for (j = 0; j < 14; j++) {
+            int k = snprintf(want, sizeof want, "\"id\": %zu, \"name\": \"", j + 2);
+            memcpy(want + k, g_device_names[j], 600);
+            memcpy(want + k + 600, "\"", 2);
+            CHECK_MSG(strstr(text, want) != NULL, "deviceProperties: device %zu (a 600-byte name) is missing or cut", j + 2);
+        }
+        CHECK_MSG(strstr(text, "\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"") != NULL, "deviceProperties: device 0 is gone");
+        CHECK(strstr(text, g_kernel_5000) != NULL);
+        free(text);
+    }
+    prof_events_free(ev);
+}
+
 static void run_child(const char *what, void (*fn)(void)) {
     pid_t p;
     int status = 0;
@@ -1487,6 +1539,7 @@ int main(void) {
     test_lost_and_unfinished();
     test_other_client_follows();
     test_peer_copy();
+    test_long_names();
     test_cpu_only(0);
     CHECK_MSG(fake_cupti_misuse_count() == 0, "prof.h used CUPTI in a way the real library does not survive (%zu times; see the "
               "'fake_cupti: misuse' lines)", fake_cupti_misuse_count());

@@ -435,7 +435,7 @@ static char g_ctl[64];       /* every control byte 0x01..0x1f and 0x7f */
 static char *g_big_a;        /* 1 MB: a 32-byte pattern of trouble */
 static char *g_big_b;        /* 1 MB: another pattern (metadata value) */
 static char *g_big_c;        /* 1 MB: a third (metadata key) */
-static char *g_big_thread;   /* 1 MB of "é": cut at 63 bytes mid-sequence */
+static char *g_big_thread;   /* 1 MB of "é": kept whole */
 
 /* Each escape that a hex digit could follow is closed with "" "". */
 static const char *const HOSTILE[] = {
@@ -1087,7 +1087,7 @@ static void test_recorded(void) {
     cfg.log = check_log;
     g_nmem = g_ninst = 0;
 
-    prof_set_thread_name(g_big_thread);    /* kept as a bounded copy */
+    prof_set_thread_name(g_big_thread);    /* copied whole */
     if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
     CHECK_EQ_INT(prof_add_metadata("session \"key\" \xff", "value \x01\xe2\x82"), PROF_OK);
     keys_add(&keys, "session \"key\" \xff");
@@ -1227,7 +1227,7 @@ static void test_recorded(void) {
     CHECK_EQ_INT(prof_export_memory_timeline(ev, OUT "/rec_mem_cuda0.json", PROF_DEVICE_CUDA, 0), PROF_OK);
     CHECK_EQ_INT(prof_export_memory_timeline(ev, OUT "/rec_mem_cuda1.json", PROF_DEVICE_CUDA, 1), PROF_OK);
 
-    names[0].tid = my_tid(); names[0].name = g_big_thread; names[0].trunc = 1;
+    names[0].tid = my_tid(); names[0].name = g_big_thread; names[0].trunc = 0;
     names[1].tid = tid_a; names[1].name = WA_NAME; names[1].trunc = 0;
     names[2].tid = tid_b; names[2].name = NULL; names[2].trunc = 0;
     tids[0] = names[0].tid; tids[1] = tid_a; tids[2] = tid_b;

@@ -723,13 +723,13 @@ static void test_hostile_fields(void) {
     perfetto_pair(ev, "hostile_pair");
     prof_events_free(ev);
 
-    /* recorded: threads named with each string (63 bytes kept), marks, counters */
+    /* recorded: threads named with each string (kept whole), marks, counters */
     {
         prof_config c;
         memset(&c, 0, sizeof c);
         c.with_stack = PROF_STACK_SCOPES;
         CHECK_EQ_INT(prof_start(&c), PROF_OK);
-        for (k = 0; k < ns - 1; k++) { /* not the 1 MB one: thread names keep 63 bytes */
+        for (k = 0; k < ns - 1; k++) { /* not the 1 MB one (a thread per string) */
             pthread_t th;
             if (CHECK(pthread_create(&th, NULL, host_thread, (void *)(uintptr_t)set[k]) == 0)) pthread_join(th, NULL);
         }

@@ -1414,6 +1414,34 @@ static void test_dyn_names_inline(void) {
     prof_events_free(ev);
 }
 
+/* Every name length from 0 to 200 bytes, each byte different from its
+   neighbours, so that the recorder's word-wise copy (overlapping words,
+   short names in pieces) must put each byte in its place. */
+static void test_dyn_name_lengths(void) {
+    prof_config c = config();
+    prof_events *ev;
+    char name[208];
+    size_t len, i, n, bad = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (len = 0; len <= 200; len++) {
+        for (i = 0; i < len; i++) name[i] = (char)('!' + (i * 7 + len) % 90);
+        name[len] = 0;
+        { PROF_SCOPE_DYN(name); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, 201);
+    for (len = 0; len < n && len <= 200; len++) {
+        const char *got = get(ev, (int64_t)len).name;
+        for (i = 0; i < len; i++) name[i] = (char)('!' + (i * 7 + len) % 90);
+        name[len] = 0;
+        if (strcmp(got, name) != 0 && bad++ < 3) (void)CHECK_MSG(0, "name of %zu bytes came back as \"%s\"", len, got);
+    }
+    CHECK_EQ_INT(bad, 0);
+    prof_events_free(ev);
+}
+
 /* ------------------------------------------------------------------------
    Stacks are a tree: 10000 nesting levels with scope stacks cost memory
    per level, not per event times depth (it was 413 MB at 10k levels). */
@@ -1566,6 +1594,7 @@ int main(void) {
     TIMED(test_exact_accounting());
     TIMED(test_dyn_names_past_cap());
     TIMED(test_dyn_names_inline());
+    TIMED(test_dyn_name_lengths());
     TIMED(test_deep_stacks());
     TIMED(test_long_frames());
     TIMED(test_backward_stacks());

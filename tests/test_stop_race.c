@@ -1,0 +1,160 @@
+/* A scope that closes while prof_stop runs, made deterministic: prof.h
+   built with PROF__TEST_HOOKS calls a hook at fixed points of prof_stop
+   (recording just ended and no thread snapshotted yet; every thread
+   snapshotted and nothing decoded yet), and there this test makes another
+   thread close its open scope. Whatever the point, and whether the scope's
+   record fits in its block, lands exactly at a block's end or comes after
+   the cap was spent, the accounting is exact:
+       scopes_entered == scopes_recorded + scopes_dropped + open_at_stop
+   with the closing scope open at the stop (not in the profile: scopes it
+   opened after recording ended were not recorded). */
+#define PROF__TEST_HOOKS
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <string.h>
+
+enum { ROOM = 0, BLOCK_END = 1 };
+
+typedef struct race {
+    int space;          /* ROOM: the block has room for the record; BLOCK_END: none */
+    int children;       /* ROOM: scopes closed inside the open one before the stop */
+    int refused;        /* scopes begun past the cap (spent), inside the open one */
+    int where;          /* the hook point at which the open scope closes */
+    size_t kept;        /* out: children recorded before the stop */
+    size_t room_left;   /* out: records left in the block just before the close */
+    int step;           /* 0 start, 1 ready (scope open), 2 go, 3 closed */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} race;
+
+static race *g_race;
+
+static void set_step(race *r, int step) {
+    pthread_mutex_lock(&r->lock);
+    r->step = step;
+    pthread_cond_broadcast(&r->cond);
+    pthread_mutex_unlock(&r->lock);
+}
+static void wait_step(race *r, int step) {
+    pthread_mutex_lock(&r->lock);
+    while (r->step < step) pthread_cond_wait(&r->cond, &r->lock);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static size_t room(void) { return (size_t)(prof__tls->end - prof__tls->pos); }
+
+static void *worker(void *arg) {
+    race *r = (race *)arg;
+    int i;
+    {
+        PROF_SCOPE("outer");
+        if (r->space == BLOCK_END) {
+            /* the first record takes a block (none before it: pos and end
+               are NULL), then one record per child: the last one fills
+               the block exactly */
+            { PROF_SCOPE("child"); }
+            r->kept++;
+            while (room() > 0) { PROF_SCOPE("child"); r->kept++; }
+        } else {
+            for (i = 0; i < r->children; i++) { PROF_SCOPE("child"); r->kept++; }
+        }
+        for (i = 0; i < r->refused; i++) { PROF_SCOPE("refused"); }
+        r->room_left = room();
+        set_step(r, 1);
+        wait_step(r, 2);
+        { PROF_SCOPE("late_child"); } /* recording has ended: not entered */
+    } /* "outer" closes here, inside prof_stop */
+    set_step(r, 3);
+    return NULL;
+}
+
+static void hook(int where) {
+    race *r = g_race;
+    if (!r || where != r->where) return;
+    set_step(r, 2);
+    wait_step(r, 3);
+}
+
+static size_t count_named(prof_events *ev, const char *name) {
+    size_t i, n = prof_events_count(ev), k = 0;
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) k++;
+    }
+    return k;
+}
+
+static void quiet(prof_log_level l, prof_result c, const char *m, void *u) { (void)l; (void)c; (void)m; (void)u; }
+
+static void run_case(const char *what, int space, int where, size_t max_events, int refused) {
+    race r;
+    pthread_t th;
+    prof_config c;
+    prof_events *ev;
+    prof_stats st;
+    memset(&r, 0, sizeof r);
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_cond_init(&r.cond, NULL);
+    r.space = space;
+    r.children = 20;
+    r.refused = refused;
+    r.where = where;
+    memset(&c, 0, sizeof c);
+    c.max_events = max_events;
+    c.log = quiet;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
+    if (!CHECK(pthread_create(&th, NULL, worker, &r) == 0)) { prof_events_free(prof_stop()); return; }
+    wait_step(&r, 1);
+    g_race = &r;
+    prof__test_hook = hook;
+    ev = prof_stop();
+    prof__test_hook = NULL;
+    g_race = NULL;
+    if (r.step < 3) set_step(&r, 2); /* the hook never ran: let the worker finish */
+    pthread_join(th, NULL);
+    CHECK_MSG(r.step == 3, "%s: the hook did not run", what);
+    if (!CHECK_MSG(ev != NULL, "%s: prof_stop failed", what)) return;
+    st = prof_events_stats(ev);
+    if (space == BLOCK_END) CHECK_MSG(r.room_left == 0, "%s: %zu records left in the block, want 0", what, r.room_left);
+    else CHECK_MSG(r.room_left > 0, "%s: the block is full", what);
+    if (max_events) CHECK_MSG(r.kept + 1 == max_events, "%s: %zu scopes admitted before the refused ones, want the cap, %zu", what, r.kept + 1, max_events);
+    CHECK_MSG(st.scopes_entered == 1 + r.kept + (size_t)refused,
+              "%s: scopes_entered %llu, want %zu", what, (unsigned long long)st.scopes_entered, 1 + r.kept + (size_t)refused);
+    CHECK_MSG(st.scopes_recorded == r.kept, "%s: scopes_recorded %llu, want %zu", what, (unsigned long long)st.scopes_recorded, r.kept);
+    CHECK_MSG(st.scopes_dropped == (size_t)refused, "%s: scopes_dropped %llu, want %d", what, (unsigned long long)st.scopes_dropped, refused);
+    CHECK_MSG(st.open_at_stop == 1, "%s: open_at_stop %llu, want 1", what, (unsigned long long)st.open_at_stop);
+    CHECK_MSG(st.scopes_entered == st.scopes_recorded + st.scopes_dropped + st.open_at_stop,
+              "%s: entered %llu != recorded %llu + dropped %llu + open %llu", what, (unsigned long long)st.scopes_entered,
+              (unsigned long long)st.scopes_recorded, (unsigned long long)st.scopes_dropped, (unsigned long long)st.open_at_stop);
+    CHECK_MSG(count_named(ev, "outer") == 0, "%s: the scope that closed during prof_stop is in the profile", what);
+    CHECK_MSG(count_named(ev, "child") == r.kept, "%s: %zu children in the profile, want %zu", what, count_named(ev, "child"), r.kept);
+    CHECK_MSG(count_named(ev, "late_child") + count_named(ev, "refused") == 0, "%s: a scope begun after the stop or past the cap is in the profile", what);
+    prof_events_free(ev);
+    pthread_cond_destroy(&r.cond);
+    pthread_mutex_destroy(&r.lock);
+}
+
+int main(void) {
+    static const int points[] = { PROF__HOOK_ENDED, PROF__HOOK_SNAPPED };
+    static const char *const point_name[] = { "recording ended", "threads snapshotted" };
+    size_t i;
+    char what[128];
+    for (i = 0; i < 2; i++) {
+        snprintf(what, sizeof what, "room in the block, closes when %s", point_name[i]);
+        run_case(what, ROOM, points[i], 0, 0);
+        snprintf(what, sizeof what, "exactly at a block's end, closes when %s", point_name[i]);
+        run_case(what, BLOCK_END, points[i], 0, 0);
+        /* the cap admits "outer" and its 20 children; 7 more are refused */
+        snprintf(what, sizeof what, "cap spent, room in the block, closes when %s", point_name[i]);
+        run_case(what, ROOM, points[i], 21, 7);
+        /* the cap admits "outer" and exactly the children that fill a
+           fresh first block; 5 more are refused */
+        snprintf(what, sizeof what, "cap spent exactly at a block's end, closes when %s", point_name[i]);
+        run_case(what, BLOCK_END, points[i], 1 + PROF__FIRST_BLOCK, 5);
+    }
+    prof_shutdown();
+    return check_report();
+}
