@@ -7915,6 +7915,7 @@ typedef struct prof__pft {
     prof__map frame_iid;         /* frame string address -> frame iid */
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
     uint32_t next_frame;
+    struct prof__pft_head *head; /* per site: a common begin's TrackEvent, or NULL */
     prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
     int oom;
     prof__xpaths xp;             /* the source paths as written */
@@ -8172,22 +8173,20 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     prof__pb_sub(&pf->pkt, 11, te);
     prof__pft_emit(pf);
 }
-/* A slice end: on a thread's sequence (track 0, delta ts), else absolute. */
-static PROF__NI void prof__pft_end(prof__pft *pf, uint32_t seq, uint64_t track, uint64_t ts) {
-    char t[48], *d = t, *m;
-    char te[24];
-    m = prof__pb_uint(te, 9, 2); /* TYPE_SLICE_END */
-    if (track) m = prof__pb_uint(m, 11, track);
-    d = prof__pb_uint(d, 8, ts);
-    d = prof__pb_uint(d, 10, seq);
-    d = prof__pb_len(d, 11, (size_t)(m - te));
-    memcpy(d, te, (size_t)(m - te));
-    d += m - te;
-    {
-        char h[8];
-        prof__w_put(pf->w, h, (size_t)(prof__pb_len(h, 1, (size_t)(d - t)) - h));
-        prof__w_put(pf->w, t, (size_t)(d - t));
-    }
+/* A slice end: on a thread's sequence (track 0, delta ts), else absolute.
+   At most 40 bytes, straight into the writer's buffer: one room check. */
+static __inline__ void prof__pft_end(prof__pft *pf, uint32_t seq, uint64_t track, uint64_t ts) {
+    prof__w *w = pf->w;
+    char *d, *te;
+    if (PROF__UNLIKELY(w->cap - w->n < 48) && !prof__w_room(w, 48)) return;
+    d = w->buf + w->n;
+    d[0] = 0x0a;                     /* Trace.packet; its length (< 128) in d[1] */
+    te = prof__pb_uint(d + 2, 8, ts); /* timestamp */
+    te = prof__pb_uint(te, 10, seq);  /* trusted_packet_sequence_id */
+    te[0] = 0x5a;                    /* track_event; its length in te[1] */
+    d[1] = (char)((track ? prof__pb_uint(prof__pb_uint(te + 2, 9, 2), 11, track) : prof__pb_uint(te + 2, 9, 2)) - (d + 2));
+    te[1] = (char)(d[1] - (te + 2 - (d + 2)));
+    w->n += (size_t)d[1] + 2;
 }
 /* Clock 64 of thread t's sequence to ns: the delta to write. */
 static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns) {
@@ -8196,14 +8195,94 @@ static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns
     return d;
 }
 /* Ends the open slices of thread t that end by `until` (all: INT64_MAX). */
-static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until, int64_t start_of_next) {
-    while (pf->depth[t] > 0) {
-        const prof__ev *top = &pf->e->ev[pf->stack[t][pf->depth[t] - 1]];
-        if (top->end > until) break;
-        (void)start_of_next;
-        prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, top->end));
-        pf->depth[t]--;
+static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until) {
+    const prof__ev *ev = pf->e->ev;
+    int32_t *stack = pf->stack[t];
+    size_t depth = pf->depth[t];
+    while (depth > 0 && ev[stack[depth - 1]].end <= until) {
+        prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, ev[stack[depth - 1]].end));
+        depth--;
     }
+    pf->depth[t] = depth;
+}
+
+/* ----- the common slice begin, straight into the writer's buffer -----
+   A CPU slice on its thread's track whose site (and stack) its sequence
+   has interned and that carries no annotations: the packet is the site's
+   TrackEvent head, made once per export (prof__pft_heads), with the delta,
+   the sequence and the stack's iid around it; the same bytes as
+   prof__pft_begin writes for it. */
+typedef struct prof__pft_head { unsigned char n; char b[31]; } prof__pft_head;
+/* Each site's head (fields 9, 10, 3 and 34 in prof__pft_begin's order);
+   NULL without memory (then every event takes prof__pft_begin). */
+static PROF__NI prof__pft_head *prof__pft_heads(const prof_events *e) {
+    prof__pft_head *h = PROF__ALLOC(prof__pft_head, e->nsites + 1);
+    size_t s;
+    for (s = 0; h && s < e->nsites; s++) {
+        unsigned cat = prof__pft_cat(e->sites[s].flags, 1);
+        char *d = prof__pb_uint(h[s].b, 9, 1); /* TYPE_SLICE_BEGIN */
+        d = prof__pb_uint(d, 10, (uint64_t)s + 1);
+        if (cat) d = prof__pb_uint(d, 3, cat + 1);
+        if (e->sites[s].file && e->sites[s].file[0]) d = prof__pb_uint(d, 34, (uint64_t)s + 1);
+        h[s].n = (unsigned char)(d - h[s].b);
+    }
+    return h;
+}
+/* Whether the sequence has had the site's name (and source location). */
+static __inline__ int prof__pft_seen(const prof__pft *pf, uint32_t seq, uint32_t site) {
+    size_t bit = (size_t)seq * pf->e->nsites + site;
+    return (pf->seen[bit >> 3] >> (bit & 7)) & 1;
+}
+/* Writes event i's begin if it is a common one; 0: not, nothing written. */
+static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq, uint64_t delta) {
+    const prof__ev *v = &pf->e->ev[i];
+    prof__w *w = pf->w;
+    const prof__pft_head *h;
+    uint32_t node;
+    char *d, *te;
+    if (!pf->head || v->extra || pf->e->no_shapes || !prof__pft_seen(pf, seq, v->site)) return 0;
+    node = prof__stack_node(pf->e, i);
+    if (node && prof__map_get(&pf->stack_seen, ((uint64_t)seq << 32) | node) == UINT32_MAX) return 0;
+    if (PROF__UNLIKELY(w->cap - w->n < 80) && !prof__w_room(w, 80)) return 1;
+    h = &pf->head[v->site];
+    d = w->buf + w->n;
+    d[0] = 0x0a;                        /* Trace.packet; its length (< 128) in d[1] */
+    te = prof__pb_uint(d + 2, 8, delta); /* timestamp */
+    te = prof__pb_uint(te, 10, seq);     /* trusted_packet_sequence_id */
+    te[0] = 0x5a;                       /* track_event; its length in te[1] */
+    memcpy(te + 2, h->b, sizeof h->b);
+    d[1] = (char)((node ? prof__pb_uint(te + 2 + h->n, 56, node) : te + 2 + h->n) - (d + 2)); /* callstack_iid */
+    te[1] = (char)(d[1] - (te + 2 - (d + 2)));
+    w->n += (size_t)d[1] + 2;
+    return 1;
+}
+
+/* An event that does not nest in its thread's slices (async, overlapping)
+   or a device event: a begin and an end on a lane of sequence 1, by device
+   and stream or by thread. */
+static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
+    const prof_events *e = pf->e;
+    const prof__ev *v = &e->ev[i];
+    uint32_t t = v->thread;
+    uint64_t group, track, parent;
+    const char *name;
+    char label[96];
+    if (v->device_type != PROF_DEVICE_CPU) {
+        const prof__extra *x = prof__x(e, v);
+        int64_t stream = prof__stream_of(e, v);
+        group = prof__mix(((uint64_t)(uint32_t)x->device_index << 40) ^ (uint64_t)stream) ^ 0x9e37u;
+        parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
+        snprintf(label, sizeof label, "stream %lld", (long long)stream);
+        name = label;
+    } else {
+        group = ((uint64_t)t << 1) | 1;
+        parent = PROF__PFT_UUID_THREAD(t);
+        name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
+    }
+    track = prof__pft_lane(pf, group, v->start, v->end, parent, name);
+    if (!track) return;
+    prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
+    prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
 }
 /* One event: a slice on its thread's sequence when it nests there, else on
    a lane of sequence 1. */
@@ -8212,39 +8291,22 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
     const prof__ev *v = &e->ev[i];
     uint32_t t = v->thread;
     if (v->flags & PROF__F_MEMROW) return; /* as the JSON: its record is a memory counter value, not a slice */
-    if (v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr) {
-        prof__pft_close(pf, t, v->start, v->start);
-        if (v->start >= pf->last_ts[t] && (pf->depth[t] == 0 || e->ev[pf->stack[t][pf->depth[t] - 1]].end >= v->end)) {
-            if (!prof__grow((void *)&pf->stack[t], &pf->cap[t], pf->depth[t] + 1, sizeof(int32_t))) { pf->oom = 1; return; }
-            pf->stack[t][pf->depth[t]++] = (int32_t)i;
-            prof__pft_begin(pf, i, t + 2, 0, (int64_t)prof__pft_delta(pf, t, v->start));
+    if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr)) {
+        size_t depth;
+        prof__pft_close(pf, t, v->start);
+        depth = pf->depth[t];
+        if (v->start >= pf->last_ts[t] && (depth == 0 || e->ev[pf->stack[t][depth - 1]].end >= v->end)) {
+            uint64_t delta;
+            if (PROF__UNLIKELY(depth == pf->cap[t]) && !prof__grow((void *)&pf->stack[t], &pf->cap[t], depth + 1, sizeof(int32_t))) { pf->oom = 1; return; }
+            pf->stack[t][depth] = (int32_t)i;
+            pf->depth[t] = depth + 1;
+            delta = prof__pft_delta(pf, t, v->start);
+            if (!prof__pft_begin_fast(pf, i, t + 2, delta)) prof__pft_begin(pf, i, t + 2, 0, (int64_t)delta);
             return;
         }
     }
-    {
-        /* device events by device and stream; the rest by thread */
-        uint64_t group, track, parent;
-        const char *name;
-        char label[96];
-        if (v->device_type != PROF_DEVICE_CPU) {
-            const prof__extra *x = prof__x(e, v);
-            int64_t stream = prof__stream_of(e, v);
-            group = prof__mix(((uint64_t)(uint32_t)x->device_index << 40) ^ (uint64_t)stream) ^ 0x9e37u;
-            parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
-            snprintf(label, sizeof label, "stream %lld", (long long)stream);
-            name = label;
-        } else {
-            group = ((uint64_t)t << 1) | 1;
-            parent = PROF__PFT_UUID_THREAD(t);
-            name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
-        }
-        track = prof__pft_lane(pf, group, v->start, v->end, parent, name);
-        if (!track) return;
-        prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
-        prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
-    }
+    prof__pft_lane_event(pf, i);
 }
-
 /* Marks (instants on their thread's track) and counters (a counter track
    per counter), then the memory records (a counter track of the bytes
    allocated per device), on sequence 1. */
@@ -8403,7 +8465,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
     for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].end);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
-    PROF_FREE(pf->seen); PROF_FREE(pf->lanes);
+    PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head);
     prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
@@ -8429,6 +8491,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
     pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
     pf.last_ts = PROF__ALLOC(int64_t, e->nthr + 1);
+    pf.head = prof__pft_heads(e); /* optional */
     if (prof__xp_init(&pf.xp, e) != 0 || !pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
         prof__pft_free(&pf);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
@@ -8459,7 +8522,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof__pft_descriptors(&pf, (uint64_t)getpid(), pname);
     for (i = 0; i < e->nthr; i++) prof__pft_seq_start(&pf, (uint32_t)i + 2, t0, PROF__PFT_UUID_THREAD(i));
     for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, i);
-    for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX, 0);
+    for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX);
     if (!pf.oom) prof__pft_instants(&pf);
     if (!pf.oom) prof__pft_metadata(&pf, t0);
     if (pf.oom || pf.pkt.oom || pf.msg.oom || pf.sub.oom || pf.sub2.oom) {
