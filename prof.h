@@ -6427,6 +6427,13 @@ static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
 }
 /* A literal at a cursor that has room. */
 #define PROF__D_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) += sizeof(lit) - 1)
+/* n bytes made ahead (their source readable up to n rounded up to 16) at a
+   cursor with as much room: fixed 16-byte moves instead of a call. */
+static __inline__ char *prof__put_blocks(char *d, const char *s, size_t n) {
+    size_t k;
+    for (k = 0; k < n; k += 16) memcpy(d + k, s + k, 16);
+    return d + n;
+}
 static PROF__NI void prof__w_double(prof__w *w, double v) {
     char t[40];
     if (__builtin_isnan(v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
@@ -7147,6 +7154,7 @@ typedef struct prof__trace_ctx {
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
+    int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -7213,133 +7221,161 @@ static PROF__NI void prof__w_key(prof__w *w, int *first, const char *lit, size_t
     if (*first) { *first = 0; prof__w_put(w, lit + 2, n - 2); }
     else prof__w_put(w, lit, n);
 }
-#define PROF__W_KEY(w, first, lit) prof__w_key((w), &(first), (lit), sizeof(lit) - 1)
-static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
-    const prof__ev *v = &e->ev[i];
+#define PROF__W_KEY(w, first, lit) prof__w_key((w), (first), (lit), sizeof(lit) - 1) /* first: an int * */
+/* ----- one event of the trace, in phases (prof__w_event) -----
+   head (ph, cat, name, pid, tid), middle (ts, dur, the ids that open
+   args), the rest of args (each kind its own function), the close. A CPU
+   event of a plain scope is two copies made once per export, two numbers
+   and a counter. */
+/* The head of a CPU event from the copies made per site and per thread,
+   with one room check that also covers the middle; 0: not such an event
+   (nothing written). */
+static __inline__ int prof__w_ev_head_fast(prof__w *w, const prof_events *e, const prof__ev *v, const prof__trace_ctx *cx) {
+    const char *site;
+    size_t n;
+    char *d;
+    if (v->device_type != PROF_DEVICE_CPU || !cx->tid_json || !(site = cx->site_json[v->site]) || (v->extra && e->ex[v->extra].trace_name)) return 0;
+    n = cx->site_json_len[v->site];
+    if (PROF__UNLIKELY(w->cap - w->n < n + PROF__TID_JSON + 256) && !prof__w_room(w, n + PROF__TID_JSON + 256)) return 1;
+    d = prof__put_blocks(w->buf + w->n, site, n); /* the heads are padded to whole blocks */
+    d = prof__put_blocks(d, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, cx->tid_json_len[v->thread]);
+    w->n = (size_t)(d - w->buf);
+    return 1;
+}
+/* Any other event's head. */
+static PROF__NI void prof__w_ev_head(prof__w *w, const prof_events *e, const prof__ev *v, const prof__trace_ctx *cx) {
     const prof__extra *x = prof__x(e, v);
-    uint64_t pid = cx->pid;
-    prof__clean *cache = cx->cache;
-    const prof__dur_level *lv;
-    int64_t dur;
-    double fit;
-    int first = cx->light;
-    if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
-    lv = prof__written_dur_fast(e, i, &cx->path);
-    dur = lv->dur;
-    fit = lv->fit;
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
         prof__w_put(w, cx->site_json[v->site], cx->site_json_len[v->site]); /* the event's head, made once per site */
     } else {
         PROF__W_LIT(w, "  {\"ph\": \"X\", \"cat\": \"");
         prof__w_category(w, e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
         PROF__W_LIT(w, "\", \"name\": ");
-        if (x->trace_name) prof__w_json_str(w, x->trace_name);
-        else prof__w_json_str(w, e->sites[v->site].name);
+        prof__w_json_str(w, x->trace_name ? x->trace_name : e->sites[v->site].name);
     }
     if (v->device_type == PROF_DEVICE_CPU && cx->tid_json) {
         prof__w_put(w, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, cx->tid_json_len[v->thread]);
     } else {
         PROF__W_LIT(w, ", ");
-        prof__w_pid_tid(w, e, v, pid);
+        prof__w_pid_tid(w, e, v, cx->pid);
     }
-    {
-        /* the fixed middle of every event, at most ~150 bytes and the
-           24-byte stores of the numbers: one room check */
-        char *d, idx[24];
-        size_t idx_len;
-        if (PROF__UNLIKELY(w->cap - w->n < 192) && !prof__w_room(w, 192)) return;
-        d = w->buf + w->n;
-        PROF__D_LIT(d, ", \"ts\": ");
-        d = prof__put_us(d, v->start);
-        PROF__D_LIT(d, ", \"dur\": ");
-        if (PROF__LIKELY(fit < 0)) d = prof__put_us(d, dur);
-        else d = prof__put_fit(d, fit);
-        if (PROF__UNLIKELY(cx->light)) {
-            PROF__D_LIT(d, ", \"args\": {");
-        } else if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
-            /* one of the profiler's own ops: its id and its index */
-            PROF__D_LIT(d, ", \"args\": {\"External id\": ");
-            if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
-            idx_len = cx->ev_idx.len;
-            memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
-            prof__dec_inc(&cx->ev_idx); /* i + 1, and the next event's index */
-            d = prof__dec_put(d, &cx->ev_idx);
-            PROF__D_LIT(d, ", \"Ev Idx\": ");
-            memcpy(d, idx, 24);
-            d += idx_len;
-        } else {
-            PROF__D_LIT(d, ", \"args\": {\"External id\": ");
-            d = prof__put_u64(d, prof__linked_external_id(e, i, cx));
+}
+/* The fixed middle of every event: ts, dur (as prof__written_dur_fast
+   made it nest) and the ids that open args; at most ~150 bytes and the
+   24-byte stores of the numbers: one room check. */
+static __inline__ void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx, const prof__dur_level *lv) {
+    const prof__ev *v = &e->ev[i];
+    char *d, idx[24];
+    size_t idx_len;
+    if (PROF__UNLIKELY(w->cap - w->n < 192) && !prof__w_room(w, 192)) return;
+    d = w->buf + w->n;
+    PROF__D_LIT(d, ", \"ts\": ");
+    d = prof__put_us(d, v->start);
+    PROF__D_LIT(d, ", \"dur\": ");
+    if (PROF__LIKELY(lv->fit < 0)) d = prof__put_us(d, lv->dur);
+    else d = prof__put_fit(d, lv->fit);
+    if (PROF__UNLIKELY(cx->light)) {
+        PROF__D_LIT(d, ", \"args\": {");
+    } else if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
+        /* one of the profiler's own ops: its id and its index */
+        PROF__D_LIT(d, ", \"args\": {\"External id\": ");
+        if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
+        idx_len = cx->ev_idx.len;
+        memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
+        prof__dec_inc(&cx->ev_idx); /* i + 1, and the next event's index */
+        d = prof__dec_put(d, &cx->ev_idx);
+        PROF__D_LIT(d, ", \"Ev Idx\": ");
+        memcpy(d, idx, 24);
+        d += idx_len;
+    } else {
+        PROF__D_LIT(d, ", \"args\": {\"External id\": ");
+        d = prof__put_u64(d, prof__linked_external_id(e, i, cx));
+    }
+    w->n = (size_t)(d - w->buf);
+}
+/* Kineto's "Call stack": the entries innermost first, joined with ';'. */
+static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx, int *first) {
+    PROF__W_KEY(w, first, ", \"Call stack\": \"");
+    for (; node; node = prof__node_parent(e, node)) {
+        prof__w_json_body_cached(w, cx->cache, prof__xp_node(cx->xp, e, node));
+        if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
+    }
+    PROF__W_LIT(w, "\"");
+}
+/* A kernel's launch, a copy's or set's bytes, a graph's ids (CUPTI). */
+static PROF__NI void prof__w_ev_cuda(prof__w *w, const prof__ev *v, const prof__cuinfo *c, int *first) {
+    if (c->kind == 1) {
+        PROF__W_KEY(w, first, ", \"registers per thread\": ");
+        prof__w_i64(w, c->registers);
+        PROF__W_LIT(w, ", \"shared memory\": ");
+        prof__w_i64(w, (int64_t)c->shared_static + c->shared_dynamic);
+        PROF__W_LIT(w, ", \"grid\": [");
+        prof__w_i64(w, c->grid[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[2]);
+        PROF__W_LIT(w, "], \"block\": [");
+        prof__w_i64(w, c->block[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[2]);
+        PROF__W_LIT(w, "]");
+        if (c->queued >= 0) { PROF__W_LIT(w, ", \"queued\": "); prof__w_us(w, c->queued); }
+    } else if (c->kind == 2 || c->kind == 3) {
+        PROF__W_KEY(w, first, ", \"bytes\": ");
+        prof__w_u64(w, c->bytes);
+        PROF__W_LIT(w, ", \"memory bandwidth (GB/s)\": ");
+        prof__w_double(w, v->end > v->start ? (double)c->bytes / (double)(v->end - v->start) : 0.0);
+        if (c->src_device >= 0) {
+            PROF__W_LIT(w, ", \"src device\": ");
+            prof__w_i64(w, c->src_device);
+            PROF__W_LIT(w, ", \"dst device\": ");
+            prof__w_i64(w, c->dst_device);
         }
-        w->n = (size_t)(d - w->buf);
     }
+    if (c->graph_id) { /* Kineto's keys */
+        PROF__W_KEY(w, first, ", \"graph id\": ");
+        prof__w_u64(w, c->graph_id);
+        PROF__W_LIT(w, ", \"graph node id\": ");
+        prof__w_u64(w, c->graph_node);
+    }
+    PROF__W_KEY(w, first, ", \"context\": ");
+    prof__w_u64(w, c->context);
+}
+/* An op's details: sequence number, forward thread, FLOPs, overload. */
+static PROF__NI void prof__w_ev_op(prof__w *w, const prof__extra *x, const prof__trace_ctx *cx, int *first) {
+    if (x->sequence_nr >= 0 && !cx->light) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
+    if (x->has_fwd_thread) { PROF__W_KEY(w, first, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
+    if (x->flops > 0) { PROF__W_KEY(w, first, ", \"flops\": "); prof__w_i64(w, x->flops); }
+    if (x->overload_name) {
+        PROF__W_KEY(w, first, ", \"Overload name\": \"");
+        prof__w_json_body_cached(w, cx->cache, x->overload_name);
+        PROF__W_LIT(w, "\"");
+    }
+}
+/* The args after the ids, in Kineto's order. */
+static PROF__NI void prof__w_ev_args(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    uint32_t node = prof__stack_node(e, i);
+    int first = cx->light;
     if (x->shapes || e->no_shapes) {
-        PROF__W_KEY(w, first, ", \"Input Dims\": ");
-        prof__w_raw_cached(w, cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
+        PROF__W_KEY(w, &first, ", \"Input Dims\": ");
+        prof__w_raw_cached(w, cx->cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
     }
-    {
-        uint32_t node = prof__stack_node(e, i);
-        if (node) {
-            /* Kineto joins the entries, innermost first, with ';' into one string */
-            PROF__W_KEY(w, first, ", \"Call stack\": \"");
-            for (; node; node = prof__node_parent(e, node)) {
-                prof__w_json_body_cached(w, cache, prof__xp_node(cx->xp, e, node));
-                if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
-            }
-            PROF__W_LIT(w, "\"");
-        }
-    }
+    if (node) prof__w_ev_stack(w, e, node, cx, &first);
     if (v->device_type != PROF_DEVICE_CPU) {
-        PROF__W_KEY(w, first, ", \"device\": ");
+        PROF__W_KEY(w, &first, ", \"device\": ");
         prof__w_i64(w, x->device_index);
         PROF__W_LIT(w, ", \"stream\": ");
         prof__w_i64(w, prof__stream_of(e, v));
     }
     if (x->correlation && !cx->light) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
-    if (x->cu) {
-        const prof__cuinfo *c = x->cu;
-        if (c->kind == 1) {
-            PROF__W_KEY(w, first, ", \"registers per thread\": ");
-            prof__w_i64(w, c->registers);
-            PROF__W_LIT(w, ", \"shared memory\": ");
-            prof__w_i64(w, (int64_t)c->shared_static + c->shared_dynamic);
-            PROF__W_LIT(w, ", \"grid\": [");
-            prof__w_i64(w, c->grid[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[2]);
-            PROF__W_LIT(w, "], \"block\": [");
-            prof__w_i64(w, c->block[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->block[2]);
-            PROF__W_LIT(w, "]");
-            if (c->queued >= 0) { PROF__W_LIT(w, ", \"queued\": "); prof__w_us(w, c->queued); }
-        } else if (c->kind == 2 || c->kind == 3) {
-            PROF__W_KEY(w, first, ", \"bytes\": ");
-            prof__w_u64(w, c->bytes);
-            PROF__W_LIT(w, ", \"memory bandwidth (GB/s)\": ");
-            prof__w_double(w, v->end > v->start ? (double)c->bytes / (double)(v->end - v->start) : 0.0);
-            if (c->src_device >= 0) {
-                PROF__W_LIT(w, ", \"src device\": ");
-                prof__w_i64(w, c->src_device);
-                PROF__W_LIT(w, ", \"dst device\": ");
-                prof__w_i64(w, c->dst_device);
-            }
-        }
-        if (c->graph_id) { /* Kineto's keys */
-            PROF__W_KEY(w, first, ", \"graph id\": ");
-            prof__w_u64(w, c->graph_id);
-            PROF__W_LIT(w, ", \"graph node id\": ");
-            prof__w_u64(w, c->graph_node);
-        }
-        PROF__W_KEY(w, first, ", \"context\": ");
-        prof__w_u64(w, c->context);
-    }
-    if (v->extra) {
-        if (x->sequence_nr >= 0 && !cx->light) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
-        if (x->has_fwd_thread) { PROF__W_KEY(w, first, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
-        if (x->flops > 0) { PROF__W_KEY(w, first, ", \"flops\": "); prof__w_i64(w, x->flops); }
-        if (x->overload_name) {
-            PROF__W_KEY(w, first, ", \"Overload name\": \"");
-            prof__w_json_body_cached(w, cache, x->overload_name);
-            PROF__W_LIT(w, "\"");
-        }
-    }
+    if (x->cu) prof__w_ev_cuda(w, v, x->cu, &first);
+    if (v->extra) prof__w_ev_op(w, x, cx, &first);
+}
+static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    const prof__dur_level *lv;
+    if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
+    lv = prof__written_dur_fast(e, i, &cx->path);
+    if (!prof__w_ev_head_fast(w, e, v, cx)) prof__w_ev_head(w, e, v, cx);
+    prof__w_ev_middle(w, e, i, cx, lv);
+    if (v->extra || cx->args_any) prof__w_ev_args(w, e, i, cx);
     PROF__W_LIT(w, "}},\n");
 }
 
@@ -7742,7 +7778,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__w_category(&tmpw, e->sites[i].flags, 1);
         PROF__W_LIT(&tmpw, "\", \"name\": ");
         prof__w_json_str(&tmpw, e->sites[i].name);
-        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 1);
+        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 16); /* padded for prof__put_blocks */
         if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
         memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
@@ -7778,6 +7814,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->calls = api.n ? &api : NULL;
         cx->xp = &xp;
         cx->light = e->xopt.args == PROF_ARGS_LIGHT;
+        cx->args_any = e->no_shapes || e->stk;
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
         cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
         for (i = 0; cx->tid_json && i < e->nthr; i++) {
@@ -7916,6 +7953,7 @@ typedef struct prof__pft {
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
     uint32_t next_frame;
     struct prof__pft_head *head; /* per site: a common begin's TrackEvent, or NULL */
+    prof__clean *cache;          /* interned strings known clean, or NULL */
     prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
     int oom;
     prof__xpaths xp;             /* the source paths as written */
@@ -8233,27 +8271,112 @@ static __inline__ int prof__pft_seen(const prof__pft *pf, uint32_t seq, uint32_t
     size_t bit = (size_t)seq * pf->e->nsites + site;
     return (pf->seen[bit >> 3] >> (bit & 7)) & 1;
 }
+/* The annotations of a common event (prof__pft_args' fields and order,
+   without correlation), gathered with their sizes so the packet's lengths
+   are known before a byte is written. Strings go out as they are, so only
+   those known clean (ASCII, from the cache of interned strings) qualify. */
+typedef struct prof__pft_fargs {
+    int n;
+    size_t bytes;                /* the annotations' fields, tags included */
+    struct { unsigned iid; size_t inner; uint64_t v; const char *s; size_t len; } a[5]; /* s NULL: an int */
+} prof__pft_fargs;
+static __inline__ size_t prof__pb_vlen(uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) { v >>= 7; n++; }
+    return n;
+}
+static __inline__ void prof__pft_farg(prof__pft_fargs *f, unsigned iid, const char *s, size_t len, uint64_t v) {
+    size_t inner = 2 + (s ? 1 + prof__pb_vlen(len) + len : 1 + prof__pb_vlen(v)); /* name_iid, then string_value or int_value */
+    f->a[f->n].iid = iid;
+    f->a[f->n].inner = inner;
+    f->a[f->n].v = v;
+    f->a[f->n].s = s;
+    f->a[f->n].len = len;
+    f->n++;
+    f->bytes += 1 + prof__pb_vlen(inner) + inner;
+}
+/* 0 when a string needs more than a copy (then prof__pft_begin writes it). */
+static PROF__NI int prof__pft_fast_args(prof__pft *pf, const prof__ev *v, prof__pft_fargs *f) {
+    const prof_events *e = pf->e;
+    const prof__extra *x = prof__x(e, v);
+    const prof__clean *c;
+    int light = e->xopt.args == PROF_ARGS_LIGHT;
+    f->n = 0;
+    f->bytes = 0;
+    if (x->shapes || e->no_shapes) {
+        if (!pf->cache || !(c = prof__clean_of(pf->cache, x->shapes ? x->shapes : e->no_shapes))->clean) return 0;
+        prof__pft_farg(f, PROF__PA_DIMS, c->key, c->len, 0);
+    }
+    if (x->sequence_nr >= 0 && v->extra && !light) prof__pft_farg(f, PROF__PA_SEQ, NULL, 0, (uint64_t)x->sequence_nr);
+    if (x->has_fwd_thread) prof__pft_farg(f, PROF__PA_FWD, NULL, 0, x->fwd_thread);
+    if (x->flops > 0) prof__pft_farg(f, PROF__PA_FLOPS, NULL, 0, (uint64_t)x->flops);
+    if (x->overload_name && x->overload_name[0]) {
+        if (!pf->cache || !(c = prof__clean_of(pf->cache, x->overload_name))->clean) return 0;
+        prof__pft_farg(f, PROF__PA_OVERLOAD, c->key, c->len, 0);
+    }
+    return 1;
+}
+static __inline__ char *prof__pft_put_fargs(char *d, const prof__pft_fargs *f) {
+    int k;
+    for (k = 0; k < f->n; k++) {
+        d = prof__pb_len(d, 4, f->a[k].inner); /* debug_annotations */
+        d = prof__pb_uint(d, 1, f->a[k].iid);
+        if (f->a[k].s) {
+            d = prof__pb_len(d, 6, f->a[k].len);
+            memcpy(d, f->a[k].s, f->a[k].len);
+            d += f->a[k].len;
+        } else {
+            d = prof__pb_uint(d, 4, f->a[k].v);
+        }
+    }
+    return d;
+}
 /* Writes event i's begin if it is a common one; 0: not, nothing written. */
 static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq, uint64_t delta) {
     const prof__ev *v = &pf->e->ev[i];
     prof__w *w = pf->w;
     const prof__pft_head *h;
+    prof__pft_fargs f;
     uint32_t node;
-    char *d, *te;
-    if (!pf->head || v->extra || pf->e->no_shapes || !prof__pft_seen(pf, seq, v->site)) return 0;
+    size_t te_n, body;
+    char *d;
+    if (!pf->head || !prof__pft_seen(pf, seq, v->site)) return 0;
     node = prof__stack_node(pf->e, i);
     if (node && prof__map_get(&pf->stack_seen, ((uint64_t)seq << 32) | node) == UINT32_MAX) return 0;
-    if (PROF__UNLIKELY(w->cap - w->n < 80) && !prof__w_room(w, 80)) return 1;
+    f.n = 0;
+    f.bytes = 0;
+    if (PROF__UNLIKELY(v->extra || pf->e->no_shapes)) {
+        const prof__extra *x = prof__x(pf->e, v);
+        if (x->trace_name || x->correlation || !prof__pft_fast_args(pf, v, &f)) return 0;
+    }
     h = &pf->head[v->site];
-    d = w->buf + w->n;
-    d[0] = 0x0a;                        /* Trace.packet; its length (< 128) in d[1] */
-    te = prof__pb_uint(d + 2, 8, delta); /* timestamp */
-    te = prof__pb_uint(te, 10, seq);     /* trusted_packet_sequence_id */
-    te[0] = 0x5a;                       /* track_event; its length in te[1] */
-    memcpy(te + 2, h->b, sizeof h->b);
-    d[1] = (char)((node ? prof__pb_uint(te + 2 + h->n, 56, node) : te + 2 + h->n) - (d + 2)); /* callstack_iid */
-    te[1] = (char)(d[1] - (te + 2 - (d + 2)));
-    w->n += (size_t)d[1] + 2;
+    if (!f.n) { /* no annotations: both lengths fit a byte (at most 11 + 6 + 2 + 18 + 7) */
+        char *te;
+        if (PROF__UNLIKELY(w->cap - w->n < 80) && !prof__w_room(w, 80)) return 1;
+        d = w->buf + w->n;
+        d[0] = 0x0a;                        /* Trace.packet; its length in d[1] */
+        te = prof__pb_uint(d + 2, 8, delta); /* timestamp */
+        te = prof__pb_uint(te, 10, seq);     /* trusted_packet_sequence_id */
+        te[0] = 0x5a;                       /* track_event; its length in te[1] */
+        memcpy(te + 2, h->b, sizeof h->b);
+        d[1] = (char)((node ? prof__pb_uint(te + 2 + h->n, 56, node) : te + 2 + h->n) - (d + 2)); /* callstack_iid */
+        te[1] = (char)(d[1] - (te + 2 - (d + 2)));
+        w->n += (size_t)d[1] + 2;
+        return 1;
+    }
+    te_n = h->n + (node ? 2 + prof__pb_vlen(node) : 0) + f.bytes;
+    body = 1 + prof__pb_vlen(delta) + 1 + prof__pb_vlen(seq) + 1 + prof__pb_vlen(te_n) + te_n;
+    if (body + 48 > w->cap / 2) return 0; /* a huge one: prof__pft_begin's buffers */
+    if (PROF__UNLIKELY(w->cap - w->n < body + 48) && !prof__w_room(w, body + 48)) return 1;
+    d = prof__pb_len(w->buf + w->n, 1, body); /* Trace.packet */
+    d = prof__pb_uint(d, 8, delta);           /* timestamp */
+    d = prof__pb_uint(d, 10, seq);            /* trusted_packet_sequence_id */
+    d = prof__pb_len(d, 11, te_n);            /* track_event */
+    memcpy(d, h->b, sizeof h->b);             /* 32 bytes of room past the packet: the room check's slack */
+    d += h->n;
+    if (node) d = prof__pb_uint(d, 56, node); /* callstack_iid */
+    d = prof__pft_put_fargs(d, &f);
+    w->n = (size_t)(d - w->buf);
     return 1;
 }
 
@@ -8465,7 +8588,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
     for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].end);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
-    PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head);
+    PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
     prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
@@ -8492,6 +8615,8 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
     pf.last_ts = PROF__ALLOC(int64_t, e->nthr + 1);
     pf.head = prof__pft_heads(e); /* optional */
+    pf.cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
+    if (pf.cache) memset(pf.cache, 0, PROF__CLEAN_SLOTS * sizeof *pf.cache);
     if (prof__xp_init(&pf.xp, e) != 0 || !pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
         prof__pft_free(&pf);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
