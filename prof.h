@@ -6154,7 +6154,7 @@ typedef struct prof__w {
     char *bufs[2];             /* a file's two buffers (malloc'ed) */
     int cur;
     prof__wthread *th;         /* the writer thread, once started */
-    struct prof__par *par;     /* a worker's writer of the parallel trace */
+    struct prof__par *par;     /* a worker's writer when formatting in parallel (prof__par_items) */
     size_t chunk;              /* ... and the chunk it is formatting */
 } prof__w;
 static PROF__NI void prof__par_flush(prof__w *w);
@@ -6526,6 +6526,135 @@ static PROF__NI void prof__w_json_body_cached(prof__w *w, prof__clean *cache, co
 static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const char *str) {
     if (!cache) prof__w_str(w, str);
     else prof__w_put(w, str, prof__clean_of(cache, str)->len);
+}
+
+/* ----- >>x_writer: formatting in parallel -----
+   The items of a big export (the trace's events) are formatted by two
+   threads at once: the list is cut into chunks of prof__par_chunk items,
+   each worker takes the next chunk and formats it into its own buffer, and
+   the chunks are written in order: a worker whose buffer fills before its
+   chunk's turn waits, so memory stays two buffers whatever the count. A
+   format makes that possible by formatting a chunk alone into the same
+   bytes as the whole list would (its ops reset the context per chunk), and
+   while one worker is in write(2) the other formats. */
+#define PROF__PAR_CHUNK 8192
+#define PROF__PAR_BUF ((size_t)1 << 20)
+static size_t prof__par_min_events = 4 * PROF__PAR_CHUNK; /* smaller lists: one thread (tests set it) */
+static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
+/* What a format gives the workers. */
+typedef struct prof__par_ops {
+    void *(*open)(const void *proto);             /* a worker's own context; NULL: no memory */
+    void (*chunk)(void *ctx, size_t first);       /* a chunk starts at item `first` */
+    void (*item)(prof__w *w, void *ctx, size_t i); /* formats item i */
+    void (*close)(void *ctx);
+} prof__par_ops;
+typedef struct prof__par {
+    const prof__par_ops *ops;
+    const void *proto;             /* what open copies from */
+    size_t n;                      /* items */
+    int fd;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    size_t chunk;                  /* items per chunk */
+    size_t next_chunk, nchunks;    /* next_chunk under lock */
+    size_t turn;                   /* the chunk whose bytes go out now */
+    uint64_t written;              /* bytes the workers wrote */
+    int err;
+} prof__par;
+
+/* A worker's buffer is full or its chunk ends: wait for the chunk's turn,
+   then write. */
+static PROF__NI void prof__par_flush(prof__w *w) {
+    prof__par *p = w->par;
+    int err;
+    pthread_mutex_lock(&p->lock);
+    while (p->turn != w->chunk && !p->err) pthread_cond_wait(&p->cv, &p->lock);
+    err = p->err;
+    pthread_mutex_unlock(&p->lock);
+    if (!err && (err = prof__write_all(p->fd, w->buf, w->n)) != 0) {
+        pthread_mutex_lock(&p->lock);
+        if (!p->err) p->err = err;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (err) w->err = err;
+    w->written += w->n;
+    w->n = 0;
+}
+/* The next chunk to format, or nchunks when none is left (or on an error). */
+static PROF__NI size_t prof__par_take(prof__par *p) {
+    size_t k;
+    pthread_mutex_lock(&p->lock);
+    k = p->err ? p->nchunks : p->next_chunk++;
+    pthread_mutex_unlock(&p->lock);
+    return k;
+}
+/* Chunk k is out: the next one's turn. */
+static PROF__NI void prof__par_done(prof__par *p, size_t k) {
+    pthread_mutex_lock(&p->lock);
+    if (p->turn == k) p->turn = k + 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->lock);
+}
+static void *prof__par_worker(void *arg) {
+    prof__par *p = (prof__par *)arg;
+    prof__w w;
+    char *buf = (char *)PROF_MALLOC(PROF__PAR_BUF);
+    void *ctx = buf ? p->ops->open(p->proto) : NULL;
+    size_t k, i, end;
+    if (ctx) { /* without memory this worker takes no chunk: the other one takes them all */
+        memset(&w, 0, sizeof w);
+        w.buf = buf;
+        w.cap = PROF__PAR_BUF;
+        w.fd = p->fd;
+        w.par = p;
+        while ((k = prof__par_take(p)) < p->nchunks) {
+            w.chunk = k;
+            w.err = 0;
+            p->ops->chunk(ctx, k * p->chunk);
+            end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
+            for (i = k * p->chunk; i < end && !w.err; i++) p->ops->item(&w, ctx, i);
+            prof__par_flush(&w); /* waits for the turn even when empty */
+            prof__par_done(p, k);
+            if (w.err) break;
+        }
+        pthread_mutex_lock(&p->lock);
+        p->written += w.written;
+        pthread_mutex_unlock(&p->lock);
+        p->ops->close(ctx);
+    }
+    PROF_FREE(buf);
+    return NULL;
+}
+/* Writes items [0, n) through two workers (this thread and one more);
+   returns 0 when it could not start (then nothing was written). */
+static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *ops, const void *proto) {
+    prof__par p;
+    pthread_t th;
+    if (w->fd < 0 || !prof__par_chunk || n < prof__par_min_events || n < 2 * prof__par_chunk || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
+    /* what the file's writer holds goes out first */
+    prof__w_flush(w);
+    if (w->th) prof__w_wait_idle(w);
+    if (w->err) return 1;
+    memset(&p, 0, sizeof p);
+    p.ops = ops;
+    p.proto = proto;
+    p.n = n;
+    p.fd = w->fd;
+    p.chunk = prof__par_chunk;
+    p.nchunks = (n + p.chunk - 1) / p.chunk;
+    if (pthread_mutex_init(&p.lock, NULL) != 0) return 0;
+    if (pthread_cond_init(&p.cv, NULL) != 0) { pthread_mutex_destroy(&p.lock); return 0; }
+    if (!prof__spawn(&th, prof__par_worker, &p)) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
+    prof__par_worker(&p);
+    pthread_join(th, NULL);
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.lock);
+    if (!p.err && p.next_chunk == 0) return 0; /* neither worker got its memory: nothing was written, one thread does it */
+    if (p.err) w->err = p.err;
+    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
+    w->written += p.written;
+    return 1;
 }
 
 typedef struct prof__out {
@@ -7144,6 +7273,7 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
    strings known clean, the written ends of the current ancestors. */
 #define PROF__TID_JSON 64 /* room per thread for ", \"pid\": P, \"tid\": T" */
 typedef struct prof__trace_ctx {
+    prof_events *e;
     uint64_t pid;
     char *tid_json;            /* PROF__TID_JSON bytes per thread, or NULL */
     unsigned char *tid_json_len; /* follows tid_json in its allocation */
@@ -7379,127 +7509,32 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     PROF__W_LIT(w, "}},\n");
 }
 
-/* The events of a big trace are formatted by two threads at once: the list
-   is cut into chunks of PROF__PAR_CHUNK events, each worker takes the next
-   chunk and formats it into its own buffer, and the chunks are written in
-   order: a worker whose buffer fills before its chunk's turn waits, so
-   memory stays two buffers whatever the event count. Formatting a chunk
-   alone gives the same bytes as formatting the whole list (the trimming of
-   a child starts from its ancestors' records, not from what was written
-   before it), and while one worker is in write(2) the other formats. */
-#define PROF__PAR_CHUNK 8192
-#define PROF__PAR_BUF ((size_t)1 << 20)
-static size_t prof__par_min_events = 4 * PROF__PAR_CHUNK; /* smaller traces: one thread (tests set it) */
-static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* events per chunk (tests set it) */
-typedef struct prof__par {
-    prof_events *e;
-    const prof__trace_ctx *proto;  /* shared, read-only: pid, site heads, tids */
-    int fd;
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    size_t chunk;                  /* events per chunk */
-    size_t next_chunk, nchunks;    /* next_chunk under lock */
-    size_t turn;                   /* the chunk whose bytes go out now */
-    uint64_t written;              /* bytes the workers wrote */
-    int err;
-} prof__par;
-
-/* A worker's buffer is full or its chunk ends: wait for the chunk's turn,
-   then write. */
-static PROF__NI void prof__par_flush(prof__w *w) {
-    prof__par *p = w->par;
-    int err;
-    pthread_mutex_lock(&p->lock);
-    while (p->turn != w->chunk && !p->err) pthread_cond_wait(&p->cv, &p->lock);
-    err = p->err;
-    pthread_mutex_unlock(&p->lock);
-    if (!err && (err = prof__write_all(p->fd, w->buf, w->n)) != 0) {
-        pthread_mutex_lock(&p->lock);
-        if (!p->err) p->err = err;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->lock);
-    }
-    if (err) w->err = err;
-    w->written += w->n;
-    w->n = 0;
-}
-static void *prof__par_worker(void *arg) {
-    prof__par *p = (prof__par *)arg;
-    prof__w w;
+/* The trace's events in parallel (prof__par_items): each worker has its
+   own context (its own cache of clean strings) and starts each chunk with
+   an empty path of ancestors and the chunk's first index. */
+static void *prof__trace_worker_open(const void *proto) {
     prof__trace_ctx *cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
-    char *buf = (char *)PROF_MALLOC(PROF__PAR_BUF);
-    prof__clean *cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
-    if (cx && buf) { /* without memory this worker takes no chunk: the other one takes them all */
-        *cx = *p->proto;
-        cx->cache = cache;
-        if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
-        memset(&w, 0, sizeof w);
-        w.buf = buf;
-        w.cap = PROF__PAR_BUF;
-        w.fd = p->fd;
-        w.par = p;
-        for (;;) {
-            size_t k, i, end;
-            pthread_mutex_lock(&p->lock);
-            k = p->err ? p->nchunks : p->next_chunk++;
-            pthread_mutex_unlock(&p->lock);
-            if (k >= p->nchunks) break;
-            w.chunk = k;
-            w.err = 0;
-            cx->path.n = 0;
-            prof__dec_set(&cx->ev_idx, k * p->chunk);
-            end = (k + 1) * p->chunk < p->e->n ? (k + 1) * p->chunk : p->e->n;
-            for (i = k * p->chunk; i < end && !w.err; i++) prof__w_event(&w, p->e, i, cx);
-            prof__par_flush(&w); /* waits for the turn even when empty */
-            pthread_mutex_lock(&p->lock);
-            if (p->turn == k) p->turn = k + 1;
-            pthread_cond_broadcast(&p->cv);
-            pthread_mutex_unlock(&p->lock);
-            if (w.err) break;
-        }
-        pthread_mutex_lock(&p->lock);
-        p->written += w.written;
-        pthread_mutex_unlock(&p->lock);
-    }
-    PROF_FREE(cache);
-    PROF_FREE(buf);
+    if (!cx) return NULL;
+    *cx = *(const prof__trace_ctx *)proto;
+    cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
+    if (cx->cache) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache);
+    return cx;
+}
+static void prof__trace_worker_chunk(void *ctx, size_t first) {
+    prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
+    cx->path.n = 0;
+    prof__dec_set(&cx->ev_idx, first);
+}
+static void prof__trace_worker_item(prof__w *w, void *ctx, size_t i) {
+    prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
+    prof__w_event(w, cx->e, i, cx);
+}
+static void prof__trace_worker_close(void *ctx) {
+    prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
+    PROF_FREE(cx->cache);
     PROF_FREE(cx);
-    return NULL;
 }
-/* Writes events [0, n) through two workers (this thread and one more);
-   returns 0 when it could not start (then nothing was written). */
-static PROF__NI int prof__par_events(prof__w *w, prof_events *e, const prof__trace_ctx *proto) {
-    prof__par p;
-    pthread_t th;
-    if (w->fd < 0 || !prof__par_chunk || e->n < prof__par_min_events || e->n < 2 * prof__par_chunk || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
-    /* what the file's writer holds goes out first */
-    prof__w_flush(w);
-    if (w->th) prof__w_wait_idle(w);
-    if (w->err) return 1;
-    memset(&p, 0, sizeof p);
-    p.e = e;
-    p.proto = proto;
-    p.fd = w->fd;
-    p.chunk = prof__par_chunk;
-    p.nchunks = (e->n + p.chunk - 1) / p.chunk;
-    if (pthread_mutex_init(&p.lock, NULL) != 0) return 0;
-    if (pthread_cond_init(&p.cv, NULL) != 0) { pthread_mutex_destroy(&p.lock); return 0; }
-    if (!prof__spawn(&th, prof__par_worker, &p)) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
-    prof__par_worker(&p);
-    pthread_join(th, NULL);
-    if (!p.err && p.next_chunk == 0) {
-        /* neither worker got its memory: nothing was written, one thread does it */
-        pthread_cond_destroy(&p.cv);
-        pthread_mutex_destroy(&p.lock);
-        return 0;
-    }
-    if (p.err) w->err = p.err;
-    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
-    w->written += p.written;
-    pthread_cond_destroy(&p.cv);
-    pthread_mutex_destroy(&p.lock);
-    return 1;
-}
+static const prof__par_ops prof__trace_par_ops = { prof__trace_worker_open, prof__trace_worker_chunk, prof__trace_worker_item, prof__trace_worker_close };
 
 /* The phases of prof_export_chrome_trace, in file order: top-level keys,
    the events (prof__w_event, maybe in parallel), instants, flows, GPU lanes,
@@ -7804,6 +7839,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
     if (!cx) w->err = ENOMEM;
     else {
+        cx->e = e;
         cx->pid = pid;
         cx->site_json = site_json;
         cx->site_json_len = site_len;
@@ -7827,7 +7863,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             cx->tid_json_len[i] = (unsigned char)tw.n;
             if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
         }
-        if (!prof__par_events(w, e, cx))
+        if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
             for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
         PROF_FREE(cx->tid_json);
         PROF_FREE(root_touch);
