@@ -7661,12 +7661,14 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
         memset(&lanes, 0, sizeof lanes);
         for (i = 0; i < e->n && !w->err; i++) {
             const prof__ev *v = &e->ev[i];
-            const prof__extra *x = prof__x(e, v);
-            int64_t stream = prof__stream_of(e, v);
+            const prof__extra *x;
+            int64_t stream;
             int found;
             uint32_t *slot;
             char label[64];
             if (v->device_type == PROF_DEVICE_CPU) continue;
+            x = prof__x(e, v);
+            stream = prof__stream_of(e, v);
             /* a device first seen: name its process */
             if (!(slot = prof__map_slot(&lanes, prof__mix((uint64_t)x->device_index) ^ 0x5bd1e995u, &found))) { w->err = ENOMEM; break; }
             if (!found) {
