@@ -6536,10 +6536,13 @@ static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const ch
    chunk's turn waits, so memory stays two buffers whatever the count. A
    format makes that possible by formatting a chunk alone into the same
    bytes as the whole list would (its ops reset the context per chunk), and
-   while one worker is in write(2) the other formats. */
-#define PROF__PAR_CHUNK 8192
+   while one worker is in write(2) the other formats. A chunk's bytes must
+   fit the buffer for that: a worker whose buffer fills mid-chunk waits for
+   its turn instead of formatting on (the trace's plain events take about
+   180 bytes, with full args 360: 2048 of them 0.4-0.7 MiB). */
+#define PROF__PAR_CHUNK 2048
 #define PROF__PAR_BUF ((size_t)1 << 20)
-static size_t prof__par_min_events = 4 * PROF__PAR_CHUNK; /* smaller lists: one thread (tests set it) */
+static size_t prof__par_min_events = 32768; /* smaller lists: one thread (tests set it) */
 static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
 /* What a format gives the workers. */
 typedef struct prof__par_ops {
