@@ -7133,7 +7133,6 @@ static PROF__NI char *prof__put_fit(char *d, double x) {
    ulps of at most 2^-16 us) cannot reverse that, so the doubles are only
    computed, once per event, when an event ends with its parent or with
    its follower's start, or near the limit. */
-#define PROF__PATH_MAX 256
 #define PROF__EXACT_NS ((int64_t)1 << 46) /* ~19.5 hours from the trace's base */
 /* Past 2^50 ns (13 days) the rounding of ts + dur (1.5 ulps of the end in
    us, 2^-13 us there) comes within a few times of a nanosecond: every
@@ -7148,10 +7147,30 @@ typedef struct prof__dur_level {
     double end_d;              /* us(start) + dur as written, as a parser sums them */
 } prof__dur_level;
 typedef struct prof__dur_path {
-    int n;
+    int n, cap;                /* levels on the path, room */
+    int oom;                   /* the path could not grow: the export fails */
     const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
-    prof__dur_level lv[PROF__PATH_MAX];
+    prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
+    int32_t *chain;            /* scratch of prof__path_rebuild, as long */
 } prof__dur_path;
+/* Room for n levels; 0 without memory (path->oom set). */
+static PROF__NI int prof__path_room(prof__dur_path *path, int n) {
+    size_t cap = (size_t)path->cap, cap2 = (size_t)path->cap;
+    if (n <= path->cap) return 1;
+    if (n >= INT32_MAX / 2 || !prof__grow((void *)&path->lv, &cap, (size_t)n, sizeof *path->lv) || !prof__grow((void *)&path->chain, &cap2, (size_t)n, sizeof *path->chain)) {
+        path->oom = 1;
+        return 0;
+    }
+    path->cap = (int)(cap < cap2 ? cap : cap2);
+    return 1;
+}
+static PROF__NI void prof__path_free(prof__dur_path *path) {
+    PROF_FREE(path->lv);
+    PROF_FREE(path->chain);
+    path->lv = NULL;
+    path->chain = NULL;
+    path->n = path->cap = 0;
+}
 static PROF__NI double prof__level_end(prof__dur_level *l) {
     if (!l->has_end_d) {
         l->end_d = prof__us_double(l->start) + prof__us_double(l->dur);
@@ -7208,34 +7227,33 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     }
     path->n++;
 }
-/* Event i's level as written: its dur in ns, or fitted (fit >= 0, in us).
-   Valid until the next call. */
+/* The path emptied and rebuilt from the root down to event c (its
+   ancestors pushed in order), as writing them one by one would have left
+   it: each level depends on its parent's alone. Returns c's level, -1
+   without memory. */
+static PROF__NI int prof__path_rebuild(const prof_events *e, int32_t c, prof__dur_path *path) {
+    int n = 0, k;
+    for (; c >= 0; c = e->ev[c].parent) {
+        if (!prof__path_room(path, n + 2)) return -1; /* + 2: the event that asked, after c */
+        path->chain[n++] = c;
+    }
+    path->n = 0;
+    for (k = n - 1; k >= 0; k--) prof__push_level(e, path->chain[k], path);
+    return path->n - 1;
+}
+/* Event i's level as written: its dur in ns, or fitted (fit >= 0, in us);
+   NULL without memory. Valid until the next call. Its parent is on the
+   path (events come parents first) unless the path starts here (a
+   chunk's first event): then the path is rebuilt from the root. */
 static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
-    int32_t chain[PROF__PATH_MAX], c = e->ev[i].parent;
-    int n = 1, k, top = -1, deep = 0;
-    const prof__dur_level *l;
-    chain[0] = (int32_t)i; /* written once: never on the path itself */
-    /* up from the parent to an ancestor on the path, or past the root */
-    while (c >= 0 && n < PROF__PATH_MAX) {
-        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
-        if (top >= 0) break;
-        chain[n++] = c;
-        c = e->ev[c].parent;
-    }
-    if (c >= 0 && (top < 0 || top + 1 + n > PROF__PATH_MAX)) {
-        /* deeper than the path holds: the PROF__PATH_MAX levels above i are
-           replayed from their top, left unbounded, on an empty path that is
-           emptied again after, so the result depends on i alone and not on
-           what was written before it */
-        for (n = 0, c = (int32_t)i; c >= 0 && n < PROF__PATH_MAX; c = e->ev[c].parent) chain[n++] = c;
-        top = -1;
-        deep = 1;
-    }
-    path->n = top + 1; /* 0 when the chain reached a root */
-    for (k = n - 1; k >= 0; k--) prof__push_level(e, chain[k], path);
-    l = &path->lv[path->n - 1];
-    if (deep) path->n = 0;
-    return l;
+    int32_t c = e->ev[i].parent;
+    int top;
+    for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
+    if (c >= 0 && top < 0 && (top = prof__path_rebuild(e, c, path)) < 0) return NULL;
+    if (!prof__path_room(path, top + 2)) return NULL;
+    path->n = top + 1; /* 0 for a root */
+    prof__push_level(e, (int32_t)i, path);
+    return &path->lv[path->n - 1];
 }
 
 /* prof__dur_path.root_touch: for each top-level event, whether the next
@@ -7308,9 +7326,9 @@ static __inline__ const prof__dur_level *prof__written_dur_fast(const prof_event
         if (top < 0) return prof__written_dur(e, i, path);
         p = &path->lv[top];
         pend = p->start + p->dur;
-        if (top + 2 > PROF__PATH_MAX || !(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS && v->start > -PROF__EXACT_NS))
+        if (top + 2 > path->cap || !(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS && v->start > -PROF__EXACT_NS))
             return prof__written_dur(e, i, path);
-    } else if (!(v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS)) {
+    } else if (!(v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS) || path->cap < 1) {
         return prof__written_dur(e, i, path);
     }
     if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) return prof__written_dur(e, i, path);
@@ -7505,7 +7523,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__ev *v = &e->ev[i];
     const prof__dur_level *lv;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
-    lv = prof__written_dur_fast(e, i, &cx->path);
+    if (!(lv = prof__written_dur_fast(e, i, &cx->path))) { w->err = ENOMEM; return; }
     if (!prof__w_ev_head_fast(w, e, v, cx)) prof__w_ev_head(w, e, v, cx);
     prof__w_ev_middle(w, e, i, cx, lv);
     if (v->extra || cx->args_any) prof__w_ev_args(w, e, i, cx);
@@ -7519,6 +7537,9 @@ static void *prof__trace_worker_open(const void *proto) {
     prof__trace_ctx *cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
     if (!cx) return NULL;
     *cx = *(const prof__trace_ctx *)proto;
+    cx->path.lv = NULL; /* its own path */
+    cx->path.chain = NULL;
+    cx->path.n = cx->path.cap = 0;
     cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
     if (cx->cache) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache);
     return cx;
@@ -7534,6 +7555,7 @@ static void prof__trace_worker_item(prof__w *w, void *ctx, size_t i) {
 }
 static void prof__trace_worker_close(void *ctx) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
+    prof__path_free(&cx->path);
     PROF_FREE(cx->cache);
     PROF_FREE(cx);
 }
@@ -7849,7 +7871,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->site_json = site_json;
         cx->site_json_len = site_len;
         cx->cache = cache;
-        cx->path.n = 0;
+        memset(&cx->path, 0, sizeof cx->path);
         cx->path.root_touch = root_touch = prof__root_touch(e);
         prof__dec_set(&cx->ev_idx, 0);
         cx->calls = api.n ? &api : NULL;
@@ -7870,6 +7892,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         }
         if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
             for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        prof__path_free(&cx->path);
         PROF_FREE(cx->tid_json);
         PROF_FREE(root_touch);
         PROF_FREE(cx);
