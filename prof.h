@@ -7306,6 +7306,7 @@ typedef struct prof__trace_ctx {
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
+    struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -7444,14 +7445,59 @@ static __inline__ void prof__w_ev_middle(prof__w *w, const prof_events *e, size_
     }
     w->n = (size_t)(d - w->buf);
 }
-/* Kineto's "Call stack": the entries innermost first, joined with ';'. */
-static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx, int *first) {
-    PROF__W_KEY(w, first, ", \"Call stack\": \"");
+/* Kineto's "Call stack": the entries innermost first, joined with ';'.
+   Events share stacks (a node of the list's stack tree each), so a
+   stack's escaped string is kept by node once written, in a direct-mapped
+   memo of PROF__MEMO_SLOTS strings of up to PROF__MEMO_MAX bytes, at most
+   PROF__MEMO_BYTES in all per export (or worker): memory stays bounded
+   whatever the trace, and other stacks are joined again. */
+#define PROF__MEMO_SLOTS 1024
+#define PROF__MEMO_MAX 4096
+#define PROF__MEMO_BYTES ((size_t)4 << 20)
+typedef struct prof__memo {
+    struct { uint32_t node, len; const char *s; } slot[PROF__MEMO_SLOTS];
+    prof__arena arena;
+    size_t bytes;
+} prof__memo;
+static PROF__NI void prof__w_stack_body(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx) {
     for (; node; node = prof__node_parent(e, node)) {
         prof__w_json_body_cached(w, cx->cache, prof__xp_node(cx->xp, e, node));
         if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
     }
+}
+static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx, int *first) {
+    prof__memo *m = cx->memo;
+    PROF__W_KEY(w, first, ", \"Call stack\": \"");
+    if (m && m->slot[node & (PROF__MEMO_SLOTS - 1)].node == node) {
+        prof__w_put(w, m->slot[node & (PROF__MEMO_SLOTS - 1)].s, m->slot[node & (PROF__MEMO_SLOTS - 1)].len);
+    } else {
+        size_t at = w->n;
+        uint64_t written = w->written;
+        char *s;
+        prof__w_stack_body(w, e, node, cx);
+        /* kept when it is in the buffer whole (no flush in between) */
+        if (m && w->written == written && !w->err && w->n - at <= PROF__MEMO_MAX && m->bytes + (w->n - at) <= PROF__MEMO_BYTES &&
+            (s = (char *)prof__arena_alloc(&m->arena, w->n - at + 1)) != NULL) {
+            memcpy(s, w->buf + at, w->n - at);
+            m->slot[node & (PROF__MEMO_SLOTS - 1)].node = node;
+            m->slot[node & (PROF__MEMO_SLOTS - 1)].len = (uint32_t)(w->n - at);
+            m->slot[node & (PROF__MEMO_SLOTS - 1)].s = s;
+            m->bytes += w->n - at;
+        }
+    }
     PROF__W_LIT(w, "\"");
+}
+/* A memo for the trace's stacks, or NULL (then each is joined again). */
+static PROF__NI prof__memo *prof__memo_new(const prof_events *e) {
+    prof__memo *m;
+    if (!e->stk) return NULL; /* no stacks */
+    if ((m = (prof__memo *)PROF_MALLOC(sizeof *m)) != NULL) memset(m, 0, sizeof *m); /* node 0 is no stack: empty slots never match */
+    return m;
+}
+static PROF__NI void prof__memo_free(prof__memo *m) {
+    if (!m) return;
+    prof__arena_free(&m->arena);
+    PROF_FREE(m);
 }
 /* A kernel's launch, a copy's or set's bytes, a graph's ids (CUPTI). */
 static PROF__NI void prof__w_ev_cuda(prof__w *w, const prof__ev *v, const prof__cuinfo *c, int *first) {
@@ -7540,6 +7586,7 @@ static void *prof__trace_worker_open(const void *proto) {
     cx->path.lv = NULL; /* its own path */
     cx->path.chain = NULL;
     cx->path.n = cx->path.cap = 0;
+    cx->memo = prof__memo_new(cx->e); /* optional, its own */
     cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
     if (cx->cache) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache);
     return cx;
@@ -7556,6 +7603,7 @@ static void prof__trace_worker_item(prof__w *w, void *ctx, size_t i) {
 static void prof__trace_worker_close(void *ctx) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
     prof__path_free(&cx->path);
+    prof__memo_free(cx->memo);
     PROF_FREE(cx->cache);
     PROF_FREE(cx);
 }
@@ -7878,6 +7926,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         cx->xp = &xp;
         cx->light = e->xopt.args == PROF_ARGS_LIGHT;
         cx->args_any = e->no_shapes || e->stk;
+        cx->memo = prof__memo_new(e); /* optional */
         cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
         cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
         for (i = 0; cx->tid_json && i < e->nthr; i++) {
@@ -7893,6 +7942,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
             for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
         prof__path_free(&cx->path);
+        prof__memo_free(cx->memo);
         PROF_FREE(cx->tid_json);
         PROF_FREE(root_touch);
         PROF_FREE(cx);
