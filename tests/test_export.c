@@ -1989,7 +1989,7 @@ static void test_deep_nesting(void) {
    chains 520 deep across chunk boundaries (past the trimming's cached path),
    children that end exactly with their parent or one ns before it (the
    trimming's two paths), one thread's times past 2^50 ns (where the doubles
-   decide), names that need escaping. */
+   decide), names and stack entries that need escaping. */
 static void test_parallel_same_bytes(void) {
     prof_events *ev = prof_events_create();
     long n = 40000, i = 0; /* 5 chunks: under valgrind and TSan too */
@@ -2005,8 +2005,13 @@ static void test_parallel_same_bytes(void) {
         for (d = 0; d < 6 && i < n; d++, i++) {
             prof_event_desc desc;
             memset(&desc, 0, sizeof desc);
+            static const char *const frames[] = { "a.py(1): f \"q\"", "b\\c.py(2): g", "main.py(3): <module>" };
             desc.name = d % 3 == 0 ? "par \"root\"\n" : d % 3 == 1 ? "par mid" : "par leaf \xff";
             desc.thread = (uint64_t)((i / 6) % 2) + 1;
+            if (d >= 3) { /* stacks: their strings are kept by node once written */
+                desc.stack = frames + (i / 6) % 3;
+                desc.stack_depth = 3 - (int)((i / 6) % 3);
+            }
             desc.start_ns = t + d * 7;
             desc.end_ns = (d % 2) ? end : end - 1; /* exactly with the parent, or 1 ns short */
             if (!CHECK(prof_events_add(ev, &desc) >= 0)) break;
