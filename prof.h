@@ -6539,9 +6539,11 @@ static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const ch
    while one worker is in write(2) the other formats. A chunk's bytes must
    fit the buffer for that: a worker whose buffer fills mid-chunk waits for
    its turn instead of formatting on (the trace's plain events take about
-   180 bytes, with full args 360: 2048 of them 0.4-0.7 MiB). */
-#define PROF__PAR_CHUNK 2048
-#define PROF__PAR_BUF ((size_t)1 << 20)
+   180 bytes, with full args 360: 4096 of them 0.7-1.4 MiB). And a chunk
+   must be long beside the hand-over (a wake-up of the waiting worker, tens
+   of microseconds on a VM): 4096 events are 0.2-0.4 ms of formatting. */
+#define PROF__PAR_CHUNK 4096
+#define PROF__PAR_BUF ((size_t)2 << 20)
 static size_t prof__par_min_events = 32768; /* smaller lists: one thread (tests set it) */
 static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
 /* What a format gives the workers. */
