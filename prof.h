@@ -403,8 +403,10 @@
      >>clock >>recorder >>eventlist >>collect >>tree >>aggregation
      >>table >>exporters >>report >>cupti
    >>exporters in parts: >>x_writer (buffered output and its thread, atomic
-     replacement, numbers and strings) >>x_options >>x_meta >>x_chrome >>x_perfetto
-     >>x_stacks >>x_pprof >>x_timeline; a new format is one new part.
+     replacement, numbers, JSON strings and protobuf fields, formatting in
+     parallel) >>x_options >>x_common (what every format reads of an event)
+     >>x_meta >>x_chrome >>x_perfetto >>x_stacks >>x_pprof >>x_timeline; a
+     new format is one new part.
 
    LICENSE: MIT, the text is at the end of the file.
 */
@@ -6528,6 +6530,55 @@ static PROF__NI void prof__w_raw_cached(prof__w *w, prof__clean *cache, const ch
     else prof__w_put(w, str, prof__clean_of(cache, str)->len);
 }
 
+/* ----- >>x_writer: protobuf (Perfetto, pprof) -----
+   Varints, tags, and length-delimited fields: at a cursor with room
+   (prof__pb_varint ...), or appended to a growable message that is then
+   closed into its parent with its length (prof__pb_u ..., prof__pb_sub). */
+static __inline__ char *prof__pb_varint(char *d, uint64_t v) {
+    while (v >= 0x80) { *d++ = (char)(v | 0x80); v >>= 7; }
+    *d++ = (char)v;
+    return d;
+}
+static __inline__ char *prof__pb_uint(char *d, unsigned field, uint64_t v) { return prof__pb_varint(prof__pb_varint(d, (uint64_t)field << 3), v); }
+static __inline__ char *prof__pb_fixed64(char *d, unsigned field, uint64_t v) {
+    int k;
+    d = prof__pb_varint(d, ((uint64_t)field << 3) | 1);
+    for (k = 0; k < 8; k++) *d++ = (char)(v >> (8 * k));
+    return d;
+}
+static __inline__ char *prof__pb_double(char *d, unsigned field, double x) {
+    uint64_t v;
+    memcpy(&v, &x, 8);
+    return prof__pb_fixed64(d, field, v);
+}
+static __inline__ char *prof__pb_len(char *d, unsigned field, size_t n) { return prof__pb_varint(prof__pb_varint(d, ((uint64_t)field << 3) | 2), n); }
+/* A message under construction: fields appended to a growable buffer, then
+   closed into its parent with its length. */
+static PROF__NI void prof__pb_raw(prof__buf *b, const char *s, size_t n) { prof__buf_put(b, s, n); }
+static PROF__NI void prof__pb_u(prof__buf *b, unsigned field, uint64_t v) { char t[24]; prof__buf_put(b, t, (size_t)(prof__pb_uint(t, field, v) - t)); }
+static PROF__NI void prof__pb_i(prof__buf *b, unsigned field, int64_t v) { prof__pb_u(b, field, (uint64_t)v); }
+static PROF__NI void prof__pb_f64(prof__buf *b, unsigned field, double x) { char t[16]; prof__buf_put(b, t, (size_t)(prof__pb_double(t, field, x) - t)); }
+static PROF__NI void prof__pb_sub(prof__buf *b, unsigned field, const prof__buf *m) {
+    char t[16];
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, m->n) - t));
+    prof__buf_put(b, m->p, m->n);
+}
+/* A string field: valid UTF-8 kept, each invalid byte becomes U+FFFD (as in
+   the JSON trace, so both read the same). */
+static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = 0, bad = 0;
+    char t[16];
+    for (; p[n]; n++) if (p[n] >= 0x80) { int k = prof__utf8_len(p + n); if (k) n += (size_t)k - 1; else bad++; }
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, n + 2 * bad) - t));
+    if (!bad) { prof__buf_put(b, (const char *)p, n); return; }
+    while (*p) {
+        int k = *p >= 0x80 ? prof__utf8_len(p) : 1;
+        if (k) { prof__buf_put(b, (const char *)p, (size_t)k); p += k; }
+        else { prof__buf_put(b, "\xef\xbf\xbd", 3); p++; }
+    }
+}
+
 /* ----- >>x_writer: formatting in parallel -----
    The items of a big export (the trace's events) are formatted by two
    threads at once: the list is cut into chunks of prof__par_chunk items,
@@ -6939,6 +6990,56 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
     return n == UINT32_MAX ? f : xp->node[n];
 }
 
+/* ----- >>x_common: what every format reads of an event -----
+   Its category, its lane (device stream or thread), its stack as an array,
+   the process's name. */
+/* Kineto's category of an event, as an index into its names. */
+static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver" };
+static PROF__NI unsigned prof__pft_cat(unsigned f, int on_cpu) {
+    if (f & PROF_SITE_GPU_KERNEL) return 2;
+    if (f & PROF_SITE_GPU_MEMCPY) return 3;
+    if (f & PROF_SITE_GPU_MEMSET) return 4;
+    if (f & PROF_SITE_CUDA_SYNC) return 5;
+    if (f & PROF_SITE_CUDA_RUNTIME) return 6;
+    if (f & PROF_SITE_CUDA_DRIVER) return 7;
+    if (!on_cpu) return 2;
+    return (f & PROF_SITE_CPU_OP) ? 1 : 0;
+}
+/* Kineto's "cat" for an event of a site with flags f. */
+static PROF__NI void prof__w_category(prof__w *w, unsigned f, int on_cpu) {
+    prof__w_str(w, prof__pft_cats[prof__pft_cat(f, on_cpu)]);
+}
+static PROF__NI void prof__process_name(char *out, size_t n) {
+    FILE *f = fopen("/proc/self/comm", "r");
+    size_t k = 0;
+    if (f) {
+        k = fread(out, 1, n - 1, f);
+        fclose(f);
+    }
+    while (k && (out[k - 1] == '\n' || out[k - 1] == '\r')) k--;
+    out[k] = 0;
+    if (!k) snprintf(out, n, "process %ld", (long)getpid());
+}
+
+/* device_resource_id: the stream, or the thread when none was given */
+static PROF__NI int64_t prof__stream_of(const prof_events *e, const prof__ev *v) {
+    const prof__extra *x = prof__x(e, v);
+    return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid;
+}
+
+/* Event i's stack for the exporters: its node in the list's stack tree
+   (0: none; equal stacks have equal nodes) and its frames innermost first,
+   from the arrays prof__nodes_flatten made before the export began. */
+typedef struct prof__frames { const char *const *p; int32_t depth; uint32_t node; } prof__frames;
+static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
+    prof__frames f;
+    f.node = prof__stack_node(e, i);
+    f.p = f.node ? (const char *const *)e->nodes[f.node].arr : NULL;
+    f.depth = f.p ? prof__node_depth(e, f.node) : 0;
+    if (!f.p) f.node = 0;
+    return f;
+}
+
 /* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
 typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
 
@@ -7024,24 +7125,6 @@ PROF_API prof_result prof_events_add_metadata(prof_events *e, const char *key, c
 PROF_API prof_result prof_events_add_metadata_json(prof_events *e, const char *key, const char *json) { return prof__add_meta(e, key, json, 1); }
 
 /* ----- >>x_chrome: Chrome trace in Kineto's layout ----- */
-static PROF__NI void prof__process_name(char *out, size_t n) {
-    FILE *f = fopen("/proc/self/comm", "r");
-    size_t k = 0;
-    if (f) {
-        k = fread(out, 1, n - 1, f);
-        fclose(f);
-    }
-    while (k && (out[k - 1] == '\n' || out[k - 1] == '\r')) k--;
-    out[k] = 0;
-    if (!k) snprintf(out, n, "process %ld", (long)getpid());
-}
-
-/* device_resource_id: the stream, or the thread when none was given */
-static PROF__NI int64_t prof__stream_of(const prof_events *e, const prof__ev *v) {
-    const prof__extra *x = prof__x(e, v);
-    return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid;
-}
-
 static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const prof__ev *v, uint64_t pid) {
     PROF__W_LIT(w, "\"pid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, pid);
@@ -7049,19 +7132,6 @@ static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const pro
     PROF__W_LIT(w, ", \"tid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid);
     else prof__w_i64(w, prof__stream_of(e, v));
-}
-
-/* Kineto's "cat" for an event of a site with flags f. */
-static PROF__NI void prof__w_category(prof__w *w, unsigned f, int on_cpu) {
-    if (f & PROF_SITE_GPU_KERNEL) PROF__W_LIT(w, "kernel");
-    else if (f & PROF_SITE_GPU_MEMCPY) PROF__W_LIT(w, "gpu_memcpy");
-    else if (f & PROF_SITE_GPU_MEMSET) PROF__W_LIT(w, "gpu_memset");
-    else if (f & PROF_SITE_CUDA_SYNC) PROF__W_LIT(w, "cuda_sync");
-    else if (f & PROF_SITE_CUDA_RUNTIME) PROF__W_LIT(w, "cuda_runtime");
-    else if (f & PROF_SITE_CUDA_DRIVER) PROF__W_LIT(w, "cuda_driver");
-    else if (!on_cpu) PROF__W_LIT(w, "kernel");
-    else if (f & PROF_SITE_CPU_OP) PROF__W_LIT(w, "cpu_op");
-    else PROF__W_LIT(w, "user_annotation");
 }
 
 /* ----- ts and dur that nest in doubles -----
@@ -7983,64 +8053,6 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
 #define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
 #define PROF__PFT_UUID_COUNTER(site) (0x200000000ull + (uint64_t)(site))
 #define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
-/* protobuf wire format: varints, tags, and length-delimited fields */
-static __inline__ char *prof__pb_varint(char *d, uint64_t v) {
-    while (v >= 0x80) { *d++ = (char)(v | 0x80); v >>= 7; }
-    *d++ = (char)v;
-    return d;
-}
-static __inline__ char *prof__pb_uint(char *d, unsigned field, uint64_t v) { return prof__pb_varint(prof__pb_varint(d, (uint64_t)field << 3), v); }
-static __inline__ char *prof__pb_fixed64(char *d, unsigned field, uint64_t v) {
-    int k;
-    d = prof__pb_varint(d, ((uint64_t)field << 3) | 1);
-    for (k = 0; k < 8; k++) *d++ = (char)(v >> (8 * k));
-    return d;
-}
-static __inline__ char *prof__pb_double(char *d, unsigned field, double x) {
-    uint64_t v;
-    memcpy(&v, &x, 8);
-    return prof__pb_fixed64(d, field, v);
-}
-static __inline__ char *prof__pb_len(char *d, unsigned field, size_t n) { return prof__pb_varint(prof__pb_varint(d, ((uint64_t)field << 3) | 2), n); }
-/* A message under construction: fields appended to a growable buffer, then
-   closed into its parent with its length. */
-static PROF__NI void prof__pb_raw(prof__buf *b, const char *s, size_t n) { prof__buf_put(b, s, n); }
-static PROF__NI void prof__pb_u(prof__buf *b, unsigned field, uint64_t v) { char t[24]; prof__buf_put(b, t, (size_t)(prof__pb_uint(t, field, v) - t)); }
-static PROF__NI void prof__pb_i(prof__buf *b, unsigned field, int64_t v) { prof__pb_u(b, field, (uint64_t)v); }
-static PROF__NI void prof__pb_f64(prof__buf *b, unsigned field, double x) { char t[16]; prof__buf_put(b, t, (size_t)(prof__pb_double(t, field, x) - t)); }
-static PROF__NI void prof__pb_sub(prof__buf *b, unsigned field, const prof__buf *m) {
-    char t[16];
-    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, m->n) - t));
-    prof__buf_put(b, m->p, m->n);
-}
-/* A string field: valid UTF-8 kept, each invalid byte becomes U+FFFD (as in
-   the JSON trace, so both read the same). */
-static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t n = 0, bad = 0;
-    char t[16];
-    for (; p[n]; n++) if (p[n] >= 0x80) { int k = prof__utf8_len(p + n); if (k) n += (size_t)k - 1; else bad++; }
-    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, n + 2 * bad) - t));
-    if (!bad) { prof__buf_put(b, (const char *)p, n); return; }
-    while (*p) {
-        int k = *p >= 0x80 ? prof__utf8_len(p) : 1;
-        if (k) { prof__buf_put(b, (const char *)p, (size_t)k); p += k; }
-        else { prof__buf_put(b, "\xef\xbf\xbd", 3); p++; }
-    }
-}
-
-/* Kineto's category of an event (prof__w_category's names), as an index. */
-static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver" };
-static PROF__NI unsigned prof__pft_cat(unsigned f, int on_cpu) {
-    if (f & PROF_SITE_GPU_KERNEL) return 2;
-    if (f & PROF_SITE_GPU_MEMCPY) return 3;
-    if (f & PROF_SITE_GPU_MEMSET) return 4;
-    if (f & PROF_SITE_CUDA_SYNC) return 5;
-    if (f & PROF_SITE_CUDA_RUNTIME) return 6;
-    if (f & PROF_SITE_CUDA_DRIVER) return 7;
-    if (!on_cpu) return 2;
-    return (f & PROF_SITE_CPU_OP) ? 1 : 0;
-}
 /* Debug annotation names, interned with fixed iids (index + 1). */
 static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
 enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_OVERLOAD, PROF__PA_CORR, PROF__PA_DEVICE, PROF__PA_STREAM, PROF__PA_EXTID, PROF__PA_STACK, PROF__PA_VALUE };
@@ -8206,18 +8218,6 @@ static PROF__NI void prof__pft_intern_site(prof__pft *pf, prof__buf *m, uint32_t
         prof__pb_u(&pf->sub, 4, (uint64_t)(uint32_t)st->line);
         prof__pb_sub(m, 4, &pf->sub);
     }
-}
-/* Event i's stack for the exporters: its node in the list's stack tree
-   (0: none; equal stacks have equal nodes) and its frames innermost first,
-   from the arrays prof__nodes_flatten made before the export began. */
-typedef struct prof__frames { const char *const *p; int32_t depth; uint32_t node; } prof__frames;
-static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
-    prof__frames f;
-    f.node = prof__stack_node(e, i);
-    f.p = f.node ? (const char *const *)e->nodes[f.node].arr : NULL;
-    f.depth = f.p ? prof__node_depth(e, f.node) : 0;
-    if (!f.p) f.node = 0;
-    return f;
 }
 /* The callstack iid of event i's stack (0: none), interned on sequence seq
    into m when new there. */
