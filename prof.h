@@ -7040,6 +7040,22 @@ static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
     return f;
 }
 
+/* correlation -> the CPU event of the API call that launched the device
+   work (a runtime call over the driver call inside it); 0, or -1 without
+   memory. */
+static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
+    size_t i;
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int found;
+        uint32_t *slot;
+        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(api, e->ex[v->extra].correlation, &found))) return -1;
+        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    }
+    return 0;
+}
+
 /* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
 typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
 
@@ -7919,120 +7935,122 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
         PROF__W_LIT(w, "}}");
     }
 }
-PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
-    static const char *const who = "prof_export_chrome_trace";
-    prof__out o;
-    prof__w *w;
-    prof_result r;
-    const char **site_json = NULL;
-    size_t *site_len = NULL;   /* the lengths, after the pointers */
-    char *esc;
-    prof__clean *cache;
-    prof__trace_ctx *cx;
-    prof__arena scratch;
+/* The trace's shared context: each site's head of a CPU event (ph, cat
+   and the escaped name) and each thread's pid and tid, made once so that
+   most events start with two copies; the options. The heads live in
+   scratch; names too long for the buffer are escaped per event instead.
+   0, or -1 without memory (the tids are optional). */
+static PROF__NI int prof__trace_site_heads(prof__trace_ctx *cx, const prof_events *e, prof__arena *scratch) {
+    const char **site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    char *esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
     size_t i;
-    uint64_t pid = (uint64_t)getpid();
-    prof__map api; /* correlation -> the CPU event of the API call (runtime over driver) */
-    unsigned char *root_touch = NULL;
-    prof__xpaths xp;
-    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
-    if ((r = prof__prepare(e)) != PROF_OK) return r;
-    memset(&scratch, 0, sizeof scratch);
-    memset(&api, 0, sizeof api);
-    /* Each site's head of a CPU event (ph, cat and the escaped name) is made
-       once: most events then start with one memcpy. The lengths follow the
-       pointers in the same allocation. */
-    site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
-    if (site_json) { void *lens = site_json + e->nsites + 1; site_len = (size_t *)lens; }
-    esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
-    if (!site_json || !esc) {
-        PROF_FREE(site_json);
-        PROF_FREE(esc);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    }
+    cx->site_json = site_json;
+    if (!site_json || !esc) { PROF_FREE(esc); return -1; }
+    { void *lens = site_json + e->nsites + 1; cx->site_json_len = (size_t *)lens; } /* the lengths follow the pointers */
     for (i = 0; i < e->nsites; i++) {
         prof__w tmpw;
         char *s;
-        /* names longer than the buffer are escaped per event instead */
-        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) { site_json[i] = NULL; continue; }
+        site_json[i] = NULL;
+        if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) continue;
         prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
         PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
         prof__w_category(&tmpw, e->sites[i].flags, 1);
         PROF__W_LIT(&tmpw, "\", \"name\": ");
         prof__w_json_str(&tmpw, e->sites[i].name);
-        s = (char *)prof__arena_alloc(&scratch, tmpw.n + 16); /* padded for prof__put_blocks */
-        if (!s) { PROF_FREE(esc); PROF_FREE(site_json); prof__arena_free(&scratch); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+        if (!(s = (char *)prof__arena_alloc(scratch, tmpw.n + 16))) { PROF_FREE(esc); return -1; } /* padded for prof__put_blocks */
         memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
         site_json[i] = s;
-        site_len[i] = tmpw.n;
+        cx->site_json_len[i] = tmpw.n;
     }
     PROF_FREE(esc);
-    if (prof__xp_init(&xp, e) != 0) r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    else r = prof__out_open(&o, path, who);
-    if (r != PROF_OK) { prof__xp_free(&xp); PROF_FREE(site_json); prof__arena_free(&scratch); return r; }
-    w = o.w;
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
-        int found;
-        uint32_t *slot;
-        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
-        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) { w->err = ENOMEM; break; }
-        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
+    return 0;
+}
+static PROF__NI void prof__trace_tids(prof__trace_ctx *cx, const prof_events *e) {
+    size_t i;
+    cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* PROF__TID_JSON bytes each, then the lengths */
+    cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
+    for (i = 0; cx->tid_json && i < e->nthr; i++) {
+        prof__w tw;
+        prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
+        PROF__W_LIT(&tw, ", \"pid\": ");
+        prof__w_u64(&tw, cx->pid);
+        PROF__W_LIT(&tw, ", \"tid\": ");
+        prof__w_u64(&tw, e->thr[i].tid);
+        cx->tid_json_len[i] = (unsigned char)tw.n;
+        if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
     }
-    prof__trace_head(w, e);
-    cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS);
-    if (cache) memset(cache, 0, PROF__CLEAN_SLOTS * sizeof *cache);
+}
+static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, uint64_t pid, prof__arena *scratch) {
+    memset(cx, 0, sizeof *cx);
+    cx->e = e;
+    cx->pid = pid;
+    cx->light = e->xopt.args == PROF_ARGS_LIGHT;
+    cx->args_any = e->no_shapes || e->stk;
+    prof__dec_set(&cx->ev_idx, 0);
+    if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
+    prof__trace_tids(cx, e);
+    return 0;
+}
+static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
+    if (!cx) return;
+    prof__path_free(&cx->path);
+    prof__memo_free(cx->memo);
+    PROF_FREE((void *)cx->path.root_touch);
+    PROF_FREE(cx->cache);
+    PROF_FREE(cx->tid_json);
+    PROF_FREE((void *)cx->site_json);
+    PROF_FREE(cx);
+}
+/* The events, in parallel when the trace is big (prof__par_items), else
+   here; with what only they need: the cache of clean strings, the
+   top-level events that touch their follower, the memo of stacks. */
+static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, const prof__map *api, const prof__xpaths *xp) {
+    size_t i;
+    if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
+    cx->path.root_touch = prof__root_touch(e); /* NULL: every top-level event is assumed to touch */
+    cx->memo = prof__memo_new(e);              /* optional */
+    cx->calls = api->n ? api : NULL;
+    cx->xp = xp;
+    if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
+        for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+}
+PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
+    static const char *const who = "prof_export_chrome_trace";
+    prof__out o;
+    prof_result r;
+    prof__trace_ctx *cx;
+    prof__arena scratch;        /* the sites' heads */
+    prof__map api;              /* correlation -> the CPU event of the API call */
+    prof__xpaths xp;
+    uint64_t pid = (uint64_t)getpid();
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&scratch, 0, sizeof scratch);
+    memset(&api, 0, sizeof api);
     cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
-    if (!cx) w->err = ENOMEM;
-    else {
-        cx->e = e;
-        cx->pid = pid;
-        cx->site_json = site_json;
-        cx->site_json_len = site_len;
-        cx->cache = cache;
-        memset(&cx->path, 0, sizeof cx->path);
-        cx->path.root_touch = root_touch = prof__root_touch(e);
-        prof__dec_set(&cx->ev_idx, 0);
-        cx->calls = api.n ? &api : NULL;
-        cx->xp = &xp;
-        cx->light = e->xopt.args == PROF_ARGS_LIGHT;
-        cx->args_any = e->no_shapes || e->stk;
-        cx->memo = prof__memo_new(e); /* optional */
-        cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* optional */
-        cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
-        for (i = 0; cx->tid_json && i < e->nthr; i++) {
-            prof__w tw;
-            prof__w_mem(&tw, cx->tid_json + i * PROF__TID_JSON, PROF__TID_JSON);
-            PROF__W_LIT(&tw, ", \"pid\": ");
-            prof__w_u64(&tw, pid);
-            PROF__W_LIT(&tw, ", \"tid\": ");
-            prof__w_u64(&tw, e->thr[i].tid);
-            cx->tid_json_len[i] = (unsigned char)tw.n;
-            if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
-        }
-        if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
-            for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
-        prof__path_free(&cx->path);
-        prof__memo_free(cx->memo);
-        PROF_FREE(cx->tid_json);
-        PROF_FREE(root_touch);
-        PROF_FREE(cx);
+    if (prof__xp_init(&xp, e) != 0 || !cx || prof__trace_ctx_init(cx, e, pid, &scratch) != 0)
+        r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    else r = prof__out_open(&o, path, who);
+    if (r == PROF_OK) {
+        if (prof__api_calls(e, &api) != 0) o.w->err = ENOMEM;
+        prof__trace_head(o.w, e);
+        prof__trace_events(o.w, e, cx, &api, &xp);
+        prof__trace_instants(o.w, e, pid);
+        prof__trace_flows(o.w, e, &api, pid);
+        prof__trace_gpu_lanes(o.w, e);
+        prof__trace_memory(o.w, e, pid);
+        prof__trace_cpu_lanes(o.w, e, pid);
+        PROF__W_LIT(o.w, "\n  ],\n  \"traceName\": ");
+        prof__w_json_str(o.w, path);
+        PROF__W_LIT(o.w, "\n}\n");
+        r = prof__out_close(&o, who);
     }
-    PROF_FREE(cache);
-    prof__trace_instants(w, e, pid);
-    prof__trace_flows(w, e, &api, pid);
-    prof__trace_gpu_lanes(w, e);
-    prof__trace_memory(w, e, pid);
-    prof__trace_cpu_lanes(w, e, pid);
-    PROF__W_LIT(w, "\n  ],\n  \"traceName\": ");
-    prof__w_json_str(w, path);
-    PROF__W_LIT(w, "\n}\n");
-    PROF_FREE(site_json);
+    prof__trace_ctx_free(cx);
     prof__map_free(&api);
     prof__arena_free(&scratch);
     prof__xp_free(&xp);
-    return prof__out_close(&o, who);
+    return r;
 }
 
 /* ----- >>x_perfetto: Perfetto protobuf (export_perfetto) -----
@@ -8748,14 +8766,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
     /* absolute times: the session's wall clock where that keeps them >= 0 */
     pf.offset = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0 ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
-    for (i = 0; i < e->n; i++) { /* correlation -> the CPU event of its API call (runtime over driver) */
-        const prof__ev *v = &e->ev[i];
-        int found;
-        uint32_t *slot;
-        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
-        if (!(slot = prof__map_slot(&pf.api, e->ex[v->extra].correlation, &found))) { pf.oom = 1; break; }
-        if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
-    }
+    if (prof__api_calls(e, &pf.api) != 0) pf.oom = 1;
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pft_free(&pf); return r; }
     pf.w = o.w;
     prof__process_name(pname, sizeof pname);
