@@ -8820,101 +8820,117 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
     }
 }
 
-static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
-    const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
-    int which = prof__stack_metric(metric);
-    prof__out o;
-    prof_result r;
-    prof__buf line;
-    size_t i;
-    /* merged mode: unique stack -> summed value, in first-seen order */
+/* The lines of the folded stacks: each distinct stack's line is formatted
+   once (node -> its line), and lines that print alike are one (by their
+   interned address), in first-seen order, with the merged values. */
+typedef struct prof__folded {
     prof__strtab uniq;
     prof__arena ua;
-    int64_t *sums = NULL;
-    size_t capsums = 0;
+    int64_t *sums;
+    size_t capsums;
     prof__map byaddr, bynode;
-    const char **chain = NULL; /* one stack's frames, innermost first */
-    size_t capchain = 0;
-    size_t with_stacks = 0, lines = 0;
+    const char **chain;         /* one stack's frames, innermost first */
+    size_t capchain;
+    prof__buf line;
     prof__xpaths xp;
-    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
-    if (which < 0)
-        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
-    if ((r = prof__prepare(e)) != PROF_OK) return r;
-    if (prof__xp_init(&xp, e) != 0) { prof__xp_free(&xp); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
-    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__xp_free(&xp); return r; }
-    memset(&line, 0, sizeof line);
-    memset(&uniq, 0, sizeof uniq);
-    memset(&byaddr, 0, sizeof byaddr);
-    memset(&bynode, 0, sizeof bynode);
-    memset(&ua, 0, sizeof ua);
-    uniq.arena = &ua;
-    for (i = 0; i < e->n && !o.w->err && !line.oom; i++) {
-        uint32_t node = prof__stack_node(e, i), *nslot, *slot;
-        int64_t value;
-        int found;
+} prof__folded;
+/* The line of a stack not seen before, into f->uniq: its index, -1 without memory. */
+static PROF__NI int64_t prof__folded_new_line(prof__folded *f, const prof_events *e, uint32_t node) {
+    size_t before = f->uniq.n, depth = (size_t)prof__node_depth(e, node), k;
+    uint32_t a = node, *slot;
+    const char *key;
+    int found;
+    if (!prof__grow((void *)&f->chain, &f->capchain, depth, sizeof *f->chain)) return -1;
+    for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) f->chain[k] = prof__xp_node(&f->xp, e, a);
+    f->line.n = 0;
+    for (k = depth; k-- > 0;) {
+        prof__buf_frame(&f->line, f->chain[k]);
+        if (k) prof__buf_str(&f->line, ";");
+    }
+    if (f->line.oom || !(key = prof__intern_n(&f->uniq, f->line.p, f->line.n))) return -1;
+    if (f->uniq.n > before) {
+        if (!prof__grow((void *)&f->sums, &f->capsums, f->uniq.n, sizeof *f->sums)) return -1;
+        f->sums[f->uniq.n - 1] = 0;
+    }
+    /* two stacks can print alike once their frames are cleaned */
+    if (!(slot = prof__map_slot(&f->byaddr, (uint64_t)(uintptr_t)key, &found))) return -1;
+    if (!found) *slot = (uint32_t)(f->uniq.n - 1);
+    return *slot;
+}
+/* The line of event i's stack (node): its index, -1 without memory. */
+static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node) {
+    uint32_t *nslot;
+    int found;
+    int64_t k;
+    if (!(nslot = prof__map_slot(&f->bynode, node, &found))) return -1;
+    if (found) return *nslot;
+    *nslot = 0; /* on failure the map is freed */
+    if ((k = prof__folded_new_line(f, e, node)) >= 0) *nslot = (uint32_t)k;
+    return k;
+}
+static PROF__NI void prof__folded_free(prof__folded *f) {
+    PROF_FREE(f->line.p);
+    PROF_FREE(f->sums);
+    PROF_FREE(f->chain);
+    prof__map_free(&f->byaddr);
+    prof__map_free(&f->bynode);
+    prof__strtab_free(&f->uniq);
+    prof__arena_free(&f->ua);
+    prof__xp_free(&f->xp);
+}
+/* One line: the stack and its value in whole microseconds. */
+static PROF__NI void prof__w_folded(prof__w *w, const char *stack, int64_t us) {
+    char num[32];
+    prof__w_str(w, stack);
+    snprintf(num, sizeof num, " %lld\n", (long long)us);
+    prof__w_str(w, num);
+}
+/* The events' lines (merge: their sums, written after). Returns the lines
+   written, -1 without memory; *with_stacks counts the events that had one. */
+static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_events *e, int which, int merge, size_t *with_stacks) {
+    long lines = 0;
+    size_t i;
+    for (i = 0; i < e->n && !w->err; i++) {
+        uint32_t node = prof__stack_node(e, i);
+        int64_t value, k;
         if (!node) continue;
-        with_stacks++;
+        ++*with_stacks;
         value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i); /* ns */
         /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
            lines (prof.h's own) sum the nanoseconds first, so that many
            short calls are not each cut to whole microseconds. */
         if (!merge) value /= 1000;
         if (value <= 0) continue;
-        /* each distinct stack's line is formatted once: node -> its line */
-        if (!(nslot = prof__map_slot(&bynode, node, &found))) { line.oom = 1; break; }
-        if (!found) {
-            size_t before = uniq.n, depth = (size_t)prof__node_depth(e, node), k;
-            uint32_t a = node;
-            const char *key;
-            *nslot = 0; /* set below; on failure the map is freed */
-            if (!prof__grow((void *)&chain, &capchain, depth, sizeof *chain)) { line.oom = 1; break; }
-            for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) chain[k] = prof__xp_node(&xp, e, a);
-            line.n = 0;
-            for (k = depth; k-- > 0;) {
-                prof__buf_frame(&line, chain[k]);
-                if (k) prof__buf_str(&line, ";");
-            }
-            if (line.oom || !(key = prof__intern_n(&uniq, line.p, line.n))) { line.oom = 1; break; }
-            if (uniq.n > before) {
-                if (!prof__grow((void *)&sums, &capsums, uniq.n, sizeof *sums)) { line.oom = 1; break; }
-                sums[uniq.n - 1] = 0;
-            }
-            /* the line's index in first-seen order, by its interned address
-               (two stacks can print alike once their frames are cleaned) */
-            if (!(slot = prof__map_slot(&byaddr, (uint64_t)(uintptr_t)key, &found))) { line.oom = 1; break; }
-            if (!found) *slot = (uint32_t)(uniq.n - 1);
-            *nslot = *slot;
-        }
-        if (merge) {
-            prof__sat_add(&sums[*nslot], value);
-        } else {
-            char num[32];
-            prof__w_str(o.w, uniq.strs[*nslot]);
-            snprintf(num, sizeof num, " %lld\n", (long long)value);
-            prof__w_str(o.w, num);
-            lines++;
-        }
+        if ((k = prof__folded_line(f, e, node)) < 0) return -1;
+        if (merge) prof__sat_add(&f->sums[k], value);
+        else { prof__w_folded(w, f->uniq.strs[k], value); lines++; }
     }
-    if (merge && !line.oom) {
-        for (i = 0; i < uniq.n && !o.w->err; i++) {
-            char num[32];
-            if (sums[i] / 1000 <= 0) continue;
-            prof__w_str(o.w, uniq.strs[i]);
-            snprintf(num, sizeof num, " %lld\n", (long long)(sums[i] / 1000));
-            prof__w_str(o.w, num);
-            lines++;
-        }
+    for (i = 0; merge && i < f->uniq.n && !w->err; i++) {
+        if (f->sums[i] / 1000 <= 0) continue;
+        prof__w_folded(w, f->uniq.strs[i], f->sums[i] / 1000);
+        lines++;
     }
-    PROF_FREE(line.p);
-    PROF_FREE(sums);
-    PROF_FREE(chain);
-    prof__map_free(&byaddr);
-    prof__map_free(&bynode);
-    prof__strtab_free(&uniq);
-    prof__arena_free(&ua);
-    prof__xp_free(&xp);
-    if (line.oom) {
+    return lines;
+}
+static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
+    const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
+    int which = prof__stack_metric(metric);
+    prof__out o;
+    prof_result r;
+    prof__folded f;
+    size_t with_stacks = 0;
+    long lines;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if (which < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
+    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    memset(&f, 0, sizeof f);
+    f.uniq.arena = &f.ua;
+    if (prof__xp_init(&f.xp, e) != 0) { prof__folded_free(&f); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__folded_free(&f); return r; }
+    lines = prof__folded_events(&f, o.w, e, which, merge, &with_stacks);
+    prof__folded_free(&f);
+    if (lines < 0) {
         o.w->err = ENOMEM;
         prof__out_close(&o, who);
         return PROF_E_NOMEM;
