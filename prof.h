@@ -6785,79 +6785,88 @@ static PROF__NI int prof__fd_path(const char *path) {
     return -1;
 }
 
-static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const char *who) {
-    struct stat st;
-    static unsigned counter;
-    size_t len;
-    int fd;
-    memset(o, 0, sizeof o[0]);
-    if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
+/* The writer and its buffers (the second is optional: no writer thread
+   without it); 0, or -1 without memory. */
+static PROF__NI int prof__out_alloc(prof__out *o) {
     o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
-    if (!o->w) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    if (!o->w) return -1;
     memset(o->w, 0, sizeof *o->w);
     o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK);
-    o->w->bufs[1] = (char *)PROF_MALLOC(PROF__W_CHUNK); /* optional: no writer thread without it */
-    if (!o->w->bufs[0]) {
+    o->w->bufs[1] = (char *)PROF_MALLOC(PROF__W_CHUNK);
+    if (!o->w->bufs[0]) return -1;
+    o->w->buf = o->w->bufs[0];
+    o->w->cap = PROF__W_CHUNK;
+    o->w->fd = -1;
+    return 0;
+}
+/* A regular file (or a new one): written under a temporary name in the
+   same directory, renamed over the target by prof__out_close; a symlink
+   to one gets the new file where it points. A new file gets fopen's
+   mode; one that replaces a file, its mode and (where allowed) its owner.
+   O_EXCL: never through something already at the temporary name (a stale
+   file, a planted link). A file that is writable in a directory that is
+   not is written in place, and emptied if the export fails. Returns 0
+   when o->w->fd is open, else the errno for the message, or -1 when the
+   temporary name found no memory. */
+static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
+    static unsigned counter;
+    const char *target = path, *base;
+    struct stat st;
+    int err = 0, have_old, tries = 0;
+    size_t len;
+    unsigned n;
+    if ((o->target = prof__follow_links(path, &err)) != NULL) target = o->target;
+    if (err) return err;
+    have_old = stat(target, &st) == 0 && S_ISREG(st.st_mode);
+    len = strlen(target) + 48;
+    if (!(o->tmp = (char *)PROF_MALLOC(len))) return -1;
+    base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    do {
+        n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+        if (strlen(base) + 32 <= 255) { /* NAME_MAX: name.json.tmp<pid>.<n> shows what it is */
+            snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), n);
+        } else { /* a long name: a short one in the same directory */
+            snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)(base - target), target, (long)getpid(), n);
+        }
+        o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
+    } while (o->w->fd < 0 && errno == EEXIST && ++tries < 16);
+    if (o->w->fd >= 0 && have_old) {
+        if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
+        if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
+    }
+    if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS) && access(target, W_OK) == 0) {
+        PROF_FREE(o->tmp);
+        o->tmp = NULL;
+        o->in_place = 1;
+        o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    }
+    return o->w->fd < 0 ? errno : 0;
+}
+static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const char *who) {
+    struct stat st;
+    int fd, err = 0;
+    memset(o, 0, sizeof o[0]);
+    if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
+    if (prof__out_alloc(o) != 0) {
         prof__out_free(o);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
-    o->w->buf = o->w->bufs[0];
-    o->w->cap = PROF__W_CHUNK;
     o->path = path;
     /* Descriptors, devices, pipes and files under /proc are written in
        place: renaming over them would replace the node (and /proc refuses
        new files). Regular files, /dev/shm's included, get a temporary name
-       and a rename; a symlink to one gets the new file where it points. */
+       and a rename. */
     if ((fd = prof__fd_path(path)) >= 0) {
-        o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) err = errno;
     } else if (strncmp(path, "/proc/", 6) == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
-        o->w->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if ((o->w->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) err = errno;
     } else {
-        const char *target = path, *base;
-        int err = 0, have_old, tries = 0;
-        unsigned n;
-        if ((o->target = prof__follow_links(path, &err)) != NULL) target = o->target;
-        if (err) {
-            prof__out_free(o);
-            return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
-        }
-        have_old = stat(target, &st) == 0 && S_ISREG(st.st_mode);
-        len = strlen(target) + 48;
-        o->tmp = (char *)PROF_MALLOC(len);
-        if (!o->tmp) {
-            prof__out_free(o);
-            return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-        }
-        base = strrchr(target, '/');
-        base = base ? base + 1 : target;
-        /* a new file gets fopen's mode; one that replaces a file, its mode
-           and (where allowed) its owner. O_EXCL: never through something
-           already at the temporary name (a stale file, a planted link). */
-        do {
-            n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
-            if (strlen(base) + 32 <= 255) { /* NAME_MAX: name.json.tmp<pid>.<n> shows what it is */
-                snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), n);
-            } else { /* a long name: a short one in the same directory */
-                snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)(base - target), target, (long)getpid(), n);
-            }
-            o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
-        } while (o->w->fd < 0 && errno == EEXIST && ++tries < 16);
-        if (o->w->fd >= 0 && have_old) {
-            if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
-            if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
-        }
-        if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS) && access(target, W_OK) == 0) {
-            /* the file is writable but its directory is not: written in
-               place, and emptied if the export fails */
-            PROF_FREE(o->tmp);
-            o->tmp = NULL;
-            o->in_place = 1;
-            o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        }
+        err = prof__out_open_file(o, path);
     }
-    if (o->w->fd < 0) {
-        int err = errno;
+    if (err) {
         prof__out_free(o);
+        if (err < 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
         return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
     }
     return PROF_OK;
