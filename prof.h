@@ -8573,74 +8573,79 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
     }
     prof__pft_lane_event(pf, i);
 }
-/* Marks (instants on their thread's track) and counters (a counter track
-   per counter), then the memory records (a counter track of the bytes
-   allocated per device), on sequence 1. */
+/* A TrackEvent (in pf->msg) on sequence 1 at absolute time ns, as a packet. */
+static PROF__NI void prof__pft_emit_misc(prof__pft *pf, int64_t ns) {
+    prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, ns));
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 11, &pf->msg);
+    prof__pft_emit(pf);
+}
+/* Marks (instants on their thread's track, their names interned) and
+   counters (a counter track per counter, described when first seen; the
+   set `counters` remembers which), on sequence 1. */
+static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in, prof__map *counters) {
+    const prof_events *e = pf->e;
+    prof__buf *te = &pf->msg;
+    uint64_t track;
+    if (in->kind != 1) {
+        uint32_t *slot;
+        int found;
+        track = PROF__PFT_UUID_COUNTER(in->site);
+        if (!(slot = prof__map_slot(counters, in->site, &found))) { pf->oom = 1; return; }
+        *slot = 1; /* a set: the key is what counts */
+        if (!found) prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, e->sites[in->site].name, (int)in->site, 0);
+    } else {
+        prof__buf idata;
+        memset(&idata, 0, sizeof idata);
+        prof__pft_intern_site(pf, &idata, PROF__PFT_SEQ_MISC, in->site);
+        if (idata.oom) pf->oom = 1;
+        if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
+        PROF_FREE(idata.p);
+        track = PROF__PFT_UUID_THREAD(in->thread);
+    }
+    te->n = 0;
+    prof__pb_u(te, 11, track);
+    if (in->kind == 1) {
+        prof__pb_u(te, 9, 3); /* TYPE_INSTANT */
+        prof__pb_u(te, 10, (uint64_t)in->site + 1);
+    } else {
+        prof__pb_u(te, 9, 4); /* TYPE_COUNTER */
+        prof__pb_f64(te, 44, in->value);
+    }
+    prof__pft_emit_misc(pf, in->ts);
+}
+/* A memory record: the bytes allocated on its device, a counter track per
+   device (`tracks` remembers which were described). */
+static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, prof__map *tracks) {
+    uint64_t track = PROF__PFT_UUID_MEMORY(mr->device_type, mr->device_type == PROF_DEVICE_CPU ? 0 : mr->device_index);
+    uint32_t *slot;
+    int found;
+    prof__buf *te = &pf->msg;
+    if (!(slot = prof__map_slot(tracks, track, &found))) { pf->oom = 1; return; }
+    *slot = 1;
+    if (!found) {
+        char label[64];
+        if (mr->device_type == PROF_DEVICE_CPU) snprintf(label, sizeof label, "[memory] CPU");
+        else snprintf(label, sizeof label, "[memory] device %d", mr->device_index);
+        prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, label, 0x10000 + (int)(track & 0xffff), 3 /* UNIT_SIZE_BYTES */);
+    }
+    te->n = 0;
+    prof__pb_u(te, 11, track);
+    prof__pb_u(te, 9, 4);
+    prof__pb_i(te, 30, mr->total);
+    prof__pft_emit_misc(pf, mr->ts);
+}
+/* Marks and counters, then the memory records, on sequence 1. */
 static PROF__NI void prof__pft_instants(prof__pft *pf) {
     const prof_events *e = pf->e;
     size_t i;
-    prof__map counters;
-    memset(&counters, 0, sizeof counters);
-    for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) {
-        const prof__instant_ev *in = &e->inst[i];
-        prof__buf *te = &pf->msg;
-        uint64_t track;
-        if (in->kind != 1) {
-            uint32_t *slot;
-            int found;
-            track = PROF__PFT_UUID_COUNTER(in->site);
-            if (!(slot = prof__map_slot(&counters, in->site, &found))) { pf->oom = 1; break; }
-            *slot = 1; /* a set: the key is what counts */
-            if (!found) prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, e->sites[in->site].name, (int)in->site, 0);
-        } else {
-            prof__buf idata;
-            memset(&idata, 0, sizeof idata);
-            prof__pft_intern_site(pf, &idata, PROF__PFT_SEQ_MISC, in->site);
-            if (idata.oom) pf->oom = 1;
-            if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
-            PROF_FREE(idata.p);
-            track = PROF__PFT_UUID_THREAD(in->thread);
-        }
-        te->n = 0;
-        prof__pb_u(te, 11, track);
-        if (in->kind == 1) {
-            prof__pb_u(te, 9, 3); /* TYPE_INSTANT */
-            prof__pb_u(te, 10, (uint64_t)in->site + 1);
-        } else {
-            prof__pb_u(te, 9, 4); /* TYPE_COUNTER */
-            prof__pb_f64(te, 44, in->value);
-        }
-        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, in->ts));
-        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
-        prof__pb_sub(&pf->pkt, 11, te);
-        prof__pft_emit(pf);
-    }
-    prof__map_free(&counters);
-    memset(&counters, 0, sizeof counters);
-    for (i = 0; i < e->nmem && !pf->oom && !pf->w->err; i++) {
-        const prof__memrec *mr = &e->mem[i];
-        uint64_t track = PROF__PFT_UUID_MEMORY(mr->device_type, mr->device_type == PROF_DEVICE_CPU ? 0 : mr->device_index);
-        uint32_t *slot;
-        int found;
-        prof__buf *te = &pf->msg;
-        if (!(slot = prof__map_slot(&counters, track, &found))) { pf->oom = 1; break; }
-        *slot = 1;
-        if (!found) {
-            char label[64];
-            if (mr->device_type == PROF_DEVICE_CPU) snprintf(label, sizeof label, "[memory] CPU");
-            else snprintf(label, sizeof label, "[memory] device %d", mr->device_index);
-            prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, label, 0x10000 + (int)(track & 0xffff), 3 /* UNIT_SIZE_BYTES */);
-        }
-        te->n = 0;
-        prof__pb_u(te, 11, track);
-        prof__pb_u(te, 9, 4);
-        prof__pb_i(te, 30, mr->total);
-        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, mr->ts));
-        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
-        prof__pb_sub(&pf->pkt, 11, te);
-        prof__pft_emit(pf);
-    }
-    prof__map_free(&counters);
+    prof__map seen;
+    memset(&seen, 0, sizeof seen);
+    for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) prof__pft_instant(pf, &e->inst[i], &seen);
+    prof__map_free(&seen);
+    memset(&seen, 0, sizeof seen);
+    for (i = 0; i < e->nmem && !pf->oom && !pf->w->err; i++) prof__pft_memory(pf, &e->mem[i], &seen);
+    prof__map_free(&seen);
 }
 
 /* Descriptors: the process, its threads (names, sort order), each
