@@ -7404,6 +7404,7 @@ typedef struct prof__trace_ctx {
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
     struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
+    unsigned char *root_touch; /* path.root_touch, owned */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -8005,10 +8006,10 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
     if (!cx) return;
     prof__path_free(&cx->path);
     prof__memo_free(cx->memo);
-    PROF_FREE((void *)cx->path.root_touch);
+    PROF_FREE(cx->root_touch);
     PROF_FREE(cx->cache);
     PROF_FREE(cx->tid_json);
-    PROF_FREE((void *)cx->site_json);
+    PROF_FREE(cx->site_json);
     PROF_FREE(cx);
 }
 /* The events, in parallel when the trace is big (prof__par_items), else
@@ -8017,7 +8018,7 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, const prof__map *api, const prof__xpaths *xp) {
     size_t i;
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
-    cx->path.root_touch = prof__root_touch(e); /* NULL: every top-level event is assumed to touch */
+    cx->path.root_touch = cx->root_touch = prof__root_touch(e); /* NULL: every top-level event is assumed to touch */
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     cx->xp = xp;
