@@ -6386,12 +6386,14 @@ static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
 /* Nanoseconds as microseconds with three decimals: exact, no floating point.
    At most 25 bytes. */
 static __inline__ char *prof__put_us(char *d, int64_t ns) {
-    uint64_t a;
+    uint64_t a, q;
     unsigned f;
     if (ns < 0) { *d++ = '-'; a = (uint64_t)0 - (uint64_t)ns; }
     else a = (uint64_t)ns;
-    d = prof__put_u64(d, a / 1000);
-    f = (unsigned)(a % 1000);
+    q = a / 1000;
+    f = (unsigned)(a - q * 1000);
+    if (PROF__LIKELY(q < 100000000u)) d = prof__put_u32(d, (uint32_t)q); /* the common case (under 100 s) inline */
+    else d = prof__put_u64(d, q);
     d[0] = '.';
     d[1] = (char)('0' + f / 100);
     d[2] = prof__digits2[f % 100 * 2];
@@ -9049,72 +9051,92 @@ static PROF__NI void prof__pp_add(prof__pp *p, size_t i, int64_t v) {
     }
     prof__sat_add(&p->value[*slot - 1], v);
 }
+/* The parts of a Profile, appended to s (flushed to w whenever it passes
+   64 kB: memory stays bounded), m is a scratch message. */
+#define PROF__PP_FLUSH(w, s) do { if ((s)->n >= ((size_t)1 << 16)) { prof__w_put((w), (s)->p, (s)->n); (s)->n = 0; } } while (0)
+/* The samples: one per unique stack, leaf first, with its value. */
+static PROF__NI void prof__pp_samples(prof__pp *p, prof__w *w, prof__buf *s, prof__buf *m) {
+    size_t i;
+    int k;
+    for (i = 0; i < p->n; i++) {
+        prof__frames st = prof__pft_frames(p->e, p->rep[i]);
+        if (p->value[i] <= 0) continue;
+        m->n = 0;
+        for (k = 0; k < st.depth; k++) prof__pb_u(m, 1, prof__pp_loc(p, st.p[k]));
+        prof__pb_i(m, 2, p->value[i]);
+        prof__pb_sub(s, 2, m);
+        PROF__PP_FLUSH(w, s);
+    }
+}
+/* Location i (a frame) with its line, and its function (name and file)
+   numbered when first seen; 0, or -1 without memory. */
+static PROF__NI int prof__pp_location(prof__pp *p, size_t i, prof__buf *s, prof__buf *m) {
+    const char *file;
+    size_t nl, fl, cut;
+    int64_t line, name_i, file_i;
+    uint32_t *slot;
+    int found;
+    prof__buf ln;
+    prof__pp_split(p->loc_frame[i], &nl, &file, &fl, &line);
+    cut = prof__xp_cut(&p->xp, file, fl);
+    file += cut;
+    fl -= cut;
+    name_i = prof__pp_str(p, p->loc_frame[i], nl);
+    file_i = prof__pp_str(p, file, fl);
+    if (!(slot = prof__map_slot(&p->fn_of, ((uint64_t)name_i << 32) ^ (uint64_t)file_i, &found))) return -1;
+    if (!found) {
+        if (!prof__grow((void *)&p->fn_name, &p->capfn, p->nfn + 1, sizeof(int64_t)) ||
+            !prof__grow((void *)&p->fn_file, &p->capfn2, p->nfn + 1, sizeof(int64_t))) return -1;
+        p->fn_name[p->nfn] = name_i;
+        p->fn_file[p->nfn] = file_i;
+        *slot = (uint32_t)++p->nfn;
+    }
+    memset(&ln, 0, sizeof ln);
+    prof__pb_u(&ln, 1, *slot);
+    prof__pb_i(&ln, 2, line);
+    m->n = 0;
+    prof__pb_u(m, 1, i + 1);
+    prof__pb_sub(m, 4, &ln);
+    PROF_FREE(ln.p);
+    prof__pb_sub(s, 4, m);
+    return ln.oom ? -1 : 0;
+}
+/* The functions, then the string table. */
+static PROF__NI void prof__pp_functions(prof__pp *p, prof__w *w, prof__buf *s, prof__buf *m) {
+    size_t i;
+    for (i = 0; i < p->nfn; i++) {
+        m->n = 0;
+        prof__pb_u(m, 1, i + 1);
+        prof__pb_i(m, 2, p->fn_name[i]);
+        prof__pb_i(m, 3, p->fn_name[i]);
+        prof__pb_i(m, 4, p->fn_file[i]);
+        prof__pb_sub(s, 5, m);
+    }
+    for (i = 0; i < p->ntable; i++) {
+        prof__pb_s(s, 6, p->table[i]);
+        PROF__PP_FLUSH(w, s);
+    }
+}
 static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     prof__buf m, s;
     size_t i;
-    int k;
     int64_t t_type, t_unit;
     memset(&m, 0, sizeof m);
     memset(&s, 0, sizeof s);
     prof__pp_str(p, "", 0);
     t_type = prof__pp_str(p, which == 0 ? "cpu" : "device", which == 0 ? 3 : 6);
     t_unit = prof__pp_str(p, "nanoseconds", 11);
-    m.n = 0; prof__pb_i(&m, 1, t_type); prof__pb_i(&m, 2, t_unit);
+    prof__pb_i(&m, 1, t_type);
+    prof__pb_i(&m, 2, t_unit);
     prof__pb_sub(&s, 1, &m);  /* sample_type */
     prof__pb_sub(&s, 11, &m); /* period_type */
     prof__pb_i(&s, 12, 1);
-    for (i = 0; i < p->n; i++) { /* samples: leaf first */
-        prof__frames st = prof__pft_frames(p->e, p->rep[i]);
-        if (p->value[i] <= 0) continue;
-        m.n = 0;
-        for (k = 0; k < st.depth; k++) prof__pb_u(&m, 1, prof__pp_loc(p, st.p[k]));
-        prof__pb_i(&m, 2, p->value[i]);
-        prof__pb_sub(&s, 2, &m);
-        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
+    prof__pp_samples(p, w, &s, &m);
+    for (i = 0; i < p->nloc && !p->oom; i++) {
+        if (prof__pp_location(p, i, &s, &m) != 0) p->oom = 1;
+        PROF__PP_FLUSH(w, &s);
     }
-    for (i = 0; i < p->nloc; i++) { /* locations and their functions */
-        const char *file;
-        size_t nl, fl, cut;
-        int64_t line, name_i, file_i;
-        uint32_t *slot;
-        int found;
-        prof__buf ln;
-        prof__pp_split(p->loc_frame[i], &nl, &file, &fl, &line);
-        cut = prof__xp_cut(&p->xp, file, fl);
-        file += cut;
-        fl -= cut;
-        name_i = prof__pp_str(p, p->loc_frame[i], nl);
-        file_i = prof__pp_str(p, file, fl);
-        if (!(slot = prof__map_slot(&p->fn_of, ((uint64_t)name_i << 32) ^ (uint64_t)file_i, &found))) { p->oom = 1; break; }
-        if (!found) {
-            if (!prof__grow((void *)&p->fn_name, &p->capfn, p->nfn + 1, sizeof(int64_t)) ||
-                !prof__grow((void *)&p->fn_file, &p->capfn2, p->nfn + 1, sizeof(int64_t))) { p->oom = 1; break; }
-            p->fn_name[p->nfn] = name_i;
-            p->fn_file[p->nfn] = file_i;
-            *slot = (uint32_t)++p->nfn;
-        }
-        memset(&ln, 0, sizeof ln);
-        prof__pb_u(&ln, 1, *slot);
-        prof__pb_i(&ln, 2, line);
-        m.n = 0;
-        prof__pb_u(&m, 1, i + 1);
-        prof__pb_sub(&m, 4, &ln);
-        PROF_FREE(ln.p);
-        prof__pb_sub(&s, 4, &m);
-        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
-    }
-    for (i = 0; i < p->nfn; i++) {
-        m.n = 0;
-        prof__pb_u(&m, 1, i + 1);
-        prof__pb_i(&m, 2, p->fn_name[i]);
-        prof__pb_i(&m, 3, p->fn_name[i]);
-        prof__pb_i(&m, 4, p->fn_file[i]);
-        prof__pb_sub(&s, 5, &m);
-    }
-    for (i = 0; i < p->ntable; i++) {
-        prof__pb_s(&s, 6, p->table[i]);
-        if (s.n >= ((size_t)1 << 16)) { prof__w_put(w, s.p, s.n); s.n = 0; }
-    }
+    prof__pp_functions(p, w, &s, &m);
     prof__pb_i(&s, 9, p->e->base_real_ns);
     if (m.oom || s.oom) p->oom = 1;
     prof__w_put(w, s.p, s.n);
