@@ -1,29 +1,48 @@
-/* bench/export.c - speed of prof_export_chrome_trace (and, side by side,
-   prof_export_perfetto, prof_export_stacks_merged and prof_export_pprof,
-   each beside the write(2) floor of its bytes) on 1M events carrying
-   full Kineto args (input shapes, call stack, sequence number, FLOPs; see
-   bench/synth.h), in events/s and MB/s (file size / time, best and median
-   of the repetitions), and PyTorch's EventList.export_chrome_trace on the
-   same events (bench/export_torch.py) for the ratio.
+/* bench/export.c - speed and size of every exporter, each beside the
+   write(2) floor of its own bytes: prof_export_chrome_trace (JSON),
+   prof_export_perfetto, prof_export_stacks_merged (folded stacks) and
+   prof_export_pprof, on four workloads of the same synthetic profile
+   (bench/synth.h, 4 threads, depth <= 6):
+     export_*        full Kineto args (input shapes, call stack, sequence
+                     number, FLOPs)
+     export_plain_*  plain scopes, as PROF_SCOPE records them in C (args:
+                     External id, Ev Idx)
+     export_stk_*    plain scopes with their scope stacks (also with
+                     PROF_ARGS_LIGHT: export_stk_light_*)
+     export_deep_*   plain scopes nested PROF_BENCH_DEPTH deep (default
+                     1000): the figures must not move with depth
+   and then PyTorch's EventList.export_chrome_trace on the same events
+   (bench/export_torch.py) for the ratio.
 
-   PyTorch 1.13's EventList exporter writes name, ph, ts, dur, tid, pid and
-   an empty args object only, so its file is much smaller: the events/s
-   ratio compares like with like, the MB/s figures do not.
+   Per format and workload: bytes/event, events/s and MB/s (best and
+   median of the repetitions), the same export into /dev/null (the
+   formatting alone), and the floor: write(2) of as many bytes, in the
+   exporter's own write size (2 MiB: the parallel JSON's buffers; 256 KiB:
+   the writer's), to a new file in the same directory, best and median of
+   as many repetitions. *_floor_speed_ratio is the floor's time over the
+   exporter's (>= 0.9 is the issue's target for the JSON). On a busy
+   machine wall-clock ratios say little, so CPU times give two more:
+   *_floor_speed_ratio_model, the ratio on two idle cores if formatting
+   and writing overlap fully (from the formatting's CPU time into
+   /dev/null and the floor's), and *_overlap_efficiency, that bound over
+   the measured time (1 = both cores busy throughout).
 
    The tree is built before timing (prof_events_build_tree), so the figures
-   are the exporter alone. The trace goes to $PROF_BENCH_EXPORT_DIR, by
+   are the exporter alone. The files go to $PROF_BENCH_EXPORT_DIR, by
    default /dev/shm (tmpfs: the exporter's speed, not the disk's), else
    $TMPDIR or /tmp; no fsync. Each repetition writes a new file (the old one
    is removed first, untimed, on both sides), and the files are removed.
 
-   The same events as plain scopes (no shapes, stack, sequence number or
-   FLOPs: what PROF_SCOPE records in a C program) give the export_plain_*
-   figures, and with their scope stacks only the export_stk_* figures (also
-   with PROF_ARGS_LIGHT: export_stk_light_*). Each workload is also written to /dev/null (*_devnull_*): the
-   exporter's formatting alone, without the file system's page cache.
+   Environment: PROF_BENCH_EXPORT_EVENTS (default 1000000; a list such as
+   1000000,16000000 runs each size in turn, figures prefixed n<size>_ after
+   the first), PROF_BENCH_REPS (default 5; PyTorch: 3), PROF_BENCH_DEPTH,
+   PROF_BENCH_NO_TORCH=1, PROF_BENCH_PYTHON.
 
-   Environment: PROF_BENCH_EXPORT_EVENTS (default 1000000), PROF_BENCH_REPS
-   (default 5; PyTorch: 3), PROF_BENCH_NO_TORCH=1, PROF_BENCH_PYTHON. */
+   Instruction counts (exact, for a shared machine): `export --callgrind
+   FORMAT WORKLOAD N` exports once into /dev/null on one thread, FORMAT one
+   of chrome perfetto stacks pprof, WORKLOAD one of full plain stk deep:
+     valgrind --tool=callgrind --toggle-collect='prof_export_*' \
+       build/bench-O2/export --callgrind perfetto plain 100000 */
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -126,34 +145,66 @@ static void emit_stacks(const synth_ev *s, void *ctx) {
     if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
 }
 
-/* Floor: write(2) of `bytes` in 64 KiB chunks to a new file in the same
-   directory, the exporter's own chunk size; best of 3, seconds. */
-static double write_floor(const char *path, double bytes) {
-    static char chunk[1 << 16];
-    double best = 1e30;
-    int rep;
-    memset(chunk, 'x', sizeof chunk);
-    for (rep = 0; rep < 3; rep++) {
-        double left = bytes, t0, t1;
+/* The plain events nested `depth` deep: per thread, chains of `depth`
+   scopes, each inside the last, 1 us apart, until n events. */
+static int g_depth = 1000;
+static void generate_deep(prof_events *ev, size_t n, int depth) {
+    size_t i = 0;
+    int64_t t0 = 0;
+    while (i < n) {
+        int th, k;
+        for (th = 0; th < 4 && i < n; th++) {
+            int d = (int)(n - i < (size_t)depth ? n - i : (size_t)depth);
+            for (k = 0; k < d; k++, i++) {
+                prof_event_desc e;
+                memset(&e, 0, sizeof e);
+                e.name = synth_names[13 + k % 17];
+                e.thread = (uint64_t)th + 1;
+                e.start_ns = (t0 + k) * 1000;
+                e.end_ns = (t0 + 2 * (int64_t)d - k) * 1000;
+                if (prof_events_add(ev, &e) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+            }
+        }
+        t0 += 2 * (int64_t)depth + 1;
+    }
+}
+
+/* CPU seconds of the process, all threads. */
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The floor: write(2) of `bytes` in `chunk`-byte writes from one buffer to
+   a new file at path (the exporter's directory); each repetition's
+   seconds into secs. 0 on failure. */
+static int write_floor(const char *path, double bytes, size_t chunk, double *secs, double *cpu, size_t reps) {
+    char *buf = (char *)malloc(chunk);
+    size_t rep;
+    if (!buf) return 0;
+    memset(buf, 'x', chunk);
+    for (rep = 0; rep < reps; rep++) {
+        double left = bytes, t0, c0;
         int fd;
         unlink(path);
         t0 = now_s();
+        c0 = cpu_s();
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0) return 0;
+        if (fd < 0) { free(buf); return 0; }
         while (left > 0) {
-            size_t k = left < (double)sizeof chunk ? (size_t)left : sizeof chunk;
-            if (write(fd, chunk, k) != (ssize_t)k) { close(fd); unlink(path); return 0; }
+            size_t k = left < (double)chunk ? (size_t)left : chunk;
+            if (write(fd, buf, k) != (ssize_t)k) { close(fd); unlink(path); free(buf); return 0; }
             left -= (double)k;
         }
         close(fd);
-        t1 = now_s();
-        if (t1 - t0 < best) best = t1 - t0;
+        secs[rep] = now_s() - t0;
+        cpu[rep] = cpu_s() - c0;
     }
     unlink(path);
-    return best;
+    free(buf);
+    return 1;
 }
-
-
 
 /* The file looks complete: starts with '{', ends with "}\n". */
 static int looks_complete(const char *path, double size) {
@@ -166,183 +217,250 @@ static int looks_complete(const char *path, double size) {
     return ok;
 }
 
-/* Exports ev reps times; prints `<prefix>_*` figures; returns the median
-   time (0 on failure). */
 typedef prof_result (*export_fn)(prof_events *ev, const char *path);
 static prof_result ex_chrome(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
 static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
 static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
 static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static export_fn g_fn = ex_chrome;
+static const struct { const char *name; export_fn fn; } g_formats[] = {
+    { "chrome", ex_chrome }, { "perfetto", ex_perfetto }, { "stacks", ex_stacks }, { "pprof", ex_pprof } };
+#define N_FORMATS (sizeof g_formats / sizeof g_formats[0])
 
-static double measure(const char *prefix, prof_events *ev, size_t n, size_t reps, const char *path, double *size_out) {
-    double secs[32], size = 0, best, med, wf;
-    size_t i, k = 0;
+static double best_of(const double *v, size_t k) {
+    double b = v[0];
+    size_t i;
+    for (i = 1; i < k; i++) if (v[i] < b) b = v[i];
+    return b;
+}
+
+/* Exports ev reps times with fn into path, then into /dev/null, then the
+   floor; prints `<prefix>_*` figures; returns the median time (0 on
+   failure) and the file's size in *size_out. */
+static double measure(const char *prefix, export_fn fn, prof_events *ev, size_t n, size_t reps, const char *path, double *size_out) {
+    double secs[32], nul[32], nulc[32], fl[32], flc[32], size = 0, best, med, nmed = 0, ncpu = 0, fmed, fbest, fcpu;
+    size_t i, k = 0, chunk;
+    int two;
     struct stat st;
     for (i = 0; i < reps; i++) {
         double t0, t1;
         prof_result r;
         unlink(path);
         t0 = now_s();
-        r = g_fn(ev, path);
+        r = fn(ev, path);
         t1 = now_s();
-        if (r != PROF_OK) { printf("# export failed: %s\n", prof_last_error()); break; }
+        if (r != PROF_OK) { printf("# %s: export failed: %s\n", prefix, prof_last_error()); break; }
         secs[k++] = t1 - t0;
         if (stat(path, &st) == 0) size = (double)st.st_size;
     }
     if (!k) return 0;
-    if (g_fn == ex_chrome && !looks_complete(path, size)) printf("# warning: %s does not look like a complete trace\n", path);
+    if (fn == ex_chrome && !looks_complete(path, size)) printf("# warning: %s does not look like a complete trace\n", path);
     unlink(path);
-    best = secs[0];
-    for (i = 1; i < k; i++) if (secs[i] < best) best = secs[i];
+    best = best_of(secs, k);
     med = median(secs, k);
-    printf("%s_file_size %.1f MB\n", prefix, size / 1e6);
-    printf("%s_bytes_per_event %.1f B\n", prefix, size / (double)n);
-    printf("%s_time_best %.4f s\n", prefix, best);
-    printf("%s_time_median %.4f s\n", prefix, med);
+    printf("%s_file_size %.3f MB\n", prefix, size / 1e6);
+    printf("%s_bytes_per_event %.3f B\n", prefix, size / (double)n);
     printf("%s_events_per_s_best %.2f Mevents/s\n", prefix, (double)n / best / 1e6);
     printf("%s_events_per_s_median %.2f Mevents/s\n", prefix, (double)n / med / 1e6);
-    printf("%s_mb_per_s_best %.0f MB/s\n", prefix, size / best / 1e6);
     printf("%s_mb_per_s_median %.0f MB/s\n", prefix, size / med / 1e6);
     printf("#   %s_time          ", prefix);
     for (i = 0; i < k; i++) printf(" %.4f", secs[i]);
     printf("\n");
-    {
-        /* the exporter without the file system: /dev/null takes each write
-           at once, so this is the formatting (and the hand-over) alone */
-        double nul[32];
-        for (i = 0; i < reps; i++) {
-            double t0 = now_s();
-            if (g_fn(ev, "/dev/null") != PROF_OK) break;
-            nul[i] = now_s() - t0;
-        }
-        if (i == reps) {
-            double nb = nul[0];
-            for (i = 1; i < reps; i++) if (nul[i] < nb) nb = nul[i];
-            printf("%s_devnull_events_per_s_best %.2f Mevents/s\n", prefix, (double)n / nb / 1e6);
-            printf("%s_devnull_events_per_s_median %.2f Mevents/s\n", prefix, (double)n / median(nul, reps) / 1e6);
-            printf("%s_devnull_mb_per_s_median %.0f MB/s\n", prefix, size / median(nul, reps) / 1e6);
-        }
+    /* the exporter without the file system: /dev/null takes each write at
+       once, so this is the formatting (and the hand-over) alone; its CPU
+       time, all threads, is the formatting's work */
+    for (i = 0; i < reps; i++) {
+        double t0 = now_s(), c0 = cpu_s();
+        if (fn(ev, "/dev/null") != PROF_OK) break;
+        nul[i] = now_s() - t0;
+        nulc[i] = cpu_s() - c0;
     }
-    wf = write_floor(path, size);
-    if (wf > 0) {
-        printf("# floor: write(2) of the same bytes in 64 KiB chunks, best of 3\n");
-        printf("%s_write_floor_mb_per_s %.0f MB/s\n", prefix, size / wf / 1e6);
-        printf("%s_write_floor_events_per_s %.2f Mevents/s\n", prefix, (double)n / wf / 1e6);
-        printf("%s_time_ratio_to_write_floor %.2f x\n", prefix, med / wf);
+    if (i == reps) {
+        nmed = median(nul, reps);
+        ncpu = median(nulc, reps);
+        printf("%s_devnull_events_per_s_median %.2f Mevents/s\n", prefix, (double)n / nmed / 1e6);
+        printf("%s_format_cpu_ns_per_event %.1f ns\n", prefix, ncpu / (double)n * 1e9);
+    }
+    /* the floor: the same bytes, the same directory, the exporter's write
+       size (the JSON's two workers write 2 MiB buffers; the writer 256 KiB) */
+    two = fn == ex_chrome && n >= prof__par_min_events;
+    chunk = two ? PROF__PAR_BUF : PROF__W_CHUNK;
+    if (size > 0 && write_floor(path, size, chunk, fl, flc, reps)) {
+        fbest = best_of(fl, reps);
+        fmed = median(fl, reps);
+        fcpu = median(flc, reps);
+        printf("# floor: write(2) of the same bytes in %zu KiB writes, as many repetitions\n", chunk >> 10);
+        printf("%s_floor_mb_per_s_median %.0f MB/s\n", prefix, size / fmed / 1e6);
+        printf("%s_floor_speed_ratio_median %.3f (floor time / export time; 1 = at the floor)\n", prefix, fmed / med);
+        printf("%s_floor_speed_ratio_best %.3f\n", prefix, fbest / best);
+        if (ncpu > 0 && fcpu > 0) {
+            /* On two idle cores the export can take no less than its work
+               spread over them: the JSON's two workers each format and
+               write, (format + write) / 2; the other formats one thread
+               beside the writer's, max(format, write). From CPU times, so
+               it holds on a busy machine: the ratio the export would reach
+               on a quiet one if formatting and writing overlap fully. */
+            double ideal = two ? (ncpu + fcpu) / 2 : ncpu;
+            if (ideal < fcpu) ideal = fcpu;
+            printf("%s_floor_speed_ratio_model %.3f (floor cpu %.4f s / max(write, %s) with formatting cpu %.4f s: two idle cores, full overlap)\n",
+                   prefix, fcpu / ideal, fcpu, two ? "(format + write) / 2" : "format", ncpu);
+            printf("%s_overlap_efficiency %.2f (that bound / the export's median time; 1 = both cores busy throughout; noisy)\n", prefix, ideal / med);
+        }
     }
     fflush(stdout);
     *size_out = size;
     return med;
 }
 
-/* The other formats of the same events, side by side with the JSON, each
-   with its write(2) floor: export<suffix>_perfetto_*, export<suffix>_stacks_*
-   (merged folded stacks), export<suffix>_pprof_*. */
-static void other_formats(const char *suffix, prof_events *ev, size_t n, size_t reps, const char *path) {
-    static const struct { const char *name; export_fn fn; } F[] = { { "perfetto", ex_perfetto }, { "stacks", ex_stacks }, { "pprof", ex_pprof } };
+/* Every format on one workload: <prefix> for the JSON (the names the
+   earlier sessions' figures use), <prefix>_<format> for the others. */
+static double all_formats(const char *prefix, prof_events *ev, size_t n, size_t reps, const char *path, double *json_size) {
+    double med = 0, size;
     size_t k;
-    for (k = 0; k < sizeof F / sizeof F[0]; k++) {
-        char prefix[64];
-        double size;
-        snprintf(prefix, sizeof prefix, "export%s_%s", suffix, F[k].name);
-        g_fn = F[k].fn;
-        measure(prefix, ev, n, reps, path, &size);
+    for (k = 0; k < N_FORMATS; k++) {
+        char name[160];
+        if (k == 0) snprintf(name, sizeof name, "%s", prefix);
+        else snprintf(name, sizeof name, "%s_%s", prefix, g_formats[k].name);
+        if (k == 0) med = measure(name, g_formats[k].fn, ev, n, reps, path, json_size);
+        else measure(name, g_formats[k].fn, ev, n, reps, path, &size);
     }
-    g_fn = ex_chrome;
+    return med;
 }
 
-int main(void) {
+enum { W_FULL, W_PLAIN, W_STK, W_DEEP };
+static prof_events *workload(int w, size_t n) {
+    prof_events *ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return NULL;
+    if (w == W_DEEP) generate_deep(ev, n, g_depth);
+    else synth_generate(n, 4, w == W_FULL ? emit_add : w == W_PLAIN ? emit_plain : emit_stacks, ev);
+    if (prof_events_build_tree(ev) != PROF_OK) { prof_events_free(ev); return NULL; }
+    return ev;
+}
+
+/* export --callgrind FORMAT WORKLOAD N: one export into /dev/null on one
+   thread, for instruction counts. */
+static int callgrind_mode(int argc, char **argv) {
+    static const char *const wl[] = { "full", "plain", "stk", "deep" };
+    size_t k, f = N_FORMATS, n;
+    int w = -1;
+    prof_events *ev;
+    if (argc < 5) { fprintf(stderr, "usage: export --callgrind chrome|perfetto|stacks|pprof full|plain|stk|deep N\n"); return 2; }
+    for (k = 0; k < N_FORMATS; k++) if (!strcmp(argv[2], g_formats[k].name)) f = k;
+    for (k = 0; k < 4; k++) if (!strcmp(argv[3], wl[k])) w = (int)k;
+    n = (size_t)strtoull(argv[4], NULL, 10);
+    if (f == N_FORMATS || w < 0 || !n) { fprintf(stderr, "export --callgrind: unknown format or workload\n"); return 2; }
+    init_args();
+    if (!(ev = workload(w, n))) return 1;
+    prof__par_min_events = (size_t)-1; /* one thread: callgrind counts it all */
+    if (g_formats[f].fn(ev, "/dev/null") != PROF_OK) { fprintf(stderr, "%s\n", prof_last_error()); return 1; }
+    printf("# %s of %zu %s events into /dev/null, one thread\n", g_formats[f].name, prof_events_count(ev), wl[w]);
+    prof_events_free(ev);
+    return 0;
+}
+
+static void torch_ratio(const char *python, size_t n, const char *path, const char *input, double med, double size, double med_plain, double size_plain) {
+    char cmd[1536], line[512];
+    snprintf(cmd, sizeof cmd, "'%s' -c 'import torch.autograd.profiler_util' >/dev/null 2>&1", python);
+    if (system(cmd) != 0) {
+        printf("# %s cannot import torch (python3-torch missing): PyTorch comparison skipped\n", python);
+    } else if (synth_write_file(input, n, 4) == 0) {
+        FILE *p;
+        double torch_s = 0, torch_size = 0;
+        snprintf(cmd, sizeof cmd, "'%s' bench/export_torch.py '%s' '%s' 3", python, input, path);
+        p = popen(cmd, "r");
+        while (p && fgets(line, sizeof line, p)) {
+            char name[128];
+            double v;
+            fputs(line, stdout);
+            if (sscanf(line, "%127s %lf", name, &v) != 2) continue;
+            if (!strcmp(name, "torch_export_time_median")) torch_s = v;
+            else if (!strcmp(name, "torch_export_file_size")) torch_size = v;
+        }
+        if (p && pclose(p) == 0 && torch_s > 0) {
+            printf("export_speedup_vs_torch %.1f x\n", torch_s / med);
+            printf("export_size_vs_torch %.2f x\n", size / 1e6 / torch_size);
+            printf("export_plain_speedup_vs_torch %.1f x\n", torch_s / med_plain);
+            printf("export_plain_size_vs_torch %.2f x\n", size_plain / 1e6 / torch_size);
+        } else {
+            printf("# the PyTorch run failed: no ratio\n");
+        }
+        unlink(input);
+        unlink(path);
+    }
+}
+
+/* All workloads at n events; names prefixed with pre ("" or "n16000000_"). */
+static int run_size(size_t n, size_t reps, const char *pre, const char *path, double *med, double *size, double *med_plain, double *size_plain) {
+    static const char *const names[] = { "export", "export_plain", "export_stk", "export_deep" };
+    static const char *const what[] = { "full Kineto args (shapes, stack, sequence_nr, flops)", "plain scopes (args: External id, Ev Idx)",
+                                         "plain scopes with their scope stacks", "plain scopes nested PROF_BENCH_DEPTH deep" };
+    int w;
+    for (w = W_FULL; w <= W_DEEP; w++) {
+        char prefix[96];
+        double m, sz;
+        prof_events *ev = workload(w, n);
+        if (!ev) return 1;
+        snprintf(prefix, sizeof prefix, "%s%s", pre, names[w]);
+        printf("# %zu events: %s%s\n", prof_events_count(ev), what[w], w == W_DEEP ? "" : ", 4 threads");
+        if (w == W_DEEP) printf("# depth %d\n", g_depth);
+        fflush(stdout);
+        if ((m = all_formats(prefix, ev, n, reps, path, &sz)) <= 0) { prof_events_free(ev); return 1; }
+        if (w == W_FULL) { *med = m; *size = sz; }
+        if (w == W_PLAIN) { *med_plain = m; *size_plain = sz; }
+        if (w == W_STK) {
+            /* PROF_ARGS_LIGHT: the JSON without the per-event ids */
+            prof_export_options xo;
+            memset(&xo, 0, sizeof xo);
+            xo.args = PROF_ARGS_LIGHT;
+            prof_events_set_export_options(ev, &xo);
+            snprintf(prefix, sizeof prefix, "%sexport_stk_light", pre);
+            measure(prefix, ex_chrome, ev, n, reps, path, &sz);
+        }
+        prof_events_free(ev);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
     const char *python = getenv("PROF_BENCH_PYTHON");
     const char *tmp = getenv("PROF_BENCH_EXPORT_DIR");
-    const char *env;
-    size_t n = 1000000, reps = 5;
-    double t_start = now_s(), med, med_plain, size, size_plain, size_stk;
+    const char *env, *sizes = "1000000";
+    size_t n1 = 0, reps = 5;
+    double t_start = now_s(), med = 0, med_plain = 0, size = 0, size_plain = 0;
     char path[512], input[512];
-    prof_events *ev;
+    if (argc > 1 && !strcmp(argv[1], "--callgrind")) return callgrind_mode(argc, argv);
     if (!python || !*python) python = "/usr/bin/python3";
     if (!tmp || !*tmp) tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
     if (!tmp || !*tmp) tmp = "/tmp";
-    if ((env = getenv("PROF_BENCH_EXPORT_EVENTS")) && *env) n = (size_t)strtoull(env, NULL, 10);
+    if ((env = getenv("PROF_BENCH_EXPORT_EVENTS")) && *env) sizes = env;
     if ((env = getenv("PROF_BENCH_REPS")) && *env) reps = (size_t)strtoul(env, NULL, 10);
+    if ((env = getenv("PROF_BENCH_DEPTH")) && *env) g_depth = atoi(env);
+    if (g_depth < 1) g_depth = 1;
     if (reps < 1) reps = 1;
     if (reps > 32) reps = 32;
     snprintf(path, sizeof path, "%s/prof-export-%ld.json", tmp, (long)getpid());
     snprintf(input, sizeof input, "%s/prof-export-%ld.bin", tmp, (long)getpid());
 
-    header("prof.h export: prof_export_chrome_trace with full Kineto args, and plain scopes");
+    header("prof.h export: every format beside the write(2) floor of its bytes");
     init_args();
-    ev = prof_events_create();
-    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
-    synth_generate(n, 4, emit_add, ev);
-    if (prof_events_build_tree(ev) != PROF_OK) return 1;
-    printf("# %zu events (4 threads, shapes + stack + sequence_nr + flops), %zu repetitions; tree built before timing; files in %s\n",
-           prof_events_count(ev), reps, tmp);
-    fflush(stdout);
-    if ((med = measure("export", ev, n, reps, path, &size)) <= 0) return 1;
-    other_formats("", ev, n, reps, path);
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
-    synth_generate(n, 4, emit_plain, ev);
-    if (prof_events_build_tree(ev) != PROF_OK) return 1;
-    printf("# the same %zu events as plain scopes (args: External id, Ev Idx)\n", prof_events_count(ev));
-    fflush(stdout);
-    if ((med_plain = measure("export_plain", ev, n, reps, path, &size_plain)) <= 0) return 1;
-    other_formats("_plain", ev, n, reps, path);
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    if (!ev || prof_events_reserve(ev, n) != PROF_OK) return 1;
-    synth_generate(n, 4, emit_stacks, ev);
-    if (prof_events_build_tree(ev) != PROF_OK) return 1;
-    printf("# the same %zu events as plain scopes with their scope stacks\n", prof_events_count(ev));
-    fflush(stdout);
-    if (measure("export_stk", ev, n, reps, path, &size_stk) <= 0) return 1;
-    other_formats("_stk", ev, n, reps, path);
-    {
-        /* PROF_ARGS_LIGHT: the JSON without the per-event ids */
-        prof_export_options xo;
-        memset(&xo, 0, sizeof xo);
-        xo.args = PROF_ARGS_LIGHT;
-        prof_events_set_export_options(ev, &xo);
-        measure("export_stk_light", ev, n, reps, path, &size_stk);
-    }
-    prof_events_free(ev);
-
-    if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) {
-        printf("# PyTorch comparison skipped (PROF_BENCH_NO_TORCH)\n");
-    } else {
-        char cmd[1536], line[512];
-        snprintf(cmd, sizeof cmd, "'%s' -c 'import torch.autograd.profiler_util' >/dev/null 2>&1", python);
-        if (system(cmd) != 0) {
-            printf("# %s cannot import torch (python3-torch missing): PyTorch comparison skipped\n", python);
-        } else if (synth_write_file(input, n, 4) == 0) {
-            FILE *p;
-            double torch_s = 0, torch_size = 0;
-            snprintf(cmd, sizeof cmd, "'%s' bench/export_torch.py '%s' '%s' 3", python, input, path);
-            p = popen(cmd, "r");
-            while (p && fgets(line, sizeof line, p)) {
-                char name[128];
-                double v;
-                fputs(line, stdout);
-                if (sscanf(line, "%127s %lf", name, &v) != 2) continue;
-                if (!strcmp(name, "torch_export_time_median")) torch_s = v;
-                else if (!strcmp(name, "torch_export_file_size")) torch_size = v;
-            }
-            if (p && pclose(p) == 0 && torch_s > 0) {
-                printf("export_speedup_vs_torch %.1f x\n", torch_s / med);
-                printf("export_size_vs_torch %.2f x\n", size / 1e6 / torch_size);
-                printf("export_plain_speedup_vs_torch %.1f x\n", torch_s / med_plain);
-                printf("export_plain_size_vs_torch %.2f x\n", size_plain / 1e6 / torch_size);
-            } else {
-                printf("# the PyTorch run failed: no ratio\n");
-            }
-            unlink(input);
-            unlink(path);
+    printf("# %zu repetitions; tree built before timing; files in %s\n", reps, tmp);
+    while (*sizes) {
+        char *end, pre[64] = "";
+        size_t n = (size_t)strtoull(sizes, &end, 10);
+        if (end == sizes) break;
+        sizes = *end ? end + 1 : end;
+        if (!n) continue;
+        if (!n1) n1 = n;
+        else snprintf(pre, sizeof pre, "n%zu_", n);
+        if (!pre[0]) {
+            if (run_size(n, reps, pre, path, &med, &size, &med_plain, &size_plain)) return 1;
+        } else { /* PyTorch's ratio is for the first size only */
+            double m, sz, mp, szp;
+            if (run_size(n, reps, pre, path, &m, &sz, &mp, &szp)) return 1;
         }
     }
+    if (!n1) return 1;
+    if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) printf("# PyTorch comparison skipped (PROF_BENCH_NO_TORCH)\n");
+    else torch_ratio(python, n1, path, input, med, size, med_plain, size_plain);
     printf("# export bench took %.0f s\n", now_s() - t_start);
     return 0;
 }

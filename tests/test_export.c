@@ -1935,12 +1935,61 @@ static void test_streaming(void) {
     prof_events_free(ev);
 }
 
+/* A chain deeper than any fixed path of ancestors (1100 levels), every
+   child ending with its parent, in the range where whole nanoseconds are
+   written: each written end must lie strictly before its parent's (the
+   trimming gives each level one nanosecond), at every depth. Once the
+   trimming kept 256 levels and replayed the 256 above each deeper event
+   from an unbounded top, so everything below depth 255 ended with its
+   parent, in ns and as doubles. */
+static int64_t ns_of_decimal(const char *s) { /* "123.456" -> 123456, exact */
+    int64_t v = 0;
+    for (; (*s >= '0' && *s <= '9') || *s == '.'; s++) if (*s != '.') v = v * 10 + (*s - '0');
+    return v;
+}
+static void test_deep_nesting(void) {
+    enum { DEPTH = 1100 };
+    prof_events *ev = prof_events_create();
+    int64_t *end = (int64_t *)calloc(DEPTH, sizeof *end);
+    double *end_d = (double *)calloc(DEPTH, sizeof *end_d);
+    char name[64], *text, *p;
+    size_t len = 0;
+    int d, seen = 0, bad = 0, bad_d = 0;
+    if (!CHECK(ev != NULL && end && end_d)) { prof_events_free(ev); free(end); free(end_d); return; }
+    for (d = 0; d < DEPTH; d++) {
+        snprintf(name, sizeof name, "deep near %d", d);
+        add_ev(ev, name, 7, 1000000 + (int64_t)d * 10, 900000000, NULL, 0);
+    }
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/deep_nest.json"), PROF_OK);
+    text = read_file(OUT "/deep_nest.json", &len);
+    for (p = text; p && (p = strstr(p, "\"name\": \"deep near ")) != NULL; p++) {
+        char *ts = strstr(p, "\"ts\": "), *dur = strstr(p, "\"dur\": ");
+        d = atoi(p + strlen("\"name\": \"deep near "));
+        if (!CHECK(ts && dur && d >= 0 && d < DEPTH)) break;
+        end[d] = ns_of_decimal(ts + 6) + ns_of_decimal(dur + 7);
+        end_d[d] = strtod(ts + 6, NULL) + strtod(dur + 7, NULL);
+        seen++;
+    }
+    CHECK_EQ_INT(seen, DEPTH);
+    for (d = 1; seen == DEPTH && d < DEPTH; d++) {
+        if (!(end[d] < end[d - 1])) bad++;
+        if (!(end_d[d] < end_d[d - 1])) bad_d++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(bad_d, 0);
+    unlink(OUT "/deep_nest.json"); /* checked here: the expectations' checker does not know it */
+    free(text);
+    free(end);
+    free(end_d);
+    prof_events_free(ev);
+}
+
 /* Big traces are formatted by two threads in chunks: the file must be the
    same bytes as one thread writes. Nesting 6 deep across chunk boundaries,
    chains 520 deep across chunk boundaries (past the trimming's cached path),
    children that end exactly with their parent or one ns before it (the
    trimming's two paths), one thread's times past 2^50 ns (where the doubles
-   decide), names that need escaping. */
+   decide), names and stack entries that need escaping. */
 static void test_parallel_same_bytes(void) {
     prof_events *ev = prof_events_create();
     long n = 40000, i = 0; /* 5 chunks: under valgrind and TSan too */
@@ -1956,8 +2005,13 @@ static void test_parallel_same_bytes(void) {
         for (d = 0; d < 6 && i < n; d++, i++) {
             prof_event_desc desc;
             memset(&desc, 0, sizeof desc);
+            static const char *const frames[] = { "a.py(1): f \"q\"", "b\\c.py(2): g", "main.py(3): <module>" };
             desc.name = d % 3 == 0 ? "par \"root\"\n" : d % 3 == 1 ? "par mid" : "par leaf \xff";
             desc.thread = (uint64_t)((i / 6) % 2) + 1;
+            if (d >= 3) { /* stacks: their strings are kept by node once written */
+                desc.stack = frames + (i / 6) % 3;
+                desc.stack_depth = 3 - (int)((i / 6) % 3);
+            }
             desc.start_ns = t + d * 7;
             desc.end_ns = (d % 2) ? end : end - 1; /* exactly with the parent, or 1 ns short */
             if (!CHECK(prof_events_add(ev, &desc) >= 0)) break;
@@ -2119,6 +2173,7 @@ int main(void) {
     PHASE(test_unwritable_dir());
     PHASE(test_streaming());
     PHASE(test_parallel_same_bytes());
+    PHASE(test_deep_nesting());
     rm_tree(ERR_DIR); /* only the checked outputs stay in build/export */
     PHASE(run_checker());
 
