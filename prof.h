@@ -4785,15 +4785,76 @@ static PROF__NI int prof__idx_less(const void *ctx, uint32_t a, uint32_t b) {
 }
 static PROF__NI const char *prof__ev_name(const prof_events *e, const prof__ev *v) { return e->sites[v->site].name; }
 
-static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint32_t *tmp, int32_t *stack) {
+/* What the tree's pass saw, so that later passes run only when needed. */
+enum { PROF__T_DUPS = 1,     /* a parent and its child share a name (_remove_dup_nodes) */
+       PROF__T_BACKWARD = 2  /* an event has scope 1 (_set_backward_stacktraces) */ };
+static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
+static PROF__NI void prof__tree_unlink(prof__ev *v) {
+    v->parent = v->first_child = v->next_sibling = -1;
+    v->n_children = 0;
+}
+/* PyTorch's stack of open parents, without the stack: after a push it is
+   the chain of parents from the event pushed last (*top), and the entry
+   just above a parent is that parent's latest child, so a child is
+   appended where the pops stop (children in sorted order, as
+   append_cpu_child makes them). Returns PROF__T_DUPS when the parent has
+   the child's name. */
+static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t cur) {
+    prof__ev *v = &e->ev[cur];
+    int32_t p = *top, above = -1;
+    prof__tree_unlink(v);
+    *top = cur;
+    for (; p >= 0; above = p, p = e->ev[p].parent) {
+        prof__ev *pe = &e->ev[p];
+        if (v->start >= pe->end || v->end > pe->end) continue; /* this can't be a parent: pop it */
+        v->parent = p;
+        if (above >= 0) e->ev[above].next_sibling = cur;
+        else pe->first_child = cur;
+        pe->n_children++;
+        return (pe->site == v->site || prof__ev_name(e, pe) == prof__ev_name(e, v)) ? PROF__T_DUPS : 0;
+    }
+    return 0;
+}
+/* The list as recorded or built in time order has each thread's events in
+   (start, -end) order already: then the sort by thread and the groups'
+   sorts change nothing, and one pass in list order, with one stack per
+   thread, links every group at once (groups of a thread split where its
+   node_id changes, as itertools.groupby's runs). Returns 0, with the links
+   half made, at the first event out of order. */
+typedef struct prof__tgroup { int32_t top, node_id; } prof__tgroup;
+static PROF__NI int prof__tree_in_order(prof_events *e, prof__tgroup *g, unsigned *seen) {
+    size_t i;
+    unsigned f = 0;
+    for (i = 0; i < e->nthr; i++) g[i].top = -1;
+    for (i = 0; i < e->n; i++) {
+        prof__ev *v = &e->ev[i];
+        prof__tgroup *gr;
+        if (v->scope == 1) f |= PROF__T_BACKWARD;
+        if (!prof__in_tree(v)) { prof__tree_unlink(v); continue; }
+        gr = &g[v->thread];
+        if (gr->top >= 0 && gr->node_id != v->node_id) gr->top = -1; /* a new group */
+        if (gr->top >= 0) {
+            const prof__ev *q = &e->ev[gr->top];
+            if (v->start < q->start || (v->start == q->start && v->end > q->end)) return 0;
+        }
+        gr->node_id = v->node_id;
+        f |= prof__tree_push(e, &gr->top, (int32_t)i);
+    }
+    *seen = f;
+    return 1;
+}
+/* Any order: the in-tree events sorted by thread (stable), then each group
+   by (start, -end); idx, tmp: room for e->n indices each. */
+static PROF__NI unsigned prof__tree_sorted(prof_events *e, uint32_t *idx, uint32_t *tmp) {
     size_t n = 0, i, run;
+    unsigned f = 0;
     prof__sortctx c;
     c.e = e;
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
-        v->parent = v->first_child = v->next_sibling = -1;
-        v->n_children = 0;
-        if (!(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
+        prof__tree_unlink(v);
+        if (v->scope == 1) f |= PROF__T_BACKWARD;
+        if (prof__in_tree(v)) idx[n++] = (uint32_t)i;
     }
     /* sorted(events, key=thread), stable: a counting sort over the threads
        ranked by id, since there are few of them (one thread: in order) */
@@ -4825,37 +4886,39 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
     /* itertools.groupby makes one group per run of equal (thread, node_id) */
     for (run = 0; run < n;) {
         size_t end = run + 1, k;
-        int32_t top = 0;
-        const prof__ev *f = &e->ev[idx[run]];
-        while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
+        int32_t top = -1;
+        const prof__ev *fe = &e->ev[idx[run]];
+        while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[fe->thread].tid && e->ev[idx[end]].node_id == fe->node_id) end++;
         for (k = run + 1; k < end; k++) { /* prof__idx_less, inline: once per event */
             const prof__ev *x = &e->ev[idx[k]], *y = &e->ev[idx[k - 1]];
             if (x->start < y->start || (x->start == y->start && x->end > y->end)) break;
         }
-        if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c); /* recorded lists are already in order */
-        for (k = run; k < end; k++) {
-            int32_t cur = (int32_t)idx[k];
-            prof__ev *v = &e->ev[cur];
-            while (top > 0) {
-                prof__ev *p = &e->ev[stack[top - 1]];
-                if (v->start >= p->end || v->end > p->end) { top--; continue; }
-                /* children are prepended here and reversed below */
-                v->parent = stack[top - 1];
-                v->next_sibling = p->first_child;
-                p->first_child = cur;
-                p->n_children++;
-                break;
-            }
-            stack[top++] = cur;
-        }
+        if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c);
+        for (k = run; k < end; k++) f |= prof__tree_push(e, &top, (int32_t)idx[k]);
         run = end;
     }
-    for (i = 0; i < e->n; i++) {
-        prof__ev *v = &e->ev[i];
-        int32_t prev = -1, c2 = v->first_child;
-        while (c2 >= 0) { int32_t nx = e->ev[c2].next_sibling; e->ev[c2].next_sibling = prev; prev = c2; c2 = nx; }
-        v->first_child = prev;
+    return f;
+}
+/* _populate_cpu_children. scratch: room for 2 * (e->n + 1) indices, or
+   NULL (allocated here if the list is out of order). Returns the
+   PROF__T_* seen, or -1 when out of memory. */
+static PROF__NI int prof__populate_children(prof_events *e, void *scratch, size_t scratch_bytes) {
+    prof__tgroup *g = PROF__ALLOC(prof__tgroup, e->nthr + 1);
+    uint32_t *idx, *tmp;
+    unsigned seen = 0;
+    int in_order = g && prof__tree_in_order(e, g, &seen);
+    PROF_FREE(g);
+    if (in_order) return (int)seen;
+    if (scratch && scratch_bytes >= 2 * (e->n + 1) * sizeof(uint32_t)) {
+        idx = (uint32_t *)scratch;
+        return (int)prof__tree_sorted(e, idx, idx + e->n + 1);
     }
+    idx = PROF__ALLOC(uint32_t, e->n + 1);
+    tmp = PROF__ALLOC(uint32_t, e->n + 1);
+    if (idx && tmp) seen = prof__tree_sorted(e, idx, tmp);
+    PROF_FREE(idx);
+    PROF_FREE(tmp);
+    return idx && tmp ? (int)seen : -1;
 }
 
 /* A parent whose only child has its name absorbs it: the child's children
@@ -4960,33 +5023,20 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     return 0;
 }
 
-/* scratch: room for three arrays of e->n + 1 indices, or NULL */
+/* scratch: room for two arrays of e->n + 1 indices, or NULL */
 static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes) {
-    uint32_t *idx, *tmp;
-    int32_t *stack;
+    int seen;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
     if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
-    if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
-        idx = (uint32_t *)scratch;
-        tmp = idx + e->n + 1;
-        stack = (int32_t *)(void *)(tmp + e->n + 1);
-        prof__populate_children(e, idx, tmp, stack);
-    } else {
-        idx = PROF__ALLOC(uint32_t, e->n + 1);
-        tmp = PROF__ALLOC(uint32_t, e->n + 1);
-        stack = PROF__ALLOC(int32_t, e->n + 1);
-        if (!idx || !tmp || !stack) {
-            PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
-            return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
-        }
-        prof__populate_children(e, idx, tmp, stack);
-        PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
-    }
-    if ((e->stacks_pending && prof__attach_stacks(e) != 0) || prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0 ||
-        prof__memory_usage(e) != 0)
+    if ((seen = prof__populate_children(e, scratch, scratch_bytes)) < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
+    /* _remove_dup_nodes and _set_backward_stacktraces change nothing
+       unless a parent shares its child's name or an event has scope 1 */
+    if ((e->stacks_pending && prof__attach_stacks(e) != 0) || ((seen & PROF__T_DUPS) && prof__remove_dup_nodes(e) != 0) ||
+        ((seen & PROF__T_BACKWARD) && prof__set_backward_stacks(e) != 0) || prof__memory_usage(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -5323,7 +5373,6 @@ static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev 
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
-static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
 
 static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) {
     int64_t s;
