@@ -17,7 +17,7 @@
    PROF_BENCH_NO_TORCH=1 skips PyTorch, PROF_BENCH_PYTHON (default
    /usr/bin/python3).
 
-   `analysis --callgrind N` runs each phase once on N events in this process
+   `analysis --callgrind N [plain|stk]` runs each phase once on N events in this process
    (no fork, no timing), one named function per phase, for
    `valgrind --tool=callgrind` to count exactly:
      cg_add, cg_tree, cg_avg, cg_table (plain events),
@@ -132,10 +132,12 @@ static __attribute__((noinline)) void cg_merged_stk(prof_events *ev) {
     if (prof_export_stacks_merged(ev, merged_path(), "self_cpu_time_total") != PROF_OK) { fprintf(stderr, "merged stacks failed\n"); exit(1); }
     unlink(merged_path());
 }
-static int callgrind_run(size_t n) {
-    prof_events *ev = cg_add(n);
+static int callgrind_run(size_t n, const char *only) {
+    prof_events *ev;
     prof_averages *avg;
     char *t;
+    if (only && !strcmp(only, "stk")) goto stk;
+    ev = cg_add(n);
     cg_tree(ev);
     avg = cg_avg(ev, 0);
     t = cg_table(avg);
@@ -143,6 +145,8 @@ static int callgrind_run(size_t n) {
     prof_free_string(t);
     prof_averages_free(avg);
     prof_events_free(ev);
+    if (only && !strcmp(only, "plain")) return 0;
+stk:
     ev = cg_add_stk(n);
     cg_tree_stk(ev);
     avg = cg_avg_stk(ev);
@@ -314,7 +318,7 @@ int main(int argc, char **argv) {
     result m1, m10;
     double t_start = now_s();
     int have1, have10;
-    if (argc == 3 && !strcmp(argv[1], "--callgrind")) return callgrind_run((size_t)strtoul(argv[2], NULL, 10));
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--callgrind")) return callgrind_run((size_t)strtoul(argv[2], NULL, 10), argc == 4 ? argv[3] : NULL);
     if (!python || !*python) python = "/usr/bin/python3";
     if (reps_env && *reps_env) {
         reps1 = reps10 = (size_t)strtoul(reps_env, NULL, 10);
