@@ -5605,7 +5605,10 @@ static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
 }
 /* A cache in front of the map: the last row of a (site, key) slot, so an
    event whose site and key parts match its slot's costs a few compares. */
-typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, stk, kind, row; int32_t node_id; } prof__gcache;
+typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node, kind, row; int32_t node_id; } prof__gcache;
+/* The sums every CPU event adds to, apart from the rest of its row: one
+   cache line per row however many rows there are. */
+typedef struct prof__ghot { int64_t count, cpu, self_cpu, pad; } prof__ghot;
 typedef struct prof__grouping {
     prof_events *e;
     prof_group_options g;
@@ -5614,7 +5617,8 @@ typedef struct prof__grouping {
     prof__map rows;    /* a key -> its row */
     prof__gkey *keys;  /* per row */
     uint32_t *first;   /* per row: its first event */
-    size_t capkeys, capfirst;
+    prof__ghot *hot;   /* per row */
+    size_t capkeys, capfirst, caphot;
     prof__gcache *cache;
     size_t cache_mask;
     prof__map copied;  /* finish: a string of the list -> its copy's index */
@@ -5670,9 +5674,10 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     key.k = k;
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
     if (a->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
-        !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first))
+        !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
         return UINT32_MAX;
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
+    memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
     gr->keys[a->n] = *k;
     gr->first[a->n] = (uint32_t)i;
     if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
@@ -5687,24 +5692,22 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
     prof__gcache *c;
     prof__gkey k;
-    uint32_t stk = 0;
+    /* the cache slot of the event's site and, by stack, its stack node,
+       whose class is looked up only on a miss */
+    uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
     k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
     k.overload = gr->g.group_by_overload_name ? (x && x->overload_name ? x->overload_name : "") : NULL;
     k.shapes = gr->g.group_by_input_shapes ? (x && x->shapes ? x->shapes : e->no_shapes) : NULL;
-    if (gr->cls) {
-        uint32_t node = prof__stack_node(e, i);
-        stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node);
-        if (stk == UINT32_MAX) return UINT32_MAX;
-    }
-    c = &gr->cache[(v->site + stk * 0x9e3779b1u) & gr->cache_mask];
-    if (c->site == v->site && c->stk == stk && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes)
+    c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
+    if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes)
         return c->row;
+    k.stk = 0;
+    if (gr->cls && (k.stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node)) == UINT32_MAX) return UINT32_MAX;
     k.name = e->sites[v->site].name;
     k.node_id = v->node_id;
-    k.stk = stk;
     if ((c->row = prof__group_find(gr, a, &k, i)) == UINT32_MAX) { c->site = UINT32_MAX; return UINT32_MAX; }
     c->site = v->site;
-    c->stk = stk;
+    c->node = node;
     c->node_id = v->node_id;
     c->kind = k.kind;
     c->overload = k.overload;
@@ -5715,11 +5718,11 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
    FunctionEventAvg.add compute them (the same sums, saturating, in the
    same order), reading only what the event has: a child's memory only
    when the child has an extra record, device times only with use_device. */
-static __inline__ void prof__group_add(const prof_events *e, size_t i, prof_avg *r) {
+static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__ghot *h, prof_avg *r) {
     const prof__ev *v = &e->ev[i], *ev = e->ev;
     int64_t cpu = prof__cpu_total(v);
-    r->count++;
-    prof__sat_add(&r->cpu_time_total_ns, cpu);
+    h->count++;
+    prof__sat_add(&h->cpu, cpu);
     if (prof__in_tree(v)) {
         int64_t self = cpu;
         uint32_t child_extra = 0;
@@ -5728,7 +5731,7 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof_avg 
             prof__sat_sub(&self, prof__cpu_total(&ev[c]));
             child_extra |= ev[c].extra;
         }
-        prof__sat_add(&r->self_cpu_time_total_ns, self);
+        prof__sat_add(&h->self_cpu, self);
         if (v->extra || child_extra) {
             prof__sat_add(&r->self_cpu_memory_usage, prof__self_mem(e, v, 0));
             prof__sat_add(&r->self_device_memory_usage, prof__self_mem(e, v, 1));
@@ -5749,6 +5752,7 @@ static PROF__NI void prof__grouping_free(prof__grouping *gr) {
     PROF_FREE(gr->cls);
     PROF_FREE(gr->keys);
     PROF_FREE(gr->first);
+    PROF_FREE(gr->hot);
     PROF_FREE(gr->cache);
     PROF_FREE(gr->copies);
     prof__map_free(&gr->cls_map);
@@ -5803,6 +5807,9 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         }
         r->stack = st;
         r->stack_depth = depth;
+        r->count = gr->hot[i].count;
+        r->cpu_time_total_ns = gr->hot[i].cpu;
+        r->self_cpu_time_total_ns = gr->hot[i].self_cpu;
         r->node_id = v->node_id;
         r->device_type = (prof_device_type)v->device_type;
         r->is_async = (v->flags & PROF__F_ASYNC) != 0;
@@ -5832,7 +5839,8 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->with_flops = e->with_flops;
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
-    while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
+    if (gr.g.group_by_stack_n > 0) while (ncache < 2 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
+    else while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
     gr.cache_mask = ncache - 1;
     if (!(gr.cache = PROF__ALLOC(struct prof__gcache, ncache))) goto oom;
     for (i = 0; i < ncache; i++) gr.cache[i].site = UINT32_MAX;
@@ -5843,7 +5851,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     for (i = 0; i < e->n; i++) {
         uint32_t r = prof__group_row(&gr, a, i);
         if (r == UINT32_MAX) goto oom;
-        prof__group_add(e, i, &a->rows[r]);
+        prof__group_add(e, i, &gr.hot[r], &a->rows[r]);
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
