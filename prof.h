@@ -4798,7 +4798,7 @@ static PROF__NI void prof__tree_unlink(prof__ev *v) {
    just above a parent is that parent's latest child, so a child is
    appended where the pops stop (children in sorted order, as
    append_cpu_child makes them). Returns PROF__T_DUPS when the parent has
-   the child's name. */
+   the child's name and no other child yet. */
 static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t cur) {
     prof__ev *v = &e->ev[cur];
     int32_t p = *top, above = -1;
@@ -4808,9 +4808,10 @@ static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t
         prof__ev *pe = &e->ev[p];
         if (v->start >= pe->end || v->end > pe->end) continue; /* this can't be a parent: pop it */
         v->parent = p;
-        if (above >= 0) e->ev[above].next_sibling = cur;
-        else pe->first_child = cur;
         pe->n_children++;
+        if (above >= 0) { e->ev[above].next_sibling = cur; return 0; }
+        /* only a first child can end up an only child */
+        pe->first_child = cur;
         return (pe->site == v->site || prof__ev_name(e, pe) == prof__ev_name(e, v)) ? PROF__T_DUPS : 0;
     }
     return 0;
@@ -5648,7 +5649,10 @@ static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) 
     int i, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
     if (d < n) n = d;
     h = prof__mix((uint64_t)n);
-    for (i = 0; i < n; i++, a = prof__node_parent(e, a)) h = prof__mix(h ^ (uint64_t)(uintptr_t)prof__node_frame(e, a));
+    for (i = 0; i < n; i++, a = prof__node_parent(e, a)) {
+        const char *f = prof__node_frame(e, a);
+        h = prof__mix(h ^ (uint64_t)(uintptr_t)f);
+    }
     key.e = e;
     key.node = node;
     key.n = gr->g.group_by_stack_n;
