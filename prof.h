@@ -5693,15 +5693,18 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
 static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i) {
     const prof_events *e = gr->e;
     const prof__ev *v = &e->ev[i];
-    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
     prof__gcache *c;
     prof__gkey k;
     /* the cache slot of the event's site and, by stack, its stack node,
        whose class is looked up only on a miss */
     uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
     k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
-    k.overload = gr->g.group_by_overload_name ? (x && x->overload_name ? x->overload_name : "") : NULL;
-    k.shapes = gr->g.group_by_input_shapes ? (x && x->shapes ? x->shapes : e->no_shapes) : NULL;
+    k.overload = k.shapes = NULL;
+    if (gr->g.group_by_overload_name || gr->g.group_by_input_shapes) {
+        const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+        if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : "";
+        if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
+    }
     c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
     if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes)
         return c->row;
@@ -5731,8 +5734,8 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__gho
         int64_t self = cpu;
         uint32_t child_extra = 0;
         int32_t c;
-        for (c = v->first_child; c >= 0; c = ev[c].next_sibling) {
-            prof__sat_sub(&self, prof__cpu_total(&ev[c]));
+        for (c = v->first_child; c >= 0; c = ev[c].next_sibling) { /* children are CPU events */
+            prof__sat_sub(&self, ev[c].end - ev[c].start);
             child_extra |= ev[c].extra;
         }
         prof__sat_add(&h->self_cpu, self);
