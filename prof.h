@@ -4846,15 +4846,77 @@ static PROF__NI int prof__idx_less(const void *ctx, uint32_t a, uint32_t b) {
 }
 static PROF__NI const char *prof__ev_name(const prof_events *e, const prof__ev *v) { return e->sites[v->site].name; }
 
-static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint32_t *tmp, int32_t *stack) {
+/* What the tree's pass saw, so that later passes run only when needed. */
+enum { PROF__T_DUPS = 1,     /* a parent and its child share a name (_remove_dup_nodes) */
+       PROF__T_BACKWARD = 2  /* an event has scope 1 (_set_backward_stacktraces) */ };
+static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
+static PROF__NI void prof__tree_unlink(prof__ev *v) {
+    v->parent = v->first_child = v->next_sibling = -1;
+    v->n_children = 0;
+}
+/* PyTorch's stack of open parents, without the stack: after a push it is
+   the chain of parents from the event pushed last (*top), and the entry
+   just above a parent is that parent's latest child, so a child is
+   appended where the pops stop (children in sorted order, as
+   append_cpu_child makes them). Returns PROF__T_DUPS when the parent has
+   the child's name and no other child yet. */
+static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t cur) {
+    prof__ev *v = &e->ev[cur];
+    int32_t p = *top, above = -1;
+    prof__tree_unlink(v);
+    *top = cur;
+    for (; p >= 0; above = p, p = e->ev[p].parent) {
+        prof__ev *pe = &e->ev[p];
+        if (v->start >= pe->end || v->end > pe->end) continue; /* this can't be a parent: pop it */
+        v->parent = p;
+        pe->n_children++;
+        if (above >= 0) { e->ev[above].next_sibling = cur; return 0; }
+        /* only a first child can end up an only child */
+        pe->first_child = cur;
+        return (pe->site == v->site || prof__ev_name(e, pe) == prof__ev_name(e, v)) ? PROF__T_DUPS : 0;
+    }
+    return 0;
+}
+/* The list as recorded or built in time order has each thread's events in
+   (start, -end) order already: then the sort by thread and the groups'
+   sorts change nothing, and one pass in list order, with one stack per
+   thread, links every group at once (groups of a thread split where its
+   node_id changes, as itertools.groupby's runs). Returns 0, with the links
+   half made, at the first event out of order. */
+typedef struct prof__tgroup { int32_t top, node_id; } prof__tgroup;
+static PROF__NI int prof__tree_in_order(prof_events *e, prof__tgroup *g, unsigned *seen) {
+    size_t i;
+    unsigned f = 0;
+    for (i = 0; i < e->nthr; i++) g[i].top = -1;
+    for (i = 0; i < e->n; i++) {
+        prof__ev *v = &e->ev[i];
+        prof__tgroup *gr;
+        if (v->scope == 1) f |= PROF__T_BACKWARD;
+        if (!prof__in_tree(v)) { prof__tree_unlink(v); continue; }
+        gr = &g[v->thread];
+        if (gr->top >= 0 && gr->node_id != v->node_id) gr->top = -1; /* a new group */
+        if (gr->top >= 0) {
+            const prof__ev *q = &e->ev[gr->top];
+            if (v->start < q->start || (v->start == q->start && v->end > q->end)) return 0;
+        }
+        gr->node_id = v->node_id;
+        f |= prof__tree_push(e, &gr->top, (int32_t)i);
+    }
+    *seen = f;
+    return 1;
+}
+/* Any order: the in-tree events sorted by thread (stable), then each group
+   by (start, -end); idx, tmp: room for e->n indices each. */
+static PROF__NI unsigned prof__tree_sorted(prof_events *e, uint32_t *idx, uint32_t *tmp) {
     size_t n = 0, i, run;
+    unsigned f = 0;
     prof__sortctx c;
     c.e = e;
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
-        v->parent = v->first_child = v->next_sibling = -1;
-        v->n_children = 0;
-        if (!(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
+        prof__tree_unlink(v);
+        if (v->scope == 1) f |= PROF__T_BACKWARD;
+        if (prof__in_tree(v)) idx[n++] = (uint32_t)i;
     }
     /* sorted(events, key=thread), stable: a counting sort over the threads
        ranked by id, since there are few of them (one thread: in order) */
@@ -4886,37 +4948,39 @@ static PROF__NI void prof__populate_children(prof_events *e, uint32_t *idx, uint
     /* itertools.groupby makes one group per run of equal (thread, node_id) */
     for (run = 0; run < n;) {
         size_t end = run + 1, k;
-        int32_t top = 0;
-        const prof__ev *f = &e->ev[idx[run]];
-        while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[f->thread].tid && e->ev[idx[end]].node_id == f->node_id) end++;
+        int32_t top = -1;
+        const prof__ev *fe = &e->ev[idx[run]];
+        while (end < n && e->thr[e->ev[idx[end]].thread].tid == e->thr[fe->thread].tid && e->ev[idx[end]].node_id == fe->node_id) end++;
         for (k = run + 1; k < end; k++) { /* prof__idx_less, inline: once per event */
             const prof__ev *x = &e->ev[idx[k]], *y = &e->ev[idx[k - 1]];
             if (x->start < y->start || (x->start == y->start && x->end > y->end)) break;
         }
-        if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c); /* recorded lists are already in order */
-        for (k = run; k < end; k++) {
-            int32_t cur = (int32_t)idx[k];
-            prof__ev *v = &e->ev[cur];
-            while (top > 0) {
-                prof__ev *p = &e->ev[stack[top - 1]];
-                if (v->start >= p->end || v->end > p->end) { top--; continue; }
-                /* children are prepended here and reversed below */
-                v->parent = stack[top - 1];
-                v->next_sibling = p->first_child;
-                p->first_child = cur;
-                p->n_children++;
-                break;
-            }
-            stack[top++] = cur;
-        }
+        if (k < end) prof__msort_u32(idx + run, tmp, end - run, prof__idx_less, &c);
+        for (k = run; k < end; k++) f |= prof__tree_push(e, &top, (int32_t)idx[k]);
         run = end;
     }
-    for (i = 0; i < e->n; i++) {
-        prof__ev *v = &e->ev[i];
-        int32_t prev = -1, c2 = v->first_child;
-        while (c2 >= 0) { int32_t nx = e->ev[c2].next_sibling; e->ev[c2].next_sibling = prev; prev = c2; c2 = nx; }
-        v->first_child = prev;
+    return f;
+}
+/* _populate_cpu_children. scratch: room for 2 * (e->n + 1) indices, or
+   NULL (allocated here if the list is out of order). Returns the
+   PROF__T_* seen, or -1 when out of memory. */
+static PROF__NI int prof__populate_children(prof_events *e, void *scratch, size_t scratch_bytes) {
+    prof__tgroup *g = PROF__ALLOC(prof__tgroup, e->nthr + 1);
+    uint32_t *idx, *tmp;
+    unsigned seen = 0;
+    int in_order = g && prof__tree_in_order(e, g, &seen);
+    PROF_FREE(g);
+    if (in_order) return (int)seen;
+    if (scratch && scratch_bytes >= 2 * (e->n + 1) * sizeof(uint32_t)) {
+        idx = (uint32_t *)scratch;
+        return (int)prof__tree_sorted(e, idx, idx + e->n + 1);
     }
+    idx = PROF__ALLOC(uint32_t, e->n + 1);
+    tmp = PROF__ALLOC(uint32_t, e->n + 1);
+    if (idx && tmp) seen = prof__tree_sorted(e, idx, tmp);
+    PROF_FREE(idx);
+    PROF_FREE(tmp);
+    return idx && tmp ? (int)seen : -1;
 }
 
 /* A parent whose only child has its name absorbs it: the child's children
@@ -5021,33 +5085,20 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     return 0;
 }
 
-/* scratch: room for three arrays of e->n + 1 indices, or NULL */
+/* scratch: room for two arrays of e->n + 1 indices, or NULL */
 static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes) {
-    uint32_t *idx, *tmp;
-    int32_t *stack;
+    int seen;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
     if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
-    if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
-        idx = (uint32_t *)scratch;
-        tmp = idx + e->n + 1;
-        stack = (int32_t *)(void *)(tmp + e->n + 1);
-        prof__populate_children(e, idx, tmp, stack);
-    } else {
-        idx = PROF__ALLOC(uint32_t, e->n + 1);
-        tmp = PROF__ALLOC(uint32_t, e->n + 1);
-        stack = PROF__ALLOC(int32_t, e->n + 1);
-        if (!idx || !tmp || !stack) {
-            PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
-            return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
-        }
-        prof__populate_children(e, idx, tmp, stack);
-        PROF_FREE(idx); PROF_FREE(tmp); PROF_FREE(stack);
-    }
-    if ((e->stacks_pending && prof__attach_stacks(e) != 0) || prof__remove_dup_nodes(e) != 0 || prof__set_backward_stacks(e) != 0 ||
-        prof__memory_usage(e) != 0)
+    if ((seen = prof__populate_children(e, scratch, scratch_bytes)) < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
+    /* _remove_dup_nodes and _set_backward_stacktraces change nothing
+       unless a parent shares its child's name or an event has scope 1 */
+    if ((e->stacks_pending && prof__attach_stacks(e) != 0) || ((seen & PROF__T_DUPS) && prof__remove_dup_nodes(e) != 0) ||
+        ((seen & PROF__T_BACKWARD) && prof__set_backward_stacks(e) != 0) || prof__memory_usage(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     PROF_FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -5384,7 +5435,6 @@ static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev 
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
-static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
 
 static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) {
     int64_t s;
@@ -5597,114 +5647,285 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
     prof__sat_add(&a->flops, o->flops);
 }
 
-/* Stacks compare by their nodes: the first n frames of two nodes match
-   when the walks up from them meet, or their frames agree n times. */
-static PROF__NI int prof__same_key(const prof_events *e, const prof_avg *a, uint32_t na_node, const prof_avg *b, uint32_t nb_node, const prof_group_options *g) {
-    int i;
-    if (a->key != b->key || a->node_id != b->node_id || a->device_type != b->device_type || a->is_user_annotation != b->is_user_annotation ||
-        a->is_legacy != b->is_legacy) return 0;
-    if (g->group_by_overload_name && a->overload_name != b->overload_name) return 0;
-    if (g->group_by_input_shapes && a->input_shapes != b->input_shapes) return 0;
-    if (g->group_by_stack_n > 0) {
-        int na = a->stack_depth < g->group_by_stack_n ? a->stack_depth : g->group_by_stack_n;
-        int nb = b->stack_depth < g->group_by_stack_n ? b->stack_depth : g->group_by_stack_n;
-        if (na != nb) return 0;
-        for (i = 0; i < na && na_node != nb_node; i++) {
-            if (prof__node_frame(e, na_node) != prof__node_frame(e, nb_node)) return 0;
-            na_node = prof__node_parent(e, na_node);
-            nb_node = prof__node_parent(e, nb_node);
-        }
-    }
+/* key_averages in two steps: each event is reduced to a key of a few
+   words, all interned in the list (so it compares by address), and its
+   numbers are added to its row's sums; the rows' other fields are taken
+   from each row's first event at the end, as FunctionEventAvg.add takes
+   them from the first event it is given. */
+typedef struct prof__gkey {
+    const char *name, *overload, *shapes; /* overload, shapes: NULL when not grouped by them */
+    uint32_t stk;      /* group_by_stack_n > 0: the class of the stack's first n frames */
+    int32_t node_id;
+    uint32_t kind;     /* device_type, is_legacy, is_user_annotation */
+} prof__gkey;
+static PROF__NI int prof__gkey_eq(const prof__gkey *a, const prof__gkey *b) {
+    return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->stk == b->stk;
+}
+static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
+    uint64_t h = prof__mix((uint64_t)(uintptr_t)k->name ^ ((uint64_t)(uint32_t)k->node_id << 32) ^ k->kind);
+    return prof__mix(h ^ (uint64_t)(uintptr_t)k->overload ^ ((uint64_t)(uintptr_t)k->shapes << 1) ^ ((uint64_t)k->stk << 40));
+}
+/* A cache in front of the map: the last row of a (site, key) slot, so an
+   event whose site and key parts match its slot's costs a few compares. */
+typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node, kind, row; int32_t node_id; } prof__gcache;
+/* The sums every CPU event adds to, apart from the rest of its row: one
+   cache line per row however many rows there are. */
+typedef struct prof__ghot { int64_t count, cpu, self_cpu, pad; } prof__ghot;
+typedef struct prof__grouping {
+    prof_events *e;
+    prof_group_options g;
+    uint32_t *cls;     /* per stack node: its class + 1, 0 = not yet known */
+    prof__map cls_map; /* a class's frames -> the class (its first node) */
+    prof__map rows;    /* a key -> its row */
+    prof__gkey *keys;  /* per row */
+    uint32_t *first;   /* per row: its first event */
+    prof__ghot *hot;   /* per row */
+    size_t capkeys, capfirst, caphot;
+    prof__gcache *cache;
+    size_t cache_mask;
+    prof__map copied;  /* finish: a string of the list -> its copy's index */
+    const char **copies;
+    size_t ncopies, capcopies;
+} prof__grouping;
+
+/* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
+   when their first n frames (innermost first) are the same. Each node's
+   class is the first node met with its first n frames, found once per
+   node: an event's key then holds one integer, not n frames. */
+typedef struct prof__pfxkey { const prof_events *e; uint32_t node; int n; } prof__pfxkey;
+static PROF__NI int prof__pfx_same(const void *key, uint32_t v) {
+    const prof__pfxkey *k = (const prof__pfxkey *)key;
+    uint32_t a = k->node, b = v;
+    int i, da = prof__node_depth(k->e, a), db = prof__node_depth(k->e, b);
+    if ((da < k->n ? da : k->n) != (db < k->n ? db : k->n)) return 0;
+    for (i = 0; i < k->n && a != b && a && b; i++, a = prof__node_parent(k->e, a), b = prof__node_parent(k->e, b))
+        if (prof__node_frame(k->e, a) != prof__node_frame(k->e, b)) return 0;
     return 1;
 }
-static PROF__NI uint64_t prof__key_hash(const prof_events *e, const prof_avg *a, uint32_t node, const prof_group_options *g) {
-    uint64_t h = prof__mix((uint64_t)(uintptr_t)a->key) ^ prof__mix((uint64_t)(int64_t)a->node_id * 31 + (uint64_t)a->device_type * 7 + (uint64_t)a->is_user_annotation * 2 + (uint64_t)a->is_legacy);
-    int i;
-    if (g->group_by_overload_name) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->overload_name);
-    if (g->group_by_input_shapes) h = prof__mix(h ^ (uint64_t)(uintptr_t)a->input_shapes);
-    for (i = 0; i < g->group_by_stack_n && i < a->stack_depth; i++, node = prof__node_parent(e, node))
-        h = prof__mix(h ^ (uint64_t)(uintptr_t)e->nodes[node].frame);
-    return h;
+static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) {
+    const prof_events *e = gr->e;
+    prof__pfxkey key;
+    uint64_t h;
+    uint32_t v, a = node;
+    int i, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
+    if (d < n) n = d;
+    h = prof__mix((uint64_t)n);
+    for (i = 0; i < n; i++, a = prof__node_parent(e, a)) {
+        const char *f = prof__node_frame(e, a);
+        h = prof__mix(h ^ (uint64_t)(uintptr_t)f);
+    }
+    key.e = e;
+    key.node = node;
+    key.n = gr->g.group_by_stack_n;
+    if ((v = prof__map_find(&gr->cls_map, h, prof__pfx_same, &key)) == UINT32_MAX) {
+        if (!prof__map_add(&gr->cls_map, h, node)) return UINT32_MAX;
+        v = node;
+    }
+    gr->cls[node] = v + 1;
+    return v;
 }
-
-typedef struct prof__rowkey {
-    const prof_events *e; const prof_group_options *g; const prof_avg *rows; const uint32_t *rownode;
-    const prof_avg *r; uint32_t node;
-} prof__rowkey;
-static PROF__NI int prof__row_same(const void *key, uint32_t v) {
-    const prof__rowkey *k = (const prof__rowkey *)key;
-    return prof__same_key(k->e, &k->rows[v], k->rownode[v], k->r, k->node, k->g);
+typedef struct prof__growkey { const prof__grouping *gr; const prof__gkey *k; } prof__growkey;
+static PROF__NI int prof__grow_same(const void *key, uint32_t v) {
+    const prof__growkey *k = (const prof__growkey *)key;
+    return prof__gkey_eq(&k->gr->keys[v], k->k);
+}
+/* The row of key k, made if new (in first-seen order, as the dict's) with
+   event i as its first. UINT32_MAX: out of memory. */
+static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, const prof__gkey *k, size_t i) {
+    prof__growkey key;
+    uint64_t h = prof__gkey_hash(k);
+    uint32_t v;
+    key.gr = gr;
+    key.k = k;
+    if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
+    if (a->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
+        !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
+        return UINT32_MAX;
+    memset(&a->rows[a->n], 0, sizeof a->rows[0]);
+    memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
+    gr->keys[a->n] = *k;
+    gr->first[a->n] = (uint32_t)i;
+    if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
+    return (uint32_t)a->n++;
+}
+/* Event i's row: the key is the event's name (its site's), node_id, kind,
+   and what the options add (overload name, input shapes, the stack's
+   class). UINT32_MAX: out of memory. */
+static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i) {
+    const prof_events *e = gr->e;
+    const prof__ev *v = &e->ev[i];
+    prof__gcache *c;
+    prof__gkey k;
+    /* the cache slot of the event's site and, by stack, its stack node,
+       whose class is looked up only on a miss */
+    uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
+    k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    k.overload = k.shapes = NULL;
+    if (gr->g.group_by_overload_name || gr->g.group_by_input_shapes) {
+        const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+        if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : "";
+        if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
+    }
+    c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
+    if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes)
+        return c->row;
+    k.stk = 0;
+    if (gr->cls && (k.stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node)) == UINT32_MAX) return UINT32_MAX;
+    k.name = e->sites[v->site].name;
+    k.node_id = v->node_id;
+    if ((c->row = prof__group_find(gr, a, &k, i)) == UINT32_MAX) { c->site = UINT32_MAX; return UINT32_MAX; }
+    c->site = v->site;
+    c->node = node;
+    c->node_id = v->node_id;
+    c->kind = k.kind;
+    c->overload = k.overload;
+    c->shapes = k.shapes;
+    return c->row;
+}
+/* Adds event i's numbers to row r, as prof__row_of_event and
+   FunctionEventAvg.add compute them (the same sums, saturating, in the
+   same order), reading only what the event has: a child's memory only
+   when the child has an extra record, device times only with use_device. */
+static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__ghot *h, prof_avg *r) {
+    const prof__ev *v = &e->ev[i], *ev = e->ev;
+    int64_t cpu = prof__cpu_total(v);
+    h->count++;
+    prof__sat_add(&h->cpu, cpu);
+    if (prof__in_tree(v)) {
+        int64_t self = cpu;
+        uint32_t child_extra = 0;
+        int32_t c;
+        for (c = v->first_child; c >= 0; c = ev[c].next_sibling) { /* children are CPU events */
+            prof__sat_sub(&self, ev[c].end - ev[c].start);
+            child_extra |= ev[c].extra;
+        }
+        prof__sat_add(&h->self_cpu, self);
+        if (v->extra || child_extra) {
+            prof__sat_add(&r->self_cpu_memory_usage, prof__self_mem(e, v, 0));
+            prof__sat_add(&r->self_device_memory_usage, prof__self_mem(e, v, 1));
+        }
+    }
+    if (v->extra) {
+        const prof__extra *x = &e->ex[v->extra];
+        prof__sat_add(&r->cpu_memory_usage, prof__mem_of(x, 0));
+        prof__sat_add(&r->device_memory_usage, prof__mem_of(x, 1));
+        prof__sat_add(&r->flops, x->flops);
+    }
+    if (e->dev_memo) {
+        prof__sat_add(&r->device_time_total_ns, prof__dev_total(e, i));
+        prof__sat_add(&r->self_device_time_total_ns, prof__self_dev(e, i));
+    }
+}
+static PROF__NI void prof__grouping_free(prof__grouping *gr) {
+    PROF_FREE(gr->cls);
+    PROF_FREE(gr->keys);
+    PROF_FREE(gr->first);
+    PROF_FREE(gr->hot);
+    PROF_FREE(gr->cache);
+    PROF_FREE(gr->copies);
+    prof__map_free(&gr->cls_map);
+    prof__map_free(&gr->rows);
+    prof__map_free(&gr->copied);
+}
+/* The averages' copy of a string of the list (NULL stays NULL): each
+   distinct string is copied and hashed once, however many rows show it. */
+static PROF__NI const char *prof__group_copy(prof__grouping *gr, prof_averages *a, const char *s) {
+    uint32_t *slot;
+    int found;
+    if (!s) return NULL;
+    if (!(slot = prof__map_slot(&gr->copied, (uint64_t)(uintptr_t)s, &found))) return NULL;
+    if (found) return gr->copies[*slot];
+    /* the key is in the map now: its value must be set, or the map dropped */
+    if (!PROF__PUSH_OK(gr->copies, gr->ncopies, gr->capcopies) || !(gr->copies[gr->ncopies] = prof__intern(&a->strs, s))) {
+        prof__map_free(&gr->copied);
+        return NULL;
+    }
+    *slot = (uint32_t)gr->ncopies;
+    return gr->copies[gr->ncopies++];
+}
+/* The rows' other fields, from their first events (prof__row_of_event's),
+   with the strings copied so the averages outlive the list. */
+static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
+    prof_events *e = gr->e;
+    size_t i;
+    for (i = 0; i < a->n; i++) {
+        prof_avg *r = &a->rows[i];
+        size_t fi = gr->first[i];
+        const prof__ev *v = &e->ev[fi];
+        const prof__extra *x = prof__x(e, v);
+        uint32_t node = prof__stack_node(e, fi);
+        /* evt.stack[:group_by_stack_n], a Python slice: a negative n drops
+           that many from the end (the key ignores the stack then, as for 0) */
+        int k, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
+        int depth = n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0);
+        const char **st = NULL;
+        r->key = prof__group_copy(gr, a, prof__ev_name(e, v));
+        r->overload_name = gr->g.group_by_overload_name ? prof__group_copy(gr, a, x->overload_name ? x->overload_name : "") : "";
+        r->input_shapes = "";
+        if (gr->g.group_by_input_shapes) {
+            const char *sh = x->shapes ? x->shapes : e->no_shapes;
+            if (sh && !(r->input_shapes = prof__group_copy(gr, a, sh))) return -1;
+            if (!sh) r->input_shapes = NULL;
+        }
+        if (depth > 0) {
+            st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
+            if (!st) return -1;
+            for (k = 0; k < depth; k++, node = prof__node_parent(e, node))
+                if (!(st[k] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+        }
+        r->stack = st;
+        r->stack_depth = depth;
+        r->count = gr->hot[i].count;
+        r->cpu_time_total_ns = gr->hot[i].cpu;
+        r->self_cpu_time_total_ns = gr->hot[i].self_cpu;
+        r->node_id = v->node_id;
+        r->device_type = (prof_device_type)v->device_type;
+        r->is_async = (v->flags & PROF__F_ASYNC) != 0;
+        r->is_user_annotation = (v->flags & PROF__F_USER_ANN) != 0;
+        r->is_remote = 0;
+        r->is_legacy = (v->flags & PROF__F_LEGACY) != 0;
+        r->has_cpu_parent = v->parent >= 0;
+        if (!r->key || !r->overload_name) return -1;
+    }
+    return 0;
 }
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
-    prof_group_options g;
+    prof__grouping gr;
     prof_averages *a;
-    prof__map map;
-    prof__rowkey key;
-    uint32_t v;
-    size_t i, caprn = 0;
-    uint32_t *rownode = NULL; /* each row's first event's stack node */
+    size_t i, ncache = 1;
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
-    if (opt) g = *opt;
-    else memset(&g, 0, sizeof g);
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
     if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory"); return NULL; }
     memset(a, 0, sizeof *a);
-    memset(&map, 0, sizeof map);
+    memset(&gr, 0, sizeof gr);
+    gr.e = e;
+    if (opt) gr.g = *opt;
     a->strs.arena = &a->arena;
     a->use_device = e->use_device ? prof__intern(&a->strs, e->use_device) : NULL;
     a->profile_memory = e->profile_memory;
     a->with_flops = e->with_flops;
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
-    key.e = e;
-    key.g = &g;
+    if (gr.g.group_by_stack_n > 0) while (ncache < 2 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
+    else while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
+    gr.cache_mask = ncache - 1;
+    if (!(gr.cache = PROF__ALLOC(struct prof__gcache, ncache))) goto oom;
+    for (i = 0; i < ncache; i++) gr.cache[i].site = UINT32_MAX;
+    if (gr.g.group_by_stack_n > 0) {
+        if (!(gr.cls = PROF__ALLOC(uint32_t, e->nnodes + 1))) goto oom;
+        memset(gr.cls, 0, (e->nnodes + 1) * sizeof *gr.cls);
+    }
     for (i = 0; i < e->n; i++) {
-        prof_avg r;
-        uint64_t h;
-        uint32_t node = prof__stack_node(e, i);
-        prof__row_of_event(e, i, &r);
-        h = prof__key_hash(e, &r, node, &g);
-        key.r = &r;
-        key.node = node;
-        key.rows = a->rows; /* both grow as rows are added */
-        key.rownode = rownode;
-        if ((v = prof__map_find(&map, h, prof__row_same, &key)) != UINT32_MAX) { prof__avg_add(&a->rows[v], &r); continue; }
-        if (a->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&rownode, &caprn, a->n + 1, sizeof *rownode)) goto oom;
-        memset(&a->rows[a->n], 0, sizeof a->rows[0]);
-        prof__avg_add(&a->rows[a->n], &r);
-        rownode[a->n] = node; /* FunctionEventAvg keeps its first event's stack */
-        if (!prof__map_add(&map, h, (uint32_t)a->n)) goto oom;
-        a->n++;
+        uint32_t r = prof__group_row(&gr, a, i);
+        if (r == UINT32_MAX) goto oom;
+        prof__group_add(e, i, &gr.hot[r], &a->rows[r]);
     }
-    prof__map_free(&map);
-    /* The rows point into the event list's strings; copy them so the
-       averages outlive the list. */
-    for (i = 0; i < a->n; i++) {
-        prof_avg *r = &a->rows[i];
-        /* evt.stack[:group_by_stack_n], a Python slice: a negative n drops
-           that many from the end (the key ignores the stack then, as for 0) */
-        int k, n = g.group_by_stack_n, depth = n >= 0 ? (r->stack_depth < n ? r->stack_depth : n) : (r->stack_depth + n > 0 ? r->stack_depth + n : 0);
-        const char **st = NULL;
-        r->key = prof__intern(&a->strs, r->key);
-        r->overload_name = g.group_by_overload_name ? prof__intern(&a->strs, r->overload_name) : "";
-        r->input_shapes = g.group_by_input_shapes ? (r->input_shapes ? prof__intern(&a->strs, r->input_shapes) : NULL) : "";
-        if (depth > 0) {
-            uint32_t node = rownode[i];
-            st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
-            if (!st) goto oom;
-            for (k = 0; k < depth; k++, node = prof__node_parent(e, node))
-                if (!(st[k] = prof__intern(&a->strs, prof__node_frame(e, node)))) goto oom;
-        }
-        r->stack = st;
-        r->stack_depth = depth;
-        if (!r->key || !r->overload_name) goto oom;
-    }
-    PROF_FREE(rownode);
+    if (prof__group_finish(&gr, a) != 0) goto oom;
+    prof__grouping_free(&gr);
     return a;
 oom:
-    PROF_FREE(rownode);
-    prof__map_free(&map);
+    prof__grouping_free(&gr);
     prof_averages_free(a);
     prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_key_averages: out of memory");
     return NULL;

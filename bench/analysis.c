@@ -8,9 +8,25 @@
    own. Figures: seconds per phase (median over the repetitions), peak RSS
    of the whole process, RSS held by the list, per event.
 
+   The same events with stacks time key_averages with group_by_stack_n = 5
+   and prof_export_stacks_merged, per event (targets: <= 20 ns/event each),
+   twice: with Python-like stacks (synth_stack: one stack per name, 51 in
+   all, as PyTorch's with_stack gives them: `py`), and with scope stacks
+   (what PROF_STACK_SCOPES gives a C program: each event's chain of
+   enclosing scopes, itself innermost: `stk`). synth.h draws every step's
+   names at random, so the scope stacks are a stress case: about 61k
+   distinct stacks in 1M events, 6% of the events a new row.
+
    Environment: PROF_BENCH_REPS (default 3 at 1M, 1 at 10M),
    PROF_BENCH_NO_TORCH=1 skips PyTorch, PROF_BENCH_PYTHON (default
-   /usr/bin/python3). */
+   /usr/bin/python3).
+
+   `analysis --callgrind N [plain|stk|py]` runs each phase once on N events in this process
+   (no fork, no timing), one named function per phase, for
+   `valgrind --tool=callgrind` to count exactly:
+     cg_add, cg_tree, cg_avg, cg_table (plain events),
+     cg_add_stk, cg_tree_stk, cg_avg_stk (group_by_stack_n = 5), cg_merged_stk (scope stacks),
+     cg_add_py, cg_tree_py, cg_avg_py, cg_merged_py (Python-like stacks). */
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -32,6 +48,8 @@ typedef struct result {
     double peak;             /* VmHWM of the process, bytes */
     double peak_delta;       /* VmHWM above the RSS before the list, bytes */
     double rows, count_sum, self_sum_us, events_after_tree;
+    double stk_tree_s, stk_avg_s, stk_merged_s, stk_rows; /* the events with scope stacks */
+    double py_avg_s, py_merged_s, py_rows;                /* with Python-like stacks */
 } result;
 
 static void emit_add(const synth_ev *s, void *ctx) {
@@ -43,6 +61,141 @@ static void emit_add(const synth_ev *s, void *ctx) {
     d.start_ns = s->start_us * 1000;
     d.end_ns = s->end_us * 1000;
     if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+}
+
+/* The events with their scope stacks: "name (file:line)" frames of the
+   enclosing scopes, innermost first, as PROF_STACK_SCOPES makes them.
+   synth.h emits each step in pre-order, so the enclosing scopes of an event
+   at level L are the last events of levels 0..L-1 on its thread. */
+typedef struct stk_ctx { prof_events *ev; int open[16][8]; } stk_ctx;
+static const char *g_labels[SYNTH_N_NAMES];
+static char g_label_buf[SYNTH_N_NAMES][96];
+static void emit_stacks(const synth_ev *s, void *ctx) {
+    stk_ctx *c = (stk_ctx *)ctx;
+    int *open = c->open[(s->thread - 4000) & 15], k;
+    const char *stack[8];
+    prof_event_desc d;
+    if (!g_labels[0])
+        for (k = 0; k < SYNTH_N_NAMES; k++) {
+            snprintf(g_label_buf[k], sizeof g_label_buf[k], "%s (model.c:%d)", synth_names[k], 100 + 7 * k);
+            g_labels[k] = g_label_buf[k];
+        }
+    open[s->level] = s->name;
+    for (k = 0; k <= s->level; k++) stack[k] = g_labels[open[s->level - k]];
+    memset(&d, 0, sizeof d);
+    d.name = synth_names[s->name];
+    d.thread = s->thread;
+    d.start_ns = s->start_us * 1000;
+    d.end_ns = s->end_us * 1000;
+    d.stack = stack;
+    d.stack_depth = s->level + 1;
+    if (prof_events_add(c->ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+}
+/* The events with the Python-like stacks of bench/synth.h (synth_stack:
+   one per name, 2-5 frames), as PyTorch's with_stack gives an op the same
+   stack wherever the same line calls it. */
+static void emit_pystacks(const synth_ev *s, void *ctx) {
+    prof_events *ev = (prof_events *)ctx;
+    const char *stack[8];
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = synth_names[s->name];
+    d.thread = s->thread;
+    d.start_ns = s->start_us * 1000;
+    d.end_ns = s->end_us * 1000;
+    d.stack = stack;
+    d.stack_depth = synth_stack(s->name, stack, 8);
+    if (prof_events_add(ev, &d) < 0) { fprintf(stderr, "prof_events_add failed: %s\n", prof_last_error()); exit(1); }
+}
+static const char *merged_path(void) {
+    static char path[256];
+    const char *tmp = getenv("TMPDIR");
+    if (!path[0]) snprintf(path, sizeof path, "%s/prof-analysis-%ld.stacks", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+    return path;
+}
+
+/* One function per phase, so callgrind names each one's instructions. */
+static __attribute__((noinline)) prof_events *cg_add(size_t n) {
+    prof_events *ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) { fprintf(stderr, "cannot create the list\n"); exit(1); }
+    synth_generate(n, 4, emit_add, ev);
+    return ev;
+}
+static __attribute__((noinline)) prof_events *cg_add_stk(size_t n) {
+    stk_ctx c;
+    memset(&c, 0, sizeof c);
+    c.ev = prof_events_create();
+    if (!c.ev || prof_events_reserve(c.ev, n) != PROF_OK) { fprintf(stderr, "cannot create the list\n"); exit(1); }
+    synth_generate(n, 4, emit_stacks, &c);
+    return c.ev;
+}
+static __attribute__((noinline)) prof_events *cg_add_py(size_t n) {
+    prof_events *ev = prof_events_create();
+    if (!ev || prof_events_reserve(ev, n) != PROF_OK) { fprintf(stderr, "cannot create the list\n"); exit(1); }
+    synth_generate(n, 4, emit_pystacks, ev);
+    return ev;
+}
+static __attribute__((noinline)) void cg_tree(prof_events *ev) {
+    if (prof_events_build_tree(ev) != PROF_OK) { fprintf(stderr, "build_tree failed\n"); exit(1); }
+}
+static __attribute__((noinline)) void cg_tree_stk(prof_events *ev) { cg_tree(ev); }
+static __attribute__((noinline)) prof_averages *cg_avg(prof_events *ev, int stack_n) {
+    prof_group_options g;
+    prof_averages *avg;
+    memset(&g, 0, sizeof g);
+    g.group_by_stack_n = stack_n;
+    if (!(avg = prof_key_averages(ev, &g))) { fprintf(stderr, "key_averages failed\n"); exit(1); }
+    return avg;
+}
+static __attribute__((noinline)) prof_averages *cg_avg_stk(prof_events *ev) { return cg_avg(ev, 5); }
+static __attribute__((noinline)) char *cg_table(prof_averages *avg) {
+    prof_table_options opt;
+    char *t;
+    memset(&opt, 0, sizeof opt);
+    opt.sort_by = "self_cpu_time_total";
+    if (!(t = prof_averages_table(avg, &opt))) { fprintf(stderr, "table failed\n"); exit(1); }
+    return t;
+}
+static __attribute__((noinline)) void cg_merged_stk(prof_events *ev) {
+    if (prof_export_stacks_merged(ev, merged_path(), "self_cpu_time_total") != PROF_OK) { fprintf(stderr, "merged stacks failed\n"); exit(1); }
+    unlink(merged_path());
+}
+static __attribute__((noinline)) void cg_tree_py(prof_events *ev) { cg_tree(ev); }
+static __attribute__((noinline)) prof_averages *cg_avg_py(prof_events *ev) { return cg_avg(ev, 5); }
+static __attribute__((noinline)) void cg_merged_py(prof_events *ev) { cg_merged_stk(ev); }
+static int callgrind_run(size_t n, const char *only) {
+    prof_events *ev;
+    prof_averages *avg;
+    char *t;
+    if (only && !strcmp(only, "stk")) goto stk;
+    if (only && !strcmp(only, "py")) goto py;
+    ev = cg_add(n);
+    cg_tree(ev);
+    avg = cg_avg(ev, 0);
+    t = cg_table(avg);
+    printf("# %zu events, %zu rows, table %zu bytes\n", prof_events_count(ev), prof_averages_count(avg), strlen(t));
+    prof_free_string(t);
+    prof_averages_free(avg);
+    prof_events_free(ev);
+    if (only && !strcmp(only, "plain")) return 0;
+stk:
+    ev = cg_add_stk(n);
+    cg_tree_stk(ev);
+    avg = cg_avg_stk(ev);
+    cg_merged_stk(ev);
+    printf("# with scope stacks: %zu rows with group_by_stack_n = 5\n", prof_averages_count(avg));
+    prof_averages_free(avg);
+    prof_events_free(ev);
+    if (only && !strcmp(only, "stk")) return 0;
+py:
+    ev = cg_add_py(n);
+    cg_tree_py(ev);
+    avg = cg_avg_py(ev);
+    cg_merged_py(ev);
+    printf("# with Python-like stacks: %zu rows with group_by_stack_n = 5\n", prof_averages_count(avg));
+    prof_averages_free(avg);
+    prof_events_free(ev);
+    return 0;
 }
 
 static void child(int fd, size_t n) {
@@ -95,6 +248,38 @@ static void child(int fd, size_t n) {
     prof_free_string(table);
     prof_averages_free(avg);
     prof_events_free(ev);
+
+    /* the same events with their scope stacks (after the peak reading) */
+    ev = cg_add_stk(n);
+    t0 = now_s();
+    cg_tree_stk(ev);
+    t1 = now_s();
+    r.stk_tree_s = t1 - t0;
+    t0 = now_s();
+    avg = cg_avg_stk(ev);
+    t1 = now_s();
+    r.stk_avg_s = t1 - t0;
+    t0 = now_s();
+    cg_merged_stk(ev);
+    t1 = now_s();
+    r.stk_merged_s = t1 - t0;
+    r.stk_rows = (double)prof_averages_count(avg);
+    prof_averages_free(avg);
+    prof_events_free(ev);
+
+    ev = cg_add_py(n);
+    cg_tree_py(ev);
+    t0 = now_s();
+    avg = cg_avg_py(ev);
+    t1 = now_s();
+    r.py_avg_s = t1 - t0;
+    t0 = now_s();
+    cg_merged_py(ev);
+    t1 = now_s();
+    r.py_merged_s = t1 - t0;
+    r.py_rows = (double)prof_averages_count(avg);
+    prof_averages_free(avg);
+    prof_events_free(ev);
     if (write(fd, &r, sizeof r) != (ssize_t)sizeof r) _exit(3);
     _exit(0);
 }
@@ -133,6 +318,7 @@ static int measure(const char *label, size_t n, size_t reps, result *m) {
     *m = r[0];
 #define MED(field) do { for (i = 0; i < k; i++) v[i] = r[i].field; m->field = median(v, k); } while (0)
     MED(add_s); MED(tree_s); MED(avg_s); MED(table_s); MED(list_bytes); MED(peak); MED(peak_delta);
+    MED(stk_tree_s); MED(stk_avg_s); MED(stk_merged_s); MED(py_avg_s); MED(py_merged_s);
 #undef MED
     printf("analysis_%s_add %.3f s\n", label, m->add_s);
     printf("analysis_%s_build_tree %.3f s\n", label, m->tree_s);
@@ -141,6 +327,12 @@ static int measure(const char *label, size_t n, size_t reps, result *m) {
     printf("analysis_%s_tree_avg %.3f s\n", label, m->tree_s + m->avg_s);
     printf("analysis_%s_tree_avg_table %.3f s\n", label, m->tree_s + m->avg_s + m->table_s);
     printf("analysis_%s_tree_avg_rate %.2f Mevents/s\n", label, (double)n / (m->tree_s + m->avg_s) / 1e6);
+    printf("analysis_%s_tree_avg_per_event %.1f ns/event\n", label, (m->tree_s + m->avg_s) * 1e9 / (double)n);
+    printf("analysis_%s_py_group_by_stack_n %.1f ns/event (target <= 20)\n", label, m->py_avg_s * 1e9 / (double)n);
+    printf("analysis_%s_py_merged_stacks %.1f ns/event (target <= 20)\n", label, m->py_merged_s * 1e9 / (double)n);
+    printf("analysis_%s_stk_build_tree %.3f s\n", label, m->stk_tree_s);
+    printf("analysis_%s_stk_group_by_stack_n %.1f ns/event (stress: %.0f rows)\n", label, m->stk_avg_s * 1e9 / (double)n, m->stk_rows);
+    printf("analysis_%s_stk_merged_stacks %.1f ns/event (stress)\n", label, m->stk_merged_s * 1e9 / (double)n);
     printf("analysis_%s_list %.1f B/event\n", label, m->list_bytes);
     printf("analysis_%s_peak_rss %.1f MB\n", label, m->peak / 1048576.0);
     printf("analysis_%s_peak_above_start %.1f MB\n", label, m->peak_delta / 1048576.0);
@@ -177,13 +369,14 @@ static void run_torch(const char *python, const char *file, torch_res *t) {
     fflush(stdout);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const char *python = getenv("PROF_BENCH_PYTHON");
     const char *reps_env = getenv("PROF_BENCH_REPS");
     size_t reps1 = 3, reps10 = 1;
     result m1, m10;
     double t_start = now_s();
     int have1, have10;
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--callgrind")) return callgrind_run((size_t)strtoul(argv[2], NULL, 10), argc == 4 ? argv[3] : NULL);
     if (!python || !*python) python = "/usr/bin/python3";
     if (reps_env && *reps_env) {
         reps1 = reps10 = (size_t)strtoul(reps_env, NULL, 10);

@@ -927,7 +927,14 @@ static int64_t ref_self_dev(const ref *r, int i) {
 static const char *const rnames[] = {"a", "b", "c"};
 static const uint64_t rthreads[] = {3, 1, 0x8000000000000001ull};
 
-static int random_round(int n, int span) {
+/* (start, -end), then the index: a list as recorded, each thread's events in order */
+static int cmp_gev_time(const void *a, const void *b) {
+    const gev *x = (const gev *)a, *y = (const gev *)b;
+    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    if (x->e != y->e) return x->e > y->e ? -1 : 1;
+    return 0;
+}
+static int random_round(int n, int span, int in_order) {
     gev *g = (gev *)calloc((size_t)n, sizeof *g);
     ref r;
     prof_events *ev = prof_events_create();
@@ -956,6 +963,9 @@ static int random_round(int n, int span) {
             for (kk = 0; kk < v->nk; kk++) v->kdur[kk] = 1 + rnd_n(50);
         }
     }
+    /* in time order, prof.h links each thread's events in one pass; in any
+       other order it sorts them first: both must give PyTorch's tree */
+    if (in_order) qsort(g, (size_t)n, sizeof *g, cmp_gev_time);
     ref_build(&r, g, n);
     for (i = 0; i < n; i++) {
         prof_event_desc d;
@@ -1072,9 +1082,72 @@ static void test_random(void) {
     for (i = 0; i < rounds; i++) {
         int bad;
         rng_state = 0x9E3779B97F4A7C15ull ^ (uint64_t)(i + 1) * 0x100000001B3ull;
-        bad = random_round(i % 3 == 0 ? 40 : 400, i % 2 ? 60 : 2000);
-        CHECK_MSG(bad == 0, "random round %d: %d differences", i, bad);
+        bad = random_round(i % 3 == 0 ? 40 : 400, i % 2 ? 60 : 2000, i % 4 >= 2);
+        CHECK_MSG(bad == 0, "random round %d (%s): %d differences", i, i % 4 >= 2 ? "in time order" : "any order", bad);
     }
+}
+
+/* group_by_stack_n on random stacks: a row per (name, first n frames),
+   counted against a brute-force grouping; stacks that differ only past
+   their first n frames share a row, and a stack shorter than n is its own
+   key (a shorter tuple). Events of one name alternate between stacks, so
+   rows are found through the map, not only the last row of their site. */
+static void test_group_by_stack_random(void) {
+    static const char *const frames[] = { "f.py(1): a", "f.py(2): b", "g.py(3): c" };
+    static const char *const names[] = { "mm", "add" };
+    enum { N = 600, MAXD = 5 };
+    int depth[N], fr[N][MAXD], nm[N], i, j, n;
+    prof_events *ev = prof_events_create();
+    rng_state = 0x5EED5EEDull;
+    for (i = 0; i < N; i++) {
+        prof_event_desc d;
+        const char *st[MAXD];
+        nm[i] = rnd_n(2);
+        depth[i] = rnd_n(MAXD + 1);
+        for (j = 0; j < depth[i]; j++) { fr[i][j] = rnd_n(3); st[j] = frames[fr[i][j]]; }
+        memset(&d, 0, sizeof d);
+        d.name = names[nm[i]];
+        d.thread = 1;
+        d.start_ns = 10 * i;
+        d.end_ns = 10 * i + 1 + i % 7;
+        d.stack = st;
+        d.stack_depth = depth[i];
+        CHECK(prof_events_add(ev, &d) == i);
+    }
+    for (n = 1; n <= MAXD + 1; n++) {
+        prof_group_options g;
+        prof_averages *a;
+        int first[N], nrows = 0, bad = 0;
+        int64_t count[N], cpu[N];
+        memset(&g, 0, sizeof g);
+        g.group_by_stack_n = n;
+        /* the reference: rows in first-seen order */
+        for (i = 0; i < N; i++) {
+            int r, di = depth[i] < n ? depth[i] : n;
+            for (r = 0; r < nrows; r++) {
+                int f = first[r], df = depth[f] < n ? depth[f] : n;
+                if (nm[f] != nm[i] || df != di) continue;
+                for (j = 0; j < di && fr[f][j] == fr[i][j]; j++) {}
+                if (j == di) break;
+            }
+            if (r == nrows) { first[r] = i; count[r] = cpu[r] = 0; nrows++; }
+            count[r]++;
+            cpu[r] += 1 + i % 7;
+        }
+        a = prof_key_averages(ev, &g);
+        if (!CHECK(a != NULL)) continue;
+        CHECK_MSG(prof_averages_count(a) == (size_t)nrows, "group_by_stack_n %d: %zu rows, want %d", n, prof_averages_count(a), nrows);
+        for (i = 0; i < nrows && (size_t)i < prof_averages_count(a); i++) {
+            const prof_avg *x = prof_averages_get(a, (size_t)i);
+            int f = first[i], df = depth[f] < n ? depth[f] : n;
+            if (strcmp(x->key, names[nm[f]]) != 0 || x->count != count[i] || x->cpu_time_total_ns != cpu[i] || x->stack_depth != df) bad++;
+            for (j = 0; j < df && j < x->stack_depth; j++)
+                if (strcmp(x->stack[j], frames[fr[f][j]]) != 0) bad++;
+        }
+        CHECK_MSG(bad == 0, "group_by_stack_n %d: %d rows differ from the reference", n, bad);
+        prof_averages_free(a);
+    }
+    prof_events_free(ev);
 }
 
 static int64_t mono_ns(void) {
@@ -1100,5 +1173,6 @@ int main(void) {
     TIMED(test_backward_stacks());
     TIMED(test_backward_stack_key_collision());
     TIMED(test_random());
+    TIMED(test_group_by_stack_random());
     return check_report();
 }
