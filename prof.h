@@ -3085,7 +3085,10 @@ PROF_API void prof_shutdown(void) {
    Every string is interned in the list, so equal strings share a pointer
    and grouping keys compare by address. */
 enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
-       PROF__F_MEMROW = 16 /* a "[memory]" row: made by the tree, remade with it */ };
+       PROF__F_MEMROW = 16, /* a "[memory]" row: made by the tree, remade with it */
+       PROF__F_SHARED_EX = 32 /* its extra is shared by events equal in it (prof_stop:
+                                 a loop's op with the same shapes and args), so
+                                 prof__extra_of copies it before a write */ };
 
 typedef struct prof__ev {
     int64_t start, end;
@@ -3260,14 +3263,21 @@ static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const c
     return (int64_t)e->nthr++;
 }
 
+/* Event v's extra record for writing: made on first use; a shared one is
+   copied first. (Readers use prof__x.) */
 static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
-    if (!v->extra) {
-        if (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
-        memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
-        e->ex[e->nex].sequence_nr = -1;
-        e->ex[e->nex].kern_head = -1;
-        e->ex[e->nex].native_off = UINT32_MAX;
+    if (!v->extra || (v->flags & PROF__F_SHARED_EX)) {
+        if (e->nex >= UINT32_MAX - 1 || (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex))) return NULL;
+        if (v->extra) {
+            e->ex[e->nex] = e->ex[v->extra];
+        } else {
+            memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
+            e->ex[e->nex].sequence_nr = -1;
+            e->ex[e->nex].kern_head = -1;
+            e->ex[e->nex].native_off = UINT32_MAX;
+        }
         v->extra = (uint32_t)e->nex++;
+        v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
     }
     return &e->ex[v->extra];
 }
@@ -3771,6 +3781,7 @@ typedef struct prof__collector {
     uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
     /* shapes as recorded -> their repr, each distinct list formatted once */
     prof__map shape_map;
+    prof__map ex_map;            /* shared extras (prof__c_shared_extra) */
     prof__shape_ent *shape_ents;
     size_t nshape_ents, capshape_ents;
     int64_t *shape_vals;
@@ -3799,6 +3810,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     prof__map_free(&c->ptr_map);
     prof__map_free(&c->native_map);
     prof__map_free(&c->shape_map);
+    prof__map_free(&c->ex_map);
     PROF_FREE(c->shape_ents);
     PROF_FREE(c->shape_vals);
 #if defined(PROF_CUPTI)
@@ -4051,7 +4063,48 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
     return 0;
 }
 
-/* A scope record and its extensions -> the list's next event (and an
+/* The extras of recorded scopes are shared: a loop's op has a few
+   distinct (shapes, args), so equal ones are one record (PROF__F_SHARED_EX)
+   and an event costs its 56 bytes, not 56 + 136. */
+typedef struct prof__exkey { const prof_events *e; const prof__extra *x; } prof__exkey;
+static PROF__NI int prof__ex_same(const void *key, uint32_t v) {
+    const prof__extra *a = ((const prof__exkey *)key)->x, *b = &((const prof__exkey *)key)->e->ex[v];
+    return a->shapes == b->shapes && a->overload_name == b->overload_name && a->flops == b->flops && a->sequence_nr == b->sequence_nr &&
+           a->has_fwd_thread == b->has_fwd_thread && a->fwd_thread == b->fwd_thread;
+}
+static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending *pd, prof__ev *v) {
+    prof_events *e = c->e;
+    prof__extra x;
+    prof__exkey key;
+    uint64_t h;
+    uint32_t idx;
+    memset(&x, 0, sizeof x);
+    x.sequence_nr = -1;
+    x.kern_head = -1;
+    x.native_off = UINT32_MAX;
+    if (pd->want_shapes && !(x.shapes = prof__c_shapes(c, pd))) return -1;
+    if (pd->has_flops) x.flops = pd->flops;
+    if (pd->has_over && !(x.overload_name = prof__intern(&e->strs, pd->over))) return -1;
+    if (pd->has_ag) {
+        if (pd->ag_aux & 0x100u) x.sequence_nr = pd->seq;
+        if (pd->ag_aux & 0x200u) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
+    }
+    h = prof__mix((uint64_t)(uintptr_t)x.shapes ^ prof__mix((uint64_t)(uintptr_t)x.overload_name + (uint64_t)x.flops) ^
+                  prof__mix((uint64_t)x.sequence_nr ^ (x.fwd_thread << 1) ^ (uint64_t)x.has_fwd_thread));
+    key.e = e;
+    key.x = &x;
+    if ((idx = prof__map_find(&c->ex_map, h, prof__ex_same, &key)) == UINT32_MAX) {
+        if (e->nex >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->ex, e->nex, e->capex)) return -1;
+        e->ex[e->nex] = x;
+        if (!prof__map_add(&c->ex_map, h, (uint32_t)e->nex)) return -1;
+        idx = (uint32_t)e->nex++;
+    }
+    v->extra = idx;
+    v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+    return 0;
+}
+
+/* A scope record and its extensions -> the list's next event (and its
    extra record), in place. */
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
     prof_events *e = c->e;
@@ -4083,7 +4136,11 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     v->flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN;
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
     step = e->sites[site].name == c->step_name;
-    if (pd->any || nat != UINT32_MAX || step) {
+    /* shared unless the event has its own: a stack, a step's name, or a
+       sequence number (each op's differs: a map of them would only grow) */
+    if (pd->any && nat == UINT32_MAX && !step && !(pd->has_ag && (pd->ag_aux & 0x100u))) {
+        if (prof__c_shared_extra(c, pd, v) != 0) return -1;
+    } else if (pd->any || nat != UINT32_MAX || step) {
         prof__extra *x;
         const char *shapes = NULL;
         if (!prof__extra_of(e, v)) return -1;
