@@ -3167,6 +3167,9 @@ struct prof_events {
     const char *use_device;
     int profile_memory, with_flops;
     int tree_built;
+    int links_ready;           /* prof_stop linked parents and children as it
+                                  ordered the events (prof__c_link): the tree
+                                  it builds next starts from them */
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
@@ -3770,7 +3773,7 @@ typedef struct prof__collector {
                                     scopes go straight into the list: per
                                     thread a run, in end order) */
     size_t nx, capx;
-    uint32_t *scratch;           /* 3 indices per event: the order, then the tree */
+    uint32_t *scratch;           /* 2 indices per event, for the order */
     prof__map ptr_map;           /* site pointer -> site index */
     prof__map native_map;        /* one thread's scope start -> offset in addrs */
     prof__async_rec *asyncs;
@@ -4333,8 +4336,8 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
 
 /* Phase 7: the async ranges and CUDA's records join the list; events in
    PyTorch's order, per thread by the stack pass, then one sort that merges
-   the threads' runs and the rest. Every step is in place, with 12 bytes
-   of indices per event that the tree then reuses. */
+   the threads' runs and the rest. Every step is in place, with 8 bytes of
+   indices per event. */
 static PROF__NI int prof__c_order(prof__collector *c) {
     prof_events *e = c->e;
     size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0;
@@ -4365,7 +4368,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     c->xkeys = NULL;
     e->n = total;
     e->stats.events = total;
-    if (!(c->scratch = PROF__ALLOC(uint32_t, 3 * (total + 1)))) return -1;
+    if (!(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
     idx = c->scratch;
     tmp = idx + total + 1;
     for (i = 0; i < c->nsnap; i++) {
@@ -4386,10 +4389,51 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev);
         prof__ev_gather(e->ev, idx, total);
     }
+    PROF_FREE(c->scratch);
+    c->scratch = NULL;
     return 0;
 }
 
-/* Phase 8: what was lost or odd, in words. */
+/* Phase 8: parents and children, as _populate_cpu_children finds them, in
+   one pass over the ordered list: per thread (one thread id is one thread
+   of the list) a stack of the open events, each with its last child.
+   Every event of the list has the same node_id and each thread's events
+   are in (start, -end) order, so this is PyTorch's grouping and stack;
+   the tree then starts from these links (links_ready). */
+typedef struct prof__lstack { int32_t *s; size_t n, cap; } prof__lstack;
+static PROF__NI int prof__c_link(prof__collector *c) {
+    prof_events *e = c->e;
+    prof__lstack *st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1);
+    size_t i;
+    int rc = 0;
+    if (!st) return -1;
+    memset(st, 0, (e->nthr ? e->nthr : 1) * sizeof *st);
+    for (i = 0; i < e->n && !rc; i++) {
+        prof__ev *v = &e->ev[i];
+        prof__lstack *t;
+        if ((v->flags & PROF__F_ASYNC) || v->device_type != PROF_DEVICE_CPU) continue;
+        t = &st[v->thread];
+        while (t->n) { /* entries: an event, its last child */
+            prof__ev *p = &e->ev[t->s[t->n - 2]];
+            if (v->start >= p->end || v->end > p->end) { t->n -= 2; continue; }
+            v->parent = t->s[t->n - 2];
+            if (t->s[t->n - 1] >= 0) e->ev[t->s[t->n - 1]].next_sibling = (int32_t)i;
+            else p->first_child = (int32_t)i;
+            t->s[t->n - 1] = (int32_t)i;
+            p->n_children++;
+            break;
+        }
+        if (t->n + 2 > t->cap && !prof__grow((void *)&t->s, &t->cap, t->n + 2, sizeof *t->s)) { rc = -1; break; }
+        t->s[t->n++] = (int32_t)i;
+        t->s[t->n++] = -1;
+    }
+    for (i = 0; i < e->nthr; i++) PROF_FREE(st[i].s);
+    PROF_FREE(st);
+    e->links_ready = !rc;
+    return rc;
+}
+
+/* Phase 9: what was lost or odd, in words. */
 static PROF__NI void prof__c_warn(const prof__collector *c) {
     const prof_stats *st = &c->e->stats;
     uint64_t open_total = c->open_total;
@@ -4423,7 +4467,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      st->unmatched_async == 1 ? "it was" : "they were");
 }
 
-/* Phase 9: the tree (which attaches the stacks first), the CUPTI join
+/* Phase 10: the tree (which attaches the stacks first), the CUPTI join
    and memory per event. */
 static PROF__NI int prof__c_finish(prof__collector *c) {
     prof_events *e = c->e;
@@ -4431,10 +4475,7 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
     e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
     e->native_addrs = c->addrs;
     c->addrs = NULL;
-    /* the order's indices are the tree's */
-    tree_ok = prof__build_tree(e, c->scratch, 3 * (e->n + 1) * sizeof *c->scratch) == PROF_OK;
-    PROF_FREE(c->scratch);
-    c->scratch = NULL;
+    tree_ok = prof__build_tree(e, NULL, 0) == PROF_OK;
     if (!tree_ok ||
 #if defined(PROF_CUPTI)
         (c->cuda && prof__cupti_correlate(e) != 0) ||
@@ -4470,6 +4511,7 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__map_free(&c.native_map);
     if (!rc) rc = prof__c_cupti(&c);
     if (!rc) rc = prof__c_order(&c);
+    if (!rc) rc = prof__c_link(&c);
     if (!rc) {
         prof__c_warn(&c);
         if (prof__c_finish(&c) != 0) rc = -2;
@@ -5005,7 +5047,9 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
-    if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
+    if (e->links_ready) {
+        e->links_ready = 0;
+    } else if (scratch && scratch_bytes >= 3 * (e->n + 1) * sizeof(uint32_t)) {
         idx = (uint32_t *)scratch;
         tmp = idx + e->n + 1;
         stack = (int32_t *)(void *)(tmp + e->n + 1);
