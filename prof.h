@@ -3761,6 +3761,7 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
    warn, then the tree (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
    of memory); prof__collect frees everything in one place. */
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
+typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
 typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
@@ -3796,6 +3797,9 @@ typedef struct prof__collector {
     uint32_t site_cache_idx[64];
     /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
     struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
+    /* shared extras by their raw values (up to 8 shape values), the same
+       way: a hit skips formatting, interning and the map */
+    prof__ex_cache_ent ex_cache[16];
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr;
     size_t ncuthr, capcuthr;
@@ -4079,8 +4083,23 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     prof_events *e = c->e;
     prof__extra x;
     prof__exkey key;
-    uint64_t h;
+    uint64_t h, bad0 = e->stats.malformed_shapes;
     uint32_t idx;
+    prof__ex_cache_ent *ce = NULL;
+    if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
+        int n = pd->want_shapes ? pd->nshapes : -1;
+        uint64_t hc = (uint64_t)n * 0x9e3779b97f4a7c15ull ^ (pd->has_flops ? (uint64_t)pd->flops * 31u + 1u : 0u);
+        int k;
+        for (k = 0; k < n; k++) hc = (hc ^ (uint64_t)pd->shapes[k]) * 0xff51afd7ed558ccdull;
+        ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
+        if (ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops) &&
+            (n <= 0 || memcmp(ce->vals, pd->shapes, (size_t)n * sizeof(int64_t)) == 0)) {
+            if (ce->bad) e->stats.malformed_shapes++;
+            v->extra = ce->idx;
+            v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+            return 0;
+        }
+    }
     memset(&x, 0, sizeof x);
     x.sequence_nr = -1;
     x.kern_head = -1;
@@ -4101,6 +4120,14 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         e->ex[e->nex] = x;
         if (!prof__map_add(&c->ex_map, h, (uint32_t)e->nex)) return -1;
         idx = (uint32_t)e->nex++;
+    }
+    if (ce) {
+        ce->idx = idx;
+        ce->n = pd->want_shapes ? pd->nshapes : -1;
+        if (ce->n > 0) memcpy(ce->vals, pd->shapes, (size_t)ce->n * sizeof(int64_t));
+        ce->has_flops = pd->has_flops;
+        ce->flops = pd->flops;
+        ce->bad = e->stats.malformed_shapes != bad0;
     }
     v->extra = idx;
     v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
