@@ -3086,9 +3086,10 @@ PROF_API void prof_shutdown(void) {
    and grouping keys compare by address. */
 enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
        PROF__F_MEMROW = 16, /* a "[memory]" row: made by the tree, remade with it */
-       PROF__F_SHARED_EX = 32 /* its extra is shared by events equal in it (prof_stop:
-                                 a loop's op with the same shapes and args), so
-                                 prof__extra_of copies it before a write */ };
+       PROF__F_SHARED_EX = 32, /* its extra is shared by events equal in it (prof_stop:
+                                  a loop's op with the same shapes and args), so
+                                  prof__extra_of copies it before a write */
+       PROF__F_PLACED = 0x4000 /* prof_stop's order only: put in its place */ };
 
 typedef struct prof__ev {
     int64_t start, end;
@@ -3628,22 +3629,42 @@ static PROF__NI void prof__ev_gather(prof__ev *ev, uint32_t *idx, size_t n) {
         }
     }
 }
+/* ev[j] takes ev[ev[j].parent] for every j (the parent field holds the
+   source until the events are linked), in place, one cycle at a time,
+   with PROF__F_PLACED on those done (prof__c_link clears it): no array. */
+static PROF__NI void prof__ev_gather_inplace(prof__ev *ev, size_t n) {
+    size_t i, j, k;
+    prof__ev t;
+    for (i = 0; i < n; i++) {
+        if ((ev[i].flags & PROF__F_PLACED) || ev[i].parent == (int32_t)i) continue;
+        t = ev[i];
+        for (j = i;; j = k) {
+            k = (size_t)ev[j].parent;
+            ev[j] = k == i ? t : ev[k];
+            ev[j].flags = (uint16_t)(ev[j].flags | PROF__F_PLACED);
+            if (k == i) break;
+        }
+    }
+}
 /* One thread's scopes, ev[0..n) in end order, put in start order in place.
-   idx, d: room for n indices each; *stk, *capstk: the pass's stack, grown
-   as deep as the scopes nest (triples: an event, then head and tail of its
-   subtree's list, linked through d). Returns 1 if the result is in order,
-   0 if the input was not nested, -1 when out of memory. */
-static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t *idx, uint32_t *d, uint32_t **stk, size_t *capstk) {
+   The events' own link fields hold the pass's lists (next_sibling) and
+   then each place's source (parent), so it needs no array of its own;
+   *stk, *capstk: the pass's stack, grown as deep as the scopes nest
+   (triples: an event, then head and tail of its subtree's list). Returns
+   1 if the result is in order, 0 if the input was not nested, -1 when out
+   of memory. */
+static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, size_t *capstk) {
     size_t top = 0, k, w = 0;
-    uint32_t *s = *stk, c;
+    uint32_t *s = *stk;
+    int32_t c;
     for (k = 0; k < n; k++) {
         size_t p = top, j;
         uint32_t tail = (uint32_t)k;
         int64_t start = ev[k].start;
-        d[k] = UINT32_MAX;
+        ev[k].next_sibling = -1;
         while (p > 0 && ev[s[3 * (p - 1)]].start >= start) p--;
         for (j = p; j < top; j++) { /* children, oldest first, follow their parent */
-            d[tail] = s[3 * j + 1];
+            ev[tail].next_sibling = (int32_t)s[3 * j + 1];
             tail = s[3 * j + 2];
         }
         top = p;
@@ -3658,8 +3679,8 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t *idx, ui
     }
     /* the lists, oldest root first, are the start order */
     for (k = 0; k < top; k++)
-        for (c = s[3 * k + 1]; c != UINT32_MAX; c = d[c]) idx[w++] = c;
-    prof__ev_gather(ev, idx, n);
+        for (c = (int32_t)s[3 * k + 1]; c >= 0; c = ev[c].next_sibling) ev[w++].parent = c;
+    prof__ev_gather_inplace(ev, n);
     for (k = 1; k < n; k++)
         if (ev[k].start < ev[k - 1].start || (ev[k].start == ev[k - 1].start && ev[k].end > ev[k - 1].end)) return 0;
     return 1;
@@ -3774,7 +3795,7 @@ typedef struct prof__collector {
                                     scopes go straight into the list: per
                                     thread a run, in end order) */
     size_t nx, capx;
-    uint32_t *scratch;           /* 2 indices per event, for the order */
+    uint32_t *scratch;           /* 2 indices per event, to merge or sort */
     prof__map ptr_map;           /* site pointer -> site index */
     prof__map native_map;        /* one thread's scope start -> offset in addrs */
     prof__async_rec *asyncs;
@@ -4088,9 +4109,16 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     prof__ex_cache_ent *ce = NULL;
     if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
         int n = pd->want_shapes ? pd->nshapes : -1;
-        uint64_t hc = (uint64_t)n * 0x9e3779b97f4a7c15ull ^ (pd->has_flops ? (uint64_t)pd->flops * 31u + 1u : 0u);
+        uint64_t hc = (uint64_t)(uint32_t)(n + 2), w;
         int k;
-        for (k = 0; k < n; k++) hc = (hc ^ (uint64_t)pd->shapes[k]) * 0xff51afd7ed558ccdull;
+        if (pd->has_flops) {
+            w = (uint64_t)pd->flops;
+            hc = prof__mix(hc ^ w);
+        }
+        for (k = 0; k < n; k++) {
+            w = (uint64_t)pd->shapes[k];
+            hc = (hc ^ w) * 0xff51afd7ed558ccdull;
+        }
         ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
         if (ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops) &&
             (n <= 0 || memcmp(ce->vals, pd->shapes, (size_t)n * sizeof(int64_t)) == 0)) {
@@ -4363,8 +4391,8 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
 
 /* Phase 7: the async ranges and CUDA's records join the list; events in
    PyTorch's order, per thread by the stack pass, then one sort that merges
-   the threads' runs and the rest. Every step is in place, with 8 bytes of
-   indices per event. */
+   the threads' runs and the rest. Every step is in place; a merge (more
+   than one run) or a sort takes 8 bytes of indices per event. */
 static PROF__NI int prof__c_order(prof__collector *c) {
     prof_events *e = c->e;
     size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0;
@@ -4395,16 +4423,16 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     c->xkeys = NULL;
     e->n = total;
     e->stats.events = total;
-    if (!(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
-    idx = c->scratch;
-    tmp = idx + total + 1;
     for (i = 0; i < c->nsnap; i++) {
         size_t lo = c->snaps[i].kbeg, len = c->snaps[i].kend - lo, k;
         int r;
         if (!len) continue;
         runs++;
-        if ((r = prof__run_preorder(e->ev + lo, len, idx, tmp, &stk, &capstk)) < 0) { PROF_FREE(stk); return -1; }
-        if (r == 0) {
+        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); return -1; }
+        if (r == 0) { /* not nested: sorted */
+            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); return -1; }
+            idx = c->scratch;
+            tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
             prof__msort_u32(idx, tmp, len, prof__ev_order_less, e->ev + lo);
             prof__ev_gather(e->ev + lo, idx, len);
@@ -4412,6 +4440,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     PROF_FREE(stk);
     if (runs > 1) {
+        if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
+        idx = c->scratch;
+        tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
         prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev);
         prof__ev_gather(e->ev, idx, total);
@@ -4438,6 +4469,9 @@ static PROF__NI int prof__c_link(prof__collector *c) {
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
         prof__lstack *t;
+        /* the order's use of the link fields and its mark end here */
+        v->parent = v->first_child = v->next_sibling = -1;
+        v->flags = (uint16_t)(v->flags & ~PROF__F_PLACED);
         if ((v->flags & PROF__F_ASYNC) || v->device_type != PROF_DEVICE_CPU) continue;
         t = &st[v->thread];
         while (t->n) { /* entries: an event, its last child */
