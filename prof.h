@@ -4194,9 +4194,16 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     v->flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN;
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
     step = e->sites[site].name == c->step_name;
-    /* shared unless the event has its own: a stack, a step's name, or a
-       sequence number (each op's differs: a map of them would only grow) */
-    if (pd->any && nat == UINT32_MAX && !step && !(pd->has_ag && (pd->ag_aux & 0x100u))) {
+    /* shared: ops with shapes, unless the event has its own stack, step
+       name or sequence number (each op's differs: a map of them would only
+       grow). Not in a CUDA session: sharing every extra there broke the
+       CUPTI join's kernels and memory (gpu_check_fake, session 1) for a
+       reason not found yet. */
+    if (pd->any && pd->want_shapes && nat == UINT32_MAX && !step && !(pd->has_ag && (pd->ag_aux & 0x100u))
+#if defined(PROF_CUPTI)
+        && !c->cuda
+#endif
+    ) {
         if (prof__c_shared_extra(c, pd, v) != 0) return -1;
     } else if (pd->any || nat != UINT32_MAX || step) {
         prof__extra *x;
