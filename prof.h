@@ -1672,21 +1672,33 @@ static PROF__NI void prof__map_free(prof__map *m) {
     memset(m, 0, sizeof *m);
 }
 
-/* Stable bottom-up merge sort of indices with a comparator; a merge whose
-   halves are already in order is a copy. */
+/* The one sort: a stable natural merge sort of indices with a comparator.
+   Each pass merges neighbouring ascending runs as it finds them, so input
+   already in order costs one pass of comparisons and no copy, and k sorted
+   runs (prof_stop's threads) cost log2(k) merges; tmp: room for n. */
 static PROF__NI void prof__msort_u32(uint32_t *a, uint32_t *tmp, size_t n, int (*less)(const void *, uint32_t, uint32_t), const void *ctx) {
-    size_t w, i;
     uint32_t *src = a, *dst = tmp;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            if (mid >= hi || !less(ctx, src[mid], src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
-            while (p < mid && q < hi) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
-            while (p < mid) dst[k++] = src[p++];
-            while (q < hi) dst[k++] = src[q++];
+    if (n < 2) return;
+    for (;;) {
+        size_t lo = 0, runs = 0;
+        while (lo < n) {
+            size_t mid = lo + 1, hi, p, q, k;
+            while (mid < n && !less(ctx, src[mid], src[mid - 1])) mid++;
+            runs++;
+            if (mid == n) {
+                if (runs == 1) goto done; /* one run: in order */
+                memcpy(dst + lo, src + lo, (n - lo) * sizeof *a);
+                break;
+            }
+            for (hi = mid + 1; hi < n && !less(ctx, src[hi], src[hi - 1]); hi++) {}
+            for (p = lo, q = mid, k = lo; p < mid && q < hi;) dst[k++] = less(ctx, src[q], src[p]) ? src[q++] : src[p++];
+            if (p < mid) memcpy(dst + k, src + p, (mid - p) * sizeof *a);
+            else memcpy(dst + k, src + q, (hi - q) * sizeof *a);
+            lo = hi;
         }
         { uint32_t *t = src; src = dst; dst = t; }
     }
+done:
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
@@ -3132,7 +3144,11 @@ PROF_API void prof_shutdown(void) {
    Every string is interned in the list, so equal strings share a pointer
    and grouping keys compare by address. */
 enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
-       PROF__F_MEMROW = 16 /* a "[memory]" row: made by the tree, remade with it */ };
+       PROF__F_MEMROW = 16, /* a "[memory]" row: made by the tree, remade with it */
+       PROF__F_SHARED_EX = 32, /* its extra is shared by events equal in it (prof_stop:
+                                  a loop's op with the same shapes and args), so
+                                  prof__extra_of copies it before a write */
+       PROF__F_PLACED = 0x4000 /* prof_stop's order only: put in its place */ };
 
 typedef struct prof__ev {
     int64_t start, end;
@@ -3211,6 +3227,9 @@ struct prof_events {
     const char *use_device;
     int profile_memory, with_flops;
     int tree_built;
+    int links_ready;           /* prof_stop linked parents and children as it
+                                  ordered the events (prof__c_link): the tree
+                                  it builds next starts from them */
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
@@ -3307,14 +3326,21 @@ static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const c
     return (int64_t)e->nthr++;
 }
 
+/* Event v's extra record for writing: made on first use; a shared one is
+   copied first. (Readers use prof__x.) */
 static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
-    if (!v->extra) {
-        if (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex)) return NULL;
-        memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
-        e->ex[e->nex].sequence_nr = -1;
-        e->ex[e->nex].kern_head = -1;
-        e->ex[e->nex].native_off = UINT32_MAX;
+    if (!v->extra || (v->flags & PROF__F_SHARED_EX)) {
+        if (e->nex >= UINT32_MAX - 1 || (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex))) return NULL;
+        if (v->extra) {
+            e->ex[e->nex] = e->ex[v->extra];
+        } else {
+            memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
+            e->ex[e->nex].sequence_nr = -1;
+            e->ex[e->nex].kern_head = -1;
+            e->ex[e->nex].native_off = UINT32_MAX;
+        }
         v->extra = (uint32_t)e->nex++;
+        v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
     }
     return &e->ex[v->extra];
 }
@@ -3630,86 +3656,94 @@ static int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, s
 static int prof__cupti_correlate(prof_events *e);
 #endif
 
-static PROF__NI int prof__key_less(const prof__key *a, const prof__key *b) {
-    if (a->start != b->start) return a->start < b->start;
-    if (a->end != b->end) return a->end > b->end;
-    return a->thread < b->thread;
-}
-/* Stable bottom-up merge sort that skips merges of runs already in order,
-   so nearly sorted input costs little. */
-static PROF__NI void prof__sort_keys(prof__key *a, prof__key *tmp, size_t n) {
-    size_t w, i;
-    prof__key *src = a, *dst = tmp;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            if (mid >= hi || !prof__key_less(&src[mid], &src[mid - 1])) { memcpy(dst + lo, src + lo, (hi - lo) * sizeof *a); continue; }
-            while (p < mid && q < hi) dst[k++] = prof__key_less(&src[q], &src[p]) ? src[q++] : src[p++];
-            while (p < mid) dst[k++] = src[p++];
-            while (q < hi) dst[k++] = src[q++];
-        }
-        { prof__key *t = src; src = dst; dst = t; }
-    }
-    if (src != a) memcpy(a, src, n * sizeof *a);
-}
-
 typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t entered, dropped, other, began_late; } prof__snap;
 
 /* Events in PyTorch's order, (start, -end), without a general sort: a
-   thread's scopes arrive in the order they ended (children before their
-   parent), and one pass with a stack turns that into start order, each
-   parent put in front of the subtree it closes. The threads' runs and the
-   few other events (async ranges, CUDA) are then merged. Output that is
-   not properly nested (clock oddities) is caught and sorted normally. */
-static PROF__NI int prof__key_le(const prof__key *a, const prof__key *b) { return !prof__key_less(b, a); }
-
-/* src: one thread's scopes in end order; dst: the same in start order.
-   Returns 0 if the result is ordered, -1 if the input was not nested. */
-static PROF__NI int prof__run_preorder(const prof__key *src, size_t n, prof__key *dst, uint32_t *next, uint32_t *stk) {
-    /* stk holds triples: a key, then head and tail of its subtree's list */
+   thread's scopes are decoded straight into the list in the order they
+   ended (children before their parent), and one pass with a stack turns
+   that into start order in place, each parent put in front of the subtree
+   it closes. The threads' runs and the few other events (async ranges,
+   CUDA) are then merged by the one sort (prof__msort_u32), which finds the
+   runs by itself. Output that is not properly nested (clock oddities) is
+   caught and sorted normally. */
+static PROF__NI int prof__ev_order_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__ev *x = (const prof__ev *)ctx + a, *y = (const prof__ev *)ctx + b;
+    if (x->start != y->start) return x->start < y->start;
+    if (x->end != y->end) return x->end > y->end;
+    return x->thread < y->thread;
+}
+/* ev[i] = ev[idx[i]] for every i, in place, one cycle at a time (idx is
+   spent: each entry ends as its own index). */
+static PROF__NI void prof__ev_gather(prof__ev *ev, uint32_t *idx, size_t n) {
+    size_t i, j, k;
+    prof__ev t;
+    for (i = 0; i < n; i++) {
+        if (idx[i] == i) continue;
+        t = ev[i];
+        for (j = i;; j = k) {
+            k = idx[j];
+            idx[j] = (uint32_t)j;
+            if (k == i) { ev[j] = t; break; }
+            ev[j] = ev[k];
+        }
+    }
+}
+/* ev[j] takes ev[ev[j].parent] for every j (the parent field holds the
+   source until the events are linked), in place, one cycle at a time,
+   with PROF__F_PLACED on those done (prof__c_link clears it): no array. */
+static PROF__NI void prof__ev_gather_inplace(prof__ev *ev, size_t n) {
+    size_t i, j, k;
+    prof__ev t;
+    for (i = 0; i < n; i++) {
+        if ((ev[i].flags & PROF__F_PLACED) || ev[i].parent == (int32_t)i) continue;
+        t = ev[i];
+        for (j = i;; j = k) {
+            k = (size_t)ev[j].parent;
+            ev[j] = k == i ? t : ev[k];
+            ev[j].flags = (uint16_t)(ev[j].flags | PROF__F_PLACED);
+            if (k == i) break;
+        }
+    }
+}
+/* One thread's scopes, ev[0..n) in end order, put in start order in place.
+   The events' own link fields hold the pass's lists (next_sibling) and
+   then each place's source (parent), so it needs no array of its own;
+   *stk, *capstk: the pass's stack, grown as deep as the scopes nest
+   (triples: an event, then head and tail of its subtree's list). Returns
+   1 if the result is in order, 0 if the input was not nested, -1 when out
+   of memory. */
+static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, size_t *capstk) {
     size_t top = 0, k, w = 0;
-    uint32_t c;
+    uint32_t *s = *stk;
+    int32_t c;
     for (k = 0; k < n; k++) {
         size_t p = top, j;
         uint32_t tail = (uint32_t)k;
-        next[k] = UINT32_MAX;
-        while (p > 0 && src[stk[3 * (p - 1)]].start >= src[k].start) p--;
+        int64_t start = ev[k].start;
+        ev[k].next_sibling = -1;
+        while (p > 0 && ev[s[3 * (p - 1)]].start >= start) p--;
         for (j = p; j < top; j++) { /* children, oldest first, follow their parent */
-            next[tail] = stk[3 * j + 1];
-            tail = stk[3 * j + 2];
+            ev[tail].next_sibling = (int32_t)s[3 * j + 1];
+            tail = s[3 * j + 2];
         }
         top = p;
-        stk[3 * top] = (uint32_t)k;
-        stk[3 * top + 1] = (uint32_t)k;
-        stk[3 * top + 2] = tail;
+        if (3 * top + 3 > *capstk) {
+            if (!prof__grow((void *)stk, capstk, 3 * top + 3, sizeof **stk)) return -1;
+            s = *stk;
+        }
+        s[3 * top] = (uint32_t)k;
+        s[3 * top + 1] = (uint32_t)k;
+        s[3 * top + 2] = tail;
         top++;
     }
+    /* the lists, oldest root first, are the start order */
     for (k = 0; k < top; k++)
-        for (c = stk[3 * k + 1]; c != UINT32_MAX; c = next[c]) dst[w++] = src[c];
-    for (k = 1; k < n; k++) if (prof__key_less(&dst[k], &dst[k - 1])) return -1;
-    return 0;
+        for (c = (int32_t)s[3 * k + 1]; c >= 0; c = ev[c].next_sibling) ev[w++].parent = c;
+    prof__ev_gather_inplace(ev, n);
+    for (k = 1; k < n; k++)
+        if (ev[k].start < ev[k - 1].start || (ev[k].start == ev[k - 1].start && ev[k].end > ev[k - 1].end)) return 0;
+    return 1;
 }
-
-/* Merges sorted runs (bounds[0..nruns]) of a into one, ping-ponging with b;
-   returns whichever array holds the result. */
-static PROF__NI prof__key *prof__merge_runs(prof__key *a, prof__key *b, size_t *bounds, size_t nruns) {
-    while (nruns > 1) {
-        size_t r, w = 0;
-        for (r = 0; r < nruns; r += 2) {
-            size_t lo = bounds[r], mid = bounds[r + 1], hi = r + 2 <= nruns ? bounds[r + 2] : mid, p = lo, q = mid, k = lo;
-            if (r + 1 >= nruns) hi = mid;
-            while (p < mid && q < hi) b[k++] = prof__key_le(&a[p], &a[q]) ? a[p++] : a[q++];
-            while (p < mid) b[k++] = a[p++];
-            while (q < hi) b[k++] = a[q++];
-            bounds[w++] = lo;
-        }
-        bounds[w] = bounds[nruns];
-        nruns = w;
-        { prof__key *t = a; a = b; b = t; }
-    }
-    return a;
-}
-
 
 /* Visits the records a thread published before the snapshot: the blocks
    before the snapshot's current one are complete (their `used` is final);
@@ -3769,13 +3803,12 @@ typedef struct prof__pending {
 
 /* An async begin or end. They pair by time per id after both passes: an
    id may be reused once its range ended (an object's address, say). */
-typedef struct prof__async_rec { uint64_t id; int64_t ts; uint32_t thread, site, order; int is_end; } prof__async_rec;
-static int prof__async_cmp(const void *pa, const void *pb) {
-    const prof__async_rec *a = (const prof__async_rec *)pa, *b = (const prof__async_rec *)pb;
-    if (a->id != b->id) return a->id < b->id ? -1 : 1;
-    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-    if (a->is_end != b->is_end) return a->is_end ? -1 : 1; /* an end and a begin at one tick: the end closes the earlier range */
-    return a->order < b->order ? -1 : a->order > b->order;
+typedef struct prof__async_rec { uint64_t id; int64_t ts; uint32_t thread, site; int is_end; } prof__async_rec;
+static PROF__NI int prof__async_less(const void *ctx, uint32_t ia, uint32_t ib) {
+    const prof__async_rec *a = (const prof__async_rec *)ctx + ia, *b = (const prof__async_rec *)ctx + ib;
+    if (a->id != b->id) return a->id < b->id;
+    if (a->ts != b->ts) return a->ts < b->ts;
+    return a->is_end > b->is_end; /* an end and a begin at one tick: the end closes the earlier range */
 }
 static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *cap, uint64_t id, int64_t ts, uint32_t thread, uint32_t site, int is_end) {
     prof__async_rec *a;
@@ -3785,7 +3818,6 @@ static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *c
     a->ts = ts;
     a->thread = thread;
     a->site = site;
-    a->order = (uint32_t)*n;
     a->is_end = is_end;
     (*n)++;
     return 1;
@@ -3803,12 +3835,13 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
 }
 
 /* The collector: prof_stop's state, one phase per function, in order:
-   snapshot the threads, count, decode records (sites and names, extensions,
-   native stacks, memory, marks), pair async ranges, settle the counts, join
-   CUPTI's records, order the events, fill the list, warn, then the tree
-   (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
+   snapshot the threads, reserve the list, decode records into it (sites
+   and names, extensions, native stacks, memory, marks), pair async ranges,
+   settle the counts, join CUPTI's records, order the events in place,
+   warn, then the tree (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
    of memory); prof__collect frees everything in one place. */
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
+typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
 typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
@@ -3817,11 +3850,11 @@ typedef struct prof__collector {
     const char *step_name;       /* interned "ProfilerStep*" */
     prof__snap *snaps;           /* the threads bound to the session */
     size_t nsnap, capsnap;
-    prof__key *keys;             /* scopes: per thread a run, in end order */
-    size_t nkeys, capkeys;
-    prof__key *xkeys;            /* async ranges and CUDA records */
+    prof__key *xkeys;            /* async ranges and CUDA records (the
+                                    scopes go straight into the list: per
+                                    thread a run, in end order) */
     size_t nx, capx;
-    size_t *bounds;              /* the runs in keys */
+    uint32_t *scratch;           /* 2 indices per event, to merge or sort */
     prof__map ptr_map;           /* site pointer -> site index */
     prof__map native_map;        /* one thread's scope start -> offset in addrs */
     prof__async_rec *asyncs;
@@ -3832,6 +3865,7 @@ typedef struct prof__collector {
     uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
     /* shapes as recorded -> their repr, each distinct list formatted once */
     prof__map shape_map;
+    prof__map ex_map;            /* shared extras (prof__c_shared_extra) */
     prof__shape_ent *shape_ents;
     size_t nshape_ents, capshape_ents;
     int64_t *shape_vals;
@@ -3843,6 +3877,9 @@ typedef struct prof__collector {
     uint32_t site_cache_idx[64];
     /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
     struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
+    /* shared extras by their raw values (up to 8 shape values), the same
+       way: a hit skips formatting, interning and the map */
+    prof__ex_cache_ent ex_cache[16];
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr;
     size_t ncuthr, capcuthr;
@@ -3853,14 +3890,14 @@ typedef struct prof__collector {
 
 static PROF__NI void prof__collector_free(prof__collector *c) {
     PROF_FREE(c->snaps);
-    PROF_FREE(c->keys);
     PROF_FREE(c->xkeys);
-    PROF_FREE(c->bounds);
+    PROF_FREE(c->scratch);
     PROF_FREE(c->asyncs);
     PROF_FREE(c->addrs);
     prof__map_free(&c->ptr_map);
     prof__map_free(&c->native_map);
     prof__map_free(&c->shape_map);
+    prof__map_free(&c->ex_map);
     PROF_FREE(c->shape_ents);
     PROF_FREE(c->shape_vals);
 #if defined(PROF_CUPTI)
@@ -3994,40 +4031,24 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     return 0;
 }
 
-/* Phase 2: count the scope records (the keys' size) and open the async
-   ranges, whose begins carry the site. */
-static PROF__NI int prof__c_count(prof__collector *c) {
-    size_t i, nextra = 0;
+/* Phase 2: the list's room, from the records' count (the blocks' sizes,
+   no record read): every scope is one record or more, so that many events
+   is enough and the records are decoded once, straight into the list.
+   Room never touched costs no memory; the list is cut to size once the
+   events are known (prof__c_order). If so much cannot be had, the list
+   grows as it is filled instead. */
+static PROF__NI void prof__c_reserve(prof__collector *c) {
+    size_t i, total = 0;
     for (i = 0; i < c->nsnap; i++) {
-        prof__rec_iter it;
-        const prof__rec *r;
-        int after_ext = 0;
-        int64_t thr = prof__thread_index(c->e, c->snaps[i].t->tid, c->snaps[i].t->name);
-        if (thr < 0) return -1;
-        prof__rec_iter_init(&it, &c->snaps[i]);
-        while ((r = prof__rec_get(&it)) != NULL) {
-            uintptr_t tag = (uintptr_t)r->site & 7u;
-            if (tag == PROF__TAG_EXT) {
-                if (prof__is_name_ext((uintptr_t)r->site)) prof__rec_skip_name(&it, r);
-                else after_ext = 1;
-                continue;
-            }
-            if (tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN) { c->nkeys++; nextra += (size_t)after_ext; }
-            else if (tag == PROF__TAG_ASYNC_BEGIN && !prof__c_stale(r->t0) && !prof__c_late(c, r->t0)) {
-                uint32_t si;
-                if (prof__c_site(c, (const prof_site *)((uintptr_t)r->site & ~(uintptr_t)7u), &si) != 0 ||
-                    !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), (uint32_t)thr, si, 0)) return -1;
-            }
-            after_ext = 0;
+        prof__block *b;
+        if (!c->snaps[i].cur) continue;
+        for (b = PROF__LOAD(&c->snaps[i].t->head); b; b = PROF__LOAD(&b->next)) {
+            total += prof__snap_count(&c->snaps[i], b);
+            if (b == c->snaps[i].cur) break;
         }
     }
-    /* scopes with extensions get an extra record each: sized once, not
-       doubled (a doubling copies them and leaves up to twice the room) */
-    if (nextra && !prof__reserve_exact((void *)&c->e->ex, &c->e->capex, c->e->nex + nextra, sizeof *c->e->ex)) return -1;
-    c->capkeys = c->nkeys + c->nasync + 1; /* + the async ranges: keys is later the merge buffer of both */
-    if (!(c->keys = PROF__ALLOC(prof__key, c->capkeys))) return -1;
-    c->nkeys = 0;
-    return 0;
+    if (total > (size_t)INT32_MAX - 1) total = (size_t)INT32_MAX - 1;
+    (void)prof__reserve_exact((void *)&c->e->ev, &c->e->cap, total + 1, sizeof *c->e->ev);
 }
 
 /* Input shapes as recorded (per input: its number of dims, then the dims)
@@ -4130,39 +4151,126 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
     return 0;
 }
 
-/* A scope record and its extensions -> a key (and an extra record). */
+/* The extras of recorded scopes are shared: a loop's op has a few
+   distinct (shapes, args), so equal ones are one record (PROF__F_SHARED_EX)
+   and an event costs its 56 bytes, not 56 + 136. */
+typedef struct prof__exkey { const prof_events *e; const prof__extra *x; } prof__exkey;
+static PROF__NI int prof__ex_same(const void *key, uint32_t v) {
+    const prof__extra *a = ((const prof__exkey *)key)->x, *b = &((const prof__exkey *)key)->e->ex[v];
+    return a->shapes == b->shapes && a->overload_name == b->overload_name && a->flops == b->flops && a->sequence_nr == b->sequence_nr &&
+           a->has_fwd_thread == b->has_fwd_thread && a->fwd_thread == b->fwd_thread;
+}
+static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending *pd, prof__ev *v) {
+    prof_events *e = c->e;
+    prof__extra x;
+    prof__exkey key;
+    uint64_t h, bad0 = e->stats.malformed_shapes;
+    uint32_t idx;
+    prof__ex_cache_ent *ce = NULL;
+    if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
+        int n = pd->want_shapes ? pd->nshapes : -1;
+        uint64_t hc = (uint64_t)(uint32_t)(n + 2), w;
+        int k;
+        if (pd->has_flops) {
+            w = (uint64_t)pd->flops;
+            hc = prof__mix(hc ^ w);
+        }
+        for (k = 0; k < n; k++) {
+            w = (uint64_t)pd->shapes[k];
+            hc = (hc ^ w) * 0xff51afd7ed558ccdull;
+        }
+        ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
+        if (ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops) &&
+            (n <= 0 || memcmp(ce->vals, pd->shapes, (size_t)n * sizeof(int64_t)) == 0)) {
+            if (ce->bad) e->stats.malformed_shapes++;
+            v->extra = ce->idx;
+            v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+            return 0;
+        }
+    }
+    memset(&x, 0, sizeof x);
+    x.sequence_nr = -1;
+    x.kern_head = -1;
+    x.native_off = UINT32_MAX;
+    if (pd->want_shapes && !(x.shapes = prof__c_shapes(c, pd))) return -1;
+    if (pd->has_flops) x.flops = pd->flops;
+    if (pd->has_over && !(x.overload_name = prof__intern(&e->strs, pd->over))) return -1;
+    if (pd->has_ag) {
+        if (pd->ag_aux & 0x100u) x.sequence_nr = pd->seq;
+        if (pd->ag_aux & 0x200u) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
+    }
+    h = prof__mix((uint64_t)(uintptr_t)x.shapes ^ prof__mix((uint64_t)(uintptr_t)x.overload_name + (uint64_t)x.flops) ^
+                  prof__mix((uint64_t)x.sequence_nr ^ (x.fwd_thread << 1) ^ (uint64_t)x.has_fwd_thread));
+    key.e = e;
+    key.x = &x;
+    if ((idx = prof__map_find(&c->ex_map, h, prof__ex_same, &key)) == UINT32_MAX) {
+        if (e->nex >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->ex, e->nex, e->capex)) return -1;
+        e->ex[e->nex] = x;
+        if (!prof__map_add(&c->ex_map, h, (uint32_t)e->nex)) return -1;
+        idx = (uint32_t)e->nex++;
+    }
+    if (ce) {
+        ce->idx = idx;
+        ce->n = pd->want_shapes ? pd->nshapes : -1;
+        if (ce->n > 0) memcpy(ce->vals, pd->shapes, (size_t)ce->n * sizeof(int64_t));
+        ce->has_flops = pd->has_flops;
+        ce->flops = pd->flops;
+        ce->bad = e->stats.malformed_shapes != bad0;
+    }
+    v->extra = idx;
+    v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+    return 0;
+}
+
+/* A scope record and its extensions -> the list's next event (and its
+   extra record), in place. */
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
     prof_events *e = c->e;
-    prof__key *k = &c->keys[c->nkeys];
+    prof__ev *v;
     uintptr_t word = (uintptr_t)r->site;
     const prof_site *s = (const prof_site *)(word & ~(uintptr_t)7u);
     const char *name;
-    uint32_t nat;
+    uint32_t nat, site;
     int step;
-    k->start = prof__c_ns(r->t0);
-    k->end = prof__c_ns(r->t1);
-    k->thread = thr;
+    if (e->n >= (size_t)INT32_MAX - 1 || (e->n + 1 >= e->cap && !PROF__PUSH_OK(e->ev, e->n + 1, e->cap))) return -1;
     if ((word & 7u) == PROF__TAG_DYN) {
-        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &s, &name, &k->site) != 0) return -1;
+        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &s, &name, &site) != 0) return -1;
     } else {
         name = s->name;
-        if (prof__c_site(c, s, &k->site) != 0) return -1;
+        if (prof__c_site(c, s, &site) != 0) return -1;
     }
-    k->extra = 0;
-    k->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
-    k->flags = 0;
-    k->device_type = PROF_DEVICE_CPU;
+    v = &e->ev[e->n];
+    v->start = prof__c_ns(r->t0);
+    v->end = prof__c_ns(r->t1);
+    v->site = site;
+    v->thread = thr;
+    v->parent = v->first_child = v->next_sibling = -1;
+    v->n_children = 0;
+    v->node_id = e->with_node_id ? e->node_id : -1;
+    v->extra = 0;
+    v->device_type = PROF_DEVICE_CPU;
+    v->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
+    /* plain scopes are user annotations; operators are not */
+    v->flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN;
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
-    step = e->sites[k->site].name == c->step_name;
-    if (pd->any || nat != UINT32_MAX || step) {
-        prof__ev tmpv;
+    step = e->sites[site].name == c->step_name;
+    /* shared: ops with shapes, unless the event has its own stack, step
+       name or sequence number (each op's differs: a map of them would only
+       grow). Not in a CUDA session: sharing every extra there broke the
+       CUPTI join's kernels and memory (gpu_check_fake, session 1) for a
+       reason not found yet. */
+    if (pd->any && pd->want_shapes && nat == UINT32_MAX && !step && !(pd->has_ag && (pd->ag_aux & 0x100u))
+#if defined(PROF_CUPTI)
+        && !c->cuda
+#endif
+    ) {
+        if (prof__c_shared_extra(c, pd, v) != 0) return -1;
+    } else if (pd->any || nat != UINT32_MAX || step) {
         prof__extra *x;
         const char *shapes = NULL;
-        memset(&tmpv, 0, sizeof tmpv);
-        if (!prof__extra_of(e, &tmpv)) return -1;
-        k->extra = tmpv.extra;
+        if (!prof__extra_of(e, v)) return -1;
         if (pd->want_shapes && !(shapes = prof__c_shapes(c, pd))) return -1;
-        x = &e->ex[k->extra]; /* after the calls that may move e->ex */
+        x = &e->ex[v->extra]; /* after the calls that may move e->ex */
         x->shapes = shapes;
         if (pd->has_flops) x->flops = pd->flops;
         if (pd->has_over) x->overload_name = prof__intern(&e->strs, pd->over);
@@ -4173,12 +4281,13 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         if (step) x->trace_name = prof__intern(&e->strs, name);
         x->native_off = nat;
     }
-    c->nkeys++;
+    e->n++;
     return 0;
 }
 
-/* Phase 3: one thread's records -> scope keys, memory records, marks and
-   counter samples, async ends; then its open scopes. */
+/* Phase 3: one thread's records -> events (its scopes, in end order),
+   memory records, marks and counter samples, async begins and ends; then
+   its open scopes. */
 static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof_events *e = c->e;
     prof__pending pd;
@@ -4188,7 +4297,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     if (thr < 0) return -1;
     memset(&pd, 0, sizeof pd);
     prof__map_free(&c->native_map);
-    sn->kbeg = c->nkeys;
+    sn->kbeg = e->n;
     prof__rec_iter_init(&it, sn);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
@@ -4211,8 +4320,11 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         if (scope) {
             if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;
-        } else if (tag == PROF__TAG_ASYNC_END) { /* paired with its begin after this pass */
-            if (!prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), 0, 0, 1)) return -1;
+        } else if (tag == PROF__TAG_ASYNC_BEGIN || tag == PROF__TAG_ASYNC_END) { /* paired after this pass */
+            uint32_t si = 0;
+            int end = tag == PROF__TAG_ASYNC_END;
+            if ((!end && prof__c_site(c, (const prof_site *)(word & ~(uintptr_t)7u), &si) != 0) ||
+                !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), end ? 0 : (uint32_t)thr, si, end)) return -1;
         } else if (tag == PROF__TAG_MEM) {
             prof__memrec *m;
             if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
@@ -4242,7 +4354,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         prof__pending_reset(&pd);
     }
-    sn->kend = c->nkeys;
+    sn->kend = e->n;
     /* open = entered - recorded - dropped - begun after the stop (those
        are in `entered` when their thread passed the gate in time) */
     e->stats.scopes_recorded += sn->kend - sn->kbeg;
@@ -4264,24 +4376,30 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
    begin. A begin while one is open leaves the earlier unmatched (the later
    wins); an end with none open, and a begin never ended, are unmatched. */
 static PROF__NI int prof__c_async(prof__collector *c) {
-    size_t i;
-    if (c->nasync) qsort(c->asyncs, c->nasync, sizeof *c->asyncs, prof__async_cmp);
-    for (i = 0; i < c->nasync;) {
+    size_t i, n = c->nasync;
+    const prof__async_rec *as = c->asyncs;
+    uint32_t *ord;
+    if (!n) return 0;
+    if (!(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
+    for (i = 0; i < n; i++) ord[i] = (uint32_t)i;
+    prof__msort_u32(ord, ord + n, n, prof__async_less, as); /* stable: records in the order they came */
+    for (i = 0; i < n;) {
         size_t j, open = (size_t)-1;
-        for (j = i; j < c->nasync && c->asyncs[j].id == c->asyncs[i].id; j++) {
+        for (j = i; j < n && as[ord[j]].id == as[ord[i]].id; j++) {
+            const prof__async_rec *x = &as[ord[j]];
             prof__key *k;
-            if (!c->asyncs[j].is_end) {
+            if (!x->is_end) {
                 if (open != (size_t)-1) c->e->stats.unmatched_async++;
-                open = j;
+                open = ord[j];
                 continue;
             }
             if (open == (size_t)-1) { c->e->stats.unmatched_async++; continue; }
-            if (!PROF__PUSH_OK(c->xkeys, c->nx, c->capx)) return -1;
+            if (!PROF__PUSH_OK(c->xkeys, c->nx, c->capx)) { PROF_FREE(ord); return -1; }
             k = &c->xkeys[c->nx++];
-            k->start = c->asyncs[open].ts;
-            k->end = c->asyncs[j].ts > k->start ? c->asyncs[j].ts : k->start;
-            k->thread = c->asyncs[open].thread;
-            k->site = c->asyncs[open].site;
+            k->start = as[open].ts;
+            k->end = x->ts > k->start ? x->ts : k->start;
+            k->thread = as[open].thread;
+            k->site = as[open].site;
             k->extra = 0;
             k->scope = 0;
             k->flags = PROF__F_ASYNC;
@@ -4291,6 +4409,7 @@ static PROF__NI int prof__c_async(prof__collector *c) {
         if (open != (size_t)-1) c->e->stats.unmatched_async++;
         i = j;
     }
+    PROF_FREE(ord);
     PROF_FREE(c->asyncs);
     c->asyncs = NULL;
     return 0;
@@ -4337,64 +4456,24 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
     return 0;
 }
 
-/* Phase 7: events in PyTorch's order, per thread by the stack pass, the
-   rest by a sort, then one merge. */
+/* Phase 7: the async ranges and CUDA's records join the list; events in
+   PyTorch's order, per thread by the stack pass, then one sort that merges
+   the threads' runs and the rest. Every step is in place; a merge (more
+   than one run) or a sort takes 8 bytes of indices per event. */
 static PROF__NI int prof__c_order(prof__collector *c) {
-    size_t total = c->nkeys + c->nx, run, maxrun = 0, nruns = c->nsnap, i;
-    prof__key *a, *b, *ordered;
-    uint32_t *next, *stk;
-    /* each thread's keys form a run [kbeg, kend) in end order */
-    if (!(c->bounds = PROF__ALLOC(size_t, c->nsnap + 2))) return -1;
-    for (i = 0; i < c->nsnap; i++) { c->bounds[i] = c->snaps[i].kbeg; PROF_ASSERT(i == 0 || c->snaps[i].kbeg == c->snaps[i - 1].kend); }
-    c->bounds[c->nsnap] = c->nkeys;
-    a = PROF__ALLOC(prof__key, total + 1);
-    for (run = 0; run < nruns; run++) if (c->bounds[run + 1] - c->bounds[run] > maxrun) maxrun = c->bounds[run + 1] - c->bounds[run];
-    next = PROF__ALLOC(uint32_t, maxrun + 1);
-    stk = PROF__ALLOC(uint32_t, 3 * maxrun + 3);
-    if (!a || !next || !stk) { PROF_FREE(a); PROF_FREE(next); PROF_FREE(stk); return -1; }
-    for (run = 0; run < nruns; run++) {
-        size_t lo = c->bounds[run], len = c->bounds[run + 1] - lo;
-        if (prof__run_preorder(c->keys + lo, len, a + lo, next, stk) != 0) {
-            memcpy(a + lo, c->keys + lo, len * sizeof *a);
-            prof__sort_keys(a + lo, c->keys + lo, len); /* the run's own keys are spent: its buffer */
-        }
-    }
-    PROF_FREE(next);
-    PROF_FREE(stk);
-    /* Every fresh page costs a fault and a clear, so the spent keys
-       become the merge buffer instead of a new array. */
-    if (c->capkeys < total + 1) {
-        prof__key *k2 = (prof__key *)PROF_REALLOC(c->keys, (total + 1) * sizeof *c->keys);
-        if (!k2) { PROF_FREE(a); return -1; }
-        c->keys = k2;
-        c->capkeys = total + 1;
-        prof__hint_huge(c->keys, (total + 1) * sizeof *c->keys);
-    }
-    b = c->keys;
-    if (c->nx) {
-        prof__sort_keys(c->xkeys, b, c->nx);
-        memcpy(a + c->nkeys, c->xkeys, c->nx * sizeof *a);
-        c->bounds[nruns + 1] = total;
-        nruns++;
-    }
-    PROF_FREE(c->xkeys);
-    c->xkeys = NULL;
-    ordered = prof__merge_runs(a, b, c->bounds, nruns);
-    PROF_FREE(ordered == a ? b : a);
-    c->keys = ordered;
-    c->capkeys = total + 1;
-    c->nkeys = total;
-    return 0;
-}
-
-/* Phase 8: the keys become the list's events. */
-static PROF__NI int prof__c_events(prof__collector *c) {
     prof_events *e = c->e;
-    size_t i;
-    if (prof_events_reserve(e, c->nkeys) != PROF_OK) return -1;
-    for (i = 0; i < c->nkeys; i++) {
-        prof__ev *v = &e->ev[i];
-        const prof__key *k = &c->keys[i];
+    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0;
+    uint32_t *idx, *tmp, *stk = NULL;
+    size_t capstk = 0;
+    if (total >= (size_t)INT32_MAX) return -1;
+    if (e->cap > total + total / 8 + 64) { /* the room for every record: cut to size (mremap, no copy, for a large list) */
+        prof__ev *nv = (prof__ev *)PROF_REALLOC(e->ev, (total + 1) * sizeof *e->ev);
+        if (nv) { e->ev = nv; e->cap = total + 1; }
+    }
+    if (!prof__reserve_exact((void *)&e->ev, &e->cap, total + 1, sizeof *e->ev)) return -1;
+    for (i = 0; i < c->nx; i++) {
+        const prof__key *k = &c->xkeys[i];
+        prof__ev *v = &e->ev[nscopes + i];
         memset(v, 0, sizeof *v);
         v->start = k->start;
         v->end = k->end;
@@ -4404,14 +4483,82 @@ static PROF__NI int prof__c_events(prof__collector *c) {
         v->node_id = e->with_node_id ? e->node_id : -1;
         v->extra = k->extra;
         v->scope = k->scope;
-        v->flags = k->flags;
         v->device_type = k->device_type;
-        /* plain scopes are user annotations; operators and CUDA records are not */
-        if (!e->sites[v->site].flags) v->flags |= PROF__F_USER_ANN;
+        v->flags = (uint16_t)(k->flags | (e->sites[v->site].flags ? 0 : PROF__F_USER_ANN)); /* CUDA records are not annotations */
     }
-    e->n = c->nkeys;
-    e->stats.events = c->nkeys;
+    PROF_FREE(c->xkeys);
+    c->xkeys = NULL;
+    e->n = total;
+    e->stats.events = total;
+    for (i = 0; i < c->nsnap; i++) {
+        size_t lo = c->snaps[i].kbeg, len = c->snaps[i].kend - lo, k;
+        int r;
+        if (!len) continue;
+        runs++;
+        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); return -1; }
+        if (r == 0) { /* not nested: sorted */
+            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); return -1; }
+            idx = c->scratch;
+            tmp = idx + total + 1;
+            for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
+            prof__msort_u32(idx, tmp, len, prof__ev_order_less, e->ev + lo);
+            prof__ev_gather(e->ev + lo, idx, len);
+        }
+    }
+    PROF_FREE(stk);
+    if (runs > 1) {
+        if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
+        idx = c->scratch;
+        tmp = idx + total + 1;
+        for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
+        prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev);
+        prof__ev_gather(e->ev, idx, total);
+    }
+    PROF_FREE(c->scratch);
+    c->scratch = NULL;
     return 0;
+}
+
+/* Phase 8: parents and children, as _populate_cpu_children finds them, in
+   one pass over the ordered list: per thread (one thread id is one thread
+   of the list) a stack of the open events, each with its last child.
+   Every event of the list has the same node_id and each thread's events
+   are in (start, -end) order, so this is PyTorch's grouping and stack;
+   the tree then starts from these links (links_ready). */
+typedef struct prof__lstack { int32_t *s; size_t n, cap; } prof__lstack;
+static PROF__NI int prof__c_link(prof__collector *c) {
+    prof_events *e = c->e;
+    prof__lstack *st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1);
+    size_t i;
+    int rc = 0;
+    if (!st) return -1;
+    memset(st, 0, (e->nthr ? e->nthr : 1) * sizeof *st);
+    for (i = 0; i < e->n && !rc; i++) {
+        prof__ev *v = &e->ev[i];
+        prof__lstack *t;
+        /* the order's use of the link fields and its mark end here */
+        v->parent = v->first_child = v->next_sibling = -1;
+        v->flags = (uint16_t)(v->flags & ~PROF__F_PLACED);
+        if ((v->flags & PROF__F_ASYNC) || v->device_type != PROF_DEVICE_CPU) continue;
+        t = &st[v->thread];
+        while (t->n) { /* entries: an event, its last child */
+            prof__ev *p = &e->ev[t->s[t->n - 2]];
+            if (v->start >= p->end || v->end > p->end) { t->n -= 2; continue; }
+            v->parent = t->s[t->n - 2];
+            if (t->s[t->n - 1] >= 0) e->ev[t->s[t->n - 1]].next_sibling = (int32_t)i;
+            else p->first_child = (int32_t)i;
+            t->s[t->n - 1] = (int32_t)i;
+            p->n_children++;
+            break;
+        }
+        if (t->n + 2 > t->cap && !prof__grow((void *)&t->s, &t->cap, t->n + 2, sizeof *t->s)) { rc = -1; break; }
+        t->s[t->n++] = (int32_t)i;
+        t->s[t->n++] = -1;
+    }
+    for (i = 0; i < e->nthr; i++) PROF_FREE(st[i].s);
+    PROF_FREE(st);
+    e->links_ready = !rc;
+    return rc;
 }
 
 /* Phase 9: what was lost or odd, in words. */
@@ -4456,10 +4603,7 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
     e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
     e->native_addrs = c->addrs;
     c->addrs = NULL;
-    /* the spent keys hold the tree's index arrays (12 of their 32 bytes) */
-    tree_ok = prof__build_tree(e, c->keys, (c->nkeys + 1) * sizeof *c->keys) == PROF_OK;
-    PROF_FREE(c->keys);
-    c->keys = NULL;
+    tree_ok = prof__build_tree(e, NULL, 0) == PROF_OK;
     if (!tree_ok ||
 #if defined(PROF_CUPTI)
         (c->cuda && prof__cupti_correlate(e) != 0) ||
@@ -4482,8 +4626,10 @@ static PROF__NI prof_events *prof__collect(void) {
     pthread_mutex_lock(&prof__g_lock);
     rc = prof__c_snapshot(&c);
     PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
-    if (!rc) rc = prof__c_count(&c);
-    if (!rc) rc = prof__c_decode(&c);
+    if (!rc) {
+        prof__c_reserve(&c);
+        rc = prof__c_decode(&c);
+    }
     if (!rc) rc = prof__c_async(&c);
     if (!rc) {
         prof__c_threads(&c);
@@ -4494,7 +4640,7 @@ static PROF__NI prof_events *prof__collect(void) {
     prof__map_free(&c.native_map);
     if (!rc) rc = prof__c_cupti(&c);
     if (!rc) rc = prof__c_order(&c);
-    if (!rc) rc = prof__c_events(&c);
+    if (!rc) rc = prof__c_link(&c);
     if (!rc) {
         prof__c_warn(&c);
         if (prof__c_finish(&c) != 0) rc = -2;
@@ -4877,6 +5023,19 @@ static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t
     }
     return 0;
 }
+/* What prof__tree_push would have said of links made elsewhere (prof_stop's). */
+static PROF__NI unsigned prof__tree_seen(const prof_events *e) {
+    size_t i;
+    unsigned f = 0;
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i], *pe;
+        if (v->scope == 1) f |= PROF__T_BACKWARD;
+        if (v->parent < 0) continue;
+        pe = &e->ev[v->parent];
+        if (pe->first_child == (int32_t)i && (pe->site == v->site || prof__ev_name(e, pe) == prof__ev_name(e, v))) f |= PROF__T_DUPS;
+    }
+    return f;
+}
 /* The list as recorded or built in time order has each thread's events in
    (start, -end) order already: then the sort by thread and the groups'
    sorts change nothing, and one pass in list order, with one stack per
@@ -5093,7 +5252,10 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
-    if ((seen = prof__populate_children(e, scratch, scratch_bytes)) < 0)
+    if (e->links_ready) { /* prof_stop linked the events as it ordered them */
+        e->links_ready = 0;
+        seen = (int)prof__tree_seen(e);
+    } else if ((seen = prof__populate_children(e, scratch, scratch_bytes)) < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
     /* _remove_dup_nodes and _set_backward_stacktraces change nothing
        unless a parent shares its child's name or an event has scope 1 */

@@ -1569,6 +1569,128 @@ static void test_backward_stacks(void) {
     prof_events_free(ev);
 }
 
+/* prof_stop orders and links the events itself (each thread's run put in
+   start order in place, the runs merged, parents linked in one pass): the
+   same events built into a tree by hand, added in another order, must give
+   every event the same parent and children. Random nesting on four
+   threads, with equal start times (a scope and its first child can share a
+   tick) and ops whose shapes are one shared record. */
+static uint64_t rnd_next(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+static void rnd_tree(uint64_t *s, int depth) {
+    int k, n = (int)(rnd_next(s) % 4);
+    for (k = 0; k < n; k++) {
+        unsigned w = (unsigned)(rnd_next(s) % 3);
+        if (w == 0) {
+            PROF_SCOPE("r_a");
+            if (depth < 6) rnd_tree(s, depth + 1);
+        } else if (w == 1) {
+            PROF_SCOPE_SHAPES("r_op", 2, 3, 4);
+            if (depth < 6) rnd_tree(s, depth + 1);
+        } else {
+            PROF_SCOPE("r_b");
+        }
+    }
+}
+static void *rnd_thread(void *arg) {
+    uint64_t s = (uint64_t)(uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
+    int i;
+    for (i = 0; i < 300; i++) {
+        PROF_SCOPE("r_root");
+        rnd_tree(&s, 0);
+    }
+    return NULL;
+}
+typedef struct sig_ev { uint64_t thread; int64_t start, end, pstart, pend; const char *name, *pname; size_t nch; } sig_ev;
+static int sig_cmp(const void *pa, const void *pb) {
+    const sig_ev *a = (const sig_ev *)pa, *b = (const sig_ev *)pb;
+    int c;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    if ((c = strcmp(a->name, b->name)) != 0) return c;
+    if (a->pstart != b->pstart) return a->pstart < b->pstart ? -1 : 1;
+    if (a->pend != b->pend) return a->pend < b->pend ? -1 : 1;
+    if ((c = strcmp(a->pname, b->pname)) != 0) return c;
+    return a->nch < b->nch ? -1 : a->nch > b->nch;
+}
+/* every event as (itself, its parent, its number of children), sorted */
+static sig_ev *signatures(prof_events *ev, size_t *n_out) {
+    size_t i, n = prof_events_count(ev);
+    sig_ev *s = (sig_ev *)calloc(n + 1, sizeof *s);
+    for (i = 0; s && i < n; i++) {
+        prof_event e = get(ev, (int64_t)i), p;
+        s[i].thread = e.thread;
+        s[i].start = e.start_ns;
+        s[i].end = e.end_ns;
+        s[i].name = e.name;
+        s[i].nch = e.n_children;
+        s[i].pname = "";
+        if (e.parent >= 0) {
+            p = get(ev, e.parent);
+            s[i].pstart = p.start_ns;
+            s[i].pend = p.end_ns;
+            s[i].pname = p.name;
+        }
+    }
+    if (s) qsort(s, n, sizeof *s, sig_cmp);
+    *n_out = n;
+    return s;
+}
+static void test_stop_tree_as_built(void) {
+    prof_config c = config();
+    prof_events *ev, *hand;
+    pthread_t th[3];
+    size_t i, n, nh, same = 0, a = 0, b;
+    sig_ev *s1, *s2;
+    int k;
+    c.record_shapes = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (k = 0; k < 3; k++) CHECK_EQ_INT(pthread_create(&th[k], NULL, rnd_thread, (void *)(uintptr_t)(k + 1)), 0);
+    rnd_thread((void *)(uintptr_t)7);
+    for (k = 0; k < 3; k++) pthread_join(th[k], NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK(n > 4000);
+    CHECK_EQ_INT(check_consistent(ev, 0), 0);
+    hand = prof_events_create();
+    for (i = n; i-- > 0;) { /* another order than the list's */
+        prof_event e = get(ev, (int64_t)i);
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = e.name;
+        d.thread = e.thread;
+        d.start_ns = e.start_ns;
+        d.end_ns = e.end_ns;
+        CHECK(prof_events_add(hand, &d) >= 0);
+    }
+    s1 = signatures(ev, &n);
+    s2 = signatures(hand, &nh);
+    CHECK_EQ_INT(nh, n);
+    for (i = 0; s1 && s2 && i < n && i < nh; i++) same += sig_cmp(&s1[i], &s2[i]) == 0;
+    CHECK_EQ_INT(same, n);
+    free(s1);
+    free(s2);
+    prof_events_free(hand);
+    /* the ops share one record: a kernel given to one is that one's only */
+    while (a < n && strcmp(get(ev, (int64_t)a).name, "r_op") != 0) a++;
+    for (b = a + 1; b < n && strcmp(get(ev, (int64_t)b).name, "r_op") != 0;) b++;
+    if (CHECK(b < n)) {
+        CHECK_EQ_INT(prof_events_append_kernel(ev, a, "k", 0, 1000), PROF_OK);
+        CHECK_EQ_INT(get(ev, (int64_t)a).n_kernels, 1);
+        CHECK_EQ_INT(get(ev, (int64_t)b).n_kernels, 0);
+        CHECK_EQ_INT(get(ev, (int64_t)b).device_time_total_ns, 0);
+        CHECK_EQ_STR(get(ev, (int64_t)a).input_shapes, "[[3, 4]]");
+        CHECK_EQ_STR(get(ev, (int64_t)b).input_shapes, "[[3, 4]]");
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_recording_off()); /* first: nothing recorded before any session */
@@ -1584,6 +1706,7 @@ int main(void) {
     TIMED(test_unbalanced_end());
     TIMED(test_open_at_stop());
     TIMED(test_unnested_records());
+    TIMED(test_stop_tree_as_built());
     TIMED(test_fork_thread_id());
     TIMED(test_begun_after_stop_tick());
     TIMED(test_scope_across_sessions());
