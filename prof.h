@@ -1807,6 +1807,25 @@ static PROF__NI int prof__tsc_invariant(void) {
 }
 #endif
 
+/* A (tick, monotonic ns) pair that belong together: the tick read between
+   two monotonic reads, from the tightest of a few tries. Read one after the
+   other, a preemption between them (milliseconds on a loaded machine)
+   would shift every CUPTI time against the CPU's and skew the fit. */
+static PROF__NI void prof__clock_pair(uint64_t *tick, int64_t *mono) {
+    int64_t best = INT64_MAX;
+    int k;
+    for (k = 0; k < 16 && best > 2000; k++) {
+        int64_t m0 = prof__mono_ns(), m1;
+        uint64_t t = prof__now();
+        m1 = prof__mono_ns();
+        if (m1 - m0 < best) {
+            best = m1 - m0;
+            *tick = t;
+            *mono = m0 + (m1 - m0) / 2;
+        }
+    }
+}
+
 static PROF__NI void prof__clock_init(void) {
     if (prof__clk.ready) return;
 #if defined(PROF_CLOCK_MONOTONIC)
@@ -1820,8 +1839,7 @@ static PROF__NI void prof__clock_init(void) {
 #else
     prof__clk.ticks_are_ns = 1;
 #endif
-    prof__clk.tick0 = prof__now();
-    prof__clk.mono0 = prof__mono_ns();
+    prof__clock_pair(&prof__clk.tick0, &prof__clk.mono0);
     prof__clk.ns_per_tick = 1.0;
     prof__clk.ready = 1;
 }
@@ -4738,8 +4756,6 @@ static PROF__NI void prof__begin_recording(void) {
     prof__cupti_start(c->activities);
 #endif
     prof__clock_init();
-    prof__g.mono_start = prof__mono_ns();
-    prof__g.real_start = prof__real_ns();
     if (c->record_shapes) f |= PROF__F_SHAPES;
     if (c->with_flops) f |= PROF__F_FLOPS;
     if (c->profile_memory) f |= PROF__F_MEMORY;
@@ -4755,7 +4771,10 @@ static PROF__NI void prof__begin_recording(void) {
 #endif
     __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-    prof__g.tick_start = prof__now();
+    /* the session's origin: CPU times count from tick_start, CUPTI's
+       from mono_start, so the two are read as one pair */
+    prof__clock_pair(&prof__g.tick_start, &prof__g.mono_start);
+    prof__g.real_start = prof__real_ns();
     epoch = prof__g.last_epoch + 4; /* steps of 4: see prof__thread's gate */
     if (!epoch) epoch = 4;
     prof__g.last_epoch = epoch;
