@@ -400,8 +400,9 @@
    >>public      declarations
    >>macros      the recording macros and their inline hot path
    >>impl        implementation:
-     >>clock >>recorder >>eventlist >>collect >>tree >>aggregation
-     >>table >>exporters >>report >>cupti
+     >>types (the event list's representation) >>clock >>recorder
+     >>collect (prof_stop) >>eventlist (the list's API) >>tree
+     >>aggregation >>table >>exporters >>report >>cupti
    >>exporters in parts: >>x_writer (buffered output and its thread, atomic
      replacement, numbers, JSON strings and protobuf fields, formatting in
      parallel) >>x_options >>x_common (what every format reads of an event)
@@ -1767,6 +1768,349 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
     va_end(ap);
     b->n += (size_t)n;
 }
+
+/* >>types ================================================================*/
+/* The event list's representation and its interning: what >>collect fills
+   from the records and every later section reads (the list's API is in
+   >>eventlist, after the collector). */
+/* Events are stored compactly (56 bytes); the rarely used FunctionEvent
+   fields live in an `extra` record that only events which have them get.
+   Every string is interned in the list, so equal strings share a pointer
+   and grouping keys compare by address. */
+enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
+       PROF__F_MEMROW = 16, /* a "[memory]" row: made by the tree, remade with it */
+       PROF__F_SHARED_EX = 32, /* its extra is shared by events equal in it (prof_stop:
+                                  a loop's op with the same shapes and args), so
+                                  prof__extra_of copies it before a write */
+       PROF__F_PLACED = 0x4000 /* prof_stop's order only: put in its place */ };
+
+typedef struct prof__ev {
+    int64_t start, end;
+    uint32_t site, thread;
+    int32_t parent, first_child, next_sibling;
+    uint32_t n_children;
+    int32_t node_id;
+    uint32_t extra;
+    uint8_t device_type, scope;
+    uint16_t flags;
+} prof__ev;
+
+typedef struct prof__extra {
+    const char *overload_name, *trace_name, *shapes; /* shapes NULL = None */
+    int has_fwd_thread, has_resource;
+    int device_index;
+    int64_t sequence_nr;
+    uint64_t fwd_thread;
+    int64_t resource_id;
+    int64_t flops, cpu_mem, dev_mem;
+    int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
+    int64_t kern_ns;
+    uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
+    uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
+    const struct prof__cuinfo *cu;
+    int64_t rec_cpu_mem, rec_dev_mem; /* of memory records, charged by the tree; added to cpu_mem, dev_mem */
+} prof__extra;
+
+/* Details of a CUDA activity, for the trace's args. */
+typedef struct prof__cuinfo {
+    int kind;                   /* 1 kernel, 2 memcpy, 3 memset */
+    int32_t grid[3], block[3];
+    int32_t registers, shared_static, shared_dynamic;
+    uint64_t bytes;
+    int64_t queued;             /* ns since session start, -1 = unknown */
+    uint32_t context;
+    uint32_t graph_id;          /* work of a CUDA graph (0 = none) and its node */
+    uint64_t graph_node;
+    int32_t src_device, dst_device; /* peer-to-peer copies, else -1 */
+} prof__cuinfo;
+
+/* Stacks are a tree of nodes (parent, frame): an event refers to its
+   innermost node, every frame string is interned once in the list and
+   every (parent, frame) pair is one node, so memory grows with the distinct
+   stacks, not with events times depth. Node 0 is the empty stack. The
+   per-event node ids live beside the events (allocated once any event has
+   a stack), so lists without stacks pay nothing for them. The innermost-
+   first arrays of the public view (prof_event.stack) are made on demand
+   (prof__node_array). */
+typedef struct prof__snode {
+    uint32_t parent, depth;    /* depth: frames from here to the root */
+    const char *frame;
+    const char **arr;          /* the frames innermost first, once made */
+} prof__snode;
+
+typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
+typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
+typedef struct prof__memrec {
+    int64_t ts, bytes, total;  /* total: allocated on its device after this record */
+    uint64_t ptr;
+    uint32_t thread;
+    int device_type, device_index;
+    const char *category;
+} prof__memrec;
+typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
+
+struct prof_events {
+    prof__ev *ev; size_t n, cap;
+    prof__extra *ex; size_t nex, capex;
+    prof_site *sites; size_t nsites, capsites; prof__map site_map;
+    prof__thr *thr; size_t nthr, capthr; prof__map thr_map;
+    prof__kernel *kern; size_t nkern, capkern;
+    prof__instant_ev *inst; size_t ninst, capinst;
+    prof__arena arena;
+    prof__strtab strs;
+    const char *use_device;
+    int profile_memory, with_flops;
+    int tree_built;
+    int links_ready;           /* prof_stop linked parents and children as it
+                                  ordered the events (prof__c_link): the tree
+                                  it builds next starts from them */
+    size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
+    prof_stats stats;
+    int64_t base_real_ns;      /* wall-clock time of the session start */
+    int with_node_id, node_id, world_size;
+    int64_t *dev_memo;         /* device_time_total per event, when use_device */
+    struct prof__meta *meta;   /* add_metadata, in insertion order */
+    uint32_t *stk;             /* node per event, NULL when no event has a stack */
+    size_t capstk;
+    prof__snode *nodes;        /* [0] is the empty stack */
+    size_t nnodes, capnodes;
+    prof__map node_map;        /* (parent, frame) -> node */
+    int nodes_flat;            /* every event's node has its array */
+    unsigned stacks_pending;   /* PROF__F_SCOPES / _NATIVE: prof_stop's stacks,
+                                  attached by the tree (prof__attach_stacks) */
+    uint64_t *native_addrs;    /* with PROF__F_NATIVE pending */
+    prof__memrec *mem;         /* allocation records (profile_memory) */
+    size_t nmem, capmem;
+    const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
+    const char *no_shapes;     /* what an event without shapes shows: NULL
+                                  (None) by hand, "[]" when recorded with
+                                  record_shapes, as Kineto's ops then are */
+    prof_export_options xopt;  /* prof_events_set_export_options (>>exporters);
+                                  its prefix interned in strs */
+};
+
+PROF_API prof_events *prof_events_create(void) {
+    prof_events *e = PROF__ALLOC(prof_events, 1);
+    if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_create: out of memory"); return NULL; }
+    memset(e, 0, sizeof *e);
+    e->strs.arena = &e->arena;
+    e->nex = 1; /* extra index 0 means none */
+    if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
+    return e;
+}
+
+PROF_API void prof_events_free(prof_events *e) {
+    if (!e) return;
+    PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
+    PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
+    PROF_FREE(e->nodes);
+    PROF_FREE(e->native_addrs);
+    prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
+    prof__strtab_free(&e->strs);
+    prof__arena_free(&e->arena);
+    PROF_FREE(e);
+}
+
+PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
+    if (!e) return PROF_E_ARG;
+    if (n > (size_t)INT32_MAX) /* event indices are int32, as prof_events_add enforces */
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_reserve: %zu events is more than a list holds (2^31 - 1)", n);
+    if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev))
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
+    return PROF_OK;
+}
+
+typedef struct prof__sitekey { const prof_events *e; const prof_site *s; } prof__sitekey;
+static PROF__NI int prof__site_same(const void *key, uint32_t v) {
+    const prof__sitekey *k = (const prof__sitekey *)key;
+    const prof_site *o = &k->e->sites[v];
+    return o->name == k->s->name && o->file == k->s->file && o->func == k->s->func && o->line == k->s->line && o->flags == k->s->flags;
+}
+static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const char *file, const char *func, int line, unsigned flags) {
+    prof_site s;
+    prof__sitekey key;
+    uint64_t h;
+    uint32_t v;
+    s.name = prof__intern(&e->strs, name);
+    s.file = prof__intern(&e->strs, file);
+    s.func = prof__intern(&e->strs, func);
+    s.line = line;
+    s.flags = flags;
+    if (!s.name || !s.file || !s.func) return -1;
+    h = prof__mix((uint64_t)(uintptr_t)s.name ^ prof__mix((uint64_t)(uintptr_t)s.file + (uint64_t)(uintptr_t)s.func) ^ ((uint64_t)(unsigned)line << 32) ^ flags);
+    key.e = e;
+    key.s = &s;
+    if ((v = prof__map_find(&e->site_map, h, prof__site_same, &key)) != UINT32_MAX) return v;
+    if (e->nsites >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) return -1;
+    e->sites[e->nsites] = s;
+    if (!prof__map_add(&e->site_map, h, (uint32_t)e->nsites)) return -1;
+    return (int64_t)e->nsites++;
+}
+
+static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
+    uint32_t v = prof__map_get(&e->thr_map, tid);
+    if (v != UINT32_MAX) {
+        if (name && name[0] && !e->thr[v].name) e->thr[v].name = prof__intern(&e->strs, name);
+        return v;
+    }
+    if (e->nthr >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->thr, e->nthr, e->capthr)) return -1;
+    e->thr[e->nthr].tid = tid;
+    e->thr[e->nthr].name = (name && name[0]) ? prof__intern(&e->strs, name) : NULL;
+    if (!prof__map_add(&e->thr_map, tid, (uint32_t)e->nthr)) return -1;
+    return (int64_t)e->nthr++;
+}
+
+/* Event v's extra record for writing: made on first use; a shared one is
+   copied first. (Readers use prof__x.) */
+static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
+    if (!v->extra || (v->flags & PROF__F_SHARED_EX)) {
+        if (e->nex >= UINT32_MAX - 1 || (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex))) return NULL;
+        if (v->extra) {
+            e->ex[e->nex] = e->ex[v->extra];
+        } else {
+            memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
+            e->ex[e->nex].sequence_nr = -1;
+            e->ex[e->nex].kern_head = -1;
+            e->ex[e->nex].native_off = UINT32_MAX;
+        }
+        v->extra = (uint32_t)e->nex++;
+        v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
+    }
+    return &e->ex[v->extra];
+}
+
+/* ----- stacks: the accessors every reader uses -----
+   prof__stack_node(e, i): event i's innermost node, 0 = no stack;
+   prof__node_parent / prof__node_frame / prof__node_depth walk it. */
+static PROF__NI uint32_t prof__stack_node(const prof_events *e, size_t i) {
+    return e->stk && i < e->capstk ? e->stk[i] : 0;
+}
+static PROF__NI uint32_t prof__node_parent(const prof_events *e, uint32_t n) { return e->nodes[n].parent; }
+static PROF__NI const char *prof__node_frame(const prof_events *e, uint32_t n) { return e->nodes[n].frame; }
+static PROF__NI int32_t prof__node_depth(const prof_events *e, uint32_t n) { return n ? (int32_t)e->nodes[n].depth : 0; }
+static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
+    if (i >= e->capstk) {
+        size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
+        if (!node) return 0; /* absent is empty */
+        if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+        memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
+    }
+    e->stk[i] = node;
+    e->nodes_flat = 0;
+    return 0;
+}
+/* The node (parent, frame); `frame` must be interned in e->strs. UINT32_MAX:
+   out of memory. */
+typedef struct prof__nodekey { const prof_events *e; uint32_t parent; const char *frame; } prof__nodekey;
+static PROF__NI int prof__node_same(const void *key, uint32_t v) {
+    const prof__nodekey *k = (const prof__nodekey *)key;
+    return k->e->nodes[v].parent == k->parent && k->e->nodes[v].frame == k->frame;
+}
+static PROF__NI uint32_t prof__node_intern(prof_events *e, uint32_t parent, const char *frame) {
+    uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
+    prof__nodekey key;
+    prof__snode *nd;
+    uint32_t v;
+    if (!e->nnodes) { /* the empty stack */
+        if (!prof__grow((void *)&e->nodes, &e->capnodes, 1, sizeof *e->nodes)) return UINT32_MAX;
+        memset(e->nodes, 0, sizeof *e->nodes);
+        e->nnodes = 1;
+    }
+    key.e = e;
+    key.parent = parent;
+    key.frame = frame;
+    if ((v = prof__map_find(&e->node_map, h, prof__node_same, &key)) != UINT32_MAX) return v;
+    if (e->nnodes >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->nodes, e->nnodes, e->capnodes)) return UINT32_MAX;
+    nd = &e->nodes[e->nnodes];
+    nd->parent = parent;
+    nd->depth = e->nodes[parent].depth + 1;
+    nd->frame = frame;
+    nd->arr = NULL;
+    if (!prof__map_add(&e->node_map, h, (uint32_t)e->nnodes)) return UINT32_MAX;
+    return (uint32_t)e->nnodes++;
+}
+/* The node of a stack given innermost first (copied and interned). */
+static PROF__NI uint32_t prof__node_of(prof_events *e, const char *const *stack, int depth) {
+    uint32_t n = 0;
+    int k;
+    for (k = depth - 1; k >= 0; k--) {
+        const char *f = prof__intern(&e->strs, stack[k]);
+        if (!f || (n = prof__node_intern(e, n, f)) == UINT32_MAX) return UINT32_MAX;
+    }
+    return n;
+}
+/* Every event's node gets its innermost-first array, deepest first: a
+   node's array is a suffix of its deepest descendant's, so a chain costs
+   one array, not one per level. */
+static PROF__NI int prof__nodes_flatten(prof_events *e) {
+    size_t i, *count = NULL, maxd = 0, *order = NULL;
+    if (e->nodes_flat || !e->stk) return 0;
+    for (i = 0; i < e->n; i++) { uint32_t n = prof__stack_node(e, i); if (n && e->nodes[n].depth > maxd) maxd = e->nodes[n].depth; }
+    count = PROF__ALLOC(size_t, maxd + 2);
+    order = PROF__ALLOC(size_t, e->n + 1);
+    if (!count || !order) { PROF_FREE(count); PROF_FREE(order); return -1; }
+    memset(count, 0, (maxd + 2) * sizeof *count);
+    {
+        /* counting sort of the events by decreasing depth */
+        size_t d, acc = 0;
+        for (i = 0; i < e->n; i++) count[prof__node_depth(e, prof__stack_node(e, i))]++;
+        for (d = maxd + 1; d-- > 0;) { size_t c = count[d]; count[d] = acc; acc += c; }
+        for (i = 0; i < e->n; i++) order[count[prof__node_depth(e, prof__stack_node(e, i))]++] = i;
+    }
+    for (i = 0; i < e->n; i++) {
+        uint32_t n = prof__stack_node(e, order[i]), a;
+        const char **arr;
+        size_t k = 0;
+        if (!n || e->nodes[n].arr) continue;
+        arr = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * e->nodes[n].depth);
+        if (!arr) { PROF_FREE(count); PROF_FREE(order); return -1; }
+        for (a = n; a; a = e->nodes[a].parent, k++) {
+            arr[k] = e->nodes[a].frame;
+            if (!e->nodes[a].arr) e->nodes[a].arr = arr + k;
+        }
+    }
+    PROF_FREE(count);
+    PROF_FREE(order);
+    e->nodes_flat = 1;
+    return 0;
+}
+/* Event i's stack as an innermost-first array (the public view), or NULL. */
+static PROF__NI const char *const *prof__node_array(prof_events *e, size_t i) {
+    uint32_t n = prof__stack_node(e, i);
+    if (!n) return NULL;
+    if (!e->nodes[n].arr && prof__nodes_flatten(e) != 0) return NULL;
+    return e->nodes[n].arr;
+}
+
+/* Python's str() of a list of lists of ints: "[[2, 3], []]". */
+static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes *s) {
+    prof__buf b;
+    const char *r;
+    int i, j;
+    size_t k = 0;
+    memset(&b, 0, sizeof b);
+    prof__buf_str(&b, "[");
+    for (i = 0; i < s->n_inputs; i++) {
+        if (i) prof__buf_str(&b, ", ");
+        prof__buf_str(&b, "[");
+        for (j = 0; s->ndims && j < s->ndims[i]; j++) {
+            if (j) prof__buf_str(&b, ", ");
+            prof__buf_fmt(&b, "%lld", (long long)s->dims[k++]);
+        }
+        prof__buf_str(&b, "]");
+    }
+    prof__buf_str(&b, "]");
+    r = b.oom ? NULL : prof__intern_n(&e->strs, b.p, b.n);
+    PROF_FREE(b.p);
+    return r;
+}
+
+static int prof__memory_usage(prof_events *e);
+static int prof__memrows_drop(prof_events *e);
+static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
+static int prof__attach_stacks(prof_events *e);
+static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
+
 
 /* >>clock ================================================================*/
 /* Raw ticks are the invariant TSC on x86-64 (checked with CPUID), the
@@ -3156,508 +3500,6 @@ PROF_API void prof_shutdown(void) {
     pthread_mutex_unlock(&prof__g_lock);
 }
 
-/* >>eventlist ============================================================*/
-/* Events are stored compactly (56 bytes); the rarely used FunctionEvent
-   fields live in an `extra` record that only events which have them get.
-   Every string is interned in the list, so equal strings share a pointer
-   and grouping keys compare by address. */
-enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEGACY = 8,
-       PROF__F_MEMROW = 16, /* a "[memory]" row: made by the tree, remade with it */
-       PROF__F_SHARED_EX = 32, /* its extra is shared by events equal in it (prof_stop:
-                                  a loop's op with the same shapes and args), so
-                                  prof__extra_of copies it before a write */
-       PROF__F_PLACED = 0x4000 /* prof_stop's order only: put in its place */ };
-
-typedef struct prof__ev {
-    int64_t start, end;
-    uint32_t site, thread;
-    int32_t parent, first_child, next_sibling;
-    uint32_t n_children;
-    int32_t node_id;
-    uint32_t extra;
-    uint8_t device_type, scope;
-    uint16_t flags;
-} prof__ev;
-
-typedef struct prof__extra {
-    const char *overload_name, *trace_name, *shapes; /* shapes NULL = None */
-    int has_fwd_thread, has_resource;
-    int device_index;
-    int64_t sequence_nr;
-    uint64_t fwd_thread;
-    int64_t resource_id;
-    int64_t flops, cpu_mem, dev_mem;
-    int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
-    int64_t kern_ns;
-    uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
-    uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
-    const struct prof__cuinfo *cu;
-    int64_t rec_cpu_mem, rec_dev_mem; /* of memory records, charged by the tree; added to cpu_mem, dev_mem */
-} prof__extra;
-
-/* Details of a CUDA activity, for the trace's args. */
-typedef struct prof__cuinfo {
-    int kind;                   /* 1 kernel, 2 memcpy, 3 memset */
-    int32_t grid[3], block[3];
-    int32_t registers, shared_static, shared_dynamic;
-    uint64_t bytes;
-    int64_t queued;             /* ns since session start, -1 = unknown */
-    uint32_t context;
-    uint32_t graph_id;          /* work of a CUDA graph (0 = none) and its node */
-    uint64_t graph_node;
-    int32_t src_device, dst_device; /* peer-to-peer copies, else -1 */
-} prof__cuinfo;
-
-/* Stacks are a tree of nodes (parent, frame): an event refers to its
-   innermost node, every frame string is interned once in the list and
-   every (parent, frame) pair is one node, so memory grows with the distinct
-   stacks, not with events times depth. Node 0 is the empty stack. The
-   per-event node ids live beside the events (allocated once any event has
-   a stack), so lists without stacks pay nothing for them. The innermost-
-   first arrays of the public view (prof_event.stack) are made on demand
-   (prof__node_array). */
-typedef struct prof__snode {
-    uint32_t parent, depth;    /* depth: frames from here to the root */
-    const char *frame;
-    const char **arr;          /* the frames innermost first, once made */
-} prof__snode;
-
-typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
-typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
-typedef struct prof__memrec {
-    int64_t ts, bytes, total;  /* total: allocated on its device after this record */
-    uint64_t ptr;
-    uint32_t thread;
-    int device_type, device_index;
-    const char *category;
-} prof__memrec;
-typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
-
-struct prof_events {
-    prof__ev *ev; size_t n, cap;
-    prof__extra *ex; size_t nex, capex;
-    prof_site *sites; size_t nsites, capsites; prof__map site_map;
-    prof__thr *thr; size_t nthr, capthr; prof__map thr_map;
-    prof__kernel *kern; size_t nkern, capkern;
-    prof__instant_ev *inst; size_t ninst, capinst;
-    prof__arena arena;
-    prof__strtab strs;
-    const char *use_device;
-    int profile_memory, with_flops;
-    int tree_built;
-    int links_ready;           /* prof_stop linked parents and children as it
-                                  ordered the events (prof__c_link): the tree
-                                  it builds next starts from them */
-    size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
-    prof_stats stats;
-    int64_t base_real_ns;      /* wall-clock time of the session start */
-    int with_node_id, node_id, world_size;
-    int64_t *dev_memo;         /* device_time_total per event, when use_device */
-    struct prof__meta *meta;   /* add_metadata, in insertion order */
-    uint32_t *stk;             /* node per event, NULL when no event has a stack */
-    size_t capstk;
-    prof__snode *nodes;        /* [0] is the empty stack */
-    size_t nnodes, capnodes;
-    prof__map node_map;        /* (parent, frame) -> node */
-    int nodes_flat;            /* every event's node has its array */
-    unsigned stacks_pending;   /* PROF__F_SCOPES / _NATIVE: prof_stop's stacks,
-                                  attached by the tree (prof__attach_stacks) */
-    uint64_t *native_addrs;    /* with PROF__F_NATIVE pending */
-    prof__memrec *mem;         /* allocation records (profile_memory) */
-    size_t nmem, capmem;
-    const char *device_props;  /* deviceProperties entries (CUPTI), or NULL */
-    const char *no_shapes;     /* what an event without shapes shows: NULL
-                                  (None) by hand, "[]" when recorded with
-                                  record_shapes, as Kineto's ops then are */
-    prof_export_options xopt;  /* prof_events_set_export_options (>>exporters);
-                                  its prefix interned in strs */
-};
-
-PROF_API prof_events *prof_events_create(void) {
-    prof_events *e = PROF__ALLOC(prof_events, 1);
-    if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_create: out of memory"); return NULL; }
-    memset(e, 0, sizeof *e);
-    e->strs.arena = &e->arena;
-    e->nex = 1; /* extra index 0 means none */
-    if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
-    return e;
-}
-
-PROF_API void prof_events_free(prof_events *e) {
-    if (!e) return;
-    PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
-    PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
-    PROF_FREE(e->nodes);
-    PROF_FREE(e->native_addrs);
-    prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
-    prof__strtab_free(&e->strs);
-    prof__arena_free(&e->arena);
-    PROF_FREE(e);
-}
-
-PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
-    if (!e) return PROF_E_ARG;
-    if (n > (size_t)INT32_MAX) /* event indices are int32, as prof_events_add enforces */
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_reserve: %zu events is more than a list holds (2^31 - 1)", n);
-    if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev))
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_reserve: cannot allocate %zu events", n);
-    return PROF_OK;
-}
-
-typedef struct prof__sitekey { const prof_events *e; const prof_site *s; } prof__sitekey;
-static PROF__NI int prof__site_same(const void *key, uint32_t v) {
-    const prof__sitekey *k = (const prof__sitekey *)key;
-    const prof_site *o = &k->e->sites[v];
-    return o->name == k->s->name && o->file == k->s->file && o->func == k->s->func && o->line == k->s->line && o->flags == k->s->flags;
-}
-static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const char *file, const char *func, int line, unsigned flags) {
-    prof_site s;
-    prof__sitekey key;
-    uint64_t h;
-    uint32_t v;
-    s.name = prof__intern(&e->strs, name);
-    s.file = prof__intern(&e->strs, file);
-    s.func = prof__intern(&e->strs, func);
-    s.line = line;
-    s.flags = flags;
-    if (!s.name || !s.file || !s.func) return -1;
-    h = prof__mix((uint64_t)(uintptr_t)s.name ^ prof__mix((uint64_t)(uintptr_t)s.file + (uint64_t)(uintptr_t)s.func) ^ ((uint64_t)(unsigned)line << 32) ^ flags);
-    key.e = e;
-    key.s = &s;
-    if ((v = prof__map_find(&e->site_map, h, prof__site_same, &key)) != UINT32_MAX) return v;
-    if (e->nsites >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) return -1;
-    e->sites[e->nsites] = s;
-    if (!prof__map_add(&e->site_map, h, (uint32_t)e->nsites)) return -1;
-    return (int64_t)e->nsites++;
-}
-
-static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
-    uint32_t v = prof__map_get(&e->thr_map, tid);
-    if (v != UINT32_MAX) {
-        if (name && name[0] && !e->thr[v].name) e->thr[v].name = prof__intern(&e->strs, name);
-        return v;
-    }
-    if (e->nthr >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->thr, e->nthr, e->capthr)) return -1;
-    e->thr[e->nthr].tid = tid;
-    e->thr[e->nthr].name = (name && name[0]) ? prof__intern(&e->strs, name) : NULL;
-    if (!prof__map_add(&e->thr_map, tid, (uint32_t)e->nthr)) return -1;
-    return (int64_t)e->nthr++;
-}
-
-/* Event v's extra record for writing: made on first use; a shared one is
-   copied first. (Readers use prof__x.) */
-static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
-    if (!v->extra || (v->flags & PROF__F_SHARED_EX)) {
-        if (e->nex >= UINT32_MAX - 1 || (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex))) return NULL;
-        if (v->extra) {
-            e->ex[e->nex] = e->ex[v->extra];
-        } else {
-            memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
-            e->ex[e->nex].sequence_nr = -1;
-            e->ex[e->nex].kern_head = -1;
-            e->ex[e->nex].native_off = UINT32_MAX;
-        }
-        v->extra = (uint32_t)e->nex++;
-        v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
-    }
-    return &e->ex[v->extra];
-}
-
-/* ----- stacks: the accessors every reader uses -----
-   prof__stack_node(e, i): event i's innermost node, 0 = no stack;
-   prof__node_parent / prof__node_frame / prof__node_depth walk it. */
-static PROF__NI uint32_t prof__stack_node(const prof_events *e, size_t i) {
-    return e->stk && i < e->capstk ? e->stk[i] : 0;
-}
-static PROF__NI uint32_t prof__node_parent(const prof_events *e, uint32_t n) { return e->nodes[n].parent; }
-static PROF__NI const char *prof__node_frame(const prof_events *e, uint32_t n) { return e->nodes[n].frame; }
-static PROF__NI int32_t prof__node_depth(const prof_events *e, uint32_t n) { return n ? (int32_t)e->nodes[n].depth : 0; }
-static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
-    if (i >= e->capstk) {
-        size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
-        if (!node) return 0; /* absent is empty */
-        if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
-        memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
-    }
-    e->stk[i] = node;
-    e->nodes_flat = 0;
-    return 0;
-}
-/* The node (parent, frame); `frame` must be interned in e->strs. UINT32_MAX:
-   out of memory. */
-typedef struct prof__nodekey { const prof_events *e; uint32_t parent; const char *frame; } prof__nodekey;
-static PROF__NI int prof__node_same(const void *key, uint32_t v) {
-    const prof__nodekey *k = (const prof__nodekey *)key;
-    return k->e->nodes[v].parent == k->parent && k->e->nodes[v].frame == k->frame;
-}
-static PROF__NI uint32_t prof__node_intern(prof_events *e, uint32_t parent, const char *frame) {
-    uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
-    prof__nodekey key;
-    prof__snode *nd;
-    uint32_t v;
-    if (!e->nnodes) { /* the empty stack */
-        if (!prof__grow((void *)&e->nodes, &e->capnodes, 1, sizeof *e->nodes)) return UINT32_MAX;
-        memset(e->nodes, 0, sizeof *e->nodes);
-        e->nnodes = 1;
-    }
-    key.e = e;
-    key.parent = parent;
-    key.frame = frame;
-    if ((v = prof__map_find(&e->node_map, h, prof__node_same, &key)) != UINT32_MAX) return v;
-    if (e->nnodes >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->nodes, e->nnodes, e->capnodes)) return UINT32_MAX;
-    nd = &e->nodes[e->nnodes];
-    nd->parent = parent;
-    nd->depth = e->nodes[parent].depth + 1;
-    nd->frame = frame;
-    nd->arr = NULL;
-    if (!prof__map_add(&e->node_map, h, (uint32_t)e->nnodes)) return UINT32_MAX;
-    return (uint32_t)e->nnodes++;
-}
-/* The node of a stack given innermost first (copied and interned). */
-static PROF__NI uint32_t prof__node_of(prof_events *e, const char *const *stack, int depth) {
-    uint32_t n = 0;
-    int k;
-    for (k = depth - 1; k >= 0; k--) {
-        const char *f = prof__intern(&e->strs, stack[k]);
-        if (!f || (n = prof__node_intern(e, n, f)) == UINT32_MAX) return UINT32_MAX;
-    }
-    return n;
-}
-/* Every event's node gets its innermost-first array, deepest first: a
-   node's array is a suffix of its deepest descendant's, so a chain costs
-   one array, not one per level. */
-static PROF__NI int prof__nodes_flatten(prof_events *e) {
-    size_t i, *count = NULL, maxd = 0, *order = NULL;
-    if (e->nodes_flat || !e->stk) return 0;
-    for (i = 0; i < e->n; i++) { uint32_t n = prof__stack_node(e, i); if (n && e->nodes[n].depth > maxd) maxd = e->nodes[n].depth; }
-    count = PROF__ALLOC(size_t, maxd + 2);
-    order = PROF__ALLOC(size_t, e->n + 1);
-    if (!count || !order) { PROF_FREE(count); PROF_FREE(order); return -1; }
-    memset(count, 0, (maxd + 2) * sizeof *count);
-    {
-        /* counting sort of the events by decreasing depth */
-        size_t d, acc = 0;
-        for (i = 0; i < e->n; i++) count[prof__node_depth(e, prof__stack_node(e, i))]++;
-        for (d = maxd + 1; d-- > 0;) { size_t c = count[d]; count[d] = acc; acc += c; }
-        for (i = 0; i < e->n; i++) order[count[prof__node_depth(e, prof__stack_node(e, i))]++] = i;
-    }
-    for (i = 0; i < e->n; i++) {
-        uint32_t n = prof__stack_node(e, order[i]), a;
-        const char **arr;
-        size_t k = 0;
-        if (!n || e->nodes[n].arr) continue;
-        arr = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * e->nodes[n].depth);
-        if (!arr) { PROF_FREE(count); PROF_FREE(order); return -1; }
-        for (a = n; a; a = e->nodes[a].parent, k++) {
-            arr[k] = e->nodes[a].frame;
-            if (!e->nodes[a].arr) e->nodes[a].arr = arr + k;
-        }
-    }
-    PROF_FREE(count);
-    PROF_FREE(order);
-    e->nodes_flat = 1;
-    return 0;
-}
-/* Event i's stack as an innermost-first array (the public view), or NULL. */
-static PROF__NI const char *const *prof__node_array(prof_events *e, size_t i) {
-    uint32_t n = prof__stack_node(e, i);
-    if (!n) return NULL;
-    if (!e->nodes[n].arr && prof__nodes_flatten(e) != 0) return NULL;
-    return e->nodes[n].arr;
-}
-
-/* Python's str() of a list of lists of ints: "[[2, 3], []]". */
-static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes *s) {
-    prof__buf b;
-    const char *r;
-    int i, j;
-    size_t k = 0;
-    memset(&b, 0, sizeof b);
-    prof__buf_str(&b, "[");
-    for (i = 0; i < s->n_inputs; i++) {
-        if (i) prof__buf_str(&b, ", ");
-        prof__buf_str(&b, "[");
-        for (j = 0; s->ndims && j < s->ndims[i]; j++) {
-            if (j) prof__buf_str(&b, ", ");
-            prof__buf_fmt(&b, "%lld", (long long)s->dims[k++]);
-        }
-        prof__buf_str(&b, "]");
-    }
-    prof__buf_str(&b, "]");
-    r = b.oom ? NULL : prof__intern_n(&e->strs, b.p, b.n);
-    PROF_FREE(b.p);
-    return r;
-}
-
-static PROF__NI void prof__tree_invalidate(prof_events *e) {
-    e->tree_built = 0;
-    PROF_FREE(e->dev_memo);
-    e->dev_memo = NULL;
-}
-
-PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
-    prof__ev v;
-    int64_t site, thr;
-    int need_extra;
-    if (!e || !d || !d->name) {
-        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: the list, the description and its name must not be NULL");
-        return -1;
-    }
-    if (d->end_ns < d->start_ns) {
-        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' ends (%lld ns) before it starts (%lld ns)", d->name, (long long)d->end_ns, (long long)d->start_ns);
-        return -1;
-    }
-    if ((uint64_t)d->end_ns - (uint64_t)d->start_ns > (uint64_t)INT64_MAX) { /* every sum and difference below stays in int64 */
-        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' lasts longer than 2^63 - 1 ns (%lld to %lld)", d->name, (long long)d->start_ns, (long long)d->end_ns);
-        return -1;
-    }
-    if (e->n >= (size_t)INT32_MAX) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: too many events"); return -1; }
-    site = prof__site_index(e, d->name, d->file, d->func, d->line, 0);
-    thr = prof__thread_index(e, d->thread, NULL);
-    if (site < 0 || thr < 0 || !PROF__PUSH_OK(e->ev, e->n, e->cap)) {
-        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory");
-        return -1;
-    }
-    memset(&v, 0, sizeof v);
-    v.start = d->start_ns;
-    v.end = d->end_ns;
-    v.site = (uint32_t)site;
-    v.thread = (uint32_t)thr;
-    v.parent = v.first_child = v.next_sibling = -1;
-    v.node_id = (d->set & PROF_EVENT_NODE_ID) ? d->node_id : -1;
-    v.device_type = (uint8_t)d->device_type;
-    v.scope = (uint8_t)d->scope;
-    v.flags = (uint16_t)(((d->set & PROF_EVENT_ASYNC) ? PROF__F_ASYNC : 0) | ((d->set & PROF_EVENT_USER_ANNOTATION) ? PROF__F_USER_ANN : 0) |
-                          ((d->set & PROF_EVENT_LEGACY) ? PROF__F_LEGACY : 0));
-    need_extra = (d->overload_name && d->overload_name[0]) || d->trace_name || (d->set & (PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_RESOURCE_ID)) ||
-                 d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
-    if (need_extra) {
-        prof__extra *x = prof__extra_of(e, &v);
-        if (!x) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-        x->overload_name = (d->overload_name && d->overload_name[0]) ? prof__intern(&e->strs, d->overload_name) : NULL;
-        x->trace_name = d->trace_name ? prof__intern(&e->strs, d->trace_name) : NULL;
-        x->shapes = (d->set & PROF_EVENT_SHAPES) ? prof__shapes_repr(e, &d->input_shapes) : NULL;
-        if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
-        if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
-        if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }
-        x->device_index = d->device_index;
-        x->flops = d->flops;
-        x->cpu_mem = d->cpu_memory_usage;
-        x->dev_mem = d->device_memory_usage;
-    }
-    if (d->stack_depth > 0 && d->stack) {
-        uint32_t node = prof__node_of(e, d->stack, d->stack_depth);
-        if (node == UINT32_MAX || prof__stack_set(e, e->n, node) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-    } else if (e->stk && e->n < e->capstk) {
-        e->stk[e->n] = 0;
-    }
-    e->ev[e->n] = v;
-    prof__tree_invalidate(e);
-    e->stats.events = e->n + 1 - e->nmemrows;
-    return (int64_t)e->n++;
-}
-
-static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns);
-PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
-    prof_result r = prof__append_kernel(e, index, name, device, duration_ns);
-    if (r == PROF_OK) prof__tree_invalidate(e);
-    return r;
-}
-/* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
-static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
-    prof__extra *x;
-    if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
-    if (e->ev[index].device_type != PROF_DEVICE_CPU)
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
-    x = prof__extra_of(e, &e->ev[index]);
-    if (!x || !PROF__PUSH_OK(e->kern, e->nkern, e->capkern)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_append_kernel: out of memory");
-    e->kern[e->nkern].name = prof__intern(&e->strs, name);
-    e->kern[e->nkern].device = device;
-    e->kern[e->nkern].dur = duration_ns;
-    e->kern[e->nkern].next = -1;
-    /* append at the tail so kernels keep launch order */
-    if (x->kern_head < 0) x->kern_head = (int32_t)e->nkern;
-    else {
-        int32_t k = x->kern_head;
-        while (e->kern[k].next >= 0) k = e->kern[k].next;
-        e->kern[k].next = (int32_t)e->nkern;
-    }
-    prof__sat_add(&x->kern_ns, duration_ns);
-    e->nkern++;
-    PROF_FREE(e->dev_memo);
-    e->dev_memo = NULL;
-    return PROF_OK;
-}
-
-#define PROF__DEVICE_NAME_MAX 23
-PROF_API prof_result prof_events_add_memory(prof_events *e, uint64_t thread, int64_t time_ns, int64_t bytes, prof_device_type device, int device_index) {
-    int64_t thr;
-    prof__memrec *m;
-    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: the event list is NULL");
-    if ((int)device < 0 || (int)device > 31 || device_index < 0 || device_index > 63)
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: device %d:%d is not a device type 0-31 and index 0-63", (int)device, device_index);
-    if (e->nmem >= (size_t)UINT32_MAX - 1) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: too many memory records");
-    thr = prof__thread_index(e, thread, NULL);
-    if (thr < 0 || !PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add_memory: out of memory");
-    m = &e->mem[e->nmem++];
-    memset(m, 0, sizeof *m);
-    m->ts = time_ns;
-    m->bytes = bytes;
-    m->thread = (uint32_t)thr;
-    m->device_type = (int)device;
-    m->device_index = device_index;
-    prof__tree_invalidate(e);
-    return PROF_OK;
-}
-
-PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_device) {
-    size_t k;
-    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: the event list is NULL");
-    /* a backend's name ("cuda", "xpu", "mps"): the table prints it upper-cased
-       in its headers, as PyTorch's use_device.upper() does, for ASCII */
-    for (k = 0; use_device && use_device[k]; k++) {
-        char c = use_device[k];
-        if (k >= PROF__DEVICE_NAME_MAX || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: \"%.40s\" is not a device name (up to %d ASCII letters, digits and underscores, like \"cuda\")",
-                                use_device, PROF__DEVICE_NAME_MAX);
-    }
-    {
-        const char *name = (use_device && use_device[0]) ? prof__intern(&e->strs, use_device) : NULL;
-        if (use_device && use_device[0] && !name) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_device: out of memory");
-        e->use_device = name;
-    }
-    prof__tree_invalidate(e);
-    return PROF_OK;
-}
-PROF_API void prof_events_set_flags(prof_events *e, int profile_memory, int with_flops) {
-    if (!e) return;
-    e->profile_memory = profile_memory;
-    e->with_flops = with_flops;
-}
-/* The count after the tree, as prof_events_get indexes: building it adds the
-   [memory] rows (and merges duplicates), so a count taken before it would
-   disagree with the indices get then uses. The list is logically const:
-   the tree is a cache of it, as in prof_events_get. */
-PROF_API size_t prof_events_count(const prof_events *e) {
-    prof_events *m;
-    if (!e) return 0;
-    memcpy(&m, &e, sizeof m); /* drops const without a cast-qual warning */
-    (void)prof_events_build_tree(m); /* out of memory: the count as it is (reported) */
-    return m->n;
-}
-PROF_API prof_stats prof_events_stats(const prof_events *e) {
-    prof_stats s;
-    if (e) return e->stats;
-    memset(&s, 0, sizeof s);
-    return s;
-}
-
-static int prof__memory_usage(prof_events *e);
-static int prof__memrows_drop(prof_events *e);
-static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
-static int prof__attach_stacks(prof_events *e);
-static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
-
 /* >>collect ==============================================================*/
 /* prof_stop: the threads' records become an event list. The collector
    (prof__collector, below) runs one function per phase; the record format
@@ -4996,6 +4838,172 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
 }
 PROF_API prof_result prof_add_metadata(const char *key, const char *value) { return prof__session_meta(key, value, 0); }
 PROF_API prof_result prof_add_metadata_json(const char *key, const char *json) { return prof__session_meta(key, json, 1); }
+
+/* >>eventlist ============================================================*/
+/* The list's API: lists built by hand, kernels and memory added to them,
+   counts; prof_events_get is in >>aggregation, after the tree. */
+static PROF__NI void prof__tree_invalidate(prof_events *e) {
+    e->tree_built = 0;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+}
+
+PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
+    prof__ev v;
+    int64_t site, thr;
+    int need_extra;
+    if (!e || !d || !d->name) {
+        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: the list, the description and its name must not be NULL");
+        return -1;
+    }
+    if (d->end_ns < d->start_ns) {
+        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' ends (%lld ns) before it starts (%lld ns)", d->name, (long long)d->end_ns, (long long)d->start_ns);
+        return -1;
+    }
+    if ((uint64_t)d->end_ns - (uint64_t)d->start_ns > (uint64_t)INT64_MAX) { /* every sum and difference below stays in int64 */
+        prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' lasts longer than 2^63 - 1 ns (%lld to %lld)", d->name, (long long)d->start_ns, (long long)d->end_ns);
+        return -1;
+    }
+    if (e->n >= (size_t)INT32_MAX) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: too many events"); return -1; }
+    site = prof__site_index(e, d->name, d->file, d->func, d->line, 0);
+    thr = prof__thread_index(e, d->thread, NULL);
+    if (site < 0 || thr < 0 || !PROF__PUSH_OK(e->ev, e->n, e->cap)) {
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory");
+        return -1;
+    }
+    memset(&v, 0, sizeof v);
+    v.start = d->start_ns;
+    v.end = d->end_ns;
+    v.site = (uint32_t)site;
+    v.thread = (uint32_t)thr;
+    v.parent = v.first_child = v.next_sibling = -1;
+    v.node_id = (d->set & PROF_EVENT_NODE_ID) ? d->node_id : -1;
+    v.device_type = (uint8_t)d->device_type;
+    v.scope = (uint8_t)d->scope;
+    v.flags = (uint16_t)(((d->set & PROF_EVENT_ASYNC) ? PROF__F_ASYNC : 0) | ((d->set & PROF_EVENT_USER_ANNOTATION) ? PROF__F_USER_ANN : 0) |
+                          ((d->set & PROF_EVENT_LEGACY) ? PROF__F_LEGACY : 0));
+    need_extra = (d->overload_name && d->overload_name[0]) || d->trace_name || (d->set & (PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_RESOURCE_ID)) ||
+                 d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
+    if (need_extra) {
+        prof__extra *x = prof__extra_of(e, &v);
+        if (!x) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+        x->overload_name = (d->overload_name && d->overload_name[0]) ? prof__intern(&e->strs, d->overload_name) : NULL;
+        x->trace_name = d->trace_name ? prof__intern(&e->strs, d->trace_name) : NULL;
+        x->shapes = (d->set & PROF_EVENT_SHAPES) ? prof__shapes_repr(e, &d->input_shapes) : NULL;
+        if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
+        if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
+        if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }
+        x->device_index = d->device_index;
+        x->flops = d->flops;
+        x->cpu_mem = d->cpu_memory_usage;
+        x->dev_mem = d->device_memory_usage;
+    }
+    if (d->stack_depth > 0 && d->stack) {
+        uint32_t node = prof__node_of(e, d->stack, d->stack_depth);
+        if (node == UINT32_MAX || prof__stack_set(e, e->n, node) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
+    } else if (e->stk && e->n < e->capstk) {
+        e->stk[e->n] = 0;
+    }
+    e->ev[e->n] = v;
+    prof__tree_invalidate(e);
+    e->stats.events = e->n + 1 - e->nmemrows;
+    return (int64_t)e->n++;
+}
+
+static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns);
+PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
+    prof_result r = prof__append_kernel(e, index, name, device, duration_ns);
+    if (r == PROF_OK) prof__tree_invalidate(e);
+    return r;
+}
+/* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
+static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
+    prof__extra *x;
+    if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
+    if (e->ev[index].device_type != PROF_DEVICE_CPU)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
+    x = prof__extra_of(e, &e->ev[index]);
+    if (!x || !PROF__PUSH_OK(e->kern, e->nkern, e->capkern)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_append_kernel: out of memory");
+    e->kern[e->nkern].name = prof__intern(&e->strs, name);
+    e->kern[e->nkern].device = device;
+    e->kern[e->nkern].dur = duration_ns;
+    e->kern[e->nkern].next = -1;
+    /* append at the tail so kernels keep launch order */
+    if (x->kern_head < 0) x->kern_head = (int32_t)e->nkern;
+    else {
+        int32_t k = x->kern_head;
+        while (e->kern[k].next >= 0) k = e->kern[k].next;
+        e->kern[k].next = (int32_t)e->nkern;
+    }
+    prof__sat_add(&x->kern_ns, duration_ns);
+    e->nkern++;
+    PROF_FREE(e->dev_memo);
+    e->dev_memo = NULL;
+    return PROF_OK;
+}
+
+#define PROF__DEVICE_NAME_MAX 23
+PROF_API prof_result prof_events_add_memory(prof_events *e, uint64_t thread, int64_t time_ns, int64_t bytes, prof_device_type device, int device_index) {
+    int64_t thr;
+    prof__memrec *m;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: the event list is NULL");
+    if ((int)device < 0 || (int)device > 31 || device_index < 0 || device_index > 63)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: device %d:%d is not a device type 0-31 and index 0-63", (int)device, device_index);
+    if (e->nmem >= (size_t)UINT32_MAX - 1) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: too many memory records");
+    thr = prof__thread_index(e, thread, NULL);
+    if (thr < 0 || !PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add_memory: out of memory");
+    m = &e->mem[e->nmem++];
+    memset(m, 0, sizeof *m);
+    m->ts = time_ns;
+    m->bytes = bytes;
+    m->thread = (uint32_t)thr;
+    m->device_type = (int)device;
+    m->device_index = device_index;
+    prof__tree_invalidate(e);
+    return PROF_OK;
+}
+
+PROF_API prof_result prof_events_set_device(prof_events *e, const char *use_device) {
+    size_t k;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: the event list is NULL");
+    /* a backend's name ("cuda", "xpu", "mps"): the table prints it upper-cased
+       in its headers, as PyTorch's use_device.upper() does, for ASCII */
+    for (k = 0; use_device && use_device[k]; k++) {
+        char c = use_device[k];
+        if (k >= PROF__DEVICE_NAME_MAX || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_device: \"%.40s\" is not a device name (up to %d ASCII letters, digits and underscores, like \"cuda\")",
+                                use_device, PROF__DEVICE_NAME_MAX);
+    }
+    {
+        const char *name = (use_device && use_device[0]) ? prof__intern(&e->strs, use_device) : NULL;
+        if (use_device && use_device[0] && !name) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_device: out of memory");
+        e->use_device = name;
+    }
+    prof__tree_invalidate(e);
+    return PROF_OK;
+}
+PROF_API void prof_events_set_flags(prof_events *e, int profile_memory, int with_flops) {
+    if (!e) return;
+    e->profile_memory = profile_memory;
+    e->with_flops = with_flops;
+}
+/* The count after the tree, as prof_events_get indexes: building it adds the
+   [memory] rows (and merges duplicates), so a count taken before it would
+   disagree with the indices get then uses. The list is logically const:
+   the tree is a cache of it, as in prof_events_get. */
+PROF_API size_t prof_events_count(const prof_events *e) {
+    prof_events *m;
+    if (!e) return 0;
+    memcpy(&m, &e, sizeof m); /* drops const without a cast-qual warning */
+    (void)prof_events_build_tree(m); /* out of memory: the count as it is (reported) */
+    return m->n;
+}
+PROF_API prof_stats prof_events_stats(const prof_events *e) {
+    prof_stats s;
+    if (e) return e->stats;
+    memset(&s, 0, sizeof s);
+    return s;
+}
 
 /* >>tree =================================================================*/
 /* EventList._build_tree: _populate_cpu_children, _remove_dup_nodes and
