@@ -3909,6 +3909,11 @@ static PROF__NI void prof__c_reserve(prof__collector *c) {
     }
     if (total > (size_t)INT32_MAX - 1) total = (size_t)INT32_MAX - 1;
     (void)prof__reserve_exact((void *)&c->e->ev, &c->e->cap, total + 1, sizeof *c->e->ev);
+    /* With shapes or FLOPs an op may have an extra record of its own (its
+       args take at least one record besides the scope's): room for them
+       too, so they are not copied at every doubling; cut to size later. */
+    if (prof__g.cfg.record_shapes || prof__g.cfg.with_flops)
+        (void)prof__reserve_exact((void *)&c->e->ex, &c->e->capex, total / 2 + 2, sizeof *c->e->ex);
 }
 
 /* Input shapes as recorded (per input: its number of dims, then the dims)
@@ -4331,6 +4336,10 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         if (nv) { e->ev = nv; e->cap = total + 1; }
     }
     if (!prof__reserve_exact((void *)&e->ev, &e->cap, total + 1, sizeof *e->ev)) return -1;
+    if (e->capex > e->nex + e->nex / 8 + 64) { /* the extras' room, likewise */
+        prof__extra *nx = (prof__extra *)PROF_REALLOC(e->ex, e->nex * sizeof *e->ex);
+        if (nx) { e->ex = nx; e->capex = e->nex; }
+    }
     for (i = 0; i < c->nx; i++) {
         const prof__key *k = &c->xkeys[i];
         prof__ev *v = &e->ev[nscopes + i];
