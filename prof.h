@@ -2107,7 +2107,7 @@ static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes 
 
 static int prof__memory_usage(prof_events *e);
 static int prof__memrows_drop(prof_events *e);
-static prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes);
+static prof_result prof__build_tree(prof_events *e);
 static int prof__attach_stacks(prof_events *e);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
 
@@ -4472,7 +4472,7 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
     e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
     e->native_addrs = c->addrs;
     c->addrs = NULL;
-    tree_ok = prof__build_tree(e, NULL, 0) == PROF_OK;
+    tree_ok = prof__build_tree(e) == PROF_OK;
     if (!tree_ok ||
 #if defined(PROF_CUPTI)
         (c->cuda && prof__cupti_correlate(e) != 0) ||
@@ -5027,6 +5027,9 @@ static PROF__NI int prof__idx_less(const void *ctx, uint32_t a, uint32_t b) {
     return x->end > y->end;
 }
 static PROF__NI const char *prof__ev_name(const prof_events *e, const prof__ev *v) { return e->sites[v->site].name; }
+static PROF__NI int prof__same_name(const prof_events *e, const prof__ev *a, const prof__ev *b) {
+    return a->site == b->site || prof__ev_name(e, a) == prof__ev_name(e, b); /* names are interned */
+}
 
 /* What the tree's pass saw, so that later passes run only when needed. */
 enum { PROF__T_DUPS = 1,     /* a parent and its child share a name (_remove_dup_nodes) */
@@ -5055,7 +5058,7 @@ static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t
         if (above >= 0) { e->ev[above].next_sibling = cur; return 0; }
         /* only a first child can end up an only child */
         pe->first_child = cur;
-        return (pe->site == v->site || prof__ev_name(e, pe) == prof__ev_name(e, v)) ? PROF__T_DUPS : 0;
+        return prof__same_name(e, pe, v) ? PROF__T_DUPS : 0;
     }
     return 0;
 }
@@ -5068,7 +5071,7 @@ static PROF__NI unsigned prof__tree_seen(const prof_events *e) {
         if (v->scope == 1) f |= PROF__T_BACKWARD;
         if (v->parent < 0) continue;
         pe = &e->ev[v->parent];
-        if (pe->first_child == (int32_t)i && (pe->site == v->site || prof__ev_name(e, pe) == prof__ev_name(e, v))) f |= PROF__T_DUPS;
+        if (pe->first_child == (int32_t)i && prof__same_name(e, pe, v)) f |= PROF__T_DUPS;
     }
     return f;
 }
@@ -5156,20 +5159,15 @@ static PROF__NI unsigned prof__tree_sorted(prof_events *e, uint32_t *idx, uint32
     }
     return f;
 }
-/* _populate_cpu_children. scratch: room for 2 * (e->n + 1) indices, or
-   NULL (allocated here if the list is out of order). Returns the
-   PROF__T_* seen, or -1 when out of memory. */
-static PROF__NI int prof__populate_children(prof_events *e, void *scratch, size_t scratch_bytes) {
+/* _populate_cpu_children. Returns the PROF__T_* seen, or -1 when out of
+   memory (index arrays are needed only for a list out of order). */
+static PROF__NI int prof__populate_children(prof_events *e) {
     prof__tgroup *g = PROF__ALLOC(prof__tgroup, e->nthr + 1);
     uint32_t *idx, *tmp;
     unsigned seen = 0;
     int in_order = g && prof__tree_in_order(e, g, &seen);
     PROF_FREE(g);
     if (in_order) return (int)seen;
-    if (scratch && scratch_bytes >= 2 * (e->n + 1) * sizeof(uint32_t)) {
-        idx = (uint32_t *)scratch;
-        return (int)prof__tree_sorted(e, idx, idx + e->n + 1);
-    }
     idx = PROF__ALLOC(uint32_t, e->n + 1);
     tmp = PROF__ALLOC(uint32_t, e->n + 1);
     if (idx && tmp) seen = prof__tree_sorted(e, idx, tmp);
@@ -5280,8 +5278,8 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     return 0;
 }
 
-/* scratch: room for two arrays of e->n + 1 indices, or NULL */
-static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size_t scratch_bytes) {
+/* EventList._build_tree: the links (prof_stop's, or _populate_cpu_children), then the passes they call for */
+static PROF__NI prof_result prof__build_tree(prof_events *e) {
     int seen;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
@@ -5291,7 +5289,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     if (e->links_ready) { /* prof_stop linked the events as it ordered them */
         e->links_ready = 0;
         seen = (int)prof__tree_seen(e);
-    } else if ((seen = prof__populate_children(e, scratch, scratch_bytes)) < 0)
+    } else if ((seen = prof__populate_children(e)) < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
     /* _remove_dup_nodes and _set_backward_stacktraces change nothing
        unless a parent shares its child's name or an event has scope 1 */
@@ -5303,7 +5301,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e, void *scratch, size
     e->tree_built = 1;
     return PROF_OK;
 }
-PROF_API prof_result prof_events_build_tree(prof_events *e) { return prof__build_tree(e, NULL, 0); }
+PROF_API prof_result prof_events_build_tree(prof_events *e) { return prof__build_tree(e); }
 
 /* ----- after the tree: memory per event and stacks ----- */
 /* Each event's cpu/device_memory_usage is the sum of the allocations and
