@@ -1773,7 +1773,7 @@ static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
 /* The event list's representation and its interning: what >>collect fills
    from the records and every later section reads (the list's API is in
    >>eventlist, after the collector). */
-/* Events are stored compactly (56 bytes); the rarely used FunctionEvent
+/* Events are stored compactly (48 bytes); the rarely used FunctionEvent
    fields live in an `extra` record that only events which have them get.
    Every string is interned in the list, so equal strings share a pointer
    and grouping keys compare by address. */
@@ -1787,8 +1787,7 @@ enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEG
 typedef struct prof__ev {
     int64_t start, end;
     uint32_t site, thread;
-    int32_t parent, first_child, next_sibling;
-    uint32_t n_children;
+    int32_t parent, first_child, next_sibling; /* children: a list, counted by prof__n_children */
     int32_t node_id;
     uint32_t extra;
     uint8_t device_type, scope;
@@ -1977,6 +1976,15 @@ static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
         v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
     }
     return &e->ex[v->extra];
+}
+
+/* An event's number of children (the list is walked: no count is stored,
+   so an event is 48 bytes). */
+static PROF__NI size_t prof__n_children(const prof_events *e, const prof__ev *v) {
+    size_t n = 0;
+    int32_t c;
+    for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) n++;
+    return n;
 }
 
 /* ----- stacks: the accessors every reader uses -----
@@ -4018,7 +4026,7 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
 
 /* The extras of recorded scopes are shared: a loop's op has a few
    distinct (shapes, args), so equal ones are one record (PROF__F_SHARED_EX)
-   and an event costs its 56 bytes, not 56 + 136. */
+   and an event costs its 48 bytes, not 48 + 136. */
 typedef struct prof__exkey { const prof_events *e; const prof__extra *x; } prof__exkey;
 static PROF__NI int prof__ex_same(const void *key, uint32_t v) {
     const prof__extra *a = ((const prof__exkey *)key)->x, *b = &((const prof__exkey *)key)->e->ex[v];
@@ -4110,7 +4118,6 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     v->site = site;
     v->thread = thr;
     v->parent = v->first_child = v->next_sibling = -1;
-    v->n_children = 0;
     v->node_id = e->with_node_id ? e->node_id : -1;
     v->extra = 0;
     v->device_type = PROF_DEVICE_CPU;
@@ -4417,7 +4424,6 @@ static PROF__NI int prof__c_link(prof__collector *c) {
             if (t->s[t->n - 1] >= 0) e->ev[t->s[t->n - 1]].next_sibling = (int32_t)i;
             else p->first_child = (int32_t)i;
             t->s[t->n - 1] = (int32_t)i;
-            p->n_children++;
             break;
         }
         if (t->n + 2 > t->cap && !prof__grow((void *)&t->s, &t->cap, t->n + 2, sizeof *t->s)) { rc = -1; break; }
@@ -5037,7 +5043,6 @@ enum { PROF__T_DUPS = 1,     /* a parent and its child share a name (_remove_dup
 static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
 static PROF__NI void prof__tree_unlink(prof__ev *v) {
     v->parent = v->first_child = v->next_sibling = -1;
-    v->n_children = 0;
 }
 /* PyTorch's stack of open parents, without the stack: after a push it is
    the chain of parents from the event pushed last (*top), and the entry
@@ -5054,7 +5059,6 @@ static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t
         prof__ev *pe = &e->ev[p];
         if (v->start >= pe->end || v->end > pe->end) continue; /* this can't be a parent: pop it */
         v->parent = p;
-        pe->n_children++;
         if (above >= 0) { e->ev[above].next_sibling = cur; return 0; }
         /* only a first child can end up an only child */
         pe->first_child = cur;
@@ -5188,9 +5192,9 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             int32_t c;
             if (v->flags & PROF__F_DELETED || v->parent < 0) continue;
             p = &e->ev[v->parent];
-            if (prof__ev_name(e, p) != prof__ev_name(e, v) || p->n_children != 1) continue;
+            /* v is p's child: p has no other when v is first and last */
+            if (prof__ev_name(e, p) != prof__ev_name(e, v) || p->first_child != (int32_t)i || v->next_sibling >= 0) continue;
             p->first_child = v->first_child;
-            p->n_children = v->n_children;
             if (v->extra || p->extra) {
                 int32_t kh = v->extra ? e->ex[v->extra].kern_head : -1;
                 int64_t kn = v->extra ? e->ex[v->extra].kern_ns : 0;
@@ -5782,7 +5786,7 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     out->stack = r.stack;
     out->stack_depth = r.stack_depth;
     out->parent = v->parent;
-    out->n_children = v->n_children;
+    out->n_children = prof__n_children(e, v);
     {
         int32_t k;
         for (k = x->kern_head; k >= 0; k = e->kern[k].next) out->n_kernels++;
