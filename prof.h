@@ -2224,8 +2224,9 @@ static PROF__NI int64_t prof__ticks_to_ns(uint64_t ticks_since_start) {
 }
 
 /* >>recorder =============================================================*/
-/* Each thread owns a chain of record blocks, kept across sessions so pages
-   are faulted once. Only the owner writes; prof_stop reads the prefix
+/* Each thread owns a chain of record blocks. prof_stop frees those it has
+   read but the one the thread is on, which the thread's next session starts
+   from (with reserve_events all are kept, so pages are faulted once). Only the owner writes; prof_stop reads the prefix
    published through `pos` (release/acquire), so the hot path has no lock. */
 typedef struct prof__block {
     struct prof__block *next;
@@ -3622,18 +3623,25 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
     if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
     return 0;
 }
-typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; } prof__rec_iter;
-static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s) {
+/* With `c`, each block the iterator leaves is handed to prof__c_block_done
+   (which may free it: the owner is past it). */
+struct prof__collector;
+static PROF__NI void prof__c_block_done(struct prof__collector *c, prof__tstate *t, prof__block *b);
+typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; struct prof__collector *c; } prof__rec_iter;
+static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s, struct prof__collector *c) {
     it->s = s;
+    it->c = c;
     it->b = s->cur ? PROF__LOAD(&s->t->head) : NULL;
     it->i = 0;
     it->n = it->b ? prof__snap_count(s, it->b) : 0;
 }
 static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
     while (it->b) {
+        prof__block *done = it->b;
         if (it->i < it->n) return &it->b->recs[it->i++];
         if (it->b == it->s->cur) { it->b = NULL; break; }
         it->b = PROF__LOAD(&it->b->next);
+        if (it->c) prof__c_block_done(it->c, it->s->t, done);
         it->i = 0;
         it->n = it->b ? prof__snap_count(it->s, it->b) : 0;
     }
@@ -3709,6 +3717,7 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
    warn, then the tree (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
    of memory); prof__collect frees everything in one place. */
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
+typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
 typedef struct prof__collector {
     prof_events *e;
@@ -3739,6 +3748,13 @@ typedef struct prof__collector {
     int64_t *shape_vals;
     size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
+    int release;                 /* free each block once read (prof__c_block_done) */
+    /* PROF_SCOPE_DYN names in the records of the thread being read, whose
+       scope record has not come yet (innermost last): resolved to a site
+       before their block is freed, since the scope record may come in a
+       later block */
+    prof__dyn_pend *dpend;
+    size_t ndpend, capdpend, dpend_done; /* [0, dpend_done) resolved */
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
@@ -3768,6 +3784,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     prof__map_free(&c->ex_map);
     PROF_FREE(c->shape_ents);
     PROF_FREE(c->shape_vals);
+    PROF_FREE(c->dpend);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
 #endif
@@ -3819,6 +3836,59 @@ static PROF__NI int prof__c_dyn_site(prof__collector *c, const prof__rec *hdr, c
     c->dyn_cache[h].idx = (uint32_t)idx;
     *out = (uint32_t)idx;
     return 0;
+}
+/* A NAME extension of the thread being read: its scope record comes later. */
+static PROF__NI int prof__c_dyn_pending(prof__collector *c, const prof__rec *hdr) {
+    if (!PROF__PUSH_OK(c->dpend, c->ndpend, c->capdpend)) return -1;
+    c->dpend[c->ndpend].hdr = hdr;
+    c->dpend[c->ndpend].site = UINT32_MAX;
+    c->dpend[c->ndpend++].name = NULL;
+    return 0;
+}
+/* Names whose block is about to be freed become sites now. */
+static PROF__NI int prof__c_dyn_resolve(prof__collector *c) {
+    for (; c->dpend_done < c->ndpend; c->dpend_done++) {
+        prof__dyn_pend *d = &c->dpend[c->dpend_done];
+        const prof_site *s;
+        const char *n;
+        if (prof__c_dyn_site(c, d->hdr, &s, &n, &d->site) != 0) return -1;
+        d->name = prof__is_step_name(n) ? prof__intern(&c->e->strs, n) : c->e->sites[d->site].name;
+        if (!d->name) return -1;
+    }
+    return 0;
+}
+/* A DYN scope record's site and name: from its pending entry (found from
+   the innermost, where it is unless scopes were lost) if resolved, else
+   read from its header. */
+static PROF__NI int prof__c_dyn_scope(prof__collector *c, const prof__rec *hdr, const char **name, uint32_t *out) {
+    const prof_site *s;
+    size_t k = c->ndpend;
+    while (k > 0 && c->dpend[k - 1].hdr != hdr) k--;
+    if (k > 0 && c->dpend[k - 1].name) {
+        *out = c->dpend[k - 1].site;
+        *name = c->dpend[k - 1].name;
+    } else if (prof__c_dyn_site(c, hdr, &s, name, out) != 0) {
+        return -1;
+    }
+    if (k > 0) { /* done with the entry */
+        k--;
+        memmove(c->dpend + k, c->dpend + k + 1, (c->ndpend - k - 1) * sizeof *c->dpend);
+        c->ndpend--;
+        if (c->dpend_done > k) c->dpend_done--;
+    }
+    return 0;
+}
+/* A block read to its end: freed, unless the session keeps its blocks
+   (reserve_events) or its names cannot be resolved (out of memory: kept,
+   read from the block). The owner is past it and never returns to it (its
+   next session starts at the block it is on), so the list's memory takes
+   the records' place instead of adding to it. Only the thread's first
+   block is ever freed (prof__g_lock held, as for every change of a
+   thread's chain). */
+static PROF__NI void prof__c_block_done(prof__collector *c, prof__tstate *t, prof__block *b) {
+    if (!c->release || PROF__LOAD(&t->head) != b || prof__c_dyn_resolve(c) != 0) return;
+    PROF__STORE(&t->head, PROF__LOAD(&b->next));
+    prof__block_free(b);
 }
 
 /* Phase 1 (session lock held): recording ends, the list is created and
@@ -3889,6 +3959,7 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
     e->stats.blocks_prefaulted = prof__pf.taken;
+    c->release = !prof__pf.keep; /* a reserve keeps its blocks for the next session */
     pthread_mutex_unlock(&prof__pf_lock);
     e->stats.marks_dropped = c->xdropped[PROF__X_MARK];
     e->stats.counters_dropped = c->xdropped[PROF__X_COUNTER];
@@ -4107,7 +4178,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     int step;
     if (e->n >= (size_t)INT32_MAX - 1 || (e->n + 1 >= e->cap && !PROF__PUSH_OK(e->ev, e->n + 1, e->cap))) return -1;
     if ((word & 7u) == PROF__TAG_DYN) {
-        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &s, &name, &site) != 0) return -1;
+        if (prof__c_dyn_scope(c, (const prof__rec *)(word & ~(uintptr_t)7u), &name, &site) != 0) return -1;
     } else {
         name = s->name;
         if (prof__c_site(c, s, &site) != 0) return -1;
@@ -4169,15 +4240,18 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     if (thr < 0) return -1;
     memset(&pd, 0, sizeof pd);
     prof__map_free(&c->native_map);
+    c->ndpend = c->dpend_done = 0;
     sn->kbeg = e->n;
-    prof__rec_iter_init(&it, sn);
+    prof__rec_iter_init(&it, sn, c);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (prof__is_name_ext(word)) prof__rec_skip_name(&it, r); /* read through its DYN record */
-            else if (prof__c_extension(c, &pd, r) != 0) return -1;
+            if (prof__is_name_ext(word)) { /* read through its DYN record */
+                if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
+                prof__rec_skip_name(&it, r);
+            } else if (prof__c_extension(c, &pd, r) != 0) return -1;
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */

@@ -927,6 +927,105 @@ static void test_thread_per_task_memory(void) {
     printf("# thread per task: %d threads of one scope left %ld KiB resident\n", n, after - before);
 }
 
+/* prof_stop frees each record block once it has read it (but for the block
+   a thread is on, which that thread goes on with next session), so the
+   list takes the records' memory instead of adding to it. A PROF_SCOPE_DYN
+   scope's name is in the block where it began, which is freed before its
+   record is read when the scope outlasts it: the name must survive. Three
+   live threads, each with an outer DYN scope around many inner ones; then a
+   second session on the same threads starts from the blocks they kept. */
+#define FB_THREADS 3
+typedef struct fb_arg {
+    int k;
+    long n;
+    pthread_barrier_t *bar;
+    prof__tstate *t;
+} fb_arg;
+static void *fb_worker(void *p) {
+    static const char *const outer[FB_THREADS] = { "ProfilerStep#3", "outer_b", "outer_c" };
+    static const char *const inner[5] = { "inner_0", "inner_1", "inner_2", "inner_3", "inner_4" };
+    fb_arg *a = (fb_arg *)p;
+    long i;
+    pthread_barrier_wait(a->bar); /* session 1 started */
+    {
+        PROF_SCOPE_DYN(outer[a->k]);
+        for (i = 0; i < a->n; i++) { PROF_SCOPE_DYN(inner[i % 5]); }
+    }
+    a->t = prof__self();
+    pthread_barrier_wait(a->bar); /* recorded */
+    pthread_barrier_wait(a->bar); /* session 1 stopped and checked, session 2 started */
+    for (i = 0; i < a->n; i++) { PROF_SCOPE("again"); }
+    pthread_barrier_wait(a->bar); /* recorded */
+    return NULL;
+}
+static void test_blocks_freed_at_stop(void) {
+    prof_config cfg = config();
+    pthread_barrier_t bar;
+    pthread_t th[FB_THREADS];
+    fb_arg args[FB_THREADS];
+    prof_events *ev;
+    long n = check_scale(60000, 10);
+    int k, started = 0;
+    size_t i, nev;
+    prof__block *b;
+    prof_event *all;
+    cfg.max_events = 10 * FB_THREADS * (size_t)n;
+    prof_shutdown(); /* no reserve kept from earlier tests */
+    pthread_barrier_init(&bar, NULL, FB_THREADS + 1);
+    for (k = 0; k < FB_THREADS; k++) {
+        args[k].k = k;
+        args[k].n = n;
+        args[k].bar = &bar;
+        args[k].t = NULL;
+        if (!CHECK(pthread_create(&th[k], NULL, fb_worker, &args[k]) == 0)) exit(1);
+        started++;
+    }
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    pthread_barrier_wait(&bar);
+    pthread_barrier_wait(&bar);
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        nev = prof_events_count(ev);
+        CHECK_EQ_INT(nev, (size_t)FB_THREADS * (size_t)(n + 1));
+        CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+        CHECK_EQ_INT(count_named(ev, "ProfilerStep*"), 1);
+        CHECK_EQ_INT(count_named(ev, "outer_b"), 1);
+        CHECK_EQ_INT(count_named(ev, "outer_c"), 1);
+        for (k = 0; k < 5; k++) {
+            static const char *const inner[5] = { "inner_0", "inner_1", "inner_2", "inner_3", "inner_4" };
+            CHECK_EQ_INT(count_named(ev, inner[k]), (size_t)FB_THREADS * (size_t)((n - k + 4) / 5));
+        }
+        all = snapshot(ev);
+        for (i = 0; i < nev; i++) {
+            if (strncmp(all[i].name, "inner_", 6) == 0) continue;
+            CHECK_EQ_INT(all[i].n_children, (size_t)n);
+            if (strcmp(all[i].name, "ProfilerStep*") == 0) CHECK_EQ_STR(all[i].trace_name, "ProfilerStep#3");
+        }
+        free(all);
+        prof_events_free(ev);
+    }
+    /* each thread holds one block now: the one it was on (records of 60000
+       DYN scopes took several) */
+    for (k = 0; k < FB_THREADS; k++) {
+        size_t held = 0;
+        pthread_mutex_lock(&prof__g_lock);
+        for (b = args[k].t ? args[k].t->head : NULL; b; b = b->next) held++;
+        pthread_mutex_unlock(&prof__g_lock);
+        CHECK_MSG(held == 1, "thread %d holds %zu blocks after prof_stop", k, held);
+    }
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    pthread_barrier_wait(&bar);
+    pthread_barrier_wait(&bar);
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(count_named(ev, "again"), (size_t)FB_THREADS * (size_t)n);
+        CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+        prof_events_free(ev);
+    }
+    for (k = 0; k < started; k++) pthread_join(th[k], NULL);
+    pthread_barrier_destroy(&bar);
+}
+
 static void test_growth_faults_spread(void) {
     prof_config cfg;
     prof_events *ev;
@@ -1132,6 +1231,7 @@ int main(void) {
     TIMED(test_no_blocks_past_the_cap());
     TIMED(test_thread_per_task_memory());
     TIMED(test_growth_faults_spread());
+    TIMED(test_blocks_freed_at_stop());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());
     prof_shutdown();
