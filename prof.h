@@ -1794,20 +1794,22 @@ typedef struct prof__ev {
     uint16_t flags;
 } prof__ev;
 
+/* 128 bytes: the 8-byte fields first, then the 4-byte ones in pairs, so
+   no padding (every op of an args-mode session has one of its own). */
 typedef struct prof__extra {
     const char *overload_name, *trace_name, *shapes; /* shapes NULL = None */
-    int has_fwd_thread, has_resource;
-    int device_index;
+    const struct prof__cuinfo *cu;
     int64_t sequence_nr;
     uint64_t fwd_thread;
     int64_t resource_id;
     int64_t flops, cpu_mem, dev_mem;
-    int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
     int64_t kern_ns;
+    int64_t rec_cpu_mem, rec_dev_mem; /* of memory records, charged by the tree; added to cpu_mem, dev_mem */
+    int32_t kern_head;   /* kernels as a list, so _remove_dup_nodes can move them */
+    int32_t device_index;
     uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
     uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
-    const struct prof__cuinfo *cu;
-    int64_t rec_cpu_mem, rec_dev_mem; /* of memory records, charged by the tree; added to cpu_mem, dev_mem */
+    uint8_t has_fwd_thread, has_resource;
 } prof__extra;
 
 /* Details of a CUDA activity, for the trace's args. */
@@ -3717,6 +3719,7 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
    warn, then the tree (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
    of memory); prof__collect frees everything in one place. */
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
+typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
 typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
 typedef struct prof__collector {
@@ -3764,6 +3767,7 @@ typedef struct prof__collector {
     /* shared extras by their raw values (up to 8 shape values), the same
        way: a hit skips formatting, interning and the map */
     prof__ex_cache_ent ex_cache[16];
+    prof__shape_cache_ent shape_cache[16]; /* shapes by their raw values, the same way */
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr;
     size_t ncuthr, capcuthr;
@@ -4022,7 +4026,7 @@ static PROF__NI int prof__shape_same(const void *key, uint32_t v) {
     const prof__shape_ent *en = &k->c->shape_ents[v];
     return en->n == k->n && memcmp(k->c->shape_vals + en->off, k->vals, (size_t)k->n * sizeof(int64_t)) == 0;
 }
-static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
+static PROF__NI const char *prof__c_shapes_map(prof__collector *c, const prof__pending *pd, int *bad) {
     size_t bytes = (size_t)pd->nshapes * sizeof(int64_t);
     uint64_t h = prof__hash_bytes(pd->shapes, bytes, (uint64_t)pd->nshapes);
     prof__shapekey key;
@@ -4034,6 +4038,7 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
     if ((v = prof__map_find(&c->shape_map, h, prof__shape_same, &key)) != UINT32_MAX) {
         en = &c->shape_ents[v];
         if (en->bad) c->e->stats.malformed_shapes++;
+        *bad = en->bad;
         return en->repr;
     }
     if (c->nshape_vals + (size_t)pd->nshapes >= UINT32_MAX || !PROF__PUSH_OK(c->shape_ents, c->nshape_ents, c->capshape_ents) ||
@@ -4046,8 +4051,34 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
     if (!(en->repr = prof__c_shapes_repr(c, pd, &en->bad)) || !prof__map_add(&c->shape_map, h, (uint32_t)c->nshape_ents)) return NULL;
     c->nshape_vals += (size_t)pd->nshapes;
     if (en->bad) c->e->stats.malformed_shapes++;
+    *bad = en->bad;
     c->nshape_ents++;
     return en->repr;
+}
+/* The same through a direct-mapped cache of short lists by their values:
+   a loop's ops (args mode: one extra each) alternate between a few lists,
+   which then cost a multiply per value and a compare, not a hash and a
+   map probe. */
+static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
+    prof__shape_cache_ent *sc = NULL;
+    const char *r;
+    int bad = 0;
+    if (pd->nshapes <= 8) {
+        uint64_t h = (uint64_t)(uint32_t)pd->nshapes + 1;
+        int k;
+        for (k = 0; k < pd->nshapes; k++) h = (h ^ (uint64_t)pd->shapes[k]) * 0xff51afd7ed558ccdull;
+        sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
+        if (sc->repr && sc->n == pd->nshapes && (!sc->n || memcmp(sc->vals, pd->shapes, (size_t)sc->n * sizeof(int64_t)) == 0)) {
+            if (sc->bad) c->e->stats.malformed_shapes++;
+            return sc->repr;
+        }
+    }
+    if (!(r = prof__c_shapes_map(c, pd, &bad)) || !sc) return r;
+    sc->repr = r;
+    sc->n = pd->nshapes;
+    sc->bad = bad;
+    if (sc->n) memcpy(sc->vals, pd->shapes, (size_t)sc->n * sizeof(int64_t));
+    return r;
 }
 
 /* An extension record: what it says is kept in pd for the record that
@@ -4097,7 +4128,7 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
 
 /* The extras of recorded scopes are shared: a loop's op has a few
    distinct (shapes, args), so equal ones are one record (PROF__F_SHARED_EX)
-   and an event costs its 48 bytes, not 48 + 136. */
+   and an event costs its 48 bytes, not 48 + 128. */
 typedef struct prof__exkey { const prof_events *e; const prof__extra *x; } prof__exkey;
 static PROF__NI int prof__ex_same(const void *key, uint32_t v) {
     const prof__extra *a = ((const prof__exkey *)key)->x, *b = &((const prof__exkey *)key)->e->ex[v];
@@ -5705,7 +5736,7 @@ static PROF__NI int prof__attach_stacks(prof_events *e) {
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
 static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    static const prof__extra none = { NULL, NULL, NULL, 0, 0, 0, -1, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, NULL, 0, 0 };
+    static const prof__extra none = { NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, 0, 0 }; /* field order: >>types */
     return v->extra ? &e->ex[v->extra] : &none;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }

@@ -52,6 +52,58 @@ static void test_malformed_shapes(void) {
     prof_events_free(ev);
 }
 
+/* Args-mode ops (each its own extra, for its sequence_nr) that cycle
+   through more distinct shape lists than prof_stop's cache of them holds,
+   some malformed: every op keeps its own list, its number and flops, and
+   each malformed one is counted once per op. */
+static void test_args_many_shapes(void) {
+    enum { LISTS = 40, ROUNDS = 5 };
+    prof_config c = config();
+    prof_events *ev;
+    size_t i, n, ops = 0;
+    int64_t r, l, bad_ops = 0;
+    c.record_shapes = 1;
+    c.with_flops = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (r = 0; r < ROUNDS; r++)
+        for (l = 0; l < LISTS; l++) {
+            /* list l: one input of 2 dims (l, l + 1); every 7th announces 3 dims and gives 2 */
+            int64_t shapes[3];
+            prof_args a;
+            memset(&a, 0, sizeof a);
+            shapes[0] = l % 7 == 3 ? 3 : 2;
+            shapes[1] = l;
+            shapes[2] = l + 1;
+            bad_ops += l % 7 == 3;
+            a.shapes = shapes;
+            a.shapes_len = 3;
+            a.flops = 1000 + l;
+            a.sequence_nr = r * LISTS + l;
+            a.set = PROF_ARGS_SEQUENCE_NR;
+            {
+                PROF_SCOPE_ARGS("aten::op", &a);
+            }
+        }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_stats(ev).malformed_shapes, bad_ops);
+    n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e = get(ev, i);
+        char want[64];
+        if (strcmp(e.name, "aten::op") != 0) continue;
+        ops++;
+        l = e.sequence_nr % LISTS;
+        snprintf(want, sizeof want, "[[%lld, %lld]]", (long long)l, (long long)(l + 1));
+        CHECK_EQ_STR(e.input_shapes, want);
+        CHECK_EQ_INT(e.flops, 1000 + l);
+        CHECK_EQ_INT(e.sequence_nr, (int64_t)(ops - 1)); /* in time order */
+    }
+    CHECK_EQ_INT(ops, (size_t)(LISTS * ROUNDS));
+    prof_events_free(ev);
+    check_log_reset();
+}
+
 static void test_shapes_flops_args(void) {
     prof_config c = config();
     prof_events *ev;
@@ -334,6 +386,7 @@ static void test_scope_stacks(void) {
 int main(void) {
     test_shapes_flops_args();
     test_malformed_shapes();
+    test_args_many_shapes();
     test_memory();
     test_async();
     test_scope_stacks();
