@@ -222,7 +222,14 @@
                       (at the next prof_stop or prof_start) while it holds
                       less than the reserve; the pool is freed by
                       prof_shutdown. Each later recording window of a
-                      schedule is topped up again as it begins.
+                      schedule is topped up again as it begins. With a
+                      reserve every block stays for the next window;
+                      without one, prof_stop frees each block once it has
+                      read it, but the one each thread is on (where its
+                      next session starts), so the event list (48 bytes an
+                      event, and 128 more for an op with args of its own,
+                      such as a sequence number) takes the records' memory
+                      instead of adding to it.
                       Capped at half of the smallest of the physical
                       memory, RLIMIT_AS, RLIMIT_DATA and the cgroup's
                       memory.max (a warning); a reserve that cannot be

@@ -1641,6 +1641,53 @@ static sig_ev *signatures(prof_events *ev, size_t *n_out) {
     *n_out = n;
     return s;
 }
+/* prof_event.n_children, counted from the child list (prof__ev keeps no
+   count), on a list prof_stop linked: a recursion through one name folded
+   by _remove_dup_nodes leaves its outermost event with the innermost's
+   children, and each child with that parent. */
+static void test_merged_children_counts(void) {
+    prof_config c = config();
+    prof_events *ev;
+    int64_t r, t, k;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    {
+        PROF_SCOPE("mc_top");
+        {
+            PROF_SCOPE("mc_rec");
+            {
+                PROF_SCOPE("mc_rec");
+                {
+                    PROF_SCOPE("mc_rec");
+                    { PROF_SCOPE("mc_a"); }
+                    { PROF_SCOPE("mc_b"); }
+                    { PROF_SCOPE("mc_c"); }
+                }
+            }
+        }
+        { PROF_SCOPE("mc_side"); }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count_named(ev, "mc_rec"), 1);
+    CHECK_EQ_INT(prof_events_stats(ev).merged, 2);
+    t = find(ev, "mc_top", 0);
+    r = find(ev, "mc_rec", 0);
+    CHECK_EQ_INT(get(ev, t).n_children, 2);
+    CHECK_EQ_INT(get(ev, r).n_children, 3);
+    CHECK_EQ_INT(get(ev, r).parent, t);
+    CHECK_EQ_INT(prof_events_child(ev, (size_t)t, 0), r);
+    CHECK_EQ_INT(prof_events_child(ev, (size_t)t, 1), find(ev, "mc_side", 0));
+    for (k = 0; k < 3; k++) {
+        int64_t ch = prof_events_child(ev, (size_t)r, (size_t)k);
+        CHECK_EQ_STR(get(ev, ch).name, k == 0 ? "mc_a" : k == 1 ? "mc_b" : "mc_c");
+        CHECK_EQ_INT(get(ev, ch).parent, r);
+        CHECK_EQ_INT(get(ev, ch).n_children, 0);
+    }
+    CHECK_EQ_INT(prof_events_child(ev, (size_t)r, 3), -1);
+    CHECK_EQ_INT(check_consistent(ev, my_tid()), 0);
+    prof_events_free(ev);
+}
+
 static void test_stop_tree_as_built(void) {
     prof_config c = config();
     prof_events *ev, *hand;
@@ -1707,6 +1754,7 @@ int main(void) {
     TIMED(test_open_at_stop());
     TIMED(test_unnested_records());
     TIMED(test_stop_tree_as_built());
+    TIMED(test_merged_children_counts());
     TIMED(test_fork_thread_id());
     TIMED(test_begun_after_stop_tick());
     TIMED(test_scope_across_sessions());
