@@ -9392,99 +9392,189 @@ static PROF__NI int prof__stack_metric(const char *metric) {
 }
 /* One frame of a folded stack: the separators of the format (space, ';',
    tab, CR, LF) and other control bytes become '_', invalid UTF-8 becomes
-   U+FFFD, and an empty frame becomes "_" so every line parses. */
+   U+FFFD, and an empty frame becomes "_" so every line parses. Runs of
+   bytes kept as they are go in one copy. */
 static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *run = p;
     if (!*p) { prof__buf_str(b, "_"); return; }
     while (*p) {
-        int n;
+        const char *sub = "_";
+        int n = 1;
         if (*p < 0x80) {
-            char c = (char)*p;
-            if (c == ' ' || c == ';' || (unsigned char)c < 0x20 || c == 0x7f) c = '_';
-            prof__buf_put(b, &c, 1);
-            p++;
+            if (*p != ' ' && *p != ';' && *p >= 0x20 && *p != 0x7f) { p++; continue; }
         } else if ((n = prof__utf8_len(p)) > 0) {
             /* U+2028 and U+2029 end a line for JavaScript readers (speedscope) */
-            if (n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) prof__buf_str(b, "_");
-            else prof__buf_put(b, (const char *)p, (size_t)n);
-            p += n;
+            if (!(n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))) { p += n; continue; }
         } else {
-            prof__buf_str(b, "\xef\xbf\xbd");
-            p++;
+            sub = "\xef\xbf\xbd";
+            n = 1;
         }
+        prof__buf_put(b, (const char *)run, (size_t)(p - run));
+        prof__buf_str(b, sub);
+        p += n;
+        run = p;
     }
+    prof__buf_put(b, (const char *)run, (size_t)(p - run));
 }
 
-/* The lines of the folded stacks: each distinct stack's line is formatted
-   once (node -> its line), and lines that print alike are one (by their
-   interned address), in first-seen order, with the merged values. */
+/* The lines of the folded stacks, as a trie of cleaned frames: a line is
+   (its parent line, one frame as written), each distinct frame is cleaned
+   and interned once, so two stacks that print alike are one line without
+   their text being compared, and each stack node finds its line once. A
+   line gets its text (made once, root first) and its place in the output
+   (first-seen order) when an event first writes it; lines that are only
+   some stack's outer part cost their trie entry. */
+typedef struct prof__fline {
+    uint32_t parent, out;       /* out: the line's place in the output + 1, 0 = none yet */
+    const char *frame;          /* cleaned, interned */
+    size_t flen, len;           /* the frame's length; the text's, ';'s included */
+} prof__fline;
+typedef struct prof__fout { const char *text; size_t len; int64_t sum; } prof__fout; /* text in ua; sum: merged */
 typedef struct prof__folded {
-    prof__strtab uniq;
-    prof__arena ua;
-    int64_t *sums;
-    size_t capsums;
-    prof__map byaddr, bynode;
-    const char **chain;         /* one stack's frames, innermost first */
+    prof__fline *lines;         /* [0]: the empty stack */
+    size_t nlines, caplines;
+    prof__map line_map;         /* (parent, frame) -> line */
+    prof__map clean_of;         /* a frame's address -> its cleaned copy (cframes) */
+    const char **cframes;       /* with their lengths */
+    size_t *cframe_len, capcframe_len;
+    size_t ncframes, capcframes;
+    prof__strtab frames;        /* the cleaned frames, interned */
+    uint32_t *of_node;          /* per stack node: its line, 0 = not found yet */
+    uint32_t *out_node;         /* per stack node: its line's place + 1, 0 = none yet */
+    prof__fout *out;            /* per place in the output */
+    size_t nout, capout;
+    prof__arena ua, frames_arena;
+    uint32_t *chain;            /* a walk's nodes or lines */
     size_t capchain;
     prof__buf line;
     prof__xpaths xp;
 } prof__folded;
-/* The line of a stack not seen before, into f->uniq: its index, -1 without memory. */
-static PROF__NI int64_t prof__folded_new_line(prof__folded *f, const prof_events *e, uint32_t node) {
-    size_t before = f->uniq.n, depth = (size_t)prof__node_depth(e, node), k;
-    uint32_t a = node, *slot;
-    const char *key;
-    int found;
-    if (!prof__grow((void *)&f->chain, &f->capchain, depth, sizeof *f->chain)) return -1;
-    for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) f->chain[k] = prof__xp_node(&f->xp, e, a);
-    f->line.n = 0;
-    for (k = depth; k-- > 0;) {
-        prof__buf_frame(&f->line, f->chain[k]);
-        if (k) prof__buf_str(&f->line, ";");
-    }
-    if (f->line.oom || !(key = prof__intern_n(&f->uniq, f->line.p, f->line.n))) return -1;
-    if (f->uniq.n > before) {
-        if (!prof__grow((void *)&f->sums, &f->capsums, f->uniq.n, sizeof *f->sums)) return -1;
-        f->sums[f->uniq.n - 1] = 0;
-    }
-    /* two stacks can print alike once their frames are cleaned */
-    if (!(slot = prof__map_slot(&f->byaddr, (uint64_t)(uintptr_t)key, &found))) return -1;
-    if (!found) *slot = (uint32_t)(f->uniq.n - 1);
-    return *slot;
+typedef struct prof__flinekey { const prof__folded *f; uint32_t parent; const char *frame; } prof__flinekey;
+static PROF__NI int prof__fline_same(const void *key, uint32_t v) {
+    const prof__flinekey *k = (const prof__flinekey *)key;
+    return k->f->lines[v].parent == k->parent && k->f->lines[v].frame == k->frame;
 }
-/* The line of event i's stack (node): its index, -1 without memory. */
-static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node) {
-    uint32_t *nslot;
+/* Frame s (as the export writes it) cleaned and interned, and its length:
+   once per distinct frame. UINT32_MAX: out of memory. */
+static PROF__NI uint32_t prof__folded_frame(prof__folded *f, const char *s) {
+    uint32_t *slot;
     int found;
-    int64_t k;
-    if (!(nslot = prof__map_slot(&f->bynode, node, &found))) return -1;
-    if (found) return *nslot;
-    *nslot = 0; /* on failure the map is freed */
-    if ((k = prof__folded_new_line(f, e, node)) >= 0) *nslot = (uint32_t)k;
-    return k;
+    if (!(slot = prof__map_slot(&f->clean_of, (uint64_t)(uintptr_t)s, &found))) return UINT32_MAX;
+    if (found) return *slot;
+    f->line.n = 0;
+    prof__buf_frame(&f->line, s);
+    if (f->line.oom || !PROF__PUSH_OK(f->cframes, f->ncframes, f->capcframes) ||
+        !prof__grow((void *)&f->cframe_len, &f->capcframe_len, f->ncframes + 1, sizeof *f->cframe_len) ||
+        !(f->cframes[f->ncframes] = prof__intern_n(&f->frames, f->line.p, f->line.n))) {
+        prof__map_free(&f->clean_of); /* the key is in: the map goes, the export fails */
+        return UINT32_MAX;
+    }
+    f->cframe_len[f->ncframes] = f->line.n;
+    *slot = (uint32_t)f->ncframes;
+    return (uint32_t)f->ncframes++;
+}
+/* The line (parent, frame), made if new. UINT32_MAX: out of memory. */
+static PROF__NI uint32_t prof__folded_child(prof__folded *f, uint32_t parent, uint32_t cf) {
+    const char *frame = f->cframes[cf];
+    prof__flinekey key;
+    uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
+    prof__fline *l;
+    uint32_t v;
+    key.f = f;
+    key.parent = parent;
+    key.frame = frame;
+    if ((v = prof__map_find(&f->line_map, h, prof__fline_same, &key)) != UINT32_MAX) return v;
+    if (f->nlines >= UINT32_MAX - 1 || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return UINT32_MAX;
+    l = &f->lines[f->nlines];
+    l->parent = parent;
+    l->out = 0;
+    l->frame = frame;
+    l->flen = f->cframe_len[cf];
+    l->len = l->flen + f->lines[parent].len + (parent ? 1 : 0);
+    if (!prof__map_add(&f->line_map, h, (uint32_t)f->nlines)) return UINT32_MAX;
+    return (uint32_t)f->nlines++;
+}
+/* Node's line: its ancestors' first, up to the nearest one already found. */
+static PROF__NI uint32_t prof__folded_node_line(prof__folded *f, const prof_events *e, uint32_t node) {
+    size_t k = 0;
+    uint32_t a, line, cf;
+    if (f->capchain < (size_t)prof__node_depth(e, node) && !prof__grow((void *)&f->chain, &f->capchain, (size_t)prof__node_depth(e, node), sizeof *f->chain))
+        return UINT32_MAX;
+    for (a = node; a && !f->of_node[a]; a = prof__node_parent(e, a)) f->chain[k++] = a;
+    line = a ? f->of_node[a] : 0;
+    while (k-- > 0) {
+        if ((cf = prof__folded_frame(f, prof__xp_node(&f->xp, e, f->chain[k]))) == UINT32_MAX ||
+            (line = prof__folded_child(f, line, cf)) == UINT32_MAX) return UINT32_MAX;
+        f->of_node[f->chain[k]] = line;
+    }
+    return line;
+}
+/* The place of event i's stack (node) in the output, 0-based; its line's
+   text made when the line is new there. -1 without memory. */
+static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node) {
+    uint32_t line, a, k;
+    prof__fline *l;
+    char *t;
+    size_t at;
+    if (f->out_node[node]) return (int64_t)f->out_node[node] - 1;
+    if ((line = prof__folded_node_line(f, e, node)) == UINT32_MAX) return -1;
+    l = &f->lines[line];
+    if (!l->out) {
+        if (f->nout >= UINT32_MAX - 1 || !PROF__PUSH_OK(f->out, f->nout, f->capout) || !(t = (char *)prof__arena_alloc(&f->ua, l->len + 1)))
+            return -1;
+        /* the text, written from its end: the innermost frame last */
+        at = l->len;
+        t[at] = 0;
+        for (a = line; a; a = f->lines[a].parent) {
+            at -= f->lines[a].flen;
+            memcpy(t + at, f->lines[a].frame, f->lines[a].flen);
+            if (at) t[--at] = ';';
+        }
+        f->out[f->nout].text = t;
+        f->out[f->nout].len = l->len;
+        f->out[f->nout].sum = 0;
+        l->out = (uint32_t)++f->nout;
+    }
+    k = l->out;
+    f->out_node[node] = k;
+    return (int64_t)k - 1;
 }
 static PROF__NI void prof__folded_free(prof__folded *f) {
-    PROF_FREE(f->line.p);
-    PROF_FREE(f->sums);
+    PROF_FREE(f->lines);
+    PROF_FREE(f->cframes);
+    PROF_FREE(f->cframe_len);
+    PROF_FREE(f->of_node);
+    PROF_FREE(f->out_node);
+    PROF_FREE(f->out);
     PROF_FREE(f->chain);
-    prof__map_free(&f->byaddr);
-    prof__map_free(&f->bynode);
-    prof__strtab_free(&f->uniq);
+    PROF_FREE(f->line.p);
+    prof__map_free(&f->line_map);
+    prof__map_free(&f->clean_of);
+    prof__strtab_free(&f->frames);
+    prof__arena_free(&f->frames_arena);
     prof__arena_free(&f->ua);
     prof__xp_free(&f->xp);
 }
 /* One line: the stack and its value in whole microseconds. */
-static PROF__NI void prof__w_folded(prof__w *w, const char *stack, int64_t us) {
-    char num[32];
-    prof__w_str(w, stack);
-    snprintf(num, sizeof num, " %lld\n", (long long)us);
-    prof__w_str(w, num);
+static PROF__NI void prof__w_folded(prof__w *w, const char *stack, size_t len, int64_t us) {
+    prof__w_put(w, stack, len);
+    PROF__W_LIT(w, " ");
+    prof__w_i64(w, us);
+    PROF__W_LIT(w, "\n");
 }
 /* The events' lines (merge: their sums, written after). Returns the lines
    written, -1 without memory; *with_stacks counts the events that had one. */
 static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_events *e, int which, int merge, size_t *with_stacks) {
     long lines = 0;
     size_t i;
+    if (!e->nnodes) return 0;
+    f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
+    f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
+    if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return -1;
+    memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
+    memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
+    memset(&f->lines[0], 0, sizeof f->lines[0]);
+    f->nlines = 1;
     for (i = 0; i < e->n && !w->err; i++) {
         uint32_t node = prof__stack_node(e, i);
         int64_t value, k;
@@ -9497,12 +9587,12 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
         if (!merge) value /= 1000;
         if (value <= 0) continue;
         if ((k = prof__folded_line(f, e, node)) < 0) return -1;
-        if (merge) prof__sat_add(&f->sums[k], value);
-        else { prof__w_folded(w, f->uniq.strs[k], value); lines++; }
+        if (merge) prof__sat_add(&f->out[k].sum, value);
+        else { prof__w_folded(w, f->out[k].text, f->out[k].len, value); lines++; }
     }
-    for (i = 0; merge && i < f->uniq.n && !w->err; i++) {
-        if (f->sums[i] / 1000 <= 0) continue;
-        prof__w_folded(w, f->uniq.strs[i], f->sums[i] / 1000);
+    for (i = 0; merge && i < f->nout && !w->err; i++) {
+        if (f->out[i].sum / 1000 <= 0) continue;
+        prof__w_folded(w, f->out[i].text, f->out[i].len, f->out[i].sum / 1000);
         lines++;
     }
     return lines;
@@ -9520,7 +9610,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&f, 0, sizeof f);
-    f.uniq.arena = &f.ua;
+    f.frames.arena = &f.frames_arena;
     if (prof__xp_init(&f.xp, e) != 0) { prof__folded_free(&f); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__folded_free(&f); return r; }
     lines = prof__folded_events(&f, o.w, e, which, merge, &with_stacks);
