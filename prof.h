@@ -5864,6 +5864,11 @@ static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
 /* A cache in front of the map: the last row of a (site, key) slot, so an
    event whose site and key parts match its slot's costs a few compares. */
 typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node, kind, row; int32_t node_id; } prof__gcache;
+/* By stack (and not by overload or shapes), with more stack nodes than
+   sites: first a memo per stack node of its last row, which scope stacks
+   (one name per node, tens of thousands of nodes) always hit, where the
+   cache's (site, node) slots would collide. */
+typedef struct prof__gmemo { uint32_t site, row, kind; int32_t node_id; } prof__gmemo;
 /* The sums every CPU event adds to, apart from the rest of its row: one
    cache line per row however many rows there are. */
 typedef struct prof__ghot { int64_t count, cpu, self_cpu, pad; } prof__ghot;
@@ -5879,9 +5884,12 @@ typedef struct prof__grouping {
     size_t capkeys, capfirst, caphot;
     prof__gcache *cache;
     size_t cache_mask;
+    prof__gmemo *memo; /* per stack node, or NULL */
     prof__map copied;  /* finish: a string of the list -> its copy's index */
     const char **copies;
     size_t ncopies, capcopies;
+    const char **node_copy; /* finish: per stack node, its frame's copy (NULL = not yet) */
+    const char **site_copy; /* finish: per site, its name's copy (NULL = not yet) */
 } prof__grouping;
 
 /* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
@@ -5934,9 +5942,11 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     key.gr = gr;
     key.k = k;
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
-    if (a->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
-        !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
-        return UINT32_MAX;
+    if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
+    if (a->n >= a->cap || a->n >= gr->capkeys || a->n >= gr->capfirst || a->n >= gr->caphot) /* grown together, checked once */
+        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
+            !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
+            return UINT32_MAX;
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
     memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
     gr->keys[a->n] = *k;
@@ -5955,7 +5965,9 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     /* the cache slot of the event's site and, by stack, its stack node,
        whose class is looked up only on a miss */
     uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
+    prof__gmemo *m = gr->memo ? &gr->memo[node] : NULL;
     k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    if (m && m->site == v->site && m->node_id == v->node_id && m->kind == k.kind) return m->row;
     k.overload = k.shapes = NULL;
     if (gr->g.group_by_overload_name || gr->g.group_by_input_shapes) {
         const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
@@ -5963,8 +5975,10 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
         if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
     }
     c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
-    if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes)
+    if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes) {
+        if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
         return c->row;
+    }
     k.stk = 0;
     if (gr->cls && (k.stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node)) == UINT32_MAX) return UINT32_MAX;
     k.name = e->sites[v->site].name;
@@ -5976,6 +5990,7 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     c->kind = k.kind;
     c->overload = k.overload;
     c->shapes = k.shapes;
+    if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
     return c->row;
 }
 /* Adds event i's numbers to row r, as prof__row_of_event and
@@ -6018,7 +6033,10 @@ static PROF__NI void prof__grouping_free(prof__grouping *gr) {
     PROF_FREE(gr->first);
     PROF_FREE(gr->hot);
     PROF_FREE(gr->cache);
+    PROF_FREE(gr->memo);
     PROF_FREE(gr->copies);
+    PROF_FREE(gr->node_copy);
+    PROF_FREE(gr->site_copy);
     prof__map_free(&gr->cls_map);
     prof__map_free(&gr->rows);
     prof__map_free(&gr->copied);
@@ -6040,10 +6058,18 @@ static PROF__NI const char *prof__group_copy(prof__grouping *gr, prof_averages *
     return gr->copies[gr->ncopies++];
 }
 /* The rows' other fields, from their first events (prof__row_of_event's),
-   with the strings copied so the averages outlive the list. */
+   with the strings copied so the averages outlive the list: a row's name
+   and stack frames come from per-site and per-node memos, so a frame
+   shared by many rows' stacks is looked up once. */
 static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     prof_events *e = gr->e;
     size_t i;
+    if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
+    memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
+    if (gr->g.group_by_stack_n && e->nnodes) {
+        if (!(gr->node_copy = PROF__ALLOC(const char *, e->nnodes))) return -1;
+        memset(gr->node_copy, 0, e->nnodes * sizeof *gr->node_copy);
+    }
     for (i = 0; i < a->n; i++) {
         prof_avg *r = &a->rows[i];
         size_t fi = gr->first[i];
@@ -6055,7 +6081,8 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         int k, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
         int depth = n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0);
         const char **st = NULL;
-        r->key = prof__group_copy(gr, a, prof__ev_name(e, v));
+        if (!gr->site_copy[v->site]) gr->site_copy[v->site] = prof__group_copy(gr, a, prof__ev_name(e, v));
+        r->key = gr->site_copy[v->site];
         r->overload_name = gr->g.group_by_overload_name ? prof__group_copy(gr, a, x->overload_name ? x->overload_name : "") : "";
         r->input_shapes = "";
         if (gr->g.group_by_input_shapes) {
@@ -6066,8 +6093,10 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         if (depth > 0) {
             st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
             if (!st) return -1;
-            for (k = 0; k < depth; k++, node = prof__node_parent(e, node))
-                if (!(st[k] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+            for (k = 0; k < depth; k++, node = prof__node_parent(e, node)) {
+                if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+                st[k] = gr->node_copy[node];
+            }
         }
         r->stack = st;
         r->stack_depth = depth;
@@ -6111,6 +6140,10 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     if (gr.g.group_by_stack_n > 0) {
         if (!(gr.cls = PROF__ALLOC(uint32_t, e->nnodes + 1))) goto oom;
         memset(gr.cls, 0, (e->nnodes + 1) * sizeof *gr.cls);
+        if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
+            if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
+            for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
+        }
     }
     for (i = 0; i < e->n; i++) {
         uint32_t r = prof__group_row(&gr, a, i);
