@@ -939,7 +939,7 @@ PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
    memory made clang keep every scope of the hot path in memory as well. */
 typedef struct prof__entered { prof__thread *t; uint64_t t0; } prof__entered;
 PROF_API prof__entered prof__scope_enter_slow(void);
-PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name);
+PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* Declared, never defined: it only appears inside sizeof, to mark macro
@@ -1085,7 +1085,10 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
         prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
     }
-    return prof__scope_enter_named(site, name); /* admitted by the cap, then the name copied */
+    if (!name) name = "";
+    /* the length taken here, so the recorder's fast path calls nothing and
+       saves no registers (the caller's are live across strlen anyway) */
+    return prof__scope_enter_named(site, name, __builtin_strlen(name)); /* admitted by the cap, then the name copied */
 }
 
 #define PROF__CAT_(a, b) a##b
@@ -3160,16 +3163,14 @@ static PROF__NI __attribute__((noinline)) prof__scope prof__scope_enter_named_sl
     s.t0 = prof__scope_start(s.t, caller);
     return s;
 }
-PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+/* name: not NULL, len its strlen (prof__scope_enter_dyn). */
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len) {
     prof__thread *h = prof__tls;
     prof__rec *r = h->pos;
-    size_t len, k;
-    if (!name) name = "";
+    size_t k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
     /* as the hot path: a thread bound to the session with cap to spend
        (and no native stacks) is admitted by its gate; the name goes into
        the current block when it fits (no block: pos and end are NULL) */
-    len = strlen(name);
-    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
     if (PROF__LIKELY(h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
                      (size_t)((char *)h->end - (char *)r) >= k * sizeof(prof__rec))) {
         prof__scope s;
