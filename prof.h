@@ -5896,7 +5896,8 @@ typedef struct prof__grouping {
 /* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
    when their first n frames (innermost first) are the same. Each node's
    class is the first node met with its first n frames, found once per
-   node: an event's key then holds one integer, not n frames. */
+   node (a node shallower than n is its own), so an event's key holds one
+   integer, not n frames. */
 typedef struct prof__pfxkey { const prof_events *e; uint32_t node; int n; } prof__pfxkey;
 static PROF__NI int prof__pfx_same(const void *key, uint32_t v) {
     const prof__pfxkey *k = (const prof__pfxkey *)key;
@@ -5913,7 +5914,12 @@ static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) 
     uint64_t h;
     uint32_t v, a = node;
     int i, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
-    if (d < n) n = d;
+    /* a stack shorter than n is its whole key, and nodes are interned: no
+       other node shares it, so it is its own class without a lookup */
+    if (d < n) {
+        gr->cls[node] = node + 1;
+        return node;
+    }
     h = prof__mix((uint64_t)n);
     for (i = 0; i < n; i++, a = prof__node_parent(e, a)) {
         const char *f = prof__node_frame(e, a);
