@@ -946,7 +946,7 @@ PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
    memory made clang keep every scope of the hot path in memory as well. */
 typedef struct prof__entered { prof__thread *t; uint64_t t0; } prof__entered;
 PROF_API prof__entered prof__scope_enter_slow(void);
-PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name);
+PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* Declared, never defined: it only appears inside sizeof, to mark macro
@@ -1092,7 +1092,10 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
         prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
     }
-    return prof__scope_enter_named(site, name); /* admitted by the cap, then the name copied */
+    if (!name) name = "";
+    /* the length taken here, so the recorder's fast path calls nothing and
+       saves no registers (the caller's are live across strlen anyway) */
+    return prof__scope_enter_named(site, name, __builtin_strlen(name)); /* admitted by the cap, then the name copied */
 }
 
 #define PROF__CAT_(a, b) a##b
@@ -3178,16 +3181,14 @@ static PROF__NI __attribute__((noinline)) prof__scope prof__scope_enter_named_sl
     s.t0 = prof__scope_start(s.t, caller);
     return s;
 }
-PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name) {
+/* name: not NULL, len its strlen (prof__scope_enter_dyn). */
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len) {
     prof__thread *h = prof__tls;
     prof__rec *r = h->pos;
-    size_t len, k;
-    if (!name) name = "";
+    size_t k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
     /* as the hot path: a thread bound to the session with cap to spend
        (and no native stacks) is admitted by its gate; the name goes into
        the current block when it fits (no block: pos and end are NULL) */
-    len = strlen(name);
-    k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
     if (PROF__LIKELY(h->gate.half[PROF__GATE_HI] == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) && len < PROF__DYN_INLINE_MAX &&
                      (size_t)((char *)h->end - (char *)r) >= k * sizeof(prof__rec))) {
         prof__scope s;
@@ -5980,6 +5981,11 @@ static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
 /* A cache in front of the map: the last row of a (site, key) slot, so an
    event whose site and key parts match its slot's costs a few compares. */
 typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node, kind, row; int32_t node_id; } prof__gcache;
+/* By stack (and not by overload or shapes), with more stack nodes than
+   sites: first a memo per stack node of its last row, which scope stacks
+   (one name per node, tens of thousands of nodes) always hit, where the
+   cache's (site, node) slots would collide. */
+typedef struct prof__gmemo { uint32_t site, row, kind; int32_t node_id; } prof__gmemo;
 /* The sums every CPU event adds to, apart from the rest of its row: one
    cache line per row however many rows there are. */
 typedef struct prof__ghot { int64_t count, cpu, self_cpu, pad; } prof__ghot;
@@ -5995,15 +6001,19 @@ typedef struct prof__grouping {
     size_t capkeys, capfirst, caphot;
     prof__gcache *cache;
     size_t cache_mask;
+    prof__gmemo *memo; /* per stack node, or NULL */
     prof__map copied;  /* finish: a string of the list -> its copy's index */
     const char **copies;
     size_t ncopies, capcopies;
+    const char **node_copy; /* finish: per stack node, its frame's copy (NULL = not yet) */
+    const char **site_copy; /* finish: per site, its name's copy (NULL = not yet) */
 } prof__grouping;
 
 /* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
    when their first n frames (innermost first) are the same. Each node's
    class is the first node met with its first n frames, found once per
-   node: an event's key then holds one integer, not n frames. */
+   node (a node shallower than n is its own), so an event's key holds one
+   integer, not n frames. */
 typedef struct prof__pfxkey { const prof_events *e; uint32_t node; int n; } prof__pfxkey;
 static PROF__NI int prof__pfx_same(const void *key, uint32_t v) {
     const prof__pfxkey *k = (const prof__pfxkey *)key;
@@ -6020,7 +6030,12 @@ static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) 
     uint64_t h;
     uint32_t v, a = node;
     int i, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
-    if (d < n) n = d;
+    /* a stack shorter than n is its whole key, and nodes are interned: no
+       other node shares it, so it is its own class without a lookup */
+    if (d < n) {
+        gr->cls[node] = node + 1;
+        return node;
+    }
     h = prof__mix((uint64_t)n);
     for (i = 0; i < n; i++, a = prof__node_parent(e, a)) {
         const char *f = prof__node_frame(e, a);
@@ -6050,9 +6065,11 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     key.gr = gr;
     key.k = k;
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
-    if (a->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
-        !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
-        return UINT32_MAX;
+    if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
+    if (a->n >= a->cap || a->n >= gr->capkeys || a->n >= gr->capfirst || a->n >= gr->caphot) /* grown together, checked once */
+        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
+            !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
+            return UINT32_MAX;
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
     memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
     gr->keys[a->n] = *k;
@@ -6071,7 +6088,9 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     /* the cache slot of the event's site and, by stack, its stack node,
        whose class is looked up only on a miss */
     uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
+    prof__gmemo *m = gr->memo ? &gr->memo[node] : NULL;
     k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    if (m && m->site == v->site && m->node_id == v->node_id && m->kind == k.kind) return m->row;
     k.overload = k.shapes = NULL;
     if (gr->g.group_by_overload_name || gr->g.group_by_input_shapes) {
         const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
@@ -6079,8 +6098,10 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
         if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
     }
     c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
-    if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes)
+    if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes) {
+        if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
         return c->row;
+    }
     k.stk = 0;
     if (gr->cls && (k.stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node)) == UINT32_MAX) return UINT32_MAX;
     k.name = e->sites[v->site].name;
@@ -6092,6 +6113,7 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     c->kind = k.kind;
     c->overload = k.overload;
     c->shapes = k.shapes;
+    if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
     return c->row;
 }
 /* Adds event i's numbers to row r, as prof__row_of_event and
@@ -6134,7 +6156,10 @@ static PROF__NI void prof__grouping_free(prof__grouping *gr) {
     PROF_FREE(gr->first);
     PROF_FREE(gr->hot);
     PROF_FREE(gr->cache);
+    PROF_FREE(gr->memo);
     PROF_FREE(gr->copies);
+    PROF_FREE(gr->node_copy);
+    PROF_FREE(gr->site_copy);
     prof__map_free(&gr->cls_map);
     prof__map_free(&gr->rows);
     prof__map_free(&gr->copied);
@@ -6156,10 +6181,18 @@ static PROF__NI const char *prof__group_copy(prof__grouping *gr, prof_averages *
     return gr->copies[gr->ncopies++];
 }
 /* The rows' other fields, from their first events (prof__row_of_event's),
-   with the strings copied so the averages outlive the list. */
+   with the strings copied so the averages outlive the list: a row's name
+   and stack frames come from per-site and per-node memos, so a frame
+   shared by many rows' stacks is looked up once. */
 static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     prof_events *e = gr->e;
     size_t i;
+    if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
+    memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
+    if (gr->g.group_by_stack_n && e->nnodes) {
+        if (!(gr->node_copy = PROF__ALLOC(const char *, e->nnodes))) return -1;
+        memset(gr->node_copy, 0, e->nnodes * sizeof *gr->node_copy);
+    }
     for (i = 0; i < a->n; i++) {
         prof_avg *r = &a->rows[i];
         size_t fi = gr->first[i];
@@ -6171,7 +6204,8 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         int k, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
         int depth = n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0);
         const char **st = NULL;
-        r->key = prof__group_copy(gr, a, prof__ev_name(e, v));
+        if (!gr->site_copy[v->site]) gr->site_copy[v->site] = prof__group_copy(gr, a, prof__ev_name(e, v));
+        r->key = gr->site_copy[v->site];
         r->overload_name = gr->g.group_by_overload_name ? prof__group_copy(gr, a, x->overload_name ? x->overload_name : "") : "";
         r->input_shapes = "";
         if (gr->g.group_by_input_shapes) {
@@ -6182,8 +6216,10 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         if (depth > 0) {
             st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
             if (!st) return -1;
-            for (k = 0; k < depth; k++, node = prof__node_parent(e, node))
-                if (!(st[k] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+            for (k = 0; k < depth; k++, node = prof__node_parent(e, node)) {
+                if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+                st[k] = gr->node_copy[node];
+            }
         }
         r->stack = st;
         r->stack_depth = depth;
@@ -6227,6 +6263,10 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     if (gr.g.group_by_stack_n > 0) {
         if (!(gr.cls = PROF__ALLOC(uint32_t, e->nnodes + 1))) goto oom;
         memset(gr.cls, 0, (e->nnodes + 1) * sizeof *gr.cls);
+        if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
+            if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
+            for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
+        }
     }
     for (i = 0; i < e->n; i++) {
         uint32_t r = prof__group_row(&gr, a, i);
@@ -9508,99 +9548,189 @@ static PROF__NI int prof__stack_metric(const char *metric) {
 }
 /* One frame of a folded stack: the separators of the format (space, ';',
    tab, CR, LF) and other control bytes become '_', invalid UTF-8 becomes
-   U+FFFD, and an empty frame becomes "_" so every line parses. */
+   U+FFFD, and an empty frame becomes "_" so every line parses. Runs of
+   bytes kept as they are go in one copy. */
 static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *run = p;
     if (!*p) { prof__buf_str(b, "_"); return; }
     while (*p) {
-        int n;
+        const char *sub = "_";
+        int n = 1;
         if (*p < 0x80) {
-            char c = (char)*p;
-            if (c == ' ' || c == ';' || (unsigned char)c < 0x20 || c == 0x7f) c = '_';
-            prof__buf_put(b, &c, 1);
-            p++;
+            if (*p != ' ' && *p != ';' && *p >= 0x20 && *p != 0x7f) { p++; continue; }
         } else if ((n = prof__utf8_len(p)) > 0) {
             /* U+2028 and U+2029 end a line for JavaScript readers (speedscope) */
-            if (n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) prof__buf_str(b, "_");
-            else prof__buf_put(b, (const char *)p, (size_t)n);
-            p += n;
+            if (!(n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))) { p += n; continue; }
         } else {
-            prof__buf_str(b, "\xef\xbf\xbd");
-            p++;
+            sub = "\xef\xbf\xbd";
+            n = 1;
         }
+        prof__buf_put(b, (const char *)run, (size_t)(p - run));
+        prof__buf_str(b, sub);
+        p += n;
+        run = p;
     }
+    prof__buf_put(b, (const char *)run, (size_t)(p - run));
 }
 
-/* The lines of the folded stacks: each distinct stack's line is formatted
-   once (node -> its line), and lines that print alike are one (by their
-   interned address), in first-seen order, with the merged values. */
+/* The lines of the folded stacks, as a trie of cleaned frames: a line is
+   (its parent line, one frame as written), each distinct frame is cleaned
+   and interned once, so two stacks that print alike are one line without
+   their text being compared, and each stack node finds its line once. A
+   line gets its text (made once, root first) and its place in the output
+   (first-seen order) when an event first writes it; lines that are only
+   some stack's outer part cost their trie entry. */
+typedef struct prof__fline {
+    uint32_t parent, out;       /* out: the line's place in the output + 1, 0 = none yet */
+    const char *frame;          /* cleaned, interned */
+    size_t flen, len;           /* the frame's length; the text's, ';'s included */
+} prof__fline;
+typedef struct prof__fout { const char *text; size_t len; int64_t sum; } prof__fout; /* text in ua; sum: merged */
 typedef struct prof__folded {
-    prof__strtab uniq;
-    prof__arena ua;
-    int64_t *sums;
-    size_t capsums;
-    prof__map byaddr, bynode;
-    const char **chain;         /* one stack's frames, innermost first */
+    prof__fline *lines;         /* [0]: the empty stack */
+    size_t nlines, caplines;
+    prof__map line_map;         /* (parent, frame) -> line */
+    prof__map clean_of;         /* a frame's address -> its cleaned copy (cframes) */
+    const char **cframes;       /* with their lengths */
+    size_t *cframe_len, capcframe_len;
+    size_t ncframes, capcframes;
+    prof__strtab frames;        /* the cleaned frames, interned */
+    uint32_t *of_node;          /* per stack node: its line, 0 = not found yet */
+    uint32_t *out_node;         /* per stack node: its line's place + 1, 0 = none yet */
+    prof__fout *out;            /* per place in the output */
+    size_t nout, capout;
+    prof__arena ua, frames_arena;
+    uint32_t *chain;            /* a walk's nodes or lines */
     size_t capchain;
     prof__buf line;
     prof__xpaths xp;
 } prof__folded;
-/* The line of a stack not seen before, into f->uniq: its index, -1 without memory. */
-static PROF__NI int64_t prof__folded_new_line(prof__folded *f, const prof_events *e, uint32_t node) {
-    size_t before = f->uniq.n, depth = (size_t)prof__node_depth(e, node), k;
-    uint32_t a = node, *slot;
-    const char *key;
-    int found;
-    if (!prof__grow((void *)&f->chain, &f->capchain, depth, sizeof *f->chain)) return -1;
-    for (k = 0; k < depth; k++, a = prof__node_parent(e, a)) f->chain[k] = prof__xp_node(&f->xp, e, a);
-    f->line.n = 0;
-    for (k = depth; k-- > 0;) {
-        prof__buf_frame(&f->line, f->chain[k]);
-        if (k) prof__buf_str(&f->line, ";");
-    }
-    if (f->line.oom || !(key = prof__intern_n(&f->uniq, f->line.p, f->line.n))) return -1;
-    if (f->uniq.n > before) {
-        if (!prof__grow((void *)&f->sums, &f->capsums, f->uniq.n, sizeof *f->sums)) return -1;
-        f->sums[f->uniq.n - 1] = 0;
-    }
-    /* two stacks can print alike once their frames are cleaned */
-    if (!(slot = prof__map_slot(&f->byaddr, (uint64_t)(uintptr_t)key, &found))) return -1;
-    if (!found) *slot = (uint32_t)(f->uniq.n - 1);
-    return *slot;
+typedef struct prof__flinekey { const prof__folded *f; uint32_t parent; const char *frame; } prof__flinekey;
+static PROF__NI int prof__fline_same(const void *key, uint32_t v) {
+    const prof__flinekey *k = (const prof__flinekey *)key;
+    return k->f->lines[v].parent == k->parent && k->f->lines[v].frame == k->frame;
 }
-/* The line of event i's stack (node): its index, -1 without memory. */
-static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node) {
-    uint32_t *nslot;
+/* Frame s (as the export writes it) cleaned and interned, and its length:
+   once per distinct frame. UINT32_MAX: out of memory. */
+static PROF__NI uint32_t prof__folded_frame(prof__folded *f, const char *s) {
+    uint32_t *slot;
     int found;
-    int64_t k;
-    if (!(nslot = prof__map_slot(&f->bynode, node, &found))) return -1;
-    if (found) return *nslot;
-    *nslot = 0; /* on failure the map is freed */
-    if ((k = prof__folded_new_line(f, e, node)) >= 0) *nslot = (uint32_t)k;
-    return k;
+    if (!(slot = prof__map_slot(&f->clean_of, (uint64_t)(uintptr_t)s, &found))) return UINT32_MAX;
+    if (found) return *slot;
+    f->line.n = 0;
+    prof__buf_frame(&f->line, s);
+    if (f->line.oom || !PROF__PUSH_OK(f->cframes, f->ncframes, f->capcframes) ||
+        !prof__grow((void *)&f->cframe_len, &f->capcframe_len, f->ncframes + 1, sizeof *f->cframe_len) ||
+        !(f->cframes[f->ncframes] = prof__intern_n(&f->frames, f->line.p, f->line.n))) {
+        prof__map_free(&f->clean_of); /* the key is in: the map goes, the export fails */
+        return UINT32_MAX;
+    }
+    f->cframe_len[f->ncframes] = f->line.n;
+    *slot = (uint32_t)f->ncframes;
+    return (uint32_t)f->ncframes++;
+}
+/* The line (parent, frame), made if new. UINT32_MAX: out of memory. */
+static PROF__NI uint32_t prof__folded_child(prof__folded *f, uint32_t parent, uint32_t cf) {
+    const char *frame = f->cframes[cf];
+    prof__flinekey key;
+    uint64_t h = prof__mix(((uint64_t)parent << 32) ^ (uint64_t)(uintptr_t)frame);
+    prof__fline *l;
+    uint32_t v;
+    key.f = f;
+    key.parent = parent;
+    key.frame = frame;
+    if ((v = prof__map_find(&f->line_map, h, prof__fline_same, &key)) != UINT32_MAX) return v;
+    if (f->nlines >= UINT32_MAX - 1 || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return UINT32_MAX;
+    l = &f->lines[f->nlines];
+    l->parent = parent;
+    l->out = 0;
+    l->frame = frame;
+    l->flen = f->cframe_len[cf];
+    l->len = l->flen + f->lines[parent].len + (parent ? 1 : 0);
+    if (!prof__map_add(&f->line_map, h, (uint32_t)f->nlines)) return UINT32_MAX;
+    return (uint32_t)f->nlines++;
+}
+/* Node's line: its ancestors' first, up to the nearest one already found. */
+static PROF__NI uint32_t prof__folded_node_line(prof__folded *f, const prof_events *e, uint32_t node) {
+    size_t k = 0;
+    uint32_t a, line, cf;
+    if (f->capchain < (size_t)prof__node_depth(e, node) && !prof__grow((void *)&f->chain, &f->capchain, (size_t)prof__node_depth(e, node), sizeof *f->chain))
+        return UINT32_MAX;
+    for (a = node; a && !f->of_node[a]; a = prof__node_parent(e, a)) f->chain[k++] = a;
+    line = a ? f->of_node[a] : 0;
+    while (k-- > 0) {
+        if ((cf = prof__folded_frame(f, prof__xp_node(&f->xp, e, f->chain[k]))) == UINT32_MAX ||
+            (line = prof__folded_child(f, line, cf)) == UINT32_MAX) return UINT32_MAX;
+        f->of_node[f->chain[k]] = line;
+    }
+    return line;
+}
+/* The place of event i's stack (node) in the output, 0-based; its line's
+   text made when the line is new there. -1 without memory. */
+static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node) {
+    uint32_t line, a, k;
+    prof__fline *l;
+    char *t;
+    size_t at;
+    if (f->out_node[node]) return (int64_t)f->out_node[node] - 1;
+    if ((line = prof__folded_node_line(f, e, node)) == UINT32_MAX) return -1;
+    l = &f->lines[line];
+    if (!l->out) {
+        if (f->nout >= UINT32_MAX - 1 || !PROF__PUSH_OK(f->out, f->nout, f->capout) || !(t = (char *)prof__arena_alloc(&f->ua, l->len + 1)))
+            return -1;
+        /* the text, written from its end: the innermost frame last */
+        at = l->len;
+        t[at] = 0;
+        for (a = line; a; a = f->lines[a].parent) {
+            at -= f->lines[a].flen;
+            memcpy(t + at, f->lines[a].frame, f->lines[a].flen);
+            if (at) t[--at] = ';';
+        }
+        f->out[f->nout].text = t;
+        f->out[f->nout].len = l->len;
+        f->out[f->nout].sum = 0;
+        l->out = (uint32_t)++f->nout;
+    }
+    k = l->out;
+    f->out_node[node] = k;
+    return (int64_t)k - 1;
 }
 static PROF__NI void prof__folded_free(prof__folded *f) {
-    PROF_FREE(f->line.p);
-    PROF_FREE(f->sums);
+    PROF_FREE(f->lines);
+    PROF_FREE(f->cframes);
+    PROF_FREE(f->cframe_len);
+    PROF_FREE(f->of_node);
+    PROF_FREE(f->out_node);
+    PROF_FREE(f->out);
     PROF_FREE(f->chain);
-    prof__map_free(&f->byaddr);
-    prof__map_free(&f->bynode);
-    prof__strtab_free(&f->uniq);
+    PROF_FREE(f->line.p);
+    prof__map_free(&f->line_map);
+    prof__map_free(&f->clean_of);
+    prof__strtab_free(&f->frames);
+    prof__arena_free(&f->frames_arena);
     prof__arena_free(&f->ua);
     prof__xp_free(&f->xp);
 }
 /* One line: the stack and its value in whole microseconds. */
-static PROF__NI void prof__w_folded(prof__w *w, const char *stack, int64_t us) {
-    char num[32];
-    prof__w_str(w, stack);
-    snprintf(num, sizeof num, " %lld\n", (long long)us);
-    prof__w_str(w, num);
+static PROF__NI void prof__w_folded(prof__w *w, const char *stack, size_t len, int64_t us) {
+    prof__w_put(w, stack, len);
+    PROF__W_LIT(w, " ");
+    prof__w_i64(w, us);
+    PROF__W_LIT(w, "\n");
 }
 /* The events' lines (merge: their sums, written after). Returns the lines
    written, -1 without memory; *with_stacks counts the events that had one. */
 static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_events *e, int which, int merge, size_t *with_stacks) {
     long lines = 0;
     size_t i;
+    if (!e->nnodes) return 0;
+    f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
+    f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
+    if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return -1;
+    memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
+    memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
+    memset(&f->lines[0], 0, sizeof f->lines[0]);
+    f->nlines = 1;
     for (i = 0; i < e->n && !w->err; i++) {
         uint32_t node = prof__stack_node(e, i);
         int64_t value, k;
@@ -9613,12 +9743,12 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
         if (!merge) value /= 1000;
         if (value <= 0) continue;
         if ((k = prof__folded_line(f, e, node)) < 0) return -1;
-        if (merge) prof__sat_add(&f->sums[k], value);
-        else { prof__w_folded(w, f->uniq.strs[k], value); lines++; }
+        if (merge) prof__sat_add(&f->out[k].sum, value);
+        else { prof__w_folded(w, f->out[k].text, f->out[k].len, value); lines++; }
     }
-    for (i = 0; merge && i < f->uniq.n && !w->err; i++) {
-        if (f->sums[i] / 1000 <= 0) continue;
-        prof__w_folded(w, f->uniq.strs[i], f->sums[i] / 1000);
+    for (i = 0; merge && i < f->nout && !w->err; i++) {
+        if (f->out[i].sum / 1000 <= 0) continue;
+        prof__w_folded(w, f->out[i].text, f->out[i].len, f->out[i].sum / 1000);
         lines++;
     }
     return lines;
@@ -9636,7 +9766,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&f, 0, sizeof f);
-    f.uniq.arena = &f.ua;
+    f.frames.arena = &f.frames_arena;
     if (prof__xp_init(&f.xp, e) != 0) { prof__folded_free(&f); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who); }
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__folded_free(&f); return r; }
     lines = prof__folded_events(&f, o.w, e, which, merge, &with_stacks);

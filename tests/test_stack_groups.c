@@ -1,0 +1,309 @@
+/* Stacks at scale: prof_export_stacks, prof_export_stacks_merged and
+   key_averages(group_by_stack_n) on lists with thousands of distinct
+   stacks (frames that print alike once cleaned, empty frames, separators,
+   multi-byte and invalid UTF-8), compared byte for byte / row for row with
+   slow references written here from the public per-event view
+   (prof_events_get: name, stack array, self CPU time): each event's whole
+   stack formatted as text and looked up as text. The library shares work
+   per stack node and per frame instead (a trie of cleaned frames, per-node
+   memos), so these catch a line or a row that the sharing gets wrong. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Frames: some print alike once cleaned ("a b" and "a_b"), some hold every
+   kind of byte the folded format rewrites. */
+static const char *const FRAMES[] = {
+    "a b", "a_b", "x;y", "", "\xe2\x80\xa8z", "bad\xff", "tab\there", "ok (f.c:1)",
+    "\xc3\xa9t\xc3\xa9", "_", "x_y", "del\x7f", "main (m.c:10)", "step (m.c:20)",
+};
+enum { NFRAMES = sizeof FRAMES / sizeof FRAMES[0] };
+static const char *const NAMES[] = { "alpha", "beta", "gamma", "delta", "eps" };
+enum { NNAMES = sizeof NAMES / sizeof NAMES[0] };
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(uint32_t n) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* The folded format's cleaning of one frame, for the bytes FRAMES holds. */
+static void clean_frame(char *out, size_t *n, const char *f) {
+    const unsigned char *p = (const unsigned char *)f;
+    if (!*p) { out[(*n)++] = '_'; return; }
+    while (*p) {
+        if (*p < 0x80) {
+            out[(*n)++] = (*p == ' ' || *p == ';' || *p < 0x20 || *p == 0x7f) ? '_' : (char)*p;
+            p++;
+        } else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+            out[(*n)++] = '_';
+            p += 3;
+        } else if (p[0] == 0xc3 && p[1] >= 0x80 && p[1] <= 0xbf) {
+            out[(*n)++] = (char)p[0];
+            out[(*n)++] = (char)p[1];
+            p += 2;
+        } else {
+            memcpy(out + *n, "\xef\xbf\xbd", 3);
+            *n += 3;
+            p++;
+        }
+    }
+}
+/* A stack (innermost first) as a folded line, outermost first. */
+static char *folded_text(const char *const *stack, int depth) {
+    size_t n = 0;
+    int k;
+    char *t = (char *)malloc((size_t)depth * 64 + 1);
+    for (k = depth - 1; k >= 0; k--) {
+        clean_frame(t, &n, stack[k]);
+        if (k) t[n++] = ';';
+    }
+    t[n] = 0;
+    return t;
+}
+
+/* A string -> index table for the references (open addressing). */
+typedef struct table { char **keys; size_t *vals; size_t cap, n; } table;
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+/* The index of s, adding it as `next` (and taking ownership) if absent;
+   *added says which. */
+static size_t table_get(table *t, char *s, size_t next, int *added) {
+    size_t j;
+    if ((t->n + 1) * 2 > t->cap) {
+        table nt;
+        size_t i;
+        nt.cap = t->cap ? t->cap * 2 : 1024;
+        nt.n = t->n;
+        nt.keys = (char **)calloc(nt.cap, sizeof *nt.keys);
+        nt.vals = (size_t *)calloc(nt.cap, sizeof *nt.vals);
+        for (i = 0; i < t->cap; i++) {
+            if (!t->keys[i]) continue;
+            for (j = hash_str(t->keys[i]) & (nt.cap - 1); nt.keys[j]; j = (j + 1) & (nt.cap - 1)) {}
+            nt.keys[j] = t->keys[i];
+            nt.vals[j] = t->vals[i];
+        }
+        free(t->keys);
+        free(t->vals);
+        *t = nt;
+    }
+    for (j = hash_str(s) & (t->cap - 1); t->keys[j]; j = (j + 1) & (t->cap - 1))
+        if (strcmp(t->keys[j], s) == 0) { free(s); *added = 0; return t->vals[j]; }
+    t->keys[j] = s;
+    t->vals[j] = next;
+    t->n++;
+    *added = 1;
+    return next;
+}
+static void table_free(table *t) {
+    size_t i;
+    for (i = 0; i < t->cap; i++) free(t->keys[i]);
+    free(t->keys);
+    free(t->vals);
+    memset(t, 0, sizeof *t);
+}
+
+/* n events on 2 threads: parents with 0-2 children (other names, so
+   _remove_dup_nodes keeps them), random stacks of depth 0-7 (a child's
+   stack is its parent's with frames added, as scope stacks are), times in
+   whole and odd nanoseconds. */
+static prof_events *make_list(size_t n) {
+    prof_events *ev = prof_events_create();
+    int64_t t[2] = { 1000, 5000 };
+    size_t i = 0;
+    while (ev && i < n) {
+        const char *st[16];
+        prof_event_desc d;
+        int th = (int)rnd(2), depth = (int)rnd(8), k, nc = (int)rnd(3), c;
+        int pname = (int)rnd(NNAMES);
+        int64_t start = t[th], len = 200 + (int64_t)rnd(40000);
+        for (k = 0; k < depth; k++) st[k] = FRAMES[rnd(NFRAMES)];
+        memset(&d, 0, sizeof d);
+        d.name = NAMES[pname];
+        d.thread = 100 + (uint64_t)th;
+        d.start_ns = start;
+        d.end_ns = start + len * (nc + 1) + 7;
+        d.stack = depth ? st : NULL;
+        d.stack_depth = depth;
+        if (prof_events_add(ev, &d) < 0) break;
+        i++;
+        for (c = 0; c < nc && i < n; c++) {
+            const char *cs[16];
+            int cd = depth + 1 + (int)rnd(3), j;
+            for (j = 0; j < cd - depth; j++) cs[j] = FRAMES[rnd(NFRAMES)];
+            for (j = 0; j < depth; j++) cs[cd - depth + j] = st[j];
+            memset(&d, 0, sizeof d);
+            d.name = NAMES[(pname + 1 + (int)rnd(NNAMES - 1)) % NNAMES];
+            d.thread = 100 + (uint64_t)th;
+            d.start_ns = start + 3 + len * c;
+            d.end_ns = d.start_ns + len - (int64_t)rnd(150);
+            d.stack = cs;
+            d.stack_depth = cd;
+            if (prof_events_add(ev, &d) < 0) break;
+            i++;
+        }
+        t[th] = start + len * (nc + 1) + 100;
+    }
+    return ev;
+}
+
+static char *read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *p;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = (char *)malloc((size_t)n + 1);
+    if (fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
+    p[n] = 0;
+    fclose(f);
+    return p;
+}
+typedef struct sbuf { char *p; size_t n, cap; } sbuf;
+static void sb_add(sbuf *b, const char *s, long long v) {
+    char num[32];
+    size_t ls = strlen(s), ln = (size_t)snprintf(num, sizeof num, " %lld\n", v);
+    if (b->n + ls + ln + 1 > b->cap) {
+        b->cap = (b->n + ls + ln + 1) * 2;
+        b->p = (char *)realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, s, ls);
+    memcpy(b->p + b->n + ls, num, ln);
+    b->n += ls + ln;
+    b->p[b->n] = 0;
+}
+
+/* export_stacks (each event's line, whole microseconds) and
+   export_stacks_merged (lines that print alike summed in ns, first-seen
+   order) against the references. */
+static void check_folded(prof_events *ev, size_t *lines_out) {
+    const char *path = "test_stack_groups.folded";
+    size_t i, n = prof_events_count(ev), nlines = 0;
+    sbuf each, merged;
+    table lines;
+    int64_t *sums = (int64_t *)calloc(n + 1, sizeof *sums);
+    char **texts = (char **)calloc(n + 1, sizeof *texts);
+    char *got;
+    memset(&each, 0, sizeof each);
+    memset(&merged, 0, sizeof merged);
+    memset(&lines, 0, sizeof lines);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        int added;
+        size_t k;
+        char *text;
+        if (prof_events_get(ev, i, &e) != PROF_OK || !e.stack_depth || e.self_cpu_time_total_ns <= 0) continue;
+        text = folded_text(e.stack, e.stack_depth);
+        if (e.self_cpu_time_total_ns / 1000 > 0) sb_add(&each, text, (long long)(e.self_cpu_time_total_ns / 1000));
+        k = table_get(&lines, text, nlines, &added);
+        if (added) texts[nlines++] = text;
+        sums[k] += e.self_cpu_time_total_ns;
+    }
+    for (i = 0; i < nlines; i++)
+        if (sums[i] / 1000 > 0) sb_add(&merged, texts[i], (long long)(sums[i] / 1000));
+    CHECK(nlines > 1000); /* the point: many distinct lines */
+    CHECK_EQ_INT(prof_export_stacks(ev, path, "self_cpu_time_total"), PROF_OK);
+    got = read_file(path);
+    if (CHECK(got != NULL)) CHECK(each.p && strcmp(got, each.p) == 0);
+    free(got);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, path, "self_cpu_time_total"), PROF_OK);
+    got = read_file(path);
+    if (CHECK(got != NULL)) CHECK(merged.p && strcmp(got, merged.p) == 0);
+    free(got);
+    remove(path);
+    *lines_out = nlines;
+    table_free(&lines);
+    free(texts);
+    free(sums);
+    free(each.p);
+    free(merged.p);
+}
+
+/* key_averages(group_by_stack_n = sn): the key is the name and the first
+   min(sn, depth) frames (innermost first, as evt.stack[:n]); rows in
+   first-seen order, sums over their events, the stack the first event's. */
+static void check_grouped(prof_events *ev, int sn) {
+    prof_group_options g;
+    prof_averages *a;
+    size_t i, n = prof_events_count(ev), nrows = 0, bad = 0;
+    table keys;
+    int64_t *count = (int64_t *)calloc(n + 1, sizeof *count), *cpu = (int64_t *)calloc(n + 1, sizeof *cpu),
+            *self = (int64_t *)calloc(n + 1, sizeof *self);
+    size_t *first = (size_t *)calloc(n + 1, sizeof *first);
+    memset(&keys, 0, sizeof keys);
+    memset(&g, 0, sizeof g);
+    g.group_by_stack_n = sn;
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        int added, k, d;
+        size_t len, r;
+        char *key;
+        if (prof_events_get(ev, i, &e) != PROF_OK) continue;
+        d = e.stack_depth < sn ? e.stack_depth : sn;
+        len = strlen(e.name) + 2;
+        for (k = 0; k < d; k++) len += strlen(e.stack[k]) + 1;
+        key = (char *)malloc(len);
+        strcpy(key, e.name);
+        for (k = 0; k < d; k++) { strcat(key, "\x01"); strcat(key, e.stack[k]); }
+        if (d == 0) strcat(key, "\x02");
+        r = table_get(&keys, key, nrows, &added);
+        if (added) first[nrows++] = i;
+        count[r]++;
+        cpu[r] += e.cpu_time_total_ns;
+        self[r] += e.self_cpu_time_total_ns;
+    }
+    a = prof_key_averages(ev, &g);
+    if (!CHECK(a != NULL)) return;
+    CHECK_EQ_INT(prof_averages_count(a), nrows);
+    for (i = 0; i < nrows && i < prof_averages_count(a); i++) {
+        const prof_avg *r = prof_averages_get(a, i);
+        prof_event e;
+        int k, d;
+        prof_events_get(ev, first[i], &e);
+        d = e.stack_depth < sn ? e.stack_depth : sn;
+        if (strcmp(r->key, e.name) != 0 || r->count != count[i] || r->cpu_time_total_ns != cpu[i] ||
+            r->self_cpu_time_total_ns != self[i] || r->stack_depth != d) {
+            bad++;
+            continue;
+        }
+        for (k = 0; k < d; k++)
+            if (strcmp(r->stack[k], e.stack[k]) != 0) { bad++; break; }
+    }
+    if (bad) fprintf(stderr, "group_by_stack_n = %d: %zu rows differ from the reference\n", sn, bad);
+    CHECK_EQ_INT(bad, 0);
+    prof_averages_free(a);
+    table_free(&keys);
+    free(count);
+    free(cpu);
+    free(self);
+    free(first);
+}
+
+int main(void) {
+    prof_events *ev;
+    size_t lines = 0;
+    prof_set_log(check_log, NULL);
+    ev = make_list(20000);
+    if (!CHECK(ev != NULL)) return check_report();
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+    check_folded(ev, &lines);
+    printf("%zu events, %zu distinct folded lines\n", prof_events_count(ev), lines);
+    check_grouped(ev, 1);
+    check_grouped(ev, 2);
+    check_grouped(ev, 3);
+    check_grouped(ev, 5);
+    check_grouped(ev, 12);
+    prof_events_free(ev);
+    return check_report();
+}
