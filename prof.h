@@ -6712,28 +6712,39 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    leaves a file that looks complete (OUTPUT FILES in the manual).
    Once an export is past its first PROF__W_ASYNC_AFTER bytes, a writer
    thread takes over the write(2) calls: the kernel's copy into the page
-   cache costs about as much as the formatting, so with two buffers the two
-   run on two cores instead of one after the other. A failed write stops the
-   formatting at the next buffer and is reported by the close. */
+   cache costs a fifth to a half of the formatting, so the two run on two
+   cores instead of one after the other. The formatter hands over full
+   buffers through a queue of PROF__W_NBUF and goes on with the next free
+   one: it waits only when every buffer is queued, so the writer thread
+   being woken late (tens of microseconds to milliseconds on a busy VM,
+   against ~0.3 ms to fill a buffer) stalls nothing, and neither side
+   signals the other unless it sleeps. A failed write stops the
+   formatting at its next hand-over and is reported by the close. */
 #define PROF__W_CHUNK ((size_t)256 << 10)
+#define PROF__W_NBUF 4 /* a file's buffers: one being filled, the others queued or free */
 #define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
 #define PROF__W_ASYNC_AFTER ((size_t)1 << 20)
 typedef struct prof__wthread {
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t cv;
+    pthread_cond_t job_cv;     /* the writer thread waits here for a buffer */
+    pthread_cond_t free_cv;    /* the formatter waits here for a free one, or for all to be written */
     int fd, err, quit;
-    const char *job;           /* the buffer being written; NULL = idle */
-    size_t job_n;
+    int idle, waiting;         /* asleep: the writer thread (job_cv), the formatter (free_cv) */
+    unsigned nbuf;
+    uint64_t head, tail;       /* queued: buffers head .. tail - 1, number k in bufs[k % nbuf] */
+    char *const *bufs;
+    size_t len[PROF__W_NBUF];
 } prof__wthread;
 typedef struct prof__w {
     char *buf;                 /* the buffer being filled */
     size_t n, cap;
     int fd, err;               /* fd -1: a string in memory, never flushed */
     uint64_t written;          /* bytes handed to write(2) so far */
-    char *bufs[2];             /* a file's two buffers (malloc'ed) */
-    int cur;
+    char *bufs[PROF__W_NBUF];  /* a file's buffers (malloc'ed): nbuf of them, 1 until the writer thread starts */
+    unsigned nbuf;
     prof__wthread *th;         /* the writer thread, once started */
+    int no_thread;             /* it could not start: not tried again */
     struct prof__par *par;     /* a worker's writer when formatting in parallel (prof__par_items) */
     size_t chunk;              /* ... and the chunk it is formatting */
 } prof__w;
@@ -6783,61 +6794,91 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
 }
 static void *prof__w_thread_main(void *arg) {
     prof__wthread *th = (prof__wthread *)arg;
+    int err = 0;
     pthread_mutex_lock(&th->lock);
     for (;;) {
         const char *b;
         size_t n;
-        int err;
-        while (!th->job && !th->quit) pthread_cond_wait(&th->cv, &th->lock);
-        if (!th->job) break;
-        b = th->job;
-        n = th->job_n;
+        while (th->head == th->tail && !th->quit) {
+            th->idle = 1;
+            pthread_cond_wait(&th->job_cv, &th->lock);
+        }
+        th->idle = 0;
+        if (th->head == th->tail) break;
+        b = th->bufs[th->head % th->nbuf];
+        n = th->len[th->head % th->nbuf];
         pthread_mutex_unlock(&th->lock);
-        err = th->err ? 0 : prof__write_all(th->fd, b, n); /* after an error, the rest is dropped */
+        if (!err) err = prof__write_all(th->fd, b, n); /* after an error, the rest is dropped */
         pthread_mutex_lock(&th->lock);
         if (err) th->err = err;
-        th->job = NULL;
-        pthread_cond_broadcast(&th->cv);
+        th->head++;
+        if (th->waiting) pthread_cond_signal(&th->free_cv);
     }
     pthread_mutex_unlock(&th->lock);
     return NULL;
 }
-/* Starts the writer thread; on any failure the export stays synchronous. */
+/* Starts the writer thread with the file's other buffers; on any failure
+   the export stays synchronous. */
 static PROF__NI void prof__w_start_thread(prof__w *w) {
-    prof__wthread *th = PROF__ALLOC(prof__wthread, 1);
-    if (!th) return;
+    prof__wthread *th;
+    w->no_thread = 1; /* until it runs */
+    while (w->nbuf < PROF__W_NBUF && (w->bufs[w->nbuf] = (char *)PROF_MALLOC(w->cap)) != NULL) w->nbuf++;
+    if (w->nbuf < 2 || !(th = PROF__ALLOC(prof__wthread, 1))) return;
     memset(th, 0, sizeof *th);
     th->fd = w->fd;
+    th->nbuf = w->nbuf;
+    th->bufs = w->bufs;
+    w->buf = w->bufs[0]; /* the one being filled: the queue starts with it */
     if (pthread_mutex_init(&th->lock, NULL) != 0) { PROF_FREE(th); return; }
-    if (pthread_cond_init(&th->cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
-    if (!prof__spawn(&th->thread, prof__w_thread_main, th)) { pthread_cond_destroy(&th->cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (pthread_cond_init(&th->job_cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (pthread_cond_init(&th->free_cv, NULL) != 0) { pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (!prof__spawn(&th->thread, prof__w_thread_main, th)) {
+        pthread_cond_destroy(&th->free_cv); pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th);
+        return;
+    }
     w->th = th;
+    w->no_thread = 0;
 }
-/* Waits until the writer thread is idle; takes over its error. */
+/* Waits until the formatter may go on: `all` (every queued buffer
+   written) or a free buffer; takes over the writer thread's error.
+   Called with th->lock held. */
+static PROF__NI void prof__w_wait(prof__w *w, int all) {
+    prof__wthread *th = w->th;
+    while (all ? th->head != th->tail : th->tail - th->head >= th->nbuf) {
+        th->waiting = 1;
+        pthread_cond_wait(&th->free_cv, &th->lock);
+    }
+    th->waiting = 0;
+    if (th->err && !w->err) w->err = th->err;
+}
+/* Waits until the writer thread has written everything queued. */
 static PROF__NI void prof__w_wait_idle(prof__w *w) {
+    pthread_mutex_lock(&w->th->lock);
+    prof__w_wait(w, 1);
+    pthread_mutex_unlock(&w->th->lock);
+}
+/* Queues the full buffer for the writer thread and goes on with the next
+   free one (waiting only when none is). */
+static PROF__NI void prof__w_hand_over(prof__w *w) {
     prof__wthread *th = w->th;
     pthread_mutex_lock(&th->lock);
-    while (th->job) pthread_cond_wait(&th->cv, &th->lock);
-    if (th->err && !w->err) w->err = th->err;
+    th->len[th->tail % th->nbuf] = w->n;
+    th->tail++;
+    if (th->idle) {
+        th->idle = 0;
+        pthread_cond_signal(&th->job_cv);
+    }
+    prof__w_wait(w, 0);
+    w->buf = w->bufs[th->tail % th->nbuf];
     pthread_mutex_unlock(&th->lock);
 }
 static PROF__NI void prof__w_flush(prof__w *w) {
     if (!w->n) return;
     if (w->par) { prof__par_flush(w); return; }
     if (w->fd < 0) { if (!w->err) w->err = ENOSPC; return; } /* a buffer in memory is full: its content stays, the error says so */
-    if (!w->th && w->bufs[1] && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
+    if (!w->th && !w->no_thread && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
     if (w->th) {
-        prof__wthread *th = w->th;
-        prof__w_wait_idle(w); /* so the other buffer is free */
-        if (!w->err) {
-            pthread_mutex_lock(&th->lock);
-            th->job = w->buf;
-            th->job_n = w->n;
-            pthread_cond_signal(&th->cv);
-            pthread_mutex_unlock(&th->lock);
-            w->cur ^= 1;
-            w->buf = w->bufs[w->cur];
-        }
+        if (!w->err) prof__w_hand_over(w);
     } else if (!w->err) {
         w->err = prof__write_all(w->fd, w->buf, w->n);
     }
@@ -6849,13 +6890,14 @@ static PROF__NI void prof__w_finish(prof__w *w) {
     prof__w_flush(w);
     if (w->th) {
         prof__wthread *th = w->th;
-        prof__w_wait_idle(w);
         pthread_mutex_lock(&th->lock);
+        prof__w_wait(w, 1);
         th->quit = 1;
-        pthread_cond_signal(&th->cv);
+        pthread_cond_signal(&th->job_cv);
         pthread_mutex_unlock(&th->lock);
         pthread_join(th->thread, NULL);
-        pthread_cond_destroy(&th->cv);
+        pthread_cond_destroy(&th->free_cv);
+        pthread_cond_destroy(&th->job_cv);
         pthread_mutex_destroy(&th->lock);
         PROF_FREE(th);
         w->th = NULL;
@@ -7304,8 +7346,8 @@ typedef struct prof__out {
 /* Frees what prof__out_open allocated (any of it may be NULL). */
 static PROF__NI void prof__out_free(prof__out *o) {
     if (o->w) {
-        PROF_FREE(o->w->bufs[0]);
-        PROF_FREE(o->w->bufs[1]);
+        unsigned k;
+        for (k = 0; k < o->w->nbuf; k++) PROF_FREE(o->w->bufs[k]);
         PROF_FREE(o->w);
     }
     PROF_FREE(o->tmp);
@@ -7365,15 +7407,14 @@ static PROF__NI int prof__fd_path(const char *path) {
     return -1;
 }
 
-/* The writer and its buffers (the second is optional: no writer thread
-   without it); 0, or -1 without memory. */
+/* The writer and its first buffer (the others come with the writer
+   thread, optional: none, no thread); 0, or -1 without memory. */
 static PROF__NI int prof__out_alloc(prof__out *o) {
     o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
     if (!o->w) return -1;
     memset(o->w, 0, sizeof *o->w);
-    o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK);
-    o->w->bufs[1] = (char *)PROF_MALLOC(PROF__W_CHUNK);
-    if (!o->w->bufs[0]) return -1;
+    if (!(o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK))) return -1;
+    o->w->nbuf = 1;
     o->w->buf = o->w->bufs[0];
     o->w->cap = PROF__W_CHUNK;
     o->w->fd = -1;
