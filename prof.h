@@ -7204,19 +7204,24 @@ static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
 /* ----- >>x_writer: formatting in parallel -----
    The items of a big export (the trace's events) are formatted by two
    threads at once: the list is cut into chunks of prof__par_chunk items,
-   each worker takes the next chunk and formats it into its own buffer, and
-   the chunks are written in order: a worker whose buffer fills before its
-   chunk's turn waits, so memory stays two buffers whatever the count. A
-   format makes that possible by formatting a chunk alone into the same
-   bytes as the whole list would (its ops reset the context per chunk), and
-   while one worker is in write(2) the other formats. A chunk's bytes must
-   fit the buffer for that: a worker whose buffer fills mid-chunk waits for
-   its turn instead of formatting on (the trace's plain events take about
-   180 bytes, with full args 360: 4096 of them 0.7-1.4 MiB). And a chunk
-   must be long beside the hand-over (a wake-up of the waiting worker, tens
-   of microseconds on a VM): 4096 events are 0.2-0.4 ms of formatting. */
+   each formatted alone into the same bytes as the whole list would give
+   (a format's ops reset their context per chunk). A worker takes a free
+   buffer of a pool of PROF__PAR_NBUF with the next chunk, formats the
+   chunk into it and queues it; the chunks go out in order, each written
+   by whichever worker finds it next in turn with nobody writing (a token
+   under the lock): the one that completes it, or the one writing the
+   chunk before it, which goes on with it. So a worker never waits for a
+   chunk's turn: while one writes, the other formats, and a worker that
+   finishes first takes the next chunk into another buffer. It waits only
+   when every buffer is taken (the pool keeps memory at PROF__PAR_NBUF
+   buffers whatever the count) or when its chunk outgrows its buffer:
+   then it writes the part it has in the chunk's turn (a chunk of plain
+   events takes ~0.7 MiB, with full args ~1.4 MiB: 4096 of them fit). A
+   chunk must be long beside the hand-over (a lock, sometimes a wake-up):
+   4096 events are 0.2-0.4 ms of formatting. */
 #define PROF__PAR_CHUNK 4096
 #define PROF__PAR_BUF ((size_t)2 << 20)
+#define PROF__PAR_NBUF 4 /* two being formatted, two queued or free */
 static size_t prof__par_min_events = 32768; /* smaller lists: one thread (tests set it) */
 static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
 /* What a format gives the workers. */
@@ -7232,76 +7237,137 @@ typedef struct prof__par {
     size_t n;                      /* items */
     int fd;
     pthread_mutex_t lock;
-    pthread_cond_t cv;
+    pthread_cond_t cv;             /* a buffer freed, the turn moved or the token released */
+    int waiters;                   /* workers waiting on cv */
     size_t chunk;                  /* items per chunk */
-    size_t next_chunk, nchunks;    /* next_chunk under lock */
-    size_t turn;                   /* the chunk whose bytes go out now */
-    uint64_t written;              /* bytes the workers wrote */
+    size_t next_chunk, nchunks;
+    size_t turn;                   /* the chunk whose bytes go out next */
+    int writing;                   /* the token: a worker is in write(2) */
+    int nbuf;
+    char *buf[PROF__PAR_NBUF];     /* the pool */
+    size_t len[PROF__PAR_NBUF];    /* a queued buffer's bytes */
+    size_t owner[PROF__PAR_NBUF];  /* ... and its chunk */
+    unsigned char state[PROF__PAR_NBUF]; /* PROF__PB_FREE, _TAKEN (being formatted), _QUEUED (complete) */
+    uint64_t written;              /* bytes written */
     int err;
 } prof__par;
+enum { PROF__PB_FREE, PROF__PB_TAKEN, PROF__PB_QUEUED };
 
-/* A worker's buffer is full or its chunk ends: wait for the chunk's turn,
-   then write. */
+static PROF__NI void prof__par_wake(prof__par *p) {
+    if (p->waiters) pthread_cond_broadcast(&p->cv);
+}
+/* Called with the lock held. Unless another worker holds the token, writes
+   the queued chunks that are next in turn, in order, the lock released
+   around each write(2); after an error they are dropped. */
+static PROF__NI void prof__par_drain(prof__par *p) {
+    int b, err;
+    if (p->writing) return; /* its holder looks for the next chunk after each write */
+    p->writing = 1;
+    for (;;) {
+        for (b = 0; b < p->nbuf && !(p->state[b] == PROF__PB_QUEUED && p->owner[b] == p->turn); b++) {}
+        if (b == p->nbuf) break;
+        if (!p->err) {
+            pthread_mutex_unlock(&p->lock);
+            err = prof__write_all(p->fd, p->buf[b], p->len[b]);
+            pthread_mutex_lock(&p->lock);
+            if (err && !p->err) p->err = err;
+            if (!err) p->written += p->len[b];
+        }
+        p->state[b] = PROF__PB_FREE;
+        p->turn++;
+        prof__par_wake(p);
+    }
+    p->writing = 0;
+    prof__par_wake(p);
+}
+/* A worker's buffer is full in the middle of its chunk: in the chunk's
+   turn, with the token, what it holds is written. */
 static PROF__NI void prof__par_flush(prof__w *w) {
     prof__par *p = w->par;
     int err;
     pthread_mutex_lock(&p->lock);
-    while (p->turn != w->chunk && !p->err) pthread_cond_wait(&p->cv, &p->lock);
-    err = p->err;
-    pthread_mutex_unlock(&p->lock);
-    if (!err && (err = prof__write_all(p->fd, w->buf, w->n)) != 0) {
-        pthread_mutex_lock(&p->lock);
-        if (!p->err) p->err = err;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->lock);
+    while ((p->turn != w->chunk || p->writing) && !p->err) {
+        p->waiters++;
+        pthread_cond_wait(&p->cv, &p->lock);
+        p->waiters--;
     }
+    if (!(err = p->err)) {
+        p->writing = 1;
+        pthread_mutex_unlock(&p->lock);
+        err = prof__write_all(p->fd, w->buf, w->n);
+        pthread_mutex_lock(&p->lock);
+        p->writing = 0;
+        if (err && !p->err) p->err = err;
+        if (!err) p->written += w->n;
+        prof__par_wake(p);
+    }
+    pthread_mutex_unlock(&p->lock);
     if (err) w->err = err;
     w->written += w->n;
     w->n = 0;
 }
-/* The next chunk to format, or nchunks when none is left (or on an error). */
-static PROF__NI size_t prof__par_take(prof__par *p) {
+/* A free buffer and the next chunk for it, waiting for a buffer if none is
+   free; nchunks when none is left (or on an error). */
+static PROF__NI size_t prof__par_take(prof__par *p, int *slot) {
     size_t k;
+    int b;
     pthread_mutex_lock(&p->lock);
-    k = p->err ? p->nchunks : p->next_chunk++;
+    for (;;) {
+        if (p->err || p->next_chunk >= p->nchunks) { k = p->nchunks; break; }
+        for (b = 0; b < p->nbuf && p->state[b] != PROF__PB_FREE; b++) {}
+        if (b < p->nbuf) {
+            p->state[b] = PROF__PB_TAKEN;
+            *slot = b;
+            k = p->next_chunk++;
+            break;
+        }
+        p->waiters++;
+        pthread_cond_wait(&p->cv, &p->lock);
+        p->waiters--;
+    }
     pthread_mutex_unlock(&p->lock);
     return k;
 }
-/* Chunk k is out: the next one's turn. */
-static PROF__NI void prof__par_done(prof__par *p, size_t k) {
+/* Chunk k is complete in buffer `slot`: queued, and written with any that
+   follow it when its turn has come. */
+static PROF__NI void prof__par_done(prof__par *p, const prof__w *w, int slot) {
     pthread_mutex_lock(&p->lock);
-    if (p->turn == k) p->turn = k + 1;
-    pthread_cond_broadcast(&p->cv);
+    p->len[slot] = w->n;
+    p->owner[slot] = w->chunk;
+    p->state[slot] = PROF__PB_QUEUED;
+    if (p->owner[slot] == p->turn) prof__par_drain(p);
     pthread_mutex_unlock(&p->lock);
 }
 static void *prof__par_worker(void *arg) {
     prof__par *p = (prof__par *)arg;
     prof__w w;
-    char *buf = (char *)PROF_MALLOC(PROF__PAR_BUF);
-    void *ctx = buf ? p->ops->open(p->proto) : NULL;
+    void *ctx = p->ops->open(p->proto);
     size_t k, i, end;
-    if (ctx) { /* without memory this worker takes no chunk: the other one takes them all */
-        memset(&w, 0, sizeof w);
-        w.buf = buf;
-        w.cap = PROF__PAR_BUF;
-        w.fd = p->fd;
-        w.par = p;
-        while ((k = prof__par_take(p)) < p->nchunks) {
-            w.chunk = k;
-            w.err = 0;
-            p->ops->chunk(ctx, k * p->chunk);
-            end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
-            for (i = k * p->chunk; i < end && !w.err; i++) p->ops->item(&w, ctx, i);
-            prof__par_flush(&w); /* waits for the turn even when empty */
-            prof__par_done(p, k);
-            if (w.err) break;
+    int slot = 0;
+    if (!ctx) return NULL; /* without memory this worker takes no chunk: the other one takes them all */
+    memset(&w, 0, sizeof w);
+    w.cap = PROF__PAR_BUF;
+    w.fd = p->fd;
+    w.par = p;
+    while ((k = prof__par_take(p, &slot)) < p->nchunks) {
+        w.buf = p->buf[slot];
+        w.n = 0;
+        w.chunk = k;
+        w.err = 0;
+        p->ops->chunk(ctx, k * p->chunk);
+        end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
+        for (i = k * p->chunk; i < end && !w.err; i++) p->ops->item(&w, ctx, i);
+        if (w.err) { /* the export fails: nothing more goes out */
+            pthread_mutex_lock(&p->lock);
+            if (!p->err) p->err = w.err;
+            p->state[slot] = PROF__PB_FREE;
+            prof__par_wake(p);
+            pthread_mutex_unlock(&p->lock);
+            break;
         }
-        pthread_mutex_lock(&p->lock);
-        p->written += w.written;
-        pthread_mutex_unlock(&p->lock);
-        p->ops->close(ctx);
+        prof__par_done(p, &w, slot);
     }
-    PROF_FREE(buf);
+    p->ops->close(ctx);
     return NULL;
 }
 /* Writes items [0, n) through two workers (this thread and one more);
@@ -7309,30 +7375,41 @@ static void *prof__par_worker(void *arg) {
 static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *ops, const void *proto) {
     prof__par p;
     pthread_t th;
+    int b, ok = 0;
     if (w->fd < 0 || !prof__par_chunk || n < prof__par_min_events || n < 2 * prof__par_chunk || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
-    /* what the file's writer holds goes out first */
-    prof__w_flush(w);
-    if (w->th) prof__w_wait_idle(w);
-    if (w->err) return 1;
     memset(&p, 0, sizeof p);
-    p.ops = ops;
-    p.proto = proto;
-    p.n = n;
-    p.fd = w->fd;
-    p.chunk = prof__par_chunk;
-    p.nchunks = (n + p.chunk - 1) / p.chunk;
-    if (pthread_mutex_init(&p.lock, NULL) != 0) return 0;
-    if (pthread_cond_init(&p.cv, NULL) != 0) { pthread_mutex_destroy(&p.lock); return 0; }
-    if (!prof__spawn(&th, prof__par_worker, &p)) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
-    prof__par_worker(&p);
-    pthread_join(th, NULL);
-    pthread_cond_destroy(&p.cv);
-    pthread_mutex_destroy(&p.lock);
-    if (!p.err && p.next_chunk == 0) return 0; /* neither worker got its memory: nothing was written, one thread does it */
-    if (p.err) w->err = p.err;
-    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
-    w->written += p.written;
-    return 1;
+    for (b = 0; b < PROF__PAR_NBUF && (p.buf[b] = (char *)PROF_MALLOC(PROF__PAR_BUF)) != NULL; b++) {}
+    p.nbuf = b;
+    if (p.nbuf >= 2 && pthread_mutex_init(&p.lock, NULL) == 0) {
+        if (pthread_cond_init(&p.cv, NULL) == 0) {
+            /* what the file's writer holds goes out first */
+            prof__w_flush(w);
+            if (w->th) prof__w_wait_idle(w);
+            ok = 1;
+            if (!w->err) {
+                p.ops = ops;
+                p.proto = proto;
+                p.n = n;
+                p.fd = w->fd;
+                p.chunk = prof__par_chunk;
+                p.nchunks = (n + p.chunk - 1) / p.chunk;
+                if (!prof__spawn(&th, prof__par_worker, &p)) {
+                    ok = 0;
+                } else {
+                    prof__par_worker(&p);
+                    pthread_join(th, NULL);
+                    if (!p.err && p.next_chunk == 0) ok = 0; /* neither worker got its context: nothing was written, one thread does it */
+                    else if (p.err) w->err = p.err;
+                    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
+                    w->written += p.written;
+                }
+            }
+            pthread_cond_destroy(&p.cv);
+        }
+        pthread_mutex_destroy(&p.lock);
+    }
+    for (b = 0; b < p.nbuf; b++) PROF_FREE(p.buf[b]);
+    return ok;
 }
 
 typedef struct prof__out {
