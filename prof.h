@@ -6710,7 +6710,7 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    number of events. Output goes to a temporary file that is renamed over
    the target only when every byte was written, so a failed export never
    leaves a file that looks complete (OUTPUT FILES in the manual).
-   Once an export is past its first PROF__W_ASYNC_AFTER bytes, a writer
+   Once an export is past its first prof__w_async_after bytes, a writer
    thread takes over the write(2) calls: the kernel's copy into the page
    cache costs a fifth to a half of the formatting, so the two run on two
    cores instead of one after the other. The formatter hands over full
@@ -6724,6 +6724,7 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
 #define PROF__W_NBUF 4 /* a file's buffers: one being filled, the others queued or free */
 #define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
 #define PROF__W_ASYNC_AFTER ((size_t)1 << 20)
+static uint64_t prof__w_async_after = PROF__W_ASYNC_AFTER; /* smaller exports: no thread (tests set it) */
 typedef struct prof__wthread {
     pthread_t thread;
     pthread_mutex_t lock;
@@ -6876,7 +6877,7 @@ static PROF__NI void prof__w_flush(prof__w *w) {
     if (!w->n) return;
     if (w->par) { prof__par_flush(w); return; }
     if (w->fd < 0) { if (!w->err) w->err = ENOSPC; return; } /* a buffer in memory is full: its content stays, the error says so */
-    if (!w->th && !w->no_thread && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
+    if (!w->th && !w->no_thread && w->written >= prof__w_async_after) prof__w_start_thread(w);
     if (w->th) {
         if (!w->err) prof__w_hand_over(w);
     } else if (!w->err) {
