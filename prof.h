@@ -6866,30 +6866,42 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    number of events. Output goes to a temporary file that is renamed over
    the target only when every byte was written, so a failed export never
    leaves a file that looks complete (OUTPUT FILES in the manual).
-   Once an export is past its first PROF__W_ASYNC_AFTER bytes, a writer
+   Once an export is past its first prof__w_async_after bytes, a writer
    thread takes over the write(2) calls: the kernel's copy into the page
-   cache costs about as much as the formatting, so with two buffers the two
-   run on two cores instead of one after the other. A failed write stops the
-   formatting at the next buffer and is reported by the close. */
+   cache costs a fifth to a half of the formatting, so the two run on two
+   cores instead of one after the other. The formatter hands over full
+   buffers through a queue of PROF__W_NBUF and goes on with the next free
+   one: it waits only when every buffer is queued, so the writer thread
+   being woken late (tens of microseconds to milliseconds on a busy VM,
+   against ~0.3 ms to fill a buffer) stalls nothing, and neither side
+   signals the other unless it sleeps. A failed write stops the
+   formatting at its next hand-over and is reported by the close. */
 #define PROF__W_CHUNK ((size_t)256 << 10)
+#define PROF__W_NBUF 4 /* a file's buffers: one being filled, the others queued or free */
 #define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
 #define PROF__W_ASYNC_AFTER ((size_t)1 << 20)
+static uint64_t prof__w_async_after = PROF__W_ASYNC_AFTER; /* smaller exports: no thread (tests set it) */
 typedef struct prof__wthread {
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t cv;
+    pthread_cond_t job_cv;     /* the writer thread waits here for a buffer */
+    pthread_cond_t free_cv;    /* the formatter waits here for a free one, or for all to be written */
     int fd, err, quit;
-    const char *job;           /* the buffer being written; NULL = idle */
-    size_t job_n;
+    int idle, waiting;         /* asleep: the writer thread (job_cv), the formatter (free_cv) */
+    unsigned nbuf;
+    uint64_t head, tail;       /* queued: buffers head .. tail - 1, number k in bufs[k % nbuf] */
+    char *const *bufs;
+    size_t len[PROF__W_NBUF];
 } prof__wthread;
 typedef struct prof__w {
     char *buf;                 /* the buffer being filled */
     size_t n, cap;
     int fd, err;               /* fd -1: a string in memory, never flushed */
     uint64_t written;          /* bytes handed to write(2) so far */
-    char *bufs[2];             /* a file's two buffers (malloc'ed) */
-    int cur;
+    char *bufs[PROF__W_NBUF];  /* a file's buffers (malloc'ed): nbuf of them, 1 until the writer thread starts */
+    unsigned nbuf;
     prof__wthread *th;         /* the writer thread, once started */
+    int no_thread;             /* it could not start: not tried again */
     struct prof__par *par;     /* a worker's writer when formatting in parallel (prof__par_items) */
     size_t chunk;              /* ... and the chunk it is formatting */
 } prof__w;
@@ -6939,61 +6951,91 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
 }
 static void *prof__w_thread_main(void *arg) {
     prof__wthread *th = (prof__wthread *)arg;
+    int err = 0;
     pthread_mutex_lock(&th->lock);
     for (;;) {
         const char *b;
         size_t n;
-        int err;
-        while (!th->job && !th->quit) pthread_cond_wait(&th->cv, &th->lock);
-        if (!th->job) break;
-        b = th->job;
-        n = th->job_n;
+        while (th->head == th->tail && !th->quit) {
+            th->idle = 1;
+            pthread_cond_wait(&th->job_cv, &th->lock);
+        }
+        th->idle = 0;
+        if (th->head == th->tail) break;
+        b = th->bufs[th->head % th->nbuf];
+        n = th->len[th->head % th->nbuf];
         pthread_mutex_unlock(&th->lock);
-        err = th->err ? 0 : prof__write_all(th->fd, b, n); /* after an error, the rest is dropped */
+        if (!err) err = prof__write_all(th->fd, b, n); /* after an error, the rest is dropped */
         pthread_mutex_lock(&th->lock);
         if (err) th->err = err;
-        th->job = NULL;
-        pthread_cond_broadcast(&th->cv);
+        th->head++;
+        if (th->waiting) pthread_cond_signal(&th->free_cv);
     }
     pthread_mutex_unlock(&th->lock);
     return NULL;
 }
-/* Starts the writer thread; on any failure the export stays synchronous. */
+/* Starts the writer thread with the file's other buffers; on any failure
+   the export stays synchronous. */
 static PROF__NI void prof__w_start_thread(prof__w *w) {
-    prof__wthread *th = PROF__ALLOC(prof__wthread, 1);
-    if (!th) return;
+    prof__wthread *th;
+    w->no_thread = 1; /* until it runs */
+    while (w->nbuf < PROF__W_NBUF && (w->bufs[w->nbuf] = (char *)PROF_MALLOC(w->cap)) != NULL) w->nbuf++;
+    if (w->nbuf < 2 || !(th = PROF__ALLOC(prof__wthread, 1))) return;
     memset(th, 0, sizeof *th);
     th->fd = w->fd;
+    th->nbuf = w->nbuf;
+    th->bufs = w->bufs;
+    w->buf = w->bufs[0]; /* the one being filled: the queue starts with it */
     if (pthread_mutex_init(&th->lock, NULL) != 0) { PROF_FREE(th); return; }
-    if (pthread_cond_init(&th->cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
-    if (!prof__spawn(&th->thread, prof__w_thread_main, th)) { pthread_cond_destroy(&th->cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (pthread_cond_init(&th->job_cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (pthread_cond_init(&th->free_cv, NULL) != 0) { pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (!prof__spawn(&th->thread, prof__w_thread_main, th)) {
+        pthread_cond_destroy(&th->free_cv); pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th);
+        return;
+    }
     w->th = th;
+    w->no_thread = 0;
 }
-/* Waits until the writer thread is idle; takes over its error. */
+/* Waits until the formatter may go on: `all` (every queued buffer
+   written) or a free buffer; takes over the writer thread's error.
+   Called with th->lock held. */
+static PROF__NI void prof__w_wait(prof__w *w, int all) {
+    prof__wthread *th = w->th;
+    while (all ? th->head != th->tail : th->tail - th->head >= th->nbuf) {
+        th->waiting = 1;
+        pthread_cond_wait(&th->free_cv, &th->lock);
+    }
+    th->waiting = 0;
+    if (th->err && !w->err) w->err = th->err;
+}
+/* Waits until the writer thread has written everything queued. */
 static PROF__NI void prof__w_wait_idle(prof__w *w) {
+    pthread_mutex_lock(&w->th->lock);
+    prof__w_wait(w, 1);
+    pthread_mutex_unlock(&w->th->lock);
+}
+/* Queues the full buffer for the writer thread and goes on with the next
+   free one (waiting only when none is). */
+static PROF__NI void prof__w_hand_over(prof__w *w) {
     prof__wthread *th = w->th;
     pthread_mutex_lock(&th->lock);
-    while (th->job) pthread_cond_wait(&th->cv, &th->lock);
-    if (th->err && !w->err) w->err = th->err;
+    th->len[th->tail % th->nbuf] = w->n;
+    th->tail++;
+    if (th->idle) {
+        th->idle = 0;
+        pthread_cond_signal(&th->job_cv);
+    }
+    prof__w_wait(w, 0);
+    w->buf = w->bufs[th->tail % th->nbuf];
     pthread_mutex_unlock(&th->lock);
 }
 static PROF__NI void prof__w_flush(prof__w *w) {
     if (!w->n) return;
     if (w->par) { prof__par_flush(w); return; }
     if (w->fd < 0) { if (!w->err) w->err = ENOSPC; return; } /* a buffer in memory is full: its content stays, the error says so */
-    if (!w->th && w->bufs[1] && w->written >= PROF__W_ASYNC_AFTER) prof__w_start_thread(w);
+    if (!w->th && !w->no_thread && w->written >= prof__w_async_after) prof__w_start_thread(w);
     if (w->th) {
-        prof__wthread *th = w->th;
-        prof__w_wait_idle(w); /* so the other buffer is free */
-        if (!w->err) {
-            pthread_mutex_lock(&th->lock);
-            th->job = w->buf;
-            th->job_n = w->n;
-            pthread_cond_signal(&th->cv);
-            pthread_mutex_unlock(&th->lock);
-            w->cur ^= 1;
-            w->buf = w->bufs[w->cur];
-        }
+        if (!w->err) prof__w_hand_over(w);
     } else if (!w->err) {
         w->err = prof__write_all(w->fd, w->buf, w->n);
     }
@@ -7005,13 +7047,14 @@ static PROF__NI void prof__w_finish(prof__w *w) {
     prof__w_flush(w);
     if (w->th) {
         prof__wthread *th = w->th;
-        prof__w_wait_idle(w);
         pthread_mutex_lock(&th->lock);
+        prof__w_wait(w, 1);
         th->quit = 1;
-        pthread_cond_signal(&th->cv);
+        pthread_cond_signal(&th->job_cv);
         pthread_mutex_unlock(&th->lock);
         pthread_join(th->thread, NULL);
-        pthread_cond_destroy(&th->cv);
+        pthread_cond_destroy(&th->free_cv);
+        pthread_cond_destroy(&th->job_cv);
         pthread_mutex_destroy(&th->lock);
         PROF_FREE(th);
         w->th = NULL;
@@ -7318,19 +7361,24 @@ static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
 /* ----- >>x_writer: formatting in parallel -----
    The items of a big export (the trace's events) are formatted by two
    threads at once: the list is cut into chunks of prof__par_chunk items,
-   each worker takes the next chunk and formats it into its own buffer, and
-   the chunks are written in order: a worker whose buffer fills before its
-   chunk's turn waits, so memory stays two buffers whatever the count. A
-   format makes that possible by formatting a chunk alone into the same
-   bytes as the whole list would (its ops reset the context per chunk), and
-   while one worker is in write(2) the other formats. A chunk's bytes must
-   fit the buffer for that: a worker whose buffer fills mid-chunk waits for
-   its turn instead of formatting on (the trace's plain events take about
-   180 bytes, with full args 360: 4096 of them 0.7-1.4 MiB). And a chunk
-   must be long beside the hand-over (a wake-up of the waiting worker, tens
-   of microseconds on a VM): 4096 events are 0.2-0.4 ms of formatting. */
+   each formatted alone into the same bytes as the whole list would give
+   (a format's ops reset their context per chunk). A worker takes a free
+   buffer of a pool of PROF__PAR_NBUF with the next chunk, formats the
+   chunk into it and queues it; the chunks go out in order, each written
+   by whichever worker finds it next in turn with nobody writing (a token
+   under the lock): the one that completes it, or the one writing the
+   chunk before it, which goes on with it. So a worker never waits for a
+   chunk's turn: while one writes, the other formats, and a worker that
+   finishes first takes the next chunk into another buffer. It waits only
+   when every buffer is taken (the pool keeps memory at PROF__PAR_NBUF
+   buffers whatever the count) or when its chunk outgrows its buffer:
+   then it writes the part it has in the chunk's turn (a chunk of plain
+   events takes ~0.7 MiB, with full args ~1.4 MiB: 4096 of them fit). A
+   chunk must be long beside the hand-over (a lock, sometimes a wake-up):
+   4096 events are 0.2-0.4 ms of formatting. */
 #define PROF__PAR_CHUNK 4096
 #define PROF__PAR_BUF ((size_t)2 << 20)
+#define PROF__PAR_NBUF 4 /* two being formatted, two queued or free */
 static size_t prof__par_min_events = 32768; /* smaller lists: one thread (tests set it) */
 static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
 /* What a format gives the workers. */
@@ -7346,76 +7394,137 @@ typedef struct prof__par {
     size_t n;                      /* items */
     int fd;
     pthread_mutex_t lock;
-    pthread_cond_t cv;
+    pthread_cond_t cv;             /* a buffer freed, the turn moved or the token released */
+    int waiters;                   /* workers waiting on cv */
     size_t chunk;                  /* items per chunk */
-    size_t next_chunk, nchunks;    /* next_chunk under lock */
-    size_t turn;                   /* the chunk whose bytes go out now */
-    uint64_t written;              /* bytes the workers wrote */
+    size_t next_chunk, nchunks;
+    size_t turn;                   /* the chunk whose bytes go out next */
+    int writing;                   /* the token: a worker is in write(2) */
+    int nbuf;
+    char *buf[PROF__PAR_NBUF];     /* the pool */
+    size_t len[PROF__PAR_NBUF];    /* a queued buffer's bytes */
+    size_t owner[PROF__PAR_NBUF];  /* ... and its chunk */
+    unsigned char state[PROF__PAR_NBUF]; /* PROF__PB_FREE, _TAKEN (being formatted), _QUEUED (complete) */
+    uint64_t written;              /* bytes written */
     int err;
 } prof__par;
+enum { PROF__PB_FREE, PROF__PB_TAKEN, PROF__PB_QUEUED };
 
-/* A worker's buffer is full or its chunk ends: wait for the chunk's turn,
-   then write. */
+static PROF__NI void prof__par_wake(prof__par *p) {
+    if (p->waiters) pthread_cond_broadcast(&p->cv);
+}
+/* Called with the lock held. Unless another worker holds the token, writes
+   the queued chunks that are next in turn, in order, the lock released
+   around each write(2); after an error they are dropped. */
+static PROF__NI void prof__par_drain(prof__par *p) {
+    int b, err;
+    if (p->writing) return; /* its holder looks for the next chunk after each write */
+    p->writing = 1;
+    for (;;) {
+        for (b = 0; b < p->nbuf && !(p->state[b] == PROF__PB_QUEUED && p->owner[b] == p->turn); b++) {}
+        if (b == p->nbuf) break;
+        if (!p->err) {
+            pthread_mutex_unlock(&p->lock);
+            err = prof__write_all(p->fd, p->buf[b], p->len[b]);
+            pthread_mutex_lock(&p->lock);
+            if (err && !p->err) p->err = err;
+            if (!err) p->written += p->len[b];
+        }
+        p->state[b] = PROF__PB_FREE;
+        p->turn++;
+        prof__par_wake(p);
+    }
+    p->writing = 0;
+    prof__par_wake(p);
+}
+/* A worker's buffer is full in the middle of its chunk: in the chunk's
+   turn, with the token, what it holds is written. */
 static PROF__NI void prof__par_flush(prof__w *w) {
     prof__par *p = w->par;
     int err;
     pthread_mutex_lock(&p->lock);
-    while (p->turn != w->chunk && !p->err) pthread_cond_wait(&p->cv, &p->lock);
-    err = p->err;
-    pthread_mutex_unlock(&p->lock);
-    if (!err && (err = prof__write_all(p->fd, w->buf, w->n)) != 0) {
-        pthread_mutex_lock(&p->lock);
-        if (!p->err) p->err = err;
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->lock);
+    while ((p->turn != w->chunk || p->writing) && !p->err) {
+        p->waiters++;
+        pthread_cond_wait(&p->cv, &p->lock);
+        p->waiters--;
     }
+    if (!(err = p->err)) {
+        p->writing = 1;
+        pthread_mutex_unlock(&p->lock);
+        err = prof__write_all(p->fd, w->buf, w->n);
+        pthread_mutex_lock(&p->lock);
+        p->writing = 0;
+        if (err && !p->err) p->err = err;
+        if (!err) p->written += w->n;
+        prof__par_wake(p);
+    }
+    pthread_mutex_unlock(&p->lock);
     if (err) w->err = err;
     w->written += w->n;
     w->n = 0;
 }
-/* The next chunk to format, or nchunks when none is left (or on an error). */
-static PROF__NI size_t prof__par_take(prof__par *p) {
+/* A free buffer and the next chunk for it, waiting for a buffer if none is
+   free; nchunks when none is left (or on an error). */
+static PROF__NI size_t prof__par_take(prof__par *p, int *slot) {
     size_t k;
+    int b;
     pthread_mutex_lock(&p->lock);
-    k = p->err ? p->nchunks : p->next_chunk++;
+    for (;;) {
+        if (p->err || p->next_chunk >= p->nchunks) { k = p->nchunks; break; }
+        for (b = 0; b < p->nbuf && p->state[b] != PROF__PB_FREE; b++) {}
+        if (b < p->nbuf) {
+            p->state[b] = PROF__PB_TAKEN;
+            *slot = b;
+            k = p->next_chunk++;
+            break;
+        }
+        p->waiters++;
+        pthread_cond_wait(&p->cv, &p->lock);
+        p->waiters--;
+    }
     pthread_mutex_unlock(&p->lock);
     return k;
 }
-/* Chunk k is out: the next one's turn. */
-static PROF__NI void prof__par_done(prof__par *p, size_t k) {
+/* Chunk k is complete in buffer `slot`: queued, and written with any that
+   follow it when its turn has come. */
+static PROF__NI void prof__par_done(prof__par *p, const prof__w *w, int slot) {
     pthread_mutex_lock(&p->lock);
-    if (p->turn == k) p->turn = k + 1;
-    pthread_cond_broadcast(&p->cv);
+    p->len[slot] = w->n;
+    p->owner[slot] = w->chunk;
+    p->state[slot] = PROF__PB_QUEUED;
+    if (p->owner[slot] == p->turn) prof__par_drain(p);
     pthread_mutex_unlock(&p->lock);
 }
 static void *prof__par_worker(void *arg) {
     prof__par *p = (prof__par *)arg;
     prof__w w;
-    char *buf = (char *)PROF_MALLOC(PROF__PAR_BUF);
-    void *ctx = buf ? p->ops->open(p->proto) : NULL;
+    void *ctx = p->ops->open(p->proto);
     size_t k, i, end;
-    if (ctx) { /* without memory this worker takes no chunk: the other one takes them all */
-        memset(&w, 0, sizeof w);
-        w.buf = buf;
-        w.cap = PROF__PAR_BUF;
-        w.fd = p->fd;
-        w.par = p;
-        while ((k = prof__par_take(p)) < p->nchunks) {
-            w.chunk = k;
-            w.err = 0;
-            p->ops->chunk(ctx, k * p->chunk);
-            end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
-            for (i = k * p->chunk; i < end && !w.err; i++) p->ops->item(&w, ctx, i);
-            prof__par_flush(&w); /* waits for the turn even when empty */
-            prof__par_done(p, k);
-            if (w.err) break;
+    int slot = 0;
+    if (!ctx) return NULL; /* without memory this worker takes no chunk: the other one takes them all */
+    memset(&w, 0, sizeof w);
+    w.cap = PROF__PAR_BUF;
+    w.fd = p->fd;
+    w.par = p;
+    while ((k = prof__par_take(p, &slot)) < p->nchunks) {
+        w.buf = p->buf[slot];
+        w.n = 0;
+        w.chunk = k;
+        w.err = 0;
+        p->ops->chunk(ctx, k * p->chunk);
+        end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
+        for (i = k * p->chunk; i < end && !w.err; i++) p->ops->item(&w, ctx, i);
+        if (w.err) { /* the export fails: nothing more goes out */
+            pthread_mutex_lock(&p->lock);
+            if (!p->err) p->err = w.err;
+            p->state[slot] = PROF__PB_FREE;
+            prof__par_wake(p);
+            pthread_mutex_unlock(&p->lock);
+            break;
         }
-        pthread_mutex_lock(&p->lock);
-        p->written += w.written;
-        pthread_mutex_unlock(&p->lock);
-        p->ops->close(ctx);
+        prof__par_done(p, &w, slot);
     }
-    PROF_FREE(buf);
+    p->ops->close(ctx);
     return NULL;
 }
 /* Writes items [0, n) through two workers (this thread and one more);
@@ -7423,30 +7532,41 @@ static void *prof__par_worker(void *arg) {
 static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *ops, const void *proto) {
     prof__par p;
     pthread_t th;
+    int b, ok = 0;
     if (w->fd < 0 || !prof__par_chunk || n < prof__par_min_events || n < 2 * prof__par_chunk || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
-    /* what the file's writer holds goes out first */
-    prof__w_flush(w);
-    if (w->th) prof__w_wait_idle(w);
-    if (w->err) return 1;
     memset(&p, 0, sizeof p);
-    p.ops = ops;
-    p.proto = proto;
-    p.n = n;
-    p.fd = w->fd;
-    p.chunk = prof__par_chunk;
-    p.nchunks = (n + p.chunk - 1) / p.chunk;
-    if (pthread_mutex_init(&p.lock, NULL) != 0) return 0;
-    if (pthread_cond_init(&p.cv, NULL) != 0) { pthread_mutex_destroy(&p.lock); return 0; }
-    if (!prof__spawn(&th, prof__par_worker, &p)) { pthread_cond_destroy(&p.cv); pthread_mutex_destroy(&p.lock); return 0; }
-    prof__par_worker(&p);
-    pthread_join(th, NULL);
-    pthread_cond_destroy(&p.cv);
-    pthread_mutex_destroy(&p.lock);
-    if (!p.err && p.next_chunk == 0) return 0; /* neither worker got its memory: nothing was written, one thread does it */
-    if (p.err) w->err = p.err;
-    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
-    w->written += p.written;
-    return 1;
+    for (b = 0; b < PROF__PAR_NBUF && (p.buf[b] = (char *)PROF_MALLOC(PROF__PAR_BUF)) != NULL; b++) {}
+    p.nbuf = b;
+    if (p.nbuf >= 2 && pthread_mutex_init(&p.lock, NULL) == 0) {
+        if (pthread_cond_init(&p.cv, NULL) == 0) {
+            /* what the file's writer holds goes out first */
+            prof__w_flush(w);
+            if (w->th) prof__w_wait_idle(w);
+            ok = 1;
+            if (!w->err) {
+                p.ops = ops;
+                p.proto = proto;
+                p.n = n;
+                p.fd = w->fd;
+                p.chunk = prof__par_chunk;
+                p.nchunks = (n + p.chunk - 1) / p.chunk;
+                if (!prof__spawn(&th, prof__par_worker, &p)) {
+                    ok = 0;
+                } else {
+                    prof__par_worker(&p);
+                    pthread_join(th, NULL);
+                    if (!p.err && p.next_chunk == 0) ok = 0; /* neither worker got its context: nothing was written, one thread does it */
+                    else if (p.err) w->err = p.err;
+                    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
+                    w->written += p.written;
+                }
+            }
+            pthread_cond_destroy(&p.cv);
+        }
+        pthread_mutex_destroy(&p.lock);
+    }
+    for (b = 0; b < p.nbuf; b++) PROF_FREE(p.buf[b]);
+    return ok;
 }
 
 typedef struct prof__out {
@@ -7460,8 +7580,8 @@ typedef struct prof__out {
 /* Frees what prof__out_open allocated (any of it may be NULL). */
 static PROF__NI void prof__out_free(prof__out *o) {
     if (o->w) {
-        PROF_FREE(o->w->bufs[0]);
-        PROF_FREE(o->w->bufs[1]);
+        unsigned k;
+        for (k = 0; k < o->w->nbuf; k++) PROF_FREE(o->w->bufs[k]);
         PROF_FREE(o->w);
     }
     PROF_FREE(o->tmp);
@@ -7521,15 +7641,14 @@ static PROF__NI int prof__fd_path(const char *path) {
     return -1;
 }
 
-/* The writer and its buffers (the second is optional: no writer thread
-   without it); 0, or -1 without memory. */
+/* The writer and its first buffer (the others come with the writer
+   thread, optional: none, no thread); 0, or -1 without memory. */
 static PROF__NI int prof__out_alloc(prof__out *o) {
     o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
     if (!o->w) return -1;
     memset(o->w, 0, sizeof *o->w);
-    o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK);
-    o->w->bufs[1] = (char *)PROF_MALLOC(PROF__W_CHUNK);
-    if (!o->w->bufs[0]) return -1;
+    if (!(o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK))) return -1;
+    o->w->nbuf = 1;
     o->w->buf = o->w->bufs[0];
     o->w->cap = PROF__W_CHUNK;
     o->w->fd = -1;
@@ -7790,6 +7909,7 @@ static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
    memory. */
 static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
     size_t i;
+    if (e->nex <= 1) return 0; /* no event has extras, so none a correlation: no pass over the events (56 MB at 1M) */
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         int found;

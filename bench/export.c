@@ -36,7 +36,9 @@
    Environment: PROF_BENCH_EXPORT_EVENTS (default 1000000; a list such as
    1000000,16000000 runs each size in turn, figures prefixed n<size>_ after
    the first), PROF_BENCH_REPS (default 5; PyTorch: 3), PROF_BENCH_DEPTH,
-   PROF_BENCH_NO_TORCH=1, PROF_BENCH_PYTHON.
+   PROF_BENCH_NO_TORCH=1, PROF_BENCH_PYTHON; PROF_BENCH_FORMATS and
+   PROF_BENCH_WORKLOADS (comma lists, e.g. perfetto,chrome and plain) run
+   only those (the PyTorch ratio needs the JSON on full and plain).
 
    Instruction counts (exact, for a shared machine): `export --callgrind
    FORMAT WORKLOAD N` exports once into /dev/null on one thread, FORMAT one
@@ -311,6 +313,17 @@ static double measure(const char *prefix, export_fn fn, prof_events *ev, size_t 
     return med;
 }
 
+/* PROF_BENCH_FORMATS / PROF_BENCH_WORKLOADS: whether `name` is in the
+   comma list in that variable (unset or empty: everything). */
+static int selected(const char *var, const char *name) {
+    const char *l = getenv(var), *p;
+    size_t n = strlen(name);
+    if (!l || !*l) return 1;
+    for (p = l; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == l || p[-1] == ',') && (p[n] == ',' || !p[n])) return 1;
+    return 0;
+}
+
 /* Every format on one workload: <prefix> for the JSON (the names the
    earlier sessions' figures use), <prefix>_<format> for the others. */
 static double all_formats(const char *prefix, prof_events *ev, size_t n, size_t reps, const char *path, double *json_size) {
@@ -318,6 +331,7 @@ static double all_formats(const char *prefix, prof_events *ev, size_t n, size_t 
     size_t k;
     for (k = 0; k < N_FORMATS; k++) {
         char name[160];
+        if (!selected("PROF_BENCH_FORMATS", g_formats[k].name)) continue;
         if (k == 0) snprintf(name, sizeof name, "%s", prefix);
         else snprintf(name, sizeof name, "%s_%s", prefix, g_formats[k].name);
         if (k == 0) med = measure(name, g_formats[k].fn, ev, n, reps, path, json_size);
@@ -391,22 +405,24 @@ static void torch_ratio(const char *python, size_t n, const char *path, const ch
 /* All workloads at n events; names prefixed with pre ("" or "n16000000_"). */
 static int run_size(size_t n, size_t reps, const char *pre, const char *path, double *med, double *size, double *med_plain, double *size_plain) {
     static const char *const names[] = { "export", "export_plain", "export_stk", "export_deep" };
+    static const char *const wl[] = { "full", "plain", "stk", "deep" };
     static const char *const what[] = { "full Kineto args (shapes, stack, sequence_nr, flops)", "plain scopes (args: External id, Ev Idx)",
                                          "plain scopes with their scope stacks", "plain scopes nested PROF_BENCH_DEPTH deep" };
     int w;
     for (w = W_FULL; w <= W_DEEP; w++) {
         char prefix[96];
         double m, sz;
-        prof_events *ev = workload(w, n);
-        if (!ev) return 1;
+        prof_events *ev;
+        if (!selected("PROF_BENCH_WORKLOADS", wl[w])) continue;
+        if (!(ev = workload(w, n))) return 1;
         snprintf(prefix, sizeof prefix, "%s%s", pre, names[w]);
         printf("# %zu events: %s%s\n", prof_events_count(ev), what[w], w == W_DEEP ? "" : ", 4 threads");
         if (w == W_DEEP) printf("# depth %d\n", g_depth);
         fflush(stdout);
-        if ((m = all_formats(prefix, ev, n, reps, path, &sz)) <= 0) { prof_events_free(ev); return 1; }
+        if ((m = all_formats(prefix, ev, n, reps, path, &sz)) <= 0 && selected("PROF_BENCH_FORMATS", "chrome")) { prof_events_free(ev); return 1; }
         if (w == W_FULL) { *med = m; *size = sz; }
         if (w == W_PLAIN) { *med_plain = m; *size_plain = sz; }
-        if (w == W_STK) {
+        if (w == W_STK && selected("PROF_BENCH_FORMATS", "chrome")) {
             /* PROF_ARGS_LIGHT: the JSON without the per-event ids */
             prof_export_options xo;
             memset(&xo, 0, sizeof xo);
@@ -460,6 +476,7 @@ int main(int argc, char **argv) {
     }
     if (!n1) return 1;
     if (getenv("PROF_BENCH_NO_TORCH") && *getenv("PROF_BENCH_NO_TORCH")) printf("# PyTorch comparison skipped (PROF_BENCH_NO_TORCH)\n");
+    else if (med <= 0 || med_plain <= 0) printf("# PyTorch comparison skipped (it needs the JSON on full and plain)\n");
     else torch_ratio(python, n1, path, input, med, size, med_plain, size_plain);
     printf("# export bench took %.0f s\n", now_s() - t_start);
     return 0;

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -766,6 +768,174 @@ static void test_hostile_fields(void) {
     free(big);
 }
 
+
+/* ----- the writer's threads: queue, pool, token, errors mid-way ---------- */
+
+static int write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok;
+}
+/* Temporary files (*.tmp*) left in dir, each named on stderr. */
+static int count_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    if (!d) return 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strstr(de->d_name, ".tmp")) {
+            fprintf(stderr, "temporary file left behind: %s/%s\n", dir, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+/* A pipe's reader that takes its bytes slowly (a pause every 64 kB), so
+   the writer thread blocks in write(2) and the formatter fills every
+   buffer of the queue and waits for one; the parallel JSON's workers run
+   out of free buffers. It keeps what it read, or closes the pipe after
+   `close_after` bytes (a reader gone mid-way). */
+typedef struct slow_reader { int fd; size_t close_after; char *got; size_t n, cap; } slow_reader;
+static void *slow_read(void *arg) {
+    slow_reader *r = (slow_reader *)arg;
+    char b[65536];
+    ssize_t k;
+    while ((k = read(r->fd, b, sizeof b)) > 0) {
+        struct timespec pause = { 0, 300000 };
+        if (r->n + (size_t)k > r->cap) {
+            char *g = (char *)realloc(r->got, (r->n + (size_t)k) * 2);
+            if (!g) break;
+            r->got = g;
+            r->cap = (r->n + (size_t)k) * 2;
+        }
+        memcpy(r->got + r->n, b, (size_t)k);
+        r->n += (size_t)k;
+        if (r->close_after && r->n >= r->close_after) break;
+        nanosleep(&pause, NULL);
+    }
+    close(r->fd);
+    return NULL;
+}
+/* fn's output into a pipe read slowly (closed after close_after bytes, 0:
+   never); what the reader got in r (the caller frees r->got). */
+static prof_result export_to_slow_pipe(export_fn fn, prof_events *ev, size_t close_after, slow_reader *r) {
+    int fds[2];
+    char path[64];
+    pthread_t th;
+    prof_result res = PROF_E_IO;
+    memset(r, 0, sizeof *r);
+    if (!CHECK(pipe(fds) == 0)) return res;
+    r->fd = fds[0];
+    r->close_after = close_after;
+    if (!CHECK(pthread_create(&th, NULL, slow_read, r) == 0)) { close(fds[0]); close(fds[1]); return res; }
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
+    res = fn(ev, path);
+    close(fds[1]);
+    pthread_join(th, NULL);
+    return res;
+}
+/* The same bytes through a slow pipe as into a file: every exporter with
+   its writer thread from the first buffer (queue full, the buffers reused
+   in turn), the
+   JSON also in parallel with small chunks (the pool runs out, chunks
+   complete out of turn) and with chunks bigger than a worker's buffer
+   (their first part written in their turn). */
+static void test_slow_reader(void) {
+    static const struct { size_t min, chunk; } par[] = { { (size_t)-1, 4096 }, { 0, 300 }, { 0, 16000 } };
+    prof_events *ev = build(50000);
+    size_t k, m, old_min = prof__par_min_events, old_chunk = prof__par_chunk;
+    if (!ev) return;
+    for (k = 0; k < N_EXPORTERS; k++) {
+        for (m = 0; m < (EXPORTERS[k].fn == ex_trace ? sizeof par / sizeof par[0] : 1); m++) {
+            char path[128];
+            char *want;
+            size_t want_n = 0;
+            slow_reader r;
+            prof__par_min_events = par[m].min;
+            prof__par_chunk = par[m].chunk;
+            snprintf(path, sizeof path, OUT "/slow_%s.out", EXPORTERS[k].name);
+            prof__par_min_events = (size_t)-1; /* the file: one thread, the reference */
+            CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
+            prof__par_min_events = par[m].min;
+            want = slurp(path, &want_n);
+            CHECK_MSG(EXPORTERS[k].fn != ex_perfetto || want_n > 5 * PROF__W_CHUNK, "the Perfetto trace (%zu bytes) is too small to fill the writer's queue", want_n);
+            prof__w_async_after = 0;
+            CHECK_EQ_INT(export_to_slow_pipe(EXPORTERS[k].fn, ev, 0, &r), PROF_OK);
+            prof__w_async_after = PROF__W_ASYNC_AFTER;
+            if (EXPORTERS[k].fn == ex_trace) { /* the traceName is the path: compare up to it */
+                const char *a = want ? strstr(want, "\"traceName\"") : NULL, *b = r.got ? strstr(r.got, "\"traceName\"") : NULL;
+                CHECK_MSG(a && b && a - want == b - r.got && memcmp(want, r.got, (size_t)(a - want)) == 0,
+                          "%s (chunks %zu, parallel from %zu): the pipe's bytes differ from the file's", EXPORTERS[k].name, par[m].chunk, par[m].min);
+            } else {
+                CHECK_MSG(want && r.n == want_n && memcmp(want, r.got, want_n) == 0, "%s: the pipe got %zu bytes, the file has %zu, or they differ", EXPORTERS[k].name, r.n, want_n);
+            }
+            free(r.got);
+            free(want);
+            unlink(path);
+        }
+    }
+    prof__par_min_events = old_min;
+    prof__par_chunk = old_chunk;
+    prof_events_free(ev);
+}
+/* A write that fails once the writer thread (started at the first buffer)
+   or the parallel workers have taken over: a reader gone after 512 kB
+   (EPIPE, no SIGPIPE), and a file that reaches RLIMIT_FSIZE (EFBIG) at
+   1 MiB: PROF_E_IO, the old
+   target intact, no temporary file left. */
+static void test_write_fails_midway(void) {
+    static const size_t par_min[] = { (size_t)-1, 0 };
+    prof_events *ev = build(50000);
+    size_t k, m, old_min = prof__par_min_events, old_chunk = prof__par_chunk;
+    struct rlimit old_lim, lim;
+    void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
+    if (!ev) return;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+    for (k = 0; k < N_EXPORTERS; k++) {
+        for (m = 0; m < (EXPORTERS[k].fn == ex_trace ? 2u : 1u); m++) {
+            slow_reader r;
+            prof_result res;
+            char path[128];
+            size_t size = 0;
+            char *full;
+            prof__par_min_events = par_min[m];
+            prof__par_chunk = 1000;
+            snprintf(path, sizeof path, OUT "/midway_%s.out", EXPORTERS[k].name);
+            CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
+            full = slurp(path, &size);
+            free(full);
+            if (size < (1u << 20)) continue; /* the memory timeline: one buffer */
+            check_log_reset();
+            prof__w_async_after = 0; /* the writer thread from the first buffer */
+            res = export_to_slow_pipe(EXPORTERS[k].fn, ev, 1u << 19, &r);
+            CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, strerror(EPIPE)), "%s (parallel from %zu) into a pipe closed mid-way: %d (%s)", EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
+            CHECK_MSG(!sigpipe_pending(), "%s left a SIGPIPE pending", EXPORTERS[k].name);
+            free(r.got);
+            CHECK(unlink(path) == 0 && write_text(path, "OLD\n"));
+            lim = old_lim;
+            lim.rlim_cur = 1u << 20;
+            if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
+                check_log_reset();
+                res = EXPORTERS[k].fn(ev, path);
+                CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
+                CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, path) && check_log_has(PROF_E_IO, strerror(EFBIG)), "%s (parallel from %zu) past RLIMIT_FSIZE: %d (%s)", EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
+            }
+            full = slurp(path, &size);
+            CHECK_MSG(full && strcmp(full, "OLD\n") == 0, "%s: the old file was not left as it was", EXPORTERS[k].name);
+            free(full);
+            CHECK(count_tmp(OUT) == 0);
+            prof__w_async_after = PROF__W_ASYNC_AFTER;
+            unlink(path);
+        }
+    }
+    prof__par_min_events = old_min;
+    prof__par_chunk = old_chunk;
+    signal(SIGXFSZ, old_sig);
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
@@ -780,6 +950,8 @@ int main(void) {
     test_light_args();
     test_light_hand();
     test_hostile_fields();
+    test_slow_reader();
+    test_write_fails_midway();
     prof_shutdown();
     return check_report();
 }
