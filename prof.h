@@ -201,9 +201,11 @@
                       recorded ~65k events in a session, a helper thread
                       maps and faults in its next 8 MiB record blocks ahead
                       of need (a fresh page costs microseconds on first
-                      touch) and holds up to two ready (16 MiB, kept for
-                      later sessions until prof_shutdown); it exits when
-                      the session ends. Short sessions never start it.
+                      touch): two ready at first, one once blocks go
+                      slower than four times its making of one (8 MiB;
+                      prof_stop frees them unless reserve_events keeps
+                      them); it exits when the session ends. Short
+                      sessions never start it.
    reserve_events     0 = none. Records that prof_start (with a schedule:
                       the prof_step that begins a recording window) makes
                       room for before recording begins, in whole blocks of
@@ -220,13 +222,17 @@
                       for N threads, reserve the events plus N blocks.
                       An exited thread's full blocks go back to the pool
                       (at the next prof_stop or prof_start) while it holds
-                      less than the reserve; the pool is freed by
-                      prof_shutdown. Each later recording window of a
-                      schedule is topped up again as it begins. With a
+                      less than the reserve; the pool stays until a
+                      prof_stop without a reserve or prof_shutdown. Each
+                      later recording window of a schedule is topped up
+                      again as it begins. With a
                       reserve every block stays for the next window;
                       without one, prof_stop frees each block once it has
                       read it, but the one each thread is on (where its
-                      next session starts), so the event list (48 bytes an
+                      next session starts; its pages past the records, in
+                      2 MiB steps, go back to the kernel), and the ready
+                      blocks, so a program that profiles once keeps no
+                      more than that block, and the event list (48 bytes an
                       event, and 128 more for an op with args of its own,
                       such as a sequence number) takes the records' memory
                       instead of adding to it.
