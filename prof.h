@@ -201,9 +201,11 @@
                       recorded ~65k events in a session, a helper thread
                       maps and faults in its next 8 MiB record blocks ahead
                       of need (a fresh page costs microseconds on first
-                      touch) and holds up to two ready (16 MiB, kept for
-                      later sessions until prof_shutdown); it exits when
-                      the session ends. Short sessions never start it.
+                      touch): two ready at first, one once blocks go
+                      slower than four times its making of one (8 MiB;
+                      prof_stop frees them unless reserve_events keeps
+                      them); it exits when the session ends. Short
+                      sessions never start it.
    reserve_events     0 = none. Records that prof_start (with a schedule:
                       the prof_step that begins a recording window) makes
                       room for before recording begins, in whole blocks of
@@ -220,13 +222,17 @@
                       for N threads, reserve the events plus N blocks.
                       An exited thread's full blocks go back to the pool
                       (at the next prof_stop or prof_start) while it holds
-                      less than the reserve; the pool is freed by
-                      prof_shutdown. Each later recording window of a
-                      schedule is topped up again as it begins. With a
+                      less than the reserve; the pool stays until a
+                      prof_stop without a reserve or prof_shutdown. Each
+                      later recording window of a schedule is topped up
+                      again as it begins. With a
                       reserve every block stays for the next window;
                       without one, prof_stop frees each block once it has
                       read it, but the one each thread is on (where its
-                      next session starts), so the event list (48 bytes an
+                      next session starts; its pages past the records, in
+                      2 MiB steps, go back to the kernel), and the ready
+                      blocks, so a program that profiles once keeps no
+                      more than that block, and the event list (48 bytes an
                       event, and 128 more for an op with args of its own,
                       such as a sequence number) takes the records' memory
                       instead of adding to it.
@@ -2347,6 +2353,19 @@ static PROF__NI void prof__block_free(prof__block *b) {
     munmap(b->recs, b->map_bytes);
     PROF_FREE(b);
 }
+/* Gives the pages of a big block past its first `keep` records back to the
+   kernel, in whole 2 MiB steps (no huge page is split). Safe while the
+   owner writes there: a store after the discard lands in a fresh zero
+   page, one racing with it may be lost, and records past the snapshot are
+   never read. The pages fault in again if the owner's next session gets
+   that far. */
+static PROF__NI void prof__block_trim(prof__block *b, size_t keep) {
+    size_t from = (keep * sizeof(prof__rec) + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
+    if (b->map_bytes < PROF__HUGE || from >= b->map_bytes) return;
+#if defined(MADV_DONTNEED)
+    madvise((char *)b->recs + from, b->map_bytes - from, MADV_DONTNEED);
+#endif
+}
 /* A block of records. Blocks of 2 MiB and more are aligned to and backed
    by transparent huge pages where the kernel allows: one fault and one
    2 MiB clear instead of 512 faults, which on a VM is most of the growth
@@ -2425,12 +2444,20 @@ static PROF__NI void prof__thread_exit(void *p) {
    short lock instead of faulting 8 MiB itself. The helper starts on first
    need, never for short sessions, and is joined when the session ends. When
    every core is busy recording, the faults cost the same wherever they run:
-   the helper then only keeps the hot path free of stalls. Ready blocks stay
-   for later sessions (prof_shutdown frees them); the helper never makes
-   more than what the session's cap could still fill, but prof_start's
-   reserve (reserve_events) and blocks of exited threads kept for it can
-   hold more. Every ready block has PROF__MAX_BLOCK records. */
+   the helper then only keeps the hot path free of stalls. The helper keeps
+   two blocks ready until it has seen how fast they go, then one once they
+   go slower than four times what it takes to make one (a thread that
+   fills 8 MiB in 50 ms needs no second one; a burst, or several threads,
+   does): every
+   ready block is 8 MiB faulted in, and whatever is ready when the session
+   ends was cleared for nothing. It never makes more than what the
+   session's cap could still fill. prof_stop frees the ready blocks, unless
+   a reserve (reserve_events) keeps them for the next session: a program
+   that profiles once holds none after it; prof_start's reserve and blocks
+   of exited threads kept for it can hold more (prof_shutdown frees them).
+   Every ready block has PROF__MAX_BLOCK records. */
 #define PROF__PF_READY 2
+#define PROF__PF_BURST 4 /* a second block ahead when blocks go faster than this many times the making of one */
 #define PROF__PF_MIN (PROF__HUGE / sizeof(prof__rec)) /* records of the smallest block taken from it */
 static pthread_mutex_t prof__pf_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t prof__pf_wake = PTHREAD_COND_INITIALIZER;
@@ -2449,6 +2476,8 @@ static struct {
                            and those prof_start reserved (reserve_events) */
     uint64_t taken;  /* blocks handed out this session */
     uint64_t added;  /* blocks the session added, from here or mapped inline */
+    int64_t last_take_ns, take_gap_ns; /* the last full block taken, and the time since the one before (0: none yet) */
+    int64_t make_ns; /* what the helper took to make its last block */
 } prof__pf;
 
 /* prof.h's own threads: every signal blocked (the host program's handlers
@@ -2492,11 +2521,14 @@ static void *prof__pf_main(void *arg) {
     pthread_mutex_lock(&prof__pf_lock);
     while (prof__pf.active) {
         int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
-        if (prof__pf.n_ready < PROF__PF_READY && left > (int64_t)prof__pf.n_ready * (int64_t)PROF__MAX_BLOCK) {
+        int want = !prof__pf.take_gap_ns || prof__pf.take_gap_ns < PROF__PF_BURST * prof__pf.make_ns ? PROF__PF_READY : 1;
+        if (prof__pf.n_ready < want && left > (int64_t)prof__pf.n_ready * (int64_t)PROF__MAX_BLOCK) {
             prof__block *b;
+            int64_t t0 = prof__mono_ns();
             pthread_mutex_unlock(&prof__pf_lock);
             b = prof__block_new(PROF__MAX_BLOCK, 1);
             pthread_mutex_lock(&prof__pf_lock);
+            prof__pf.make_ns = prof__mono_ns() - t0;
             if (!b) break; /* out of memory: recording threads map their own and count what fails */
             prof__pf_push_locked(b);
             continue;
@@ -2535,6 +2567,11 @@ static PROF__NI prof__block *prof__pf_take(int kick) {
         if (prof__pf.n_early) __atomic_store_n(&prof__pf.n_early, prof__pf.n_early - 1, __ATOMIC_RELAXED);
         prof__pf.taken++;
     }
+    if (kick) { /* a full block is needed (taken or not): the rate the helper keeps up with */
+        int64_t now = prof__mono_ns();
+        prof__pf.take_gap_ns = prof__pf.last_take_ns ? now - prof__pf.last_take_ns : 0;
+        prof__pf.last_take_ns = now;
+    }
     if (kick) prof__pf_kick_locked();
     pthread_mutex_unlock(&prof__pf_lock);
     return b;
@@ -2544,21 +2581,28 @@ static PROF__NI void prof__pf_session(int allow, int take_early) {
     prof__pf.active = allow;
     __atomic_store_n(&prof__pf.n_early, take_early ? prof__pf.n_ready : 0, __ATOMIC_RELAXED);
     prof__pf.taken = 0;
+    prof__pf.last_take_ns = prof__pf.take_gap_ns = 0;
     __atomic_store_n(&prof__pf.added, 0u, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&prof__pf_lock);
 }
-/* Session end: the helper finishes the block it is on and exits. */
+static PROF__NI void prof__pf_free_ready(void);
+/* Session end: the helper finishes the block it is on and exits. Without
+   a reserve the ready blocks go now, before the collector's arrays grow
+   (they would add to prof_stop's peak, and stay resident in a program
+   that profiles once); a reserve keeps them for the next session. */
 static PROF__NI void prof__pf_stop(void) {
     pthread_t th;
-    int join;
+    int join, keep;
     pthread_mutex_lock(&prof__pf_lock);
     prof__pf.active = 0;
     join = prof__pf.running;
     prof__pf.running = 0;
     th = prof__pf.thread;
+    keep = prof__pf.keep != 0;
     pthread_cond_signal(&prof__pf_wake);
     pthread_mutex_unlock(&prof__pf_lock);
     if (join) pthread_join(th, NULL);
+    if (!keep) prof__pf_free_ready();
 }
 static PROF__NI void prof__pf_free_ready(void) {
     pthread_mutex_lock(&prof__pf_lock);
@@ -3973,6 +4017,16 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     e->stats.blocks_prefaulted = prof__pf.taken;
     c->release = !prof__pf.keep; /* a reserve keeps its blocks for the next session */
     pthread_mutex_unlock(&prof__pf_lock);
+    /* without a reserve, the unwritten part of the block each thread is on
+       goes now (the last block a helper faulted in is mostly that), so
+       neither prof_stop's peak nor the program after it holds it */
+    if (c->release) {
+        size_t k;
+        for (k = 0; k < c->nsnap; k++) {
+            prof__block *b = c->snaps[k].cur;
+            if (b) prof__block_trim(b, prof__snap_count(&c->snaps[k], b));
+        }
+    }
     e->stats.marks_dropped = c->xdropped[PROF__X_MARK];
     e->stats.counters_dropped = c->xdropped[PROF__X_COUNTER];
     e->stats.allocs_dropped = c->xdropped[PROF__X_ALLOC];

@@ -1218,6 +1218,69 @@ static void test_fork_during_malloc(void) {
     CHECK_EQ_INT(bad, 0);
 }
 
+/* prof_stop without a reserve frees the helper's ready blocks and gives
+   back the unwritten part of the block a thread is on (past the 2 MiB step
+   its records reach): a program that profiles once holds neither after it.
+   With a reserve (reserve_events) both stay for the next session. */
+#define RB_N 140000L /* into the ninth block, the first of 349525 records */
+static size_t rb_resident(const void *p, size_t bytes) {
+    static unsigned char vec[2048];
+    size_t k, n = bytes / 4096, res = 0;
+    if (n > sizeof vec || mincore((void *)(uintptr_t)p, bytes, vec) != 0) return (size_t)-1;
+    for (k = 0; k < n; k++) res += vec[k] & 1;
+    return res;
+}
+static void rb_session(size_t reserve, int *ready_after, size_t *tail_resident, size_t *tail_pages) {
+    prof_config cfg;
+    prof_events *ev;
+    prof__tstate *t;
+    prof__block *b = NULL;
+    size_t o, from;
+    long i;
+    int waited;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.reserve_events = reserve;
+    cfg.max_events = 64u << 20;
+    *ready_after = -1;
+    *tail_resident = *tail_pages = 0;
+    prof_shutdown(); /* nothing held from earlier sessions */
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    for (i = 0; i < RB_N; i++) { PROF_SCOPE("rb"); }
+    /* the helper has a block ready again (it made two, this thread took one) */
+    for (waited = 0; waited < 10000 && !__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED); waited++) sleep_us(1000);
+    CHECK_MSG(__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) > 0, "no ready block before prof_stop (reserve %zu)", reserve);
+    t = prof__self();
+    if (CHECK(t != NULL)) b = t->cur;
+    /* 8 MiB from the helper, or 4 MiB (131072 records) mapped here when
+       none was ready in time (a slow run) */
+    if (!CHECK(b != NULL && b->map_bytes >= (4u << 20) && b->map_bytes <= (8u << 20))) { prof_events_free(prof_stop()); return; }
+    /* every page past the 2 MiB step this thread's records reach resident,
+       as the helper leaves them (nobody writes there) */
+    from = ((size_t)((char *)t->hot.pos - (char *)b->recs) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    if (!CHECK(from < b->map_bytes)) { prof_events_free(prof_stop()); return; }
+    for (o = from; o < b->map_bytes; o += 4096) ((volatile char *)b->recs)[o] = 0;
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) CHECK_EQ_INT(count_named(ev, "rb"), RB_N);
+    prof_events_free(ev);
+    pthread_mutex_lock(&prof__pf_lock);
+    *ready_after = prof__pf.n_ready;
+    pthread_mutex_unlock(&prof__pf_lock);
+    CHECK(t->cur == b); /* the block this thread is on stays */
+    *tail_pages = (b->map_bytes - from) / 4096;
+    *tail_resident = rb_resident((char *)b->recs + from, b->map_bytes - from);
+}
+static void test_ready_blocks_released(void) {
+    int ready;
+    size_t res, pages;
+    rb_session(0, &ready, &res, &pages);
+    CHECK_MSG(ready == 0, "prof_stop without a reserve left %d ready blocks", ready);
+    CHECK_MSG(res == 0, "prof_stop without a reserve left %zu of the %zu pages past the current block's records resident", res, pages);
+    rb_session(3 * (size_t)RES_BLOCK, &ready, &res, &pages);
+    CHECK_MSG(ready >= 1, "prof_stop with a reserve kept %d ready blocks", ready);
+    CHECK_MSG(res == pages, "prof_stop with a reserve: %zu of the %zu pages past the current block's records resident", res, pages);
+    prof_shutdown();
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_fork_during_malloc()); /* starts no session */
@@ -1234,6 +1297,7 @@ int main(void) {
     TIMED(test_blocks_freed_at_stop());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());
+    TIMED(test_ready_blocks_released());
     prof_shutdown();
     return check_report();
 }
