@@ -665,7 +665,14 @@ static void *pf_worker(void *arg) {
     c.max_events = 4u << 20;
     if (!CHECK(prof_start(&c) == PROF_OK)) return NULL;
     for (i = 0; i < PF_N1; i++) { PROF_SCOPE("pf"); }
-    sleep_us(300000); /* the helper readies its two blocks */
+    /* the helper readies its two blocks: waited for, not timed (a fixed
+       300 ms was too short for ASan on a loaded machine) */
+    if (r->no_helper) {
+        sleep_us(300000);
+    } else {
+        int waited;
+        for (waited = 0; waited < 10000 && __atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) < 2; waited++) sleep_us(1000);
+    }
     r->tasks_during = task_count();
     if (r->do_fork) {
         /* The verdict comes back through a pipe: under valgrind the child's
