@@ -1798,6 +1798,7 @@ enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEG
        PROF__F_SHARED_EX = 32, /* its extra is shared by events equal in it (prof_stop:
                                   a loop's op with the same shapes and args), so
                                   prof__extra_of copies it before a write */
+       PROF__F_TAKEN = 0x2000, /* prof_stop's merge only: copied out of its run */
        PROF__F_PLACED = 0x4000 /* prof_stop's order only: put in its place */ };
 
 typedef struct prof__ev {
@@ -3611,6 +3612,51 @@ static PROF__NI void prof__ev_gather(prof__ev *ev, uint32_t *idx, size_t n) {
         }
     }
 }
+/* The same as prof__ev_gather, out of place: *evp becomes a new array with
+   ev[idx[i]] at i. Followed in place, the permutation of interleaved runs
+   (threads recording at once) jumps across the whole array, a cache miss
+   an event (half of prof_stop's time on two threads); copied out, the runs
+   are read front to back. Behind those reads the old array's pages go back
+   to the system (only memory from libc's malloc, where madvise is sure to
+   be harmless), so the list's memory does not double: what is copied out
+   is given back, a run's pages once the run's events before them are all
+   taken (marked PROF__F_TAKEN in the old array). runs: nruns triples, each
+   a run's first event not yet taken, its end, and the byte offset up to
+   which its pages are given back (begin * sizeof(prof__ev) at first).
+   0 = not done (no room, or no way to give pages back): the caller
+   gathers in place. */
+#define PROF__MERGE_OUT_MIN ((size_t)4 << 20) /* bytes: below, the array sits in the caches */
+static PROF__NI int prof__ev_merge_out(prof__ev **evp, size_t cap, const uint32_t *idx, size_t n, size_t *runs, size_t nruns) {
+#if defined(PROF__LIBC_ALLOC) && defined(MADV_DONTNEED)
+    prof__ev *old = *evp, *nv;
+    size_t i, r;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095u, base = (uintptr_t)old;
+    if (n * sizeof *old < PROF__MERGE_OUT_MIN || !(nv = PROF__ALLOC(prof__ev, cap))) return 0;
+    for (i = 0; i < n; i++) {
+        nv[i] = old[idx[i]];
+        old[idx[i]].flags = (uint16_t)(old[idx[i]].flags | PROF__F_TAKEN);
+        if ((i & 16383u) != 16383u) continue;
+        for (r = 0; r < nruns; r++) {
+            size_t *run = runs + 3 * r;
+            uintptr_t lo, hi;
+            while (run[0] < run[1] && (old[run[0]].flags & PROF__F_TAKEN)) run[0]++;
+            lo = (base + run[2] + mask) & ~mask;
+            hi = (uintptr_t)(old + run[0]) & ~mask;
+            if (hi >= lo + ((uintptr_t)64 << 10)) {
+                madvise((void *)lo, hi - lo, MADV_DONTNEED); /* failure only keeps the pages */
+                run[2] = hi - base;
+            }
+        }
+    }
+    PROF_FREE(old);
+    *evp = nv;
+    return 1;
+#else
+    (void)evp; (void)cap; (void)idx; (void)n; (void)runs; (void)nruns;
+    return 0;
+#endif
+}
 /* ev[j] takes ev[ev[j].parent] for every j (the parent field holds the
    source until the events are linked), in place, one cycle at a time,
    with PROF__F_PLACED on those done (prof__c_link clears it): no array. */
@@ -4495,6 +4541,31 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
     return 0;
 }
 
+/* The threads' runs (and the async and CUDA records after them) merged
+   into a new array by idx, their pages given back behind the reads. 0 =
+   not done: the caller gathers in place. */
+static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, size_t total) {
+    size_t *runs = PROF__ALLOC(size_t, 3 * (c->nsnap + 1)), nruns = 0, i;
+    int done;
+    if (!runs) return 0;
+    for (i = 0; i < c->nsnap; i++) {
+        if (c->snaps[i].kend == c->snaps[i].kbeg) continue;
+        runs[3 * nruns] = c->snaps[i].kbeg;
+        runs[3 * nruns + 1] = c->snaps[i].kend;
+        runs[3 * nruns + 2] = c->snaps[i].kbeg * sizeof(prof__ev);
+        nruns++;
+    }
+    if (c->nx) {
+        runs[3 * nruns] = total - c->nx;
+        runs[3 * nruns + 1] = total;
+        runs[3 * nruns + 2] = (total - c->nx) * sizeof(prof__ev);
+        nruns++;
+    }
+    done = prof__ev_merge_out(&c->e->ev, c->e->cap, idx, total, runs, nruns);
+    PROF_FREE(runs);
+    return done;
+}
+
 /* Phase 7: the async ranges and CUDA's records join the list; events in
    PyTorch's order, per thread by the stack pass, then one sort that merges
    the threads' runs and the rest. Every step is in place; a merge (more
@@ -4555,7 +4626,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
         prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev);
-        prof__ev_gather(e->ev, idx, total);
+        if (!prof__c_merge_out(c, idx, total)) prof__ev_gather(e->ev, idx, total);
     }
     PROF_FREE(c->scratch);
     c->scratch = NULL;

@@ -972,6 +972,69 @@ static void *fb_worker(void *p) {
     pthread_barrier_wait(a->bar); /* recorded */
     return NULL;
 }
+/* Threads recording at once leave runs that interleave in time; prof_stop
+   merges them into a new array (past 4 MB of events) and gives the old
+   one's pages back behind its reads. Every event once, in time order,
+   parents and children consistent, on each thread its own. */
+#define IM_THREADS 3
+#define IM_PAIRS 40000
+typedef struct im_arg { pthread_barrier_t *b; } im_arg;
+static void *im_worker(void *arg) {
+    im_arg *a = (im_arg *)arg;
+    int i;
+    pthread_barrier_wait(a->b);
+    for (i = 0; i < IM_PAIRS; i++) {
+        PROF_SCOPE("im_outer");
+        { PROF_SCOPE("im_inner"); }
+    }
+    return NULL;
+}
+static void test_interleaved_merge(void) {
+    prof_config c = config();
+    pthread_t th[IM_THREADS];
+    pthread_barrier_t b;
+    im_arg a;
+    prof_events *ev;
+    prof_event *all;
+    uint64_t tid[IM_THREADS];
+    size_t per[IM_THREADS], i, n, bad_parent = 0, k;
+    int t, ntid = 0;
+    c.max_events = 4u << 20;
+    pthread_barrier_init(&b, NULL, IM_THREADS);
+    a.b = &b;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (t = 0; t < IM_THREADS; t++) pthread_create(&th[t], NULL, im_worker, &a);
+    for (t = 0; t < IM_THREADS; t++) pthread_join(th[t], NULL);
+    ev = prof_stop();
+    pthread_barrier_destroy(&b);
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, (size_t)IM_THREADS * IM_PAIRS * 2);
+    CHECK_EQ_INT(check_consistent(ev), 0);
+    all = snapshot(ev);
+    memset(per, 0, sizeof per);
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < (size_t)ntid && tid[k] != all[i].thread; k++) {}
+        if (k == (size_t)ntid) {
+            if (ntid == IM_THREADS) { bad_parent++; continue; }
+            tid[ntid++] = all[i].thread;
+        }
+        per[k]++;
+        if (strcmp(all[i].name, "im_inner") == 0) {
+            int64_t p = all[i].parent;
+            if (p < 0 || strcmp(all[p].name, "im_outer") != 0 || all[p].thread != all[i].thread) bad_parent++;
+        } else if (all[i].parent != -1) {
+            bad_parent++;
+        }
+    }
+    CHECK_EQ_INT(ntid, IM_THREADS);
+    for (k = 0; k < IM_THREADS; k++) CHECK_EQ_INT(per[k], (size_t)IM_PAIRS * 2);
+    CHECK_EQ_INT(bad_parent, 0);
+    CHECK_EQ_INT(count_named(ev, "im_outer"), (size_t)IM_THREADS * IM_PAIRS);
+    free(all);
+    prof_events_free(ev);
+}
+
 static void test_blocks_freed_at_stop(void) {
     prof_config cfg = config();
     pthread_barrier_t bar;
@@ -1309,6 +1372,7 @@ int main(void) {
     TIMED(test_thread_per_task_memory());
     TIMED(test_growth_faults_spread());
     TIMED(test_blocks_freed_at_stop());
+    TIMED(test_interleaved_merge());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());
     TIMED(test_ready_blocks_released());
