@@ -27,6 +27,7 @@
 
 #include "prof.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +70,23 @@ static CHECK__UNUSED int check__eq_str(const char *a, const char *b, const char 
             a ? "\"" : "", a ? a : "NULL", a ? "\"" : "", b ? "\"" : "", b ? b : "NULL", b ? "\"" : "");
     fflush(stderr);
     return 0;
+}
+
+/* Names in dir containing ".tmp" (prof.h's temporary files are
+   PATH.tmpPID.N), each named on stderr: what a failed export left behind. */
+static CHECK__UNUSED int check_count_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    if (!d) return 0;
+    while ((de = readdir(d)) != NULL) {
+        if (strstr(de->d_name, ".tmp")) {
+            fprintf(stderr, "temporary file left behind: %s/%s\n", dir, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
 }
 
 /* Each evaluates its arguments once and yields 1 on success, 0 on failure. */

@@ -117,21 +117,6 @@ static int exists(const char *path) {
     return lstat(path, &st) == 0;
 }
 
-/* Names in dir containing ".tmp" (prof.h's temporary files are PATH.tmpPID.N). */
-static int count_tmp(const char *dir) {
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int n = 0;
-    if (!d) return 0;
-    while ((de = readdir(d)) != NULL) {
-        if (strstr(de->d_name, ".tmp")) {
-            fprintf(stderr, "temporary file left behind: %s/%s\n", dir, de->d_name);
-            n++;
-        }
-    }
-    closedir(d);
-    return n;
-}
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st; (void)flag; (void)ftw;
@@ -1487,7 +1472,7 @@ static void expect_io_failure(prof_events *ev, size_t k, const char *path, const
     CHECK_MSG(r == PROF_E_IO, "%s(%s) returned %d (%s), expected PROF_E_IO", EXPORTERS[k].name, path, (int)r, prof_result_string(r));
     CHECK_MSG(check_log_has(PROF_E_IO, path), "%s(%s): no PROF_E_IO message naming the path (last error: %s)", EXPORTERS[k].name, path,
               prof_last_error() ? prof_last_error() : "(none)");
-    if (dir) CHECK_MSG(count_tmp(dir) == 0, "%s(%s) left a temporary file in %s", EXPORTERS[k].name, path, dir);
+    if (dir) CHECK_MSG(check_count_tmp(dir) == 0, "%s(%s) left a temporary file in %s", EXPORTERS[k].name, path, dir);
     if (old) CHECK_MSG(file_is(path, old), "%s(%s): the existing target lost its content", EXPORTERS[k].name, path);
 }
 
@@ -1573,7 +1558,7 @@ static void test_errors(void) {
     CHECK(mkdir(ERR_DIR "/adir", 0755) == 0);
     for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/adir", ERR_DIR, NULL);
     CHECK(stat(ERR_DIR "/adir", &st) == 0 && S_ISDIR(st.st_mode));
-    CHECK(count_tmp(ERR_DIR "/adir") == 0);
+    CHECK(check_count_tmp(ERR_DIR "/adir") == 0);
 
     /* a read-only directory, with an existing target. As root (uid 0)
        permissions do not stop writes, so the failure cannot happen there:
@@ -1610,7 +1595,7 @@ static void test_errors(void) {
         /* and a successful export replaces it */
         CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/fsize/target", "self_cpu_time_total"), PROF_OK);
         CHECK(!file_is(ERR_DIR "/fsize/target", "OLD\n"));
-        CHECK(count_tmp(ERR_DIR "/fsize") == 0);
+        CHECK(check_count_tmp(ERR_DIR "/fsize") == 0);
     }
 
     /* unknown stacks metric: refused before any file is made */
@@ -1634,8 +1619,8 @@ static void test_errors(void) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, ""), PROF_E_ARG);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, NULL), PROF_E_ARG);
     CHECK(!exists(ERR_DIR "/n.json"));
-    CHECK(count_tmp(ERR_DIR) == 0);
-    CHECK(count_tmp(OUT) == 0);
+    CHECK(check_count_tmp(ERR_DIR) == 0);
+    CHECK(check_count_tmp(OUT) == 0);
     prof_events_free(ev);
 }
 
@@ -1667,7 +1652,7 @@ static void test_paths(void) {
     if (CHECK(fd >= 0)) { close(fd); unlink(name); }
     export_all_ok(ev, name);
     CHECK(stat(name, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0);
-    CHECK(count_tmp(ERR_DIR "/p") == 0);
+    CHECK(check_count_tmp(ERR_DIR "/p") == 0);
     unlink(name);
 
     /* replacing a 0600 file keeps 0600 (and a new file gets fopen's mode) */
@@ -1711,8 +1696,8 @@ static void test_paths(void) {
     CHECK(check_log_has(PROF_E_IO, "loop_a"));
     CHECK(lstat(ERR_DIR "/p/loop_a", &st) == 0 && S_ISLNK(st.st_mode));
     CHECK(lstat(ERR_DIR "/p/loop_b", &st) == 0 && S_ISLNK(st.st_mode));
-    CHECK(count_tmp(ERR_DIR "/p") == 0);
-    CHECK(count_tmp(ERR_DIR "/p/other") == 0);
+    CHECK(check_count_tmp(ERR_DIR "/p") == 0);
+    CHECK(check_count_tmp(ERR_DIR "/p/other") == 0);
 
     /* metadata cannot take the trace's own keys (the file would have two) */
     {
@@ -1815,7 +1800,7 @@ static void test_unwritable_dir(void) {
         CHECK(stat(ERR_DIR "/ud/x.json", &st) == 0 && st.st_size > 100 && !file_is(ERR_DIR "/ud/x.json", "OLD\n"));
         CHECK(!exists(ERR_DIR "/ud/y.stacks"));
     }
-    CHECK(count_tmp(ERR_DIR "/ud") == 0);
+    CHECK(check_count_tmp(ERR_DIR "/ud") == 0);
     chmod(ERR_DIR "/ud", 0755);
 }
 
@@ -1910,7 +1895,7 @@ static void test_streaming(void) {
         CHECK_EQ_INT(bad, 0);
         free(s);
     }
-    CHECK(count_tmp(STREAM_DIR) == 0);
+    CHECK(check_count_tmp(STREAM_DIR) == 0);
 
     /* a write that fails once the writer thread has taken over (past the
        first MiB): an error, no temporary file, the old target intact */
@@ -1929,7 +1914,7 @@ static void test_streaming(void) {
         }
         signal(SIGXFSZ, old_sig);
         CHECK(file_is(STREAM_DIR "/big.json", "OLD\n"));
-        CHECK(count_tmp(STREAM_DIR) == 0);
+        CHECK(check_count_tmp(STREAM_DIR) == 0);
     }
     rm_tree(STREAM_DIR);
     prof_events_free(ev);

@@ -777,21 +777,6 @@ static int write_text(const char *path, const char *text) {
     if (f && fclose(f) != 0) ok = 0;
     return ok;
 }
-/* Temporary files (*.tmp*) left in dir, each named on stderr. */
-static int count_tmp(const char *dir) {
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int n = 0;
-    if (!d) return 0;
-    while ((de = readdir(d)) != NULL) {
-        if (strstr(de->d_name, ".tmp")) {
-            fprintf(stderr, "temporary file left behind: %s/%s\n", dir, de->d_name);
-            n++;
-        }
-    }
-    closedir(d);
-    return n;
-}
 /* A pipe's reader that takes its bytes slowly (a pause every 64 kB), so
    the writer thread blocks in write(2) and the formatter fills every
    buffer of the queue and waits for one; the parallel JSON's workers run
@@ -925,7 +910,7 @@ static void test_write_fails_midway(void) {
             full = slurp(path, &size);
             CHECK_MSG(full && strcmp(full, "OLD\n") == 0, "%s: the old file was not left as it was", EXPORTERS[k].name);
             free(full);
-            CHECK(count_tmp(OUT) == 0);
+            CHECK(check_count_tmp(OUT) == 0);
             prof__w_async_after = PROF__W_ASYNC_AFTER;
             unlink(path);
         }
