@@ -2239,7 +2239,9 @@ static PROF__NI void prof__clock_calibrate(void) {
 }
 static PROF__NI int64_t prof__ticks_to_ns(uint64_t ticks_since_start) {
     if (prof__clk.ticks_are_ns) return (int64_t)ticks_since_start;
-    return (int64_t)((double)ticks_since_start * prof__clk.ns_per_tick + 0.5);
+    /* through int64_t: one conversion instruction (uint64_t -> double takes
+       a branch and four more); equal below 2^63 ticks, i.e. always */
+    return (int64_t)((double)(int64_t)ticks_since_start * prof__clk.ns_per_tick + 0.5);
 }
 
 /* >>recorder =============================================================*/
