@@ -3598,6 +3598,40 @@ static PROF__NI int prof__ev_order_less(const void *ctx, uint32_t a, uint32_t b)
     if (x->end != y->end) return x->end > y->end;
     return x->thread < y->thread;
 }
+/* idx's neighbouring runs b[0..nb) (run r: b[r] to b[r+1]; b[nb] = n),
+   each already in prof__ev_order_less's order, merged pairwise with that
+   comparison inline: the threads' runs, log2(runs) passes of a few
+   instructions an event (the general sort costs ~100: its run scan and a
+   call per comparison). Stable, so its result is the sort's. b is spent;
+   tmp: room for n. */
+static PROF__NI void prof__ev_merge_runs(const prof__ev *ev, uint32_t *a, uint32_t *tmp, size_t *b, size_t nb) {
+    uint32_t *src = a, *dst = tmp;
+    size_t n = b[nb];
+    while (nb > 1) {
+        size_t r, w = 0;
+        for (r = 0; r + 1 < nb; r += 2) {
+            size_t lo = b[r], mid = b[r + 1], hi = b[r + 2], p = lo, q = mid, k = lo;
+            while (p < mid && q < hi) {
+                const prof__ev *x = ev + src[q], *y = ev + src[p];
+                int right = x->start != y->start ? x->start < y->start
+                          : x->end != y->end     ? x->end > y->end
+                                                 : x->thread < y->thread;
+                dst[k++] = right ? src[q++] : src[p++];
+            }
+            if (p < mid) memcpy(dst + k, src + p, (mid - p) * sizeof *a);
+            else memcpy(dst + k, src + q, (hi - q) * sizeof *a);
+            b[w++] = lo;
+        }
+        if (r < nb) { /* an odd run out: copied as it is */
+            memcpy(dst + b[r], src + b[r], (n - b[r]) * sizeof *a);
+            b[w++] = b[r];
+        }
+        b[w] = n;
+        nb = w;
+        { uint32_t *t = src; src = dst; dst = t; }
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
 /* ev[i] = ev[idx[i]] for every i, in place, one cycle at a time (idx is
    spent: each entry ends as its own index). */
 static PROF__NI void prof__ev_gather(prof__ev *ev, uint32_t *idx, size_t n) {
@@ -4653,11 +4687,24 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     PROF_FREE(stk);
     if (runs > 1) {
-        if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
+        size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
+        if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
         idx = c->scratch;
         tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
-        prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev);
+        /* the runs: each thread's scopes (in order now), then the others,
+           sorted here; the threads' runs lie back to back from 0 */
+        for (i = 0; i < c->nsnap; i++)
+            if (c->snaps[i].kend > c->snaps[i].kbeg) b[nb++] = c->snaps[i].kbeg;
+        if (c->nx) {
+            prof__msort_u32(idx + nscopes, tmp, c->nx, prof__ev_order_less, e->ev);
+            b[nb++] = nscopes;
+        }
+        b[nb] = total;
+        for (i = 0; i < nb && b[i] < b[i + 1]; i++) {}
+        if (nb && b[0] == 0 && i == nb) prof__ev_merge_runs(e->ev, idx, tmp, b, nb);
+        else prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev); /* not back to back: not expected */
+        PROF_FREE(b);
         if (!prof__c_merge_out(c, idx, total)) prof__ev_gather(e->ev, idx, total);
     }
     PROF_FREE(c->scratch);

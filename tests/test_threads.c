@@ -78,6 +78,8 @@ static int check_consistent(prof_events *ev) {
     for (i = 0; i < n; i++) {
         const prof_event *e = &all[i];
         int ok = e->end_ns >= e->start_ns && e->start_ns >= prev && e->parent < (int64_t)n;
+        /* PyTorch's order: by start, then the longer first (threads' runs merged) */
+        if (i && e->start_ns == all[i - 1].start_ns && e->end_ns > all[i - 1].end_ns) ok = 0;
         prev = e->start_ns;
         if (e->parent >= 0) {
             const prof_event *p = &all[e->parent];
@@ -1035,6 +1037,40 @@ static void test_interleaved_merge(void) {
     prof_events_free(ev);
 }
 
+/* prof__ev_merge_runs (prof_stop's merge of the threads' sorted runs) gives
+   what the general stable sort gives, for 1 to 9 runs (odd counts leave a
+   run out of a pass), ties of start, end and thread included. */
+static void test_merge_runs_as_sort(void) {
+    enum { MAXN = 400 };
+    static prof__ev ev[MAXN];
+    static uint32_t a[MAXN], b[MAXN], tmp[MAXN];
+    size_t bounds[16];
+    uint64_t seed = 12345;
+    int round, bad = 0;
+    for (round = 0; round < 300; round++) {
+        size_t nb = 1 + (size_t)(round % 9), n = 0, r, i;
+        for (r = 0; r < nb; r++) {
+            size_t len = 1 + (size_t)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 58) % 40;
+            bounds[r] = n;
+            for (i = 0; i < len; i++, n++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                memset(&ev[n], 0, sizeof ev[n]);
+                ev[n].start = (int64_t)((seed >> 33) % 16);        /* few values: many ties */
+                ev[n].end = ev[n].start + (int64_t)((seed >> 45) % 4);
+                ev[n].thread = (uint32_t)((seed >> 50) % 3);
+                a[n] = (uint32_t)n;
+            }
+            prof__msort_u32(a + bounds[r], tmp, len, prof__ev_order_less, ev); /* each run in order */
+        }
+        bounds[nb] = n;
+        memcpy(b, a, n * sizeof *a);
+        prof__msort_u32(b, tmp, n, prof__ev_order_less, ev);
+        prof__ev_merge_runs(ev, a, tmp, bounds, nb);
+        if (memcmp(a, b, n * sizeof *a) != 0) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 static void test_blocks_freed_at_stop(void) {
     prof_config cfg = config();
     pthread_barrier_t bar;
@@ -1373,6 +1409,7 @@ int main(void) {
     TIMED(test_growth_faults_spread());
     TIMED(test_blocks_freed_at_stop());
     TIMED(test_interleaved_merge());
+    TIMED(test_merge_runs_as_sort());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());
     TIMED(test_ready_blocks_released());
