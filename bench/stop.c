@@ -10,8 +10,12 @@
    Figures:
      stop_floor_ns_per_event     copy the 24-byte records into a fresh
                                  array + a 4-pass radix sort of 64-bit keys
+     stop_floor_warm_ns_per_event  the same into arrays touched before
+                                 (the issue's floor: copy + sort alone; a
+                                 fresh page costs microseconds on a VM)
      stop_<mode>_ns_per_event    prof_stop
      stop_<mode>_ratio           the two
+     stop_<mode>_ratio_warm      prof_stop against the warm floor
      stop_<mode>_peak_bytes_per_event  VmHWM growth during prof_stop
    Only a sanity check on a shared machine; measure on a quiet one. */
 #define _GNU_SOURCE 1
@@ -76,19 +80,31 @@ static uint64_t xorshift(uint64_t *s) {
 }
 /* The floor: what any collector must do, copy the records out and sort
    them by time. */
-static double floor_s(size_t n) {
-    uint64_t *src = (uint64_t *)malloc(n * 24), *dst, *k, *t, seed = 88172645463325252ull;
-    size_t i, *cnt;
+static double floor_s(size_t n, int warm) {
+    uint64_t *src = (uint64_t *)malloc(n * 24), *dst = NULL, *k = NULL, *t = NULL, seed = 88172645463325252ull;
+    size_t i, *cnt = NULL;
     int pass;
     double t0, t1;
     if (!src) return -1;
     for (i = 0; i < n * 3; i++) src[i] = xorshift(&seed);
+    if (warm) { /* the arrays touched before the clock starts */
+        dst = (uint64_t *)malloc(n * 24);
+        k = (uint64_t *)malloc(n * 8);
+        t = (uint64_t *)malloc(n * 8);
+        cnt = (size_t *)calloc(65536, sizeof *cnt);
+        if (!dst || !k || !t || !cnt) return -1;
+        memset(dst, 1, n * 24);
+        memset(k, 1, n * 8);
+        memset(t, 1, n * 8);
+    }
     t0 = now_s();
-    dst = (uint64_t *)malloc(n * 24);
-    k = (uint64_t *)malloc(n * 8);
-    t = (uint64_t *)malloc(n * 8);
-    cnt = (size_t *)calloc(65536, sizeof *cnt);
-    if (!dst || !k || !t || !cnt) return -1;
+    if (!warm) {
+        dst = (uint64_t *)malloc(n * 24);
+        k = (uint64_t *)malloc(n * 8);
+        t = (uint64_t *)malloc(n * 8);
+        cnt = (size_t *)calloc(65536, sizeof *cnt);
+        if (!dst || !k || !t || !cnt) return -1;
+    }
     memcpy(dst, src, n * 24);
     for (i = 0; i < n; i++) k[i] = dst[3 * i + 1];
     for (pass = 0; pass < 4; pass++) {
@@ -144,18 +160,21 @@ static int run_mode(int mode, size_t n, double *secs, double *peak) {
 int main(void) {
     const char *env = getenv("PROF_BENCH_N");
     size_t n = env && *env ? (size_t)strtoull(env, NULL, 10) : 1000000;
-    double fl;
+    double fl, flw;
     int m;
     if (n < 1000) n = 1000;
     header("prof.h prof_stop: ns per event by mode, beside the copy + sort floor");
     printf("# %zu scopes on one thread, depth 4, each mode in a fresh process\n", n);
-    fl = floor_s(n);
+    fl = floor_s(n, 0);
+    flw = floor_s(n, 1);
     printf("stop_floor_ns_per_event %.1f ns\n", fl * 1e9 / (double)n);
+    printf("stop_floor_warm_ns_per_event %.1f ns\n", flw * 1e9 / (double)n);
     for (m = 0; m < NMODES; m++) {
         double s, peak;
         if (run_mode(m, n, &s, &peak) != 0) { printf("# %s: the run failed\n", mode_name[m]); continue; }
         printf("stop_%s_ns_per_event %.1f ns\n", mode_name[m], s * 1e9 / (double)n);
         printf("stop_%s_ratio %.2f x\n", mode_name[m], fl > 0 ? s / fl : 0.0);
+        printf("stop_%s_ratio_warm %.2f x\n", mode_name[m], flw > 0 ? s / flw : 0.0);
         printf("stop_%s_peak_bytes_per_event %.1f B\n", mode_name[m], peak / (double)n);
     }
     return 0;
