@@ -1882,6 +1882,8 @@ struct prof_events {
     int links_ready;           /* prof_stop linked parents and children as it
                                   ordered the events (prof__c_link): the tree
                                   it builds next starts from them */
+    unsigned links_seen;       /* with links_ready: PROF__T_* of those links
+                                  (what prof__tree_push would have said) */
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
@@ -2135,6 +2137,11 @@ static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes 
 static int prof__memory_usage(prof_events *e);
 static int prof__memrows_drop(prof_events *e);
 static prof_result prof__build_tree(prof_events *e);
+static int prof__same_name(const prof_events *e, const prof__ev *a, const prof__ev *b);
+/* What the tree's pass (or prof_stop's links) saw, so that later passes run
+   only when needed. */
+enum { PROF__T_DUPS = 1,     /* a parent and its child share a name (_remove_dup_nodes) */
+       PROF__T_BACKWARD = 2  /* an event has scope 1 (_set_backward_stacktraces) */ };
 static int prof__attach_stacks(prof_events *e);
 static prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json);
 
@@ -4724,6 +4731,7 @@ static PROF__NI int prof__c_link(prof__collector *c) {
     prof__lstack *st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1);
     size_t i;
     int rc = 0;
+    unsigned seen = 0;
     if (!st) return -1;
     memset(st, 0, (e->nthr ? e->nthr : 1) * sizeof *st);
     for (i = 0; i < e->n && !rc; i++) {
@@ -4732,6 +4740,7 @@ static PROF__NI int prof__c_link(prof__collector *c) {
         /* the order's use of the link fields and its mark end here */
         v->parent = v->first_child = v->next_sibling = -1;
         v->flags = (uint16_t)(v->flags & ~PROF__F_PLACED);
+        if (v->scope == 1) seen |= PROF__T_BACKWARD;
         if ((v->flags & PROF__F_ASYNC) || v->device_type != PROF_DEVICE_CPU) continue;
         t = &st[v->thread];
         while (t->n) { /* entries: an event, its last child */
@@ -4739,7 +4748,10 @@ static PROF__NI int prof__c_link(prof__collector *c) {
             if (v->start >= p->end || v->end > p->end) { t->n -= 2; continue; }
             v->parent = t->s[t->n - 2];
             if (t->s[t->n - 1] >= 0) e->ev[t->s[t->n - 1]].next_sibling = (int32_t)i;
-            else p->first_child = (int32_t)i;
+            else {
+                p->first_child = (int32_t)i;
+                if (prof__same_name(e, p, v)) seen |= PROF__T_DUPS;
+            }
             t->s[t->n - 1] = (int32_t)i;
             break;
         }
@@ -4750,6 +4762,7 @@ static PROF__NI int prof__c_link(prof__collector *c) {
     for (i = 0; i < e->nthr; i++) PROF_FREE(st[i].s);
     PROF_FREE(st);
     e->links_ready = !rc;
+    e->links_seen = seen;
     return rc;
 }
 
@@ -5354,9 +5367,6 @@ static PROF__NI int prof__same_name(const prof_events *e, const prof__ev *a, con
     return a->site == b->site || prof__ev_name(e, a) == prof__ev_name(e, b); /* names are interned */
 }
 
-/* What the tree's pass saw, so that later passes run only when needed. */
-enum { PROF__T_DUPS = 1,     /* a parent and its child share a name (_remove_dup_nodes) */
-       PROF__T_BACKWARD = 2  /* an event has scope 1 (_set_backward_stacktraces) */ };
 static PROF__NI int prof__in_tree(const prof__ev *v) { return !(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU; }
 static PROF__NI void prof__tree_unlink(prof__ev *v) {
     v->parent = v->first_child = v->next_sibling = -1;
@@ -5382,19 +5392,6 @@ static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t
         return prof__same_name(e, pe, v) ? PROF__T_DUPS : 0;
     }
     return 0;
-}
-/* What prof__tree_push would have said of links made elsewhere (prof_stop's). */
-static PROF__NI unsigned prof__tree_seen(const prof_events *e) {
-    size_t i;
-    unsigned f = 0;
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i], *pe;
-        if (v->scope == 1) f |= PROF__T_BACKWARD;
-        if (v->parent < 0) continue;
-        pe = &e->ev[v->parent];
-        if (pe->first_child == (int32_t)i && prof__same_name(e, pe, v)) f |= PROF__T_DUPS;
-    }
-    return f;
 }
 /* The list as recorded or built in time order has each thread's events in
    (start, -end) order already: then the sort by thread and the groups'
@@ -5609,7 +5606,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (e->links_ready) { /* prof_stop linked the events as it ordered them */
         e->links_ready = 0;
-        seen = (int)prof__tree_seen(e);
+        seen = (int)e->links_seen;
     } else if ((seen = prof__populate_children(e)) < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
     /* _remove_dup_nodes and _set_backward_stacktraces change nothing
