@@ -4808,6 +4808,14 @@ static void prof__atfork_child(void) {
     }
     prof__live_fork(1);
     {
+        /* A thread the fork caught inside its gate section (prof__gate_enter
+           to _leave) does not exist here: prof_stop would wait for its
+           `busy` forever. Its counts stay as they were; what they lack
+           shows as open at the stop. (The forking thread is in none.) */
+        prof__tstate *t;
+        for (t = prof__g.threads; t; t = t->next) __atomic_store_n(&t->busy, 0, __ATOMIC_RELAXED);
+    }
+    {
         /* The forking thread is the child's main thread, with the child's
            id: its events carry that id from here on (those it recorded
            before the fork, still in its buffer, carry it too). */
