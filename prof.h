@@ -10273,6 +10273,7 @@ static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device,
 PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, int device_index, const char **names, size_t max) {
     size_t n = 1, i, j;
     if (!e) return 0;
+    if (!names) max = 0; /* only counted */
     if (max > 0) names[0] = "unknown";
     for (i = 0; i < e->nmem; i++) {
         const char *c = e->mem[i].category;
