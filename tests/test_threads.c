@@ -671,7 +671,7 @@ static void *pf_worker(void *arg) {
         sleep_us(300000);
     } else {
         int waited;
-        for (waited = 0; waited < 10000 && __atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) < 2; waited++) sleep_us(1000);
+        for (waited = 0; waited < 60000 && __atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) < 2; waited++) sleep_us(1000);
     }
     r->tasks_during = task_count();
     if (r->do_fork) {
@@ -1324,7 +1324,7 @@ static void rb_session(size_t reserve, int *ready_after, size_t *tail_resident, 
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
     for (i = 0; i < RB_N; i++) { PROF_SCOPE("rb"); }
     /* the helper has a block ready again (it made two, this thread took one) */
-    for (waited = 0; waited < 10000 && !__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED); waited++) sleep_us(1000);
+    for (waited = 0; waited < 60000 && !__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED); waited++) sleep_us(1000);
     CHECK_MSG(__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) > 0, "no ready block before prof_stop (reserve %zu)", reserve);
     t = prof__self();
     if (CHECK(t != NULL)) b = t->cur;
