@@ -359,9 +359,10 @@
    is an error). A file the user may write in a directory they may not is
    written in place, and emptied if the export then fails. Devices, pipes,
    /proc files and /dev/stdout or /dev/fd/N are written in place. A pipe
-   or socket whose reader is gone fails the export with PROF_E_IO (EPIPE):
-   the SIGPIPE a write raises is blocked in the writing thread and taken
-   back, never delivered to the host (one the host had pending stays).
+   or socket whose reader is gone fails the export with PROF_E_IO (EPIPE),
+   and so does a file that reaches RLIMIT_FSIZE (EFBIG): the SIGPIPE or
+   SIGXFSZ a write raises is blocked in the writing thread and taken back,
+   never delivered to the host (one the host had pending stays).
    Messages longer than prof_last_error's 511 bytes (a long path) lose
    their middle, not the reason at their end.
    TIMES IN THE JSON TRACE: ts is the exact start (three decimals of us);
@@ -4899,6 +4900,14 @@ static void prof__atfork_child(void) {
     }
     prof__live_fork(1);
     {
+        /* A thread the fork caught inside its gate section (prof__gate_enter
+           to _leave) does not exist here: prof_stop would wait for its
+           `busy` forever. Its counts stay as they were; what they lack
+           shows as open at the stop. (The forking thread is in none.) */
+        prof__tstate *t;
+        for (t = prof__g.threads; t; t = t->next) __atomic_store_n(&t->busy, 0, __ATOMIC_RELAXED);
+    }
+    {
         /* The forking thread is the child's main thread, with the child's
            id: its events carry that id from here on (those it recorded
            before the fork, still in its buffer, carry it too). */
@@ -7116,22 +7125,24 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
     w->fd = -1;
 }
 /* write(2) of all n bytes; returns 0 or the errno.
-   A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, whose
-   default action kills the host: an export must fail with EPIPE instead.
+   A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, and a
+   file that reaches RLIMIT_FSIZE SIGXFSZ; the default action of either
+   kills the host: an export must fail with EPIPE or EFBIG instead.
    send(MSG_NOSIGNAL) would cover sockets only, and changing the process's
-   handler would race with the host's own, so SIGPIPE is blocked in this
-   thread around the writes (the mask is per thread); the SIGPIPE a failed
+   handler would race with the host's own, so both are blocked in this
+   thread around the writes (the mask is per thread); the signal a failed
    write then leaves pending on the thread is taken back with sigtimedwait,
    unless one was pending already before (the host's, left alone). The
    exporters' own threads run with every signal blocked (prof__spawn), so
    they take this path too. Three system calls per 256 kB buffer. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
-    sigset_t pipe_set, old_mask, pending;
-    int err = 0, was_pending;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
-    was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    sigset_t sig_set, old_mask, pending;
+    int err = 0, sig = 0, was_pending;
+    sigemptyset(&sig_set);
+    sigaddset(&sig_set, SIGPIPE);
+    sigaddset(&sig_set, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &sig_set, &old_mask);
+    if (sigpending(&pending) != 0) sigfillset(&pending); /* unknown: take nothing back */
     while (n) {
         ssize_t k = write(fd, s, n);
         if (k < 0) {
@@ -7143,9 +7154,13 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
         s += k;
         n -= (size_t)k;
     }
-    if (err == EPIPE && !was_pending) {
+    sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
+    was_pending = sig && sigismember(&pending, sig) == 1;
+    if (sig && !was_pending) {
         struct timespec zero = { 0, 0 };
-        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR) {}
+        sigemptyset(&sig_set);
+        sigaddset(&sig_set, sig);
+        while (sigtimedwait(&sig_set, NULL, &zero) < 0 && errno == EINTR) {}
     }
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return err;
@@ -10334,6 +10349,7 @@ static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device,
 PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, int device_index, const char **names, size_t max) {
     size_t n = 1, i, j;
     if (!e) return 0;
+    if (!names) max = 0; /* only counted */
     if (max > 0) names[0] = "unknown";
     for (i = 0; i < e->nmem; i++) {
         const char *c = e->mem[i].category;

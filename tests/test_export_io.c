@@ -1,5 +1,6 @@
 /* The exporters' writer against hostile outputs: a pipe whose reader is
-   gone (every exporter, small and large traces: no SIGPIPE may reach the
+   gone or a file past RLIMIT_FSIZE (every exporter, small and large
+   traces: no SIGPIPE or SIGXFSZ may reach the
    host, the export fails with PROF_E_IO and says why), error messages for
    paths of any length (the reason is kept), and the nesting of the JSON
    trace's ts/dur as a parser reads them (doubles).
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define OUT "build/export_io"
@@ -921,6 +923,78 @@ static void test_write_fails_midway(void) {
     prof_events_free(ev);
 }
 
+/* A file that reaches RLIMIT_FSIZE with SIGXFSZ at its default action
+   (which ends the process, as SIGPIPE's does): each exporter, small
+   and large traces, fails with PROF_E_IO (EFBIG) and the host lives, with
+   no SIGXFSZ left pending and its signal mask as it was. In a child, whose
+   limit is 1 byte while it exports (it prints nothing then: its stdout
+   may be a file too); its verdicts come back through a pipe. */
+static void quiet_log(prof_log_level l, prof_result c, const char *m, void *u) { (void)l; (void)c; (void)m; (void)u; }
+static void test_file_size_signal(void) {
+    static const size_t sizes[] = { 50, 60000 }; /* one buffer; past the writer thread's start */
+    enum { N = 2 * N_EXPORTERS };
+    char got[N];
+    int fds[2], status = 0;
+    size_t i;
+    pid_t pid;
+    if (!CHECK(pipe(fds) == 0)) return;
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        char verdict[N];
+        struct rlimit old_lim, lim;
+        size_t s, k;
+        close(fds[0]);
+        signal(SIGXFSZ, SIG_DFL);
+        prof_set_log(quiet_log, NULL); /* nothing to stderr while the limit holds */
+        memset(verdict, '?', sizeof verdict);
+        if (getrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(3);
+        for (s = 0; s < 2; s++) {
+            prof_events *ev = build(sizes[s]);
+            if (!ev) _exit(4);
+            for (k = 0; k < N_EXPORTERS; k++) {
+                char path[128];
+                sigset_t before, after, pending;
+                prof_result r;
+                snprintf(path, sizeof path, OUT "/fsize_%s_%zu.out", EXPORTERS[k].name, sizes[s]);
+                unlink(path);
+                lim = old_lim;
+                lim.rlim_cur = 1;
+                pthread_sigmask(SIG_SETMASK, NULL, &before);
+                if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(5);
+                r = EXPORTERS[k].fn(ev, path);
+                if (setrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(6);
+                pthread_sigmask(SIG_SETMASK, NULL, &after);
+                verdict[s * N_EXPORTERS + k] =
+                    r != PROF_E_IO ? 'r' : !strstr(prof_last_error(), strerror(EFBIG)) ? 'm'
+                    : sigpending(&pending) != 0 || sigismember(&pending, SIGXFSZ) ? 'p'
+                    : sigismember(&before, SIGXFSZ) != sigismember(&after, SIGXFSZ) ? 'k'
+                    : access(path, F_OK) == 0 ? 'f' : 'y';
+            }
+            prof_events_free(ev);
+        }
+        prof_shutdown();
+        if (write(fds[1], verdict, sizeof verdict) != (ssize_t)sizeof verdict) _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    if (!CHECK(pid > 0)) { close(fds[0]); return; }
+    memset(got, 0, sizeof got);
+    for (i = 0; i < N;) {
+        ssize_t k = read(fds[0], got + i, N - i);
+        if (k <= 0) break;
+        i += (size_t)k;
+    }
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "past RLIMIT_FSIZE with SIGXFSZ's default action: child exit %d, signal %d",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    for (i = 0; i < N; i++)
+        CHECK_MSG(got[i] == 'y', "%s (%zu events) past RLIMIT_FSIZE: verdict '%c' (r: not PROF_E_IO, m: no EFBIG message, p: SIGXFSZ left pending, k: mask changed, f: file left, 0: child died)",
+                  EXPORTERS[i % N_EXPORTERS].name, sizes[i / N_EXPORTERS], got[i] ? got[i] : '0');
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     CHECK(mkdir("build", 0755) == 0 || errno == EEXIST);
@@ -937,6 +1011,7 @@ int main(void) {
     test_hostile_fields();
     test_slow_reader();
     test_write_fails_midway();
+    test_file_size_signal();
     prof_shutdown();
     return check_report();
 }

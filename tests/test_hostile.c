@@ -330,6 +330,36 @@ static void test_async_past_cap(void) {
     prof_set_log(check_log, NULL);
 }
 
+/* prof_memory_categories with names NULL counts, whatever max says (the
+   declaration: "names may be NULL to count"); it wrote names[0] when max
+   was not 0. */
+static void test_memory_categories_count(void) {
+    prof_config c;
+    prof_events *ev;
+    const char *names[4] = { NULL, NULL, NULL, NULL };
+    static char a, b;
+    memset(&c, 0, sizeof c);
+    c.profile_memory = 1;
+    c.log = check_log;
+    if (!CHECK(prof_start(&c) == PROF_OK)) return;
+    {
+        PROF_SCOPE("alloc");
+        prof_alloc_ex(&a, 64, PROF_DEVICE_CPU, 0, "weights");
+        prof_alloc(&b, 32);
+        prof_dealloc(&a);
+        prof_dealloc(&b);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_memory_categories(ev, PROF_DEVICE_CPU, 0, NULL, 0), 2);
+    CHECK_EQ_INT(prof_memory_categories(ev, PROF_DEVICE_CPU, 0, NULL, 4), 2);
+    CHECK_EQ_INT(prof_memory_categories(ev, PROF_DEVICE_CPU, 0, names, 4), 2);
+    CHECK(names[0] && strcmp(names[0], "unknown") == 0);
+    CHECK(names[1] && strcmp(names[1], "weights") == 0);
+    CHECK(names[2] == NULL);
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
@@ -339,6 +369,7 @@ int main(void) {
     test_open_and_unbalanced();
     test_count_then_get();
     test_async_past_cap();
+    test_memory_categories_count();
     if (have_tools()) {
         test_perfetto_memory_rows();
         test_perfetto_no_shapes();

@@ -673,7 +673,7 @@ static void *pf_worker(void *arg) {
         sleep_us(300000);
     } else {
         int waited;
-        for (waited = 0; waited < 10000 && __atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) < 2; waited++) sleep_us(1000);
+        for (waited = 0; waited < 60000 && __atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) < 2; waited++) sleep_us(1000);
     }
     r->tasks_during = task_count();
     if (r->do_fork) {
@@ -1360,7 +1360,7 @@ static void rb_session(size_t reserve, int *ready_after, size_t *tail_resident, 
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
     for (i = 0; i < RB_N; i++) { PROF_SCOPE("rb"); }
     /* the helper has a block ready again (it made two, this thread took one) */
-    for (waited = 0; waited < 10000 && !__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED); waited++) sleep_us(1000);
+    for (waited = 0; waited < 60000 && !__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED); waited++) sleep_us(1000);
     CHECK_MSG(__atomic_load_n(&prof__pf.n_ready, __ATOMIC_RELAXED) > 0, "no ready block before prof_stop (reserve %zu)", reserve);
     t = prof__self();
     if (CHECK(t != NULL)) b = t->cur;
@@ -1394,6 +1394,86 @@ static void test_ready_blocks_released(void) {
     prof_shutdown();
 }
 
+/* A fork while another thread is inside its gate section (prof__gate_refill
+   or prof__scope_lost take a share of the cap between setting and clearing
+   its `busy` flag, which prof_stop waits out): that thread does not exist
+   in the child, so its flag must not stay set there, or the child's
+   prof_stop waits for it forever. The section is a few instructions, but a
+   hostile run (8 threads recording under a cap of 100 while the main
+   thread forked every 5 ms, each child stopping the session) hung 2 times
+   in 20; here the other thread's flag is set by hand around the fork, the
+   state such a fork catches. The child's verdict comes back through a
+   pipe (a hang: SIGALRM, no verdict). */
+typedef struct gated { pthread_mutex_t m; pthread_cond_t cv; int phase; prof__tstate *t; } gated;
+static void *gated_worker(void *arg) {
+    gated *g = (gated *)arg;
+    { PROF_SCOPE("gated"); }
+    pthread_mutex_lock(&g->m);
+    g->t = prof__self();
+    g->phase = 1;
+    pthread_cond_broadcast(&g->cv);
+    while (g->phase != 2) pthread_cond_wait(&g->cv, &g->m);
+    pthread_mutex_unlock(&g->m);
+    { PROF_SCOPE("gated_after"); }
+    return NULL;
+}
+static void test_fork_while_gated(void) {
+    prof_config c = config();
+    prof_events *ev;
+    pthread_t th;
+    gated g;
+    pid_t pid;
+    int status = 0, fds[2];
+    char verdict = 0;
+    memset(&g, 0, sizeof g);
+    pthread_mutex_init(&g.m, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    if (!CHECK(prof_start(&c) == PROF_OK)) return;
+    if (!CHECK(pthread_create(&th, NULL, gated_worker, &g) == 0)) { prof_events_free(prof_stop()); return; }
+    pthread_mutex_lock(&g.m);
+    while (g.phase != 1) pthread_cond_wait(&g.cv, &g.m);
+    pthread_mutex_unlock(&g.m);
+    if (CHECK(g.t != NULL) && CHECK(pipe(fds) == 0)) {
+        fflush(stdout);
+        fflush(stderr);
+        __atomic_store_n(&g.t->busy, 1, __ATOMIC_SEQ_CST); /* caught inside its gate section */
+        pid = fork();
+        if (pid != 0) __atomic_store_n(&g.t->busy, 0, __ATOMIC_RELEASE); /* the parent's thread leaves it */
+        if (pid == 0) {
+            prof_events *cev;
+            close(fds[0]);
+            alarm(20);
+            { PROF_SCOPE("in_child"); }
+            cev = prof_stop();
+            verdict = cev && count_named(cev, "in_child") == 1 && count_named(cev, "gated") == 1 ? 'y' : 'n';
+            prof_events_free(cev);
+            if (write(fds[1], &verdict, 1) != 1) _exit(2);
+            _exit(0);
+        }
+        close(fds[1]);
+        if (CHECK(pid > 0)) {
+            if (read(fds[0], &verdict, 1) != 1) verdict = 0;
+            waitpid(pid, &status, 0);
+        }
+        close(fds[0]);
+        CHECK_MSG(verdict == 'y', "the child forked while a thread was in its gate section: verdict '%c', status 0x%x (SIGALRM: prof_stop hung)",
+                  verdict ? verdict : '0', status);
+    }
+    pthread_mutex_lock(&g.m);
+    g.phase = 2;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.m);
+    pthread_join(th, NULL);
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(count_named(ev, "gated"), 1);
+        CHECK_EQ_INT(count_named(ev, "gated_after"), 1);
+    }
+    prof_events_free(ev);
+    pthread_cond_destroy(&g.cv);
+    pthread_mutex_destroy(&g.m);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_fork_during_malloc()); /* starts no session */
@@ -1404,6 +1484,7 @@ int main(void) {
     TIMED(test_pool_sessions());
     TIMED(test_shared_cap());
     TIMED(test_prefault_thread());
+    TIMED(test_fork_while_gated());
     TIMED(test_no_blocks_past_the_cap());
     TIMED(test_thread_per_task_memory());
     TIMED(test_growth_faults_spread());

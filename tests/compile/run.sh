@@ -151,7 +151,7 @@ run_prog() {
     shift
     dir=$(mktemp -d "$scratch/run.XXXXXX")
     echo "  \$ (cd scratch && $exe $*)"
-    (cd "$dir" && timeout 60 "$exe" "$@") 2>&1 | tail -n 20 | sed 's/^/    /'
+    (cd "$dir" && timeout 300 "$exe" "$@") 2>&1 | tail -n 20 | sed 's/^/    /'
     return "${PIPESTATUS[0]}"
 }
 

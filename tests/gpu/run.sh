@@ -125,7 +125,7 @@ fake)
          "$here/fake_check.c" -o "$out/fake_check" "$fake/libcupti.so.13" -Wl,-rpath,"$fake" -pthread -ldl; then
         step_fail "fake_check.c does not build"; echo "gpu-check (fake CUPTI): $passed passed, $failed failed"; exit 1
     fi
-    LD_LIBRARY_PATH="$fake" timeout 120 "$out/fake_check" "$out" > "$out/fake_check.out" 2>&1
+    LD_LIBRARY_PATH="$fake" timeout 300 "$out/fake_check" "$out" > "$out/fake_check.out" 2>&1
     rc=$?
     cat "$out/fake_check.out"
     count "$out/fake_check.out"
