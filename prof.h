@@ -8751,8 +8751,13 @@ static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_
     }
     return 1;
 }
+static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
 /* Events [i, end) of the trace, until an error. */
 static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
+    if (!prof__trace_fast) {
+        for (; i < end && !w->err; i++) prof__w_event(w, e, i, cx);
+        return;
+    }
     for (; i < end && !w->err; i++)
         if (!prof__w_event_fast(w, e, i, cx)) prof__w_event(w, e, i, cx);
 }
