@@ -7001,6 +7001,7 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    against ~0.3 ms to fill a buffer) stalls nothing, and neither side
    signals the other unless it sleeps. A failed write stops the
    formatting at its next hand-over and is reported by the close. */
+#define PROF__ALWAYS __inline__ __attribute__((always_inline)) /* a few instructions, called per event: no call */
 #define PROF__W_CHUNK ((size_t)256 << 10)
 #define PROF__W_NBUF 4 /* a file's buffers: one being filled, the others queued or free */
 #define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
@@ -7217,7 +7218,6 @@ static const char prof__digits2[] =
    the leading zeros are shifted out and the register is stored whole, so
    the cursor needs 8 bytes of room whatever the length. Longer values are
    cut in 8-digit pieces. */
-#define PROF__ALWAYS __inline__ __attribute__((always_inline)) /* a few instructions, called per event: no call */
 static PROF__ALWAYS uint64_t prof__digits8(uint32_t v) { /* v < 10^8: 8 chars, zero-padded, in memory order */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* a lane's quotient q and remainder r side by side as q + (r << w),
@@ -7242,24 +7242,24 @@ static __inline__ void prof__put_8digits(char *d, uint32_t v) { /* exactly 8, ze
     uint64_t x = prof__digits8(v);
     memcpy(d, &x, 8);
 }
-static __inline__ int prof__ndigits(uint32_t v) { /* 1..10 */
-    static const uint32_t pow10[10] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u };
-    int t = ((32 - __builtin_clz(v | 1)) * 1233) >> 12; /* floor(log10) or one more */
-    return t + 1 - ((v | 1) < pow10[t]);                 /* 0 has one digit */
-}
-static __inline__ char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8; writes 8 bytes */
-    int n = prof__ndigits(v);
+static PROF__ALWAYS char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8; writes 8 bytes */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t x = prof__digits8(v) >> (8 * (8 - n));
+    uint64_t x = prof__digits8(v);
+    unsigned s = (unsigned)__builtin_ctzll((x & 0x0F0F0F0F0F0F0F0Full) | ((uint64_t)1 << 56)) >> 3; /* leading zeros, the last digit kept */
+    x >>= 8 * s;
     memcpy(d, &x, 8);
+    return d + 8 - s;
 #else
+    static const uint32_t pow10[8] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u };
     char tmp[8];
+    int n = 8;
+    while (n > 1 && v < pow10[n - 1]) n--;
     prof__put_8digits(tmp, v);
     memcpy(d, tmp + 8 - n, (size_t)n);
-#endif
     return d + n;
+#endif
 }
-static __inline__ char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits; writes 24 bytes at most */
+static PROF__ALWAYS char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits; writes 24 bytes at most */
     if (v < 100000000u) return prof__put_u32(d, (uint32_t)v);
     if (v < 10000000000000000u) {
         d = prof__put_u32(d, (uint32_t)(v / 100000000u));
