@@ -7286,6 +7286,7 @@ static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
     w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
+    if (PROF__LIKELY(v >= 0 && w->cap - w->n >= 24)) { w->n = (size_t)(prof__put_u64(w->buf + w->n, (uint64_t)v) - w->buf); return; }
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
     else prof__w_u64(w, (uint64_t)v);
 }
@@ -8071,7 +8072,8 @@ static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
    memory. */
 static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
     size_t i;
-    if (e->nex <= 1) return 0; /* no event has extras, so none a correlation: no pass over the events (56 MB at 1M) */
+    for (i = 1; i < e->nex && !e->ex[i].correlation; i++) {}
+    if (i >= e->nex) return 0; /* no extra has a correlation (CUPTI's): no pass over the events (48 MB at 1M) */
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         int found;
