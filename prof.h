@@ -8411,6 +8411,14 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
    strings known clean, the written ends of the current ancestors. */
 #define PROF__TID_JSON 64 /* room per thread for ", \"pid\": P, \"tid\": T" */
 typedef struct prof__ts_hi { uint64_t hi, digits; unsigned len; } prof__ts_hi; /* hi > 0 as digits, len of them */
+/* The ids that open the args of event i, as written: one copy, and the
+   digits stepped in place to event i + 1's (prof__ids_next). */
+typedef struct prof__ids {
+    uint64_t i;                /* the event they are for; UINT64_MAX: none */
+    unsigned len;              /* bytes of t */
+    unsigned ext[2], idx[2];   /* where the External id's and Ev Idx's digits start and end in t */
+    char t[112];               /* ", \"args\": {\"External id\": " i + 1 ", \"Ev Idx\": " i, then zeros */
+} prof__ids;
 typedef struct prof__trace_ctx {
     prof_events *e;
     uint64_t pid;
@@ -8422,6 +8430,7 @@ typedef struct prof__trace_ctx {
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
     prof__ts_hi ts_hi;         /* the digits of the last ts above 10^8 ns (prof__put_ts) */
+    prof__ids ids;             /* the ids of the next event (prof__w_event_fast) */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
@@ -8683,6 +8692,36 @@ static PROF__ALWAYS char *prof__put_ts(char *d, int64_t ns, prof__ts_hi *m) {
 #endif
     return prof__put_us(d, ns);
 }
+static PROF__NI void prof__ids_set(prof__ids *c, uint64_t i) {
+    char *d = c->t;
+    memset(c->t, 0, sizeof c->t);
+    memcpy(d, prof__lit_ext, 26);
+    c->ext[0] = 26;
+    d = prof__put_u64(d + 26, i + 1);
+    c->ext[1] = (unsigned)(d - c->t);
+    memcpy(d, prof__lit_idx, 12);
+    c->idx[0] = c->ext[1] + 12;
+    d = prof__put_u64(d + 12, i);
+    c->idx[1] = (unsigned)(d - c->t);
+    memset(d, 0, (size_t)(c->t + sizeof c->t - d)); /* past the digits: the fixed moves copy zeros */
+    c->len = c->idx[1];
+    c->i = i;
+}
+/* The number in t[at[0], at[1]) plus one in place; 0 when its digits are
+   all 9s (it grows: the caller sets them again). */
+static PROF__ALWAYS int prof__ids_inc(char *t, const unsigned *at) {
+    char *p = t + at[1] - 1;
+    while (*p == '9') {
+        *p = '0';
+        if (p-- == t + at[0]) return 0;
+    }
+    (*p)++;
+    return 1;
+}
+static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
+    if (PROF__LIKELY(prof__ids_inc(c->t, c->ext) && prof__ids_inc(c->t, c->idx))) c->i++;
+    else prof__ids_set(c, c->i + 1);
+}
 static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     prof__dur_path *path = &cx->path;
@@ -8731,17 +8770,12 @@ static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_
     if (PROF__UNLIKELY(cx->light)) {
         PROF__D_LIT(d, ", \"args\": {");
     } else {
-        char idx[24];
-        size_t idx_len;
-        if (PROF__UNLIKELY(cx->ev_idx.v != (uint64_t)i)) prof__dec_set(&cx->ev_idx, (uint64_t)i);
-        idx_len = cx->ev_idx.len;
-        memcpy(idx, cx->ev_idx.d + 24 - idx_len, 24);
-        prof__dec_inc(&cx->ev_idx); /* i + 1: its External id, and the next event's index */
-        memcpy(d, prof__lit_ext, 32);
-        d = prof__dec_put(d + 26, &cx->ev_idx);
-        memcpy(d, prof__lit_idx, 16);
-        memcpy(d + 12, idx, 24);
-        d += 12 + idx_len;
+        prof__ids *c = &cx->ids;
+        if (PROF__UNLIKELY(c->i != (uint64_t)i)) prof__ids_set(c, (uint64_t)i);
+        memcpy(d, c->t, 64);
+        if (PROF__UNLIKELY(c->len > 64)) memcpy(d + 64, c->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
+        d += c->len;
+        prof__ids_next(c);
     }
     if (PROF__UNLIKELY(v->extra || cx->args_any)) {
         w->n = (size_t)(d - w->buf);
@@ -9091,6 +9125,7 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->light = e->xopt.args == PROF_ARGS_LIGHT;
     cx->args_any = e->no_shapes || e->stk;
     prof__dec_set(&cx->ev_idx, 0);
+    cx->ids.i = UINT64_MAX;
     prof__trace_tids(cx, e); /* first: a site's fast flag needs them */
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
     return 0;
