@@ -8722,6 +8722,32 @@ static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
     if (PROF__LIKELY(prof__ids_inc(c->t, c->ext) && prof__ids_inc(c->t, c->idx))) c->i++;
     else prof__ids_set(c, c->i + 1);
 }
+/* The args of an event whose only one is its stack (a plain scope with
+   scope stacks), the stack's string in the memo: written at the cursor
+   with the close, as prof__w_ev_args and prof__w_event would. 0 when the
+   string is not in the memo (nothing written). */
+static const char prof__lit_stack[48] = ", \"Call stack\": \"";
+static const char prof__lit_stack_end[8] = "\"}},\n";
+static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+    uint32_t node = prof__stack_node(e, i);
+    const prof__memo *m = cx->memo;
+    size_t n, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args, no comma */
+    char *d;
+    if (!node) {
+        PROF__W_LIT(w, "}},\n");
+        return 1;
+    }
+    if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
+    n = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+    if (PROF__UNLIKELY(w->cap - w->n < n + 64) && !prof__w_room(w, n + 64)) return 1;
+    d = w->buf + w->n;
+    memcpy(d, prof__lit_stack + skip, 32);
+    d += 17 - skip;
+    memcpy(d, m->slot[node & (PROF__MEMO_SLOTS - 1)].s, n);
+    memcpy(d + n, prof__lit_stack_end, 8);
+    w->n = (size_t)(d + n + 5 - w->buf);
+    return 1;
+}
 static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     prof__dur_path *path = &cx->path;
@@ -8779,6 +8805,7 @@ static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_
     }
     if (PROF__UNLIKELY(v->extra || cx->args_any)) {
         w->n = (size_t)(d - w->buf);
+        if (!v->extra && !e->no_shapes && prof__w_ev_stack_fast(w, e, i, cx)) return 1;
         prof__w_ev_args(w, e, i, cx);
         PROF__W_LIT(w, "}},\n");
     } else {
