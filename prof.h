@@ -8722,16 +8722,69 @@ static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
     if (PROF__LIKELY(prof__ids_inc(c->t, c->ext) && prof__ids_inc(c->t, c->idx))) c->i++;
     else prof__ids_set(c, c->i + 1);
 }
-/* The args of an event whose only one is its stack (a plain scope with
-   scope stacks), the stack's string in the memo: written at the cursor
-   with the close, as prof__w_ev_args and prof__w_event would. 0 when the
-   string is not in the memo (nothing written). */
-static const char prof__lit_stack[48] = ", \"Call stack\": \"";
+/* The args after the ids of a CPU event with none but input shapes, a
+   stack, a sequence number and FLOPs (an op, or a plain scope with its
+   stack), its stack's string in the memo: written at the cursor with the
+   close, as prof__w_ev_args and prof__w_event would. 0 when the event has
+   others or the string is not in the memo (nothing written). */
+static const char prof__lit_dims[32] = ", \"Input Dims\": ";
+static const char prof__lit_stack[32] = ", \"Call stack\": \"";
+static const char prof__lit_seq[32] = ", \"Sequence number\": ";
+static const char prof__lit_flops[16] = ", \"flops\": ";
 static const char prof__lit_stack_end[8] = "\"}},\n";
+static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+    const prof__memo *m = cx->memo;
+    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL;
+    uint32_t node = prof__stack_node(e, i);
+    size_t sn = 0, kn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
+    char *d;
+    if (x && (x->cu || x->correlation || x->overload_name || x->has_fwd_thread)) return 0;
+    if (node) {
+        if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
+        stack = m->slot[node & (PROF__MEMO_SLOTS - 1)].s;
+        kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+    }
+    if (shapes) {
+        if (!cx->cache) return 0;
+        sn = prof__clean_of(cx->cache, shapes)->len;
+    }
+    if (PROF__UNLIKELY(w->cap - w->n < sn + kn + 160) && !prof__w_room(w, sn + kn + 160)) return 1;
+    d = w->buf + w->n;
+    if (shapes) {
+        memcpy(d, prof__lit_dims + skip, 16);
+        d += 16 - skip;
+        memcpy(d, shapes, sn); /* Python's repr of int lists is JSON */
+        d += sn;
+        skip = 0;
+    }
+    if (node) {
+        memcpy(d, prof__lit_stack + skip, 16);
+        d += 17 - skip;
+        d[-1] = '"';
+        memcpy(d, stack, kn);
+        d += kn;
+        *d++ = '"';
+        skip = 0;
+    }
+    if (x && x->sequence_nr >= 0 && !cx->light) {
+        memcpy(d, prof__lit_seq, 32);
+        d = prof__put_u64(d + 21, (uint64_t)x->sequence_nr);
+    }
+    if (x && x->flops > 0) {
+        memcpy(d, prof__lit_flops + skip, 16);
+        d = prof__put_u64(d + 11 - skip, (uint64_t)x->flops);
+    }
+    memcpy(d, "}},\n", 4);
+    w->n = (size_t)(d + 4 - w->buf);
+    return 1;
+}
+/* The same for the commonest case: a plain scope's stack alone, inline. */
 static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
     uint32_t node = prof__stack_node(e, i);
     const prof__memo *m = cx->memo;
-    size_t n, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args, no comma */
+    size_t n, skip = (size_t)(cx->light ? 2 : 0);
     char *d;
     if (!node) {
         PROF__W_LIT(w, "}},\n");
@@ -8741,8 +8794,9 @@ static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, si
     n = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
     if (PROF__UNLIKELY(w->cap - w->n < n + 64) && !prof__w_room(w, n + 64)) return 1;
     d = w->buf + w->n;
-    memcpy(d, prof__lit_stack + skip, 32);
+    memcpy(d, prof__lit_stack + skip, 16);
     d += 17 - skip;
+    d[-1] = '"';
     memcpy(d, m->slot[node & (PROF__MEMO_SLOTS - 1)].s, n);
     memcpy(d + n, prof__lit_stack_end, 8);
     w->n = (size_t)(d + n + 5 - w->buf);
@@ -8805,7 +8859,7 @@ static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_
     }
     if (PROF__UNLIKELY(v->extra || cx->args_any)) {
         w->n = (size_t)(d - w->buf);
-        if (!v->extra && !e->no_shapes && prof__w_ev_stack_fast(w, e, i, cx)) return 1;
+        if (!v->extra && !e->no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx)) return 1;
         prof__w_ev_args(w, e, i, cx);
         PROF__W_LIT(w, "}},\n");
     } else {

@@ -2078,8 +2078,8 @@ static void test_parallel_same_bytes(void) {
    too long to escape ahead, hostile bytes; times below 10^8 ns, across
    every digit count up to 10^16 and past it, negative, past the nesting's
    exact range; touching siblings and children ending with their parent;
-   tids of 1 to 20 digits; stacks, shapes and sequence numbers on some;
-   device events and CUDA API calls (whose External id is their op's);
+   tids of 1 to 20 digits; stacks, shapes, sequence numbers and FLOPs on
+   some; device events and events with a trace name of their own;
    PROF_ARGS_LIGHT too. */
 static void test_fast_same_bytes(void) {
     const char *names[] = { "fast a", "fast \"q\" \\ \n\t\x01 \xff \xc3\xa9 \xe2\x82\xac", "", NULL };
@@ -2119,6 +2119,7 @@ static void test_fast_same_bytes(void) {
             d.end_ns = base + span[c][1];
             if (r % 7 == 3 && c > 0 && c < 4) { d.stack = frames + c - 1; d.stack_depth = 4 - c; }
             if (r % 11 == 5 && c == 1) { d.set |= PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR; d.input_shapes.n_inputs = 2; d.input_shapes.ndims = ndims; d.input_shapes.dims = dims; d.sequence_nr = r; }
+            if ((r % 11 == 5 && c == 1) || (r % 5 == 1 && c == 2)) d.flops = 1000 + r;
             if (r % 13 == 6 && c == 2) { d.device_type = PROF_DEVICE_CUDA; d.device_index = 0; }
             if (r % 17 == 8 && c == 1) d.trace_name = "fast trace name";
             CHECK(prof_events_add(ev, &d) >= 0);
