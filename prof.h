@@ -8377,8 +8377,9 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    top-level event of its lane (thread, or device and stream) starts exactly
    where it ends. Events come in start order. NULL without memory (then
    every top-level event is bounded by its own end: nesting stays exact,
-   some lose a nanosecond). */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
+   some lose a nanosecond). *on_device: whether any event is on a device
+   (not set without memory). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_device) {
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
@@ -8387,17 +8388,19 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
     memset(bits, 0, e->n / 8 + 1);
     for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
     memset(&last, 0, sizeof last);
+    *on_device = 0;
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         uint32_t *slot;
         int found = 1;
+        *on_device |= v->device_type != PROF_DEVICE_CPU;
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* [memory] rows are not written */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;
         } else {
             uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
-            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; *on_device = 1; break; }
         }
         if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
         *slot = (uint32_t)i;
@@ -8437,6 +8440,7 @@ typedef struct prof__trace_ctx {
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
     struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
     unsigned char *root_touch; /* path.root_touch, owned */
+    int on_device;             /* any event on a device (else no GPU lanes to name) */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -9226,7 +9230,8 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
    top-level events that touch their follower, the memo of stacks. */
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, const prof__map *api, const prof__xpaths *xp) {
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
-    cx->path.root_touch = cx->root_touch = prof__root_touch(e); /* NULL: every top-level event is assumed to touch */
+    cx->on_device = 1;
+    cx->path.root_touch = cx->root_touch = prof__root_touch(e, &cx->on_device); /* NULL: every top-level event is assumed to touch */
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     cx->xp = xp;
@@ -9256,7 +9261,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__trace_events(o.w, e, cx, &api, &xp);
         prof__trace_instants(o.w, e, pid);
         prof__trace_flows(o.w, e, &api, pid);
-        prof__trace_gpu_lanes(o.w, e);
+        if (cx->on_device) prof__trace_gpu_lanes(o.w, e);
         prof__trace_memory(o.w, e, pid);
         prof__trace_cpu_lanes(o.w, e, pid);
         PROF__W_LIT(o.w, "\n  ],\n  \"traceName\": ");
