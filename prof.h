@@ -8854,12 +8854,12 @@ static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_
     if (PROF__UNLIKELY(cx->light)) {
         PROF__D_LIT(d, ", \"args\": {");
     } else {
-        prof__ids *c = &cx->ids;
-        if (PROF__UNLIKELY(c->i != (uint64_t)i)) prof__ids_set(c, (uint64_t)i);
-        memcpy(d, c->t, 64);
-        if (PROF__UNLIKELY(c->len > 64)) memcpy(d + 64, c->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
-        d += c->len;
-        prof__ids_next(c);
+        prof__ids *ids = &cx->ids;
+        if (PROF__UNLIKELY(ids->i != (uint64_t)i)) prof__ids_set(ids, (uint64_t)i);
+        memcpy(d, ids->t, 64);
+        if (PROF__UNLIKELY(ids->len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
+        d += ids->len;
+        prof__ids_next(ids);
     }
     if (PROF__UNLIKELY(v->extra || cx->args_any)) {
         w->n = (size_t)(d - w->buf);
