@@ -7086,6 +7086,7 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    against ~0.3 ms to fill a buffer) stalls nothing, and neither side
    signals the other unless it sleeps. A failed write stops the
    formatting at its next hand-over and is reported by the close. */
+#define PROF__ALWAYS __inline__ __attribute__((always_inline)) /* a few instructions, called per event: no call */
 #define PROF__W_CHUNK ((size_t)256 << 10)
 #define PROF__W_NBUF 4 /* a file's buffers: one being filled, the others queued or free */
 #define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
@@ -7308,13 +7309,16 @@ static const char prof__digits2[] =
    the leading zeros are shifted out and the register is stored whole, so
    the cursor needs 8 bytes of room whatever the length. Longer values are
    cut in 8-digit pieces. */
-static __inline__ uint64_t prof__digits8(uint32_t v) { /* v < 10^8: 8 chars, zero-padded, in memory order */
+static PROF__ALWAYS uint64_t prof__digits8(uint32_t v) { /* v < 10^8: 8 chars, zero-padded, in memory order */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t x = (uint64_t)(v / 10000) | ((uint64_t)(v % 10000) << 32); /* first 4 digits in the low lane */
-    uint64_t q = ((x * 10486) >> 20) & 0x0000007F0000007Full;          /* each lane / 100 (lanes < 10^4) */
-    uint64_t y = q | ((x - q * 100) << 16);                              /* 2-digit lanes, first in the low half */
-    uint64_t t = ((y * 103) >> 10) & 0x000F000F000F000Full;              /* each lane / 10 (lanes < 100) */
-    return (t | ((y - t * 10) << 8)) + 0x3030303030303030ull;
+    /* a lane's quotient q and remainder r side by side as q + (r << w),
+       i.e. (x << w) + q * (1 - (d << w)): one multiply-add, no masking */
+    uint64_t h = ((uint64_t)v * 109951163u) >> 40;                           /* v / 10^4 (exact for v < 10^8) */
+    uint64_t x = ((uint64_t)v << 32) + h * (1 - (10000ull << 32));           /* first 4 digits in the low lane */
+    uint64_t q = ((x * 10486) >> 20) & 0x0000007F0000007Full;                /* each lane / 100 (lanes < 10^4) */
+    uint64_t y = (x << 16) + q * (1 - (100ull << 16));                       /* 2-digit lanes, first in the low half */
+    uint64_t t = ((y * 103) >> 10) & 0x000F000F000F000Full;                  /* each lane / 10 (lanes < 100) */
+    return (y << 8) + t * (1 - (10ull << 8)) + 0x3030303030303030ull;
 #else
     uint32_t hi = v / 10000, lo = v % 10000;
     char c[8];
@@ -7329,24 +7333,24 @@ static __inline__ void prof__put_8digits(char *d, uint32_t v) { /* exactly 8, ze
     uint64_t x = prof__digits8(v);
     memcpy(d, &x, 8);
 }
-static __inline__ int prof__ndigits(uint32_t v) { /* 1..10 */
-    static const uint32_t pow10[10] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u };
-    int t = ((32 - __builtin_clz(v | 1)) * 1233) >> 12; /* floor(log10) or one more */
-    return t + 1 - ((v | 1) < pow10[t]);                 /* 0 has one digit */
-}
-static __inline__ char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8; writes 8 bytes */
-    int n = prof__ndigits(v);
+static PROF__ALWAYS char *prof__put_u32(char *d, uint32_t v) { /* v < 10^8; writes 8 bytes */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t x = prof__digits8(v) >> (8 * (8 - n));
+    uint64_t x = prof__digits8(v);
+    unsigned s = (unsigned)__builtin_ctzll((x & 0x0F0F0F0F0F0F0F0Full) | ((uint64_t)1 << 56)) >> 3; /* leading zeros, the last digit kept */
+    x >>= 8 * s;
     memcpy(d, &x, 8);
+    return d + 8 - s;
 #else
+    static const uint32_t pow10[8] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u };
     char tmp[8];
+    int n = 8;
+    while (n > 1 && v < pow10[n - 1]) n--;
     prof__put_8digits(tmp, v);
     memcpy(d, tmp + 8 - n, (size_t)n);
-#endif
     return d + n;
+#endif
 }
-static __inline__ char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits; writes 24 bytes at most */
+static PROF__ALWAYS char *prof__put_u64(char *d, uint64_t v) { /* up to 20 digits; writes 24 bytes at most */
     if (v < 100000000u) return prof__put_u32(d, (uint32_t)v);
     if (v < 10000000000000000u) {
         d = prof__put_u32(d, (uint32_t)(v / 100000000u));
@@ -7373,25 +7377,66 @@ static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
     w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
+    if (PROF__LIKELY(v >= 0 && w->cap - w->n >= 24)) { w->n = (size_t)(prof__put_u64(w->buf + w->n, (uint64_t)v) - w->buf); return; }
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
     else prof__w_u64(w, (uint64_t)v);
 }
 /* Nanoseconds as microseconds with three decimals: exact, no floating point.
-   At most 25 bytes. */
-static __inline__ char *prof__put_us(char *d, int64_t ns) {
-    uint64_t a, q;
-    unsigned f;
-    if (ns < 0) { *d++ = '-'; a = (uint64_t)0 - (uint64_t)ns; }
-    else a = (uint64_t)ns;
-    q = a / 1000;
-    f = (unsigned)(a - q * 1000);
-    if (PROF__LIKELY(q < 100000000u)) d = prof__put_u32(d, (uint32_t)q); /* the common case (under 100 s) inline */
+   At most 25 bytes (writes up to 32). Below 10^16 ns (116 days: every
+   trace's ts and dur in practice) the value is cut in two 8-digit halves
+   made by prof__digits8 alone: the high half's leading zeros found with
+   one ctz (no digit count), the low half "IIIIIFFF" stored with its point
+   put in by shifts. */
+static PROF__NI char *prof__put_us_long(char *d, uint64_t a) { /* any a, no sign */
+    uint64_t q = a / 1000;
+    unsigned f = (unsigned)(a - q * 1000);
+    if (q < 100000000u) d = prof__put_u32(d, (uint32_t)q);
     else d = prof__put_u64(d, q);
     d[0] = '.';
     d[1] = (char)('0' + f / 100);
     d[2] = prof__digits2[f % 100 * 2];
     d[3] = prof__digits2[f % 100 * 2 + 1];
     return d + 4;
+}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PROF__DIGIT_BITS 0x0F0F0F0F0F0F0F0Full /* a digit's value bits, in every byte of prof__digits8 */
+/* x, eight digits "IIIIIFFF" (prof__digits8 of ns < 10^8), as "IIIII.FFF"
+   without its first s digits (s <= 4); writes 9 bytes. */
+static PROF__ALWAYS char *prof__put_us8(char *d, uint64_t x, unsigned s) {
+    uint64_t p = (x & 0xFFFFFFFFFFull) | ((uint64_t)'.' << 40) | ((x >> 40) << 48); /* the last digit falls out: stored apart */
+    p >>= 8 * s;
+    memcpy(d, &p, 8);
+    d[8 - s] = (char)(x >> 56);
+    return d + 9 - s;
+}
+/* ns < 10^8: its leading zeros cut, but the one before the point. */
+static PROF__ALWAYS char *prof__put_us_small(char *d, uint32_t ns) {
+    uint64_t x = prof__digits8(ns);
+    return prof__put_us8(d, x, (unsigned)__builtin_ctzll((x & PROF__DIGIT_BITS) | ((uint64_t)1 << 32)) >> 3);
+}
+/* hi in [1, 10^8) as digits, its leading zeros shifted out; *len digits. */
+static PROF__ALWAYS uint64_t prof__digits_nz(uint32_t hi, unsigned *len) {
+    uint64_t h = prof__digits8(hi);
+    unsigned s = (unsigned)__builtin_ctzll(h & PROF__DIGIT_BITS) >> 3; /* hi > 0: a digit is not 0 */
+    *len = 8 - s;
+    return h >> 8 * s;
+}
+#endif
+static PROF__ALWAYS char *prof__put_us(char *d, int64_t ns) {
+    uint64_t a;
+    if (ns < 0) { *d++ = '-'; a = (uint64_t)0 - (uint64_t)ns; }
+    else a = (uint64_t)ns;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (PROF__LIKELY(a < 100000000u)) return prof__put_us_small(d, (uint32_t)a);
+    if (PROF__LIKELY(a < 10000000000000000u)) {
+        uint64_t hi = a / 100000000u, h;
+        unsigned n;
+        h = prof__digits_nz((uint32_t)hi, &n);
+        memcpy(d, &h, 8);
+        return prof__put_us8(d + n, prof__digits8((uint32_t)(a - hi * 100000000u)), 0);
+    }
+#endif
+    return prof__put_us_long(d, a);
 }
 /* A decimal counter for numbers that go up by one from event to event (the
    trace's "Ev Idx" and "External id"): incrementing the digits in place is
@@ -7424,13 +7469,6 @@ static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
 }
 /* A literal at a cursor that has room. */
 #define PROF__D_LIT(d, lit) (memcpy((d), (lit), sizeof(lit) - 1), (d) += sizeof(lit) - 1)
-/* n bytes made ahead (their source readable up to n rounded up to 16) at a
-   cursor with as much room: fixed 16-byte moves instead of a call. */
-static __inline__ char *prof__put_blocks(char *d, const char *s, size_t n) {
-    size_t k;
-    for (k = 0; k < n; k += 16) memcpy(d + k, s + k, 16);
-    return d + n;
-}
 static PROF__NI void prof__w_double(prof__w *w, double v) {
     char t[40];
     if (__builtin_isnan(v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
@@ -7601,7 +7639,7 @@ static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk
 typedef struct prof__par_ops {
     void *(*open)(const void *proto);             /* a worker's own context; NULL: no memory */
     void (*chunk)(void *ctx, size_t first);       /* a chunk starts at item `first` */
-    void (*item)(prof__w *w, void *ctx, size_t i); /* formats item i */
+    void (*items)(prof__w *w, void *ctx, size_t first, size_t end); /* formats items [first, end) until w->err */
     void (*close)(void *ctx);
 } prof__par_ops;
 typedef struct prof__par {
@@ -7715,7 +7753,7 @@ static void *prof__par_worker(void *arg) {
     prof__par *p = (prof__par *)arg;
     prof__w w;
     void *ctx = p->ops->open(p->proto);
-    size_t k, i, end;
+    size_t k, end;
     int slot = 0;
     if (!ctx) return NULL; /* without memory this worker takes no chunk: the other one takes them all */
     memset(&w, 0, sizeof w);
@@ -7729,7 +7767,7 @@ static void *prof__par_worker(void *arg) {
         w.err = 0;
         p->ops->chunk(ctx, k * p->chunk);
         end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
-        for (i = k * p->chunk; i < end && !w.err; i++) p->ops->item(&w, ctx, i);
+        p->ops->items(&w, ctx, k * p->chunk, end);
         if (w.err) { /* the export fails: nothing more goes out */
             pthread_mutex_lock(&p->lock);
             if (!p->err) p->err = w.err;
@@ -8125,7 +8163,8 @@ static PROF__NI prof__frames prof__pft_frames(const prof_events *e, size_t i) {
    memory. */
 static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
     size_t i;
-    if (e->nex <= 1) return 0; /* no event has extras, so none a correlation: no pass over the events (56 MB at 1M) */
+    for (i = 1; i < e->nex && !e->ex[i].correlation; i++) {}
+    if (i >= e->nex) return 0; /* no extra has a correlation (CUPTI's): no pass over the events (48 MB at 1M) */
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         int found;
@@ -8429,8 +8468,9 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    top-level event of its lane (thread, or device and stream) starts exactly
    where it ends. Events come in start order. NULL without memory (then
    every top-level event is bounded by its own end: nesting stays exact,
-   some lose a nanosecond). */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
+   some lose a nanosecond). *on_device: whether any event is on a device
+   (not set without memory). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_device) {
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
@@ -8439,17 +8479,19 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
     memset(bits, 0, e->n / 8 + 1);
     for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
     memset(&last, 0, sizeof last);
+    *on_device = 0;
     for (i = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         uint32_t *slot;
         int found = 1;
+        *on_device |= v->device_type != PROF_DEVICE_CPU;
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* [memory] rows are not written */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;
         } else {
             uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
-            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; *on_device = 1; break; }
         }
         if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
         *slot = (uint32_t)i;
@@ -8462,56 +8504,36 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e) {
 /* What the trace's events share: names escaped once per site, the cache of
    strings known clean, the written ends of the current ancestors. */
 #define PROF__TID_JSON 64 /* room per thread for ", \"pid\": P, \"tid\": T" */
+typedef struct prof__ts_hi { uint64_t hi, digits; unsigned len; } prof__ts_hi; /* hi > 0 as digits, len of them */
+/* The ids that open the args of event i, as written: one copy, and the
+   digits stepped in place to event i + 1's (prof__ids_next). */
+typedef struct prof__ids {
+    uint64_t i;                /* the event they are for; UINT64_MAX: none */
+    unsigned len;              /* bytes of t */
+    unsigned ext[2], idx[2];   /* where the External id's and Ev Idx's digits start and end in t */
+    char t[112];               /* ", \"args\": {\"External id\": " i + 1 ", \"Ev Idx\": " i, then zeros */
+} prof__ids;
 typedef struct prof__trace_ctx {
     prof_events *e;
     uint64_t pid;
     char *tid_json;            /* PROF__TID_JSON bytes per thread, or NULL */
     unsigned char *tid_json_len; /* follows tid_json in its allocation */
-    const char **site_json;    /* per site: the head of its CPU events */
+    const char **site_json;    /* per site: the head of its CPU events (padded by PROF__HEAD_PAD) */
     size_t *site_json_len;
+    unsigned char *site_fast;  /* per site: its CPU events may take prof__w_event_fast */
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
+    prof__ts_hi ts_hi;         /* the digits of the last ts above 10^8 ns (prof__put_ts) */
+    prof__ids ids;             /* the ids of the next event (prof__w_event_fast) */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
     struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
     unsigned char *root_touch; /* path.root_touch, owned */
+    int on_device;             /* any event on a device (else no GPU lanes to name) */
     prof__dur_path path;
 } prof__trace_ctx;
-
-/* The common cases of prof__written_dur, inline: a root, or the child of
-   an event on the path (events come parents first, so the parent is there
-   unless the path was cut), ending before its parent and its follower's
-   start in the range where no rounding can reverse that. Anything else
-   takes the full walk. */
-static __inline__ const prof__dur_level *prof__written_dur_fast(const prof_events *e, size_t i, prof__dur_path *path) {
-    const prof__ev *v = &e->ev[i];
-    int32_t c = v->parent;
-    int top = -1;
-    prof__dur_level *l;
-    if (c >= 0) {
-        const prof__dur_level *p;
-        int64_t pend;
-        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
-        if (top < 0) return prof__written_dur(e, i, path);
-        p = &path->lv[top];
-        pend = p->start + p->dur;
-        if (top + 2 > path->cap || !(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS && v->start > -PROF__EXACT_NS))
-            return prof__written_dur(e, i, path);
-    } else if (!(v->start > -PROF__EXACT_NS && v->end < PROF__EXACT_NS) || path->cap < 1) {
-        return prof__written_dur(e, i, path);
-    }
-    if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) return prof__written_dur(e, i, path);
-    l = &path->lv[top + 1];
-    l->idx = (int32_t)i;
-    l->start = v->start;
-    l->dur = v->end - v->start;
-    l->fit = -1;
-    l->has_end_d = 0;
-    path->n = top + 2;
-    return l;
-}
 
 /* Kineto's "External id" of an event that is not one of the profiler's own
    ops: the id of the op it is linked to (the op a CUDA API call ran in, or
@@ -8546,25 +8568,10 @@ static PROF__NI void prof__w_key(prof__w *w, int *first, const char *lit, size_t
 #define PROF__W_KEY(w, first, lit) prof__w_key((w), (first), (lit), sizeof(lit) - 1) /* first: an int * */
 /* ----- one event of the trace, in phases (prof__w_event) -----
    head (ph, cat, name, pid, tid), middle (ts, dur, the ids that open
-   args), the rest of args (each kind its own function), the close. A CPU
-   event of a plain scope is two copies made once per export, two numbers
-   and a counter. */
-/* The head of a CPU event from the copies made per site and per thread,
-   with one room check that also covers the middle; 0: not such an event
-   (nothing written). */
-static __inline__ int prof__w_ev_head_fast(prof__w *w, const prof_events *e, const prof__ev *v, const prof__trace_ctx *cx) {
-    const char *site;
-    size_t n;
-    char *d;
-    if (v->device_type != PROF_DEVICE_CPU || !cx->tid_json || !(site = cx->site_json[v->site]) || (v->extra && e->ex[v->extra].trace_name)) return 0;
-    n = cx->site_json_len[v->site];
-    if (PROF__UNLIKELY(w->cap - w->n < n + PROF__TID_JSON + 256) && !prof__w_room(w, n + PROF__TID_JSON + 256)) return 1;
-    d = prof__put_blocks(w->buf + w->n, site, n); /* the heads are padded to whole blocks */
-    d = prof__put_blocks(d, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, cx->tid_json_len[v->thread]);
-    w->n = (size_t)(d - w->buf);
-    return 1;
-}
-/* Any other event's head. */
+   args), the rest of args (each kind its own function), the close. The
+   common event takes prof__w_event_fast instead, which writes the same
+   bytes in one go. */
+/* An event's head. */
 static PROF__NI void prof__w_ev_head(prof__w *w, const prof_events *e, const prof__ev *v, const prof__trace_ctx *cx) {
     const prof__extra *x = prof__x(e, v);
     if (v->device_type == PROF_DEVICE_CPU && !x->trace_name && cx->site_json[v->site]) {
@@ -8582,10 +8589,10 @@ static PROF__NI void prof__w_ev_head(prof__w *w, const prof_events *e, const pro
         prof__w_pid_tid(w, e, v, cx->pid);
     }
 }
-/* The fixed middle of every event: ts, dur (as prof__written_dur_fast
-   made it nest) and the ids that open args; at most ~150 bytes and the
-   24-byte stores of the numbers: one room check. */
-static __inline__ void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx, const prof__dur_level *lv) {
+/* The fixed middle of every event: ts, dur (as prof__written_dur made it
+   nest) and the ids that open args; at most ~150 bytes and the 24-byte
+   stores of the numbers: one room check. */
+static PROF__NI void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx, const prof__dur_level *lv) {
     const prof__ev *v = &e->ev[i];
     char *d, idx[24];
     size_t idx_len;
@@ -8739,11 +8746,232 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__ev *v = &e->ev[i];
     const prof__dur_level *lv;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
-    if (!(lv = prof__written_dur_fast(e, i, &cx->path))) { w->err = ENOMEM; return; }
-    if (!prof__w_ev_head_fast(w, e, v, cx)) prof__w_ev_head(w, e, v, cx);
+    if (!(lv = prof__written_dur(e, i, &cx->path))) { w->err = ENOMEM; return; }
+    prof__w_ev_head(w, e, v, cx);
     prof__w_ev_middle(w, e, i, cx, lv);
     if (v->extra || cx->args_any) prof__w_ev_args(w, e, i, cx);
     PROF__W_LIT(w, "}},\n");
+}
+
+/* ----- the common event, in one go (prof__w_event_fast) -----
+   Most events of a trace are CPU events of one of the profiler's own ops
+   (no API call, no trace name of their own) that end before their parent
+   in the range where no rounding can reverse that (prof__written_dur's
+   common case: a root, or the child of the event on the path, its dur its
+   own, 1 ns less when its follower starts where it ends). Those are
+   written here at a cursor after one room check: the site's head and the
+   thread's pid and tid (made once per export) in fixed moves, ts, dur
+   and the ids, with no call but for the args of events that have any.
+   The bytes are prof__w_event's (test_fast_same_bytes). */
+#define PROF__HEAD_PAD 32 /* a site's head is readable to 64 bytes, or its length rounded up to 32 */
+#define PROF__FAST_ROOM 256 /* past the head: pid and tid (<= 48), two numbers (<= 32 each), ids (<= 2 x 24), literals */
+static const char prof__lit_ts[16] = ", \"ts\": ";
+static const char prof__lit_dur[16] = ", \"dur\": ";
+static const char prof__lit_ext[32] = ", \"args\": {\"External id\": ";
+static const char prof__lit_idx[16] = ", \"Ev Idx\": ";
+/* An event's ts: the same digits as prof__put_us, with those above 10^8 ns
+   (100 ms) kept from the last event (events come in start order). */
+static PROF__ALWAYS char *prof__put_ts(char *d, int64_t ns, prof__ts_hi *m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if ((uint64_t)ns - 100000000u < 10000000000000000u - 100000000u) { /* 10^8 <= ns < 10^16 */
+        uint64_t a = (uint64_t)ns, hi = a / 100000000u;
+        if (PROF__UNLIKELY(hi != m->hi)) {
+            m->digits = prof__digits_nz((uint32_t)hi, &m->len);
+            m->hi = hi;
+        }
+        memcpy(d, &m->digits, 8);
+        return prof__put_us8(d + m->len, prof__digits8((uint32_t)(a - hi * 100000000u)), 0);
+    }
+#else
+    (void)m;
+#endif
+    return prof__put_us(d, ns);
+}
+static PROF__NI void prof__ids_set(prof__ids *c, uint64_t i) {
+    char *d = c->t;
+    memset(c->t, 0, sizeof c->t);
+    memcpy(d, prof__lit_ext, 26);
+    c->ext[0] = 26;
+    d = prof__put_u64(d + 26, i + 1);
+    c->ext[1] = (unsigned)(d - c->t);
+    memcpy(d, prof__lit_idx, 12);
+    c->idx[0] = c->ext[1] + 12;
+    d = prof__put_u64(d + 12, i);
+    c->idx[1] = (unsigned)(d - c->t);
+    memset(d, 0, (size_t)(c->t + sizeof c->t - d)); /* past the digits: the fixed moves copy zeros */
+    c->len = c->idx[1];
+    c->i = i;
+}
+/* The number in t[at[0], at[1]) plus one in place; 0 when its digits are
+   all 9s (it grows: the caller sets them again). */
+static PROF__ALWAYS int prof__ids_inc(char *t, const unsigned *at) {
+    char *p = t + at[1] - 1;
+    while (*p == '9') {
+        *p = '0';
+        if (p-- == t + at[0]) return 0;
+    }
+    (*p)++;
+    return 1;
+}
+static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
+    if (PROF__LIKELY(prof__ids_inc(c->t, c->ext) && prof__ids_inc(c->t, c->idx))) c->i++;
+    else prof__ids_set(c, c->i + 1);
+}
+/* The args after the ids of a CPU event with none but input shapes, a
+   stack, a sequence number and FLOPs (an op, or a plain scope with its
+   stack), its stack's string in the memo: written at the cursor with the
+   close, as prof__w_ev_args and prof__w_event would. 0 when the event has
+   others or the string is not in the memo (nothing written). */
+static const char prof__lit_dims[32] = ", \"Input Dims\": ";
+static const char prof__lit_stack[32] = ", \"Call stack\": \"";
+static const char prof__lit_seq[32] = ", \"Sequence number\": ";
+static const char prof__lit_flops[16] = ", \"flops\": ";
+static const char prof__lit_stack_end[8] = "\"}},\n";
+static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+    const prof__memo *m = cx->memo;
+    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL;
+    uint32_t node = prof__stack_node(e, i);
+    size_t sn = 0, kn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
+    char *d;
+    if (x && (x->cu || x->correlation || x->overload_name || x->has_fwd_thread)) return 0;
+    if (node) {
+        if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
+        stack = m->slot[node & (PROF__MEMO_SLOTS - 1)].s;
+        kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+    }
+    if (shapes) {
+        if (!cx->cache) return 0;
+        sn = prof__clean_of(cx->cache, shapes)->len;
+    }
+    if (PROF__UNLIKELY(w->cap - w->n < sn + kn + 160) && !prof__w_room(w, sn + kn + 160)) return 1;
+    d = w->buf + w->n;
+    if (shapes) {
+        memcpy(d, prof__lit_dims + skip, 16);
+        d += 16 - skip;
+        memcpy(d, shapes, sn); /* Python's repr of int lists is JSON */
+        d += sn;
+        skip = 0;
+    }
+    if (node) {
+        memcpy(d, prof__lit_stack + skip, 16);
+        d += 17 - skip;
+        d[-1] = '"';
+        memcpy(d, stack, kn);
+        d += kn;
+        *d++ = '"';
+        skip = 0;
+    }
+    if (x && x->sequence_nr >= 0 && !cx->light) {
+        memcpy(d, prof__lit_seq, 32);
+        d = prof__put_u64(d + 21, (uint64_t)x->sequence_nr);
+    }
+    if (x && x->flops > 0) {
+        memcpy(d, prof__lit_flops + skip, 16);
+        d = prof__put_u64(d + 11 - skip, (uint64_t)x->flops);
+    }
+    memcpy(d, "}},\n", 4);
+    w->n = (size_t)(d + 4 - w->buf);
+    return 1;
+}
+/* The same for the commonest case: a plain scope's stack alone, inline. */
+static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+    uint32_t node = prof__stack_node(e, i);
+    const prof__memo *m = cx->memo;
+    size_t n, skip = (size_t)(cx->light ? 2 : 0);
+    char *d;
+    if (!node) {
+        PROF__W_LIT(w, "}},\n");
+        return 1;
+    }
+    if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
+    n = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+    if (PROF__UNLIKELY(w->cap - w->n < n + 64) && !prof__w_room(w, n + 64)) return 1;
+    d = w->buf + w->n;
+    memcpy(d, prof__lit_stack + skip, 16);
+    d += 17 - skip;
+    d[-1] = '"';
+    memcpy(d, m->slot[node & (PROF__MEMO_SLOTS - 1)].s, n);
+    memcpy(d + n, prof__lit_stack_end, 8);
+    w->n = (size_t)(d + n + 5 - w->buf);
+    return 1;
+}
+static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    prof__dur_path *path = &cx->path;
+    prof__dur_level *l;
+    const char *head;
+    int32_t c = v->parent;
+    int top = -1;
+    int64_t dur;
+    size_t hn, k;
+    char *d;
+    if (v->device_type != PROF_DEVICE_CPU || (v->flags & PROF__F_MEMROW) || !cx->site_fast[v->site] || (v->extra && e->ex[v->extra].trace_name)) return 0;
+    if (c >= 0) {
+        const prof__dur_level *p;
+        int64_t pend;
+        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
+        if (top < 0) return 0; /* a chunk's first events: the path is rebuilt */
+        p = &path->lv[top];
+        pend = p->start + p->dur;
+        if (!(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS)) return 0;
+    } else if (!(v->end < PROF__EXACT_NS)) {
+        return 0;
+    }
+    if (!(v->start > -PROF__EXACT_NS) || top + 2 > path->cap) return 0;
+    hn = cx->site_json_len[v->site];
+    if (PROF__UNLIKELY(w->cap - w->n < hn + PROF__FAST_ROOM) && !prof__w_room(w, hn + PROF__FAST_ROOM)) return 1;
+    dur = v->end - v->start;
+    if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) dur = dur > 1 ? dur - 1 : 0;
+    l = &path->lv[top + 1];
+    l->idx = (int32_t)i;
+    l->start = v->start;
+    l->dur = dur;
+    l->fit = -1;
+    l->has_end_d = 0;
+    path->n = top + 2;
+    d = w->buf + w->n;
+    head = cx->site_json[v->site];
+    memcpy(d, head, 64);
+    for (k = 64; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
+    d += hn;
+    memcpy(d, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
+    d += cx->tid_json_len[v->thread];
+    memcpy(d, prof__lit_ts, 16);
+    d = prof__put_ts(d + 8, v->start, &cx->ts_hi);
+    memcpy(d, prof__lit_dur, 16);
+    d = prof__put_us(d + 9, dur);
+    if (PROF__UNLIKELY(cx->light)) {
+        PROF__D_LIT(d, ", \"args\": {");
+    } else {
+        prof__ids *ids = &cx->ids;
+        if (PROF__UNLIKELY(ids->i != (uint64_t)i)) prof__ids_set(ids, (uint64_t)i);
+        memcpy(d, ids->t, 64);
+        if (PROF__UNLIKELY(ids->len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
+        d += ids->len;
+        prof__ids_next(ids);
+    }
+    if (PROF__UNLIKELY(v->extra || cx->args_any)) {
+        w->n = (size_t)(d - w->buf);
+        if (!v->extra && !e->no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx)) return 1;
+        prof__w_ev_args(w, e, i, cx);
+        PROF__W_LIT(w, "}},\n");
+    } else {
+        memcpy(d, "}},\n", 4);
+        w->n = (size_t)(d + 4 - w->buf);
+    }
+    return 1;
+}
+static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
+/* Events [i, end) of the trace, until an error. */
+static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
+    if (!prof__trace_fast) {
+        for (; i < end && !w->err; i++) prof__w_event(w, e, i, cx);
+        return;
+    }
+    for (; i < end && !w->err; i++)
+        if (!prof__w_event_fast(w, e, i, cx)) prof__w_event(w, e, i, cx);
 }
 
 /* The trace's events in parallel (prof__par_items): each worker has its
@@ -8766,9 +8994,9 @@ static void prof__trace_worker_chunk(void *ctx, size_t first) {
     cx->path.n = 0;
     prof__dec_set(&cx->ev_idx, first);
 }
-static void prof__trace_worker_item(prof__w *w, void *ctx, size_t i) {
+static void prof__trace_worker_items(prof__w *w, void *ctx, size_t first, size_t end) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
-    prof__w_event(w, cx->e, i, cx);
+    prof__w_events(w, cx->e, first, end, cx);
 }
 static void prof__trace_worker_close(void *ctx) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
@@ -8777,7 +9005,7 @@ static void prof__trace_worker_close(void *ctx) {
     PROF_FREE(cx->cache);
     PROF_FREE(cx);
 }
-static const prof__par_ops prof__trace_par_ops = { prof__trace_worker_open, prof__trace_worker_chunk, prof__trace_worker_item, prof__trace_worker_close };
+static const prof__par_ops prof__trace_par_ops = { prof__trace_worker_open, prof__trace_worker_chunk, prof__trace_worker_items, prof__trace_worker_close };
 
 /* The phases of prof_export_chrome_trace, in file order: top-level keys,
    the events (prof__w_event, maybe in parallel), instants, flows, GPU lanes,
@@ -9023,27 +9251,30 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
    scratch; names too long for the buffer are escaped per event instead.
    0, or -1 without memory (the tids are optional). */
 static PROF__NI int prof__trace_site_heads(prof__trace_ctx *cx, const prof_events *e, prof__arena *scratch) {
-    const char **site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t)));
+    const char **site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t) + 1));
     char *esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
     size_t i;
     cx->site_json = site_json;
     if (!site_json || !esc) { PROF_FREE(esc); return -1; }
-    { void *lens = site_json + e->nsites + 1; cx->site_json_len = (size_t *)lens; } /* the lengths follow the pointers */
+    { void *lens = site_json + e->nsites + 1; cx->site_json_len = (size_t *)lens; } /* the lengths follow the pointers, then the flags */
+    cx->site_fast = (unsigned char *)(cx->site_json_len + e->nsites + 1);
     for (i = 0; i < e->nsites; i++) {
         prof__w tmpw;
         char *s;
         site_json[i] = NULL;
+        cx->site_fast[i] = 0;
         if (strlen(e->sites[i].name) * 6 + 64 >= PROF__ESC_MAX) continue;
         prof__w_mem(&tmpw, esc, PROF__ESC_MAX);
         PROF__W_LIT(&tmpw, "  {\"ph\": \"X\", \"cat\": \"");
         prof__w_category(&tmpw, e->sites[i].flags, 1);
         PROF__W_LIT(&tmpw, "\", \"name\": ");
         prof__w_json_str(&tmpw, e->sites[i].name);
-        if (!(s = (char *)prof__arena_alloc(scratch, tmpw.n + 16))) { PROF_FREE(esc); return -1; } /* padded for prof__put_blocks */
+        if (!(s = (char *)prof__arena_alloc(scratch, (tmpw.n > 64 ? tmpw.n : 64) + PROF__HEAD_PAD))) { PROF_FREE(esc); return -1; } /* padded for the fixed moves */
         memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
         site_json[i] = s;
         cx->site_json_len[i] = tmpw.n;
+        cx->site_fast[i] = !(e->sites[i].flags & PROF__API_CALL) && cx->tid_json; /* an API call's External id is its op's */
     }
     PROF_FREE(esc);
     return 0;
@@ -9070,8 +9301,9 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->light = e->xopt.args == PROF_ARGS_LIGHT;
     cx->args_any = e->no_shapes || e->stk;
     prof__dec_set(&cx->ev_idx, 0);
+    cx->ids.i = UINT64_MAX;
+    prof__trace_tids(cx, e); /* first: a site's fast flag needs them */
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
-    prof__trace_tids(cx, e);
     return 0;
 }
 static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
@@ -9088,14 +9320,14 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
    here; with what only they need: the cache of clean strings, the
    top-level events that touch their follower, the memo of stacks. */
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, const prof__map *api, const prof__xpaths *xp) {
-    size_t i;
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
-    cx->path.root_touch = cx->root_touch = prof__root_touch(e); /* NULL: every top-level event is assumed to touch */
+    cx->on_device = 1;
+    cx->path.root_touch = cx->root_touch = prof__root_touch(e, &cx->on_device); /* NULL: every top-level event is assumed to touch */
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     cx->xp = xp;
     if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
-        for (i = 0; i < e->n && !w->err; i++) prof__w_event(w, e, i, cx);
+        prof__w_events(w, e, 0, e->n, cx);
 }
 PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
     static const char *const who = "prof_export_chrome_trace";
@@ -9120,7 +9352,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         prof__trace_events(o.w, e, cx, &api, &xp);
         prof__trace_instants(o.w, e, pid);
         prof__trace_flows(o.w, e, &api, pid);
-        prof__trace_gpu_lanes(o.w, e);
+        if (cx->on_device) prof__trace_gpu_lanes(o.w, e);
         prof__trace_memory(o.w, e, pid);
         prof__trace_cpu_lanes(o.w, e, pid);
         PROF__W_LIT(o.w, "\n  ],\n  \"traceName\": ");

@@ -2071,6 +2071,98 @@ static void test_parallel_same_bytes(void) {
     prof_events_free(ev);
 }
 
+/* The common event is written by prof__w_event_fast in one go, every other
+   one by prof__w_event's phases: both must give the same bytes, serial and
+   parallel. Every event here goes once through each writer (the fast one
+   off, then on): names short, long (past the fixed 64-byte head move) and
+   too long to escape ahead, hostile bytes; times below 10^8 ns, across
+   every digit count up to 10^16 and past it, negative, past the nesting's
+   exact range; touching siblings and children ending with their parent;
+   tids of 1 to 20 digits; stacks, shapes, sequence numbers and FLOPs on
+   some; device events and events with a trace name of their own;
+   PROF_ARGS_LIGHT too. */
+static void test_fast_same_bytes(void) {
+    const char *names[] = { "fast a", "fast \"q\" \\ \n\t\x01 \xff \xc3\xa9 \xe2\x82\xac", "", NULL };
+    static const char *const frames[] = { "x.py(1): f \"q\"", "y\\z.py(2): g", "main.py(3): <module>" };
+    static const uint64_t tids[] = { 1, 42, 4000000, 18446744073709551615ull, 1234567890123ull };
+    static const int64_t dims[] = { 2, 3, 4 };
+    static const int ndims[] = { 2, 1 };
+    char longname[200], hugename[70000];
+    prof_events *ev = prof_events_create();
+    size_t old_min = prof__par_min_events, old_chunk = prof__par_chunk;
+    int64_t base = 0;
+    char *text[2][2][2] = { { { NULL } } };
+    size_t len[2][2][2];
+    int k, r, fast, par, light, bad = 0;
+    if (!CHECK(ev != NULL)) return;
+    memset(longname, 'L', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    memcpy(longname, "long \"name\" ", 12);
+    memset(hugename, 'H', sizeof hugename - 1); /* past PROF__ESC_MAX / 6: escaped per event */
+    hugename[sizeof hugename - 1] = 0;
+    names[3] = longname;
+    for (r = 0; r < 600; r++) {
+        /* a root; children that touch (the last two 1 and 0 ns long), one
+           with a child that ends with it; every third root touched by the
+           next one on its thread */
+        static const int64_t bases[] = { 0, 99999, 100000000 - 5000, 999999999, 123456789012, 9999999999999000, 10000000000000000,
+                                         -3000000, -((int64_t)1 << 46) - 1000000, ((int64_t)1 << 50) + 7 };
+        static const int64_t span[7][2] = { { 0, 1000 }, { 100, 200 }, { 200, 300 }, { 210, 300 }, { 300, 301 }, { 301, 301 }, { 1000, 1500 } };
+        prof_event_desc d;
+        int c;
+        base = bases[r % 10] + (int64_t)(r / 10) * 1000003;
+        for (c = 0; c < (r % 3 ? 6 : 7); c++) {
+            memset(&d, 0, sizeof d);
+            d.name = r == 0 && c == 1 ? hugename : names[(r + c) % 4];
+            d.thread = tids[r % 5];
+            d.start_ns = base + span[c][0];
+            d.end_ns = base + span[c][1];
+            if (r % 7 == 3 && c > 0 && c < 4) { d.stack = frames + c - 1; d.stack_depth = 4 - c; }
+            if (r % 11 == 5 && c == 1) { d.set |= PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR; d.input_shapes.n_inputs = 2; d.input_shapes.ndims = ndims; d.input_shapes.dims = dims; d.sequence_nr = r; }
+            if ((r % 11 == 5 && c == 1) || (r % 5 == 1 && c == 2)) d.flops = 1000 + r;
+            if (r % 13 == 6 && c == 2) { d.device_type = PROF_DEVICE_CUDA; d.device_index = 0; }
+            if (r % 17 == 8 && c == 1) d.trace_name = "fast trace name";
+            CHECK(prof_events_add(ev, &d) >= 0);
+        }
+    }
+    rm_tree(STREAM_DIR);
+    CHECK(mkdir(STREAM_DIR, 0755) == 0);
+    for (light = 0; light < 2; light++) {
+        prof_export_options o;
+        memset(&o, 0, sizeof o);
+        o.args = light ? PROF_ARGS_LIGHT : PROF_ARGS_FULL;
+        CHECK_EQ_INT(prof_events_set_export_options(ev, &o), PROF_OK);
+        for (fast = 0; fast < 2; fast++) {
+            for (par = 0; par < 2; par++) {
+                prof__trace_fast = fast;
+                prof__par_min_events = par ? 0 : (size_t)-1;
+                prof__par_chunk = 97; /* chunks that begin at every depth */
+                CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/fast.json"), PROF_OK);
+                text[light][fast][par] = read_file(STREAM_DIR "/fast.json", &len[light][fast][par]);
+            }
+        }
+        for (k = 1; k < 4; k++) {
+            const char *a = text[light][0][0], *b = text[light][k >> 1][k & 1];
+            size_t la = len[light][0][0], lb = len[light][k >> 1][k & 1], at = 0;
+            if (!CHECK(a && b)) continue;
+            while (at < la && at < lb && a[at] == b[at]) at++;
+            if (at != la || la != lb) {
+                bad++;
+                fprintf(stderr, "light %d, fast %d, parallel %d: differs at byte %zu: ...%.80s\n  want ...%.80s\n", light, k >> 1, k & 1, at,
+                        b + (at > 40 ? at - 40 : 0), a + (at > 40 ? at - 40 : 0));
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(text[0][0][0] && len[0][0][0] > 3800 * 100); /* every event written */
+    prof__trace_fast = 1;
+    prof__par_min_events = old_min;
+    prof__par_chunk = old_chunk;
+    for (k = 0; k < 8; k++) free(text[k >> 2][(k >> 1) & 1][k & 1]);
+    rm_tree(STREAM_DIR);
+    prof_events_free(ev);
+}
+
 /* ----- check_export.py ------------------------------------------------------ */
 
 static void run_checker(void) {
@@ -2158,6 +2250,7 @@ int main(void) {
     PHASE(test_unwritable_dir());
     PHASE(test_streaming());
     PHASE(test_parallel_same_bytes());
+    PHASE(test_fast_same_bytes());
     PHASE(test_deep_nesting());
     rm_tree(ERR_DIR); /* only the checked outputs stay in build/export */
     PHASE(run_checker());
