@@ -6365,7 +6365,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
     prof__grouping gr;
     prof_averages *a;
-    size_t i, ncache = 1;
+    size_t i, ncache = 1, want;
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
@@ -6386,6 +6386,14 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
             for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
+            /* scope stacks: about a row per node. Room for that many rows
+               up front, so that the row arrays are not copied into fresh
+               memory at each doubling (room never written costs no page;
+               the rows' is given back at the end). Without it (no memory
+               for it), they grow as they go. */
+            want = e->nnodes + e->nsites < e->n ? e->nnodes + e->nsites : e->n;
+            (void)(prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows) && prof__reserve_exact((void *)&gr.keys, &gr.capkeys, want, sizeof *gr.keys) &&
+                   prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
         }
     }
     /* with memos the cache sees only their misses (mostly a node's first
@@ -6404,6 +6412,10 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
+    if (a->cap > a->n + a->n / 8 + 64) { /* room reserved and not used */
+        prof_avg *nr = (prof_avg *)PROF_REALLOC(a->rows, (a->n ? a->n : 1) * sizeof *a->rows);
+        if (nr) { a->rows = nr; a->cap = a->n ? a->n : 1; }
+    }
     return a;
 oom:
     prof__grouping_free(&gr);
