@@ -6387,11 +6387,12 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
             for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
             /* scope stacks: about a row per node. Room for that many rows
-               up front, so that the row arrays are not copied into fresh
-               memory at each doubling (room never written costs no page;
-               the rows' is given back at the end). Without it (no memory
-               for it), they grow as they go. */
-            want = e->nnodes + e->nsites < e->n ? e->nnodes + e->nsites : e->n;
+               up front (at most an eighth of the events: 28 B an event of
+               address space), so that the row arrays are not copied into
+               fresh memory at each doubling (room never written costs no
+               page; the rows' is given back at the end). Without it (no
+               memory for it), they grow as they go. */
+            want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
             (void)(prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows) && prof__reserve_exact((void *)&gr.keys, &gr.capkeys, want, sizeof *gr.keys) &&
                    prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
         }
