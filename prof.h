@@ -6450,7 +6450,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
     prof__grouping gr;
     prof_averages *a;
-    size_t i, ncache = 1;
+    size_t i, ncache = 1, want;
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
@@ -6465,19 +6465,32 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->with_flops = e->with_flops;
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
-    if (gr.g.group_by_stack_n > 0) while (ncache < 2 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
-    else while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
-    gr.cache_mask = ncache - 1;
-    if (!(gr.cache = PROF__ALLOC(struct prof__gcache, ncache))) goto oom;
-    for (i = 0; i < ncache; i++) gr.cache[i].site = UINT32_MAX;
     if (gr.g.group_by_stack_n > 0) {
         if (!(gr.cls = PROF__ALLOC(uint32_t, e->nnodes + 1))) goto oom;
         memset(gr.cls, 0, (e->nnodes + 1) * sizeof *gr.cls);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
             for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
+            /* scope stacks: about a row per node. Room for that many rows
+               up front (at most an eighth of the events: 28 B an event of
+               address space), so that the row arrays are not copied into
+               fresh memory at each doubling (room never written costs no
+               page; the rows' is given back at the end). Without it (no
+               memory for it), they grow as they go. */
+            want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
+            (void)(prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows) && prof__reserve_exact((void *)&gr.keys, &gr.capkeys, want, sizeof *gr.keys) &&
+                   prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
         }
     }
+    /* with memos the cache sees only their misses (mostly a node's first
+       event, which no cache holds yet): sized for the sites, as without
+       stacks, not for the nodes (its fresh pages, 2.6 MB at 64k slots,
+       cost more than its misses: a first touch costs microseconds on a VM) */
+    if (gr.g.group_by_stack_n > 0 && !gr.memo) while (ncache < 2 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
+    else while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
+    gr.cache_mask = ncache - 1;
+    if (!(gr.cache = PROF__ALLOC(struct prof__gcache, ncache))) goto oom;
+    for (i = 0; i < ncache; i++) gr.cache[i].site = UINT32_MAX;
     for (i = 0; i < e->n; i++) {
         uint32_t r = prof__group_row(&gr, a, i);
         if (r == UINT32_MAX) goto oom;
@@ -6485,6 +6498,10 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
+    if (a->cap > a->n + a->n / 8 + 64) { /* room reserved and not used */
+        prof_avg *nr = (prof_avg *)PROF_REALLOC(a->rows, (a->n ? a->n : 1) * sizeof *a->rows);
+        if (nr) { a->rows = nr; a->cap = a->n ? a->n : 1; }
+    }
     return a;
 oom:
     prof__grouping_free(&gr);
@@ -10145,15 +10162,16 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
    (its parent line, one frame as written), each distinct frame is cleaned
    and interned once, so two stacks that print alike are one line without
    their text being compared, and each stack node finds its line once. A
-   line gets its text (made once, root first) and its place in the output
-   (first-seen order) when an event first writes it; lines that are only
-   some stack's outer part cost their trie entry. */
+   line gets its place in the output (first-seen order) when an event
+   first writes it, and its text (made once, root first) then too where
+   each event writes it (merged lines are written once, from the trie);
+   lines that are only some stack's outer part cost their trie entry. */
 typedef struct prof__fline {
     uint32_t parent, out;       /* out: the line's place in the output + 1, 0 = none yet */
     const char *frame;          /* cleaned, interned */
     size_t flen, len;           /* the frame's length; the text's, ';'s included */
 } prof__fline;
-typedef struct prof__fout { const char *text; size_t len; int64_t sum; } prof__fout; /* text in ua; sum: merged */
+typedef struct prof__fout { const char *text; size_t len; int64_t sum; uint32_t line; } prof__fout; /* text in ua (NULL: merged); sum: merged */
 typedef struct prof__folded {
     prof__fline *lines;         /* [0]: the empty stack */
     size_t nlines, caplines;
@@ -10234,8 +10252,8 @@ static PROF__NI uint32_t prof__folded_node_line(prof__folded *f, const prof_even
     return line;
 }
 /* The place of event i's stack (node) in the output, 0-based; its line's
-   text made when the line is new there. -1 without memory. */
-static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node) {
+   text made when the line is new there (with `text`). -1 without memory. */
+static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e, uint32_t node, int text) {
     uint32_t line, a, k;
     prof__fline *l;
     char *t;
@@ -10244,17 +10262,19 @@ static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e,
     if ((line = prof__folded_node_line(f, e, node)) == UINT32_MAX) return -1;
     l = &f->lines[line];
     if (!l->out) {
-        if (f->nout >= UINT32_MAX - 1 || !PROF__PUSH_OK(f->out, f->nout, f->capout) || !(t = (char *)prof__arena_alloc(&f->ua, l->len + 1)))
+        t = NULL;
+        if (f->nout >= UINT32_MAX - 1 || !PROF__PUSH_OK(f->out, f->nout, f->capout) || (text && !(t = (char *)prof__arena_alloc(&f->ua, l->len + 1))))
             return -1;
         /* the text, written from its end: the innermost frame last */
         at = l->len;
-        t[at] = 0;
-        for (a = line; a; a = f->lines[a].parent) {
+        if (t) t[at] = 0;
+        for (a = line; t && a; a = f->lines[a].parent) {
             at -= f->lines[a].flen;
             memcpy(t + at, f->lines[a].frame, f->lines[a].flen);
             if (at) t[--at] = ';';
         }
         f->out[f->nout].text = t;
+        f->out[f->nout].line = line;
         f->out[f->nout].len = l->len;
         f->out[f->nout].sum = 0;
         l->out = (uint32_t)++f->nout;
@@ -10286,17 +10306,40 @@ static PROF__NI void prof__w_folded(prof__w *w, const char *stack, size_t len, i
     prof__w_i64(w, us);
     PROF__W_LIT(w, "\n");
 }
+/* The same for a line with no text made: its frames from the trie, root
+   first (f->chain has room: the line's depth is at most its node's). */
+static PROF__NI void prof__w_fline(prof__w *w, prof__folded *f, uint32_t line, int64_t us) {
+    size_t k = 0;
+    uint32_t a;
+    for (a = line; a; a = f->lines[a].parent) f->chain[k++] = a;
+    while (k-- > 0) {
+        prof__w_put(w, f->lines[f->chain[k]].frame, f->lines[f->chain[k]].flen);
+        if (k) PROF__W_LIT(w, ";");
+    }
+    PROF__W_LIT(w, " ");
+    prof__w_i64(w, us);
+    PROF__W_LIT(w, "\n");
+}
 /* The events' lines (merge: their sums, written after). Returns the lines
-   written, -1 without memory; *with_stacks counts the events that had one. */
+   written, -1 without memory; *with_stacks counts the events that had one.
+   Merged, an event adds its value to its stack node's sum (one array
+   read in event order, one random write), and the nodes then go to their
+   lines in the order of their first event with a value: the lines come
+   out in first-seen order with their sums (positive values: a saturating
+   sum of them is the same in any order). */
 static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_events *e, int which, int merge, size_t *with_stacks) {
     long lines = 0;
-    size_t i;
+    size_t i, norder = 0;
+    int64_t *nsum = NULL;
+    uint32_t *order = NULL;
     if (!e->nnodes) return 0;
     f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
     f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
     if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return -1;
+    if (merge && (!(nsum = PROF__ALLOC(int64_t, e->nnodes)) || !(order = PROF__ALLOC(uint32_t, e->nnodes)))) goto oom;
     memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
     memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
+    if (nsum) memset(nsum, 0, e->nnodes * sizeof *nsum);
     memset(&f->lines[0], 0, sizeof f->lines[0]);
     f->nlines = 1;
     for (i = 0; i < e->n && !w->err; i++) {
@@ -10308,18 +10351,34 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
         /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
            lines (prof.h's own) sum the nanoseconds first, so that many
            short calls are not each cut to whole microseconds. */
-        if (!merge) value /= 1000;
-        if (value <= 0) continue;
-        if ((k = prof__folded_line(f, e, node)) < 0) return -1;
-        if (merge) prof__sat_add(&f->out[k].sum, value);
-        else { prof__w_folded(w, f->out[k].text, f->out[k].len, value); lines++; }
+        if (merge) {
+            if (value <= 0) continue;
+            if (!nsum[node]) order[norder++] = node;
+            prof__sat_add(&nsum[node], value);
+            continue;
+        }
+        if ((value /= 1000) <= 0) continue;
+        if ((k = prof__folded_line(f, e, node, 1)) < 0) goto oom;
+        prof__w_folded(w, f->out[k].text, f->out[k].len, value);
+        lines++;
+    }
+    for (i = 0; i < norder; i++) {
+        int64_t k = prof__folded_line(f, e, order[i], 0);
+        if (k < 0) goto oom;
+        prof__sat_add(&f->out[k].sum, nsum[order[i]]);
     }
     for (i = 0; merge && i < f->nout && !w->err; i++) {
         if (f->out[i].sum / 1000 <= 0) continue;
-        prof__w_folded(w, f->out[i].text, f->out[i].len, f->out[i].sum / 1000);
+        prof__w_fline(w, f, f->out[i].line, f->out[i].sum / 1000);
         lines++;
     }
+    PROF_FREE(nsum);
+    PROF_FREE(order);
     return lines;
+oom:
+    PROF_FREE(nsum);
+    PROF_FREE(order);
+    return -1;
 }
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
     const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";

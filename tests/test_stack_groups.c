@@ -112,6 +112,14 @@ static void table_free(table *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* Some events differ in what else their row's key holds (node_id, user
+   annotation), some carry memory and FLOPs (an extra record each). */
+static void vary(prof_event_desc *d) {
+    uint32_t r = rnd(16);
+    if (r == 0) { d->set |= PROF_EVENT_NODE_ID; d->node_id = (int)rnd(2); }
+    if (r == 1) d->set |= PROF_EVENT_USER_ANNOTATION;
+    if (r == 2) { d->cpu_memory_usage = (int64_t)rnd(5000) - 2500; d->flops = (int64_t)rnd(1000); }
+}
 /* n events on 2 threads: parents with 0-2 children (other names, so
    _remove_dup_nodes keeps them), random stacks of depth 0-7 (a child's
    stack is its parent's with frames added, as scope stacks are), times in
@@ -134,6 +142,7 @@ static prof_events *make_list(size_t n) {
         d.end_ns = start + len * (nc + 1) + 7;
         d.stack = depth ? st : NULL;
         d.stack_depth = depth;
+        vary(&d);
         if (prof_events_add(ev, &d) < 0) break;
         i++;
         for (c = 0; c < nc && i < n; c++) {
@@ -148,6 +157,7 @@ static prof_events *make_list(size_t n) {
             d.end_ns = d.start_ns + len - (int64_t)rnd(150);
             d.stack = cs;
             d.stack_depth = cd;
+            vary(&d);
             if (prof_events_add(ev, &d) < 0) break;
             i++;
         }
@@ -230,16 +240,25 @@ static void check_folded(prof_events *ev, size_t *lines_out) {
     free(merged.p);
 }
 
-/* key_averages(group_by_stack_n = sn): the key is the name and the first
-   min(sn, depth) frames (innermost first, as evt.stack[:n]); rows in
-   first-seen order, sums over their events, the stack the first event's. */
+/* FunctionEventAvg.add's sums, as prof.h keeps them: saturating, event by
+   event in the list's order. */
+static void sat_add(int64_t *a, int64_t b) {
+    if (b > 0 && *a > INT64_MAX - b) *a = INT64_MAX;
+    else if (b < 0 && *a < INT64_MIN - b) *a = INT64_MIN;
+    else *a += b;
+}
+/* key_averages(group_by_stack_n = sn): the key is the name, node_id, user
+   annotation and the first min(sn, depth) frames (innermost first, as
+   evt.stack[:n]); rows in first-seen order, sums over their events, the
+   stack the first event's. */
+enum { NSUMS = 6 };
 static void check_grouped(prof_events *ev, int sn) {
     prof_group_options g;
     prof_averages *a;
     size_t i, n = prof_events_count(ev), nrows = 0, bad = 0;
     table keys;
     int64_t *count = (int64_t *)calloc(n + 1, sizeof *count), *cpu = (int64_t *)calloc(n + 1, sizeof *cpu),
-            *self = (int64_t *)calloc(n + 1, sizeof *self);
+            *self = (int64_t *)calloc(n + 1, sizeof *self), *sums = (int64_t *)calloc((n + 1) * NSUMS, sizeof *sums);
     size_t *first = (size_t *)calloc(n + 1, sizeof *first);
     memset(&keys, 0, sizeof keys);
     memset(&g, 0, sizeof g);
@@ -251,17 +270,23 @@ static void check_grouped(prof_events *ev, int sn) {
         char *key;
         if (prof_events_get(ev, i, &e) != PROF_OK) continue;
         d = e.stack_depth < sn ? e.stack_depth : sn;
-        len = strlen(e.name) + 2;
+        len = strlen(e.name) + 32;
         for (k = 0; k < d; k++) len += strlen(e.stack[k]) + 1;
         key = (char *)malloc(len);
-        strcpy(key, e.name);
+        snprintf(key, len, "%s\x03%d\x03%d", e.name, e.node_id, e.is_user_annotation);
         for (k = 0; k < d; k++) { strcat(key, "\x01"); strcat(key, e.stack[k]); }
         if (d == 0) strcat(key, "\x02");
         r = table_get(&keys, key, nrows, &added);
         if (added) first[nrows++] = i;
         count[r]++;
-        cpu[r] += e.cpu_time_total_ns;
-        self[r] += e.self_cpu_time_total_ns;
+        sat_add(&cpu[r], e.cpu_time_total_ns);
+        sat_add(&self[r], e.self_cpu_time_total_ns);
+        sat_add(&sums[r * NSUMS + 0], e.cpu_memory_usage);
+        sat_add(&sums[r * NSUMS + 1], e.self_cpu_memory_usage);
+        sat_add(&sums[r * NSUMS + 2], e.flops);
+        sat_add(&sums[r * NSUMS + 3], e.device_memory_usage);
+        sat_add(&sums[r * NSUMS + 4], e.device_time_total_ns);
+        sat_add(&sums[r * NSUMS + 5], e.self_device_time_total_ns);
     }
     a = prof_key_averages(ev, &g);
     if (!CHECK(a != NULL)) return;
@@ -273,7 +298,11 @@ static void check_grouped(prof_events *ev, int sn) {
         prof_events_get(ev, first[i], &e);
         d = e.stack_depth < sn ? e.stack_depth : sn;
         if (strcmp(r->key, e.name) != 0 || r->count != count[i] || r->cpu_time_total_ns != cpu[i] ||
-            r->self_cpu_time_total_ns != self[i] || r->stack_depth != d) {
+            r->self_cpu_time_total_ns != self[i] || r->stack_depth != d || r->node_id != e.node_id ||
+            r->is_user_annotation != e.is_user_annotation || r->cpu_memory_usage != sums[i * NSUMS + 0] ||
+            r->self_cpu_memory_usage != sums[i * NSUMS + 1] || r->flops != sums[i * NSUMS + 2] ||
+            r->device_memory_usage != sums[i * NSUMS + 3] || r->device_time_total_ns != sums[i * NSUMS + 4] ||
+            r->self_device_time_total_ns != sums[i * NSUMS + 5]) {
             bad++;
             continue;
         }
@@ -287,7 +316,37 @@ static void check_grouped(prof_events *ev, int sn) {
     free(count);
     free(cpu);
     free(self);
+    free(sums);
     free(first);
+}
+
+/* A row whose self time saturates, its events at two stack nodes with the
+   same innermost frame (one row with group_by_stack_n = 1), in this order:
+   +B at node X, +B at node Y, 4 - B at X (an event whose two overlapping
+   children take more than its time). Event by event, the row's self time
+   stops at INT64_MAX and ends at INT64_MAX + 4 - B; a sum per node first
+   would give B + 4. */
+static prof_events *make_saturating(void) {
+    const int64_t B = (int64_t)0x4c00000000000000ll;
+    const char *x[] = { "f", "a" }, *y[] = { "f", "b" };
+    struct { const char *name; uint64_t thread; int64_t start, end; const char *const *stack; } evs[] = {
+        { "op", 1, 0, B, x }, { "op", 2, 1, B + 1, y }, { "op", 3, 2, B + 2, x },
+        { "kid", 3, 3, B + 1, NULL }, { "kid", 3, 4, B + 2, NULL },
+    };
+    prof_events *ev = prof_events_create();
+    size_t i;
+    for (i = 0; ev && i < sizeof evs / sizeof evs[0]; i++) {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = evs[i].name;
+        d.thread = evs[i].thread;
+        d.start_ns = evs[i].start;
+        d.end_ns = evs[i].end;
+        d.stack = evs[i].stack;
+        d.stack_depth = evs[i].stack ? 2 : 0;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    return ev;
 }
 
 int main(void) {
@@ -304,6 +363,16 @@ int main(void) {
     check_grouped(ev, 3);
     check_grouped(ev, 5);
     check_grouped(ev, 12);
+    prof_events_free(ev);
+    ev = make_saturating();
+    if (!CHECK(ev != NULL)) return check_report();
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+    check_grouped(ev, 1);
+    {
+        prof_event e;
+        CHECK_EQ_INT(prof_events_get(ev, 2, &e), PROF_OK);
+        CHECK_EQ_INT(e.self_cpu_time_total_ns, 4 - (int64_t)0x4c00000000000000ll); /* the list is as meant */
+    }
     prof_events_free(ev);
     return check_report();
 }
