@@ -3610,15 +3610,15 @@ static PROF__NI int prof__ev_order_less(const void *ctx, uint32_t a, uint32_t b)
    each already in prof__ev_order_less's order, merged pairwise with that
    comparison inline: the threads' runs, log2(runs) passes of a few
    instructions an event (the general sort costs ~100: its run scan and a
-   call per comparison). Stable, so its result is the sort's. b is spent;
-   tmp: room for n. */
-static PROF__NI void prof__ev_merge_runs(const prof__ev *ev, uint32_t *a, uint32_t *tmp, size_t *b, size_t nb) {
+   call per comparison). Stable, so its result is the sort's. tmp: room
+   for n. */
+static PROF__NI void prof__ev_merge_runs(const prof__ev *ev, uint32_t *a, uint32_t *tmp, const size_t *b, size_t nb) {
     uint32_t *src = a, *dst = tmp;
-    size_t n = b[nb];
-    while (nb > 1) {
-        size_t r, w = 0;
-        for (r = 0; r + 1 < nb; r += 2) {
-            size_t lo = b[r], mid = b[r + 1], hi = b[r + 2], p = lo, q = mid, k = lo;
+    size_t n = b[nb], w;
+    for (w = 1; w < nb; w *= 2) { /* merged runs of w runs each, in pairs (the last may have no partner: copied) */
+        size_t r;
+        for (r = 0; r < nb; r += 2 * w) {
+            size_t lo = b[r], mid = b[r + w < nb ? r + w : nb], hi = b[r + 2 * w < nb ? r + 2 * w : nb], p = lo, q = mid, k = lo;
             while (p < mid && q < hi) {
                 const prof__ev *x = ev + src[q], *y = ev + src[p];
                 int right = x->start != y->start ? x->start < y->start
@@ -3628,14 +3628,7 @@ static PROF__NI void prof__ev_merge_runs(const prof__ev *ev, uint32_t *a, uint32
             }
             if (p < mid) memcpy(dst + k, src + p, (mid - p) * sizeof *a);
             else memcpy(dst + k, src + q, (hi - q) * sizeof *a);
-            b[w++] = lo;
         }
-        if (r < nb) { /* an odd run out: copied as it is */
-            memcpy(dst + b[r], src + b[r], (n - b[r]) * sizeof *a);
-            b[w++] = b[r];
-        }
-        b[w] = n;
-        nb = w;
         { uint32_t *t = src; src = dst; dst = t; }
     }
     if (src != a) memcpy(a, src, n * sizeof *a);
@@ -3946,8 +3939,9 @@ static PROF__NI int prof__c_stale(uint64_t x) { return x < prof__g.tick_start; }
 static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
 
 /* Sites and names: a recorded site pointer -> the list's site index. */
+static __inline__ PROF__NI size_t prof__c_site_slot(const prof_site *s) { return (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u; }
 static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_t *out) {
-    size_t h = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u;
+    size_t h = prof__c_site_slot(s);
     uint32_t v;
     if (c->site_cache[h] == s) { *out = c->site_cache_idx[h]; return 0; }
     if ((v = prof__map_get(&c->ptr_map, (uint64_t)(uintptr_t)s)) == UINT32_MAX) {
@@ -4351,6 +4345,22 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
 
 /* A scope record and its extensions -> the list's next event (and its
    extra record), in place. */
+/* A scope record's event, before its extras and links. */
+static __inline__ PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope) {
+    const prof_events *e = c->e;
+    prof__ev v;
+    v.start = prof__c_ns(r->t0);
+    v.end = prof__c_ns(r->t1);
+    v.site = site;
+    v.thread = thr;
+    v.parent = v.first_child = v.next_sibling = -1;
+    v.node_id = e->with_node_id ? e->node_id : -1;
+    v.extra = 0;
+    v.device_type = PROF_DEVICE_CPU;
+    v.scope = scope;
+    v.flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN; /* plain scopes are user annotations; operators are not */
+    return v;
+}
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
     prof_events *e = c->e;
     prof__ev *v;
@@ -4367,17 +4377,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         if (prof__c_site(c, s, &site) != 0) return -1;
     }
     v = &e->ev[e->n];
-    v->start = prof__c_ns(r->t0);
-    v->end = prof__c_ns(r->t1);
-    v->site = site;
-    v->thread = thr;
-    v->parent = v->first_child = v->next_sibling = -1;
-    v->node_id = e->with_node_id ? e->node_id : -1;
-    v->extra = 0;
-    v->device_type = PROF_DEVICE_CPU;
-    v->scope = pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0;
-    /* plain scopes are user annotations; operators are not */
-    v->flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN;
+    *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0);
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
     step = e->sites[site].name == c->step_name;
     /* shared: ops with shapes, unless the event has its own stack, step
@@ -4418,23 +4418,12 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
 static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
     prof_events *e = c->e;
     const prof_site *s = (const prof_site *)r->site; /* tag 0: the pointer as it is */
-    size_t h = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u;
-    prof__ev v;
+    size_t h = prof__c_site_slot(s);
     uint32_t site;
     if (c->site_cache[h] != s || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return prof__c_scope(c, pd, r, thr);
     site = c->site_cache_idx[h];
     if (e->sites[site].name == c->step_name) return prof__c_scope(c, pd, r, thr);
-    v.start = prof__c_ns(r->t0);
-    v.end = prof__c_ns(r->t1);
-    v.site = site;
-    v.thread = thr;
-    v.parent = v.first_child = v.next_sibling = -1;
-    v.node_id = e->with_node_id ? e->node_id : -1;
-    v.extra = 0;
-    v.device_type = PROF_DEVICE_CPU;
-    v.scope = 0;
-    v.flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN;
-    e->ev[e->n++] = v;
+    e->ev[e->n++] = prof__c_scope_ev(c, r, site, thr, 0);
     return 0;
 }
 
@@ -4615,27 +4604,20 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
     return 0;
 }
 
-/* The threads' runs (and the async and CUDA records after them) merged
-   into a new array by idx, their pages given back behind the reads. 0 =
-   not done: the caller gathers in place. */
-static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, size_t total) {
-    size_t *runs = PROF__ALLOC(size_t, 3 * (c->nsnap + 1)), nruns = 0, i;
+/* The threads' runs (and the async and CUDA records after them: runs
+   b[0..nb), as prof__ev_merge_runs) merged into a new array by idx, their
+   pages given back behind the reads. 0 = not done: the caller gathers in
+   place. */
+static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, size_t total, const size_t *b, size_t nb) {
+    size_t *runs = PROF__ALLOC(size_t, 3 * nb), r;
     int done;
     if (!runs) return 0;
-    for (i = 0; i < c->nsnap; i++) {
-        if (c->snaps[i].kend == c->snaps[i].kbeg) continue;
-        runs[3 * nruns] = c->snaps[i].kbeg;
-        runs[3 * nruns + 1] = c->snaps[i].kend;
-        runs[3 * nruns + 2] = c->snaps[i].kbeg * sizeof(prof__ev);
-        nruns++;
+    for (r = 0; r < nb; r++) {
+        runs[3 * r] = b[r];
+        runs[3 * r + 1] = b[r + 1];
+        runs[3 * r + 2] = b[r] * sizeof(prof__ev);
     }
-    if (c->nx) {
-        runs[3 * nruns] = total - c->nx;
-        runs[3 * nruns + 1] = total;
-        runs[3 * nruns + 2] = (total - c->nx) * sizeof(prof__ev);
-        nruns++;
-    }
-    done = prof__ev_merge_out(&c->e->ev, c->e->cap, idx, total, runs, nruns);
+    done = prof__ev_merge_out(&c->e->ev, c->e->cap, idx, total, runs, nb);
     PROF_FREE(runs);
     return done;
 }
@@ -4700,8 +4682,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         idx = c->scratch;
         tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
-        /* the runs: each thread's scopes (in order now), then the others,
-           sorted here; the threads' runs lie back to back from 0 */
+        /* the runs: each thread's scopes (in order now; decoded one thread
+           after the other, so back to back from 0), then the others,
+           sorted here */
         for (i = 0; i < c->nsnap; i++)
             if (c->snaps[i].kend > c->snaps[i].kbeg) b[nb++] = c->snaps[i].kbeg;
         if (c->nx) {
@@ -4709,11 +4692,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
             b[nb++] = nscopes;
         }
         b[nb] = total;
-        for (i = 0; i < nb && b[i] < b[i + 1]; i++) {}
-        if (nb && b[0] == 0 && i == nb) prof__ev_merge_runs(e->ev, idx, tmp, b, nb);
-        else prof__msort_u32(idx, tmp, total, prof__ev_order_less, e->ev); /* not back to back: not expected */
+        prof__ev_merge_runs(e->ev, idx, tmp, b, nb);
+        if (!prof__c_merge_out(c, idx, total, b, nb)) prof__ev_gather(e->ev, idx, total);
         PROF_FREE(b);
-        if (!prof__c_merge_out(c, idx, total)) prof__ev_gather(e->ev, idx, total);
     }
     PROF_FREE(c->scratch);
     c->scratch = NULL;
