@@ -278,8 +278,12 @@
    nested slices with interned names, categories, source locations and call
    stacks, marks, counters, memory counters, async ranges, a track per device
    stream with flows from launch to kernel, args as debug annotations,
-   metadata; exact ns; about 22-25 bytes per plain scope. Each thread is a
-   packet sequence with delta timestamps; memory: a stack per thread.
+   metadata (also as trace attributes, keys unchanged); exact ns; about
+   22-25 bytes per plain scope. Each thread is a packet sequence with delta
+   timestamps; memory: a stack per thread. trace_processor keeps at most 512
+   open slices per track, so a thread's scopes nested deeper go on child
+   tracks of its own, "depth 512-1023" and so on, where they nest as well;
+   a counter is one track per name.
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
@@ -8174,6 +8178,17 @@ static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
     return 0;
 }
 
+/* The correlation of device event v when it gets an arrow from the API
+   call that launched it, else 0: the one rule of the JSON trace's and the
+   Perfetto trace's flows (CUDA's synchronization records, annotations of
+   their own, get none). */
+static PROF__NI uint32_t prof__flow_corr(const prof_events *e, const prof__ev *v, const prof__map *api) {
+    uint32_t corr;
+    if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) return 0;
+    corr = e->ex[v->extra].correlation;
+    return corr && prof__map_get(api, corr) != UINT32_MAX ? corr : 0;
+}
+
 /* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
 typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
 
@@ -9092,17 +9107,14 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
         memset(&flows, 0, sizeof flows);
         for (i = 0; i < e->n && !w->err && api->n; i++) {
             const prof__ev *v = &e->ev[i], *a;
-            const prof__extra *x;
-            uint32_t ai, *seen;
+            uint32_t corr = prof__flow_corr(e, v, api), *seen;
             uint64_t id;
             int found;
-            if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
-            x = &e->ex[v->extra];
-            if (!x->correlation || (ai = prof__map_get(api, x->correlation)) == UINT32_MAX) continue;
-            if (!(seen = prof__map_slot(&flows, x->correlation, &found))) { w->err = ENOMEM; break; }
+            if (!corr) continue;
+            if (!(seen = prof__map_slot(&flows, corr, &found))) { w->err = ENOMEM; break; }
             if (!found) *seen = 0;
-            id = x->correlation | (uint64_t)(*seen)++ << 32;
-            a = &e->ev[ai];
+            id = corr | (uint64_t)(*seen)++ << 32;
+            a = &e->ev[prof__map_get(api, corr)];
             PROF__W_LIT(w, "  {\"ph\": \"s\", \"id\": ");
             prof__w_u64(w, id);
             PROF__W_LIT(w, ", \"pid\": ");
@@ -9376,12 +9388,31 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
    Everything else (track descriptors, marks, counters, memory, device
    events, async and badly nested events, metadata) goes on sequence 1 with
    absolute timestamps, on tracks of its own. The file's memory stays a
-   stack per thread plus a bit per (sequence, site). */
+   stack per thread plus a bit per (sequence, site).
+   What trace_processor's importer (and so the UI) does with it, and why
+   the writer does what it does:
+   - it sorts all packets by time, keeping file order for ties, so a track
+     of sequence 1 may get an event's begin and end written together;
+   - a track holds at most 512 open slices (slice_tracker's kMaxDepth: the
+     begin past it is dropped and its end then closes the wrong slice), so
+     a thread's slices nested deeper go to a child track per 512 levels;
+   - name_iid wins over name: an event named apart from its site
+     (ProfilerStep#N, CUDA's) has a name and no name_iid;
+   - a terminating flow id read before its start is dropped, so both ends
+     of an arrow carry flow_ids (paired in time order), one id per arrow
+     as the JSON numbers them;
+   - a thread's descriptor also names the sequence it is written on, so it
+     goes on the thread's own sequence; threads keep their order only with
+     thread_ordering EXPLICIT on the root track (uuid 0);
+   - each counter track is a series: counters are keyed by name;
+   - debug annotation names lose '.', '[' and ']', so metadata is also
+     written as trace attributes (their keys unchanged). */
 #define PROF__PFT_SEQ_MISC 1u
 #define PROF__PFT_CLOCK 64u
 #define PROF__PFT_UUID_PROCESS 1u
 #define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
-#define PROF__PFT_UUID_COUNTER(site) (0x200000000ull + (uint64_t)(site))
+#define PROF__PFT_UUID_COUNTER(k) (0x200000000ull + (uint64_t)(k))
+#define PROF__PFT_MAX_DEPTH 512u /* trace_processor's open slices per track */
 #define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
 /* Debug annotation names, interned with fixed iids (index + 1). */
 static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
@@ -9409,6 +9440,11 @@ typedef struct prof__pft {
     prof__map api;               /* correlation -> the CPU event of its API call */
     prof__map frame_iid;         /* frame string address -> frame iid */
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
+    prof__map flow_n;            /* device event -> its arrow's number n (id: correlation | n << 32) */
+    prof__map flow_count;        /* correlation -> its arrows */
+    prof__map deep_seen;         /* (thread, 512 levels) whose track is described */
+    uint32_t *order;             /* the events in (start, -end) order; NULL: the list's own */
+    int wall;                    /* absolute times are the wall clock */
     uint32_t next_frame;
     struct prof__pft_head *head; /* per site: a common begin's TrackEvent, or NULL */
     prof__clean *cache;          /* interned strings known clean, or NULL */
@@ -9429,7 +9465,8 @@ static PROF__NI uint64_t prof__pft_ts(const prof__pft *pf, int64_t ns) { return 
 
 /* The track of a thread's lane group or a device stream, by group key. */
 static PROF__NI uint64_t prof__pft_lane_uuid(uint64_t group, size_t lane) { return (prof__mix(group) | ((uint64_t)1 << 62)) + ((uint64_t)lane << 1); }
-/* A descriptor for a track: name, parent (0 = none), sort rank. */
+/* A descriptor for a track: name, parent (0 = none), sort rank (among its
+   siblings where the parent orders them explicitly). */
 static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t parent, const char *name, int rank, int counter_unit) {
     prof__buf *m = &pf->msg;
     m->n = 0;
@@ -9446,8 +9483,9 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
     prof__pb_sub(&pf->pkt, 60, m);
     prof__pft_emit(pf);
 }
-/* The lane of group for an event [start, end], its track described when new. */
-static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name) {
+/* The lane of group for an event [start, end], its track described when
+   new, ranked rank0 + its number. */
+static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name, int rank0) {
     uint32_t *slot;
     int found;
     prof__pft_lanes *g;
@@ -9465,14 +9503,14 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
         char label[64];
         if (!prof__grow((void *)&g->end, &g->cap, g->n + 1, sizeof *g->end)) { pf->oom = 1; return 0; }
         g->n++;
-        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, (int)k, -1);
+        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, -1);
         else {
             snprintf(label, sizeof label, " (%zu)", k + 1);
             pf->sub2.n = 0;
             prof__buf_str(&pf->sub2, name);
             prof__buf_str(&pf->sub2, label);
             prof__buf_put(&pf->sub2, "", 1);
-            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)k, -1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, rank0 + (int)k, -1);
         }
     }
     g->end[k] = end;
@@ -9524,6 +9562,23 @@ static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0
         prof__pb_u(s, 11, track);
         prof__pb_sub(m, 11, s);
         prof__pb_sub(&pf->pkt, 59, m);
+    } else {
+        /* sequence 1's absolute times are BOOTTIME (6); where they are the
+           wall clock, REALTIME (1) says so, for the UI's dates */
+        prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, t0));
+        prof__pb_u(&pf->pkt, 58, 6);
+        m->n = 0;
+        s->n = 0;
+        prof__pb_u(s, 1, 6);
+        prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+        prof__pb_sub(m, 1, s);
+        if (pf->wall) {
+            s->n = 0;
+            prof__pb_u(s, 1, 1);
+            prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+            prof__pb_sub(m, 1, s);
+        }
+        prof__pb_sub(&pf->pkt, 6, m);
     }
     prof__pft_emit(pf);
 }
@@ -9610,6 +9665,38 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
 #undef PROF__PFT_ARG_S
 }
 
+/* The arrows, numbered as the JSON numbers them: the n-th device event of
+   a correlation (in list order) ends arrow correlation | n << 32, and the
+   API call that launched them starts them all (a graph launch: several). */
+static PROF__NI void prof__pft_flows(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    size_t i;
+    for (i = 0; i < e->n && pf->api.n; i++) {
+        uint32_t corr = prof__flow_corr(e, &e->ev[i], &pf->api), *slot, n;
+        int found;
+        if (!corr) continue;
+        if (!(slot = prof__map_slot(&pf->flow_count, corr, &found))) { pf->oom = 1; return; }
+        n = found ? *slot : 0;
+        *slot = n + 1;
+        if (!(slot = prof__map_slot(&pf->flow_n, i, &found))) { pf->oom = 1; return; }
+        *slot = n;
+    }
+}
+/* Event i's ends of arrows, as flow_ids on both sides: the importer pairs
+   two slices with one id in time order, whichever it reads first (a
+   terminating id read before its start would be dropped). */
+static PROF__NI void prof__pft_flow_ids(prof__pft *pf, prof__buf *te, size_t i) {
+    const prof__ev *v = &pf->e->ev[i];
+    uint32_t corr = pf->e->ex[v->extra].correlation, n, k;
+    char t[16];
+    if (v->device_type == PROF_DEVICE_CPU) {
+        if (prof__map_get(&pf->api, corr) != (uint32_t)i || (n = prof__map_get(&pf->flow_count, corr)) == UINT32_MAX) return;
+        for (k = 0; k < n; k++) prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, corr | (uint64_t)k << 32) - t));
+    } else if ((n = prof__map_get(&pf->flow_n, i)) != UINT32_MAX) {
+        prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, corr | (uint64_t)n << 32) - t));
+    }
+}
+
 /* A slice begin (or an instant) of event i on its thread's sequence (track
    0: the default) or on sequence 1 (track: its lane, absolute time). */
 static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint64_t track, int64_t ts) {
@@ -9633,7 +9720,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     te->n = 0;
     prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
     if (track) prof__pb_u(te, 11, track);
-    prof__pb_u(te, 10, (uint64_t)v->site + 1);
+    if (!x->trace_name) prof__pb_u(te, 10, (uint64_t)v->site + 1); /* the importer prefers name_iid to name */
     if (cat) prof__pb_u(te, 3, cat + 1); /* none = user_annotation, the usual one */
     if (e->sites[v->site].file && e->sites[v->site].file[0]) prof__pb_u(te, 34, (uint64_t)v->site + 1);
     if (stack) prof__pb_u(te, 56, stack);
@@ -9644,14 +9731,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
         prof__pb_raw(te, nm->p, nm->n);
     }
     if (v->extra || e->no_shapes) prof__pft_args(pf, te, i);
-    if (x->correlation) {
-        char t[16];
-        /* flows: from the API call that launched a device event to it */
-        if (v->device_type == PROF_DEVICE_CPU && prof__map_get(&pf->api, x->correlation) == (uint32_t)i)
-            prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, x->correlation) - t));
-        else if (v->device_type != PROF_DEVICE_CPU && prof__map_get(&pf->api, x->correlation) != UINT32_MAX)
-            prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 48, x->correlation) - t));
-    }
+    if (x->correlation) prof__pft_flow_ids(pf, te, i);
     prof__pb_u(&pf->pkt, 8, track ? prof__pft_ts(pf, ts) : (uint64_t)ts);
     prof__pb_u(&pf->pkt, 10, seq);
     prof__pb_sub(&pf->pkt, 11, te);
@@ -9678,13 +9758,17 @@ static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns
     pf->last_ts[t] = ns;
     return d;
 }
+/* A thread's stack of open slices holds event indices; a slice nested
+   past PROF__PFT_MAX_DEPTH, whose begin and end went to a deeper track
+   together, as -1 - its index. */
+static __inline__ size_t prof__pft_open(int32_t entry) { return (size_t)(entry >= 0 ? entry : -1 - entry); }
 /* Ends the open slices of thread t that end by `until` (all: INT64_MAX). */
 static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until) {
     const prof__ev *ev = pf->e->ev;
     int32_t *stack = pf->stack[t];
     size_t depth = pf->depth[t];
-    while (depth > 0 && ev[stack[depth - 1]].end <= until) {
-        prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, ev[stack[depth - 1]].end));
+    while (depth > 0 && ev[prof__pft_open(stack[depth - 1])].end <= until) {
+        if (stack[depth - 1] >= 0) prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, ev[stack[depth - 1]].end));
         depth--;
     }
     pf->depth[t] = depth;
@@ -9836,6 +9920,7 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     uint64_t group, track, parent;
     const char *name;
     char label[96];
+    int rank0 = 0;
     if (v->device_type != PROF_DEVICE_CPU) {
         const prof__extra *x = prof__x(e, v);
         int64_t stream = prof__stream_of(e, v);
@@ -9843,18 +9928,38 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
         parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
+        rank0 = (int)((stream < 0 ? 0 : stream > 0x7fffff ? 0x7fffff : stream) << 8); /* streams in order, their lanes after each */
     } else {
         group = ((uint64_t)t << 1) | 1;
         parent = PROF__PFT_UUID_THREAD(t);
         name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
     }
-    track = prof__pft_lane(pf, group, v->start, v->end, parent, name);
+    track = prof__pft_lane(pf, group, v->start, v->end, parent, name, rank0);
     if (!track) return;
     prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
     prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
 }
-/* One event: a slice on its thread's sequence when it nests there, else on
-   a lane of sequence 1. */
+/* Event i of thread t, nested `depth` deep where a track cannot hold it:
+   on the thread's child track for its 512 levels, begin and end together
+   (the importer sorts by time; the levels nest there as they do here). */
+static PROF__NI void prof__pft_deep_event(prof__pft *pf, size_t i, uint32_t t, size_t depth) {
+    const prof__ev *v = &pf->e->ev[i];
+    uint64_t band = depth / PROF__PFT_MAX_DEPTH, key = ((uint64_t)t << 24) | band;
+    uint64_t track = (prof__mix(key ^ 0xdee9u) | ((uint64_t)1 << 61)) & ~((uint64_t)1 << 62);
+    uint32_t *slot;
+    int found;
+    if (!(slot = prof__map_slot(&pf->deep_seen, key, &found))) { pf->oom = 1; return; }
+    *slot = 1;
+    if (!found) {
+        char label[64];
+        snprintf(label, sizeof label, "depth %llu-%llu", (unsigned long long)(band * PROF__PFT_MAX_DEPTH), (unsigned long long)(band * PROF__PFT_MAX_DEPTH + PROF__PFT_MAX_DEPTH - 1));
+        prof__pft_track(pf, track, PROF__PFT_UUID_THREAD(t), label, (int)band, -1);
+    }
+    prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
+    prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
+}
+/* One event: a slice on its thread's sequence when it nests there (on a
+   deeper track past 512 levels), else on a lane of sequence 1. */
 static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
     const prof_events *e = pf->e;
     const prof__ev *v = &e->ev[i];
@@ -9864,11 +9969,16 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
         size_t depth;
         prof__pft_close(pf, t, v->start);
         depth = pf->depth[t];
-        if (v->start >= pf->last_ts[t] && (depth == 0 || e->ev[pf->stack[t][depth - 1]].end >= v->end)) {
+        if (v->start >= pf->last_ts[t] && (depth == 0 || e->ev[prof__pft_open(pf->stack[t][depth - 1])].end >= v->end)) {
             uint64_t delta;
             if (PROF__UNLIKELY(depth == pf->cap[t]) && !prof__grow((void *)&pf->stack[t], &pf->cap[t], depth + 1, sizeof(int32_t))) { pf->oom = 1; return; }
-            pf->stack[t][depth] = (int32_t)i;
             pf->depth[t] = depth + 1;
+            if (PROF__UNLIKELY(depth >= PROF__PFT_MAX_DEPTH)) {
+                pf->stack[t][depth] = -1 - (int32_t)i;
+                prof__pft_deep_event(pf, i, t, depth);
+                return;
+            }
+            pf->stack[t][depth] = (int32_t)i;
             delta = prof__pft_delta(pf, t, v->start);
             if (!prof__pft_begin_fast(pf, i, t + 2, delta)) prof__pft_begin(pf, i, t + 2, 0, (int64_t)delta);
             return;
@@ -9884,19 +9994,31 @@ static PROF__NI void prof__pft_emit_misc(prof__pft *pf, int64_t ns) {
     prof__pft_emit(pf);
 }
 /* Marks (instants on their thread's track, their names interned) and
-   counters (a counter track per counter, described when first seen; the
-   set `counters` remembers which), on sequence 1. */
+   counters (a counter track per counter name, as the JSON's series are,
+   described when first seen: `counters` maps a name to the site that
+   named its track first), on sequence 1. */
+typedef struct prof__pft_ckey { const prof_events *e; const char *name; } prof__pft_ckey;
+static PROF__NI int prof__pft_counter_same(const void *key, uint32_t v) {
+    const prof__pft_ckey *k = (const prof__pft_ckey *)key;
+    return strcmp(k->e->sites[v].name, k->name) == 0;
+}
 static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in, prof__map *counters) {
     const prof_events *e = pf->e;
     prof__buf *te = &pf->msg;
     uint64_t track;
     if (in->kind != 1) {
-        uint32_t *slot;
-        int found;
-        track = PROF__PFT_UUID_COUNTER(in->site);
-        if (!(slot = prof__map_slot(counters, in->site, &found))) { pf->oom = 1; return; }
-        *slot = 1; /* a set: the key is what counts */
-        if (!found) prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, e->sites[in->site].name, (int)in->site, 0);
+        prof__pft_ckey key;
+        uint64_t h;
+        uint32_t first;
+        key.e = e;
+        key.name = e->sites[in->site].name;
+        h = prof__hash_bytes(key.name, strlen(key.name), 0);
+        if ((first = prof__map_find(counters, h, prof__pft_counter_same, &key)) == UINT32_MAX) {
+            if (!prof__map_add(counters, h, in->site)) { pf->oom = 1; return; }
+            first = in->site;
+            prof__pft_track(pf, PROF__PFT_UUID_COUNTER(first), PROF__PFT_UUID_PROCESS, key.name, (int)first, 0);
+        }
+        track = PROF__PFT_UUID_COUNTER(first);
     } else {
         prof__buf idata;
         memset(&idata, 0, sizeof idata);
@@ -9951,12 +10073,19 @@ static PROF__NI void prof__pft_instants(prof__pft *pf) {
     prof__map_free(&seen);
 }
 
-/* Descriptors: the process, its threads (names, sort order), each
-   device's process track. */
+/* Descriptors on sequence 1: the root track (threads in the order given
+   by their rank), the process, each device's track (its streams in
+   order). The threads' own come with their sequences (prof__pft_thread). */
 static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const char *pname) {
     const prof_events *e = pf->e;
     prof__buf *m = &pf->msg, *s = &pf->sub;
     size_t i;
+    m->n = 0;
+    prof__pb_u(m, 1, 0);
+    prof__pb_u(m, 20, 1); /* thread_ordering: THREAD_ORDERING_EXPLICIT */
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 60, m);
+    prof__pft_emit(pf);
     m->n = 0;
     prof__pb_u(m, 1, PROF__PFT_UUID_PROCESS);
     s->n = 0;
@@ -9967,21 +10096,6 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
     prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
     prof__pb_sub(&pf->pkt, 60, m);
     prof__pft_emit(pf);
-    for (i = 0; i < e->nthr; i++) {
-        char tn[64];
-        m->n = 0;
-        prof__pb_u(m, 1, PROF__PFT_UUID_THREAD(i));
-        s->n = 0;
-        prof__pb_i(s, 1, (int64_t)(int32_t)pid);
-        prof__pb_i(s, 2, (int64_t)e->thr[i].tid);
-        if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
-        prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
-        prof__pb_sub(m, 4, s);
-        prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
-        prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
-        prof__pb_sub(&pf->pkt, 60, m);
-        prof__pft_emit(pf);
-    }
     {
         prof__map seen;
         memset(&seen, 0, sizeof seen);
@@ -9997,13 +10111,42 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
             *slot = 1;
             if (found) continue;
             snprintf(label, sizeof label, "GPU %d", prof__x(e, v)->device_index);
-            prof__pft_track(pf, uuid, 0, label, 0x1000000 + prof__x(e, v)->device_index, -1);
+            m->n = 0;
+            prof__pb_u(m, 1, uuid);
+            prof__pb_s(m, 2, label);
+            prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: the streams by rank */
+            prof__pb_i(m, 12, 0x1000000 + prof__x(e, v)->device_index);
+            prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+            prof__pb_sub(&pf->pkt, 60, m);
+            prof__pft_emit(pf);
         }
         prof__map_free(&seen);
     }
 }
+/* Thread i's sequence: its first packet, then the thread's descriptor
+   (name, pid and tid, its rank among the threads) on it. */
+static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint64_t pid, int64_t t0) {
+    const prof_events *e = pf->e;
+    prof__buf *m = &pf->msg, *s = &pf->sub;
+    char tn[64];
+    prof__pft_seq_start(pf, (uint32_t)i + 2, t0, PROF__PFT_UUID_THREAD(i));
+    m->n = 0;
+    prof__pb_u(m, 1, PROF__PFT_UUID_THREAD(i));
+    s->n = 0;
+    prof__pb_i(s, 1, (int64_t)(int32_t)pid);
+    prof__pb_i(s, 2, (int64_t)e->thr[i].tid);
+    if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
+    prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
+    prof__pb_sub(m, 4, s);
+    prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
+    prof__pb_u(&pf->pkt, 10, (uint64_t)i + 2);
+    prof__pb_sub(&pf->pkt, 60, m);
+    prof__pft_emit(pf);
+}
+
 /* Metadata (add_metadata, distributedInfo): annotations of an instant
-   named "metadata" on the process track at the trace's start. */
+   named "metadata" on the process track at the trace's start, and the
+   same as trace attributes, whose keys the importer keeps as they are. */
 static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
     const prof_events *e = pf->e;
     prof__buf *te = &pf->msg, *a = &pf->sub;
@@ -10032,8 +10175,41 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
     prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
     prof__pb_sub(&pf->pkt, 11, te);
     prof__pft_emit(pf);
+    /* TraceAttributes: attribute = 1 { key = 1, string_value = 3 } */
+    te->n = 0;
+    for (m = e->meta; m; m = m->next) {
+        a->n = 0;
+        prof__pb_s(a, 1, m->key);
+        prof__pb_s(a, 3, m->value);
+        prof__pb_sub(te, 1, a);
+    }
+    if (!have_di) {
+        a->n = 0;
+        prof__pb_s(a, 1, "distributedInfo");
+        prof__pb_s(a, 3, di);
+        prof__pb_sub(te, 1, a);
+    }
+    prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
+    prof__pb_sub(&pf->pkt, 126, te);
+    prof__pft_emit(pf);
 }
 
+/* The events go out per thread in (start, -end) order, parents before
+   their children, as the slices' stacks need: the order prof_stop leaves
+   them in; a list built by hand in another order is sorted (indices, 8
+   bytes an event while the export runs). -1: out of memory. */
+static PROF__NI int prof__pft_order(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    uint32_t *tmp;
+    size_t i;
+    for (i = 1; i < e->n && !prof__ev_order_less(e->ev, (uint32_t)i, (uint32_t)(i - 1)); i++) {}
+    if (i >= e->n) return 0;
+    if (!(pf->order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) return -1;
+    for (i = 0; i < e->n; i++) pf->order[i] = (uint32_t)i;
+    prof__msort_u32(pf->order, tmp, e->n, prof__ev_order_less, e->ev);
+    PROF_FREE(tmp);
+    return 0;
+}
 static PROF__NI void prof__pft_free(prof__pft *pf) {
     size_t i;
     for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
@@ -10042,6 +10218,8 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
     prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
+    prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
+    PROF_FREE(pf->order);
     PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
     prof__xp_free(&pf->xp);
 }
@@ -10082,15 +10260,17 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     for (i = 0; i < e->nmem; i++) if (e->mem[i].ts < t0) t0 = e->mem[i].ts;
     for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
     /* absolute times: the session's wall clock where that keeps them >= 0 */
-    pf.offset = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0 ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
-    if (prof__api_calls(e, &pf.api) != 0) pf.oom = 1;
+    pf.wall = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0;
+    pf.offset = pf.wall ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
+    if (prof__api_calls(e, &pf.api) != 0 || prof__pft_order(&pf) != 0) pf.oom = 1;
+    prof__pft_flows(&pf);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pft_free(&pf); return r; }
     pf.w = o.w;
     prof__process_name(pname, sizeof pname);
     prof__pft_seq_start(&pf, PROF__PFT_SEQ_MISC, t0, 0);
     prof__pft_descriptors(&pf, (uint64_t)getpid(), pname);
-    for (i = 0; i < e->nthr; i++) prof__pft_seq_start(&pf, (uint32_t)i + 2, t0, PROF__PFT_UUID_THREAD(i));
-    for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, i);
+    for (i = 0; i < e->nthr; i++) prof__pft_thread(&pf, i, (uint64_t)getpid(), t0);
+    for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, pf.order ? pf.order[i] : i);
     for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX);
     if (!pf.oom) prof__pft_instants(&pf);
     if (!pf.oom) prof__pft_metadata(&pf, t0);

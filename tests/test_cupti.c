@@ -537,6 +537,18 @@ static int check_trace(const char *trace, expect *x, const char *what) {
     return CHECK_MSG(rc == 0, "%s: the trace checks above failed (%s)", what, trace);
 }
 
+/* The Perfetto trace of the same list against its JSON trace at `json`
+   (tests/export/check_perfetto.py, read as trace_processor reads it: the
+   slices, their nesting, one arrow per JSON flow, a graph launch's too). */
+static void check_perfetto_pair(prof_events *ev, const char *json) {
+    char pf[512], cmd[1200];
+    snprintf(pf, sizeof pf, "%s.pftrace", json);
+    CHECK_MSG(prof_export_perfetto(ev, pf) == PROF_OK, "prof_export_perfetto(%s): %s", pf, prof_last_error());
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s", json, pf);
+    fflush(stdout);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+}
+
 static void check_profile_trace(prof_events *ev) {
     expect x;
     long pid = (long)getpid();
@@ -554,6 +566,7 @@ static void check_profile_trace(prof_events *ev) {
     text = slurp("build/cupti/trace.json", NULL);
     CHECK(text && prof_json_valid(text));
     free(text);
+    check_perfetto_pair(ev, "build/cupti/trace.json");
     /* GPU records: kernel lanes pid = device, tid = stream, Kineto's args */
     exp_add(&x, 2, "\"ph\": \"X\", \"cat\": \"kernel\"");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 10.0, \"dur\": 40.0, "
@@ -936,6 +949,7 @@ static void test_sync_driver_lanes(void) {
         expect x;
         memset(&x, 0, sizeof x);
         CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace_sync.json"), PROF_OK);
+        check_perfetto_pair(ev, "build/cupti/trace_sync.json"); /* the sync records get no arrow, as in the JSON */
         exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": 1, \"tid\": 13, \"ts\": 2.1, \"dur\": 3.8, "
                        "\"args.correlation\": 31");
         exp_add(&x, 2, "\"ph\": \"X\", \"cat\": \"cuda_driver\", \"name\": \"cuLaunchKernel\", \"pid\": %ld, \"tid\": %llu", pid, tid);
@@ -1293,6 +1307,7 @@ static void check_launch_trace(prof_events *ev, const char *path) {
     exp_add(&x, 9, "\"ph\": \"f\", \"cat\": \"ac2g\", \"pid\": 0, \"tid\": 7"); /* every kernel and the copy */
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpy\", \"pid\": %ld, \"tid\": %llu", pid, tid);
     check_trace(path, &x, path);
+    check_perfetto_pair(ev, path); /* the graph's three arrows from one launch */
 }
 
 static void test_real_launches(void) {

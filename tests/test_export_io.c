@@ -402,6 +402,56 @@ static void test_perfetto_hand(void) {
     free(big);
 }
 
+/* What trace_processor's importer does with a file that protoc reads
+   fine (check_perfetto.py replays it the importer's way): steps named
+   apart from their site (ProfilerStep#N: name_iid would win over the
+   name), recursion 1100 deep (a track keeps 512 open slices; the begins
+   past that were dropped and their ends closed the wrong slices), one
+   counter from two call sites and two threads (one track per name), a
+   metadata key with '.' (annotation names lose it; trace attributes keep
+   it), two threads (their order, their descriptors' sequences). */
+static void pf_recurse_b(int n);
+static void pf_recurse_a(int n) { /* two names: _remove_dup_nodes folds a child named as its parent */
+    PROF_SCOPE("recurse a");
+    if (n > 0) pf_recurse_b(n - 1);
+}
+static void pf_recurse_b(int n) {
+    PROF_SCOPE("recurse b");
+    if (n > 0) pf_recurse_a(n - 1);
+}
+static void *pf_worker(void *arg) {
+    (void)arg;
+    prof_set_thread_name("worker");
+    PROF_SCOPE("work");
+    PROF_COUNTER("loss", 7.0);
+    return NULL;
+}
+static void test_perfetto_importer(void) {
+    prof_config c;
+    prof_events *ev;
+    pthread_t th;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.schedule.active = 100;
+    c.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    prof_set_thread_name("main");
+    prof_add_metadata("git.sha[0]", "abc");
+    for (i = 0; i < 3; i++) {
+        PROF_SCOPE("step body");
+        PROF_COUNTER("loss", 1.0 + i);
+        CHECK_EQ_INT(prof_step(), PROF_OK);
+    }
+    pf_recurse_a(1100);
+    CHECK(pthread_create(&th, NULL, pf_worker, NULL) == 0);
+    pthread_join(th, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK(prof_events_count(ev) > 1100);
+    perfetto_pair(ev, "pf_importer");
+    prof_events_free(ev);
+}
+
 /* A recorded session: named threads (hostile names), scopes with stacks,
    marks, counters, allocations on two devices. */
 static void test_perfetto_recorded(void) {
@@ -1005,6 +1055,7 @@ int main(void) {
     test_marks();
     test_perfetto_hand();
     test_perfetto_recorded();
+    test_perfetto_importer();
     test_source_prefix();
     test_light_args();
     test_light_hand();

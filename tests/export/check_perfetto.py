@@ -20,6 +20,13 @@ prof_export_chrome_trace's JSON of the same list:
     instants: Total Allocated per device as counter values;
   - flows: every JSON flow (s -> f by id) is a flow from the launch slice to
     the device slice.
+The file is read as trace_processor's importer reads it: packets sorted by
+time (file order for ties) before slices are matched; a name_iid wins over
+a name; at most 512 slices open on a track (slice_tracker's kMaxDepth);
+two slices that carry one flow id are an arrow, in time order; threads
+ordered by rank (the root track's thread_ordering), each thread's
+descriptor on its own sequence or one without events; one counter track
+per counter name; metadata also as trace attributes.
 Strings are compared after decoding (the JSON's escapes; protoc's octal
 escapes), so hostile names must come out the same in both.
 Exit status 0 when all hold."""
@@ -101,6 +108,13 @@ def parse_text(text):
     return root
 
 
+def i32(v):
+    """A thread id as ThreadDescriptor's int32 holds it (the JSON's are
+    unsigned 64-bit: a pseudo-thread of CUDA records may be 2^64 - 1)."""
+    v = int(v) & 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
 def one(d, k, default=None):
     v = d.get(k)
     return v[0] if v else default
@@ -114,6 +128,52 @@ def s_of(b):
         return b.decode("utf-8", "replace")
 
 
+# ----- the wire format, where protoc's text hides something -----
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def fields(b):
+    """(field number, wire type, value or bytes) of one message's top level."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 1:
+            v, i = b[i:i + 8], i + 8
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            raise ValueError(f"wire type {wt}")
+        yield f, wt, v
+
+
+def both_names(data):
+    """TrackEvents that set both name_iid (10) and name (23): protoc prints
+    the last of the oneof, trace_processor uses name_iid."""
+    n = 0
+    for f, wt, pk in fields(data):
+        if f != 1 or wt != 2:
+            continue
+        for g, wt2, te in fields(pk):
+            if g == 11 and wt2 == 2:
+                seen = {h for h, _, _ in fields(te)}
+                n += 10 in seen and 23 in seen
+    return n
+
+
 def main():
     json_path, pf_path = sys.argv[1], sys.argv[2]
     with open(pf_path, "rb") as f:
@@ -123,17 +183,21 @@ def main():
         fail(f"protoc --decode failed: {r.stderr.decode(errors='replace')[:400]}")
         return 1
     trace = parse_text(r.stdout.decode("utf-8", "surrogateescape"))
+    with open(pf_path, "rb") as f:
+        nb = both_names(f.read())
+    if nb:
+        fail(f"{nb} track events set both name_iid and name: trace_processor shows the interned name, not the event's own")
     with open(json_path, "rb") as f:
         jt = json.loads(f.read(), parse_float=Decimal)
 
-    # ----- replay the sequences -----
+    # ----- tokenize the sequences: interning, clocks, descriptors -----
     seqs = {}
     tracks = {}  # uuid -> descriptor dict
-    slices = []  # (track, name, cat, start, end, args, stack, depth, parent index)
-    open_by_track = defaultdict(list)
-    instants, counters = [], []
-    flows_out, flows_in = {}, {}
-    for pk in trace.get("packet", []):
+    desc_seq = {}  # thread track uuid -> the sequence its descriptor came on
+    seq_has_events = set()
+    attributes = {}
+    events = []  # (ts, file order, sid, track, type, resolved fields)
+    for pno, pk in enumerate(trace.get("packet", [])):
         sid = int(one(pk, "trusted_packet_sequence_id", "0"))
         st = seqs.get(sid)
         flags = int(one(pk, "sequence_flags", "0")) if one(pk, "sequence_flags", "0").isdigit() else (1 if "CLEARED" in one(pk, "sequence_flags") else 2)
@@ -164,6 +228,11 @@ def main():
                 st["track"] = int(one(ted, "track_uuid"))
         for td in pk.get("track_descriptor", []):
             tracks[int(one(td, "uuid"))] = td
+            if td.get("thread"):
+                desc_seq[int(one(td, "uuid"))] = sid
+        for ta in pk.get("trace_attributes", []):
+            for a in ta.get("attribute", []):
+                attributes[s_of(one(a, "key", b""))] = s_of(one(a, "string_value", b""))
         if "timestamp" not in pk:
             if pk.get("track_event"):
                 fail("a track event without a timestamp")
@@ -175,16 +244,15 @@ def main():
         for te in pk.get("track_event", []):
             track = int(one(te, "track_uuid", "0")) or st["track"]
             typ = one(te, "type")
+            seq_has_events.add(sid)
             if typ == "TYPE_SLICE_BEGIN" or typ == "TYPE_INSTANT":
-                if one(te, "name_iid"):
+                if one(te, "name_iid"):  # the importer's rule: name_iid wins over name
                     iid = int(one(te, "name_iid"))
                     if iid not in st["names"]:
                         fail(f"sequence {sid}: name_iid {iid} not interned")
                     name = st["names"].get(iid, "?")
                 else:
                     name = s_of(one(te, "name", b""))
-                if one(te, "name") is not None:
-                    name = s_of(one(te, "name"))
                 cat = "user_annotation"
                 if te.get("category_iids"):
                     cat = st["cats"].get(int(one(te, "category_iids")), "?")
@@ -205,34 +273,67 @@ def main():
                     stack = [st["fn"].get(st["frames"].get(f, -1), "?") for f in st["stacks"].get(cid, [])]
                 if one(te, "source_location_iid") and int(one(te, "source_location_iid")) not in st["locs"]:
                     fail(f"sequence {sid}: source_location_iid not interned")
-                if typ == "TYPE_INSTANT":
-                    instants.append((track, name, ts, args))
-                    continue
-                stk = open_by_track[track]
-                k = len(slices)
-                slices.append({"track": track, "name": name, "cat": cat, "start": ts, "end": None, "args": args, "stack": stack,
-                               "parent": stk[-1] if stk else None})
-                stk.append(k)
-                for fid in te.get("flow_ids", []):
-                    flows_out[int(fid)] = k
-                for fid in te.get("terminating_flow_ids", []):
-                    flows_in[int(fid)] = k
+                flows = [int(f) for f in te.get("flow_ids", [])] + [int(f) for f in te.get("terminating_flow_ids", [])]
+                events.append((ts, pno, sid, track, typ, {"name": name, "cat": cat, "args": args, "stack": stack, "flows": flows}))
             elif typ == "TYPE_SLICE_END":
-                stk = open_by_track[track]
-                if not stk:
-                    fail(f"track {track}: an end without a begin at {ts}")
-                    continue
-                s = slices[stk.pop()]
-                if ts < s["start"]:
-                    fail(f"track {track}: {s['name']!r} ends at {ts} before it starts at {s['start']}")
-                s["end"] = ts
+                events.append((ts, pno, sid, track, typ, None))
             elif typ == "TYPE_COUNTER":
                 v = one(te, "double_counter_value")
                 v = float(v) if v is not None else int(one(te, "counter_value"))
-                counters.append((track, ts, v))
+                events.append((ts, pno, sid, track, typ, v))
+
+    # ----- replay in the importer's order: by time, file order for ties -----
+    slices = []
+    open_by_track = defaultdict(list)
+    instants, counters = [], []
+    flow_slices = defaultdict(list)
+    events.sort(key=lambda x: (x[0], x[1]))
+    for ts, pno, sid, track, typ, f in events:
+        if typ == "TYPE_INSTANT":
+            instants.append((track, f["name"], ts, f["args"]))
+        elif typ == "TYPE_SLICE_BEGIN":
+            stk = open_by_track[track]
+            if len(stk) >= 512:
+                fail(f"track {track}: {f['name'][:60]!r} at {ts} begins 513 slices deep; trace_processor drops it (kMaxDepth 512)")
+            k = len(slices)
+            slices.append({"track": track, "name": f["name"], "cat": f["cat"], "start": ts, "end": None, "args": f["args"], "stack": f["stack"],
+                           "parent": stk[-1] if stk else None})
+            stk.append(k)
+            for fid in f["flows"]:
+                flow_slices[fid].append(k)
+        elif typ == "TYPE_SLICE_END":
+            stk = open_by_track[track]
+            if not stk:
+                fail(f"track {track}: an end without a begin at {ts}")
+                continue
+            s = slices[stk.pop()]
+            if ts < s["start"]:
+                fail(f"track {track}: {s['name']!r} ends at {ts} before it starts at {s['start']}")
+            s["end"] = ts
+        else:
+            counters.append((track, ts, f))
     for t, stk in open_by_track.items():
         if stk:
             fail(f"track {t}: {len(stk)} slices never ended")
+    # arrows: two slices per id, the earlier one the launch
+    flows_out, flows_in = {}, {}
+    for fid, ks in flow_slices.items():
+        if len(ks) != 2:
+            fail(f"flow id {fid}: on {len(ks)} slices, not 2")
+            continue
+        a, b = sorted(ks, key=lambda k: slices[k]["start"])
+        flows_out[fid], flows_in[fid] = a, b
+    # threads: ordered by rank, descriptors on their own sequence
+    thread_tracks = [u for u, td in tracks.items() if td.get("thread")]
+    if len(thread_tracks) > 1:
+        root = tracks.get(0)
+        if root is None or one(root, "thread_ordering") not in ("THREAD_ORDERING_EXPLICIT", "1"):
+            fail("no root track descriptor (uuid 0) with thread_ordering EXPLICIT: the threads' ranks are ignored")
+    for u in thread_tracks:
+        sq = desc_seq.get(u)
+        own = seqs.get(sq, {}).get("track") == u
+        if not own and sq in seq_has_events:
+            fail(f"thread track {u}: its descriptor is on sequence {sq}, which has events of other tracks (they would get its thread)")
 
     # ----- the track of a slice -> its thread (tid) or device stream -----
     def thread_of(uuid):
@@ -240,7 +341,7 @@ def main():
         while uuid in tracks and seen < 10:
             td = tracks[uuid]
             if td.get("thread"):
-                return ("cpu", int(one(td["thread"][0], "tid")))
+                return ("cpu", i32(one(td["thread"][0], "tid")))
             uuid = int(one(td, "parent_uuid", "0"))
             seen += 1
         return None
@@ -254,7 +355,7 @@ def main():
     names = {}
     for e in ev:
         if e.get("ph") == "M" and e["name"] == "thread_name":
-            names[(int(e["pid"]), int(e["tid"]))] = e["args"]["name"]
+            names[(int(e["pid"]), i32(e["tid"]))] = e["args"]["name"]
         if e.get("ph") == "M" and e["name"] == "process_name" and e.get("args", {}).get("name", "").startswith("GPU ") is False:
             pname = e["args"]["name"]
     xs = [e for e in ev if e.get("ph") == "X"]
@@ -277,7 +378,7 @@ def main():
     js_dev = []
     for e in xs:
         if int(e["pid"]) == cpu_pid:
-            js_cpu[int(e["tid"])].append(e)
+            js_cpu[i32(e["tid"])].append(e)
         else:
             js_dev.append(e)
     if xs and slices:
@@ -348,7 +449,7 @@ def main():
     for (pid, tid), nm in names.items():
         if pid != cpu_pid:
             continue
-        got = [s_of(one(td["thread"][0], "thread_name", b"")) for td in tracks.values() if td.get("thread") and int(one(td["thread"][0], "tid")) == tid]
+        got = [s_of(one(td["thread"][0], "thread_name", b"")) for td in tracks.values() if td.get("thread") and i32(one(td["thread"][0], "tid")) == tid]
         if got != [nm]:
             fail(f"thread {tid}: name {got!r}, JSON {nm!r}")
     # device slices: by stream track name and count
@@ -359,11 +460,17 @@ def main():
     if jd != pd:
         fail(f"device slices differ: {pd[:3]} vs JSON {jd[:3]}")
     # marks and counters
-    jm = sorted((int(e["tid"]), e["name"], ns(e["ts"]) + offset) for e in ev if e.get("ph") == "I")
+    jm = sorted((i32(e["tid"]), e["name"], ns(e["ts"]) + offset) for e in ev if e.get("ph") == "I")
     pm = sorted((thread_of(t)[1] if thread_of(t) else None, n, ts) for t, n, ts, a in instants if n != "metadata")
     if jm != pm:
         fail(f"marks differ: {pm[:3]} vs JSON {jm[:3]}")
     jc = sorted((e["name"], ns(e["ts"]) + offset, float(list(e["args"].values())[0])) for e in ev if e.get("ph") == "C")
+    by_name = defaultdict(set)
+    for t, ts, v in counters:
+        by_name[track_name(t)].add(t)
+    for nm, ts_ in by_name.items():
+        if len(ts_) != 1:
+            fail(f"counter {str(nm)[:60]!r}: {len(ts_)} tracks, the JSON one series")
     pc = sorted((track_name(t), ts, float(v)) for t, ts, v in counters if not (track_name(t) or "").startswith("[memory]"))
     if jc != pc:
         fail(f"counters differ: {pc[:3]} vs JSON {jc[:3]}")
@@ -384,6 +491,18 @@ def main():
         k = flows_in.get(fid)
         if k is not None and slices[k]["start"] != ns(e["ts"]) + offset:
             fail(f"flow {fid}: ends on a slice at {slices[k]['start']}, JSON {e['ts']}")
+    # metadata: the instant's annotations and the trace attributes agree
+    meta = [a for t, n, ts, a in instants if n == "metadata"]
+    if len(meta) != 1:
+        fail(f"{len(meta)} metadata instants")
+    else:
+        for k, v in meta[0].items():
+            if k not in attributes:
+                fail(f"metadata {k[:60]!r}: no trace attribute")
+            elif isinstance(v, str) and attributes[k] != v:
+                fail(f"metadata {k[:60]!r}: attribute {attributes[k][:60]!r}, annotation {v[:60]!r}")
+            elif not isinstance(v, str) and json.loads(attributes[k]) != v:
+                fail(f"metadata {k[:60]!r}: attribute {attributes[k][:60]!r} is not the annotation's JSON")
     print(f"check_perfetto: {len(trace.get('packet', []))} packets, {len(slices)} slices, {len(instants)} instants, {len(counters)} counter values, "
           f"{len(flows_out)} flows, {fails} failures")
     return 1 if fails else 0
