@@ -1889,6 +1889,9 @@ struct prof_events {
                                   it builds next starts from them */
     unsigned links_seen;       /* with links_ready: PROF__T_* of those links
                                   (what prof__tree_push would have said) */
+    int in_order;              /* with tree_built: each thread's events in the
+                                  tree are in (start, -end) order in ev (the
+                                  exporters' stacks of open events need it) */
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
@@ -5479,6 +5482,7 @@ static PROF__NI int prof__populate_children(prof_events *e) {
     unsigned seen = 0;
     int in_order = g && prof__tree_in_order(e, g, &seen);
     PROF_FREE(g);
+    e->in_order = in_order;
     if (in_order) return (int)seen;
     idx = PROF__ALLOC(uint32_t, e->n + 1);
     tmp = PROF__ALLOC(uint32_t, e->n + 1);
@@ -5600,6 +5604,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (e->links_ready) { /* prof_stop linked the events as it ordered them */
         e->links_ready = 0;
+        e->in_order = 1;
         seen = (int)e->links_seen;
     } else if ((seen = prof__populate_children(e)) < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory for %zu events", e->n);
@@ -9758,17 +9763,14 @@ static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns
     pf->last_ts[t] = ns;
     return d;
 }
-/* A thread's stack of open slices holds event indices; a slice nested
-   past PROF__PFT_MAX_DEPTH, whose begin and end went to a deeper track
-   together, as -1 - its index. */
-static __inline__ size_t prof__pft_open(int32_t entry) { return (size_t)(entry >= 0 ? entry : -1 - entry); }
-/* Ends the open slices of thread t that end by `until` (all: INT64_MAX). */
+/* Ends the open slices of thread t that end by `until` (all: INT64_MAX);
+   those past PROF__PFT_MAX_DEPTH levels ended with their begin. */
 static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until) {
     const prof__ev *ev = pf->e->ev;
     int32_t *stack = pf->stack[t];
     size_t depth = pf->depth[t];
-    while (depth > 0 && ev[prof__pft_open(stack[depth - 1])].end <= until) {
-        if (stack[depth - 1] >= 0) prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, ev[stack[depth - 1]].end));
+    while (depth > 0 && ev[stack[depth - 1]].end <= until) {
+        if (PROF__LIKELY(depth <= PROF__PFT_MAX_DEPTH)) prof__pft_end(pf, t + 2, 0, prof__pft_delta(pf, t, ev[stack[depth - 1]].end));
         depth--;
     }
     pf->depth[t] = depth;
@@ -9969,16 +9971,15 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
         size_t depth;
         prof__pft_close(pf, t, v->start);
         depth = pf->depth[t];
-        if (v->start >= pf->last_ts[t] && (depth == 0 || e->ev[prof__pft_open(pf->stack[t][depth - 1])].end >= v->end)) {
+        if (v->start >= pf->last_ts[t] && (depth == 0 || e->ev[pf->stack[t][depth - 1]].end >= v->end)) {
             uint64_t delta;
             if (PROF__UNLIKELY(depth == pf->cap[t]) && !prof__grow((void *)&pf->stack[t], &pf->cap[t], depth + 1, sizeof(int32_t))) { pf->oom = 1; return; }
+            pf->stack[t][depth] = (int32_t)i;
             pf->depth[t] = depth + 1;
-            if (PROF__UNLIKELY(depth >= PROF__PFT_MAX_DEPTH)) {
-                pf->stack[t][depth] = -1 - (int32_t)i;
+            if (PROF__UNLIKELY(depth >= PROF__PFT_MAX_DEPTH)) { /* its end goes with its begin */
                 prof__pft_deep_event(pf, i, t, depth);
                 return;
             }
-            pf->stack[t][depth] = (int32_t)i;
             delta = prof__pft_delta(pf, t, v->start);
             if (!prof__pft_begin_fast(pf, i, t + 2, delta)) prof__pft_begin(pf, i, t + 2, 0, (int64_t)delta);
             return;
@@ -10194,15 +10195,28 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
     prof__pft_emit(pf);
 }
 
-/* The events go out per thread in (start, -end) order, parents before
-   their children, as the slices' stacks need: the order prof_stop leaves
-   them in; a list built by hand in another order is sorted (indices, 8
-   bytes an event while the export runs). -1: out of memory. */
+/* A thread's slices go out in (start, -end) order, parents before their
+   children, as its stack of open slices needs: the order prof_stop leaves
+   them in (and any list whose threads interleave). A list built by hand in
+   another order is sorted (indices, 8 bytes an event while the export
+   runs). -1: out of memory. */
 static PROF__NI int prof__pft_order(prof__pft *pf) {
     const prof_events *e = pf->e;
+    int64_t *last;
     uint32_t *tmp;
     size_t i;
-    for (i = 1; i < e->n && !prof__ev_order_less(e->ev, (uint32_t)i, (uint32_t)(i - 1)); i++) {}
+    if (e->in_order) return 0; /* the tree found it so */
+    if (!(last = PROF__ALLOC(int64_t, 2 * (e->nthr + 1)))) return -1; /* per thread: its last slice's start and end */
+    for (i = 0; i <= e->nthr; i++) { last[2 * i] = INT64_MIN; last[2 * i + 1] = INT64_MAX; }
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int64_t *l = &last[2 * (size_t)v->thread];
+        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_ASYNC | PROF__F_MEMROW)) || v->thread >= e->nthr) continue; /* lanes: any order */
+        if (v->start < l[0] || (v->start == l[0] && v->end > l[1])) break;
+        l[0] = v->start;
+        l[1] = v->end;
+    }
+    PROF_FREE(last);
     if (i >= e->n) return 0;
     if (!(pf->order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) return -1;
     for (i = 0; i < e->n; i++) pf->order[i] = (uint32_t)i;

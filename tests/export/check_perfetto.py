@@ -444,7 +444,19 @@ def main():
             if p is not None and not (slices[p]["start"] <= s["start"] and s["end"] <= slices[p]["end"]):
                 fail(f"{s['name'][:60]!r}: inside a slice that does not contain it")
             st_.append(k)
-        depth_js = {}
+    # a thread's events that nest (by the JSON's ns) are slices of its own
+    # track (or of its deeper ones), never of an "overlapping" lane
+    for tid, lst in js_cpu.items():
+        st_ = []
+        for e in sorted(lst, key=lambda e: (ns(e["ts"]), -ns(e["dur"]))):
+            b, en = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+            while st_ and st_[-1] <= b:
+                st_.pop()
+            nests = not st_ or en <= st_[-1]
+            if nests:
+                st_.append(en)
+            if nests and id(e) in matched and (track_name(slices[matched[id(e)]]["track"]) or "").startswith("overlapping"):
+                fail(f"thread {tid}: {e['name'][:60]!r} at {e['ts']} nests but is on an overlapping lane")
     # threads' names
     for (pid, tid), nm in names.items():
         if pid != cpu_pid:
