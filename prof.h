@@ -7399,12 +7399,14 @@ static PROF__NI char *prof__put_us_long(char *d, uint64_t a) { /* any a, no sign
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define PROF__DIGIT_BITS 0x0F0F0F0F0F0F0F0Full /* a digit's value bits, in every byte of prof__digits8 */
 /* x, eight digits "IIIIIFFF" (prof__digits8 of ns < 10^8), as "IIIII.FFF"
-   without its first s digits (s <= 4); writes 9 bytes. */
+   without its first s digits (s <= 4); writes 9 bytes. Two stores that
+   overlap: the digits shifted down, then ".FFF" over the integer part's
+   end (fewer instructions than moving the fraction up in the register). */
 static PROF__ALWAYS char *prof__put_us8(char *d, uint64_t x, unsigned s) {
-    uint64_t p = (x & 0xFFFFFFFFFFull) | ((uint64_t)'.' << 40) | ((x >> 40) << 48); /* the last digit falls out: stored apart */
-    p >>= 8 * s;
+    uint64_t p = x >> 8 * s;
+    uint32_t f = ((uint32_t)(x >> 32) & 0xFFFFFF00u) | (uint32_t)'.'; /* digit 5 (the last integer one) becomes the point */
     memcpy(d, &p, 8);
-    d[8 - s] = (char)(x >> 56);
+    memcpy(d + 5 - s, &f, 4);
     return d + 9 - s;
 }
 /* ns < 10^8: its leading zeros cut, but the one before the point. */
@@ -8349,6 +8351,8 @@ typedef struct prof__dur_level {
     int32_t idx;
     int has_end_d;
     int64_t start, dur;        /* ns */
+    int64_t lim;               /* start + dur where no rounding can reverse an end before it (PROF__EXACT_NS),
+                                  else INT64_MIN: a child that ends before lim takes prof__w_events_fast */
     double fit;                /* dur as written in us when fitted, else -1 */
     double end_d;              /* us(start) + dur as written, as a parser sums them */
 } prof__dur_level;
@@ -8358,6 +8362,7 @@ typedef struct prof__dur_path {
     const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
     prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
     int32_t *chain;            /* scratch of prof__path_rebuild, as long */
+    int32_t hint[64];          /* [idx % 64]: the level event idx was pushed at, maybe since overwritten (checked) */
 } prof__dur_path;
 /* Room for n levels; 0 without memory (path->oom set). */
 static PROF__NI int prof__path_room(prof__dur_path *path, int n) {
@@ -8406,6 +8411,7 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    a nanosecond nears an ulp, no gap survives the rounding: there every
    end is written as exactly its bound (its own end as parsed, or its
    parent's written end), with a fitted dur. */
+static __inline__ int64_t prof__lim(int64_t end) { return end < PROF__EXACT_NS && end > -PROF__EXACT_NS ? end : INT64_MIN; }
 static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__dur_path *path) {
     const prof__ev *v = &e->ev[idx];
     prof__dur_level *l = &path->lv[path->n];
@@ -8420,6 +8426,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
         if (p && end >= p->start + p->dur) end = p->start + p->dur - 1;
         if (end == v->end && prof__touches_next(e, (size_t)idx, path->root_touch)) end--;
         l->dur = end > v->start ? end - v->start : 0;
+        l->lim = prof__lim(l->start + l->dur);
     } else {
         double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
         if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
@@ -8430,7 +8437,9 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
             l->fit = prof__fit_dur(start_d, bound);
             l->end_d = start_d + l->fit;
         }
+        l->lim = prof__lim(v->end);
     }
+    path->hint[idx & 63] = path->n;
     path->n++;
 }
 /* The path emptied and rebuilt from the root down to event c (its
@@ -8482,8 +8491,12 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
         const prof__ev *v = &e->ev[i];
         uint32_t *slot;
         int found = 1;
+        if (v->parent >= 0) { /* most events: not top-level, on the CPU */
+            if (PROF__UNLIKELY(v->device_type != PROF_DEVICE_CPU)) *on_device = 1;
+            continue;
+        }
         *on_device |= v->device_type != PROF_DEVICE_CPU;
-        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* [memory] rows are not written */
+        if (v->flags & PROF__F_MEMROW) continue; /* [memory] rows are not written */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;
@@ -8502,7 +8515,9 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
 /* What the trace's events share: names escaped once per site, the cache of
    strings known clean, the written ends of the current ancestors. */
 #define PROF__TID_JSON 64 /* room per thread for ", \"pid\": P, \"tid\": T" */
-typedef struct prof__ts_hi { uint64_t hi, digits; unsigned len; } prof__ts_hi; /* hi > 0 as digits, len of them */
+/* The digits of a ts's part above 10^8 ns, hi > 0: base = hi * 10^8, len digits
+   (prof__ts_init: hi = 1 to begin with, so that no value is ever unset). */
+typedef struct prof__ts_hi { uint64_t base, digits; unsigned len; } prof__ts_hi;
 /* The ids that open the args of event i, as written: one copy, and the
    digits stepped in place to event i + 1's (prof__ids_next). */
 typedef struct prof__ids {
@@ -8518,11 +8533,11 @@ typedef struct prof__trace_ctx {
     unsigned char *tid_json_len; /* follows tid_json in its allocation */
     const char **site_json;    /* per site: the head of its CPU events (padded by PROF__HEAD_PAD) */
     size_t *site_json_len;
-    unsigned char *site_fast;  /* per site: its CPU events may take prof__w_event_fast */
+    unsigned char *site_fast;  /* per site: its CPU events may take prof__w_events_fast */
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
     prof__ts_hi ts_hi;         /* the digits of the last ts above 10^8 ns (prof__put_ts) */
-    prof__ids ids;             /* the ids of the next event (prof__w_event_fast) */
+    prof__ids ids;             /* the ids of the next event (prof__w_events_fast) */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
@@ -8567,7 +8582,7 @@ static PROF__NI void prof__w_key(prof__w *w, int *first, const char *lit, size_t
 /* ----- one event of the trace, in phases (prof__w_event) -----
    head (ph, cat, name, pid, tid), middle (ts, dur, the ids that open
    args), the rest of args (each kind its own function), the close. The
-   common event takes prof__w_event_fast instead, which writes the same
+   common event takes prof__w_events_fast instead, which writes the same
    bytes in one go. */
 /* An event's head. */
 static PROF__NI void prof__w_ev_head(prof__w *w, const prof_events *e, const prof__ev *v, const prof__trace_ctx *cx) {
@@ -8751,7 +8766,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     PROF__W_LIT(w, "}},\n");
 }
 
-/* ----- the common event, in one go (prof__w_event_fast) -----
+/* ----- the common event, in one go (prof__w_events_fast) -----
    Most events of a trace are CPU events of one of the profiler's own ops
    (no API call, no trace name of their own) that end before their parent
    in the range where no rounding can reverse that (prof__written_dur's
@@ -8767,23 +8782,31 @@ static const char prof__lit_ts[16] = ", \"ts\": ";
 static const char prof__lit_dur[16] = ", \"dur\": ";
 static const char prof__lit_ext[32] = ", \"args\": {\"External id\": ";
 static const char prof__lit_idx[16] = ", \"Ev Idx\": ";
+static PROF__NI void prof__ts_set(prof__ts_hi *m, uint64_t hi) { /* 0 < hi < 10^8 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    m->digits = prof__digits_nz((uint32_t)hi, &m->len);
+#endif
+    m->base = hi * 100000000u;
+}
+static PROF__NI void prof__ts_init(prof__ts_hi *m) { prof__ts_set(m, 1); }
 /* An event's ts: the same digits as prof__put_us, with those above 10^8 ns
-   (100 ms) kept from the last event (events come in start order). */
+   (100 ms) kept from the last event (events come in start order): one
+   subtraction tells whether they still hold (a ts below base wraps past
+   10^8, as does a negative one). */
 static PROF__ALWAYS char *prof__put_ts(char *d, int64_t ns, prof__ts_hi *m) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if ((uint64_t)ns - 100000000u < 10000000000000000u - 100000000u) { /* 10^8 <= ns < 10^16 */
-        uint64_t a = (uint64_t)ns, hi = a / 100000000u;
-        if (PROF__UNLIKELY(hi != m->hi)) {
-            m->digits = prof__digits_nz((uint32_t)hi, &m->len);
-            m->hi = hi;
-        }
-        memcpy(d, &m->digits, 8);
-        return prof__put_us8(d + m->len, prof__digits8((uint32_t)(a - hi * 100000000u)), 0);
+    uint64_t lo = (uint64_t)ns - m->base;
+    if (PROF__UNLIKELY(lo >= 100000000u)) {
+        if ((uint64_t)ns - 100000000u >= 10000000000000000u - 100000000u) return prof__put_us(d, ns); /* not in [10^8, 10^16) */
+        prof__ts_set(m, (uint64_t)ns / 100000000u);
+        lo = (uint64_t)ns - m->base;
     }
+    memcpy(d, &m->digits, 8);
+    return prof__put_us8(d + m->len, prof__digits8((uint32_t)lo), 0);
 #else
     (void)m;
-#endif
     return prof__put_us(d, ns);
+#endif
 }
 static PROF__NI void prof__ids_set(prof__ids *c, uint64_t i) {
     char *d = c->t;
@@ -8811,7 +8834,7 @@ static PROF__ALWAYS int prof__ids_inc(char *t, const unsigned *at) {
     (*p)++;
     return 1;
 }
-static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
+static PROF__NI void prof__ids_next(prof__ids *c) {
     if (PROF__LIKELY(prof__ids_inc(c->t, c->ext) && prof__ids_inc(c->t, c->idx))) c->i++;
     else prof__ids_set(c, c->i + 1);
 }
@@ -8895,71 +8918,134 @@ static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, si
     w->n = (size_t)(d + n + 5 - w->buf);
     return 1;
 }
-static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
-    const prof__ev *v = &e->ev[i];
-    prof__dur_path *path = &cx->path;
-    prof__dur_level *l;
-    const char *head;
-    int32_t c = v->parent;
-    int top = -1;
-    int64_t dur;
-    size_t hn, k;
-    char *d;
-    if (v->device_type != PROF_DEVICE_CPU || (v->flags & PROF__F_MEMROW) || !cx->site_fast[v->site] || (v->extra && e->ex[v->extra].trace_name)) return 0;
-    if (c >= 0) {
-        const prof__dur_level *p;
-        int64_t pend;
-        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
-        if (top < 0) return 0; /* a chunk's first events: the path is rebuilt */
-        p = &path->lv[top];
-        pend = p->start + p->dur;
-        if (!(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS)) return 0;
-    } else if (!(v->end < PROF__EXACT_NS)) {
-        return 0;
+/* Events from i on while they are common ones (see above), up to end or
+   an error; returns the first it did not write. The state it reads per
+   event is held in locals for the run: the output's stores are char
+   stores, which may alias anything, so fields read through pointers would
+   be read again after each store. What it changes (the path's depth, the
+   ts's high digits, the ids' event) is stored back before any call and at
+   the end. */
+static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
+    const prof__ev *const ev = e->ev;
+    const prof__extra *const ex = e->ex;
+    const char *const *const site_json = cx->site_json;
+    const size_t *const site_len = cx->site_json_len;
+    const unsigned char *const site_fast = cx->site_fast;
+    const char *const tid_json = cx->tid_json;
+    const unsigned char *const tid_len = cx->tid_json_len;
+    const unsigned char *const root_touch = cx->path.root_touch;
+    const int light = cx->light, args_any = cx->args_any, no_shapes = e->no_shapes != NULL;
+    prof__dur_path *const path = &cx->path;
+    prof__dur_level *const lv = path->lv;
+    const int cap = path->cap;
+    int n = path->n;
+    prof__ts_hi ts = cx->ts_hi;
+    prof__ids *const ids = &cx->ids;
+    uint64_t id_i = ids->i;
+    unsigned id_len = ids->len;
+    char *ext_last = ids->t + ids->ext[1] - 1, *idx_last = ids->t + ids->idx[1] - 1; /* the ids' last digits */
+    char *buf = w->buf;
+    size_t pos = w->n, wcap = w->cap;
+    for (; i < end; i++) {
+        const prof__ev *v = &ev[i];
+        const int64_t start = v->start, vend = v->end;
+        const int32_t c = v->parent;
+        const int32_t next = v->next_sibling;
+        const uint32_t site = v->site, thr = v->thread, extra = v->extra;
+        prof__dur_level *l;
+        const char *head;
+        int64_t dur;
+        size_t hn, k;
+        char *d;
+        int top = -1;
+        if (v->device_type != PROF_DEVICE_CPU || (v->flags & PROF__F_MEMROW) || !site_fast[site] || (extra && ex[extra].trace_name)) break;
+        if (c >= 0) {
+            top = path->hint[c & 63];
+            if (PROF__UNLIKELY((unsigned)top >= (unsigned)n || lv[top].idx != c)) {
+                for (top = n - 1; top >= 0 && lv[top].idx != c; top--) {}
+                if (top < 0) break; /* a chunk's first events: the path is rebuilt */
+            }
+            if (!(vend < lv[top].lim)) break;
+        } else if (!(vend < PROF__EXACT_NS)) {
+            break;
+        }
+        if (!(start > -PROF__EXACT_NS) || top + 2 > cap) break;
+        hn = site_len[site];
+        if (PROF__UNLIKELY(wcap - pos < hn + PROF__FAST_ROOM)) {
+            w->n = pos;
+            if (!prof__w_room(w, hn + PROF__FAST_ROOM)) break; /* w->err set: the export stops */
+            buf = w->buf;
+            pos = w->n;
+            wcap = w->cap;
+        }
+        dur = vend - start;
+        if (PROF__UNLIKELY(next >= 0 ? ev[next].start == vend : c < 0 && (!root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1)))) /* prof__touches_next */
+            dur = dur > 1 ? dur - 1 : 0;
+        l = &lv[top + 1];
+        l->idx = (int32_t)i;
+        l->start = start;
+        l->dur = dur;
+        l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, vend < PROF__EXACT_NS */
+        l->fit = -1;
+        l->has_end_d = 0;
+        path->hint[i & 63] = top + 1;
+        n = top + 2;
+        d = buf + pos;
+        head = site_json[site];
+        memcpy(d, head, 64);
+        for (k = 64; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
+        d += hn;
+        memcpy(d, tid_json + (size_t)thr * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
+        d += tid_len[thr];
+        memcpy(d, prof__lit_ts, 16);
+        d = prof__put_ts(d + 8, start, &ts);
+        memcpy(d, prof__lit_dur, 16);
+        d = prof__put_us(d + 9, dur);
+        if (PROF__UNLIKELY(light)) {
+            PROF__D_LIT(d, ", \"args\": {");
+        } else {
+            if (PROF__UNLIKELY(id_i != (uint64_t)i)) {
+                prof__ids_set(ids, (uint64_t)i);
+                id_len = ids->len;
+                ext_last = ids->t + ids->ext[1] - 1;
+                idx_last = ids->t + ids->idx[1] - 1;
+            }
+            memcpy(d, ids->t, 64);
+            if (PROF__UNLIKELY(id_len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
+            d += id_len;
+            if (PROF__LIKELY((unsigned char)(*ext_last - '1') < 8)) { /* 1..8: neither number carries (i's last digit is 0..7) */
+                (*ext_last)++;
+                (*idx_last)++;
+            } else {
+                ids->i = (uint64_t)i;
+                prof__ids_next(ids);
+                id_len = ids->len;
+                ext_last = ids->t + ids->ext[1] - 1;
+                idx_last = ids->t + ids->idx[1] - 1;
+            }
+            id_i = (uint64_t)i + 1;
+        }
+        if (PROF__UNLIKELY(extra || args_any)) {
+            w->n = (size_t)(d - buf);
+            path->n = n;
+            if (!(!extra && !no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx))) {
+                prof__w_ev_args(w, e, i, cx);
+                PROF__W_LIT(w, "}},\n");
+            }
+            buf = w->buf;
+            pos = w->n;
+            wcap = w->cap;
+            if (PROF__UNLIKELY(w->err)) { i++; break; }
+        } else {
+            memcpy(d, "}},\n", 4);
+            pos = (size_t)(d + 4 - buf);
+        }
     }
-    if (!(v->start > -PROF__EXACT_NS) || top + 2 > path->cap) return 0;
-    hn = cx->site_json_len[v->site];
-    if (PROF__UNLIKELY(w->cap - w->n < hn + PROF__FAST_ROOM) && !prof__w_room(w, hn + PROF__FAST_ROOM)) return 1;
-    dur = v->end - v->start;
-    if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) dur = dur > 1 ? dur - 1 : 0;
-    l = &path->lv[top + 1];
-    l->idx = (int32_t)i;
-    l->start = v->start;
-    l->dur = dur;
-    l->fit = -1;
-    l->has_end_d = 0;
-    path->n = top + 2;
-    d = w->buf + w->n;
-    head = cx->site_json[v->site];
-    memcpy(d, head, 64);
-    for (k = 64; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
-    d += hn;
-    memcpy(d, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
-    d += cx->tid_json_len[v->thread];
-    memcpy(d, prof__lit_ts, 16);
-    d = prof__put_ts(d + 8, v->start, &cx->ts_hi);
-    memcpy(d, prof__lit_dur, 16);
-    d = prof__put_us(d + 9, dur);
-    if (PROF__UNLIKELY(cx->light)) {
-        PROF__D_LIT(d, ", \"args\": {");
-    } else {
-        prof__ids *ids = &cx->ids;
-        if (PROF__UNLIKELY(ids->i != (uint64_t)i)) prof__ids_set(ids, (uint64_t)i);
-        memcpy(d, ids->t, 64);
-        if (PROF__UNLIKELY(ids->len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
-        d += ids->len;
-        prof__ids_next(ids);
-    }
-    if (PROF__UNLIKELY(v->extra || cx->args_any)) {
-        w->n = (size_t)(d - w->buf);
-        if (!v->extra && !e->no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx)) return 1;
-        prof__w_ev_args(w, e, i, cx);
-        PROF__W_LIT(w, "}},\n");
-    } else {
-        memcpy(d, "}},\n", 4);
-        w->n = (size_t)(d + 4 - w->buf);
-    }
-    return 1;
+    w->n = pos;
+    path->n = n;
+    cx->ts_hi = ts;
+    ids->i = id_i;
+    return i;
 }
 static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
 /* Events [i, end) of the trace, until an error. */
@@ -8968,8 +9054,10 @@ static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t
         for (; i < end && !w->err; i++) prof__w_event(w, e, i, cx);
         return;
     }
-    for (; i < end && !w->err; i++)
-        if (!prof__w_event_fast(w, e, i, cx)) prof__w_event(w, e, i, cx);
+    while (i < end && !w->err) {
+        i = prof__w_events_fast(w, e, i, end, cx);
+        if (i < end && !w->err) prof__w_event(w, e, i++, cx);
+    }
 }
 
 /* The trace's events in parallel (prof__par_items): each worker has its
@@ -9299,6 +9387,7 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->light = e->xopt.args == PROF_ARGS_LIGHT;
     cx->args_any = e->no_shapes || e->stk;
     prof__dec_set(&cx->ev_idx, 0);
+    prof__ts_init(&cx->ts_hi);
     cx->ids.i = UINT64_MAX;
     prof__trace_tids(cx, e); /* first: a site's fast flag needs them */
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
