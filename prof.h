@@ -8644,9 +8644,15 @@ static PROF__NI void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t 
 #define PROF__MEMO_SLOTS 1024
 #define PROF__MEMO_MAX 4096
 #define PROF__MEMO_BYTES ((size_t)4 << 20)
+static size_t prof__memo_bytes = PROF__MEMO_BYTES; /* the budget (tests make it small) */
+#define PROF__FRAG_SLOTS 1024
 typedef struct prof__memo {
     struct { uint32_t node, len; const char *s; } slot[PROF__MEMO_SLOTS];
-    prof__arena arena;
+    /* an op's input shapes and stack as one piece of its args (shapes and
+       stack interned, so the pair repeats: prof__w_ev_args_fast), keyed by
+       both: ", \"Input Dims\": S, \"Call stack\": \"K\"", either part absent */
+    struct { const char *shapes, *s; uint32_t node, len; } frag[PROF__FRAG_SLOTS];
+    prof__arena arena;         /* both kinds, PROF__MEMO_BYTES at most */
     size_t bytes;
 } prof__memo;
 static PROF__NI void prof__w_stack_body(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx) {
@@ -8666,7 +8672,7 @@ static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t
         char *s;
         prof__w_stack_body(w, e, node, cx);
         /* kept when it is in the buffer whole (no flush in between) */
-        if (m && w->written == written && !w->err && w->n - at <= PROF__MEMO_MAX && m->bytes + (w->n - at) <= PROF__MEMO_BYTES &&
+        if (m && w->written == written && !w->err && w->n - at <= PROF__MEMO_MAX && m->bytes + (w->n - at) <= prof__memo_bytes &&
             (s = (char *)prof__arena_alloc(&m->arena, w->n - at + 1)) != NULL) {
             memcpy(s, w->buf + at, w->n - at);
             m->slot[node & (PROF__MEMO_SLOTS - 1)].node = node;
@@ -8680,7 +8686,7 @@ static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t
 /* A memo for the trace's stacks, or NULL (then each is joined again). */
 static PROF__NI prof__memo *prof__memo_new(const prof_events *e) {
     prof__memo *m;
-    if (!e->stk) return NULL; /* no stacks */
+    if (!e->stk && !e->nex && !e->no_shapes) return NULL; /* no stacks, no op's shapes */
     if ((m = (prof__memo *)PROF_MALLOC(sizeof *m)) != NULL) memset(m, 0, sizeof *m); /* node 0 is no stack: empty slots never match */
     return m;
 }
@@ -8848,41 +8854,75 @@ static const char prof__lit_stack[32] = ", \"Call stack\": \"";
 static const char prof__lit_seq[32] = ", \"Sequence number\": ";
 static const char prof__lit_flops[16] = ", \"flops\": ";
 static const char prof__lit_stack_end[8] = "\"}},\n";
+/* The fragment of shapes and stack (prof__memo.frag) made and kept; NULL
+   when it is too long or the memo is full (the caller writes the parts). */
+static PROF__NI const char *prof__frag_make(prof__memo *m, const prof_events *e, const char *shapes, uint32_t node, const prof__trace_ctx *cx, size_t slot) {
+    char tmp[PROF__MEMO_MAX];
+    prof__w t;
+    char *s;
+    if (m->bytes >= prof__memo_bytes) return NULL;
+    prof__w_mem(&t, tmp, sizeof tmp);
+    if (shapes) { PROF__W_LIT(&t, ", \"Input Dims\": "); prof__w_str(&t, shapes); } /* as prof__w_ev_args writes them */
+    if (node) { PROF__W_LIT(&t, ", \"Call stack\": \""); prof__w_stack_body(&t, e, node, cx); PROF__W_LIT(&t, "\""); }
+    if (t.err || m->bytes + t.n > prof__memo_bytes || !(s = (char *)prof__arena_alloc(&m->arena, t.n + 1))) return NULL;
+    memcpy(s, tmp, t.n);
+    s[t.n] = 0;
+    m->bytes += t.n;
+    m->frag[slot].shapes = shapes;
+    m->frag[slot].node = node;
+    m->frag[slot].len = (uint32_t)t.n;
+    m->frag[slot].s = s;
+    return s;
+}
 static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
-    const prof__memo *m = cx->memo;
-    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL;
+    prof__memo *m = cx->memo;
+    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL, *frag = NULL;
     uint32_t node = prof__stack_node(e, i);
-    size_t sn = 0, kn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
+    size_t sn = 0, kn = 0, fn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
     char *d;
     if (x && (x->cu || x->correlation || x->overload_name || x->has_fwd_thread)) return 0;
-    if (node) {
-        if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
-        stack = m->slot[node & (PROF__MEMO_SLOTS - 1)].s;
-        kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+    if ((shapes || node) && m) { /* one piece for both, made once per pair */
+        size_t slot = (size_t)((((uintptr_t)shapes >> 3) ^ ((uint64_t)node * 0x9E3779B1u)) & (PROF__FRAG_SLOTS - 1));
+        if (m->frag[slot].s && m->frag[slot].shapes == shapes && m->frag[slot].node == node) frag = m->frag[slot].s;
+        else frag = prof__frag_make(m, e, shapes, node, cx, slot);
+        if (frag) fn = m->frag[slot].len;
     }
-    if (shapes) {
-        if (!cx->cache) return 0;
-        sn = prof__clean_of(cx->cache, shapes)->len;
+    if (!frag) {
+        if (node) {
+            if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
+            stack = m->slot[node & (PROF__MEMO_SLOTS - 1)].s;
+            kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+        }
+        if (shapes) {
+            if (!cx->cache) return 0;
+            sn = prof__clean_of(cx->cache, shapes)->len;
+        }
     }
-    if (PROF__UNLIKELY(w->cap - w->n < sn + kn + 160) && !prof__w_room(w, sn + kn + 160)) return 1;
+    if (PROF__UNLIKELY(w->cap - w->n < fn + sn + kn + 160) && !prof__w_room(w, fn + sn + kn + 160)) return 1;
     d = w->buf + w->n;
-    if (shapes) {
-        memcpy(d, prof__lit_dims + skip, 16);
-        d += 16 - skip;
-        memcpy(d, shapes, sn); /* Python's repr of int lists is JSON */
-        d += sn;
+    if (frag) {
+        memcpy(d, frag + skip, fn - skip);
+        d += fn - skip;
         skip = 0;
-    }
-    if (node) {
-        memcpy(d, prof__lit_stack + skip, 16);
-        d += 17 - skip;
-        d[-1] = '"';
-        memcpy(d, stack, kn);
-        d += kn;
-        *d++ = '"';
-        skip = 0;
+    } else {
+        if (shapes) {
+            memcpy(d, prof__lit_dims + skip, 16);
+            d += 16 - skip;
+            memcpy(d, shapes, sn); /* Python's repr of int lists is JSON */
+            d += sn;
+            skip = 0;
+        }
+        if (node) {
+            memcpy(d, prof__lit_stack + skip, 16);
+            d += 17 - skip;
+            d[-1] = '"';
+            memcpy(d, stack, kn);
+            d += kn;
+            *d++ = '"';
+            skip = 0;
+        }
     }
     if (x && x->sequence_nr >= 0 && !cx->light) {
         memcpy(d, prof__lit_seq, 32);
@@ -8935,6 +8975,9 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
     const unsigned char *const tid_len = cx->tid_json_len;
     const unsigned char *const root_touch = cx->path.root_touch;
     const int light = cx->light, args_any = cx->args_any, no_shapes = e->no_shapes != NULL;
+    const uint32_t *const stk = e->stk;
+    const size_t capstk = e->capstk;
+    const prof__memo *const memo = cx->memo;
     prof__dur_path *const path = &cx->path;
     prof__dur_level *const lv = path->lv;
     const int cap = path->cap;
@@ -9026,6 +9069,25 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
             id_i = (uint64_t)i + 1;
         }
         if (PROF__UNLIKELY(extra || args_any)) {
+            if (!extra && !no_shapes) { /* a plain scope with a stack (args_any: e->stk is there): its string from the memo, inline */
+                const uint32_t node = i < capstk ? stk[i] : 0;
+                size_t kn;
+                if (!node) {
+                    memcpy(d, "}},\n", 4);
+                    pos = (size_t)(d + 4 - buf);
+                    continue;
+                }
+                if (memo && memo->slot[node & (PROF__MEMO_SLOTS - 1)].node == node &&
+                    wcap - (size_t)(d - buf) >= (kn = memo->slot[node & (PROF__MEMO_SLOTS - 1)].len) + 64) {
+                    memcpy(d, prof__lit_stack + 2 * light, 16); /* light: the first key of args has no comma */
+                    d += 17 - 2 * light;
+                    d[-1] = '"';
+                    memcpy(d, memo->slot[node & (PROF__MEMO_SLOTS - 1)].s, kn);
+                    memcpy(d + kn, prof__lit_stack_end, 8);
+                    pos = (size_t)(d + kn + 5 - buf);
+                    continue;
+                }
+            }
             w->n = (size_t)(d - buf);
             path->n = n;
             if (!(!extra && !no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx))) {

@@ -2071,7 +2071,7 @@ static void test_parallel_same_bytes(void) {
     prof_events_free(ev);
 }
 
-/* The common event is written by prof__w_event_fast in one go, every other
+/* The common event is written by prof__w_events_fast in one go, every other
    one by prof__w_event's phases: both must give the same bytes, serial and
    parallel. Every event here goes once through each writer (the fast one
    off, then on): names short, long (past the fixed 64-byte head move) and
@@ -2079,7 +2079,9 @@ static void test_parallel_same_bytes(void) {
    every digit count up to 10^16 and past it, negative, past the nesting's
    exact range; touching siblings and children ending with their parent;
    tids of 1 to 20 digits; stacks, shapes, sequence numbers and FLOPs on
-   some; device events and events with a trace name of their own;
+   some (shapes and a hostile stack together on some, the memo of their
+   joined strings with its budget, or too small a budget for all, for
+   none); device events and events with a trace name of their own;
    PROF_ARGS_LIGHT too. */
 static void test_fast_same_bytes(void) {
     const char *names[] = { "fast a", "fast \"q\" \\ \n\t\x01 \xff \xc3\xa9 \xe2\x82\xac", "", NULL };
@@ -2134,6 +2136,7 @@ static void test_fast_same_bytes(void) {
         CHECK_EQ_INT(prof_events_set_export_options(ev, &o), PROF_OK);
         for (fast = 0; fast < 2; fast++) {
             for (par = 0; par < 2; par++) {
+                prof__memo_bytes = light ? (size_t)(par ? 0 : 600) : PROF__MEMO_BYTES; /* light: a memo that fills, or none */
                 prof__trace_fast = fast;
                 prof__par_min_events = par ? 0 : (size_t)-1;
                 prof__par_chunk = 97; /* chunks that begin at every depth */
@@ -2156,6 +2159,7 @@ static void test_fast_same_bytes(void) {
     CHECK_EQ_INT(bad, 0);
     CHECK(text[0][0][0] && len[0][0][0] > 3800 * 100); /* every event written */
     prof__trace_fast = 1;
+    prof__memo_bytes = PROF__MEMO_BYTES;
     prof__par_min_events = old_min;
     prof__par_chunk = old_chunk;
     for (k = 0; k < 8; k++) free(text[k >> 2][(k >> 1) & 1][k & 1]);
