@@ -8481,32 +8481,32 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    const prof__ev *const ev = e->ev;
+    const size_t n = e->n;
+    unsigned dev = 0;
     size_t i;
     if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
     for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
     memset(&last, 0, sizeof last);
     *on_device = 0;
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
+    for (i = 0; i < n; i++) {
+        const prof__ev *v = &ev[i];
         uint32_t *slot;
         int found = 1;
-        if (v->parent >= 0) { /* most events: not top-level, on the CPU */
-            if (PROF__UNLIKELY(v->device_type != PROF_DEVICE_CPU)) *on_device = 1;
-            continue;
-        }
-        *on_device |= v->device_type != PROF_DEVICE_CPU;
-        if (v->flags & PROF__F_MEMROW) continue; /* [memory] rows are not written */
+        dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
+        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* most events: not top-level; [memory] rows are not written */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;
         } else {
             uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
-            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; *on_device = 1; break; }
+            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
         }
-        if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        if (found && ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
         *slot = (uint32_t)i;
     }
+    *on_device = dev != 0;
     prof__map_free(&last);
     PROF_FREE(last_cpu);
     return bits;
