@@ -9024,15 +9024,19 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
         dur = vend - start;
         if (PROF__UNLIKELY(next >= 0 ? ev[next].start == vend : c < 0 && (!root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1)))) /* prof__touches_next */
             dur = dur > 1 ? dur - 1 : 0;
-        l = &lv[top + 1];
-        l->idx = (int32_t)i;
-        l->start = start;
-        l->dur = dur;
-        l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, vend < PROF__EXACT_NS */
-        l->fit = -1;
-        l->has_end_d = 0;
-        path->hint[i & 63] = top + 1;
-        n = top + 2;
+        if (v->first_child >= 0) { /* a leaf is no event's parent: its level is not needed (nor is it pushed) */
+            l = &lv[top + 1];
+            l->idx = (int32_t)i;
+            l->start = start;
+            l->dur = dur;
+            l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, vend < PROF__EXACT_NS */
+            l->fit = -1;
+            l->has_end_d = 0;
+            path->hint[i & 63] = top + 1;
+            n = top + 2;
+        } else {
+            n = top + 1;
+        }
         d = buf + pos;
         head = site_json[site];
         memcpy(d, head, 64);
