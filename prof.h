@@ -8536,6 +8536,7 @@ typedef struct prof__trace_ctx {
     unsigned char *site_fast;  /* per site: its CPU events may take prof__w_events_fast */
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
+    prof__dec seq;             /* the sequence number the next op is likely to have (the last one's + 1), as digits */
     prof__ts_hi ts_hi;         /* the digits of the last ts above 10^8 ns (prof__put_ts) */
     prof__ids ids;             /* the ids of the next event (prof__w_events_fast) */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
@@ -8874,7 +8875,7 @@ static PROF__NI const char *prof__frag_make(prof__memo *m, const prof_events *e,
     m->frag[slot].s = s;
     return s;
 }
-static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
     prof__memo *m = cx->memo;
@@ -8924,9 +8925,11 @@ static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_
             skip = 0;
         }
     }
-    if (x && x->sequence_nr >= 0 && !cx->light) {
+    if (x && x->sequence_nr >= 0 && !cx->light) { /* ops' numbers mostly go up by one: stepped in place */
         memcpy(d, prof__lit_seq, 32);
-        d = prof__put_u64(d + 21, (uint64_t)x->sequence_nr);
+        if (PROF__UNLIKELY(cx->seq.v != (uint64_t)x->sequence_nr)) prof__dec_set(&cx->seq, (uint64_t)x->sequence_nr);
+        d = prof__dec_put(d + 21, &cx->seq);
+        prof__dec_inc(&cx->seq);
     }
     if (x && x->flops > 0) {
         memcpy(d, prof__lit_flops + skip, 16);
@@ -9453,6 +9456,7 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->light = e->xopt.args == PROF_ARGS_LIGHT;
     cx->args_any = e->no_shapes || e->stk;
     prof__dec_set(&cx->ev_idx, 0);
+    prof__dec_set(&cx->seq, 0);
     prof__ts_init(&cx->ts_hi);
     cx->ids.i = UINT64_MAX;
     prof__trace_tids(cx, e); /* first: a site's fast flag needs them */

@@ -2079,7 +2079,8 @@ static void test_parallel_same_bytes(void) {
    every digit count up to 10^16 and past it, negative, past the nesting's
    exact range; touching siblings and children ending with their parent;
    tids of 1 to 20 digits; stacks, shapes, sequence numbers and FLOPs on
-   some (shapes and a hostile stack together on some, the memo of their
+   some (sequence numbers one up from event to event on most, shapes and
+   a hostile stack together on some, the memo of their
    joined strings with its budget, or too small a budget for all, for
    none); device events and events with a trace name of their own;
    PROF_ARGS_LIGHT too. */
@@ -2121,6 +2122,7 @@ static void test_fast_same_bytes(void) {
             d.end_ns = base + span[c][1];
             if (r % 7 == 3 && c > 0 && c < 4) { d.stack = frames + c - 1; d.stack_depth = 4 - c; }
             if (r % 11 == 5 && c == 1) { d.set |= PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR; d.input_shapes.n_inputs = 2; d.input_shapes.ndims = ndims; d.input_shapes.dims = dims; d.sequence_nr = r; }
+            if ((c == 1 || c == 4) && r % 11 != 5) { d.set |= PROF_EVENT_SEQUENCE_NR; d.sequence_nr = 7 + 2 * r + (c == 4); } /* one up per event (stepped in place), across 9 -> 10 and 99 -> 100 */
             if ((r % 11 == 5 && c == 1) || (r % 5 == 1 && c == 2)) d.flops = 1000 + r;
             if (r % 13 == 6 && c == 2) { d.device_type = PROF_DEVICE_CUDA; d.device_index = 0; }
             if (r % 17 == 8 && c == 1) d.trace_name = "fast trace name";
