@@ -2076,7 +2076,8 @@ static void test_parallel_same_bytes(void) {
    parallel. Every event here goes once through each writer (the fast one
    off, then on): names short, long (past the fixed 64-byte head move) and
    too long to escape ahead, hostile bytes; times below 10^8 ns, across
-   every digit count up to 10^16 and past it, negative, past the nesting's
+   every digit count up to 10^16 and past it, at and beside multiples of
+   10^8 (the cached high digits of ts), negative, past the nesting's
    exact range; touching siblings and children ending with their parent;
    tids of 1 to 20 digits; stacks, shapes, sequence numbers and FLOPs on
    some (sequence numbers one up from event to event on most, shapes and
@@ -2128,6 +2129,18 @@ static void test_fast_same_bytes(void) {
             if (r % 17 == 8 && c == 1) d.trace_name = "fast trace name";
             CHECK(prof_events_add(ev, &d) >= 0);
         }
+    }
+    for (k = 0; k < 15; k++) {
+        /* roots 1 ns before, at and after multiples of 10^8 ns (the high
+           digits of ts kept from event to event must change exactly there) */
+        static const int64_t at[] = { 200000000, 300000000, 1000000000, 1100000000, 9999999900000000 };
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = names[k % 4];
+        d.thread = 42;
+        d.start_ns = at[k / 3] + k % 3 - 1;
+        d.end_ns = d.start_ns + 1;
+        CHECK(prof_events_add(ev, &d) >= 0);
     }
     rm_tree(STREAM_DIR);
     CHECK(mkdir(STREAM_DIR, 0755) == 0);
