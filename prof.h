@@ -9476,10 +9476,14 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
 /* The events, in parallel when the trace is big (prof__par_items), else
    here; with what only they need: the cache of clean strings, the
    top-level events that touch their follower, the memo of stacks. */
-static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, const prof__map *api, const prof__xpaths *xp) {
+static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp) {
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
     cx->on_device = 1;
     cx->path.root_touch = cx->root_touch = prof__root_touch(e, &cx->on_device); /* NULL: every top-level event is assumed to touch */
+    /* the API calls by correlation serve device events alone (their
+       External id, the flows): without any, no pass over the extras
+       (128 bytes each, one after the other before the events) */
+    if (cx->on_device && prof__api_calls(e, api) != 0) w->err = ENOMEM;
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     cx->xp = xp;
@@ -9504,7 +9508,6 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     else r = prof__out_open(&o, path, who);
     if (r == PROF_OK) {
-        if (prof__api_calls(e, &api) != 0) o.w->err = ENOMEM;
         prof__trace_head(o.w, e);
         prof__trace_events(o.w, e, cx, &api, &xp);
         prof__trace_instants(o.w, e, pid);
