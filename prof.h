@@ -8987,11 +8987,14 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
     int n = path->n;
     prof__ts_hi ts = cx->ts_hi;
     prof__ids *const ids = &cx->ids;
-    uint64_t id_i = ids->i;
-    unsigned id_len = ids->len;
-    char *ext_last = ids->t + ids->ext[1] - 1, *idx_last = ids->t + ids->idx[1] - 1; /* the ids' last digits */
+    unsigned id_len;
+    char *ext_last, *idx_last; /* the ids' last digits */
     char *buf = w->buf;
     size_t pos = w->n, wcap = w->cap;
+    if (!light && ids->i != (uint64_t)i) prof__ids_set(ids, (uint64_t)i); /* then they follow i through the run */
+    id_len = ids->len;
+    ext_last = ids->t + ids->ext[1] - 1;
+    idx_last = ids->t + ids->idx[1] - 1;
     for (; i < end; i++) {
         const prof__ev *v = &ev[i];
         const int64_t start = v->start, vend = v->end;
@@ -9054,12 +9057,6 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
         if (PROF__UNLIKELY(light)) {
             PROF__D_LIT(d, ", \"args\": {");
         } else {
-            if (PROF__UNLIKELY(id_i != (uint64_t)i)) {
-                prof__ids_set(ids, (uint64_t)i);
-                id_len = ids->len;
-                ext_last = ids->t + ids->ext[1] - 1;
-                idx_last = ids->t + ids->idx[1] - 1;
-            }
             memcpy(d, ids->t, 64);
             if (PROF__UNLIKELY(id_len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
             d += id_len;
@@ -9073,7 +9070,6 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
                 ext_last = ids->t + ids->ext[1] - 1;
                 idx_last = ids->t + ids->idx[1] - 1;
             }
-            id_i = (uint64_t)i + 1;
         }
         if (PROF__UNLIKELY(extra || args_any)) {
             if (!extra && !no_shapes) { /* a plain scope with a stack (args_any: e->stk is there): its string from the memo, inline */
@@ -9113,7 +9109,7 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
     w->n = pos;
     path->n = n;
     cx->ts_hi = ts;
-    ids->i = id_i;
+    if (!light) ids->i = (uint64_t)i; /* the ids of event i (the first not written here) */
     return i;
 }
 static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
