@@ -8991,7 +8991,14 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
     char *ext_last, *idx_last; /* the ids' last digits */
     char *buf = w->buf;
     size_t pos = w->n, wcap = w->cap;
-    if (!light && ids->i != (uint64_t)i) prof__ids_set(ids, (uint64_t)i); /* then they follow i through the run */
+    int ids_ready = light || ids->i == (uint64_t)i;
+    /* the ids are set for the run's first event if it may be a common one
+       (else the loop ends at once, and a device event or an API call does
+       not pay for them), then follow i through the run */
+    if (!ids_ready && i < end && ev[i].device_type == PROF_DEVICE_CPU && site_fast[ev[i].site]) {
+        prof__ids_set(ids, (uint64_t)i);
+        ids_ready = 1;
+    }
     id_len = ids->len;
     ext_last = ids->t + ids->ext[1] - 1;
     idx_last = ids->t + ids->idx[1] - 1;
@@ -9109,7 +9116,7 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
     w->n = pos;
     path->n = n;
     cx->ts_hi = ts;
-    if (!light) ids->i = (uint64_t)i; /* the ids of event i (the first not written here) */
+    if (ids_ready && !light) ids->i = (uint64_t)i; /* the ids of event i (the first not written here) */
     return i;
 }
 static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
