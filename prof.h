@@ -8853,7 +8853,7 @@ static PROF__NI void prof__ids_next(prof__ids *c) {
 static const char prof__lit_dims[32] = ", \"Input Dims\": ";
 static const char prof__lit_stack[32] = ", \"Call stack\": \"";
 static const char prof__lit_seq[32] = ", \"Sequence number\": ";
-static const char prof__lit_flops[16] = ", \"flops\": ";
+static const char prof__lit_flops[32] = ", \"flops\": "; /* 32: read 16 from + 2 (light: no comma) */
 static const char prof__lit_stack_end[8] = "\"}},\n";
 /* The fragment of shapes and stack (prof__memo.frag) made and kept; NULL
    when it is too long or the memo is full (the caller writes the parts). */
