@@ -7408,12 +7408,14 @@ static PROF__NI char *prof__put_us_long(char *d, uint64_t a) { /* any a, no sign
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define PROF__DIGIT_BITS 0x0F0F0F0F0F0F0F0Full /* a digit's value bits, in every byte of prof__digits8 */
 /* x, eight digits "IIIIIFFF" (prof__digits8 of ns < 10^8), as "IIIII.FFF"
-   without its first s digits (s <= 4); writes 9 bytes. */
+   without its first s digits (s <= 4); writes 9 bytes. Two stores that
+   overlap: the digits shifted down, then ".FFF" over the integer part's
+   end (fewer instructions than moving the fraction up in the register). */
 static PROF__ALWAYS char *prof__put_us8(char *d, uint64_t x, unsigned s) {
-    uint64_t p = (x & 0xFFFFFFFFFFull) | ((uint64_t)'.' << 40) | ((x >> 40) << 48); /* the last digit falls out: stored apart */
-    p >>= 8 * s;
+    uint64_t p = x >> 8 * s;
+    uint32_t f = ((uint32_t)(x >> 32) & 0xFFFFFF00u) | (uint32_t)'.'; /* digit 5 (the last integer one) becomes the point */
     memcpy(d, &p, 8);
-    d[8 - s] = (char)(x >> 56);
+    memcpy(d + 5 - s, &f, 4);
     return d + 9 - s;
 }
 /* ns < 10^8: its leading zeros cut, but the one before the point. */
@@ -8369,6 +8371,8 @@ typedef struct prof__dur_level {
     int32_t idx;
     int has_end_d;
     int64_t start, dur;        /* ns */
+    int64_t lim;               /* start + dur where no rounding can reverse an end before it (PROF__EXACT_NS),
+                                  else INT64_MIN: a child that ends before lim takes prof__w_events_fast */
     double fit;                /* dur as written in us when fitted, else -1 */
     double end_d;              /* us(start) + dur as written, as a parser sums them */
 } prof__dur_level;
@@ -8378,6 +8382,7 @@ typedef struct prof__dur_path {
     const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
     prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
     int32_t *chain;            /* scratch of prof__path_rebuild, as long */
+    int32_t hint[64];          /* [idx % 64]: the level event idx was pushed at, maybe since overwritten (checked) */
 } prof__dur_path;
 /* Room for n levels; 0 without memory (path->oom set). */
 static PROF__NI int prof__path_room(prof__dur_path *path, int n) {
@@ -8426,6 +8431,7 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    a nanosecond nears an ulp, no gap survives the rounding: there every
    end is written as exactly its bound (its own end as parsed, or its
    parent's written end), with a fitted dur. */
+static __inline__ int64_t prof__lim(int64_t end) { return end < PROF__EXACT_NS && end > -PROF__EXACT_NS ? end : INT64_MIN; }
 static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__dur_path *path) {
     const prof__ev *v = &e->ev[idx];
     prof__dur_level *l = &path->lv[path->n];
@@ -8440,6 +8446,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
         if (p && end >= p->start + p->dur) end = p->start + p->dur - 1;
         if (end == v->end && prof__touches_next(e, (size_t)idx, path->root_touch)) end--;
         l->dur = end > v->start ? end - v->start : 0;
+        l->lim = prof__lim(l->start + l->dur);
     } else {
         double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
         if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
@@ -8450,7 +8457,9 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
             l->fit = prof__fit_dur(start_d, bound);
             l->end_d = start_d + l->fit;
         }
+        l->lim = prof__lim(v->end);
     }
+    path->hint[idx & 63] = path->n;
     path->n++;
 }
 /* The path emptied and rebuilt from the root down to event c (its
@@ -8492,28 +8501,32 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    const prof__ev *const ev = e->ev;
+    const size_t n = e->n;
+    unsigned dev = 0;
     size_t i;
     if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
     for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
     memset(&last, 0, sizeof last);
     *on_device = 0;
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
+    for (i = 0; i < n; i++) {
+        const prof__ev *v = &ev[i];
         uint32_t *slot;
         int found = 1;
-        *on_device |= v->device_type != PROF_DEVICE_CPU;
-        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* [memory] rows are not written */
+        dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
+        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* most events: not top-level; [memory] rows are not written */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;
         } else {
             uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
-            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; *on_device = 1; break; }
+            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
         }
-        if (found && e->ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        if (found && ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
         *slot = (uint32_t)i;
     }
+    *on_device = dev != 0;
     prof__map_free(&last);
     PROF_FREE(last_cpu);
     return bits;
@@ -8522,7 +8535,9 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
 /* What the trace's events share: names escaped once per site, the cache of
    strings known clean, the written ends of the current ancestors. */
 #define PROF__TID_JSON 64 /* room per thread for ", \"pid\": P, \"tid\": T" */
-typedef struct prof__ts_hi { uint64_t hi, digits; unsigned len; } prof__ts_hi; /* hi > 0 as digits, len of them */
+/* The digits of a ts's part above 10^8 ns, hi > 0: base = hi * 10^8, len digits
+   (prof__ts_init: hi = 1 to begin with, so that no value is ever unset). */
+typedef struct prof__ts_hi { uint64_t base, digits; unsigned len; } prof__ts_hi;
 /* The ids that open the args of event i, as written: one copy, and the
    digits stepped in place to event i + 1's (prof__ids_next). */
 typedef struct prof__ids {
@@ -8538,11 +8553,12 @@ typedef struct prof__trace_ctx {
     unsigned char *tid_json_len; /* follows tid_json in its allocation */
     const char **site_json;    /* per site: the head of its CPU events (padded by PROF__HEAD_PAD) */
     size_t *site_json_len;
-    unsigned char *site_fast;  /* per site: its CPU events may take prof__w_event_fast */
+    unsigned char *site_fast;  /* per site: its CPU events may take prof__w_events_fast */
     prof__clean *cache;
     prof__dec ev_idx;          /* the last event's index, as digits */
+    prof__dec seq;             /* the sequence number the next op is likely to have (the last one's + 1), as digits */
     prof__ts_hi ts_hi;         /* the digits of the last ts above 10^8 ns (prof__put_ts) */
-    prof__ids ids;             /* the ids of the next event (prof__w_event_fast) */
+    prof__ids ids;             /* the ids of the next event (prof__w_events_fast) */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
@@ -8587,7 +8603,7 @@ static PROF__NI void prof__w_key(prof__w *w, int *first, const char *lit, size_t
 /* ----- one event of the trace, in phases (prof__w_event) -----
    head (ph, cat, name, pid, tid), middle (ts, dur, the ids that open
    args), the rest of args (each kind its own function), the close. The
-   common event takes prof__w_event_fast instead, which writes the same
+   common event takes prof__w_events_fast instead, which writes the same
    bytes in one go. */
 /* An event's head. */
 static PROF__NI void prof__w_ev_head(prof__w *w, const prof_events *e, const prof__ev *v, const prof__trace_ctx *cx) {
@@ -8649,9 +8665,15 @@ static PROF__NI void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t 
 #define PROF__MEMO_SLOTS 1024
 #define PROF__MEMO_MAX 4096
 #define PROF__MEMO_BYTES ((size_t)4 << 20)
+static size_t prof__memo_bytes = PROF__MEMO_BYTES; /* the budget (tests make it small) */
+#define PROF__FRAG_SLOTS 1024
 typedef struct prof__memo {
     struct { uint32_t node, len; const char *s; } slot[PROF__MEMO_SLOTS];
-    prof__arena arena;
+    /* an op's input shapes and stack as one piece of its args (shapes and
+       stack interned, so the pair repeats: prof__w_ev_args_fast), keyed by
+       both: ", \"Input Dims\": S, \"Call stack\": \"K\"", either part absent */
+    struct { const char *shapes, *s; uint32_t node, len; } frag[PROF__FRAG_SLOTS];
+    prof__arena arena;         /* both kinds, PROF__MEMO_BYTES at most */
     size_t bytes;
 } prof__memo;
 static PROF__NI void prof__w_stack_body(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx) {
@@ -8671,7 +8693,7 @@ static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t
         char *s;
         prof__w_stack_body(w, e, node, cx);
         /* kept when it is in the buffer whole (no flush in between) */
-        if (m && w->written == written && !w->err && w->n - at <= PROF__MEMO_MAX && m->bytes + (w->n - at) <= PROF__MEMO_BYTES &&
+        if (m && w->written == written && !w->err && w->n - at <= PROF__MEMO_MAX && m->bytes + (w->n - at) <= prof__memo_bytes &&
             (s = (char *)prof__arena_alloc(&m->arena, w->n - at + 1)) != NULL) {
             memcpy(s, w->buf + at, w->n - at);
             m->slot[node & (PROF__MEMO_SLOTS - 1)].node = node;
@@ -8685,7 +8707,7 @@ static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t
 /* A memo for the trace's stacks, or NULL (then each is joined again). */
 static PROF__NI prof__memo *prof__memo_new(const prof_events *e) {
     prof__memo *m;
-    if (!e->stk) return NULL; /* no stacks */
+    if (!e->stk && !e->nex && !e->no_shapes) return NULL; /* no stacks, no op's shapes */
     if ((m = (prof__memo *)PROF_MALLOC(sizeof *m)) != NULL) memset(m, 0, sizeof *m); /* node 0 is no stack: empty slots never match */
     return m;
 }
@@ -8771,7 +8793,7 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     PROF__W_LIT(w, "}},\n");
 }
 
-/* ----- the common event, in one go (prof__w_event_fast) -----
+/* ----- the common event, in one go (prof__w_events_fast) -----
    Most events of a trace are CPU events of one of the profiler's own ops
    (no API call, no trace name of their own) that end before their parent
    in the range where no rounding can reverse that (prof__written_dur's
@@ -8787,23 +8809,31 @@ static const char prof__lit_ts[16] = ", \"ts\": ";
 static const char prof__lit_dur[16] = ", \"dur\": ";
 static const char prof__lit_ext[32] = ", \"args\": {\"External id\": ";
 static const char prof__lit_idx[16] = ", \"Ev Idx\": ";
+static PROF__NI void prof__ts_set(prof__ts_hi *m, uint64_t hi) { /* 0 < hi < 10^8 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    m->digits = prof__digits_nz((uint32_t)hi, &m->len);
+#endif
+    m->base = hi * 100000000u;
+}
+static PROF__NI void prof__ts_init(prof__ts_hi *m) { prof__ts_set(m, 1); }
 /* An event's ts: the same digits as prof__put_us, with those above 10^8 ns
-   (100 ms) kept from the last event (events come in start order). */
+   (100 ms) kept from the last event (events come in start order): one
+   subtraction tells whether they still hold (a ts below base wraps past
+   10^8, as does a negative one). */
 static PROF__ALWAYS char *prof__put_ts(char *d, int64_t ns, prof__ts_hi *m) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if ((uint64_t)ns - 100000000u < 10000000000000000u - 100000000u) { /* 10^8 <= ns < 10^16 */
-        uint64_t a = (uint64_t)ns, hi = a / 100000000u;
-        if (PROF__UNLIKELY(hi != m->hi)) {
-            m->digits = prof__digits_nz((uint32_t)hi, &m->len);
-            m->hi = hi;
-        }
-        memcpy(d, &m->digits, 8);
-        return prof__put_us8(d + m->len, prof__digits8((uint32_t)(a - hi * 100000000u)), 0);
+    uint64_t lo = (uint64_t)ns - m->base;
+    if (PROF__UNLIKELY(lo >= 100000000u)) {
+        if ((uint64_t)ns - 100000000u >= 10000000000000000u - 100000000u) return prof__put_us(d, ns); /* not in [10^8, 10^16) */
+        prof__ts_set(m, (uint64_t)ns / 100000000u);
+        lo = (uint64_t)ns - m->base;
     }
+    memcpy(d, &m->digits, 8);
+    return prof__put_us8(d + m->len, prof__digits8((uint32_t)lo), 0);
 #else
     (void)m;
-#endif
     return prof__put_us(d, ns);
+#endif
 }
 static PROF__NI void prof__ids_set(prof__ids *c, uint64_t i) {
     char *d = c->t;
@@ -8831,7 +8861,7 @@ static PROF__ALWAYS int prof__ids_inc(char *t, const unsigned *at) {
     (*p)++;
     return 1;
 }
-static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
+static PROF__NI void prof__ids_next(prof__ids *c) {
     if (PROF__LIKELY(prof__ids_inc(c->t, c->ext) && prof__ids_inc(c->t, c->idx))) c->i++;
     else prof__ids_set(c, c->i + 1);
 }
@@ -8843,47 +8873,83 @@ static PROF__ALWAYS void prof__ids_next(prof__ids *c) {
 static const char prof__lit_dims[32] = ", \"Input Dims\": ";
 static const char prof__lit_stack[32] = ", \"Call stack\": \"";
 static const char prof__lit_seq[32] = ", \"Sequence number\": ";
-static const char prof__lit_flops[16] = ", \"flops\": ";
+static const char prof__lit_flops[32] = ", \"flops\": "; /* 32: read 16 from + 2 (light: no comma) */
 static const char prof__lit_stack_end[8] = "\"}},\n";
-static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
+/* The fragment of shapes and stack (prof__memo.frag) made and kept; NULL
+   when it is too long or the memo is full (the caller writes the parts). */
+static PROF__NI const char *prof__frag_make(prof__memo *m, const prof_events *e, const char *shapes, uint32_t node, const prof__trace_ctx *cx, size_t slot) {
+    char tmp[PROF__MEMO_MAX];
+    prof__w t;
+    char *s;
+    if (m->bytes >= prof__memo_bytes) return NULL;
+    prof__w_mem(&t, tmp, sizeof tmp);
+    if (shapes) { PROF__W_LIT(&t, ", \"Input Dims\": "); prof__w_str(&t, shapes); } /* as prof__w_ev_args writes them */
+    if (node) { PROF__W_LIT(&t, ", \"Call stack\": \""); prof__w_stack_body(&t, e, node, cx); PROF__W_LIT(&t, "\""); }
+    if (t.err || m->bytes + t.n > prof__memo_bytes || !(s = (char *)prof__arena_alloc(&m->arena, t.n + 1))) return NULL;
+    memcpy(s, tmp, t.n);
+    s[t.n] = 0;
+    m->bytes += t.n;
+    m->frag[slot].shapes = shapes;
+    m->frag[slot].node = node;
+    m->frag[slot].len = (uint32_t)t.n;
+    m->frag[slot].s = s;
+    return s;
+}
+static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
-    const prof__memo *m = cx->memo;
-    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL;
+    prof__memo *m = cx->memo;
+    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL, *frag = NULL;
     uint32_t node = prof__stack_node(e, i);
-    size_t sn = 0, kn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
+    size_t sn = 0, kn = 0, fn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
     char *d;
     if (x && (x->cu || x->correlation || x->overload_name || x->has_fwd_thread)) return 0;
-    if (node) {
-        if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
-        stack = m->slot[node & (PROF__MEMO_SLOTS - 1)].s;
-        kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+    if ((shapes || node) && m) { /* one piece for both, made once per pair */
+        size_t slot = (size_t)((((uintptr_t)shapes >> 3) ^ ((uint64_t)node * 0x9E3779B1u)) & (PROF__FRAG_SLOTS - 1));
+        if (m->frag[slot].s && m->frag[slot].shapes == shapes && m->frag[slot].node == node) frag = m->frag[slot].s;
+        else frag = prof__frag_make(m, e, shapes, node, cx, slot);
+        if (frag) fn = m->frag[slot].len;
     }
-    if (shapes) {
-        if (!cx->cache) return 0;
-        sn = prof__clean_of(cx->cache, shapes)->len;
+    if (!frag) {
+        if (node) {
+            if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node) return 0;
+            stack = m->slot[node & (PROF__MEMO_SLOTS - 1)].s;
+            kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len;
+        }
+        if (shapes) {
+            if (!cx->cache) return 0;
+            sn = prof__clean_of(cx->cache, shapes)->len;
+        }
     }
-    if (PROF__UNLIKELY(w->cap - w->n < sn + kn + 160) && !prof__w_room(w, sn + kn + 160)) return 1;
+    if (PROF__UNLIKELY(w->cap - w->n < fn + sn + kn + 160) && !prof__w_room(w, fn + sn + kn + 160)) return 1;
     d = w->buf + w->n;
-    if (shapes) {
-        memcpy(d, prof__lit_dims + skip, 16);
-        d += 16 - skip;
-        memcpy(d, shapes, sn); /* Python's repr of int lists is JSON */
-        d += sn;
+    if (frag) {
+        memcpy(d, frag + skip, fn - skip);
+        d += fn - skip;
         skip = 0;
+    } else {
+        if (shapes) {
+            memcpy(d, prof__lit_dims + skip, 16);
+            d += 16 - skip;
+            memcpy(d, shapes, sn); /* Python's repr of int lists is JSON */
+            d += sn;
+            skip = 0;
+        }
+        if (node) {
+            memcpy(d, prof__lit_stack + skip, 16);
+            d += 17 - skip;
+            d[-1] = '"';
+            memcpy(d, stack, kn);
+            d += kn;
+            *d++ = '"';
+            skip = 0;
+        }
     }
-    if (node) {
-        memcpy(d, prof__lit_stack + skip, 16);
-        d += 17 - skip;
-        d[-1] = '"';
-        memcpy(d, stack, kn);
-        d += kn;
-        *d++ = '"';
-        skip = 0;
-    }
-    if (x && x->sequence_nr >= 0 && !cx->light) {
+    if (x && x->sequence_nr >= 0 && !cx->light) { /* ops' numbers mostly go up by one: stepped in place */
         memcpy(d, prof__lit_seq, 32);
-        d = prof__put_u64(d + 21, (uint64_t)x->sequence_nr);
+        if (PROF__UNLIKELY(cx->seq.v != (uint64_t)x->sequence_nr)) prof__dec_set(&cx->seq, (uint64_t)x->sequence_nr);
+        d = prof__dec_put(d + 21, &cx->seq);
+        prof__dec_inc(&cx->seq);
     }
     if (x && x->flops > 0) {
         memcpy(d, prof__lit_flops + skip, 16);
@@ -8915,71 +8981,163 @@ static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, si
     w->n = (size_t)(d + n + 5 - w->buf);
     return 1;
 }
-static __inline__ int prof__w_event_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
-    const prof__ev *v = &e->ev[i];
-    prof__dur_path *path = &cx->path;
-    prof__dur_level *l;
-    const char *head;
-    int32_t c = v->parent;
-    int top = -1;
-    int64_t dur;
-    size_t hn, k;
-    char *d;
-    if (v->device_type != PROF_DEVICE_CPU || (v->flags & PROF__F_MEMROW) || !cx->site_fast[v->site] || (v->extra && e->ex[v->extra].trace_name)) return 0;
-    if (c >= 0) {
-        const prof__dur_level *p;
-        int64_t pend;
-        for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
-        if (top < 0) return 0; /* a chunk's first events: the path is rebuilt */
-        p = &path->lv[top];
-        pend = p->start + p->dur;
-        if (!(v->end < pend && pend < PROF__EXACT_NS && pend > -PROF__EXACT_NS)) return 0;
-    } else if (!(v->end < PROF__EXACT_NS)) {
-        return 0;
+/* Events from i on while they are common ones (see above), up to end or
+   an error; returns the first it did not write. The state it reads per
+   event is held in locals for the run: the output's stores are char
+   stores, which may alias anything, so fields read through pointers would
+   be read again after each store. What it changes (the path's depth, the
+   ts's high digits, the ids' event) is stored back before any call and at
+   the end. */
+static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
+    const prof__ev *const ev = e->ev;
+    const prof__extra *const ex = e->ex;
+    const char *const *const site_json = cx->site_json;
+    const size_t *const site_len = cx->site_json_len;
+    const unsigned char *const site_fast = cx->site_fast;
+    const char *const tid_json = cx->tid_json;
+    const unsigned char *const tid_len = cx->tid_json_len;
+    const unsigned char *const root_touch = cx->path.root_touch;
+    const int light = cx->light, args_any = cx->args_any, no_shapes = e->no_shapes != NULL;
+    const uint32_t *const stk = e->stk;
+    const size_t capstk = e->capstk;
+    const prof__memo *const memo = cx->memo;
+    prof__dur_path *const path = &cx->path;
+    prof__dur_level *const lv = path->lv;
+    const int cap = path->cap;
+    int n = path->n;
+    prof__ts_hi ts = cx->ts_hi;
+    prof__ids *const ids = &cx->ids;
+    unsigned id_len;
+    char *ext_last, *idx_last; /* the ids' last digits */
+    char *buf = w->buf;
+    size_t pos = w->n, wcap = w->cap;
+    int ids_ready = light || ids->i == (uint64_t)i;
+    /* the ids are set for the run's first event if it may be a common one
+       (else the loop ends at once, and a device event or an API call does
+       not pay for them), then follow i through the run */
+    if (!ids_ready && i < end && ev[i].device_type == PROF_DEVICE_CPU && site_fast[ev[i].site]) {
+        prof__ids_set(ids, (uint64_t)i);
+        ids_ready = 1;
     }
-    if (!(v->start > -PROF__EXACT_NS) || top + 2 > path->cap) return 0;
-    hn = cx->site_json_len[v->site];
-    if (PROF__UNLIKELY(w->cap - w->n < hn + PROF__FAST_ROOM) && !prof__w_room(w, hn + PROF__FAST_ROOM)) return 1;
-    dur = v->end - v->start;
-    if (PROF__UNLIKELY(prof__touches_next(e, i, path->root_touch))) dur = dur > 1 ? dur - 1 : 0;
-    l = &path->lv[top + 1];
-    l->idx = (int32_t)i;
-    l->start = v->start;
-    l->dur = dur;
-    l->fit = -1;
-    l->has_end_d = 0;
-    path->n = top + 2;
-    d = w->buf + w->n;
-    head = cx->site_json[v->site];
-    memcpy(d, head, 64);
-    for (k = 64; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
-    d += hn;
-    memcpy(d, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
-    d += cx->tid_json_len[v->thread];
-    memcpy(d, prof__lit_ts, 16);
-    d = prof__put_ts(d + 8, v->start, &cx->ts_hi);
-    memcpy(d, prof__lit_dur, 16);
-    d = prof__put_us(d + 9, dur);
-    if (PROF__UNLIKELY(cx->light)) {
-        PROF__D_LIT(d, ", \"args\": {");
-    } else {
-        prof__ids *ids = &cx->ids;
-        if (PROF__UNLIKELY(ids->i != (uint64_t)i)) prof__ids_set(ids, (uint64_t)i);
-        memcpy(d, ids->t, 64);
-        if (PROF__UNLIKELY(ids->len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
-        d += ids->len;
-        prof__ids_next(ids);
+    id_len = ids->len;
+    ext_last = ids->t + ids->ext[1] - 1;
+    idx_last = ids->t + ids->idx[1] - 1;
+    for (; i < end; i++) {
+        const prof__ev *v = &ev[i];
+        const int64_t start = v->start, vend = v->end;
+        const int32_t c = v->parent;
+        const int32_t next = v->next_sibling;
+        const uint32_t site = v->site, thr = v->thread, extra = v->extra;
+        prof__dur_level *l;
+        const char *head;
+        int64_t dur;
+        size_t hn, k;
+        char *d;
+        int top = -1;
+        if (v->device_type != PROF_DEVICE_CPU || (v->flags & PROF__F_MEMROW) || !site_fast[site] || (extra && ex[extra].trace_name)) break;
+        if (c >= 0) {
+            top = path->hint[c & 63];
+            if (PROF__UNLIKELY((unsigned)top >= (unsigned)n || lv[top].idx != c)) {
+                for (top = n - 1; top >= 0 && lv[top].idx != c; top--) {}
+                if (top < 0) break; /* a chunk's first events: the path is rebuilt */
+            }
+            if (!(vend < lv[top].lim)) break;
+        } else if (!(vend < PROF__EXACT_NS)) {
+            break;
+        }
+        if (!(start > -PROF__EXACT_NS) || top + 2 > cap) break;
+        hn = site_len[site];
+        if (PROF__UNLIKELY(wcap - pos < hn + PROF__FAST_ROOM)) {
+            w->n = pos;
+            if (!prof__w_room(w, hn + PROF__FAST_ROOM)) break; /* w->err set: the export stops */
+            buf = w->buf;
+            pos = w->n;
+            wcap = w->cap;
+        }
+        dur = vend - start;
+        if (PROF__UNLIKELY(next >= 0 ? ev[next].start == vend : c < 0 && (!root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1)))) /* prof__touches_next */
+            dur = dur > 1 ? dur - 1 : 0;
+        if (v->first_child >= 0) { /* a leaf is no event's parent: its level is not needed (nor is it pushed) */
+            l = &lv[top + 1];
+            l->idx = (int32_t)i;
+            l->start = start;
+            l->dur = dur;
+            l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, vend < PROF__EXACT_NS */
+            l->fit = -1;
+            l->has_end_d = 0;
+            path->hint[i & 63] = top + 1;
+            n = top + 2;
+        } else {
+            n = top + 1;
+        }
+        d = buf + pos;
+        head = site_json[site];
+        memcpy(d, head, 64);
+        for (k = 64; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
+        d += hn;
+        memcpy(d, tid_json + (size_t)thr * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
+        d += tid_len[thr];
+        memcpy(d, prof__lit_ts, 16);
+        d = prof__put_ts(d + 8, start, &ts);
+        memcpy(d, prof__lit_dur, 16);
+        d = prof__put_us(d + 9, dur);
+        if (PROF__UNLIKELY(light)) {
+            PROF__D_LIT(d, ", \"args\": {");
+        } else {
+            memcpy(d, ids->t, 64);
+            if (PROF__UNLIKELY(id_len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
+            d += id_len;
+            if (PROF__LIKELY((unsigned char)(*ext_last - '1') < 8)) { /* 1..8: neither number carries (i's last digit is 0..7) */
+                (*ext_last)++;
+                (*idx_last)++;
+            } else {
+                ids->i = (uint64_t)i;
+                prof__ids_next(ids);
+                id_len = ids->len;
+                ext_last = ids->t + ids->ext[1] - 1;
+                idx_last = ids->t + ids->idx[1] - 1;
+            }
+        }
+        if (PROF__UNLIKELY(extra || args_any)) {
+            if (!extra && !no_shapes) { /* a plain scope with a stack (args_any: e->stk is there): its string from the memo, inline */
+                const uint32_t node = i < capstk ? stk[i] : 0;
+                size_t kn;
+                if (!node) {
+                    memcpy(d, "}},\n", 4);
+                    pos = (size_t)(d + 4 - buf);
+                    continue;
+                }
+                if (memo && memo->slot[node & (PROF__MEMO_SLOTS - 1)].node == node &&
+                    wcap - (size_t)(d - buf) >= (kn = memo->slot[node & (PROF__MEMO_SLOTS - 1)].len) + 64) {
+                    memcpy(d, prof__lit_stack + 2 * light, 16); /* light: the first key of args has no comma */
+                    d += 17 - 2 * light;
+                    d[-1] = '"';
+                    memcpy(d, memo->slot[node & (PROF__MEMO_SLOTS - 1)].s, kn);
+                    memcpy(d + kn, prof__lit_stack_end, 8);
+                    pos = (size_t)(d + kn + 5 - buf);
+                    continue;
+                }
+            }
+            w->n = (size_t)(d - buf);
+            path->n = n;
+            if (!(!extra && !no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx))) {
+                prof__w_ev_args(w, e, i, cx);
+                PROF__W_LIT(w, "}},\n");
+            }
+            buf = w->buf;
+            pos = w->n;
+            wcap = w->cap;
+            if (PROF__UNLIKELY(w->err)) { i++; break; }
+        } else {
+            memcpy(d, "}},\n", 4);
+            pos = (size_t)(d + 4 - buf);
+        }
     }
-    if (PROF__UNLIKELY(v->extra || cx->args_any)) {
-        w->n = (size_t)(d - w->buf);
-        if (!v->extra && !e->no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx)) return 1;
-        prof__w_ev_args(w, e, i, cx);
-        PROF__W_LIT(w, "}},\n");
-    } else {
-        memcpy(d, "}},\n", 4);
-        w->n = (size_t)(d + 4 - w->buf);
-    }
-    return 1;
+    w->n = pos;
+    path->n = n;
+    cx->ts_hi = ts;
+    if (ids_ready && !light) ids->i = (uint64_t)i; /* the ids of event i (the first not written here) */
+    return i;
 }
 static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
 /* Events [i, end) of the trace, until an error. */
@@ -8988,8 +9146,10 @@ static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t
         for (; i < end && !w->err; i++) prof__w_event(w, e, i, cx);
         return;
     }
-    for (; i < end && !w->err; i++)
-        if (!prof__w_event_fast(w, e, i, cx)) prof__w_event(w, e, i, cx);
+    while (i < end && !w->err) {
+        i = prof__w_events_fast(w, e, i, end, cx);
+        if (i < end && !w->err) prof__w_event(w, e, i++, cx);
+    }
 }
 
 /* The trace's events in parallel (prof__par_items): each worker has its
@@ -9316,6 +9476,8 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->light = e->xopt.args == PROF_ARGS_LIGHT;
     cx->args_any = e->no_shapes || e->stk;
     prof__dec_set(&cx->ev_idx, 0);
+    prof__dec_set(&cx->seq, 0);
+    prof__ts_init(&cx->ts_hi);
     cx->ids.i = UINT64_MAX;
     prof__trace_tids(cx, e); /* first: a site's fast flag needs them */
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
@@ -9334,10 +9496,14 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
 /* The events, in parallel when the trace is big (prof__par_items), else
    here; with what only they need: the cache of clean strings, the
    top-level events that touch their follower, the memo of stacks. */
-static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, const prof__map *api, const prof__xpaths *xp) {
+static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp) {
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
     cx->on_device = 1;
     cx->path.root_touch = cx->root_touch = prof__root_touch(e, &cx->on_device); /* NULL: every top-level event is assumed to touch */
+    /* the API calls by correlation serve device events alone (their
+       External id, the flows): without any, no pass over the extras
+       (128 bytes each, one after the other before the events) */
+    if (cx->on_device && prof__api_calls(e, api) != 0) w->err = ENOMEM;
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     cx->xp = xp;
@@ -9362,7 +9528,6 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     else r = prof__out_open(&o, path, who);
     if (r == PROF_OK) {
-        if (prof__api_calls(e, &api) != 0) o.w->err = ENOMEM;
         prof__trace_head(o.w, e);
         prof__trace_events(o.w, e, cx, &api, &xp);
         prof__trace_instants(o.w, e, pid);

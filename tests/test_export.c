@@ -2071,15 +2071,19 @@ static void test_parallel_same_bytes(void) {
     prof_events_free(ev);
 }
 
-/* The common event is written by prof__w_event_fast in one go, every other
+/* The common event is written by prof__w_events_fast in one go, every other
    one by prof__w_event's phases: both must give the same bytes, serial and
    parallel. Every event here goes once through each writer (the fast one
    off, then on): names short, long (past the fixed 64-byte head move) and
    too long to escape ahead, hostile bytes; times below 10^8 ns, across
-   every digit count up to 10^16 and past it, negative, past the nesting's
+   every digit count up to 10^16 and past it, at and beside multiples of
+   10^8 (the cached high digits of ts), negative, past the nesting's
    exact range; touching siblings and children ending with their parent;
    tids of 1 to 20 digits; stacks, shapes, sequence numbers and FLOPs on
-   some; device events and events with a trace name of their own;
+   some (sequence numbers one up from event to event on most, shapes and
+   a hostile stack together on some, the memo of their
+   joined strings with its budget, or too small a budget for all, for
+   none); device events and events with a trace name of their own;
    PROF_ARGS_LIGHT too. */
 static void test_fast_same_bytes(void) {
     const char *names[] = { "fast a", "fast \"q\" \\ \n\t\x01 \xff \xc3\xa9 \xe2\x82\xac", "", NULL };
@@ -2119,11 +2123,24 @@ static void test_fast_same_bytes(void) {
             d.end_ns = base + span[c][1];
             if (r % 7 == 3 && c > 0 && c < 4) { d.stack = frames + c - 1; d.stack_depth = 4 - c; }
             if (r % 11 == 5 && c == 1) { d.set |= PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR; d.input_shapes.n_inputs = 2; d.input_shapes.ndims = ndims; d.input_shapes.dims = dims; d.sequence_nr = r; }
+            if ((c == 1 || c == 4) && r % 11 != 5) { d.set |= PROF_EVENT_SEQUENCE_NR; d.sequence_nr = 7 + 2 * r + (c == 4); } /* one up per event (stepped in place), across 9 -> 10 and 99 -> 100 */
             if ((r % 11 == 5 && c == 1) || (r % 5 == 1 && c == 2)) d.flops = 1000 + r;
             if (r % 13 == 6 && c == 2) { d.device_type = PROF_DEVICE_CUDA; d.device_index = 0; }
             if (r % 17 == 8 && c == 1) d.trace_name = "fast trace name";
             CHECK(prof_events_add(ev, &d) >= 0);
         }
+    }
+    for (k = 0; k < 15; k++) {
+        /* roots 1 ns before, at and after multiples of 10^8 ns (the high
+           digits of ts kept from event to event must change exactly there) */
+        static const int64_t at[] = { 200000000, 300000000, 1000000000, 1100000000, 9999999900000000 };
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = names[k % 4];
+        d.thread = 42;
+        d.start_ns = at[k / 3] + k % 3 - 1;
+        d.end_ns = d.start_ns + 1;
+        CHECK(prof_events_add(ev, &d) >= 0);
     }
     rm_tree(STREAM_DIR);
     CHECK(mkdir(STREAM_DIR, 0755) == 0);
@@ -2134,6 +2151,7 @@ static void test_fast_same_bytes(void) {
         CHECK_EQ_INT(prof_events_set_export_options(ev, &o), PROF_OK);
         for (fast = 0; fast < 2; fast++) {
             for (par = 0; par < 2; par++) {
+                prof__memo_bytes = light ? (size_t)(par ? 0 : 600) : PROF__MEMO_BYTES; /* light: a memo that fills, or none */
                 prof__trace_fast = fast;
                 prof__par_min_events = par ? 0 : (size_t)-1;
                 prof__par_chunk = 97; /* chunks that begin at every depth */
@@ -2156,6 +2174,7 @@ static void test_fast_same_bytes(void) {
     CHECK_EQ_INT(bad, 0);
     CHECK(text[0][0][0] && len[0][0][0] > 3800 * 100); /* every event written */
     prof__trace_fast = 1;
+    prof__memo_bytes = PROF__MEMO_BYTES;
     prof__par_min_events = old_min;
     prof__par_chunk = old_chunk;
     for (k = 0; k < 8; k++) free(text[k >> 2][(k >> 1) & 1][k & 1]);
