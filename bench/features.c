@@ -107,7 +107,6 @@ static __attribute__((noinline)) void run_floor_dyn(void) {
 
 typedef struct mode { const char *name; void (*fn)(void); int record_shapes, with_flops, profile_memory, with_stack, events_per_iter; } mode;
 
-static __attribute__((noinline)) void run_dyn(void);
 /* The floor's buffer: 2 MiB-aligned, huge pages asked for, faulted in. */
 static void *huge_buffer(size_t bytes) {
     size_t huge = (size_t)2 << 20, map = bytes + huge;
