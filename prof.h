@@ -1954,25 +1954,29 @@ static PROF__NI int prof__site_same(const void *key, uint32_t v) {
     const prof_site *o = &k->e->sites[v];
     return o->name == k->s->name && o->file == k->s->file && o->func == k->s->func && o->line == k->s->line && o->flags == k->s->flags;
 }
-static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const char *file, const char *func, int line, unsigned flags) {
-    prof_site s;
+/* s: name, file and func already interned in e->strs. */
+static PROF__NI int64_t prof__site_index_interned(prof_events *e, const prof_site *s) {
     prof__sitekey key;
     uint64_t h;
     uint32_t v;
+    h = prof__mix((uint64_t)(uintptr_t)s->name ^ prof__mix((uint64_t)(uintptr_t)s->file + (uint64_t)(uintptr_t)s->func) ^ ((uint64_t)(unsigned)s->line << 32) ^ s->flags);
+    key.e = e;
+    key.s = s;
+    if ((v = prof__map_find(&e->site_map, h, prof__site_same, &key)) != UINT32_MAX) return v;
+    if (e->nsites >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) return -1;
+    e->sites[e->nsites] = *s;
+    if (!prof__map_add(&e->site_map, h, (uint32_t)e->nsites)) return -1;
+    return (int64_t)e->nsites++;
+}
+static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const char *file, const char *func, int line, unsigned flags) {
+    prof_site s;
     s.name = prof__intern(&e->strs, name);
     s.file = prof__intern(&e->strs, file);
     s.func = prof__intern(&e->strs, func);
     s.line = line;
     s.flags = flags;
     if (!s.name || !s.file || !s.func) return -1;
-    h = prof__mix((uint64_t)(uintptr_t)s.name ^ prof__mix((uint64_t)(uintptr_t)s.file + (uint64_t)(uintptr_t)s.func) ^ ((uint64_t)(unsigned)line << 32) ^ flags);
-    key.e = e;
-    key.s = &s;
-    if ((v = prof__map_find(&e->site_map, h, prof__site_same, &key)) != UINT32_MAX) return v;
-    if (e->nsites >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sites, e->nsites, e->capsites)) return -1;
-    e->sites[e->nsites] = s;
-    if (!prof__map_add(&e->site_map, h, (uint32_t)e->nsites)) return -1;
-    return (int64_t)e->nsites++;
+    return prof__site_index_interned(e, &s);
 }
 
 static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
@@ -3906,6 +3910,11 @@ typedef struct prof__collector {
     uint32_t site_cache_idx[64];
     /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
     struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
+    /* PROF_SCOPE_DYN call site -> its file and func interned, the same
+       way: with many distinct names each name is then interned once and
+       looked up in the site map once, not five lookups in maps too big
+       for the caches (1M names: 2.5 s) */
+    struct { const prof_site *origin; const char *file, *func; } dyn_origin[16];
     /* shared extras by their raw values (up to 8 shape values), the same
        way: a hit skips formatting, interning and the map */
     prof__ex_cache_ent ex_cache[16];
@@ -3968,16 +3977,28 @@ static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_
 static PROF__NI int prof__c_dyn_site(prof__collector *c, const prof__rec *hdr, const prof_site **site, const char **name, uint32_t *out) {
     const prof_site *s = (const prof_site *)(uintptr_t)hdr->t0;
     const char *n = (const char *)(const void *)(hdr + 1), *in;
-    size_t h;
+    size_t h, o = ((uintptr_t)s >> 4) & 15u;
     int64_t idx;
+    prof_site key;
     PROF_ASSERT(prof__is_name_ext((uintptr_t)hdr->site));
     *site = s;
     *name = n;
     if (!(in = prof__intern(&c->e->strs, prof__is_step_name(n) ? "ProfilerStep*" : n))) return -1;
     h = (size_t)(((uintptr_t)in >> 3) ^ ((uintptr_t)s >> 4)) & 63u;
     if (c->dyn_cache[h].name == in && c->dyn_cache[h].origin == s) { *out = c->dyn_cache[h].idx; return 0; }
-    idx = prof__site_index(c->e, in, s->file, s->func, s->line, s->flags);
-    if (idx < 0) return -1;
+    if (c->dyn_origin[o].origin != s) {
+        const char *file = prof__intern(&c->e->strs, s->file), *func = prof__intern(&c->e->strs, s->func);
+        if (!file || !func) return -1;
+        c->dyn_origin[o].origin = s;
+        c->dyn_origin[o].file = file;
+        c->dyn_origin[o].func = func;
+    }
+    key.name = in;
+    key.file = c->dyn_origin[o].file;
+    key.func = c->dyn_origin[o].func;
+    key.line = s->line;
+    key.flags = s->flags;
+    if ((idx = prof__site_index_interned(c->e, &key)) < 0) return -1;
     c->dyn_cache[h].origin = s;
     c->dyn_cache[h].name = in;
     c->dyn_cache[h].idx = (uint32_t)idx;

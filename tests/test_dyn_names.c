@@ -4,8 +4,8 @@
    sizes, around the 4 KiB limit past which it is interned per site
    instead, huge), whatever is left of the thread's block when it is copied
    (many names of mixed lengths cross block ends), a NULL name is an empty
-   one, and at the cap the dropped scopes' names cost nothing and the kept
-   ones are intact. */
+   one, at the cap the dropped scopes' names cost nothing and the kept
+   ones are intact, and many call sites sharing names keep their own. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -138,12 +138,82 @@ static void test_cap(void) {
     check_log_reset();
 }
 
+/* 20 call sites (more than prof_stop keeps each site's interned file and
+   function for) in turn, with names shared between them and names of
+   their own: each event has its own call site's function and line, and
+   equal names are one interned string. */
+#define SITE(k) static int site_##k(const char *n) { PROF_SCOPE_DYN(n); return __LINE__; }
+SITE(0)
+SITE(1)
+SITE(2)
+SITE(3)
+SITE(4)
+SITE(5)
+SITE(6)
+SITE(7)
+SITE(8)
+SITE(9)
+SITE(10)
+SITE(11)
+SITE(12)
+SITE(13)
+SITE(14)
+SITE(15)
+SITE(16)
+SITE(17)
+SITE(18)
+SITE(19)
+#undef SITE
+static void test_call_sites(void) {
+    typedef int (*site_fn)(const char *);
+    static const site_fn sites[] = { site_0, site_1, site_2, site_3, site_4, site_5, site_6, site_7, site_8, site_9,
+                                     site_10, site_11, site_12, site_13, site_14, site_15, site_16, site_17, site_18, site_19 };
+    enum { NS = sizeof sites / sizeof sites[0], ROUNDS = 3, PER = 3, N = ROUNDS * NS * PER };
+    prof_config c = config();
+    prof_events *ev;
+    int lines[N], site[N];
+    char names[N][16];
+    const char *alpha = NULL;
+    size_t i, bad = 0;
+    int r, k, j, n = 0;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (r = 0; r < ROUNDS; r++)
+        for (k = 0; k < NS; k++)
+            for (j = 0; j < PER; j++, n++) {
+                if (j == 0) snprintf(names[n], sizeof names[n], "alpha");
+                else if (j == 1) snprintf(names[n], sizeof names[n], "own_%d", k);
+                else snprintf(names[n], sizeof names[n], "r%d", r);
+                site[n] = k;
+                lines[n] = sites[k](names[n]);
+            }
+    ev = prof_stop();
+    if (CHECK(ev != NULL) && CHECK_EQ_INT(prof_events_count(ev), N)) {
+        for (i = 0; i < (size_t)N; i++) {
+            prof_event e;
+            char func[16];
+            memset(&e, 0, sizeof e);
+            prof_events_get(ev, i, &e);
+            snprintf(func, sizeof func, "site_%d", site[i]);
+            if (!e.name || strcmp(e.name, names[i]) != 0 || !e.func || strcmp(e.func, func) != 0 || e.line != lines[i] ||
+                !e.file || !strstr(e.file, "test_dyn_names.c")) {
+                if (bad++ < 3) fprintf(stderr, "event %zu: %s in %s line %d, want %s in %s line %d\n", i, e.name ? e.name : "(null)", e.func ? e.func : "(null)", e.line, names[i], func, lines[i]);
+            } else if (strcmp(e.name, "alpha") == 0) {
+                if (!alpha) alpha = e.name;
+                else if (e.name != alpha) bad++; /* one interned copy */
+            }
+        }
+        CHECK_EQ_INT(bad, 0);
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     test_lengths();
     test_block_ends();
     test_null_name();
     test_cap();
+    test_call_sites();
     prof_shutdown();
     return check_report();
 }
