@@ -283,7 +283,8 @@
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
-   prof_export_stacks), a location per frame with function, file and line.
+   prof_export_stacks; NULL = self_cpu_time_total, for the stacks too), a
+   location per frame with function, file and line.
    Both follow OUTPUT FILES below.
    prof_events_set_export_options(ev, &opt) sets what the later exports of
    the list write (zero = the defaults). opt.args = PROF_ARGS_LIGHT leaves
@@ -802,6 +803,8 @@ PROF_API void prof_events_free(prof_events *ev);
    the memory cannot be had; the list is unchanged when it fails). */
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
+/* FunctionEvent.append_kernel: a kernel of duration_ns (>= 0, else
+   PROF_E_ARG) on a CPU event. */
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
 /* A memory record, as prof_alloc (bytes > 0) and prof_dealloc (bytes < 0)
    make one while recording: on thread, at time_ns. When the tree is built
@@ -1482,6 +1485,7 @@ static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
 /* Prefix sums of int64 sizes (a few billion of them) fit 128 bits. */
 #if defined(__SIZEOF_INT128__)
 __extension__ typedef __int128 prof__i128;
+__extension__ typedef unsigned __int128 prof__u128;
 static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
 #else
 typedef int64_t prof__i128; /* exact while the sums stay within int64 */
@@ -5255,6 +5259,7 @@ PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, con
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
     prof__extra *x;
     if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
+    if (duration_ns < 0) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: negative duration %lld ns", (long long)duration_ns);
     if (e->ev[index].device_type != PROF_DEVICE_CPU)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
     x = prof__extra_of(e, &e->ev[index]);
@@ -7374,10 +7379,33 @@ static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
     if (PROF__UNLIKELY(w->cap - w->n < 24) && !prof__w_room(w, 24)) return;
     w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
+static PROF__NI void prof__w_u64_pad19(prof__w *w, uint64_t v) { /* v < 10^19, 19 digits */
+    char d[24];
+    int k;
+    for (k = 18; k >= 0; k--) { d[k] = (char)('0' + v % 10); v /= 10; }
+    prof__w_put(w, d, 19);
+}
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
     if (PROF__LIKELY(v >= 0 && w->cap - w->n >= 24)) { w->n = (size_t)(prof__put_u64(w->buf + w->n, (uint64_t)v) - w->buf); return; }
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
     else prof__w_u64(w, (uint64_t)v);
+}
+/* A 128-bit sum (the memory timeline's) in decimal, whole. */
+static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
+#if defined(__SIZEOF_INT128__)
+    prof__u128 u;
+    const uint64_t e19 = 10000000000000000000ull;
+    if (v >= INT64_MIN && v <= INT64_MAX) { prof__w_i64(w, (int64_t)v); return; }
+    if (v < 0) PROF__W_LIT(w, "-");
+    u = v < 0 ? (prof__u128)0 - (prof__u128)v : (prof__u128)v;
+    if (u / e19 >= e19) { /* three 19-digit parts at most */
+        prof__w_u64(w, (uint64_t)(u / e19 / e19));
+        prof__w_u64_pad19(w, (uint64_t)(u / e19 % e19));
+    } else prof__w_u64(w, (uint64_t)(u / e19));
+    prof__w_u64_pad19(w, (uint64_t)(u % e19));
+#else
+    prof__w_i64(w, v);
+#endif
 }
 /* Nanoseconds as microseconds with three decimals: exact, no floating point.
    At most 25 bytes (writes up to 32). Below 10^16 ns (116 days: every
@@ -10106,7 +10134,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
 
 /* ----- >>x_stacks: flamegraph stacks (export_stacks) ----- */
 static PROF__NI int prof__stack_metric(const char *metric) {
-    if (!metric) return -1;
+    if (!metric) return 0; /* the default, as PyTorch's export_stacks */
     if (strcmp(metric, "self_cpu_time_total") == 0) return 0;
     if (strcmp(metric, "self_cuda_time_total") == 0 || strcmp(metric, "self_device_time_total") == 0 ||
         strcmp(metric, "self_xpu_time_total") == 0 || strcmp(metric, "self_privateuse1_time_total") == 0) return 1;
@@ -10613,7 +10641,8 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
 /* ----- >>x_timeline: memory timeline (export_memory_timeline) -----
    [times, sizes]: times in microseconds since the session start, one per
    distinct allocation time on the device; sizes[i][c] the bytes live in
-   category c after times[i]. Category 0 is "unknown" (no category given),
+   category c after times[i], summed exactly (past int64, whole decimals,
+   as Python's ints). Category 0 is "unknown" (no category given),
    the others follow in order of first use; prof_memory_categories names them. */
 static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device, int index) {
     return m->device_type == (int)device && (device == PROF_DEVICE_CPU || m->device_index == index);
@@ -10638,13 +10667,13 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     prof__out o;
     prof_result r;
     const char **cats = NULL;
-    int64_t *live = NULL;
+    prof__i128 *live = NULL; /* exact sums, written whole (Python's are unbounded) */
     uint32_t *ord = NULL, *tmp = NULL;
     size_t ncat, i, n = 0, pass;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     ncat = prof_memory_categories(e, device, device_index, NULL, 0);
     cats = PROF__ALLOC(const char *, ncat);
-    live = PROF__ALLOC(int64_t, ncat);
+    live = PROF__ALLOC(prof__i128, ncat);
     ord = PROF__ALLOC(uint32_t, e->nmem + 1);
     tmp = PROF__ALLOC(uint32_t, e->nmem + 1);
     if (!cats || !live || !ord || !tmp) {
@@ -10669,7 +10698,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
             size_t c = 0, k;
             if (m->category) for (c = 1; c < ncat && cats[c] != m->category; c++) {}
             if (c >= ncat) c = 0;
-            prof__sat_add(&live[c], m->bytes);
+            live[c] += m->bytes;
             if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
             if (!first) PROF__W_LIT(o.w, ", ");
             first = 0;
@@ -10677,7 +10706,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
             PROF__W_LIT(o.w, "[");
             for (k = 0; k < ncat; k++) {
                 if (k) PROF__W_LIT(o.w, ", ");
-                prof__w_i64(o.w, live[k]);
+                prof__w_i128(o.w, live[k]);
             }
             PROF__W_LIT(o.w, "]");
         }
