@@ -16,12 +16,14 @@
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64) with gcc or clang.
    The implementation may come after other includes, whatever feature-test
-   macros the file sets from POSIX.1-2008 on (the default modes,
-   _DEFAULT_SOURCE, _POSIX_C_SOURCE 200809L, _XOPEN_SOURCE 700). Where a
-   system header comes first in a strict -std=c99/c11 file with no
-   feature-test macro, or with an older _POSIX_C_SOURCE, prof.h stops with
-   the cause and the fix (include prof.h first in that file, or raise the
-   macro).
+   macros the file sets from POSIX.1-2001 on (the default modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE 200112L or 200809L, _XOPEN_SOURCE 600
+   or 700). Where a system header comes first in a strict -std=c99/c11 file
+   with no feature-test macro, or with an older _POSIX_C_SOURCE, prof.h
+   stops with the cause and the fix (include prof.h first in that file, or
+   raise the macro).
+   C: C99 and later; files in C90 (-std=c89/gnu89) build too, without
+   -pedantic (its variadic macros and __func__ are C99's). C++11 and later.
 
    QUICK START
    ===========
@@ -431,7 +433,7 @@
 
 /* The implementation needs clock_gettime, syscall, madvise and dladdr: ask
    for them in case prof.h comes before the first system header. After
-   other headers it builds with what the file asked for, from POSIX.1-2008
+   other headers it builds with what the file asked for, from POSIX.1-2001
    on (see >>impl; below that, prof.h says what to change). */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
@@ -1326,23 +1328,41 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <unistd.h>
 /* A system header included before prof.h fixes the feature-test macros
    before prof.h can ask for _GNU_SOURCE. Whatever the file asked for is
-   enough from POSIX.1-2008 on (the default -std=gnu* and C++ modes,
-   _DEFAULT_SOURCE, _POSIX_C_SOURCE >= 200809L, _XOPEN_SOURCE >= 700): the
-   few Linux extras that such a mode hides are declared below. Older POSIX
-   levels, or strict ISO C with no feature-test macro, hide much more
-   (O_CLOEXEC, posix_memalign; in strict ISO C all of POSIX): stop with the
-   cause and the fix rather than a screen of errors. */
-#if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
+   enough from POSIX.1-2001 on (the default -std=gnu* and C++ modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE >= 200112L, _XOPEN_SOURCE >= 600, as
+   Lua's lprefix.h sets): the few Linux and POSIX.1-2008 extras that such a
+   mode hides are declared below. Older POSIX levels, or strict ISO C with
+   no feature-test macro, hide much more (posix_memalign, lstat; in strict
+   ISO C all of POSIX): stop with the cause and the fix rather than a
+   screen of errors. */
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K)
 /* (in strict ISO C, glibc reads -pthread's _REENTRANT as POSIX 1995) */
 #  if !defined(__STRICT_ANSI__) || defined(_XOPEN_SOURCE) || \
       (defined(_POSIX_C_SOURCE) && !(defined(_REENTRANT) && _POSIX_C_SOURCE == 199506L))
-#    error "prof.h: this file sets _POSIX_C_SOURCE below 200809L (or _XOPEN_SOURCE below 700) before a system header, which hides functions the implementation needs (O_CLOEXEC, posix_memalign, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
+#    error "prof.h: this file sets _POSIX_C_SOURCE below 200112L (or _XOPEN_SOURCE below 600) before a system header, which hides functions the implementation needs (posix_memalign, lstat, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
 #  else
 #    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no feature-test macro) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
 #  endif
 #endif
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
+/* POSIX.1-2001: what 2008 added, with Linux's values and glibc's
+   declarations (fchown is XSI before 2008) */
+#  ifndef O_CLOEXEC
+#    if defined(__O_CLOEXEC)
+#      define O_CLOEXEC __O_CLOEXEC
+#    else
+#      define O_CLOEXEC 02000000
+#    endif
+#  endif
+#  ifndef F_DUPFD_CLOEXEC
+#    define F_DUPFD_CLOEXEC 1030
+#  endif
+#  if !defined(__USE_XOPEN_EXTENDED)
+extern int fchown(int fd, uid_t owner, gid_t group);
+#  endif
+#endif
 #if defined(__GLIBC__) && !defined(__USE_MISC)
-/* POSIX.1-2008 without glibc's misc extensions: these are Linux's, with
+/* POSIX.1-2001 and later without glibc's misc extensions: these are Linux's, with
    the same values on x86-64 and aarch64; the functions are in libc. */
 #  ifndef MAP_ANONYMOUS
 #    define MAP_ANONYMOUS 0x20

@@ -27,8 +27,11 @@
 # stops with prof.h's own message. include-after-posix2008-{gcc,clang},
 # -xopen700, -gnu-posix2008: the file sets _POSIX_C_SOURCE=200809L or
 # _XOPEN_SOURCE=700 before its first header: builds and runs.
-# include-after-posix2001: _POSIX_C_SOURCE=200112L stops with prof.h's
-# message naming it.
+# include-after-posix2001-{gcc,clang}, -xopen600: POSIX.1-2001
+# (_POSIX_C_SOURCE=200112L; _XOPEN_SOURCE=600 with _FILE_OFFSET_BITS=64, as
+# Lua's lprefix.h sets them) builds and runs too, with -Wredundant-decls
+# (prof.h declares only what the mode hides). include-after-posix1995:
+# _POSIX_C_SOURCE=199506L stops with prof.h's message naming it.
 #
 # shared-linked-{gcc,clang}: the implementation in a -fPIC shared library,
 # an executable linked against it records in both, on two threads.
@@ -104,7 +107,7 @@ all_cases() {
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
     echo include-after-posix2008-gcc include-after-posix2008-clang include-after-xopen700 include-after-gnu-posix2008
-    echo include-after-posix2001
+    echo include-after-posix2001-gcc include-after-posix2001-clang include-after-xopen600 include-after-posix1995
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
@@ -264,7 +267,7 @@ one_case() {
             fi
             run_prog "$out" || return 1
         fi ;;
-    include-after-gcc|include-after-clang|include-after-default-source|include-after-posix2008-*|include-after-xopen700|include-after-gnu-posix2008)
+    include-after-gcc|include-after-clang|include-after-default-source|include-after-posix2008-*|include-after-xopen700|include-after-gnu-posix2008|include-after-posix2001-*|include-after-xopen600)
         local mode=(-std=gnu11)
         cc=$GCC
         [[ $base == *-clang ]] && cc=$CLANG
@@ -273,6 +276,8 @@ one_case() {
         include-after-posix2008-*) mode=(-std=c99 -D_POSIX_C_SOURCE=200809L) ;;
         include-after-xopen700) mode=(-std=c11 -D_XOPEN_SOURCE=700) ;;
         include-after-gnu-posix2008) mode=(-std=gnu11 -D_POSIX_C_SOURCE=200809L) ;;
+        include-after-posix2001-*) mode=(-std=c99 -D_POSIX_C_SOURCE=200112L -Wredundant-decls) ;;
+        include-after-xopen600) mode=(-std=c99 -D_XOPEN_SOURCE=600 -D_FILE_OFFSET_BITS=64 -Wredundant-decls) ;;
         esac
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${mode[@]}" "${WARN[@]}" "${INC[@]}" -rdynamic \
@@ -288,12 +293,12 @@ one_case() {
             sed 's/^/    /' "$out.log" | head -5
             return 1
         fi ;;
-    include-after-posix2001)
-        # below POSIX.1-2008: prof.h's message names _POSIX_C_SOURCE
+    include-after-posix1995)
+        # below POSIX.1-2001: prof.h's message names _POSIX_C_SOURCE
         have "$GCC" || { echo "  $GCC not found"; return 77; }
-        compile_fails "$out.log" "-D_POSIX_C_SOURCE=200112L with a system header first compiled; expected prof.h's #error" \
-            "$GCC" -std=c11 -D_POSIX_C_SOURCE=200112L "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
-        if ! grep -m1 'error' "$out.log" | grep -q 'sets _POSIX_C_SOURCE below 200809L'; then
+        compile_fails "$out.log" "-D_POSIX_C_SOURCE=199506L with a system header first compiled; expected prof.h's #error" \
+            "$GCC" -std=c11 -D_POSIX_C_SOURCE=199506L "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
+        if ! grep -m1 'error' "$out.log" | grep -q 'sets _POSIX_C_SOURCE below 200112L'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
             return 1
