@@ -97,6 +97,15 @@
    label after it) does not compile, in C with gcc and clang as in C++: it
    would skip the scope's start. Jumps out of a scope, and within one, are
    fine.
+   A scope that never reaches its end in C (a longjmp over it, as in Lua's
+   errors and setjmp-based coroutines; exit() or, without -fexceptions,
+   pthread_exit inside it) has no event: prof_stats counts it in
+   open_at_stop (prof_stop warns of open scopes), it keeps the share of
+   max_events it took when it began, and the scopes that ended inside it
+   are kept, under its nearest recorded ancestor. The accounting stays
+   exact and the profile holds only whole events. C++ exceptions unwind
+   through PROF_SCOPE and record it. A PROF_BEGIN jumped over stays on its
+   thread's range stack: the next PROF_END closes it.
 
    CONFIGURATION MACROS
    ====================
@@ -4787,7 +4796,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
                      st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile",
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile (a scope jumped over by longjmp, or left by exit or pthread_exit, stays open)",
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
                      c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
     if (st->malformed_shapes)
