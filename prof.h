@@ -393,7 +393,10 @@
    =======
    Recording is not async-signal-safe: do not use PROF_* or prof_* in a
    signal handler. A scope there can land in the slot the interrupted
-   thread is writing, and the slow path takes locks that thread may hold.
+   thread is writing, and the slow path takes locks that thread may hold:
+   a lost or corrupt record, a hang, or a write past the thread's record
+   block (a crash) can follow. (The hot path stays two timestamps and a
+   store; guarding it against its own interruption would cost more.)
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole.)
 
