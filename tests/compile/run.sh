@@ -66,6 +66,8 @@
 # cleanup on an uninitialised scope), for every scope macro; the legitimate
 # jumps of jump_into_scope.c compile and run. Also with the user's -Wvla.
 #
+# c89-{gcc,clang}: c90_decls.c and its main built as -std=c89 (no
+# -Wpedantic: the manual's C90 promise) record the same 9 events.
 # c90-decls-{gcc,clang}[-disabled|-nofeatures]: every scope macro is a
 # declaration, recording, under -DPROF_DISABLED and with PROF_NO_SHAPES /
 # PROF_NO_FLOPS: C90-style code under -Wdeclaration-after-statement -Werror.
@@ -114,6 +116,7 @@ all_cases() {
     echo no-libm-gcc no-libm-clang
     echo jump-gcc jump-clang jump-gxx jump-clangxx
     echo c90-decls-gcc c90-decls-clang c90-decls-gcc-disabled c90-decls-clang-disabled c90-decls-gcc-nofeatures
+    echo c89-gcc c89-clang
     echo disabled-define-empty disabled-define-one disabled-define-zero
 }
 
@@ -422,6 +425,18 @@ one_case() {
         run_cmd "$cc" -std=c99 "${WARN[@]}" -Wdeclaration-after-statement "${defs[@]}" "${feat[@]}" "${INC[@]}" \
             -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
         run_cmd "$cc" -std=c99 "${WARN[@]}" "${defs[@]}" "${feat[@]}" "${INC[@]}" \
+            "$here/c90_main.c" "$out.decls.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    c89-gcc|c89-clang)
+        # the manual's C90 promise: files in -std=c89 build and record, the
+        # implementation's too, without -Wpedantic (variadic macros and
+        # __func__ are C99's)
+        cc=$GCC
+        [[ $base == c89-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c89 -Wall -Wextra -Werror -Wdeclaration-after-statement "${INC[@]}" \
+            -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
+        run_cmd "$cc" -std=c89 -Wall -Wextra -Werror "${INC[@]}" \
             "$here/c90_main.c" "$out.decls.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     disabled-define-empty|disabled-define-one)
