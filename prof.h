@@ -2311,6 +2311,8 @@ typedef struct prof__tstate {
     struct prof__tstate *next;
     int dead;
     uint32_t bound_epoch;      /* session the buffer belongs to */
+    uint64_t bind_tick;        /* clock when it bound to that session: no
+                                  scope of the session began before it */
     uint64_t tid, pthread_id;
     char *name;                /* prof_set_thread_name's copy (NULL: unnamed);
                                   set by the owner under prof__g_lock */
@@ -2915,6 +2917,11 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         t->dyn_n = 0;
         if (t->dyn_tab) memset(t->dyn_tab, 0, t->dyn_cap * sizeof *t->dyn_tab);
         prof__arena_free(&t->dyn_arena);
+        /* A scope whose entry read the epoch before the last prof_stop
+           and passed the old gate after the next prof_start (preempted in
+           between) began after tick_start, but counts for no session:
+           prof_stop leaves out the scopes that began before this tick. */
+        PROF__STORER(&t->bind_tick, prof__now());
         __atomic_fetch_add(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
@@ -3897,6 +3904,8 @@ typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
     uint64_t tick_stop;          /* records that end after it were open at the stop */
+    uint64_t scope_from;         /* the thread being decoded: scopes that began
+                                    before it belong to an earlier session */
     unsigned features;
     const char *step_name;       /* interned "ProfilerStep*" */
     prof__snap *snaps;           /* the threads bound to the session */
@@ -3971,8 +3980,12 @@ static PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - pr
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
 static PROF__NI int prof__c_stale(uint64_t x) { return x < prof__g.tick_start; }
+/* A scope's start (its record's or its native stack header's t0): before
+   the session or before its thread bound to it (prof__thread_bind). */
+static PROF__NI int prof__c_stale_scope(const struct prof__collector *c, uint64_t t0);
 /* ended after prof_stop began: open at the stop, not in the profile */
 static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
+static PROF__NI int prof__c_stale_scope(const prof__collector *c, uint64_t t0) { return t0 < c->scope_from; }
 
 /* Sites and names: a recorded site pointer -> the list's site index. */
 static __inline__ PROF__NI size_t prof__c_site_slot(const prof_site *s) { return (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u; }
@@ -4295,7 +4308,7 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
         uint32_t *slot;
         pd->data_left = (int)aux;
         /* a stale header's addresses are read and thrown away */
-        if (prof__c_stale(r->t0)) { pd->data_kind = PROF__EXT_DATA; return 0; }
+        if (prof__c_stale_scope(c, r->t0)) { pd->data_kind = PROF__EXT_DATA; return 0; }
         pd->data_kind = PROF__EXT_NATIVE;
         slot = prof__map_slot(&c->native_map, r->t0, &found);
         if (!slot || !PROF__PUSH_OK(c->addrs, c->naddrs, c->capaddrs)) return -1;
@@ -4477,6 +4490,8 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof__map_free(&c->native_map);
     c->ndpend = c->dpend_done = 0;
     sn->kbeg = e->n;
+    c->scope_from = PROF__LOADR(&sn->t->bind_tick); /* (bound before the snapshot) */
+    if (c->scope_from < prof__g.tick_start) c->scope_from = prof__g.tick_start;
     prof__rec_iter_init(&it, sn, c);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
@@ -4490,7 +4505,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
-        if (prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
+        if (scope ? prof__c_stale_scope(c, r->t0) : prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
         if (prof__c_late(c, scope ? r->t1 : r->t0)) {
             /* a scope begun after the stop's tick, before its thread saw
                recording end (prof_stop preempted in between): neither in

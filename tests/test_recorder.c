@@ -621,17 +621,31 @@ static void unnested_write(void) {
     prof__leave_slow(prof__tls, &unnested_sites[1], unnested_base + 1500, unnested_base + 3000); /* past u_a's end */
     prof__leave_slow(prof__tls, &unnested_sites[2], unnested_base + 500, unnested_base + 600);   /* ended before u_a began */
 }
-static void *unnested_thread(void *arg) { (void)arg; unnested_write(); return NULL; }
+/* The second thread binds to the session before the made-up times (a
+   scope that began before its thread bound is an earlier session's:
+   prof_stop leaves it out), then writes when told. */
+static int unnested_step;
+static void *unnested_thread(void *arg) {
+    (void)arg;
+    prof__thread_get();
+    __atomic_store_n(&unnested_step, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&unnested_step, __ATOMIC_ACQUIRE) != 2) sched_yield();
+    unnested_write();
+    return NULL;
+}
 static void test_unnested_records(void) {
     prof_config c = config();
     prof_events *ev;
     pthread_t th;
     size_t i, n;
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    __atomic_store_n(&unnested_step, 0, __ATOMIC_RELAXED);
+    CHECK_EQ_INT(pthread_create(&th, NULL, unnested_thread, NULL), 0);
+    while (__atomic_load_n(&unnested_step, __ATOMIC_ACQUIRE) != 1) sched_yield();
     unnested_base = prof__now();
     spin_ns(200000);
     unnested_write();
-    CHECK_EQ_INT(pthread_create(&th, NULL, unnested_thread, NULL), 0);
+    __atomic_store_n(&unnested_step, 2, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
