@@ -16,12 +16,14 @@
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64) with gcc or clang.
    The implementation may come after other includes, whatever feature-test
-   macros the file sets from POSIX.1-2008 on (the default modes,
-   _DEFAULT_SOURCE, _POSIX_C_SOURCE 200809L, _XOPEN_SOURCE 700). Where a
-   system header comes first in a strict -std=c99/c11 file with no
-   feature-test macro, or with an older _POSIX_C_SOURCE, prof.h stops with
-   the cause and the fix (include prof.h first in that file, or raise the
-   macro).
+   macros the file sets from POSIX.1-2001 on (the default modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE 200112L or 200809L, _XOPEN_SOURCE 600
+   or 700). Where a system header comes first in a strict -std=c99/c11 file
+   with no feature-test macro, or with an older _POSIX_C_SOURCE, prof.h
+   stops with the cause and the fix (include prof.h first in that file, or
+   raise the macro).
+   C: C99 and later; files in C90 (-std=c89/gnu89) build too, without
+   -pedantic (its variadic macros and __func__ are C99's). C++11 and later.
 
    QUICK START
    ===========
@@ -95,6 +97,15 @@
    label after it) does not compile, in C with gcc and clang as in C++: it
    would skip the scope's start. Jumps out of a scope, and within one, are
    fine.
+   A scope that never reaches its end in C (a longjmp over it, as in Lua's
+   errors and setjmp-based coroutines; exit() or, without -fexceptions,
+   pthread_exit inside it) has no event: prof_stats counts it in
+   open_at_stop (prof_stop warns of open scopes), it keeps the share of
+   max_events it took when it began, and the scopes that ended inside it
+   are kept, under its nearest recorded ancestor. The accounting stays
+   exact and the profile holds only whole events. C++ exceptions unwind
+   through PROF_SCOPE and record it. A PROF_BEGIN jumped over stays on its
+   thread's range stack: the next PROF_END closes it.
 
    CONFIGURATION MACROS
    ====================
@@ -287,7 +298,8 @@
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
-   prof_export_stacks), a location per frame with function, file and line.
+   prof_export_stacks; NULL = self_cpu_time_total, for the stacks too), a
+   location per frame with function, file and line.
    Both follow OUTPUT FILES below.
    prof_events_set_export_options(ev, &opt) sets what the later exports of
    the list write (zero = the defaults). opt.args = PROF_ARGS_LIGHT leaves
@@ -385,7 +397,10 @@
    =======
    Recording is not async-signal-safe: do not use PROF_* or prof_* in a
    signal handler. A scope there can land in the slot the interrupted
-   thread is writing, and the slow path takes locks that thread may hold.
+   thread is writing, and the slow path takes locks that thread may hold:
+   a lost or corrupt record, a hang, or a write past the thread's record
+   block (a crash) can follow. (The hot path stays two timestamps and a
+   store; guarding it against its own interruption would cost more.)
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole.)
 
@@ -434,7 +449,7 @@
 
 /* The implementation needs clock_gettime, syscall, madvise and dladdr: ask
    for them in case prof.h comes before the first system header. After
-   other headers it builds with what the file asked for, from POSIX.1-2008
+   other headers it builds with what the file asked for, from POSIX.1-2001
    on (see >>impl; below that, prof.h says what to change). */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
@@ -806,6 +821,8 @@ PROF_API void prof_events_free(prof_events *ev);
    the memory cannot be had; the list is unchanged when it fails). */
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
+/* FunctionEvent.append_kernel: a kernel of duration_ns (>= 0, else
+   PROF_E_ARG) on a CPU event. */
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
 /* A memory record, as prof_alloc (bytes > 0) and prof_dealloc (bytes < 0)
    make one while recording: on thread, at time_ns. When the tree is built
@@ -1327,23 +1344,41 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <unistd.h>
 /* A system header included before prof.h fixes the feature-test macros
    before prof.h can ask for _GNU_SOURCE. Whatever the file asked for is
-   enough from POSIX.1-2008 on (the default -std=gnu* and C++ modes,
-   _DEFAULT_SOURCE, _POSIX_C_SOURCE >= 200809L, _XOPEN_SOURCE >= 700): the
-   few Linux extras that such a mode hides are declared below. Older POSIX
-   levels, or strict ISO C with no feature-test macro, hide much more
-   (O_CLOEXEC, posix_memalign; in strict ISO C all of POSIX): stop with the
-   cause and the fix rather than a screen of errors. */
-#if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
+   enough from POSIX.1-2001 on (the default -std=gnu* and C++ modes,
+   _DEFAULT_SOURCE, _POSIX_C_SOURCE >= 200112L, _XOPEN_SOURCE >= 600, as
+   Lua's lprefix.h sets): the few Linux and POSIX.1-2008 extras that such a
+   mode hides are declared below. Older POSIX levels, or strict ISO C with
+   no feature-test macro, hide much more (posix_memalign, lstat; in strict
+   ISO C all of POSIX): stop with the cause and the fix rather than a
+   screen of errors. */
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K)
 /* (in strict ISO C, glibc reads -pthread's _REENTRANT as POSIX 1995) */
 #  if !defined(__STRICT_ANSI__) || defined(_XOPEN_SOURCE) || \
       (defined(_POSIX_C_SOURCE) && !(defined(_REENTRANT) && _POSIX_C_SOURCE == 199506L))
-#    error "prof.h: this file sets _POSIX_C_SOURCE below 200809L (or _XOPEN_SOURCE below 700) before a system header, which hides functions the implementation needs (O_CLOEXEC, posix_memalign, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
+#    error "prof.h: this file sets _POSIX_C_SOURCE below 200112L (or _XOPEN_SOURCE below 600) before a system header, which hides functions the implementation needs (posix_memalign, lstat, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
 #  else
 #    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no feature-test macro) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
 #  endif
 #endif
+#if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
+/* POSIX.1-2001: what 2008 added, with Linux's values and glibc's
+   declarations (fchown is XSI before 2008) */
+#  ifndef O_CLOEXEC
+#    if defined(__O_CLOEXEC)
+#      define O_CLOEXEC __O_CLOEXEC
+#    else
+#      define O_CLOEXEC 02000000
+#    endif
+#  endif
+#  ifndef F_DUPFD_CLOEXEC
+#    define F_DUPFD_CLOEXEC 1030
+#  endif
+#  if !defined(__USE_XOPEN_EXTENDED)
+extern int fchown(int fd, uid_t owner, gid_t group);
+#  endif
+#endif
 #if defined(__GLIBC__) && !defined(__USE_MISC)
-/* POSIX.1-2008 without glibc's misc extensions: these are Linux's, with
+/* POSIX.1-2001 and later without glibc's misc extensions: these are Linux's, with
    the same values on x86-64 and aarch64; the functions are in libc. */
 #  ifndef MAP_ANONYMOUS
 #    define MAP_ANONYMOUS 0x20
@@ -1486,6 +1521,7 @@ static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
 /* Prefix sums of int64 sizes (a few billion of them) fit 128 bits. */
 #if defined(__SIZEOF_INT128__)
 __extension__ typedef __int128 prof__i128;
+__extension__ typedef unsigned __int128 prof__u128;
 static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
 #else
 typedef int64_t prof__i128; /* exact while the sums stay within int64 */
@@ -2286,6 +2322,8 @@ typedef struct prof__tstate {
     struct prof__tstate *next;
     int dead;
     uint32_t bound_epoch;      /* session the buffer belongs to */
+    uint64_t bind_tick;        /* clock when it bound to that session: no
+                                  scope of the session began before it */
     uint64_t tid, pthread_id;
     char *name;                /* prof_set_thread_name's copy (NULL: unnamed);
                                   set by the owner under prof__g_lock */
@@ -2890,6 +2928,11 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         t->dyn_n = 0;
         if (t->dyn_tab) memset(t->dyn_tab, 0, t->dyn_cap * sizeof *t->dyn_tab);
         prof__arena_free(&t->dyn_arena);
+        /* A scope whose entry read the epoch before the last prof_stop
+           and passed the old gate after the next prof_start (preempted in
+           between) began after tick_start, but counts for no session:
+           prof_stop leaves out the scopes that began before this tick. */
+        PROF__STORER(&t->bind_tick, prof__now());
         __atomic_fetch_add(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         PROF__STORER(&t->dropped, 0);
         PROF__STORER(&t->unbalanced, 0);
@@ -3872,6 +3915,8 @@ typedef struct prof__collector {
     prof_events *e;
     uint32_t epoch;
     uint64_t tick_stop;          /* records that end after it were open at the stop */
+    uint64_t scope_from;         /* the thread being decoded: scopes that began
+                                    before it belong to an earlier session */
     unsigned features;
     const char *step_name;       /* interned "ProfilerStep*" */
     prof__snap *snaps;           /* the threads bound to the session */
@@ -3951,8 +3996,12 @@ static PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - pr
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
 static PROF__NI int prof__c_stale(uint64_t x) { return x < prof__g.tick_start; }
+/* A scope's start (its record's or its native stack header's t0): before
+   the session or before its thread bound to it (prof__thread_bind). */
+static PROF__NI int prof__c_stale_scope(const struct prof__collector *c, uint64_t t0);
 /* ended after prof_stop began: open at the stop, not in the profile */
 static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
+static PROF__NI int prof__c_stale_scope(const prof__collector *c, uint64_t t0) { return t0 < c->scope_from; }
 
 /* Sites and names: a recorded site pointer -> the list's site index. */
 static __inline__ PROF__NI size_t prof__c_site_slot(const prof_site *s) { return (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u; }
@@ -4287,7 +4336,7 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
         uint32_t *slot;
         pd->data_left = (int)aux;
         /* a stale header's addresses are read and thrown away */
-        if (prof__c_stale(r->t0)) { pd->data_kind = PROF__EXT_DATA; return 0; }
+        if (prof__c_stale_scope(c, r->t0)) { pd->data_kind = PROF__EXT_DATA; return 0; }
         pd->data_kind = PROF__EXT_NATIVE;
         slot = prof__map_slot(&c->native_map, r->t0, &found);
         if (!slot || !PROF__PUSH_OK(c->addrs, c->naddrs, c->capaddrs)) return -1;
@@ -4469,6 +4518,8 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof__map_free(&c->native_map);
     c->ndpend = c->dpend_done = 0;
     sn->kbeg = e->n;
+    c->scope_from = PROF__LOADR(&sn->t->bind_tick); /* (bound before the snapshot) */
+    if (c->scope_from < prof__g.tick_start) c->scope_from = prof__g.tick_start;
     prof__rec_iter_init(&it, sn, c);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
@@ -4482,7 +4533,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
-        if (prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
+        if (scope ? prof__c_stale_scope(c, r->t0) : prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
         if (prof__c_late(c, scope ? r->t1 : r->t0)) {
             /* a scope begun after the stop's tick, before its thread saw
                recording end (prof_stop preempted in between): neither in
@@ -4791,7 +4842,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
                      st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile",
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile (a scope jumped over by longjmp, or left by exit or pthread_exit, stays open)",
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
                      c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
     if (st->malformed_shapes)
@@ -5283,6 +5334,7 @@ PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, con
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
     prof__extra *x;
     if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
+    if (duration_ns < 0) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: negative duration %lld ns", (long long)duration_ns);
     if (e->ev[index].device_type != PROF_DEVICE_CPU)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
     x = prof__extra_of(e, &e->ev[index]);
@@ -7404,10 +7456,33 @@ static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
     if (PROF__UNLIKELY(w->cap - w->n < 24) && !prof__w_room(w, 24)) return;
     w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
+static PROF__NI void prof__w_u64_pad19(prof__w *w, uint64_t v) { /* v < 10^19, 19 digits */
+    char d[24];
+    int k;
+    for (k = 18; k >= 0; k--) { d[k] = (char)('0' + v % 10); v /= 10; }
+    prof__w_put(w, d, 19);
+}
 static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
     if (PROF__LIKELY(v >= 0 && w->cap - w->n >= 24)) { w->n = (size_t)(prof__put_u64(w->buf + w->n, (uint64_t)v) - w->buf); return; }
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
     else prof__w_u64(w, (uint64_t)v);
+}
+/* A 128-bit sum (the memory timeline's) in decimal, whole. */
+static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
+#if defined(__SIZEOF_INT128__)
+    prof__u128 u;
+    const uint64_t e19 = 10000000000000000000ull;
+    if (v >= INT64_MIN && v <= INT64_MAX) { prof__w_i64(w, (int64_t)v); return; }
+    if (v < 0) PROF__W_LIT(w, "-");
+    u = v < 0 ? (prof__u128)0 - (prof__u128)v : (prof__u128)v;
+    if (u / e19 >= e19) { /* three 19-digit parts at most */
+        prof__w_u64(w, (uint64_t)(u / e19 / e19));
+        prof__w_u64_pad19(w, (uint64_t)(u / e19 % e19));
+    } else prof__w_u64(w, (uint64_t)(u / e19));
+    prof__w_u64_pad19(w, (uint64_t)(u % e19));
+#else
+    prof__w_i64(w, v);
+#endif
 }
 /* Nanoseconds as microseconds with three decimals: exact, no floating point.
    At most 25 bytes (writes up to 32). Below 10^16 ns (116 days: every
@@ -10486,7 +10561,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
 
 /* ----- >>x_stacks: flamegraph stacks (export_stacks) ----- */
 static PROF__NI int prof__stack_metric(const char *metric) {
-    if (!metric) return -1;
+    if (!metric) return 0; /* the default, as PyTorch's export_stacks */
     if (strcmp(metric, "self_cpu_time_total") == 0) return 0;
     if (strcmp(metric, "self_cuda_time_total") == 0 || strcmp(metric, "self_device_time_total") == 0 ||
         strcmp(metric, "self_xpu_time_total") == 0 || strcmp(metric, "self_privateuse1_time_total") == 0) return 1;
@@ -10993,7 +11068,8 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
 /* ----- >>x_timeline: memory timeline (export_memory_timeline) -----
    [times, sizes]: times in microseconds since the session start, one per
    distinct allocation time on the device; sizes[i][c] the bytes live in
-   category c after times[i]. Category 0 is "unknown" (no category given),
+   category c after times[i], summed exactly (past int64, whole decimals,
+   as Python's ints). Category 0 is "unknown" (no category given),
    the others follow in order of first use; prof_memory_categories names them. */
 static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device, int index) {
     return m->device_type == (int)device && (device == PROF_DEVICE_CPU || m->device_index == index);
@@ -11018,13 +11094,13 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     prof__out o;
     prof_result r;
     const char **cats = NULL;
-    int64_t *live = NULL;
+    prof__i128 *live = NULL; /* exact sums, written whole (Python's are unbounded) */
     uint32_t *ord = NULL, *tmp = NULL;
     size_t ncat, i, n = 0, pass;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     ncat = prof_memory_categories(e, device, device_index, NULL, 0);
     cats = PROF__ALLOC(const char *, ncat);
-    live = PROF__ALLOC(int64_t, ncat);
+    live = PROF__ALLOC(prof__i128, ncat);
     ord = PROF__ALLOC(uint32_t, e->nmem + 1);
     tmp = PROF__ALLOC(uint32_t, e->nmem + 1);
     if (!cats || !live || !ord || !tmp) {
@@ -11049,7 +11125,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
             size_t c = 0, k;
             if (m->category) for (c = 1; c < ncat && cats[c] != m->category; c++) {}
             if (c >= ncat) c = 0;
-            prof__sat_add(&live[c], m->bytes);
+            live[c] += m->bytes;
             if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
             if (!first) PROF__W_LIT(o.w, ", ");
             first = 0;
@@ -11057,7 +11133,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
             PROF__W_LIT(o.w, "[");
             for (k = 0; k < ncat; k++) {
                 if (k) PROF__W_LIT(o.w, ", ");
-                prof__w_i64(o.w, live[k]);
+                prof__w_i128(o.w, live[k]);
             }
             PROF__W_LIT(o.w, "]");
         }

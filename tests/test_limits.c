@@ -11,6 +11,8 @@
 #include "prof.h"
 #include "check.h"
 
+#include <sys/stat.h>
+
 static int64_t add(prof_events *ev, const char *name, int64_t start, int64_t end) {
     prof_event_desc d;
     memset(&d, 0, sizeof d);
@@ -264,6 +266,104 @@ static void test_intern_exact(void) {
     prof__arena_free(&arena);
 }
 
+/* Reads a whole small file into buf (NUL-terminated); the length, -1 if none. */
+static long slurp(const char *path, char *buf, size_t cap) {
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    if (!f) return -1;
+    n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return (long)n;
+}
+
+/* A NULL metric is the default one, self_cpu_time_total, as the manual
+   says for prof_report's stacks_metric and PyTorch's export_stacks (it was
+   PROF_E_UNKNOWN_KEY for prof_export_pprof and the stacks): the files equal
+   those of the named metric. */
+static void test_null_metric(void) {
+    static char a[1 << 16], b[1 << 16];
+    static const char *const st_outer[] = { "outer (a.c:3)" };
+    static const char *const st_inner[] = { "inner (a.c:4)", "outer (a.c:3)" };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    int k;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "outer"; d.thread = 1; d.start_ns = 0; d.end_ns = 9000;
+    d.file = "a.c"; d.line = 3;
+    d.stack = st_outer; d.stack_depth = 1;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.name = "inner"; d.start_ns = 1000; d.end_ns = 3000; d.line = 4;
+    d.stack = st_inner; d.stack_depth = 2;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    prof_events_set_flags(ev, 0, 0);
+    (void)mkdir("build", 0755);
+    for (k = 0; k < 3; k++) {
+        static const char *const named[3] = { "build/limits_metric.pb", "build/limits_metric.stacks", "build/limits_metric.merged" };
+        static const char *const dflt[3] = { "build/limits_null.pb", "build/limits_null.stacks", "build/limits_null.merged" };
+        prof_result r1 = k == 0 ? prof_export_pprof(ev, named[k], "self_cpu_time_total")
+                       : k == 1 ? prof_export_stacks(ev, named[k], "self_cpu_time_total")
+                                : prof_export_stacks_merged(ev, named[k], "self_cpu_time_total");
+        prof_result r2 = k == 0 ? prof_export_pprof(ev, dflt[k], NULL)
+                       : k == 1 ? prof_export_stacks(ev, dflt[k], NULL)
+                                : prof_export_stacks_merged(ev, dflt[k], NULL);
+        long na, nb;
+        CHECK_EQ_INT(r1, PROF_OK);
+        CHECK_MSG(r2 == PROF_OK, "export %d with a NULL metric: %s", k, prof_result_string(r2));
+        na = slurp(named[k], a, sizeof a);
+        nb = slurp(dflt[k], b, sizeof b);
+        CHECK(na > 0);
+        CHECK_MSG(na == nb && memcmp(a, b, (size_t)(na > 0 ? na : 0)) == 0, "export %d: NULL metric wrote another file", k);
+    }
+    prof_events_free(ev);
+}
+
+/* A kernel of negative duration is refused (PROF_E_ARG) and the event keeps
+   its device time: it was accepted and subtracted from it. */
+static void test_kernel_negative(void) {
+    prof_events *ev = prof_events_create();
+    prof_event e;
+    int64_t i;
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_set_device(ev, "cuda"), PROF_OK);
+    i = add(ev, "op", 0, 100);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "k", 0, 40), PROF_OK);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "neg", 0, -5), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "min", 0, INT64_MIN), PROF_E_ARG);
+    if (CHECK_EQ_INT(prof_events_get(ev, (size_t)i, &e), PROF_OK)) {
+        CHECK_EQ_INT(e.n_kernels, 1);
+        CHECK_EQ_INT(e.device_time_total_ns, 40);
+    }
+    prof_events_free(ev);
+}
+
+/* The memory timeline's live bytes are exact sums (Python's, PyTorch's
+   are unbounded): past INT64_MAX they are written whole, and the frees
+   after bring them back down to exactly 0 (they stopped at INT64_MAX, so
+   the same frees ended at -INT64_MAX, negative memory). */
+static void test_timeline_exact(void) {
+    static char got[4096];
+    prof_events *ev = prof_events_create();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 1000, INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 2000, INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 3000, INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 4000, -INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 5000, -INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 6000, -INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 7000, INT64_MIN, PROF_DEVICE_CPU, 0), PROF_OK);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 8000, INT64_MIN, PROF_DEVICE_CPU, 0), PROF_OK);
+    (void)mkdir("build", 0755);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/limits_timeline.json", PROF_DEVICE_CPU, 0), PROF_OK);
+    if (CHECK(slurp("build/limits_timeline.json", got, sizeof got) > 0))
+        CHECK_EQ_STR(got, "[[1.000, 2.000, 3.000, 4.000, 5.000, 6.000, 7.000, 8.000], "
+                          "[[9223372036854775807], [18446744073709551614], [27670116110564327421], "
+                          "[18446744073709551614], [9223372036854775807], [0], "
+                          "[-9223372036854775808], [-18446744073709551616]]]\n");
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     test_keyed_map_collisions();
@@ -275,5 +375,8 @@ int main(void) {
     test_flops_exact();
     test_flops_saturate();
     test_flops_invalid();
+    test_null_metric();
+    test_kernel_negative();
+    test_timeline_exact();
     return check_report();
 }

@@ -8,6 +8,7 @@
 #include "prof.h"
 #include "check.h"
 
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -620,17 +621,31 @@ static void unnested_write(void) {
     prof__leave_slow(prof__tls, &unnested_sites[1], unnested_base + 1500, unnested_base + 3000); /* past u_a's end */
     prof__leave_slow(prof__tls, &unnested_sites[2], unnested_base + 500, unnested_base + 600);   /* ended before u_a began */
 }
-static void *unnested_thread(void *arg) { (void)arg; unnested_write(); return NULL; }
+/* The second thread binds to the session before the made-up times (a
+   scope that began before its thread bound is an earlier session's:
+   prof_stop leaves it out), then writes when told. */
+static int unnested_step;
+static void *unnested_thread(void *arg) {
+    (void)arg;
+    prof__thread_get();
+    __atomic_store_n(&unnested_step, 1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&unnested_step, __ATOMIC_ACQUIRE) != 2) sched_yield();
+    unnested_write();
+    return NULL;
+}
 static void test_unnested_records(void) {
     prof_config c = config();
     prof_events *ev;
     pthread_t th;
     size_t i, n;
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    __atomic_store_n(&unnested_step, 0, __ATOMIC_RELAXED);
+    CHECK_EQ_INT(pthread_create(&th, NULL, unnested_thread, NULL), 0);
+    while (__atomic_load_n(&unnested_step, __ATOMIC_ACQUIRE) != 1) sched_yield();
     unnested_base = prof__now();
     spin_ns(200000);
     unnested_write();
-    CHECK_EQ_INT(pthread_create(&th, NULL, unnested_thread, NULL), 0);
+    __atomic_store_n(&unnested_step, 2, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
@@ -1750,6 +1765,69 @@ static void test_stop_tree_as_built(void) {
     prof_events_free(ev);
 }
 
+/* A longjmp over scopes (Lua's errors, setjmp-based coroutines) ends none
+   of them, in C: as the manual says, each such scope has no event, counts
+   in open_at_stop, keeps the share of max_events it took, and the scopes
+   that ended inside it are kept under its nearest recorded ancestor. The
+   accounting stays exact and the profile consistent. */
+static jmp_buf lj_buf;
+static void lj_jumper(void) {
+    PROF_SCOPE("lj_jumped");
+    { PROF_SCOPE("lj_done"); spin_ns(1000); }
+    {
+        PROF_SCOPE("lj_deep");
+        longjmp(lj_buf, 1);
+    }
+}
+static void lj_session(size_t cap, prof_events **out) {
+    prof_config c = config();
+    volatile int i;
+    c.max_events = cap;
+    *out = NULL;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
+    for (i = 0; i < 10; i++) {
+        PROF_SCOPE("lj_guard");
+        if (!setjmp(lj_buf)) lj_jumper();
+    }
+    { PROF_SCOPE("lj_after"); }
+    *out = prof_stop();
+}
+static void test_longjmp_scopes(void) {
+    prof_events *ev;
+    prof_stats st;
+    size_t k;
+    check_log_reset();
+    lj_session(0, &ev);
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.scopes_entered, 41);
+    CHECK_EQ_INT(st.scopes_recorded, 21);
+    CHECK_EQ_INT(st.open_at_stop, 20);
+    CHECK_EQ_INT(st.scopes_dropped, 0);
+    CHECK_EQ_INT(check_log_count(PROF_E_OPEN_SCOPES), 1);
+    CHECK_EQ_INT(count_named(ev, "lj_jumped") + count_named(ev, "lj_deep"), 0);
+    CHECK_EQ_INT(count_named(ev, "lj_guard"), 10);
+    CHECK_EQ_INT(count_named(ev, "lj_after"), 1);
+    for (k = 0; k < 10; k++) CHECK_EQ_STR(parent_name(ev, find(ev, "lj_done", k)), "lj_guard");
+    CHECK_EQ_INT(check_consistent(ev, 0), 0);
+    prof_events_free(ev);
+
+    /* under a cap of 25: the 12 jumped-over scopes of the first 6 rounds
+       hold 12 of it, so the 7th guard is the last scope admitted */
+    lj_session(25, &ev);
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.scopes_entered, 41);
+    CHECK_EQ_INT(st.scopes_recorded, 13);
+    CHECK_EQ_INT(st.open_at_stop, 12);
+    CHECK_EQ_INT(st.scopes_dropped, 16);
+    CHECK_EQ_INT(count_named(ev, "lj_guard"), 7);
+    CHECK_EQ_INT(count_named(ev, "lj_done"), 6);
+    CHECK_EQ_INT(count_named(ev, "lj_after"), 0);
+    CHECK_EQ_INT(check_consistent(ev, 0), 0);
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     TIMED(test_recording_off()); /* first: nothing recorded before any session */
@@ -1775,6 +1853,7 @@ int main(void) {
     TIMED(test_cap_keeps_subtrees());
     TIMED(test_cap_counts_events());
     TIMED(test_exact_accounting());
+    TIMED(test_longjmp_scopes());
     TIMED(test_dyn_names_past_cap());
     TIMED(test_dyn_names_inline());
     TIMED(test_dyn_name_lengths());

@@ -27,8 +27,11 @@
 # stops with prof.h's own message. include-after-posix2008-{gcc,clang},
 # -xopen700, -gnu-posix2008: the file sets _POSIX_C_SOURCE=200809L or
 # _XOPEN_SOURCE=700 before its first header: builds and runs.
-# include-after-posix2001: _POSIX_C_SOURCE=200112L stops with prof.h's
-# message naming it.
+# include-after-posix2001-{gcc,clang}, -xopen600: POSIX.1-2001
+# (_POSIX_C_SOURCE=200112L; _XOPEN_SOURCE=600 with _FILE_OFFSET_BITS=64, as
+# Lua's lprefix.h sets them) builds and runs too, with -Wredundant-decls
+# (prof.h declares only what the mode hides). include-after-posix1995:
+# _POSIX_C_SOURCE=199506L stops with prof.h's message naming it.
 #
 # shared-linked-{gcc,clang}: the implementation in a -fPIC shared library,
 # an executable linked against it records in both, on two threads.
@@ -63,6 +66,8 @@
 # cleanup on an uninitialised scope), for every scope macro; the legitimate
 # jumps of jump_into_scope.c compile and run. Also with the user's -Wvla.
 #
+# c89-{gcc,clang}: c90_decls.c and its main built as -std=c89 (no
+# -Wpedantic: the manual's C90 promise) record the same 9 events.
 # c90-decls-{gcc,clang}[-disabled|-nofeatures]: every scope macro is a
 # declaration, recording, under -DPROF_DISABLED and with PROF_NO_SHAPES /
 # PROF_NO_FLOPS: C90-style code under -Wdeclaration-after-statement -Werror.
@@ -104,13 +109,14 @@ all_cases() {
     echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
     echo include-after-posix2008-gcc include-after-posix2008-clang include-after-xopen700 include-after-gnu-posix2008
-    echo include-after-posix2001
+    echo include-after-posix2001-gcc include-after-posix2001-clang include-after-xopen600 include-after-posix1995
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
     echo no-libm-gcc no-libm-clang
     echo jump-gcc jump-clang jump-gxx jump-clangxx
     echo c90-decls-gcc c90-decls-clang c90-decls-gcc-disabled c90-decls-clang-disabled c90-decls-gcc-nofeatures
+    echo c89-gcc c89-clang
     echo disabled-define-empty disabled-define-one disabled-define-zero
 }
 
@@ -264,7 +270,7 @@ one_case() {
             fi
             run_prog "$out" || return 1
         fi ;;
-    include-after-gcc|include-after-clang|include-after-default-source|include-after-posix2008-*|include-after-xopen700|include-after-gnu-posix2008)
+    include-after-gcc|include-after-clang|include-after-default-source|include-after-posix2008-*|include-after-xopen700|include-after-gnu-posix2008|include-after-posix2001-*|include-after-xopen600)
         local mode=(-std=gnu11)
         cc=$GCC
         [[ $base == *-clang ]] && cc=$CLANG
@@ -273,6 +279,8 @@ one_case() {
         include-after-posix2008-*) mode=(-std=c99 -D_POSIX_C_SOURCE=200809L) ;;
         include-after-xopen700) mode=(-std=c11 -D_XOPEN_SOURCE=700) ;;
         include-after-gnu-posix2008) mode=(-std=gnu11 -D_POSIX_C_SOURCE=200809L) ;;
+        include-after-posix2001-*) mode=(-std=c99 -D_POSIX_C_SOURCE=200112L -Wredundant-decls) ;;
+        include-after-xopen600) mode=(-std=c99 -D_XOPEN_SOURCE=600 -D_FILE_OFFSET_BITS=64 -Wredundant-decls) ;;
         esac
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${mode[@]}" "${WARN[@]}" "${INC[@]}" -rdynamic \
@@ -288,12 +296,12 @@ one_case() {
             sed 's/^/    /' "$out.log" | head -5
             return 1
         fi ;;
-    include-after-posix2001)
-        # below POSIX.1-2008: prof.h's message names _POSIX_C_SOURCE
+    include-after-posix1995)
+        # below POSIX.1-2001: prof.h's message names _POSIX_C_SOURCE
         have "$GCC" || { echo "  $GCC not found"; return 77; }
-        compile_fails "$out.log" "-D_POSIX_C_SOURCE=200112L with a system header first compiled; expected prof.h's #error" \
-            "$GCC" -std=c11 -D_POSIX_C_SOURCE=200112L "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
-        if ! grep -m1 'error' "$out.log" | grep -q 'sets _POSIX_C_SOURCE below 200809L'; then
+        compile_fails "$out.log" "-D_POSIX_C_SOURCE=199506L with a system header first compiled; expected prof.h's #error" \
+            "$GCC" -std=c11 -D_POSIX_C_SOURCE=199506L "${WARN[@]}" "${INC[@]}" -c "$here/include_after.c" -o "$out.o" || return 1
+        if ! grep -m1 'error' "$out.log" | grep -q 'sets _POSIX_C_SOURCE below 200112L'; then
             echo "  the first error is not prof.h's message:"
             sed 's/^/    /' "$out.log" | head -5
             return 1
@@ -417,6 +425,18 @@ one_case() {
         run_cmd "$cc" -std=c99 "${WARN[@]}" -Wdeclaration-after-statement "${defs[@]}" "${feat[@]}" "${INC[@]}" \
             -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
         run_cmd "$cc" -std=c99 "${WARN[@]}" "${defs[@]}" "${feat[@]}" "${INC[@]}" \
+            "$here/c90_main.c" "$out.decls.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    c89-gcc|c89-clang)
+        # the manual's C90 promise: files in -std=c89 build and record, the
+        # implementation's too, without -Wpedantic (variadic macros and
+        # __func__ are C99's)
+        cc=$GCC
+        [[ $base == c89-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c89 -Wall -Wextra -Werror -Wdeclaration-after-statement "${INC[@]}" \
+            -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
+        run_cmd "$cc" -std=c89 -Wall -Wextra -Werror "${INC[@]}" \
             "$here/c90_main.c" "$out.decls.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     disabled-define-empty|disabled-define-one)
