@@ -3891,6 +3891,7 @@ static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *c
 }
 
 static PROF__NI int prof__is_step_name(const char *n) { return strncmp(n, "ProfilerStep#", 13) == 0; }
+static const char prof__step_func[] = "prof_step"; /* the func of ProfilerStep#N's site (prof__step_scope_close) */
 
 /* Forget pending extensions; the common case (none) costs one test. */
 static PROF__NI void prof__pending_reset(prof__pending *pd) {
@@ -3933,6 +3934,9 @@ typedef struct prof__collector {
     uint64_t *addrs;             /* native stacks: count, then the addresses */
     size_t naddrs, capaddrs;
     uint64_t open_total, dropped_nomem, xdropped[4];
+    int64_t open_net;            /* the threads' entered - recorded - ..., summed with their signs:
+                                    ProfilerStep#N is entered on the thread that began the step and
+                                    recorded on the one that ended it */
     uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
     /* shapes as recorded -> their repr, each distinct list formatted once */
     prof__map shape_map;
@@ -4002,6 +4006,15 @@ static PROF__NI int prof__c_stale_scope(const struct prof__collector *c, uint64_
 /* ended after prof_stop began: open at the stop, not in the profile */
 static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
 static PROF__NI int prof__c_stale_scope(const prof__collector *c, uint64_t t0) { return t0 < c->scope_from; }
+/* Whether scope record r (tag: its site word's) began before its thread's
+   session did. ProfilerStep#N's record is the exception: its thread is the
+   one that ended the step, which may have bound after another thread began
+   it, so it counts from the session's start. */
+static PROF__NI int prof__c_stale_rec(const prof__collector *c, const prof__rec *r, uintptr_t tag) {
+    if (!prof__c_stale_scope(c, r->t0)) return 0;
+    if (tag == PROF__TAG_SCOPE && ((const prof_site *)r->site)->func == prof__step_func) return prof__c_stale(r->t0);
+    return 1;
+}
 
 /* Sites and names: a recorded site pointer -> the list's site index. */
 static __inline__ PROF__NI size_t prof__c_site_slot(const prof_site *s) { return (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u; }
@@ -4533,7 +4546,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
-        if (scope ? prof__c_stale_scope(c, r->t0) : prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
+        if (scope ? prof__c_stale_rec(c, r, tag) : prof__c_stale(r->t0)) { prof__pending_reset(&pd); continue; } /* opened in an earlier session */
         if (prof__c_late(c, scope ? r->t1 : r->t0)) {
             /* a scope begun after the stop's tick, before its thread saw
                recording end (prof_stop preempted in between): neither in
@@ -4585,8 +4598,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     /* open = entered - recorded - dropped - begun after the stop (those
        are in `entered` when their thread passed the gate in time) */
     e->stats.scopes_recorded += sn->kend - sn->kbeg;
-    if (sn->entered > sn->kend - sn->kbeg + sn->dropped + sn->began_late)
-        c->open_total += sn->entered - (sn->kend - sn->kbeg) - sn->dropped - sn->began_late;
+    c->open_net += (int64_t)sn->entered - (int64_t)(sn->kend - sn->kbeg) - (int64_t)sn->dropped - (int64_t)sn->began_late;
     e->stats.scopes_entered -= sn->began_late;
     return 0;
 }
@@ -4594,6 +4606,7 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
     size_t i;
     for (i = 0; i < c->nsnap; i++)
         if (prof__c_decode_thread(c, &c->snaps[i]) != 0) return -1;
+    c->open_total = c->open_net > 0 ? (uint64_t)c->open_net : 0;
     c->e->stats.allocs = c->e->nmem;
     c->e->stats.async_records = c->nasync;
     return 0;
@@ -5057,9 +5070,11 @@ static PROF__NI void prof__step_scope_open(void) {
     if (!prof__g.cfg.schedule.active || !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
     if ((h = prof__thread_get()) != NULL && prof__admit(prof__tstate_of(h))) prof__s.step_t0 = prof__now();
 }
-/* ProfilerStep#N is a scope of the thread that calls prof_step / prof_stop. */
+/* ProfilerStep#N is a scope of the thread that calls prof_step / prof_stop
+   (opened by whichever thread began the step: the collector knows its
+   records by the site's func, prof__step_func). */
 static PROF__NI void prof__step_scope_close(void) {
-    static const prof_site step_site = { "", "prof.h", "prof_step", 0, 0 };
+    static const prof_site step_site = { "", "prof.h", prof__step_func, 0, 0 };
     char name[48];
     prof__thread *h;
     prof__rec *r;

@@ -274,7 +274,56 @@ static void test_reserve_across_windows(void) {
     CHECK_EQ_INT(g_res_bad, 0);
 }
 
+/* ProfilerStep#N is begun by one thread and may be ended by another (a
+   worker that runs the loop and calls prof_step, or prof_stop from a
+   thread that never recorded). Its record goes into the ending thread's
+   buffer with the beginning's time, before that thread joined the session:
+   it must still count (a check for scopes begun before their thread's
+   session dropped it, and prof_stop then called it open). */
+static prof_events *g_res;
+static void *step_other(void *a) { (void)a; CHECK_EQ_INT(prof_step(), PROF_OK); return NULL; }
+static void *stop_other(void *a) { (void)a; g_res = prof_stop(); return NULL; }
+static size_t count_steps(prof_events *ev) {
+    size_t i, n = 0;
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && e.name && strcmp(e.name, "ProfilerStep*") == 0) n++; /* the steps' row name */
+    }
+    return n;
+}
+static void test_step_other_thread(void) {
+    prof_config c;
+    pthread_t th;
+    int how;
+    memset(&c, 0, sizeof c);
+    c.schedule.active = 100;
+    for (how = 0; how < 2; how++) {
+        prof_stats st;
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        { PROF_SCOPE("a"); }
+        if (how == 0) { /* steps on another thread, stop here */
+            CHECK(pthread_create(&th, NULL, step_other, NULL) == 0);
+            pthread_join(th, NULL);
+            { PROF_SCOPE("b"); }
+            g_res = prof_stop();
+        } else { /* steps here, stop on another thread */
+            CHECK_EQ_INT(prof_step(), PROF_OK);
+            { PROF_SCOPE("b"); }
+            CHECK(pthread_create(&th, NULL, stop_other, NULL) == 0);
+            pthread_join(th, NULL);
+        }
+        if (!CHECK(g_res != NULL)) return;
+        st = prof_events_stats(g_res);
+        CHECK_MSG(count_steps(g_res) == 2, "case %d: %zu ProfilerStep events, expected 2", how, count_steps(g_res));
+        CHECK_EQ_INT(st.open_at_stop, 0);
+        CHECK_EQ_INT(st.scopes_entered, st.scopes_recorded + st.scopes_dropped + st.open_at_stop);
+        prof_events_free(g_res);
+        g_res = NULL;
+    }
+}
+
 int main(void) {
+    test_step_other_thread();
     test_actions_match_torch();
     test_sessions();
     test_no_schedule();
