@@ -10473,27 +10473,14 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
 
 /* A thread's slices go out in (start, -end) order, parents before their
    children, as its stack of open slices needs: the order prof_stop leaves
-   them in (and any list whose threads interleave). A list built by hand in
-   another order is sorted (indices, 8 bytes an event while the export
-   runs). -1: out of memory. */
+   them in, which the tree found (e->in_order; prof__prepare built it). A
+   list built by hand in another order is sorted (indices, 8 bytes an event
+   while the export runs). -1: out of memory. */
 static PROF__NI int prof__pft_order(prof__pft *pf) {
     const prof_events *e = pf->e;
-    int64_t *last;
     uint32_t *tmp;
     size_t i;
-    if (e->in_order) return 0; /* the tree found it so */
-    if (!(last = PROF__ALLOC(int64_t, 2 * (e->nthr + 1)))) return -1; /* per thread: its last slice's start and end */
-    for (i = 0; i <= e->nthr; i++) { last[2 * i] = INT64_MIN; last[2 * i + 1] = INT64_MAX; }
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
-        int64_t *l = &last[2 * (size_t)v->thread];
-        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_ASYNC | PROF__F_MEMROW)) || v->thread >= e->nthr) continue; /* lanes: any order */
-        if (v->start < l[0] || (v->start == l[0] && v->end > l[1])) break;
-        l[0] = v->start;
-        l[1] = v->end;
-    }
-    PROF_FREE(last);
-    if (i >= e->n) return 0;
+    if (e->in_order) return 0;
     if (!(pf->order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) return -1;
     for (i = 0; i < e->n; i++) pf->order[i] = (uint32_t)i;
     prof__msort_u32(pf->order, tmp, e->n, prof__ev_order_less, e->ev);
