@@ -17,7 +17,7 @@
    Per format and workload: bytes/event, events/s and MB/s (best and
    median of the repetitions), the same export into /dev/null (the
    formatting alone), and the floor: write(2) of as many bytes, in the
-   exporter's own write size (2 MiB: the parallel JSON's buffers; 256 KiB:
+   exporter's own write size (1 MiB: the parallel JSON's buffers; 256 KiB:
    the writer's), to a new file in the same directory, best and median of
    as many repetitions. *_floor_speed_ratio is the floor's time over the
    exporter's (>= 0.9 is the issue's target for the JSON). On a busy
@@ -283,7 +283,7 @@ static double measure(const char *prefix, export_fn fn, prof_events *ev, size_t 
         printf("%s_format_cpu_ns_per_event %.1f ns\n", prefix, ncpu / (double)n * 1e9);
     }
     /* the floor: the same bytes, the same directory, the exporter's write
-       size (the JSON's two workers write 2 MiB buffers; the writer 256 KiB) */
+       size (the JSON's two workers write 1 MiB buffers; the writer 256 KiB) */
     two = fn == ex_chrome && n >= prof__par_min_events;
     chunk = two ? PROF__PAR_BUF : PROF__W_CHUNK;
     if (size > 0 && write_floor(path, size, chunk, fl, flc, reps)) {
