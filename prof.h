@@ -7908,7 +7908,7 @@ static void *prof__par_worker(void *arg) {
    50k events on this VM (a first touch takes microseconds under a
    hypervisor, tens of them on a busy one: 8 MiB took 56-71 ms here, with
    huge pages 0.3 ms; an export of 1M plain events took 719 page faults,
-   6 with the pool in huge pages). Returns the block to free, or NULL:
+   4 with the pool in huge pages). Returns the block to free, or NULL:
    then the buffers are allocated one by one. */
 static PROF__NI char *prof__par_pool(prof__par *p) {
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
