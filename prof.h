@@ -9765,7 +9765,13 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
     prof__pft_emit(pf);
 }
 /* The lane of group for an event [start, end], its track described when
-   new, ranked rank0 + its number. */
+   new, ranked rank0 + its number: the UI orders a thread's or GPU's child
+   tracks by rank (child_ordering EXPLICIT on the parent), else by name as
+   text, which put "async (10)" before "async (2)". A thread's tracks: its
+   depth tracks (rank = their band), then its async lanes, then its
+   overlapping ones. */
+#define PROF__PFT_RANK_ASYNC 0x100000
+#define PROF__PFT_RANK_OVERLAP 0x200000
 static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name, int rank0) {
     uint32_t *slot;
     int found;
@@ -9791,7 +9797,7 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
             prof__buf_str(&pf->sub2, name);
             prof__buf_str(&pf->sub2, label);
             prof__buf_put(&pf->sub2, "", 1);
-            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, rank0 + (int)k, -1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, rank0 + (int)(k < 0xfffff ? k : 0xfffff), -1);
         }
     }
     g->end[k] = end;
@@ -10207,10 +10213,12 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
         rank0 = (int)((stream < 0 ? 0 : stream > 0x7fffff ? 0x7fffff : stream) << 8); /* streams in order, their lanes after each */
-    } else {
-        group = ((uint64_t)t << 1) | 1;
+    } else { /* async ranges and overlapping events apart, after the depth tracks */
+        int async = (v->flags & PROF__F_ASYNC) != 0;
+        group = ((uint64_t)t << 2) | 1 | (uint64_t)(async << 1);
         parent = PROF__PFT_UUID_THREAD(t);
-        name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
+        name = async ? "async" : "overlapping";
+        rank0 = async ? PROF__PFT_RANK_ASYNC : PROF__PFT_RANK_OVERLAP;
     }
     track = prof__pft_lane(pf, group, v->start, v->end, parent, name, rank0);
     if (!track) return;
@@ -10415,6 +10423,7 @@ static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint64_t pid, int
     if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
     prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
     prof__pb_sub(m, 4, s);
+    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: its depth tracks and lanes by rank */
     prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
     prof__pb_u(&pf->pkt, 10, (uint64_t)i + 2);
     prof__pb_sub(&pf->pkt, 60, m);

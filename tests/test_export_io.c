@@ -409,7 +409,8 @@ static void test_perfetto_hand(void) {
    past that were dropped and their ends closed the wrong slices), one
    counter from two call sites and two threads (one track per name), a
    metadata key with '.' (annotation names lose it; trace attributes keep
-   it), two threads (their order, their descriptors' sequences). */
+   it), two threads (their order, their descriptors' sequences), twelve
+   async ranges at once (their lanes' order in the UI). */
 static void pf_recurse_b(int n);
 static void pf_recurse_a(int n) { /* two names: _remove_dup_nodes folds a child named as its parent */
     PROF_SCOPE("recurse a");
@@ -443,6 +444,10 @@ static void test_perfetto_importer(void) {
         CHECK_EQ_INT(prof_step(), PROF_OK);
     }
     pf_recurse_a(1100);
+    /* 12 async ranges open at once: 12 lanes under the thread, after its
+       depth tracks, in their numbers' order ("async (10)" after "(9)") */
+    for (i = 1; i <= 12; i++) PROF_ASYNC_BEGIN("async", (uint64_t)i);
+    for (i = 1; i <= 12; i++) PROF_ASYNC_END((uint64_t)i);
     CHECK(pthread_create(&th, NULL, pf_worker, NULL) == 0);
     pthread_join(th, NULL);
     ev = prof_stop();

@@ -329,6 +329,41 @@ def main():
         root = tracks.get(0)
         if root is None or one(root, "thread_ordering") not in ("THREAD_ORDERING_EXPLICIT", "1"):
             fail("no root track descriptor (uuid 0) with thread_ordering EXPLICIT: the threads' ranks are ignored")
+    # child tracks of a thread or a GPU (lanes "NAME", "NAME (2)", ...,
+    # "depth A-B", "stream S"): in the order the UI shows them
+    # (viz/summary/track_event.sql: by sibling_order_rank where the parent's
+    # child_ordering is EXPLICIT, else by name as text, so "async (10)"
+    # before "async (2)"), which must be the lanes' own order
+    children = defaultdict(list)
+    for u, td in tracks.items():
+        p = int(one(td, "parent_uuid", "0"))
+        if p in tracks and (tracks[p].get("thread") or s_of(one(tracks[p], "name", b"")).startswith("GPU ")):
+            children[p].append(u)
+
+    def lane_key(name):
+        m = re.fullmatch(r"(.*?)(?: \((\d+)\))?", name, re.S)
+        base, lane = m.group(1), int(m.group(2) or 1)
+        d = re.fullmatch(r"depth (\d+)-\d+", base)
+        if d:
+            return (0, int(d.group(1)), "", lane)
+        s = re.fullmatch(r"stream (-?\d+)", base)
+        if s:
+            return (1, int(s.group(1)), "", lane)
+        return (2, 0, base, lane)
+    for p, kids in children.items():
+        explicit = one(tracks[p], "child_ordering") in ("EXPLICIT", "3")
+        if explicit:
+            ranks = [int(one(tracks[u], "sibling_order_rank", "0")) for u in kids]
+            if len(set(ranks)) != len(ranks):
+                fail(f"track {p}: child tracks share a sibling_order_rank (their order is undefined): {sorted(ranks)}")
+            shown = sorted(kids, key=lambda u: int(one(tracks[u], "sibling_order_rank", "0")))
+        else:
+            shown = sorted(kids, key=lambda u: one(tracks[u], "name", b""))
+        names_shown = [s_of(one(tracks[u], "name", b"")) for u in shown]
+        want = sorted(names_shown, key=lane_key)
+        if names_shown != want:
+            fail(f"track {p} ({s_of(one(tracks[p], 'name', b''))!r}): the UI orders its child tracks {names_shown[:12]}, not {want[:12]}")
+
     for u in thread_tracks:
         sq = desc_seq.get(u)
         own = seqs.get(sq, {}).get("track") == u
