@@ -9702,8 +9702,11 @@ enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_O
 /* Lanes of events that may overlap (async ranges, events that do not nest
    in their thread's slices, device events): per group (a thread, a device
    stream), the end of each lane so far; an event takes the first lane
-   free at its start. Lanes are tracks on sequence 1. */
-typedef struct prof__pft_lanes { uint64_t group; int64_t *end; size_t n, cap; } prof__pft_lanes;
+   free at its start. The ends are the leaves of a min tree (tree[cap + k]
+   lane k, tree[j] the least of tree[2j] and tree[2j + 1], unused leaves
+   INT64_MAX), so that finding that lane among a million open async ranges
+   takes 20 steps, not a million. Lanes are tracks on sequence 1. */
+typedef struct prof__pft_lanes { uint64_t group; int64_t *tree; size_t n, cap; } prof__pft_lanes;
 
 typedef struct prof__pft {
     prof__w *w;
@@ -9772,11 +9775,23 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
    overlapping ones. */
 #define PROF__PFT_RANK_ASYNC 0x100000
 #define PROF__PFT_RANK_OVERLAP 0x200000
+/* Twice the lanes g can hold: the leaves copied, the inner nodes rebuilt. */
+static PROF__NI int prof__pft_lanes_grow(prof__pft_lanes *g) {
+    size_t cap = g->cap ? 2 * g->cap : 8, j;
+    int64_t *t;
+    if (cap > PROF__MAX_ELEMS(2 * sizeof *t) || !(t = PROF__ALLOC(int64_t, 2 * cap))) return 0;
+    for (j = 0; j < cap; j++) t[cap + j] = j < g->cap ? g->tree[g->cap + j] : INT64_MAX;
+    for (j = cap - 1; j >= 1; j--) t[j] = t[2 * j] < t[2 * j + 1] ? t[2 * j] : t[2 * j + 1];
+    PROF_FREE(g->tree);
+    g->tree = t;
+    g->cap = cap;
+    return 1;
+}
 static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name, int rank0) {
     uint32_t *slot;
     int found;
     prof__pft_lanes *g;
-    size_t k;
+    size_t k, j;
     if (!(slot = prof__map_slot(&pf->lane_map, group, &found))) { pf->oom = 1; return 0; }
     if (!found) {
         if (!prof__grow((void *)&pf->lanes, &pf->caplanes, pf->nlanes + 1, sizeof *pf->lanes)) { pf->oom = 1; return 0; }
@@ -9785,10 +9800,14 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
         pf->lanes[pf->nlanes++].group = group;
     }
     g = &pf->lanes[*slot];
-    for (k = 0; k < g->n && g->end[k] > start; k++) {}
+    if (g->n && g->tree[1] <= start) /* a lane is free: the leftmost */
+        for (k = 1; k < g->cap;) k = 2 * k + (g->tree[2 * k] > start);
+    else
+        k = g->cap + g->n;
+    k -= g->cap;
     if (k == g->n) {
         char label[64];
-        if (!prof__grow((void *)&g->end, &g->cap, g->n + 1, sizeof *g->end)) { pf->oom = 1; return 0; }
+        if (g->n == g->cap && !prof__pft_lanes_grow(g)) { pf->oom = 1; return 0; }
         g->n++;
         if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, -1);
         else {
@@ -9800,7 +9819,8 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
             prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, rank0 + (int)(k < 0xfffff ? k : 0xfffff), -1);
         }
     }
-    g->end[k] = end;
+    for (j = g->cap + k, g->tree[j] = end; j > 1; j /= 2)
+        g->tree[j / 2] = g->tree[j & ~(size_t)1] < g->tree[j | 1] ? g->tree[j & ~(size_t)1] : g->tree[j | 1];
     return prof__pft_lane_uuid(group, k);
 }
 
@@ -10499,7 +10519,7 @@ static PROF__NI int prof__pft_order(prof__pft *pf) {
 static PROF__NI void prof__pft_free(prof__pft *pf) {
     size_t i;
     for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
-    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].end);
+    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
     prof__map_free(&pf->lane_map); prof__map_free(&pf->api);

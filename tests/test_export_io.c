@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <time.h>
 
 #define OUT "build/export_io"
 
@@ -454,6 +455,52 @@ static void test_perfetto_importer(void) {
     if (!CHECK(ev != NULL)) return;
     CHECK(prof_events_count(ev) > 1100);
     perfetto_pair(ev, "pf_importer");
+    prof_events_free(ev);
+}
+
+/* Async ranges that overlap: random ones, each on the first lane free at
+   its start (check_perfetto.py: every lane a well-formed stack, the lanes
+   in order); then 400000 open at once, whose lanes the writer once found
+   by a scan from the first lane per event (quadratic: about 25 s here,
+   hours for a few million), now in a few steps each. */
+static void test_perfetto_many_lanes(void) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    long n = check_scale(400000, 10), i;
+    unsigned r = 12345;
+    clock_t c0;
+    double cpu;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "async";
+    d.thread = 5;
+    d.set = PROF_EVENT_ASYNC;
+    for (i = 0; i < 3000; i++) {
+        r = r * 1103515245u + 12345u;
+        d.start_ns = 1000 + (int64_t)(r >> 8) % 1000000;
+        r = r * 1103515245u + 12345u;
+        d.end_ns = d.start_ns + 1 + (int64_t)(r >> 8) % (i % 2 ? 50000 : 500);
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    d.name = "step";
+    d.set = 0;
+    d.start_ns = 500;
+    d.end_ns = 2000000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    perfetto_pair(ev, "pf_lanes");
+    prof_events_free(ev);
+    if (!CHECK((ev = prof_events_create()) != NULL)) return;
+    d.name = "open";
+    d.set = PROF_EVENT_ASYNC;
+    for (i = 0; i < n; i++) {
+        d.start_ns = 1000 + i;
+        d.end_ns = 1000000000 + i;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    c0 = clock();
+    CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/pf_many_lanes.pftrace"), PROF_OK);
+    cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    CHECK_MSG(cpu < 4.0, "%ld async ranges open at once: prof_export_perfetto took %.1f s of CPU", n, cpu);
     prof_events_free(ev);
 }
 
@@ -1061,6 +1108,7 @@ int main(void) {
     test_perfetto_hand();
     test_perfetto_recorded();
     test_perfetto_importer();
+    test_perfetto_many_lanes();
     test_source_prefix();
     test_light_args();
     test_light_hand();
