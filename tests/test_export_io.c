@@ -439,6 +439,7 @@ static void test_perfetto_importer(void) {
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
     prof_set_thread_name("main");
     prof_add_metadata("git.sha[0]", "abc");
+    CHECK_EQ_INT(prof_add_metadata_json("json string", "\"a \\\"quoted\\\" value\""), PROF_OK); /* the attribute holds its JSON */
     for (i = 0; i < 3; i++) {
         PROF_SCOPE("step body");
         PROF_COUNTER("loss", 1.0 + i);

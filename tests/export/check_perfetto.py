@@ -196,6 +196,7 @@ def main():
     desc_seq = {}  # thread track uuid -> the sequence its descriptor came on
     seq_has_events = set()
     attributes = {}
+    json_args = set()  # annotation names that carried JSON (legacy_json_value)
     events = []  # (ts, file order, sid, track, type, resolved fields)
     for pno, pk in enumerate(trace.get("packet", [])):
         sid = int(one(pk, "trusted_packet_sequence_id", "0"))
@@ -265,6 +266,7 @@ def main():
                         args[an] = s_of(one(a, "string_value"))
                     elif one(a, "legacy_json_value") is not None:
                         args[an] = json.loads(s_of(one(a, "legacy_json_value")))
+                        json_args.add(an)  # a JSON string value is a str too
                 stack = None
                 if one(te, "callstack_iid"):
                     cid = int(one(te, "callstack_iid"))
@@ -546,9 +548,9 @@ def main():
         for k, v in meta[0].items():
             if k not in attributes:
                 fail(f"metadata {k[:60]!r}: no trace attribute")
-            elif isinstance(v, str) and attributes[k] != v:
+            elif k not in json_args and attributes[k] != v:
                 fail(f"metadata {k[:60]!r}: attribute {attributes[k][:60]!r}, annotation {v[:60]!r}")
-            elif not isinstance(v, str) and json.loads(attributes[k]) != v:
+            elif k in json_args and json.loads(attributes[k]) != v:
                 fail(f"metadata {k[:60]!r}: attribute {attributes[k][:60]!r} is not the annotation's JSON")
     print(f"check_perfetto: {len(trace.get('packet', []))} packets, {len(slices)} slices, {len(instants)} instants, {len(counters)} counter values, "
           f"{len(flows_out)} flows, {fails} failures")
