@@ -9811,12 +9811,13 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
         g->n++;
         if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, -1);
         else {
+            int64_t rank = (int64_t)rank0 + (int64_t)(k < 0xfffff ? k : 0xfffff); /* stream 0x7fffff's lanes: int32's end */
             snprintf(label, sizeof label, " (%zu)", k + 1);
             pf->sub2.n = 0;
             prof__buf_str(&pf->sub2, name);
             prof__buf_str(&pf->sub2, label);
             prof__buf_put(&pf->sub2, "", 1);
-            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, rank0 + (int)(k < 0xfffff ? k : 0xfffff), -1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)(rank < INT32_MAX ? rank : INT32_MAX), -1);
         }
     }
     for (j = g->cap + k, g->tree[j] = end; j > 1; j /= 2)

@@ -498,6 +498,17 @@ static void test_perfetto_many_lanes(void) {
         d.end_ns = 1000000000 + i;
         CHECK(prof_events_add(ev, &d) >= 0);
     }
+    /* 300 kernels at once on stream 0x7fffff: its lanes' ranks (stream <<
+       8, plus the lane) passed INT_MAX, signed overflow (UBSan) */
+    d.name = "kernel";
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_resource_id = 0x7fffff;
+    for (i = 0; i < 300; i++) {
+        d.start_ns = 2000 + i;
+        d.end_ns = 900000000 + i;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
     c0 = clock();
     CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/pf_many_lanes.pftrace"), PROF_OK);
     cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
