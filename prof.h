@@ -10062,7 +10062,7 @@ static __inline__ void prof__pft_end(prof__pft *pf, uint32_t seq, uint64_t track
 }
 /* Clock 64 of thread t's sequence to ns: the delta to write. */
 static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns) {
-    uint64_t d = (uint64_t)(ns - pf->last_ts[t]);
+    uint64_t d = (uint64_t)ns - (uint64_t)pf->last_ts[t]; /* unsigned: a list may span more than 2^63 ns */
     pf->last_ts[t] = ns;
     return d;
 }

@@ -516,6 +516,31 @@ static void test_perfetto_many_lanes(void) {
     prof_events_free(ev);
 }
 
+/* A list that spans more than 2^63 ns (one thread's event near INT64_MIN,
+   another's near INT64_MAX): a thread sequence's first clock delta, from
+   the trace's start, was taken in int64_t (signed overflow, UBSan). The
+   file must decode (protoc); the JSON cannot hold such times to the ns
+   (doubles), so no comparison with it. */
+static void test_perfetto_extremes(void) {
+    static const int64_t span[][2] = { { INT64_MIN, INT64_MIN + 1000 }, { INT64_MAX - 1000, INT64_MAX } };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    size_t k;
+    if (!CHECK(ev != NULL)) return;
+    for (k = 0; k < 2; k++) {
+        memset(&d, 0, sizeof d);
+        d.name = "e";
+        d.thread = 3 + k;
+        d.start_ns = span[k][0];
+        d.end_ns = span[k][1];
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/pf_extremes.pftrace"), PROF_OK);
+    fflush(stdout);
+    CHECK(system("protoc --proto_path=tests/export/proto --decode=perfetto.protos.Trace perfetto_trace.proto < " OUT "/pf_extremes.pftrace > /dev/null") == 0);
+    prof_events_free(ev);
+}
+
 /* A recorded session: named threads (hostile names), scopes with stacks,
    marks, counters, allocations on two devices. */
 static void test_perfetto_recorded(void) {
@@ -1121,6 +1146,7 @@ int main(void) {
     test_perfetto_recorded();
     test_perfetto_importer();
     test_perfetto_many_lanes();
+    test_perfetto_extremes();
     test_source_prefix();
     test_light_args();
     test_light_hand();
