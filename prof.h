@@ -294,7 +294,10 @@
    timestamps; memory: a stack per thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
    tracks of its own, "depth 512-1023" and so on, where they nest as well;
-   a counter is one track per name.
+   async ranges and events that do not nest in their thread's slices go on
+   lanes under the thread ("async", "async (2)", ...; "overlapping", ...),
+   shown after its depth tracks in their numbers' order; a counter is one
+   track per name.
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
