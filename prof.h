@@ -9697,6 +9697,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
 #define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
 #define PROF__PFT_UUID_COUNTER(k) (0x200000000ull + (uint64_t)(k))
 #define PROF__PFT_MAX_DEPTH 512u /* trace_processor's open slices per track */
+#define PROF__PFT_SEEN_BITS ((size_t)1 << 23) /* 1 MB: past it, a map of the (sequence, site) pairs met */
 #define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
 /* Debug annotation names, interned with fixed iids (index + 1). */
 static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
@@ -9718,6 +9719,9 @@ typedef struct prof__pft {
     size_t nseq;                 /* 1 + threads */
     unsigned char *seen;         /* per sequence, a bit per site: name interned */
     unsigned char *seen_loc;     /* ... source location interned */
+    prof__map seen_map;          /* instead of seen when its bits would pass
+                                    PROF__PFT_SEEN_BITS (many threads and
+                                    many sites): (seq << 32 | site) -> 1 */
     int64_t *last_ts;            /* per thread sequence: the clock's last value */
     int32_t **stack;             /* per thread: open slices (event indices) */
     size_t *depth, *cap;
@@ -9900,8 +9904,16 @@ static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0
 static PROF__NI void prof__pft_intern_site(prof__pft *pf, prof__buf *m, uint32_t seq, uint32_t site) {
     const prof_site *st = &pf->e->sites[site];
     size_t bit = (size_t)seq * pf->e->nsites + site;
-    if (pf->seen[bit >> 3] & (1u << (bit & 7))) return;
-    pf->seen[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+    if (pf->seen) {
+        if (pf->seen[bit >> 3] & (1u << (bit & 7))) return;
+        pf->seen[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+    } else {
+        int found;
+        uint32_t *slot = prof__map_slot(&pf->seen_map, (uint64_t)seq << 32 | site, &found);
+        if (!slot) { pf->oom = 1; return; }
+        *slot = 1;
+        if (found) return;
+    }
     pf->sub.n = 0;
     prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
     prof__pb_s(&pf->sub, 2, st->name);
@@ -10107,6 +10119,7 @@ static PROF__NI prof__pft_head *prof__pft_heads(const prof_events *e) {
 /* Whether the sequence has had the site's name (and source location). */
 static __inline__ int prof__pft_seen(const prof__pft *pf, uint32_t seq, uint32_t site) {
     size_t bit = (size_t)seq * pf->e->nsites + site;
+    if (PROF__UNLIKELY(!pf->seen)) return prof__map_get(&pf->seen_map, (uint64_t)seq << 32 | site) != UINT32_MAX;
     return (pf->seen[bit >> 3] >> (bit & 7)) & 1;
 }
 /* The annotations of a common event (prof__pft_args' fields and order,
@@ -10526,7 +10539,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
-    prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF_FREE(pf->order);
@@ -10540,6 +10553,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof_result r;
     prof__pft pf;
     size_t i, nseq;
+    int big;
     int64_t t0 = 0;
     char pname[256];
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
@@ -10548,7 +10562,8 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     memset(&pf, 0, sizeof pf);
     pf.e = e;
     nseq = e->nthr + 2;
-    pf.seen = (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
+    big = e->nsites + 1 > PROF__PFT_SEEN_BITS / nseq; /* 60000 threads, each with a name of its own: 450 MB of bits */
+    pf.seen = big ? NULL : (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
     pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
     pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
     pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
@@ -10556,11 +10571,11 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     pf.head = prof__pft_heads(e); /* optional */
     pf.cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
     if (pf.cache) memset(pf.cache, 0, PROF__CLEAN_SLOTS * sizeof *pf.cache);
-    if (prof__xp_init(&pf.xp, e) != 0 || !pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
+    if (prof__xp_init(&pf.xp, e) != 0 || (!pf.seen && !big) || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
         prof__pft_free(&pf);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
-    memset(pf.seen, 0, nseq * (e->nsites + 1) / 8 + 1);
+    if (pf.seen) memset(pf.seen, 0, nseq * (e->nsites + 1) / 8 + 1);
     memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack);
     memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
     memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
