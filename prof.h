@@ -294,7 +294,10 @@
    timestamps; memory: a stack per thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
    tracks of its own, "depth 512-1023" and so on, where they nest as well;
-   a counter is one track per name.
+   async ranges and events that do not nest in their thread's slices go on
+   lanes under the thread ("async", "async (2)", ...; "overlapping", ...),
+   shown after its depth tracks in their numbers' order; a counter is one
+   track per name.
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
@@ -9770,6 +9773,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
 #define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
 #define PROF__PFT_UUID_COUNTER(k) (0x200000000ull + (uint64_t)(k))
 #define PROF__PFT_MAX_DEPTH 512u /* trace_processor's open slices per track */
+#define PROF__PFT_SEEN_BITS ((size_t)1 << 23) /* 1 MB: past it, a map of the (sequence, site) pairs met */
 #define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
 /* Debug annotation names, interned with fixed iids (index + 1). */
 static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
@@ -9778,8 +9782,11 @@ enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_O
 /* Lanes of events that may overlap (async ranges, events that do not nest
    in their thread's slices, device events): per group (a thread, a device
    stream), the end of each lane so far; an event takes the first lane
-   free at its start. Lanes are tracks on sequence 1. */
-typedef struct prof__pft_lanes { uint64_t group; int64_t *end; size_t n, cap; } prof__pft_lanes;
+   free at its start. The ends are the leaves of a min tree (tree[cap + k]
+   lane k, tree[j] the least of tree[2j] and tree[2j + 1], unused leaves
+   INT64_MAX), so that finding that lane among a million open async ranges
+   takes 20 steps, not a million. Lanes are tracks on sequence 1. */
+typedef struct prof__pft_lanes { uint64_t group; int64_t *tree; size_t n, cap; } prof__pft_lanes;
 
 typedef struct prof__pft {
     prof__w *w;
@@ -9788,6 +9795,9 @@ typedef struct prof__pft {
     size_t nseq;                 /* 1 + threads */
     unsigned char *seen;         /* per sequence, a bit per site: name interned */
     unsigned char *seen_loc;     /* ... source location interned */
+    prof__map seen_map;          /* instead of seen when its bits would pass
+                                    PROF__PFT_SEEN_BITS (many threads and
+                                    many sites): (seq << 32 | site) -> 1 */
     int64_t *last_ts;            /* per thread sequence: the clock's last value */
     int32_t **stack;             /* per thread: open slices (event indices) */
     size_t *depth, *cap;
@@ -9841,12 +9851,30 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
     prof__pft_emit(pf);
 }
 /* The lane of group for an event [start, end], its track described when
-   new, ranked rank0 + its number. */
+   new, ranked rank0 + its number: the UI orders a thread's or GPU's child
+   tracks by rank (child_ordering EXPLICIT on the parent), else by name as
+   text, which put "async (10)" before "async (2)". A thread's tracks: its
+   depth tracks (rank = their band), then its async lanes, then its
+   overlapping ones. */
+#define PROF__PFT_RANK_ASYNC 0x100000
+#define PROF__PFT_RANK_OVERLAP 0x200000
+/* Twice the lanes g can hold: the leaves copied, the inner nodes rebuilt. */
+static PROF__NI int prof__pft_lanes_grow(prof__pft_lanes *g) {
+    size_t cap = g->cap ? 2 * g->cap : 8, j;
+    int64_t *t;
+    if (cap > PROF__MAX_ELEMS(2 * sizeof *t) || !(t = PROF__ALLOC(int64_t, 2 * cap))) return 0;
+    for (j = 0; j < cap; j++) t[cap + j] = j < g->cap ? g->tree[g->cap + j] : INT64_MAX;
+    for (j = cap - 1; j >= 1; j--) t[j] = t[2 * j] < t[2 * j + 1] ? t[2 * j] : t[2 * j + 1];
+    PROF_FREE(g->tree);
+    g->tree = t;
+    g->cap = cap;
+    return 1;
+}
 static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t start, int64_t end, uint64_t parent, const char *name, int rank0) {
     uint32_t *slot;
     int found;
     prof__pft_lanes *g;
-    size_t k;
+    size_t k, j;
     if (!(slot = prof__map_slot(&pf->lane_map, group, &found))) { pf->oom = 1; return 0; }
     if (!found) {
         if (!prof__grow((void *)&pf->lanes, &pf->caplanes, pf->nlanes + 1, sizeof *pf->lanes)) { pf->oom = 1; return 0; }
@@ -9855,22 +9883,28 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
         pf->lanes[pf->nlanes++].group = group;
     }
     g = &pf->lanes[*slot];
-    for (k = 0; k < g->n && g->end[k] > start; k++) {}
+    if (g->n && g->tree[1] <= start) /* a lane is free: the leftmost */
+        for (k = 1; k < g->cap;) k = 2 * k + (g->tree[2 * k] > start);
+    else
+        k = g->cap + g->n;
+    k -= g->cap;
     if (k == g->n) {
         char label[64];
-        if (!prof__grow((void *)&g->end, &g->cap, g->n + 1, sizeof *g->end)) { pf->oom = 1; return 0; }
+        if (g->n == g->cap && !prof__pft_lanes_grow(g)) { pf->oom = 1; return 0; }
         g->n++;
         if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, -1);
         else {
+            int64_t rank = (int64_t)rank0 + (int64_t)(k < 0xfffff ? k : 0xfffff); /* stream 0x7fffff's lanes: int32's end */
             snprintf(label, sizeof label, " (%zu)", k + 1);
             pf->sub2.n = 0;
             prof__buf_str(&pf->sub2, name);
             prof__buf_str(&pf->sub2, label);
             prof__buf_put(&pf->sub2, "", 1);
-            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, rank0 + (int)k, -1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)(rank < INT32_MAX ? rank : INT32_MAX), -1);
         }
     }
-    g->end[k] = end;
+    for (j = g->cap + k, g->tree[j] = end; j > 1; j /= 2)
+        g->tree[j / 2] = g->tree[j & ~(size_t)1] < g->tree[j | 1] ? g->tree[j & ~(size_t)1] : g->tree[j | 1];
     return prof__pft_lane_uuid(group, k);
 }
 
@@ -9946,8 +9980,16 @@ static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0
 static PROF__NI void prof__pft_intern_site(prof__pft *pf, prof__buf *m, uint32_t seq, uint32_t site) {
     const prof_site *st = &pf->e->sites[site];
     size_t bit = (size_t)seq * pf->e->nsites + site;
-    if (pf->seen[bit >> 3] & (1u << (bit & 7))) return;
-    pf->seen[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+    if (pf->seen) {
+        if (pf->seen[bit >> 3] & (1u << (bit & 7))) return;
+        pf->seen[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+    } else {
+        int found;
+        uint32_t *slot = prof__map_slot(&pf->seen_map, (uint64_t)seq << 32 | site, &found);
+        if (!slot) { pf->oom = 1; return; }
+        *slot = 1;
+        if (found) return;
+    }
     pf->sub.n = 0;
     prof__pb_u(&pf->sub, 1, (uint64_t)site + 1);
     prof__pb_s(&pf->sub, 2, st->name);
@@ -10111,7 +10153,7 @@ static __inline__ void prof__pft_end(prof__pft *pf, uint32_t seq, uint64_t track
 }
 /* Clock 64 of thread t's sequence to ns: the delta to write. */
 static __inline__ uint64_t prof__pft_delta(prof__pft *pf, uint32_t t, int64_t ns) {
-    uint64_t d = (uint64_t)(ns - pf->last_ts[t]);
+    uint64_t d = (uint64_t)ns - (uint64_t)pf->last_ts[t]; /* unsigned: a list may span more than 2^63 ns */
     pf->last_ts[t] = ns;
     return d;
 }
@@ -10153,6 +10195,7 @@ static PROF__NI prof__pft_head *prof__pft_heads(const prof_events *e) {
 /* Whether the sequence has had the site's name (and source location). */
 static __inline__ int prof__pft_seen(const prof__pft *pf, uint32_t seq, uint32_t site) {
     size_t bit = (size_t)seq * pf->e->nsites + site;
+    if (PROF__UNLIKELY(!pf->seen)) return prof__map_get(&pf->seen_map, (uint64_t)seq << 32 | site) != UINT32_MAX;
     return (pf->seen[bit >> 3] >> (bit & 7)) & 1;
 }
 /* The annotations of a common event (prof__pft_args' fields and order,
@@ -10283,10 +10326,12 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
         rank0 = (int)((stream < 0 ? 0 : stream > 0x7fffff ? 0x7fffff : stream) << 8); /* streams in order, their lanes after each */
-    } else {
-        group = ((uint64_t)t << 1) | 1;
+    } else { /* async ranges and overlapping events apart, after the depth tracks */
+        int async = (v->flags & PROF__F_ASYNC) != 0;
+        group = ((uint64_t)t << 2) | 1 | (uint64_t)(async << 1);
         parent = PROF__PFT_UUID_THREAD(t);
-        name = (v->flags & PROF__F_ASYNC) ? "async" : "overlapping";
+        name = async ? "async" : "overlapping";
+        rank0 = async ? PROF__PFT_RANK_ASYNC : PROF__PFT_RANK_OVERLAP;
     }
     track = prof__pft_lane(pf, group, v->start, v->end, parent, name, rank0);
     if (!track) return;
@@ -10491,6 +10536,7 @@ static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint64_t pid, int
     if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
     prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
     prof__pb_sub(m, 4, s);
+    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: its depth tracks and lanes by rank */
     prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
     prof__pb_u(&pf->pkt, 10, (uint64_t)i + 2);
     prof__pb_sub(&pf->pkt, 60, m);
@@ -10566,10 +10612,10 @@ static PROF__NI int prof__pft_order(prof__pft *pf) {
 static PROF__NI void prof__pft_free(prof__pft *pf) {
     size_t i;
     for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
-    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].end);
+    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
-    prof__map_free(&pf->lane_map); prof__map_free(&pf->api);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF_FREE(pf->order);
@@ -10583,6 +10629,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof_result r;
     prof__pft pf;
     size_t i, nseq;
+    int big;
     int64_t t0 = 0;
     char pname[256];
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
@@ -10591,7 +10638,8 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     memset(&pf, 0, sizeof pf);
     pf.e = e;
     nseq = e->nthr + 2;
-    pf.seen = (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
+    big = e->nsites + 1 > PROF__PFT_SEEN_BITS / nseq; /* 60000 threads, each with a name of its own: 450 MB of bits */
+    pf.seen = big ? NULL : (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
     pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
     pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
     pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
@@ -10599,11 +10647,11 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     pf.head = prof__pft_heads(e); /* optional */
     pf.cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
     if (pf.cache) memset(pf.cache, 0, PROF__CLEAN_SLOTS * sizeof *pf.cache);
-    if (prof__xp_init(&pf.xp, e) != 0 || !pf.seen || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
+    if (prof__xp_init(&pf.xp, e) != 0 || (!pf.seen && !big) || !pf.stack || !pf.depth || !pf.cap || !pf.last_ts) {
         prof__pft_free(&pf);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
-    memset(pf.seen, 0, nseq * (e->nsites + 1) / 8 + 1);
+    if (pf.seen) memset(pf.seen, 0, nseq * (e->nsites + 1) / 8 + 1);
     memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack);
     memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
     memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);

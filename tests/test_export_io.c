@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <time.h>
 
 #define OUT "build/export_io"
 
@@ -409,7 +410,8 @@ static void test_perfetto_hand(void) {
    past that were dropped and their ends closed the wrong slices), one
    counter from two call sites and two threads (one track per name), a
    metadata key with '.' (annotation names lose it; trace attributes keep
-   it), two threads (their order, their descriptors' sequences). */
+   it), two threads (their order, their descriptors' sequences), twelve
+   async ranges at once (their lanes' order in the UI). */
 static void pf_recurse_b(int n);
 static void pf_recurse_a(int n) { /* two names: _remove_dup_nodes folds a child named as its parent */
     PROF_SCOPE("recurse a");
@@ -437,18 +439,154 @@ static void test_perfetto_importer(void) {
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
     prof_set_thread_name("main");
     prof_add_metadata("git.sha[0]", "abc");
+    CHECK_EQ_INT(prof_add_metadata_json("json string", "\"a \\\"quoted\\\" value\""), PROF_OK); /* the attribute holds its JSON */
     for (i = 0; i < 3; i++) {
         PROF_SCOPE("step body");
         PROF_COUNTER("loss", 1.0 + i);
         CHECK_EQ_INT(prof_step(), PROF_OK);
     }
     pf_recurse_a(1100);
+    /* 12 async ranges open at once: 12 lanes under the thread, after its
+       depth tracks, in their numbers' order ("async (10)" after "(9)") */
+    for (i = 1; i <= 12; i++) PROF_ASYNC_BEGIN("async", (uint64_t)i);
+    for (i = 1; i <= 12; i++) PROF_ASYNC_END((uint64_t)i);
     CHECK(pthread_create(&th, NULL, pf_worker, NULL) == 0);
     pthread_join(th, NULL);
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     CHECK(prof_events_count(ev) > 1100);
     perfetto_pair(ev, "pf_importer");
+    prof_events_free(ev);
+}
+
+/* Async ranges that overlap: random ones, each on the first lane free at
+   its start (check_perfetto.py: every lane a well-formed stack, the lanes
+   in order); then 400000 open at once, whose lanes the writer once found
+   by a scan from the first lane per event (quadratic: about 25 s here,
+   hours for a few million), now in a few steps each. */
+static void test_perfetto_many_lanes(void) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    long n = check_scale(400000, 10), i;
+    unsigned r = 12345;
+    clock_t c0;
+    double cpu;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "async";
+    d.thread = 5;
+    d.set = PROF_EVENT_ASYNC;
+    for (i = 0; i < 3000; i++) {
+        r = r * 1103515245u + 12345u;
+        d.start_ns = 1000 + (int64_t)(r >> 8) % 1000000;
+        r = r * 1103515245u + 12345u;
+        d.end_ns = d.start_ns + 1 + (int64_t)(r >> 8) % (i % 2 ? 50000 : 500);
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    d.name = "step";
+    d.set = 0;
+    d.start_ns = 500;
+    d.end_ns = 2000000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    perfetto_pair(ev, "pf_lanes");
+    prof_events_free(ev);
+    if (!CHECK((ev = prof_events_create()) != NULL)) return;
+    d.name = "open";
+    d.set = PROF_EVENT_ASYNC;
+    for (i = 0; i < n; i++) {
+        d.start_ns = 1000 + i;
+        d.end_ns = 1000000000 + i;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    /* 300 kernels at once on stream 0x7fffff: its lanes' ranks (stream <<
+       8, plus the lane) passed INT_MAX, signed overflow (UBSan) */
+    d.name = "kernel";
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_resource_id = 0x7fffff;
+    for (i = 0; i < 300; i++) {
+        d.start_ns = 2000 + i;
+        d.end_ns = 900000000 + i;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    c0 = clock();
+    CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/pf_many_lanes.pftrace"), PROF_OK);
+    cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    CHECK_MSG(cpu < 4.0, "%ld async ranges open at once: prof_export_perfetto took %.1f s of CPU", n, cpu);
+    prof_events_free(ev);
+}
+
+/* A list that spans more than 2^63 ns (one thread's event near INT64_MIN,
+   another's near INT64_MAX): a thread sequence's first clock delta, from
+   the trace's start, was taken in int64_t (signed overflow, UBSan). The
+   file must decode (protoc); the JSON cannot hold such times to the ns
+   (doubles), so no comparison with it. */
+static void test_perfetto_extremes(void) {
+    static const int64_t span[][2] = { { INT64_MIN, INT64_MIN + 1000 }, { INT64_MAX - 1000, INT64_MAX } };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    size_t k;
+    if (!CHECK(ev != NULL)) return;
+    for (k = 0; k < 2; k++) {
+        memset(&d, 0, sizeof d);
+        d.name = "e";
+        d.thread = 3 + k;
+        d.start_ns = span[k][0];
+        d.end_ns = span[k][1];
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/pf_extremes.pftrace"), PROF_OK);
+    fflush(stdout);
+    CHECK(system("protoc --proto_path=tests/export/proto --decode=perfetto.protos.Trace perfetto_trace.proto < " OUT "/pf_extremes.pftrace > /dev/null") == 0);
+    prof_events_free(ev);
+}
+
+/* Many threads, each with a name of its own (one event each): the writer
+   kept a bit per (thread, site) and filled them (quadratic: 30000 threads
+   took 112 MB, 60000 took 450 MB and 2.4 s); past 1 MB of bits it now
+   keeps a map of the pairs met. 3000 threads (past 1 MB) are checked
+   against the JSON trace; 30000 must export in a child whose address space
+   is held to 48 MB more than it uses (not under valgrind or sanitizers,
+   which map memory of their own). */
+static prof_events *threads_list(long n) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    char nm[32];
+    long i;
+    for (i = 0; ev && i < n; i++) {
+        memset(&d, 0, sizeof d);
+        snprintf(nm, sizeof nm, "name %ld", i);
+        d.name = nm;
+        d.thread = (uint64_t)i + 1;
+        d.start_ns = 1000 + i * 10;
+        d.end_ns = 1000 + i * 10 + 5;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    return ev;
+}
+static void test_perfetto_many_threads(void) {
+    prof_events *ev = threads_list(3000);
+    pid_t pid;
+    int st = 0;
+    if (!CHECK(ev != NULL)) return;
+    perfetto_pair(ev, "pf_threads");
+    prof_events_free(ev);
+    if (check_under_valgrind() || check_under_sanitizer() || !CHECK((ev = threads_list(30000)) != NULL)) return;
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        long vm_kb = 0;
+        struct rlimit lim;
+        while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmSize:", 7) == 0) vm_kb = atol(line + 7);
+        if (f) fclose(f);
+        lim.rlim_cur = lim.rlim_max = (rlim_t)(vm_kb + 48 * 1024) * 1024;
+        if (vm_kb == 0 || setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+        _exit(prof_export_perfetto(ev, OUT "/pf_threads_as.pftrace") == PROF_OK ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "prof_export_perfetto of 30000 threads with 48 MB of address space to spare: status %d", st);
     prof_events_free(ev);
 }
 
@@ -1056,6 +1194,9 @@ int main(void) {
     test_perfetto_hand();
     test_perfetto_recorded();
     test_perfetto_importer();
+    test_perfetto_many_lanes();
+    test_perfetto_extremes();
+    test_perfetto_many_threads();
     test_source_prefix();
     test_light_args();
     test_light_hand();

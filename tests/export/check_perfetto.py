@@ -196,6 +196,7 @@ def main():
     desc_seq = {}  # thread track uuid -> the sequence its descriptor came on
     seq_has_events = set()
     attributes = {}
+    json_args = set()  # annotation names that carried JSON (legacy_json_value)
     events = []  # (ts, file order, sid, track, type, resolved fields)
     for pno, pk in enumerate(trace.get("packet", [])):
         sid = int(one(pk, "trusted_packet_sequence_id", "0"))
@@ -265,6 +266,7 @@ def main():
                         args[an] = s_of(one(a, "string_value"))
                     elif one(a, "legacy_json_value") is not None:
                         args[an] = json.loads(s_of(one(a, "legacy_json_value")))
+                        json_args.add(an)  # a JSON string value is a str too
                 stack = None
                 if one(te, "callstack_iid"):
                     cid = int(one(te, "callstack_iid"))
@@ -329,6 +331,41 @@ def main():
         root = tracks.get(0)
         if root is None or one(root, "thread_ordering") not in ("THREAD_ORDERING_EXPLICIT", "1"):
             fail("no root track descriptor (uuid 0) with thread_ordering EXPLICIT: the threads' ranks are ignored")
+    # child tracks of a thread or a GPU (lanes "NAME", "NAME (2)", ...,
+    # "depth A-B", "stream S"): in the order the UI shows them
+    # (viz/summary/track_event.sql: by sibling_order_rank where the parent's
+    # child_ordering is EXPLICIT, else by name as text, so "async (10)"
+    # before "async (2)"), which must be the lanes' own order
+    children = defaultdict(list)
+    for u, td in tracks.items():
+        p = int(one(td, "parent_uuid", "0"))
+        if p in tracks and (tracks[p].get("thread") or s_of(one(tracks[p], "name", b"")).startswith("GPU ")):
+            children[p].append(u)
+
+    def lane_key(name):
+        m = re.fullmatch(r"(.*?)(?: \((\d+)\))?", name, re.S)
+        base, lane = m.group(1), int(m.group(2) or 1)
+        d = re.fullmatch(r"depth (\d+)-\d+", base)
+        if d:
+            return (0, int(d.group(1)), "", lane)
+        s = re.fullmatch(r"stream (-?\d+)", base)
+        if s:
+            return (1, int(s.group(1)), "", lane)
+        return (2, 0, base, lane)
+    for p, kids in children.items():
+        explicit = one(tracks[p], "child_ordering") in ("EXPLICIT", "3")
+        if explicit:
+            ranks = [int(one(tracks[u], "sibling_order_rank", "0")) for u in kids]
+            if len(set(ranks)) != len(ranks):
+                fail(f"track {p}: child tracks share a sibling_order_rank (their order is undefined): {sorted(ranks)}")
+            shown = sorted(kids, key=lambda u: int(one(tracks[u], "sibling_order_rank", "0")))
+        else:
+            shown = sorted(kids, key=lambda u: one(tracks[u], "name", b""))
+        names_shown = [s_of(one(tracks[u], "name", b"")) for u in shown]
+        want = sorted(names_shown, key=lane_key)
+        if names_shown != want:
+            fail(f"track {p} ({s_of(one(tracks[p], 'name', b''))!r}): the UI orders its child tracks {names_shown[:12]}, not {want[:12]}")
+
     for u in thread_tracks:
         sq = desc_seq.get(u)
         own = seqs.get(sq, {}).get("track") == u
@@ -511,9 +548,9 @@ def main():
         for k, v in meta[0].items():
             if k not in attributes:
                 fail(f"metadata {k[:60]!r}: no trace attribute")
-            elif isinstance(v, str) and attributes[k] != v:
+            elif k not in json_args and attributes[k] != v:
                 fail(f"metadata {k[:60]!r}: attribute {attributes[k][:60]!r}, annotation {v[:60]!r}")
-            elif not isinstance(v, str) and json.loads(attributes[k]) != v:
+            elif k in json_args and json.loads(attributes[k]) != v:
                 fail(f"metadata {k[:60]!r}: attribute {attributes[k][:60]!r} is not the annotation's JSON")
     print(f"check_perfetto: {len(trace.get('packet', []))} packets, {len(slices)} slices, {len(instants)} instants, {len(counters)} counter values, "
           f"{len(flows_out)} flows, {fails} failures")
