@@ -1533,20 +1533,23 @@ static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
    of PROF__HUGE_HINT bytes and more from libc's malloc, which maps chunks
    that large on their own, are asked for transparent huge pages instead:
    prof_stop of 10M events measured 1.5-2x faster. A user's allocator is
-   left alone. */
+   left alone. prof__hint_huge_from takes the size from which to ask: the
+   analysis asks from 2 MB for arrays it fills whole (key_averages' rows),
+   where no part of a huge page goes unused. */
 #define PROF__HUGE_HINT ((size_t)32 << 20)
-static PROF__NI void prof__hint_huge(void *p, size_t bytes) {
+static PROF__NI void prof__hint_huge_from(void *p, size_t bytes, size_t min) {
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
-    if (p && bytes >= PROF__HUGE_HINT) {
+    if (p && bytes >= min) {
         long page = sysconf(_SC_PAGESIZE);
         uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095u;
         uintptr_t lo = ((uintptr_t)p + mask) & ~mask, hi = ((uintptr_t)p + bytes) & ~mask;
         if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: failure changes nothing */
     }
 #else
-    (void)p; (void)bytes;
+    (void)p; (void)bytes; (void)min;
 #endif
 }
+static PROF__NI void prof__hint_huge(void *p, size_t bytes) { prof__hint_huge_from(p, bytes, PROF__HUGE_HINT); }
 static PROF__NI void *prof__malloc(size_t bytes) {
     void *p = PROF_MALLOC(bytes);
     prof__hint_huge(p, bytes);
@@ -6282,11 +6285,10 @@ typedef struct prof__grouping {
     prof_group_options g;
     uint32_t *cls;     /* per stack node: its class + 1, 0 = not yet known */
     prof__map cls_map; /* a class's frames -> the class (its first node) */
-    prof__map rows;    /* a key -> its row */
-    prof__gkey *keys;  /* per row */
+    prof__map rows;    /* a key -> its row (the key: its first event's) */
     uint32_t *first;   /* per row: its first event */
     prof__ghot *hot;   /* per row */
-    size_t capkeys, capfirst, caphot;
+    size_t capfirst, caphot;
     prof__gcache *cache;
     size_t cache_mask;
     prof__gmemo *memo; /* per stack node, or NULL */
@@ -6339,10 +6341,26 @@ static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) 
     gr->cls[node] = v + 1;
     return v;
 }
+/* Event i's key (its stack's class known: gr->cls[node] set), as
+   prof__group_row makes it; a row's key is its first event's, made again
+   where a lookup compares it, so rows keep no key. */
+static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gkey *k) {
+    const prof_events *e = gr->e;
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+    k->name = e->sites[v->site].name;
+    k->node_id = v->node_id;
+    k->kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    k->overload = !gr->g.group_by_overload_name ? NULL : x && x->overload_name ? x->overload_name : "";
+    k->shapes = !gr->g.group_by_input_shapes ? NULL : x && x->shapes ? x->shapes : e->no_shapes;
+    k->stk = gr->cls ? gr->cls[prof__stack_node(e, i)] - 1 : 0;
+}
 typedef struct prof__growkey { const prof__grouping *gr; const prof__gkey *k; } prof__growkey;
 static PROF__NI int prof__grow_same(const void *key, uint32_t v) {
     const prof__growkey *k = (const prof__growkey *)key;
-    return prof__gkey_eq(&k->gr->keys[v], k->k);
+    prof__gkey rk;
+    prof__gkey_of(k->gr, k->gr->first[v], &rk);
+    return prof__gkey_eq(&rk, k->k);
 }
 /* The row of key k, made if new (in first-seen order, as the dict's) with
    event i as its first. UINT32_MAX: out of memory. */
@@ -6354,13 +6372,12 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     key.k = k;
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
     if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
-    if (a->n >= a->cap || a->n >= gr->capkeys || a->n >= gr->capfirst || a->n >= gr->caphot) /* grown together, checked once */
-        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
-            !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
+    if (a->n >= a->cap || a->n >= gr->capfirst || a->n >= gr->caphot) /* grown together, checked once */
+        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) ||
+            !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
             return UINT32_MAX;
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
     memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
-    gr->keys[a->n] = *k;
     gr->first[a->n] = (uint32_t)i;
     if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
     return (uint32_t)a->n++;
@@ -6440,7 +6457,6 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__gho
 }
 static PROF__NI void prof__grouping_free(prof__grouping *gr) {
     PROF_FREE(gr->cls);
-    PROF_FREE(gr->keys);
     PROF_FREE(gr->first);
     PROF_FREE(gr->hot);
     PROF_FREE(gr->cache);
@@ -6472,9 +6488,21 @@ static PROF__NI const char *prof__group_copy(prof__grouping *gr, prof_averages *
    with the strings copied so the averages outlive the list: a row's name
    and stack frames come from per-site and per-node memos, so a frame
    shared by many rows' stacks is looked up once. */
+/* evt.stack[:group_by_stack_n] of a stack of depth d, a Python slice: a
+   negative n drops that many from the end (the key ignores the stack then,
+   as for 0) */
+static PROF__NI int prof__group_depth(int n, int d) { return n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0); }
 static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     prof_events *e = gr->e;
-    size_t i;
+    size_t i, total = 0;
+    const char **st = NULL;
+    /* the rows' stacks in one piece of exactly their size */
+    for (i = 0; gr->g.group_by_stack_n && i < a->n; i++)
+        if ((total += (size_t)prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, prof__stack_node(e, gr->first[i])))) > PROF__MAX_ELEMS(sizeof *st)) return -1;
+    if (total) {
+        if (!(st = (const char **)prof__arena_alloc(&a->arena, total * sizeof *st))) return -1;
+        prof__hint_huge_from((void *)st, total * sizeof *st, (size_t)2 << 20);
+    }
     if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
     memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
     if (gr->g.group_by_stack_n && e->nnodes) {
@@ -6487,11 +6515,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         const prof__ev *v = &e->ev[fi];
         const prof__extra *x = prof__x(e, v);
         uint32_t node = prof__stack_node(e, fi);
-        /* evt.stack[:group_by_stack_n], a Python slice: a negative n drops
-           that many from the end (the key ignores the stack then, as for 0) */
-        int k, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
-        int depth = n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0);
-        const char **st = NULL;
+        int k, depth = prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, node));
         if (!gr->site_copy[v->site]) gr->site_copy[v->site] = prof__group_copy(gr, a, prof__ev_name(e, v));
         r->key = gr->site_copy[v->site];
         r->overload_name = gr->g.group_by_overload_name ? prof__group_copy(gr, a, x->overload_name ? x->overload_name : "") : "";
@@ -6501,16 +6525,12 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
             if (sh && !(r->input_shapes = prof__group_copy(gr, a, sh))) return -1;
             if (!sh) r->input_shapes = NULL;
         }
-        if (depth > 0) {
-            st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
-            if (!st) return -1;
-            for (k = 0; k < depth; k++, node = prof__node_parent(e, node)) {
-                if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
-                st[k] = gr->node_copy[node];
-            }
-        }
-        r->stack = st;
+        r->stack = depth > 0 ? st : NULL;
         r->stack_depth = depth;
+        for (k = 0; k < depth; k++, node = prof__node_parent(e, node)) {
+            if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+            *st++ = gr->node_copy[node];
+        }
         r->count = gr->hot[i].count;
         r->cpu_time_total_ns = gr->hot[i].cpu;
         r->self_cpu_time_total_ns = gr->hot[i].self_cpu;
@@ -6556,8 +6576,8 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
                page; the rows' is given back at the end). Without it (no
                memory for it), they grow as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
-            (void)(prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows) && prof__reserve_exact((void *)&gr.keys, &gr.capkeys, want, sizeof *gr.keys) &&
-                   prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
+            if (prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows)) prof__hint_huge_from(a->rows, want * sizeof *a->rows, (size_t)2 << 20);
+            (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
         }
     }
     /* with memos the cache sees only their misses (mostly a node's first
@@ -10758,26 +10778,109 @@ static PROF__NI void prof__w_fline(prof__w *w, prof__folded *f, uint32_t line, i
     prof__w_i64(w, us);
     PROF__W_LIT(w, "\n");
 }
-/* The events' lines (merge: their sums, written after). Returns the lines
-   written, -1 without memory; *with_stacks counts the events that had one.
-   Merged, an event adds its value to its stack node's sum (one array
-   read in event order, one random write), and the nodes then go to their
-   lines in the order of their first event with a value: the lines come
-   out in first-seen order with their sums (positive values: a saturating
-   sum of them is the same in any order). */
+/* Merged: each stack node's line, written from the node's own frames
+   (f->chain has room for its depth), when no two distinct frames print
+   alike once cleaned: then two nodes print alike only if they are one
+   node, so a node is its line, with no trie of lines to build. */
+static PROF__NI void prof__w_node_line(prof__w *w, prof__folded *f, const prof_events *e, const uint32_t *cf, uint32_t node, int64_t us) {
+    size_t k = 0;
+    uint32_t a;
+    for (a = node; a; a = prof__node_parent(e, a)) f->chain[k++] = cf[a] - 1;
+    while (k-- > 0) {
+        prof__w_put(w, f->cframes[f->chain[k]], f->cframe_len[f->chain[k]]);
+        if (k) PROF__W_LIT(w, ";");
+    }
+    PROF__W_LIT(w, " ");
+    prof__w_i64(w, us);
+    PROF__W_LIT(w, "\n");
+}
+/* The merged lines: an event adds its value to its stack node's sum (one
+   array read in event order, one random write), and the nodes then go to
+   their lines in the order of their first event with a value: the lines
+   come out in first-seen order with their sums (positive values: a
+   saturating sum of them is the same in any order). Each node met gets its
+   cleaned frame (cf, + 1) once; when the cleaned frames are as many as the
+   frames, a node is its line (prof__w_node_line), else the nodes go
+   through the trie of lines. Returns the lines written, -1 without
+   memory. */
+static PROF__NI long prof__folded_merged(prof__folded *f, prof__w *w, prof_events *e, int which, size_t *with_stacks) {
+    long lines = 0;
+    size_t i, norder = 0, maxd = 0;
+    int64_t *nsum = PROF__ALLOC(int64_t, e->nnodes);
+    uint32_t *order = PROF__ALLOC(uint32_t, e->nnodes), *cf = PROF__ALLOC(uint32_t, e->nnodes);
+    if (!nsum || !order || !cf) goto oom;
+    memset(nsum, 0, e->nnodes * sizeof *nsum);
+    memset(cf, 0, e->nnodes * sizeof *cf);
+    for (i = 0; i < e->n; i++) {
+        uint32_t node = prof__stack_node(e, i);
+        int64_t value;
+        if (!node) continue;
+        ++*with_stacks;
+        /* ns; summed before the cut to whole microseconds, so that many
+           short calls are not each cut to 0 */
+        value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i);
+        if (value <= 0) continue;
+        if (!nsum[node]) order[norder++] = node;
+        prof__sat_add(&nsum[node], value);
+    }
+    for (i = 0; i < norder; i++) {
+        uint32_t a;
+        if ((size_t)prof__node_depth(e, order[i]) > maxd) maxd = (size_t)prof__node_depth(e, order[i]);
+        for (a = order[i]; a && !cf[a]; a = prof__node_parent(e, a)) {
+            uint32_t c = prof__folded_frame(f, prof__xp_node(&f->xp, e, a));
+            if (c == UINT32_MAX) goto oom;
+            cf[a] = c + 1;
+        }
+    }
+    if (f->capchain < maxd && !prof__grow((void *)&f->chain, &f->capchain, maxd, sizeof *f->chain)) goto oom;
+    if (f->frames.n == f->ncframes) {
+        for (i = 0; i < norder && !w->err; i++) {
+            if (nsum[order[i]] / 1000 <= 0) continue;
+            prof__w_node_line(w, f, e, cf, order[i], nsum[order[i]] / 1000);
+            lines++;
+        }
+    } else {
+        f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
+        f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
+        if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) goto oom;
+        memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
+        memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
+        memset(&f->lines[0], 0, sizeof f->lines[0]);
+        f->nlines = 1;
+        for (i = 0; i < norder; i++) {
+            int64_t k = prof__folded_line(f, e, order[i], 0);
+            if (k < 0) goto oom;
+            prof__sat_add(&f->out[k].sum, nsum[order[i]]);
+        }
+        for (i = 0; i < f->nout && !w->err; i++) {
+            if (f->out[i].sum / 1000 <= 0) continue;
+            prof__w_fline(w, f, f->out[i].line, f->out[i].sum / 1000);
+            lines++;
+        }
+    }
+    PROF_FREE(nsum);
+    PROF_FREE(order);
+    PROF_FREE(cf);
+    return lines;
+oom:
+    PROF_FREE(nsum);
+    PROF_FREE(order);
+    PROF_FREE(cf);
+    return -1;
+}
+/* The events' lines, each event's own (PyTorch's export_stacks), or merged
+   (prof__folded_merged). Returns the lines written, -1 without memory;
+   *with_stacks counts the events that had a stack. */
 static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_events *e, int which, int merge, size_t *with_stacks) {
     long lines = 0;
-    size_t i, norder = 0;
-    int64_t *nsum = NULL;
-    uint32_t *order = NULL;
+    size_t i;
     if (!e->nnodes) return 0;
+    if (merge) return prof__folded_merged(f, w, e, which, with_stacks);
     f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
     f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
     if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return -1;
-    if (merge && (!(nsum = PROF__ALLOC(int64_t, e->nnodes)) || !(order = PROF__ALLOC(uint32_t, e->nnodes)))) goto oom;
     memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
     memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
-    if (nsum) memset(nsum, 0, e->nnodes * sizeof *nsum);
     memset(&f->lines[0], 0, sizeof f->lines[0]);
     f->nlines = 1;
     for (i = 0; i < e->n && !w->err; i++) {
@@ -10786,37 +10889,13 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
         if (!node) continue;
         ++*with_stacks;
         value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i); /* ns */
-        /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
-           lines (prof.h's own) sum the nanoseconds first, so that many
-           short calls are not each cut to whole microseconds. */
-        if (merge) {
-            if (value <= 0) continue;
-            if (!nsum[node]) order[norder++] = node;
-            prof__sat_add(&nsum[node], value);
-            continue;
-        }
+        /* PyTorch's lines: int(us), which truncates, and none at 0 */
         if ((value /= 1000) <= 0) continue;
-        if ((k = prof__folded_line(f, e, node, 1)) < 0) goto oom;
+        if ((k = prof__folded_line(f, e, node, 1)) < 0) return -1;
         prof__w_folded(w, f->out[k].text, f->out[k].len, value);
         lines++;
     }
-    for (i = 0; i < norder; i++) {
-        int64_t k = prof__folded_line(f, e, order[i], 0);
-        if (k < 0) goto oom;
-        prof__sat_add(&f->out[k].sum, nsum[order[i]]);
-    }
-    for (i = 0; merge && i < f->nout && !w->err; i++) {
-        if (f->out[i].sum / 1000 <= 0) continue;
-        prof__w_fline(w, f, f->out[i].line, f->out[i].sum / 1000);
-        lines++;
-    }
-    PROF_FREE(nsum);
-    PROF_FREE(order);
     return lines;
-oom:
-    PROF_FREE(nsum);
-    PROF_FREE(order);
-    return -1;
 }
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
     const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
