@@ -6258,16 +6258,14 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
    them from the first event it is given. */
 typedef struct prof__gkey {
     const char *name, *overload, *shapes; /* overload, shapes: NULL when not grouped by them */
-    uint32_t stk;      /* group_by_stack_n > 0: the class of the stack's first n frames */
+    uint64_t fh;       /* group_by_stack_n > 0: the hash of the stack's first n frames, else 0 */
+    uint32_t node;     /* the same: the stack's node, whose first n frames are compared */
     int32_t node_id;
     uint32_t kind;     /* device_type, is_legacy, is_user_annotation */
 } prof__gkey;
-static PROF__NI int prof__gkey_eq(const prof__gkey *a, const prof__gkey *b) {
-    return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->stk == b->stk;
-}
 static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
     uint64_t h = prof__mix((uint64_t)(uintptr_t)k->name ^ ((uint64_t)(uint32_t)k->node_id << 32) ^ k->kind);
-    return prof__mix(h ^ (uint64_t)(uintptr_t)k->overload ^ ((uint64_t)(uintptr_t)k->shapes << 1) ^ ((uint64_t)k->stk << 40));
+    return prof__mix(h ^ (uint64_t)(uintptr_t)k->overload ^ ((uint64_t)(uintptr_t)k->shapes << 1) ^ k->fh);
 }
 /* A cache in front of the map: the last row of a (site, key) slot, so an
    event whose site and key parts match its slot's costs a few compares. */
@@ -6277,18 +6275,13 @@ typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node
    (one name per node, tens of thousands of nodes) always hit, where the
    cache's (site, node) slots would collide. */
 typedef struct prof__gmemo { uint32_t site, row, kind; int32_t node_id; } prof__gmemo;
-/* The sums every CPU event adds to, apart from the rest of its row: one
-   cache line per row however many rows there are. */
-typedef struct prof__ghot { int64_t count, cpu, self_cpu, pad; } prof__ghot;
 typedef struct prof__grouping {
     prof_events *e;
     prof_group_options g;
-    uint32_t *cls;     /* per stack node: its class + 1, 0 = not yet known */
-    prof__map cls_map; /* a class's frames -> the class (its first node) */
+    uint64_t *fh;      /* group_by_stack_n > 0: per stack node, its first n frames' hash (0 = not yet) */
     prof__map rows;    /* a key -> its row (the key: its first event's) */
     uint32_t *first;   /* per row: its first event */
-    prof__ghot *hot;   /* per row */
-    size_t capfirst, caphot;
+    size_t capfirst;
     prof__gcache *cache;
     size_t cache_mask;
     prof__gmemo *memo; /* per stack node, or NULL */
@@ -6300,48 +6293,31 @@ typedef struct prof__grouping {
 } prof__grouping;
 
 /* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
-   when their first n frames (innermost first) are the same. Each node's
-   class is the first node met with its first n frames, found once per
-   node (a node shallower than n is its own), so an event's key holds one
-   integer, not n frames. */
-typedef struct prof__pfxkey { const prof_events *e; uint32_t node; int n; } prof__pfxkey;
-static PROF__NI int prof__pfx_same(const void *key, uint32_t v) {
-    const prof__pfxkey *k = (const prof__pfxkey *)key;
-    uint32_t a = k->node, b = v;
-    int i, da = prof__node_depth(k->e, a), db = prof__node_depth(k->e, b);
-    if ((da < k->n ? da : k->n) != (db < k->n ? db : k->n)) return 0;
-    for (i = 0; i < k->n && a != b && a && b; i++, a = prof__node_parent(k->e, a), b = prof__node_parent(k->e, b))
-        if (prof__node_frame(k->e, a) != prof__node_frame(k->e, b)) return 0;
+   when their first n frames (innermost first) are the same: the key holds
+   the stack's node and the hash of those frames (made once per node), and
+   two keys with the same hash compare the frames, walking up from each
+   node (nodes are interned: two stacks meet at a common node at most n
+   frames up, or differ). */
+static PROF__NI int prof__gstack_same(const prof_events *e, uint32_t a, uint32_t b, int n) {
+    int i, da = prof__node_depth(e, a), db = prof__node_depth(e, b);
+    if ((da < n ? da : n) != (db < n ? db : n)) return 0;
+    for (i = 0; i < n && a != b && a && b; i++, a = prof__node_parent(e, a), b = prof__node_parent(e, b))
+        if (prof__node_frame(e, a) != prof__node_frame(e, b)) return 0;
     return 1;
 }
-static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) {
+static PROF__NI uint64_t prof__gstack_hash(prof__grouping *gr, uint32_t node) {
     const prof_events *e = gr->e;
-    prof__pfxkey key;
-    uint64_t h;
-    uint32_t v, a = node;
-    int i, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
-    /* a stack shorter than n is its whole key, and nodes are interned: no
-       other node shares it, so it is its own class without a lookup */
-    if (d < n) {
-        gr->cls[node] = node + 1;
-        return node;
-    }
-    h = prof__mix((uint64_t)n);
-    for (i = 0; i < n; i++, a = prof__node_parent(e, a)) {
-        const char *f = prof__node_frame(e, a);
-        h = prof__mix(h ^ (uint64_t)(uintptr_t)f);
-    }
-    key.e = e;
-    key.node = node;
-    key.n = gr->g.group_by_stack_n;
-    if ((v = prof__map_find(&gr->cls_map, h, prof__pfx_same, &key)) == UINT32_MAX) {
-        if (!prof__map_add(&gr->cls_map, h, node)) return UINT32_MAX;
-        v = node;
-    }
-    gr->cls[node] = v + 1;
-    return v;
+    uint64_t h = prof__mix((uint64_t)gr->g.group_by_stack_n);
+    uint32_t a = node;
+    int i;
+    for (i = 0; i < gr->g.group_by_stack_n && a; i++, a = prof__node_parent(e, a)) h = prof__mix(h ^ (uint64_t)(uintptr_t)prof__node_frame(e, a));
+    return gr->fh[node] = h | 1; /* never 0, "not yet" */
 }
-/* Event i's key (its stack's class known: gr->cls[node] set), as
+static PROF__NI int prof__gkey_eq(const prof__grouping *gr, const prof__gkey *a, const prof__gkey *b) {
+    return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->fh == b->fh &&
+           (!gr->fh || prof__gstack_same(gr->e, a->node, b->node, gr->g.group_by_stack_n));
+}
+/* Event i's key (its stack's hash made: gr->fh[node] set), as
    prof__group_row makes it; a row's key is its first event's, made again
    where a lookup compares it, so rows keep no key. */
 static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gkey *k) {
@@ -6353,14 +6329,15 @@ static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gke
     k->kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
     k->overload = !gr->g.group_by_overload_name ? NULL : x && x->overload_name ? x->overload_name : "";
     k->shapes = !gr->g.group_by_input_shapes ? NULL : x && x->shapes ? x->shapes : e->no_shapes;
-    k->stk = gr->cls ? gr->cls[prof__stack_node(e, i)] - 1 : 0;
+    k->node = gr->fh ? prof__stack_node(e, i) : 0;
+    k->fh = gr->fh ? gr->fh[k->node] : 0;
 }
 typedef struct prof__growkey { const prof__grouping *gr; const prof__gkey *k; } prof__growkey;
 static PROF__NI int prof__grow_same(const void *key, uint32_t v) {
     const prof__growkey *k = (const prof__growkey *)key;
     prof__gkey rk;
     prof__gkey_of(k->gr, k->gr->first[v], &rk);
-    return prof__gkey_eq(&rk, k->k);
+    return prof__gkey_eq(k->gr, &rk, k->k);
 }
 /* The row of key k, made if new (in first-seen order, as the dict's) with
    event i as its first. UINT32_MAX: out of memory. */
@@ -6372,32 +6349,31 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     key.k = k;
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
     if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
-    if (a->n >= a->cap || a->n >= gr->capfirst || a->n >= gr->caphot) /* grown together, checked once */
-        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) ||
-            !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
-            return UINT32_MAX;
+    if (a->n >= a->cap || a->n >= gr->capfirst) /* grown together, checked once */
+        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first)) return UINT32_MAX;
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
-    memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
     gr->first[a->n] = (uint32_t)i;
     if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
     return (uint32_t)a->n++;
 }
 /* Event i's row: the key is the event's name (its site's), node_id, kind,
    and what the options add (overload name, input shapes, the stack's
-   class). UINT32_MAX: out of memory. */
-static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i) {
+   first n frames): node is the event's stack node by stack, else 0;
+   `more`: grouped by overload name or input shapes (a constant where it
+   is inlined, so the loop without them does not test them). UINT32_MAX:
+   out of memory. */
+static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node, int more) {
     const prof_events *e = gr->e;
     const prof__ev *v = &e->ev[i];
     prof__gcache *c;
     prof__gkey k;
     /* the cache slot of the event's site and, by stack, its stack node,
-       whose class is looked up only on a miss */
-    uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
+       whose frames are hashed only on a miss */
     prof__gmemo *m = gr->memo ? &gr->memo[node] : NULL;
     k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
     if (m && m->site == v->site && m->node_id == v->node_id && m->kind == k.kind) return m->row;
     k.overload = k.shapes = NULL;
-    if (gr->g.group_by_overload_name || gr->g.group_by_input_shapes) {
+    if (more) {
         const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
         if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : "";
         if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
@@ -6407,8 +6383,8 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
         if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
         return c->row;
     }
-    k.stk = 0;
-    if (gr->cls && (k.stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node)) == UINT32_MAX) return UINT32_MAX;
+    k.node = node;
+    k.fh = gr->fh ? (gr->fh[node] ? gr->fh[node] : prof__gstack_hash(gr, node)) : 0;
     k.name = e->sites[v->site].name;
     k.node_id = v->node_id;
     if ((c->row = prof__group_find(gr, a, &k, i)) == UINT32_MAX) { c->site = UINT32_MAX; return UINT32_MAX; }
@@ -6421,15 +6397,15 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
     return c->row;
 }
-/* Adds event i's numbers to row r, as prof__row_of_event and
+/* Adds event i's numbers to its row r, as prof__row_of_event and
    FunctionEventAvg.add compute them (the same sums, saturating, in the
    same order), reading only what the event has: a child's memory only
    when the child has an extra record, device times only with use_device. */
-static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__ghot *h, prof_avg *r) {
+static __inline__ void prof__group_add(const prof_events *e, size_t i, prof_avg *r) {
     const prof__ev *v = &e->ev[i], *ev = e->ev;
     int64_t cpu = prof__cpu_total(v);
-    h->count++;
-    prof__sat_add(&h->cpu, cpu);
+    r->count++;
+    prof__sat_add(&r->cpu_time_total_ns, cpu);
     if (prof__in_tree(v)) {
         int64_t self = cpu;
         uint32_t child_extra = 0;
@@ -6438,7 +6414,7 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__gho
             prof__sat_sub(&self, ev[c].end - ev[c].start);
             child_extra |= ev[c].extra;
         }
-        prof__sat_add(&h->self_cpu, self);
+        prof__sat_add(&r->self_cpu_time_total_ns, self);
         if (v->extra || child_extra) {
             prof__sat_add(&r->self_cpu_memory_usage, prof__self_mem(e, v, 0));
             prof__sat_add(&r->self_device_memory_usage, prof__self_mem(e, v, 1));
@@ -6456,15 +6432,13 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__gho
     }
 }
 static PROF__NI void prof__grouping_free(prof__grouping *gr) {
-    PROF_FREE(gr->cls);
+    PROF_FREE(gr->fh);
     PROF_FREE(gr->first);
-    PROF_FREE(gr->hot);
     PROF_FREE(gr->cache);
     PROF_FREE(gr->memo);
     PROF_FREE(gr->copies);
     PROF_FREE(gr->node_copy);
     PROF_FREE(gr->site_copy);
-    prof__map_free(&gr->cls_map);
     prof__map_free(&gr->rows);
     prof__map_free(&gr->copied);
 }
@@ -6531,9 +6505,6 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
             if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
             *st++ = gr->node_copy[node];
         }
-        r->count = gr->hot[i].count;
-        r->cpu_time_total_ns = gr->hot[i].cpu;
-        r->self_cpu_time_total_ns = gr->hot[i].self_cpu;
         r->node_id = v->node_id;
         r->device_type = (prof_device_type)v->device_type;
         r->is_async = (v->flags & PROF__F_ASYNC) != 0;
@@ -6564,35 +6535,47 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
     if (gr.g.group_by_stack_n > 0) {
-        if (!(gr.cls = PROF__ALLOC(uint32_t, e->nnodes + 1))) goto oom;
-        memset(gr.cls, 0, (e->nnodes + 1) * sizeof *gr.cls);
+        if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
+        memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
             for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
             /* scope stacks: about a row per node. Room for that many rows
-               up front (at most an eighth of the events: 28 B an event of
+               up front (at most an eighth of the events: 19 B an event of
                address space), so that the row arrays are not copied into
                fresh memory at each doubling (room never written costs no
-               page; the rows' is given back at the end). Without it (no
-               memory for it), they grow as they go. */
+               page, but for the rest of a huge page; the rows' is given
+               back at the end). Without it (no memory for it), they grow
+               as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
             if (prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows)) prof__hint_huge_from(a->rows, want * sizeof *a->rows, (size_t)2 << 20);
-            (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
+            (void)prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first);
         }
     }
     /* with memos the cache sees only their misses (mostly a node's first
        event, which no cache holds yet): sized for the sites, as without
        stacks, not for the nodes (its fresh pages, 2.6 MB at 64k slots,
-       cost more than its misses: a first touch costs microseconds on a VM) */
-    if (gr.g.group_by_stack_n > 0 && !gr.memo) while (ncache < 2 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
+       cost more than its misses: a first touch costs microseconds on a VM).
+       Without memos, 16 slots per (site, node) pair: fewer and two pairs
+       that share a slot take turns missing it (51 names on 8 Python-like
+       stacks missed 12% of their events with 2) */
+    if (gr.g.group_by_stack_n > 0 && !gr.memo) while (ncache < 16 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
     else while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
     gr.cache_mask = ncache - 1;
     if (!(gr.cache = PROF__ALLOC(struct prof__gcache, ncache))) goto oom;
     for (i = 0; i < ncache; i++) gr.cache[i].site = UINT32_MAX;
-    for (i = 0; i < e->n; i++) {
-        uint32_t r = prof__group_row(&gr, a, i);
-        if (r == UINT32_MAX) goto oom;
-        prof__group_add(e, i, &gr.hot[r], &a->rows[r]);
+    {
+        /* the events' stack nodes (by stack) read here, not through
+           prof__stack_node's tests per event */
+        const uint32_t *stk = gr.fh ? e->stk : NULL;
+        size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
+        int more = gr.g.group_by_overload_name || gr.g.group_by_input_shapes;
+        for (i = 0; i < e->n; i++) {
+            uint32_t node = i < nstk ? stk[i] : 0;
+            uint32_t r = more ? prof__group_row(&gr, a, i, node, 1) : prof__group_row(&gr, a, i, node, 0);
+            if (r == UINT32_MAX) goto oom;
+            prof__group_add(e, i, &a->rows[r]);
+        }
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
