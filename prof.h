@@ -10794,17 +10794,32 @@ static PROF__NI long prof__folded_merged(prof__folded *f, prof__w *w, prof_event
     if (!nsum || !order || !cf) goto oom;
     memset(nsum, 0, e->nnodes * sizeof *nsum);
     memset(cf, 0, e->nnodes * sizeof *cf);
-    for (i = 0; i < e->n; i++) {
-        uint32_t node = prof__stack_node(e, i);
-        int64_t value;
-        if (!node) continue;
-        ++*with_stacks;
-        /* ns; summed before the cut to whole microseconds, so that many
-           short calls are not each cut to 0 */
-        value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i);
-        if (value <= 0) continue;
-        if (!nsum[node]) order[norder++] = node;
-        prof__sat_add(&nsum[node], value);
+    {
+        const prof__ev *ev = e->ev;
+        const uint32_t *stk = e->stk;
+        size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0, with = 0;
+        for (i = 0; i < nstk; i++) {
+            uint32_t node = stk[i];
+            const prof__ev *v = &ev[i];
+            int64_t value;
+            int32_t c;
+            if (!node) continue;
+            with++;
+            /* ns; summed before the cut to whole microseconds, so that
+               many short calls are not each cut to 0. Self CPU time as
+               prof__self_cpu's (the children are CPU events). */
+            if (which == 0) {
+                if (!prof__in_tree(v)) continue;
+                value = v->end - v->start;
+                for (c = v->first_child; c >= 0; c = ev[c].next_sibling) prof__sat_sub(&value, ev[c].end - ev[c].start);
+            } else {
+                value = prof__self_dev(e, i);
+            }
+            if (value <= 0) continue;
+            if (!nsum[node]) order[norder++] = node;
+            prof__sat_add(&nsum[node], value);
+        }
+        *with_stacks += with;
     }
     for (i = 0; i < norder; i++) {
         uint32_t a;
