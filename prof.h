@@ -6273,8 +6273,22 @@ typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node
 /* By stack (and not by overload or shapes), with more stack nodes than
    sites: first a memo per stack node of its last row, which scope stacks
    (one name per node, tens of thousands of nodes) always hit, where the
-   cache's (site, node) slots would collide. */
-typedef struct prof__gmemo { uint32_t site, row, kind; int32_t node_id; } prof__gmemo;
+   cache's (site, node) slots would collide. The sums every CPU event adds
+   to (count, CPU, self CPU) are then kept apart from the rows, one place
+   per row (its `acc`): the memo entry of the node of its first event
+   (that node's first row: an event at that node, the usual case, reads
+   and writes one cache line), else a place of its own (xacc). A row's
+   sums are added one event at a time in the list's order, so they are
+   the same, saturating, as a sum per row in one array. */
+typedef struct prof__ghot { int64_t count, cpu, self_cpu; } prof__ghot;
+typedef struct prof__gmemo {
+    uint32_t site, row, kind;
+    int32_t node_id;
+    uint32_t acc;  /* the place of row's sums: a node (its entry's h) <= nnodes, else xacc[acc - nnodes - 1] */
+    uint32_t own;  /* the row whose sums are h, UINT32_MAX = none */
+    prof__ghot h;
+} prof__gmemo;
+typedef struct prof__gxacc { prof__ghot h; uint32_t row; } prof__gxacc;
 typedef struct prof__grouping {
     prof_events *e;
     prof_group_options g;
@@ -6285,6 +6299,10 @@ typedef struct prof__grouping {
     prof__gcache *cache;
     size_t cache_mask;
     prof__gmemo *memo; /* per stack node, or NULL */
+    uint32_t *racc;    /* with memos: per row, its acc */
+    size_t capracc;
+    prof__gxacc *xacc; /* with memos: the sums of rows whose first node's entry holds another row's */
+    size_t nxacc, capxacc;
     prof__map copied;  /* finish: a string of the list -> its copy's index */
     const char **copies;
     size_t ncopies, capcopies;
@@ -6351,6 +6369,19 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
     if (a->n >= a->cap || a->n >= gr->capfirst) /* grown together, checked once */
         if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first)) return UINT32_MAX;
+    if (gr->memo) { /* the row's sums: its node's entry if free, else a place of their own */
+        prof__gmemo *m = &gr->memo[k->node];
+        if (!prof__grow((void *)&gr->racc, &gr->capracc, a->n + 1, sizeof *gr->racc)) return UINT32_MAX;
+        if (m->own == UINT32_MAX) {
+            m->own = (uint32_t)a->n;
+            gr->racc[a->n] = k->node;
+        } else {
+            if (gr->nxacc >= UINT32_MAX - gr->e->nnodes - 2 || !PROF__PUSH_OK(gr->xacc, gr->nxacc, gr->capxacc)) return UINT32_MAX;
+            memset(&gr->xacc[gr->nxacc], 0, sizeof gr->xacc[0]);
+            gr->xacc[gr->nxacc].row = (uint32_t)a->n;
+            gr->racc[a->n] = (uint32_t)(gr->e->nnodes + 1 + gr->nxacc++);
+        }
+    }
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
     gr->first[a->n] = (uint32_t)i;
     if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
@@ -6380,7 +6411,7 @@ static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__
     }
     c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
     if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes) {
-        if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
+        if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; m->acc = gr->racc[c->row]; }
         return c->row;
     }
     k.node = node;
@@ -6394,18 +6425,19 @@ static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__
     c->kind = k.kind;
     c->overload = k.overload;
     c->shapes = k.shapes;
-    if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
+    if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; m->acc = gr->racc[c->row]; }
     return c->row;
 }
-/* Adds event i's numbers to its row r, as prof__row_of_event and
+/* Adds event i's numbers to its row r (count, CPU and self CPU time to
+   h's: the row's own, or its acc), as prof__row_of_event and
    FunctionEventAvg.add compute them (the same sums, saturating, in the
    same order), reading only what the event has: a child's memory only
    when the child has an extra record, device times only with use_device. */
-static __inline__ void prof__group_add(const prof_events *e, size_t i, prof_avg *r) {
+static __inline__ __attribute__((always_inline)) void prof__group_add(const prof_events *e, size_t i, int64_t *count, int64_t *cpu_sum, int64_t *self_sum, prof_avg *r) {
     const prof__ev *v = &e->ev[i], *ev = e->ev;
     int64_t cpu = prof__cpu_total(v);
-    r->count++;
-    prof__sat_add(&r->cpu_time_total_ns, cpu);
+    ++*count;
+    prof__sat_add(cpu_sum, cpu);
     if (prof__in_tree(v)) {
         int64_t self = cpu;
         uint32_t child_extra = 0;
@@ -6414,7 +6446,7 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof_avg 
             prof__sat_sub(&self, ev[c].end - ev[c].start);
             child_extra |= ev[c].extra;
         }
-        prof__sat_add(&r->self_cpu_time_total_ns, self);
+        prof__sat_add(self_sum, self);
         if (v->extra || child_extra) {
             prof__sat_add(&r->self_cpu_memory_usage, prof__self_mem(e, v, 0));
             prof__sat_add(&r->self_device_memory_usage, prof__self_mem(e, v, 1));
@@ -6436,6 +6468,8 @@ static PROF__NI void prof__grouping_free(prof__grouping *gr) {
     PROF_FREE(gr->first);
     PROF_FREE(gr->cache);
     PROF_FREE(gr->memo);
+    PROF_FREE(gr->racc);
+    PROF_FREE(gr->xacc);
     PROF_FREE(gr->copies);
     PROF_FREE(gr->node_copy);
     PROF_FREE(gr->site_copy);
@@ -6539,7 +6573,9 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
-            for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
+            prof__hint_huge_from(gr.memo, (e->nnodes + 1) * sizeof *gr.memo, (size_t)2 << 20);
+            memset(gr.memo, 0, (e->nnodes + 1) * sizeof *gr.memo);
+            for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = gr.memo[i].own = UINT32_MAX;
             /* scope stacks: about a row per node. Room for that many rows
                up front (at most an eighth of the events: 19 B an event of
                address space), so that the row arrays are not copied into
@@ -6549,7 +6585,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
                as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
             if (prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows)) prof__hint_huge_from(a->rows, want * sizeof *a->rows, (size_t)2 << 20);
-            (void)prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first);
+            (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.racc, &gr.capracc, want, sizeof *gr.racc));
         }
     }
     /* with memos the cache sees only their misses (mostly a node's first
@@ -6573,8 +6609,29 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         for (i = 0; i < e->n; i++) {
             uint32_t node = i < nstk ? stk[i] : 0;
             uint32_t r = more ? prof__group_row(&gr, a, i, node, 1) : prof__group_row(&gr, a, i, node, 0);
+            prof_avg *row;
             if (r == UINT32_MAX) goto oom;
-            prof__group_add(e, i, &a->rows[r]);
+            row = &a->rows[r];
+            if (gr.memo) { /* the row's sums: prof__group_row left its acc in the node's entry */
+                prof__gmemo *m = &gr.memo[node];
+                prof__ghot *h = m->acc == node ? &m->h : m->acc <= e->nnodes ? &gr.memo[m->acc].h : &gr.xacc[m->acc - e->nnodes - 1].h;
+                prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, row);
+            } else {
+                prof__group_add(e, i, &row->count, &row->cpu_time_total_ns, &row->self_cpu_time_total_ns, row);
+            }
+        }
+        for (i = 0; gr.memo && i <= e->nnodes; i++) { /* the sums kept apart, into their rows */
+            const prof__gmemo *m = &gr.memo[i];
+            if (m->own == UINT32_MAX) continue;
+            a->rows[m->own].count = m->h.count;
+            a->rows[m->own].cpu_time_total_ns = m->h.cpu;
+            a->rows[m->own].self_cpu_time_total_ns = m->h.self_cpu;
+        }
+        for (i = 0; i < gr.nxacc; i++) {
+            const prof__gxacc *x = &gr.xacc[i];
+            a->rows[x->row].count = x->h.count;
+            a->rows[x->row].cpu_time_total_ns = x->h.cpu;
+            a->rows[x->row].self_cpu_time_total_ns = x->h.self_cpu;
         }
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
