@@ -149,7 +149,9 @@
                         allocator hooks; define all three or none. (Record
                         blocks are mmap'ed so they can be prefaulted. With
                         the default, libc's, prof_stop's arrays of 32 MiB
-                        and more are advised to use huge pages.)
+                        and more are advised to use huge pages, and so are
+                        key_averages' rows, their stacks and its per-node
+                        memos from 2 MiB.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
