@@ -6330,7 +6330,10 @@ static PROF__NI uint64_t prof__gstack_hash(prof__grouping *gr, uint32_t node) {
     uint64_t h = prof__mix((uint64_t)gr->g.group_by_stack_n);
     uint32_t a = node;
     int i;
-    for (i = 0; i < gr->g.group_by_stack_n && a; i++, a = prof__node_parent(e, a)) h = prof__mix(h ^ (uint64_t)(uintptr_t)prof__node_frame(e, a));
+    for (i = 0; i < gr->g.group_by_stack_n && a; i++, a = prof__node_parent(e, a)) {
+        const char *f = prof__node_frame(e, a);
+        h = prof__mix(h ^ (uint64_t)(uintptr_t)f);
+    }
     return gr->fh[node] = h | 1; /* never 0, "not yet" */
 }
 static PROF__NI int prof__gkey_eq(const prof__grouping *gr, const prof__gkey *a, const prof__gkey *b) {
