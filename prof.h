@@ -6332,9 +6332,9 @@ static PROF__NI uint64_t prof__gstack_hash(prof__grouping *gr, uint32_t node) {
     int i;
     for (i = 0; i < gr->g.group_by_stack_n && a; i++, a = prof__node_parent(e, a)) {
         const char *f = prof__node_frame(e, a);
-        h = prof__mix(h ^ (uint64_t)(uintptr_t)f);
+        h = (h ^ (uint64_t)(uintptr_t)f) * 0x9e3779b97f4a7c15ull; /* mixed once at the end, and by the key's hash */
     }
-    return gr->fh[node] = h | 1; /* never 0, "not yet" */
+    return gr->fh[node] = prof__mix(h) | 1; /* never 0, "not yet" */
 }
 static PROF__NI int prof__gkey_eq(const prof__grouping *gr, const prof__gkey *a, const prof__gkey *b) {
     return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->fh == b->fh &&
@@ -6579,8 +6579,12 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
             prof__hint_huge_from(gr.memo, (e->nnodes + 1) * sizeof *gr.memo, (size_t)2 << 20);
-            memset(gr.memo, 0, (e->nnodes + 1) * sizeof *gr.memo);
-            for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = gr.memo[i].own = UINT32_MAX;
+            for (i = 0; i <= e->nnodes; i++) {
+                prof__gmemo *m = &gr.memo[i];
+                m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
+                m->node_id = 0;
+                m->h.count = m->h.cpu = m->h.self_cpu = 0;
+            }
             /* scope stacks: about a row per node. Room for that many rows
                up front (at most an eighth of the events: 19 B an event of
                address space), so that the row arrays are not copied into
