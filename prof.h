@@ -149,7 +149,9 @@
                         allocator hooks; define all three or none. (Record
                         blocks are mmap'ed so they can be prefaulted. With
                         the default, libc's, prof_stop's arrays of 32 MiB
-                        and more are advised to use huge pages.)
+                        and more are advised to use huge pages, and so are
+                        key_averages' rows, their stacks and its per-node
+                        memos from 2 MiB.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
@@ -1536,20 +1538,23 @@ static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
    of PROF__HUGE_HINT bytes and more from libc's malloc, which maps chunks
    that large on their own, are asked for transparent huge pages instead:
    prof_stop of 10M events measured 1.5-2x faster. A user's allocator is
-   left alone. */
+   left alone. prof__hint_huge_from takes the size from which to ask: the
+   analysis asks from 2 MB for arrays it fills whole (key_averages' rows),
+   where no part of a huge page goes unused. */
 #define PROF__HUGE_HINT ((size_t)32 << 20)
-static PROF__NI void prof__hint_huge(void *p, size_t bytes) {
+static PROF__NI void prof__hint_huge_from(void *p, size_t bytes, size_t min) {
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
-    if (p && bytes >= PROF__HUGE_HINT) {
+    if (p && bytes >= min) {
         long page = sysconf(_SC_PAGESIZE);
         uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095u;
         uintptr_t lo = ((uintptr_t)p + mask) & ~mask, hi = ((uintptr_t)p + bytes) & ~mask;
         if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: failure changes nothing */
     }
 #else
-    (void)p; (void)bytes;
+    (void)p; (void)bytes; (void)min;
 #endif
 }
+static PROF__NI void prof__hint_huge(void *p, size_t bytes) { prof__hint_huge_from(p, bytes, PROF__HUGE_HINT); }
 static PROF__NI void *prof__malloc(size_t bytes) {
     void *p = PROF_MALLOC(bytes);
     prof__hint_huge(p, bytes);
@@ -6258,16 +6263,14 @@ static PROF__NI void prof__avg_add(prof_avg *a, const prof_avg *o) {
    them from the first event it is given. */
 typedef struct prof__gkey {
     const char *name, *overload, *shapes; /* overload, shapes: NULL when not grouped by them */
-    uint32_t stk;      /* group_by_stack_n > 0: the class of the stack's first n frames */
+    uint64_t fh;       /* group_by_stack_n > 0: the hash of the stack's first n frames, else 0 */
+    uint32_t node;     /* the same: the stack's node, whose first n frames are compared */
     int32_t node_id;
     uint32_t kind;     /* device_type, is_legacy, is_user_annotation */
 } prof__gkey;
-static PROF__NI int prof__gkey_eq(const prof__gkey *a, const prof__gkey *b) {
-    return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->stk == b->stk;
-}
 static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
     uint64_t h = prof__mix((uint64_t)(uintptr_t)k->name ^ ((uint64_t)(uint32_t)k->node_id << 32) ^ k->kind);
-    return prof__mix(h ^ (uint64_t)(uintptr_t)k->overload ^ ((uint64_t)(uintptr_t)k->shapes << 1) ^ ((uint64_t)k->stk << 40));
+    return prof__mix(h ^ (uint64_t)(uintptr_t)k->overload ^ ((uint64_t)(uintptr_t)k->shapes << 1) ^ k->fh);
 }
 /* A cache in front of the map: the last row of a (site, key) slot, so an
    event whose site and key parts match its slot's costs a few compares. */
@@ -6275,24 +6278,36 @@ typedef struct prof__gcache { const char *overload, *shapes; uint32_t site, node
 /* By stack (and not by overload or shapes), with more stack nodes than
    sites: first a memo per stack node of its last row, which scope stacks
    (one name per node, tens of thousands of nodes) always hit, where the
-   cache's (site, node) slots would collide. */
-typedef struct prof__gmemo { uint32_t site, row, kind; int32_t node_id; } prof__gmemo;
-/* The sums every CPU event adds to, apart from the rest of its row: one
-   cache line per row however many rows there are. */
-typedef struct prof__ghot { int64_t count, cpu, self_cpu, pad; } prof__ghot;
+   cache's (site, node) slots would collide. The sums every CPU event adds
+   to (count, CPU, self CPU) are then kept apart from the rows, one place
+   per row (its `acc`): the memo entry of the node of its first event
+   (that node's first row: an event at that node, the usual case, reads
+   and writes one cache line), else a place of its own (xacc). A row's
+   sums are added one event at a time in the list's order, so they are
+   the same, saturating, as a sum per row in one array. */
+typedef struct prof__ghot { int64_t count, cpu, self_cpu; } prof__ghot;
+typedef struct prof__gmemo {
+    uint32_t site, row, kind;
+    int32_t node_id;
+    uint32_t acc;  /* the place of row's sums: a node (its entry's h) <= nnodes, else xacc[acc - nnodes - 1] */
+    uint32_t own;  /* the row whose sums are h, UINT32_MAX = none */
+    prof__ghot h;
+} prof__gmemo;
+typedef struct prof__gxacc { prof__ghot h; uint32_t row; } prof__gxacc;
 typedef struct prof__grouping {
     prof_events *e;
     prof_group_options g;
-    uint32_t *cls;     /* per stack node: its class + 1, 0 = not yet known */
-    prof__map cls_map; /* a class's frames -> the class (its first node) */
-    prof__map rows;    /* a key -> its row */
-    prof__gkey *keys;  /* per row */
+    uint64_t *fh;      /* group_by_stack_n > 0: per stack node, its first n frames' hash (0 = not yet) */
+    prof__map rows;    /* a key -> its row (the key: its first event's) */
     uint32_t *first;   /* per row: its first event */
-    prof__ghot *hot;   /* per row */
-    size_t capkeys, capfirst, caphot;
+    size_t capfirst;
     prof__gcache *cache;
     size_t cache_mask;
     prof__gmemo *memo; /* per stack node, or NULL */
+    uint32_t *racc;    /* with memos: per row, its acc */
+    size_t capracc;
+    prof__gxacc *xacc; /* with memos: the sums of rows whose first node's entry holds another row's */
+    size_t nxacc, capxacc;
     prof__map copied;  /* finish: a string of the list -> its copy's index */
     const char **copies;
     size_t ncopies, capcopies;
@@ -6301,51 +6316,54 @@ typedef struct prof__grouping {
 } prof__grouping;
 
 /* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
-   when their first n frames (innermost first) are the same. Each node's
-   class is the first node met with its first n frames, found once per
-   node (a node shallower than n is its own), so an event's key holds one
-   integer, not n frames. */
-typedef struct prof__pfxkey { const prof_events *e; uint32_t node; int n; } prof__pfxkey;
-static PROF__NI int prof__pfx_same(const void *key, uint32_t v) {
-    const prof__pfxkey *k = (const prof__pfxkey *)key;
-    uint32_t a = k->node, b = v;
-    int i, da = prof__node_depth(k->e, a), db = prof__node_depth(k->e, b);
-    if ((da < k->n ? da : k->n) != (db < k->n ? db : k->n)) return 0;
-    for (i = 0; i < k->n && a != b && a && b; i++, a = prof__node_parent(k->e, a), b = prof__node_parent(k->e, b))
-        if (prof__node_frame(k->e, a) != prof__node_frame(k->e, b)) return 0;
+   when their first n frames (innermost first) are the same: the key holds
+   the stack's node and the hash of those frames (made once per node), and
+   two keys with the same hash compare the frames, walking up from each
+   node (nodes are interned: two stacks meet at a common node at most n
+   frames up, or differ). */
+static PROF__NI int prof__gstack_same(const prof_events *e, uint32_t a, uint32_t b, int n) {
+    int i, da = prof__node_depth(e, a), db = prof__node_depth(e, b);
+    if ((da < n ? da : n) != (db < n ? db : n)) return 0;
+    for (i = 0; i < n && a != b && a && b; i++, a = prof__node_parent(e, a), b = prof__node_parent(e, b))
+        if (prof__node_frame(e, a) != prof__node_frame(e, b)) return 0;
     return 1;
 }
-static PROF__NI uint32_t prof__pfx_class_new(prof__grouping *gr, uint32_t node) {
+static PROF__NI uint64_t prof__gstack_hash(prof__grouping *gr, uint32_t node) {
     const prof_events *e = gr->e;
-    prof__pfxkey key;
-    uint64_t h;
-    uint32_t v, a = node;
-    int i, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
-    /* a stack shorter than n is its whole key, and nodes are interned: no
-       other node shares it, so it is its own class without a lookup */
-    if (d < n) {
-        gr->cls[node] = node + 1;
-        return node;
-    }
-    h = prof__mix((uint64_t)n);
-    for (i = 0; i < n; i++, a = prof__node_parent(e, a)) {
+    uint64_t h = prof__mix((uint64_t)gr->g.group_by_stack_n);
+    uint32_t a = node;
+    int i;
+    for (i = 0; i < gr->g.group_by_stack_n && a; i++, a = prof__node_parent(e, a)) {
         const char *f = prof__node_frame(e, a);
-        h = prof__mix(h ^ (uint64_t)(uintptr_t)f);
+        h = (h ^ (uint64_t)(uintptr_t)f) * 0x9e3779b97f4a7c15ull; /* mixed once at the end, and by the key's hash */
     }
-    key.e = e;
-    key.node = node;
-    key.n = gr->g.group_by_stack_n;
-    if ((v = prof__map_find(&gr->cls_map, h, prof__pfx_same, &key)) == UINT32_MAX) {
-        if (!prof__map_add(&gr->cls_map, h, node)) return UINT32_MAX;
-        v = node;
-    }
-    gr->cls[node] = v + 1;
-    return v;
+    return gr->fh[node] = prof__mix(h) | 1; /* never 0, "not yet" */
+}
+static PROF__NI int prof__gkey_eq(const prof__grouping *gr, const prof__gkey *a, const prof__gkey *b) {
+    return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->fh == b->fh &&
+           (!gr->fh || prof__gstack_same(gr->e, a->node, b->node, gr->g.group_by_stack_n));
+}
+/* Event i's key (its stack's hash made: gr->fh[node] set), as
+   prof__group_row makes it; a row's key is its first event's, made again
+   where a lookup compares it, so rows keep no key. */
+static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gkey *k) {
+    const prof_events *e = gr->e;
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+    k->name = e->sites[v->site].name;
+    k->node_id = v->node_id;
+    k->kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    k->overload = !gr->g.group_by_overload_name ? NULL : x && x->overload_name ? x->overload_name : "";
+    k->shapes = !gr->g.group_by_input_shapes ? NULL : x && x->shapes ? x->shapes : e->no_shapes;
+    k->node = gr->fh ? prof__stack_node(e, i) : 0;
+    k->fh = gr->fh ? gr->fh[k->node] : 0;
 }
 typedef struct prof__growkey { const prof__grouping *gr; const prof__gkey *k; } prof__growkey;
 static PROF__NI int prof__grow_same(const void *key, uint32_t v) {
     const prof__growkey *k = (const prof__growkey *)key;
-    return prof__gkey_eq(&k->gr->keys[v], k->k);
+    prof__gkey rk;
+    prof__gkey_of(k->gr, k->gr->first[v], &rk);
+    return prof__gkey_eq(k->gr, &rk, k->k);
 }
 /* The row of key k, made if new (in first-seen order, as the dict's) with
    event i as its first. UINT32_MAX: out of memory. */
@@ -6357,44 +6375,55 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     key.k = k;
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
     if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
-    if (a->n >= a->cap || a->n >= gr->capkeys || a->n >= gr->capfirst || a->n >= gr->caphot) /* grown together, checked once */
-        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->keys, &gr->capkeys, a->n + 1, sizeof *gr->keys) ||
-            !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first) || !prof__grow((void *)&gr->hot, &gr->caphot, a->n + 1, sizeof *gr->hot))
-            return UINT32_MAX;
+    if (a->n >= a->cap || a->n >= gr->capfirst) /* grown together, checked once */
+        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first)) return UINT32_MAX;
+    if (gr->memo) { /* the row's sums: its node's entry if free, else a place of their own */
+        prof__gmemo *m = &gr->memo[k->node];
+        if (!prof__grow((void *)&gr->racc, &gr->capracc, a->n + 1, sizeof *gr->racc)) return UINT32_MAX;
+        if (m->own == UINT32_MAX) {
+            m->own = (uint32_t)a->n;
+            gr->racc[a->n] = k->node;
+        } else {
+            if (gr->nxacc >= UINT32_MAX - gr->e->nnodes - 2 || !PROF__PUSH_OK(gr->xacc, gr->nxacc, gr->capxacc)) return UINT32_MAX;
+            memset(&gr->xacc[gr->nxacc], 0, sizeof gr->xacc[0]);
+            gr->xacc[gr->nxacc].row = (uint32_t)a->n;
+            gr->racc[a->n] = (uint32_t)(gr->e->nnodes + 1 + gr->nxacc++);
+        }
+    }
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
-    memset(&gr->hot[a->n], 0, sizeof gr->hot[0]);
-    gr->keys[a->n] = *k;
     gr->first[a->n] = (uint32_t)i;
     if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
     return (uint32_t)a->n++;
 }
 /* Event i's row: the key is the event's name (its site's), node_id, kind,
    and what the options add (overload name, input shapes, the stack's
-   class). UINT32_MAX: out of memory. */
-static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i) {
+   first n frames): node is the event's stack node by stack, else 0;
+   `more`: grouped by overload name or input shapes (a constant where it
+   is inlined, so the loop without them does not test them). UINT32_MAX:
+   out of memory. */
+static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node, int more) {
     const prof_events *e = gr->e;
     const prof__ev *v = &e->ev[i];
     prof__gcache *c;
     prof__gkey k;
     /* the cache slot of the event's site and, by stack, its stack node,
-       whose class is looked up only on a miss */
-    uint32_t node = gr->cls ? prof__stack_node(e, i) : 0;
+       whose frames are hashed only on a miss */
     prof__gmemo *m = gr->memo ? &gr->memo[node] : NULL;
     k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
     if (m && m->site == v->site && m->node_id == v->node_id && m->kind == k.kind) return m->row;
     k.overload = k.shapes = NULL;
-    if (gr->g.group_by_overload_name || gr->g.group_by_input_shapes) {
+    if (more) {
         const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
         if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : "";
         if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
     }
     c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
     if (c->site == v->site && c->node == node && c->node_id == v->node_id && c->kind == k.kind && c->overload == k.overload && c->shapes == k.shapes) {
-        if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
+        if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; m->acc = gr->racc[c->row]; }
         return c->row;
     }
-    k.stk = 0;
-    if (gr->cls && (k.stk = gr->cls[node] ? gr->cls[node] - 1 : prof__pfx_class_new(gr, node)) == UINT32_MAX) return UINT32_MAX;
+    k.node = node;
+    k.fh = gr->fh ? (gr->fh[node] ? gr->fh[node] : prof__gstack_hash(gr, node)) : 0;
     k.name = e->sites[v->site].name;
     k.node_id = v->node_id;
     if ((c->row = prof__group_find(gr, a, &k, i)) == UINT32_MAX) { c->site = UINT32_MAX; return UINT32_MAX; }
@@ -6404,18 +6433,19 @@ static __inline__ uint32_t prof__group_row(prof__grouping *gr, prof_averages *a,
     c->kind = k.kind;
     c->overload = k.overload;
     c->shapes = k.shapes;
-    if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; }
+    if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; m->acc = gr->racc[c->row]; }
     return c->row;
 }
-/* Adds event i's numbers to row r, as prof__row_of_event and
+/* Adds event i's numbers to its row r (count, CPU and self CPU time to
+   h's: the row's own, or its acc), as prof__row_of_event and
    FunctionEventAvg.add compute them (the same sums, saturating, in the
    same order), reading only what the event has: a child's memory only
    when the child has an extra record, device times only with use_device. */
-static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__ghot *h, prof_avg *r) {
+static __inline__ __attribute__((always_inline)) void prof__group_add(const prof_events *e, size_t i, int64_t *count, int64_t *cpu_sum, int64_t *self_sum, prof_avg *r) {
     const prof__ev *v = &e->ev[i], *ev = e->ev;
     int64_t cpu = prof__cpu_total(v);
-    h->count++;
-    prof__sat_add(&h->cpu, cpu);
+    ++*count;
+    prof__sat_add(cpu_sum, cpu);
     if (prof__in_tree(v)) {
         int64_t self = cpu;
         uint32_t child_extra = 0;
@@ -6424,7 +6454,7 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__gho
             prof__sat_sub(&self, ev[c].end - ev[c].start);
             child_extra |= ev[c].extra;
         }
-        prof__sat_add(&h->self_cpu, self);
+        prof__sat_add(self_sum, self);
         if (v->extra || child_extra) {
             prof__sat_add(&r->self_cpu_memory_usage, prof__self_mem(e, v, 0));
             prof__sat_add(&r->self_device_memory_usage, prof__self_mem(e, v, 1));
@@ -6442,16 +6472,15 @@ static __inline__ void prof__group_add(const prof_events *e, size_t i, prof__gho
     }
 }
 static PROF__NI void prof__grouping_free(prof__grouping *gr) {
-    PROF_FREE(gr->cls);
-    PROF_FREE(gr->keys);
+    PROF_FREE(gr->fh);
     PROF_FREE(gr->first);
-    PROF_FREE(gr->hot);
     PROF_FREE(gr->cache);
     PROF_FREE(gr->memo);
+    PROF_FREE(gr->racc);
+    PROF_FREE(gr->xacc);
     PROF_FREE(gr->copies);
     PROF_FREE(gr->node_copy);
     PROF_FREE(gr->site_copy);
-    prof__map_free(&gr->cls_map);
     prof__map_free(&gr->rows);
     prof__map_free(&gr->copied);
 }
@@ -6475,9 +6504,21 @@ static PROF__NI const char *prof__group_copy(prof__grouping *gr, prof_averages *
    with the strings copied so the averages outlive the list: a row's name
    and stack frames come from per-site and per-node memos, so a frame
    shared by many rows' stacks is looked up once. */
+/* evt.stack[:group_by_stack_n] of a stack of depth d, a Python slice: a
+   negative n drops that many from the end (the key ignores the stack then,
+   as for 0) */
+static PROF__NI int prof__group_depth(int n, int d) { return n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0); }
 static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     prof_events *e = gr->e;
-    size_t i;
+    size_t i, total = 0;
+    const char **st = NULL;
+    /* the rows' stacks in one piece of exactly their size */
+    for (i = 0; gr->g.group_by_stack_n && i < a->n; i++)
+        if ((total += (size_t)prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, prof__stack_node(e, gr->first[i])))) > PROF__MAX_ELEMS(sizeof *st)) return -1;
+    if (total) {
+        if (!(st = (const char **)prof__arena_alloc(&a->arena, total * sizeof *st))) return -1;
+        prof__hint_huge_from((void *)st, total * sizeof *st, (size_t)2 << 20);
+    }
     if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
     memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
     if (gr->g.group_by_stack_n && e->nnodes) {
@@ -6490,11 +6531,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         const prof__ev *v = &e->ev[fi];
         const prof__extra *x = prof__x(e, v);
         uint32_t node = prof__stack_node(e, fi);
-        /* evt.stack[:group_by_stack_n], a Python slice: a negative n drops
-           that many from the end (the key ignores the stack then, as for 0) */
-        int k, n = gr->g.group_by_stack_n, d = prof__node_depth(e, node);
-        int depth = n >= 0 ? (d < n ? d : n) : (d + n > 0 ? d + n : 0);
-        const char **st = NULL;
+        int k, depth = prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, node));
         if (!gr->site_copy[v->site]) gr->site_copy[v->site] = prof__group_copy(gr, a, prof__ev_name(e, v));
         r->key = gr->site_copy[v->site];
         r->overload_name = gr->g.group_by_overload_name ? prof__group_copy(gr, a, x->overload_name ? x->overload_name : "") : "";
@@ -6504,19 +6541,12 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
             if (sh && !(r->input_shapes = prof__group_copy(gr, a, sh))) return -1;
             if (!sh) r->input_shapes = NULL;
         }
-        if (depth > 0) {
-            st = (const char **)prof__arena_alloc(&a->arena, sizeof(char *) * (size_t)depth);
-            if (!st) return -1;
-            for (k = 0; k < depth; k++, node = prof__node_parent(e, node)) {
-                if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
-                st[k] = gr->node_copy[node];
-            }
-        }
-        r->stack = st;
+        r->stack = depth > 0 ? st : NULL;
         r->stack_depth = depth;
-        r->count = gr->hot[i].count;
-        r->cpu_time_total_ns = gr->hot[i].cpu;
-        r->self_cpu_time_total_ns = gr->hot[i].self_cpu;
+        for (k = 0; k < depth; k++, node = prof__node_parent(e, node)) {
+            if (!gr->node_copy[node] && !(gr->node_copy[node] = prof__group_copy(gr, a, prof__node_frame(e, node)))) return -1;
+            *st++ = gr->node_copy[node];
+        }
         r->node_id = v->node_id;
         r->device_type = (prof_device_type)v->device_type;
         r->is_async = (v->flags & PROF__F_ASYNC) != 0;
@@ -6547,35 +6577,74 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
     if (gr.g.group_by_stack_n > 0) {
-        if (!(gr.cls = PROF__ALLOC(uint32_t, e->nnodes + 1))) goto oom;
-        memset(gr.cls, 0, (e->nnodes + 1) * sizeof *gr.cls);
+        if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
+        memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
             if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
-            for (i = 0; i <= e->nnodes; i++) gr.memo[i].site = UINT32_MAX;
+            prof__hint_huge_from(gr.memo, (e->nnodes + 1) * sizeof *gr.memo, (size_t)2 << 20);
+            for (i = 0; i <= e->nnodes; i++) {
+                prof__gmemo *m = &gr.memo[i];
+                m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
+                m->node_id = 0;
+                m->h.count = m->h.cpu = m->h.self_cpu = 0;
+            }
             /* scope stacks: about a row per node. Room for that many rows
-               up front (at most an eighth of the events: 28 B an event of
+               up front (at most an eighth of the events: 19 B an event of
                address space), so that the row arrays are not copied into
                fresh memory at each doubling (room never written costs no
-               page; the rows' is given back at the end). Without it (no
-               memory for it), they grow as they go. */
+               page, but for the rest of a huge page; the rows' is given
+               back at the end). Without it (no memory for it), they grow
+               as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
-            (void)(prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows) && prof__reserve_exact((void *)&gr.keys, &gr.capkeys, want, sizeof *gr.keys) &&
-                   prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.hot, &gr.caphot, want, sizeof *gr.hot));
+            if (prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows)) prof__hint_huge_from(a->rows, want * sizeof *a->rows, (size_t)2 << 20);
+            (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.racc, &gr.capracc, want, sizeof *gr.racc));
         }
     }
     /* with memos the cache sees only their misses (mostly a node's first
        event, which no cache holds yet): sized for the sites, as without
        stacks, not for the nodes (its fresh pages, 2.6 MB at 64k slots,
-       cost more than its misses: a first touch costs microseconds on a VM) */
-    if (gr.g.group_by_stack_n > 0 && !gr.memo) while (ncache < 2 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
+       cost more than its misses: a first touch costs microseconds on a VM).
+       Without memos, 16 slots per (site, node) pair: fewer and two pairs
+       that share a slot take turns missing it (51 names on 8 Python-like
+       stacks missed 12% of their events with 2) */
+    if (gr.g.group_by_stack_n > 0 && !gr.memo) while (ncache < 16 * (e->nnodes + e->nsites) && ncache < 65536) ncache *= 2;
     else while (ncache < 2 * e->nsites && ncache < 4096) ncache *= 2;
     gr.cache_mask = ncache - 1;
     if (!(gr.cache = PROF__ALLOC(struct prof__gcache, ncache))) goto oom;
     for (i = 0; i < ncache; i++) gr.cache[i].site = UINT32_MAX;
-    for (i = 0; i < e->n; i++) {
-        uint32_t r = prof__group_row(&gr, a, i);
-        if (r == UINT32_MAX) goto oom;
-        prof__group_add(e, i, &gr.hot[r], &a->rows[r]);
+    {
+        /* the events' stack nodes (by stack) read here, not through
+           prof__stack_node's tests per event */
+        const uint32_t *stk = gr.fh ? e->stk : NULL;
+        size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
+        int more = gr.g.group_by_overload_name || gr.g.group_by_input_shapes;
+        for (i = 0; i < e->n; i++) {
+            uint32_t node = i < nstk ? stk[i] : 0;
+            uint32_t r = more ? prof__group_row(&gr, a, i, node, 1) : prof__group_row(&gr, a, i, node, 0);
+            prof_avg *row;
+            if (r == UINT32_MAX) goto oom;
+            row = &a->rows[r];
+            if (gr.memo) { /* the row's sums: prof__group_row left its acc in the node's entry */
+                prof__gmemo *m = &gr.memo[node];
+                prof__ghot *h = m->acc == node ? &m->h : m->acc <= e->nnodes ? &gr.memo[m->acc].h : &gr.xacc[m->acc - e->nnodes - 1].h;
+                prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, row);
+            } else {
+                prof__group_add(e, i, &row->count, &row->cpu_time_total_ns, &row->self_cpu_time_total_ns, row);
+            }
+        }
+        for (i = 0; gr.memo && i <= e->nnodes; i++) { /* the sums kept apart, into their rows */
+            const prof__gmemo *m = &gr.memo[i];
+            if (m->own == UINT32_MAX) continue;
+            a->rows[m->own].count = m->h.count;
+            a->rows[m->own].cpu_time_total_ns = m->h.cpu;
+            a->rows[m->own].self_cpu_time_total_ns = m->h.self_cpu;
+        }
+        for (i = 0; i < gr.nxacc; i++) {
+            const prof__gxacc *x = &gr.xacc[i];
+            a->rows[x->row].count = x->h.count;
+            a->rows[x->row].cpu_time_total_ns = x->h.cpu;
+            a->rows[x->row].self_cpu_time_total_ns = x->h.self_cpu;
+        }
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
@@ -10882,26 +10951,124 @@ static PROF__NI void prof__w_fline(prof__w *w, prof__folded *f, uint32_t line, i
     prof__w_i64(w, us);
     PROF__W_LIT(w, "\n");
 }
-/* The events' lines (merge: their sums, written after). Returns the lines
-   written, -1 without memory; *with_stacks counts the events that had one.
-   Merged, an event adds its value to its stack node's sum (one array
-   read in event order, one random write), and the nodes then go to their
-   lines in the order of their first event with a value: the lines come
-   out in first-seen order with their sums (positive values: a saturating
-   sum of them is the same in any order). */
+/* Merged: each stack node's line, written from the node's own frames
+   (f->chain has room for its depth), when no two distinct frames print
+   alike once cleaned: then two nodes print alike only if they are one
+   node, so a node is its line, with no trie of lines to build. */
+static PROF__NI void prof__w_node_line(prof__w *w, prof__folded *f, const prof_events *e, const uint32_t *cf, uint32_t node, int64_t us) {
+    size_t k = 0;
+    uint32_t a;
+    for (a = node; a; a = prof__node_parent(e, a)) f->chain[k++] = cf[a] - 1;
+    while (k-- > 0) {
+        prof__w_put(w, f->cframes[f->chain[k]], f->cframe_len[f->chain[k]]);
+        if (k) PROF__W_LIT(w, ";");
+    }
+    PROF__W_LIT(w, " ");
+    prof__w_i64(w, us);
+    PROF__W_LIT(w, "\n");
+}
+/* The merged lines: an event adds its value to its stack node's sum (one
+   array read in event order, one random write), and the nodes then go to
+   their lines in the order of their first event with a value: the lines
+   come out in first-seen order with their sums (positive values: a
+   saturating sum of them is the same in any order). Each node met gets its
+   cleaned frame (cf, + 1) once; when the cleaned frames are as many as the
+   frames, a node is its line (prof__w_node_line), else the nodes go
+   through the trie of lines. Returns the lines written, -1 without
+   memory. */
+static PROF__NI long prof__folded_merged(prof__folded *f, prof__w *w, prof_events *e, int which, size_t *with_stacks) {
+    long lines = 0;
+    size_t i, norder = 0, maxd = 0;
+    int64_t *nsum = PROF__ALLOC(int64_t, e->nnodes);
+    uint32_t *order = PROF__ALLOC(uint32_t, e->nnodes), *cf = PROF__ALLOC(uint32_t, e->nnodes);
+    if (!nsum || !order || !cf) goto oom;
+    memset(nsum, 0, e->nnodes * sizeof *nsum);
+    memset(cf, 0, e->nnodes * sizeof *cf);
+    {
+        const prof__ev *ev = e->ev;
+        const uint32_t *stk = e->stk;
+        size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0, with = 0;
+        for (i = 0; i < nstk; i++) {
+            uint32_t node = stk[i];
+            const prof__ev *v = &ev[i];
+            int64_t value;
+            int32_t c;
+            if (!node) continue;
+            with++;
+            /* ns; summed before the cut to whole microseconds, so that
+               many short calls are not each cut to 0. Self CPU time as
+               prof__self_cpu's (the children are CPU events). */
+            if (which == 0) {
+                if (!prof__in_tree(v)) continue;
+                value = v->end - v->start;
+                for (c = v->first_child; c >= 0; c = ev[c].next_sibling) prof__sat_sub(&value, ev[c].end - ev[c].start);
+            } else {
+                value = prof__self_dev(e, i);
+            }
+            if (value <= 0) continue;
+            if (!nsum[node]) order[norder++] = node;
+            prof__sat_add(&nsum[node], value);
+        }
+        *with_stacks += with;
+    }
+    for (i = 0; i < norder; i++) {
+        uint32_t a;
+        if ((size_t)prof__node_depth(e, order[i]) > maxd) maxd = (size_t)prof__node_depth(e, order[i]);
+        for (a = order[i]; a && !cf[a]; a = prof__node_parent(e, a)) {
+            uint32_t c = prof__folded_frame(f, prof__xp_node(&f->xp, e, a));
+            if (c == UINT32_MAX) goto oom;
+            cf[a] = c + 1;
+        }
+    }
+    if (f->capchain < maxd && !prof__grow((void *)&f->chain, &f->capchain, maxd, sizeof *f->chain)) goto oom;
+    if (f->frames.n == f->ncframes) {
+        for (i = 0; i < norder && !w->err; i++) {
+            if (nsum[order[i]] / 1000 <= 0) continue;
+            prof__w_node_line(w, f, e, cf, order[i], nsum[order[i]] / 1000);
+            lines++;
+        }
+    } else {
+        f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
+        f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
+        if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) goto oom;
+        memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
+        memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
+        memset(&f->lines[0], 0, sizeof f->lines[0]);
+        f->nlines = 1;
+        for (i = 0; i < norder; i++) {
+            int64_t k = prof__folded_line(f, e, order[i], 0);
+            if (k < 0) goto oom;
+            prof__sat_add(&f->out[k].sum, nsum[order[i]]);
+        }
+        for (i = 0; i < f->nout && !w->err; i++) {
+            if (f->out[i].sum / 1000 <= 0) continue;
+            prof__w_fline(w, f, f->out[i].line, f->out[i].sum / 1000);
+            lines++;
+        }
+    }
+    PROF_FREE(nsum);
+    PROF_FREE(order);
+    PROF_FREE(cf);
+    return lines;
+oom:
+    PROF_FREE(nsum);
+    PROF_FREE(order);
+    PROF_FREE(cf);
+    return -1;
+}
+/* The events' lines, each event's own (PyTorch's export_stacks), or merged
+   (prof__folded_merged). Returns the lines written, -1 without memory;
+   *with_stacks counts the events that had a stack. */
 static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_events *e, int which, int merge, size_t *with_stacks) {
     long lines = 0;
-    size_t i, norder = 0;
-    int64_t *nsum = NULL;
-    uint32_t *order = NULL;
+    size_t i;
     if (!e->nnodes) return 0;
+    if (merge) return prof__folded_merged(f, w, e, which, with_stacks);
     f->of_node = PROF__ALLOC(uint32_t, e->nnodes);
     f->out_node = PROF__ALLOC(uint32_t, e->nnodes);
     if (!f->of_node || !f->out_node || !PROF__PUSH_OK(f->lines, f->nlines, f->caplines)) return -1;
-    if (merge && (!(nsum = PROF__ALLOC(int64_t, e->nnodes)) || !(order = PROF__ALLOC(uint32_t, e->nnodes)))) goto oom;
     memset(f->of_node, 0, e->nnodes * sizeof *f->of_node);
     memset(f->out_node, 0, e->nnodes * sizeof *f->out_node);
-    if (nsum) memset(nsum, 0, e->nnodes * sizeof *nsum);
     memset(&f->lines[0], 0, sizeof f->lines[0]);
     f->nlines = 1;
     for (i = 0; i < e->n && !w->err; i++) {
@@ -10910,37 +11077,13 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
         if (!node) continue;
         ++*with_stacks;
         value = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i); /* ns */
-        /* PyTorch's lines: int(us), which truncates, and none at 0. Merged
-           lines (prof.h's own) sum the nanoseconds first, so that many
-           short calls are not each cut to whole microseconds. */
-        if (merge) {
-            if (value <= 0) continue;
-            if (!nsum[node]) order[norder++] = node;
-            prof__sat_add(&nsum[node], value);
-            continue;
-        }
+        /* PyTorch's lines: int(us), which truncates, and none at 0 */
         if ((value /= 1000) <= 0) continue;
-        if ((k = prof__folded_line(f, e, node, 1)) < 0) goto oom;
+        if ((k = prof__folded_line(f, e, node, 1)) < 0) return -1;
         prof__w_folded(w, f->out[k].text, f->out[k].len, value);
         lines++;
     }
-    for (i = 0; i < norder; i++) {
-        int64_t k = prof__folded_line(f, e, order[i], 0);
-        if (k < 0) goto oom;
-        prof__sat_add(&f->out[k].sum, nsum[order[i]]);
-    }
-    for (i = 0; merge && i < f->nout && !w->err; i++) {
-        if (f->out[i].sum / 1000 <= 0) continue;
-        prof__w_fline(w, f, f->out[i].line, f->out[i].sum / 1000);
-        lines++;
-    }
-    PROF_FREE(nsum);
-    PROF_FREE(order);
     return lines;
-oom:
-    PROF_FREE(nsum);
-    PROF_FREE(order);
-    return -1;
 }
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
     const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";

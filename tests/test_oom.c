@@ -200,8 +200,106 @@ static void test_every_allocation_fails(void) {
     CHECK_MSG(runs_stopped >= 5, "%ld of %ld runs stopped with a list", runs_stopped, total_allocs + 5);
 }
 
+/* key_averages by stack and the merged stacks, the Nth allocation failing
+   for every N they make: a clear error (NULL, PROF_E_NOMEM) or the same
+   result as without a failure, nothing else (ASan and valgrind see the
+   rest). Frames that print apart once cleaned (a merged line per stack
+   node) and frames that print alike ("a b", "a_b": the trie of lines);
+   some nodes hold the first events of two rows. */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *p;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = (char *)malloc((size_t)n + 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (p) p[n] = 0;
+    fclose(f);
+    return p;
+}
+static int same_averages(const prof_averages *a, const prof_averages *b) {
+    size_t i;
+    int k;
+    if (prof_averages_count(a) != prof_averages_count(b)) return 0;
+    for (i = 0; i < prof_averages_count(a); i++) {
+        const prof_avg *x = prof_averages_get(a, i), *y = prof_averages_get(b, i);
+        if (strcmp(x->key, y->key) || x->count != y->count || x->self_cpu_time_total_ns != y->self_cpu_time_total_ns || x->stack_depth != y->stack_depth) return 0;
+        for (k = 0; k < x->stack_depth; k++)
+            if (strcmp(x->stack[k], y->stack[k])) return 0;
+    }
+    return 1;
+}
+static void test_stack_analysis_fails(int alike) {
+    static const char *const apart[] = { "f (a.c:1)", "g (a.c:2)", "h h", "k (b.c:3)" };
+    static const char *const together[] = { "a b", "a_b", "g (a.c:2)", "k (b.c:3)" };
+    const char *const *frames = alike ? together : apart;
+    const char *path = "test_oom.stacks";
+    prof_events *ev = prof_events_create();
+    prof_group_options g;
+    prof_averages *want;
+    char *want_text;
+    long fail, bad = 0, failed = 0;
+    int i;
+    for (i = 0; ev && i < 400; i++) {
+        const char *st[4];
+        prof_event_desc d;
+        int k, depth = 1 + i % 4;
+        for (k = 0; k < depth; k++) st[k] = frames[(i * 7 + k * 3 + i / 5) % 4];
+        memset(&d, 0, sizeof d);
+        d.name = i % 3 ? "op" : "other";
+        d.thread = 1;
+        d.start_ns = i * 1000;
+        d.end_ns = i * 1000 + 900 + i % 7;
+        d.stack = st;
+        d.stack_depth = depth;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+    memset(&g, 0, sizeof g);
+    g.group_by_stack_n = 2;
+    g_fail_at = -1;
+    want = prof_key_averages(ev, &g);
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, path, NULL), PROF_OK);
+    want_text = slurp(path);
+    if (!CHECK(want != NULL && want_text != NULL)) return;
+    CHECK(prof_averages_count(want) > 10);
+    for (fail = 1; fail < 100000; fail++) {
+        prof_averages *a;
+        prof_result r;
+        g_alloc_count = 0;
+        g_fail_at = fail;
+        check_log_reset();
+        a = prof_key_averages(ev, &g);
+        if (a ? !same_averages(a, want) : check_log_count(PROF_E_NOMEM) < 1) bad++;
+        prof_averages_free(a);
+        failed += !a;
+        r = prof_export_stacks_merged(ev, path, NULL);
+        if (r == PROF_OK) {
+            char *text = slurp(path);
+            if (!text || strcmp(text, want_text)) bad++;
+            free(text);
+        } else if (r != PROF_E_NOMEM) {
+            bad++;
+        }
+        if (g_alloc_count < fail) break; /* no allocation left to fail */
+    }
+    g_fail_at = -1;
+    CHECK_EQ_INT(bad, 0);
+    CHECK(failed > 3); /* the point: allocations did fail */
+    remove(path);
+    free(want_text);
+    prof_averages_free(want);
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
+    test_stack_analysis_fails(0);
+    test_stack_analysis_fails(1);
     test_begin_stack_full();
     prof_shutdown();
     test_known_dyn_name();

@@ -22,6 +22,16 @@ static const char *const FRAMES[] = {
     "\xc3\xa9t\xc3\xa9", "_", "x_y", "del\x7f", "main (m.c:10)", "step (m.c:20)",
 };
 enum { NFRAMES = sizeof FRAMES / sizeof FRAMES[0] };
+/* Frames that all print differently once cleaned (some are rewritten, none
+   into another's text): prof_export_stacks_merged then writes a stack
+   node's line from its frames, without its trie of lines. */
+static const char *const DISTINCT_FRAMES[] = {
+    "p q", "x;y", "", "\xe2\x80\xa8z", "bad\xff", "tab\there", "ok (f.c:1)", "\xc3\xa9t\xc3\xa9",
+    "del\x7f", "main (m.c:10)", "step (m.c:20)", "run (m.c:30)",
+};
+enum { NDISTINCT = sizeof DISTINCT_FRAMES / sizeof DISTINCT_FRAMES[0] };
+static const char *const *frames = FRAMES; /* make_list's */
+static uint32_t nframes = NFRAMES;
 static const char *const NAMES[] = { "alpha", "beta", "gamma", "delta", "eps" };
 enum { NNAMES = sizeof NAMES / sizeof NAMES[0] };
 
@@ -134,7 +144,7 @@ static prof_events *make_list(size_t n) {
         int th = (int)rnd(2), depth = (int)rnd(8), k, nc = (int)rnd(3), c;
         int pname = (int)rnd(NNAMES);
         int64_t start = t[th], len = 200 + (int64_t)rnd(40000);
-        for (k = 0; k < depth; k++) st[k] = FRAMES[rnd(NFRAMES)];
+        for (k = 0; k < depth; k++) st[k] = frames[rnd(nframes)];
         memset(&d, 0, sizeof d);
         d.name = NAMES[pname];
         d.thread = 100 + (uint64_t)th;
@@ -148,7 +158,7 @@ static prof_events *make_list(size_t n) {
         for (c = 0; c < nc && i < n; c++) {
             const char *cs[16];
             int cd = depth + 1 + (int)rnd(3), j;
-            for (j = 0; j < cd - depth; j++) cs[j] = FRAMES[rnd(NFRAMES)];
+            for (j = 0; j < cd - depth; j++) cs[j] = frames[rnd(nframes)];
             for (j = 0; j < depth; j++) cs[cd - depth + j] = st[j];
             memset(&d, 0, sizeof d);
             d.name = NAMES[(pname + 1 + (int)rnd(NNAMES - 1)) % NNAMES];
@@ -363,6 +373,16 @@ int main(void) {
     check_grouped(ev, 3);
     check_grouped(ev, 5);
     check_grouped(ev, 12);
+    prof_events_free(ev);
+    frames = DISTINCT_FRAMES;
+    nframes = NDISTINCT;
+    ev = make_list(20000);
+    if (!CHECK(ev != NULL)) return check_report();
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+    check_folded(ev, &lines);
+    printf("%zu events, %zu distinct folded lines (frames that print apart)\n", prof_events_count(ev), lines);
+    check_grouped(ev, 2);
+    check_grouped(ev, 5);
     prof_events_free(ev);
     ev = make_saturating();
     if (!CHECK(ev != NULL)) return check_report();
