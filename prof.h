@@ -3805,6 +3805,111 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
     return 1;
 }
 
+/* One thread's scopes, ev[0..n) in end order, put in start order with
+   their links, when the links the stack pass finds are the ones
+   _populate_cpu_children would (prof__c_link's rule), checked as they are
+   found. Three passes, no array but the stack:
+   - forward (end order): each record takes the stack's entries that began
+     at or after it as its children (as prof__run_preorder); its subtree is
+     then ev[lo..k], kept in first_child, and each child's parent (its end
+     order index) in parent;
+   - backward: a parent comes after its children in end order, so going
+     back each event finds its parent done: its depth is its parent's + 1
+     and its place in start order is lo + depth (a subtree takes the same
+     places in both orders, each ancestor shifted by one); the final links
+     follow (first child: the next place; next sibling: the place after
+     its subtree);
+   - each event moved to its place, one cycle at a time.
+   The checks, per link (PyTorch's stack keeps a parent p for a child v
+   while v.start < p.end and v.end <= p.end, and drops an earlier sibling s
+   and its subtree when v.start >= s.end or v.end > s.end), and per
+   neighbour in start order ((start, -end) order: a parent before its
+   first child, the last event of a subtree before the next sibling).
+   Returns 1 when done, 0 if a check failed (nothing moved, the link fields
+   used: the caller orders the run as before and links it), -1 when out of
+   memory. *seen gets PROF__T_* as prof__c_link gives them. */
+typedef struct prof__place_ent { int64_t start, end, ustart, uend; uint32_t k, lo; } prof__place_ent;
+static PROF__NI int prof__place_order_ok(const prof__place_ent *s, const prof__place_ent *v) {
+    /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
+       the last event of s's subtree comes before v in (start, -end) order */
+    return (v->start >= s->end || v->end > s->end) && (s->ustart < v->start || (s->ustart == v->start && s->uend >= v->end));
+}
+static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n, prof__place_ent **stk, size_t *capstk, unsigned *seen) {
+    size_t top = 0, k, i;
+    prof__place_ent *s = *stk;
+    int32_t node_id;
+    unsigned f = 0;
+    if (!n) return 1;
+    for (k = 0; k < n; k++) {
+        int64_t start = ev[k].start, end = ev[k].end;
+        size_t p = top, j;
+        prof__place_ent *t;
+        uint32_t lo = (uint32_t)k;
+        while (p > 0 && s[p - 1].start >= start) p--;
+        if (p < top) {
+            lo = s[p].lo;
+            for (j = p; j < top; j++) {
+                if (!(s[j].start < end && s[j].end <= end)) return 0;
+                if (j > p && !prof__place_order_ok(&s[j - 1], &s[j])) return 0;
+                ev[s[j].k].parent = (int32_t)k;
+            }
+        }
+        if (ev[k].scope == 1) f |= PROF__T_BACKWARD;
+        ev[k].parent = -1;
+        ev[k].first_child = (int32_t)lo;
+        if (top == p && p + 1 > *capstk) { /* (children popped: room already) */
+            if (!prof__grow((void *)stk, capstk, p + 1, sizeof **stk)) return -1;
+            s = *stk;
+        }
+        t = &s[p];
+        if (p < top) { t->ustart = s[top - 1].ustart; t->uend = s[top - 1].uend; }
+        else { t->ustart = start; t->uend = end; }
+        t->start = start;
+        t->end = end;
+        t->k = (uint32_t)k;
+        t->lo = lo;
+        top = p + 1;
+    }
+    for (k = 1; k < top; k++) /* the roots */
+        if (!prof__place_order_ok(&s[k - 1], &s[k])) return 0;
+    /* backward: depth in node_id, final links */
+    for (i = n; i-- > 0;) {
+        prof__ev *v = &ev[i];
+        int32_t p = v->parent, lo = v->first_child, depth = 0, prep = -1, pre;
+        if (p >= 0) {
+            prep = ev[p].first_child - 1; /* p has a child: its first is at its place + 1 */
+            depth = ev[p].node_id + 1;
+        }
+        pre = lo + depth;
+        if (p >= 0 && pre == prep + 1 && prof__same_name(e, &ev[p], v)) f |= PROF__T_DUPS;
+        v->parent = prep;
+        v->first_child = lo < (int32_t)i ? pre + 1 : -1;
+        v->next_sibling = p >= 0 && (int32_t)i + 1 < p ? pre + (int32_t)i - lo + 1 : -1;
+        v->node_id = depth;
+    }
+    /* each to its place: an event not moved yet is at its end-order index */
+    node_id = e->with_node_id ? e->node_id : -1;
+    for (i = 0; i < n; i++) {
+        prof__ev t;
+        size_t d, from = i;
+        if (ev[i].flags & PROF__F_PLACED) { ev[i].flags = (uint16_t)(ev[i].flags & ~PROF__F_PLACED); continue; }
+        t = ev[i];
+        for (;;) {
+            prof__ev u;
+            d = t.first_child >= 0 ? (size_t)t.first_child - 1 : from + (size_t)t.node_id;
+            t.node_id = node_id;
+            if (d == i) { ev[i] = t; break; }
+            u = ev[d];
+            t.flags = (uint16_t)(t.flags | PROF__F_PLACED);
+            ev[d] = t;
+            t = u;
+            from = d;
+        }
+    }
+    *seen |= f;
+    return 1;
+}
+
 /* Visits the records a thread published before the snapshot: the blocks
    before the snapshot's current one are complete (their `used` is final);
    the current one holds records up to pos. Comparing addresses alone could
@@ -3946,6 +4051,8 @@ typedef struct prof__collector {
     int64_t *shape_vals;
     size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
+    int linked;                  /* prof__c_order linked the events (one run: prof__run_place) */
+    unsigned seen;               /* with linked: PROF__T_* of the links */
     int release;                 /* free each block once read (prof__c_block_done) */
     /* PROF_SCOPE_DYN names in the records of the thread being read, whose
        scope record has not come yet (innermost last): resolved to a site
@@ -4722,7 +4829,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     prof_events *e = c->e;
     size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0;
     uint32_t *idx, *tmp, *stk = NULL;
-    size_t capstk = 0;
+    prof__place_ent *pstk = NULL;
+    size_t capstk = 0, cappstk = 0, placed = 0;
+    unsigned seen = 0;
     if (total >= (size_t)INT32_MAX) return -1;
     if (e->cap > total + total / 8 + 64) { /* the room for every record: cut to size (mremap, no copy, for a large list) */
         prof__ev *nv = (prof__ev *)PROF_REALLOC(e->ev, (total + 1) * sizeof *e->ev);
@@ -4757,9 +4866,14 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         int r;
         if (!len) continue;
         runs++;
-        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); return -1; }
+        if ((r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &seen)) != 0) { /* in order and linked, or out of memory */
+            if (r < 0) { PROF_FREE(pstk); return -1; }
+            placed++;
+            continue;
+        }
+        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
         if (r == 0) { /* not nested: sorted */
-            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); return -1; }
+            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
             idx = c->scratch;
             tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
@@ -4768,6 +4882,10 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         }
     }
     PROF_FREE(stk);
+    PROF_FREE(pstk);
+    /* one run, linked by prof__run_place: its links are the list's */
+    c->linked = runs == 1 && placed == 1;
+    c->seen = seen;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
         if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
@@ -4802,11 +4920,16 @@ static PROF__NI int prof__c_order(prof__collector *c) {
 typedef struct prof__lstack { int32_t *s; size_t n, cap; } prof__lstack;
 static PROF__NI int prof__c_link(prof__collector *c) {
     prof_events *e = c->e;
-    prof__lstack *st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1);
+    prof__lstack *st;
     size_t i;
     int rc = 0;
     unsigned seen = 0;
-    if (!st) return -1;
+    if (c->linked) { /* prof__c_order did it */
+        e->links_ready = 1;
+        e->links_seen = c->seen;
+        return 0;
+    }
+    if (!(st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1))) return -1;
     memset(st, 0, (e->nthr ? e->nthr : 1) * sizeof *st);
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
