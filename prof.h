@@ -4411,7 +4411,11 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
         int k;
         for (k = 0; k < pd->nshapes; k++) h = (h ^ (uint64_t)pd->shapes[k]) * 0xff51afd7ed558ccdull;
         sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
-        if (sc->repr && sc->n == pd->nshapes && (!sc->n || memcmp(sc->vals, pd->shapes, (size_t)sc->n * sizeof(int64_t)) == 0)) {
+        k = -1;
+        if (sc->repr && sc->n == pd->nshapes) /* (inline: see prof__c_shared_extra) */
+            for (k = 0; k < sc->n; k++)
+                if (sc->vals[k] != pd->shapes[k]) break;
+        if (k >= sc->n) {
             if (sc->bad) c->e->stats.malformed_shapes++;
             return sc->repr;
         }
@@ -4425,8 +4429,10 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
 }
 
 /* An extension record: what it says is kept in pd for the record that
-   follows it (its format is written where the recorder writes it). */
-static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, const prof__rec *r) {
+   follows it (its format is written where the recorder writes it). it:
+   the iterator it came from, whose DATA records after a SHAPES header are
+   taken at once (nrec counts them); NULL: one record at a time. */
+static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, const prof__rec *r, prof__rec_iter *it, size_t *nrec) {
     uintptr_t word = (uintptr_t)r->site;
     unsigned kind = (unsigned)(word >> 3) & 31u, aux = (unsigned)(word >> 8);
     pd->any = 1;
@@ -4451,6 +4457,18 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
         pd->want_shapes = (int)(aux <= 64 ? aux : 64);
         pd->data_kind = PROF__EXT_SHAPES;
         pd->data_left = pd->want_shapes;
+        if (it) { /* its DATA records follow it in its block (one reservation): read here, not one loop turn each */
+            const prof__rec *d = it->b->recs + it->i, *lim = it->b->recs + it->n;
+            uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
+            while (pd->data_left > 0 && d < lim && (uintptr_t)d->site == data) {
+                pd->shapes[pd->nshapes++] = (int64_t)d->t0;
+                if (pd->data_left >= 2) pd->shapes[pd->nshapes++] = (int64_t)d->t1;
+                pd->data_left -= pd->data_left >= 2 ? 2 : 1;
+                d++;
+            }
+            *nrec += (size_t)(d - (it->b->recs + it->i));
+            it->i = (size_t)(d - it->b->recs);
+        }
     } else if (kind == PROF__EXT_NATIVE) {
         int found;
         uint32_t *slot;
@@ -4488,7 +4506,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
         int n = pd->want_shapes ? pd->nshapes : -1;
         uint64_t hc = (uint64_t)(uint32_t)(n + 2), w;
-        int k;
+        int k, hit;
         if (pd->has_flops) {
             w = (uint64_t)pd->flops;
             hc = prof__mix(hc ^ w);
@@ -4498,8 +4516,13 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
             hc = (hc ^ w) * 0xff51afd7ed558ccdull;
         }
         ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
-        if (ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops) &&
-            (n <= 0 || memcmp(ce->vals, pd->shapes, (size_t)n * sizeof(int64_t)) == 0)) {
+        hit = ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops);
+        if (hit) { /* (a call to memcmp cost more than these few values) */
+            for (k = 0; k < n; k++)
+                if (ce->vals[k] != pd->shapes[k]) break;
+            hit = k >= n;
+        }
+        if (hit) {
             if (ce->bad) e->stats.malformed_shapes++;
             v->extra = ce->idx;
             v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
@@ -4570,8 +4593,10 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     if ((word & 7u) == PROF__TAG_DYN) {
         if (prof__c_dyn_scope(c, (const prof__rec *)(word & ~(uintptr_t)7u), &name, &site) != 0) return -1;
     } else {
+        size_t h = prof__c_site_slot(s);
         name = s->name;
-        if (prof__c_site(c, s, &site) != 0) return -1;
+        if (c->site_cache[h] == s) site = c->site_cache_idx[h]; /* prof__c_site's cache, inline */
+        else if (prof__c_site(c, s, &site) != 0) return -1;
     }
     v = &e->ev[e->n];
     *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0);
@@ -4649,7 +4674,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             if (prof__is_name_ext(word)) { /* read through its DYN record */
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
-            } else if (prof__c_extension(c, &pd, r) != 0) return -1;
+            } else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
