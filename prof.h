@@ -4848,11 +4848,13 @@ static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, s
 
 /* Phase 7: the async ranges and CUDA's records join the list; events in
    PyTorch's order, per thread by the stack pass, then one sort that merges
-   the threads' runs and the rest. Every step is in place; a merge (more
+   the threads' runs and the rest. A thread's run alone (the list's only
+   run) is ordered and linked at once (prof__run_place): prof__c_link then
+   has nothing to do. Every step is in place; a merge (more
    than one run) or a sort takes 8 bytes of indices per event. */
 static PROF__NI int prof__c_order(prof__collector *c) {
     prof_events *e = c->e;
-    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0;
+    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0, nruns = runs;
     uint32_t *idx, *tmp, *stk = NULL;
     prof__place_ent *pstk = NULL;
     size_t capstk = 0, cappstk = 0, placed = 0;
@@ -4886,12 +4888,15 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     c->xkeys = NULL;
     e->n = total;
     e->stats.events = total;
+    for (i = 0; i < c->nsnap; i++) nruns += c->snaps[i].kend > c->snaps[i].kbeg;
     for (i = 0; i < c->nsnap; i++) {
         size_t lo = c->snaps[i].kbeg, len = c->snaps[i].kend - lo, k;
         int r;
         if (!len) continue;
         runs++;
-        if ((r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &seen)) != 0) { /* in order and linked, or out of memory */
+        /* one run in all: ordered and linked at once; several: ordered
+           (prof__run_place's links would be redone after the merge) */
+        if (nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &seen)) != 0) { /* in order and linked, or out of memory */
             if (r < 0) { PROF_FREE(pstk); return -1; }
             placed++;
             continue;
