@@ -3813,6 +3813,111 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
     return 1;
 }
 
+/* One thread's scopes, ev[0..n) in end order, put in start order with
+   their links, when the links the stack pass finds are the ones
+   _populate_cpu_children would (prof__c_link's rule), checked as they are
+   found. Three passes, no array but the stack:
+   - forward (end order): each record takes the stack's entries that began
+     at or after it as its children (as prof__run_preorder); its subtree is
+     then ev[lo..k], kept in first_child, and each child's parent (its end
+     order index) in parent;
+   - backward: a parent comes after its children in end order, so going
+     back each event finds its parent done: its depth is its parent's + 1
+     and its place in start order is lo + depth (a subtree takes the same
+     places in both orders, each ancestor shifted by one); the final links
+     follow (first child: the next place; next sibling: the place after
+     its subtree);
+   - each event moved to its place, one cycle at a time.
+   The checks, per link (PyTorch's stack keeps a parent p for a child v
+   while v.start < p.end and v.end <= p.end, and drops an earlier sibling s
+   and its subtree when v.start >= s.end or v.end > s.end), and per
+   neighbour in start order ((start, -end) order: a parent before its
+   first child, the last event of a subtree before the next sibling).
+   Returns 1 when done, 0 if a check failed (nothing moved, the link fields
+   used: the caller orders the run as before and links it), -1 when out of
+   memory. *seen gets PROF__T_* as prof__c_link gives them. */
+typedef struct prof__place_ent { int64_t start, end, ustart, uend; uint32_t k, lo; } prof__place_ent;
+static PROF__NI int prof__place_order_ok(const prof__place_ent *s, const prof__place_ent *v) {
+    /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
+       the last event of s's subtree comes before v in (start, -end) order */
+    return (v->start >= s->end || v->end > s->end) && (s->ustart < v->start || (s->ustart == v->start && s->uend >= v->end));
+}
+static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n, prof__place_ent **stk, size_t *capstk, unsigned *seen) {
+    size_t top = 0, k, i;
+    prof__place_ent *s = *stk;
+    int32_t node_id;
+    unsigned f = 0;
+    if (!n) return 1;
+    for (k = 0; k < n; k++) {
+        int64_t start = ev[k].start, end = ev[k].end;
+        size_t p = top, j;
+        prof__place_ent *t;
+        uint32_t lo = (uint32_t)k;
+        while (p > 0 && s[p - 1].start >= start) p--;
+        if (p < top) {
+            lo = s[p].lo;
+            for (j = p; j < top; j++) {
+                if (!(s[j].start < end && s[j].end <= end)) return 0;
+                if (j > p && !prof__place_order_ok(&s[j - 1], &s[j])) return 0;
+                ev[s[j].k].parent = (int32_t)k;
+            }
+        }
+        if (ev[k].scope == 1) f |= PROF__T_BACKWARD;
+        ev[k].parent = -1;
+        ev[k].first_child = (int32_t)lo;
+        if (top == p && p + 1 > *capstk) { /* (children popped: room already) */
+            if (!prof__grow((void *)stk, capstk, p + 1, sizeof **stk)) return -1;
+            s = *stk;
+        }
+        t = &s[p];
+        if (p < top) { t->ustart = s[top - 1].ustart; t->uend = s[top - 1].uend; }
+        else { t->ustart = start; t->uend = end; }
+        t->start = start;
+        t->end = end;
+        t->k = (uint32_t)k;
+        t->lo = lo;
+        top = p + 1;
+    }
+    for (k = 1; k < top; k++) /* the roots */
+        if (!prof__place_order_ok(&s[k - 1], &s[k])) return 0;
+    /* backward: depth in node_id, final links */
+    for (i = n; i-- > 0;) {
+        prof__ev *v = &ev[i];
+        int32_t p = v->parent, lo = v->first_child, depth = 0, prep = -1, pre;
+        if (p >= 0) {
+            prep = ev[p].first_child - 1; /* p has a child: its first is at its place + 1 */
+            depth = ev[p].node_id + 1;
+        }
+        pre = lo + depth;
+        if (p >= 0 && pre == prep + 1 && prof__same_name(e, &ev[p], v)) f |= PROF__T_DUPS;
+        v->parent = prep;
+        v->first_child = lo < (int32_t)i ? pre + 1 : -1;
+        v->next_sibling = p >= 0 && (int32_t)i + 1 < p ? pre + (int32_t)i - lo + 1 : -1;
+        v->node_id = depth;
+    }
+    /* each to its place: an event not moved yet is at its end-order index */
+    node_id = e->with_node_id ? e->node_id : -1;
+    for (i = 0; i < n; i++) {
+        prof__ev t;
+        size_t d, from = i;
+        if (ev[i].flags & PROF__F_PLACED) { ev[i].flags = (uint16_t)(ev[i].flags & ~PROF__F_PLACED); continue; }
+        t = ev[i];
+        for (;;) {
+            prof__ev u;
+            d = t.first_child >= 0 ? (size_t)t.first_child - 1 : from + (size_t)t.node_id;
+            t.node_id = node_id;
+            if (d == i) { ev[i] = t; break; }
+            u = ev[d];
+            t.flags = (uint16_t)(t.flags | PROF__F_PLACED);
+            ev[d] = t;
+            t = u;
+            from = d;
+        }
+    }
+    *seen |= f;
+    return 1;
+}
+
 /* Visits the records a thread published before the snapshot: the blocks
    before the snapshot's current one are complete (their `used` is final);
    the current one holds records up to pos. Comparing addresses alone could
@@ -3954,6 +4059,8 @@ typedef struct prof__collector {
     int64_t *shape_vals;
     size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
+    int linked;                  /* prof__c_order linked the events (one run: prof__run_place) */
+    unsigned seen;               /* with linked: PROF__T_* of the links */
     int release;                 /* free each block once read (prof__c_block_done) */
     /* PROF_SCOPE_DYN names in the records of the thread being read, whose
        scope record has not come yet (innermost last): resolved to a site
@@ -4312,7 +4419,11 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
         int k;
         for (k = 0; k < pd->nshapes; k++) h = (h ^ (uint64_t)pd->shapes[k]) * 0xff51afd7ed558ccdull;
         sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
-        if (sc->repr && sc->n == pd->nshapes && (!sc->n || memcmp(sc->vals, pd->shapes, (size_t)sc->n * sizeof(int64_t)) == 0)) {
+        k = -1;
+        if (sc->repr && sc->n == pd->nshapes) /* (inline: see prof__c_shared_extra) */
+            for (k = 0; k < sc->n; k++)
+                if (sc->vals[k] != pd->shapes[k]) break;
+        if (k >= sc->n) {
             if (sc->bad) c->e->stats.malformed_shapes++;
             return sc->repr;
         }
@@ -4326,8 +4437,10 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
 }
 
 /* An extension record: what it says is kept in pd for the record that
-   follows it (its format is written where the recorder writes it). */
-static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, const prof__rec *r) {
+   follows it (its format is written where the recorder writes it). it:
+   the iterator it came from, whose DATA records after a SHAPES header are
+   taken at once (nrec counts them); NULL: one record at a time. */
+static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, const prof__rec *r, prof__rec_iter *it, size_t *nrec) {
     uintptr_t word = (uintptr_t)r->site;
     unsigned kind = (unsigned)(word >> 3) & 31u, aux = (unsigned)(word >> 8);
     pd->any = 1;
@@ -4352,6 +4465,18 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
         pd->want_shapes = (int)(aux <= 64 ? aux : 64);
         pd->data_kind = PROF__EXT_SHAPES;
         pd->data_left = pd->want_shapes;
+        if (it) { /* its DATA records follow it in its block (one reservation): read here, not one loop turn each */
+            const prof__rec *d = it->b->recs + it->i, *lim = it->b->recs + it->n;
+            uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
+            while (pd->data_left > 0 && d < lim && (uintptr_t)d->site == data) {
+                pd->shapes[pd->nshapes++] = (int64_t)d->t0;
+                if (pd->data_left >= 2) pd->shapes[pd->nshapes++] = (int64_t)d->t1;
+                pd->data_left -= pd->data_left >= 2 ? 2 : 1;
+                d++;
+            }
+            *nrec += (size_t)(d - (it->b->recs + it->i));
+            it->i = (size_t)(d - it->b->recs);
+        }
     } else if (kind == PROF__EXT_NATIVE) {
         int found;
         uint32_t *slot;
@@ -4389,7 +4514,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
         int n = pd->want_shapes ? pd->nshapes : -1;
         uint64_t hc = (uint64_t)(uint32_t)(n + 2), w;
-        int k;
+        int k, hit;
         if (pd->has_flops) {
             w = (uint64_t)pd->flops;
             hc = prof__mix(hc ^ w);
@@ -4399,8 +4524,13 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
             hc = (hc ^ w) * 0xff51afd7ed558ccdull;
         }
         ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
-        if (ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops) &&
-            (n <= 0 || memcmp(ce->vals, pd->shapes, (size_t)n * sizeof(int64_t)) == 0)) {
+        hit = ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops);
+        if (hit) { /* (a call to memcmp cost more than these few values) */
+            for (k = 0; k < n; k++)
+                if (ce->vals[k] != pd->shapes[k]) break;
+            hit = k >= n;
+        }
+        if (hit) {
             if (ce->bad) e->stats.malformed_shapes++;
             v->extra = ce->idx;
             v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
@@ -4471,8 +4601,10 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     if ((word & 7u) == PROF__TAG_DYN) {
         if (prof__c_dyn_scope(c, (const prof__rec *)(word & ~(uintptr_t)7u), &name, &site) != 0) return -1;
     } else {
+        size_t h = prof__c_site_slot(s);
         name = s->name;
-        if (prof__c_site(c, s, &site) != 0) return -1;
+        if (c->site_cache[h] == s) site = c->site_cache_idx[h]; /* prof__c_site's cache, inline */
+        else if (prof__c_site(c, s, &site) != 0) return -1;
     }
     v = &e->ev[e->n];
     *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0);
@@ -4550,7 +4682,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             if (prof__is_name_ext(word)) { /* read through its DYN record */
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
-            } else if (prof__c_extension(c, &pd, r) != 0) return -1;
+            } else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
@@ -4724,13 +4856,17 @@ static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, s
 
 /* Phase 7: the async ranges and CUDA's records join the list; events in
    PyTorch's order, per thread by the stack pass, then one sort that merges
-   the threads' runs and the rest. Every step is in place; a merge (more
+   the threads' runs and the rest. A thread's run alone (the list's only
+   run) is ordered and linked at once (prof__run_place): prof__c_link then
+   has nothing to do. Every step is in place; a merge (more
    than one run) or a sort takes 8 bytes of indices per event. */
 static PROF__NI int prof__c_order(prof__collector *c) {
     prof_events *e = c->e;
-    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0;
+    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0, nruns = runs;
     uint32_t *idx, *tmp, *stk = NULL;
-    size_t capstk = 0;
+    prof__place_ent *pstk = NULL;
+    size_t capstk = 0, cappstk = 0, placed = 0;
+    unsigned seen = 0;
     if (total >= (size_t)INT32_MAX) return -1;
     if (e->cap > total + total / 8 + 64) { /* the room for every record: cut to size (mremap, no copy, for a large list) */
         prof__ev *nv = (prof__ev *)PROF_REALLOC(e->ev, (total + 1) * sizeof *e->ev);
@@ -4760,14 +4896,22 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     c->xkeys = NULL;
     e->n = total;
     e->stats.events = total;
+    for (i = 0; i < c->nsnap; i++) nruns += c->snaps[i].kend > c->snaps[i].kbeg;
     for (i = 0; i < c->nsnap; i++) {
         size_t lo = c->snaps[i].kbeg, len = c->snaps[i].kend - lo, k;
         int r;
         if (!len) continue;
         runs++;
-        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); return -1; }
+        /* one run in all: ordered and linked at once; several: ordered
+           (prof__run_place's links would be redone after the merge) */
+        if (nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &seen)) != 0) { /* in order and linked, or out of memory */
+            if (r < 0) { PROF_FREE(pstk); return -1; }
+            placed++;
+            continue;
+        }
+        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
         if (r == 0) { /* not nested: sorted */
-            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); return -1; }
+            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
             idx = c->scratch;
             tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
@@ -4776,6 +4920,10 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         }
     }
     PROF_FREE(stk);
+    PROF_FREE(pstk);
+    /* one run, linked by prof__run_place: its links are the list's */
+    c->linked = runs == 1 && placed == 1;
+    c->seen = seen;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
         if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
@@ -4810,11 +4958,16 @@ static PROF__NI int prof__c_order(prof__collector *c) {
 typedef struct prof__lstack { int32_t *s; size_t n, cap; } prof__lstack;
 static PROF__NI int prof__c_link(prof__collector *c) {
     prof_events *e = c->e;
-    prof__lstack *st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1);
+    prof__lstack *st;
     size_t i;
     int rc = 0;
     unsigned seen = 0;
-    if (!st) return -1;
+    if (c->linked) { /* prof__c_order did it */
+        e->links_ready = 1;
+        e->links_seen = c->seen;
+        return 0;
+    }
+    if (!(st = PROF__ALLOC(prof__lstack, e->nthr ? e->nthr : 1))) return -1;
     memset(st, 0, (e->nthr ? e->nthr : 1) * sizeof *st);
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];

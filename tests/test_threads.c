@@ -1071,6 +1071,128 @@ static void test_merge_runs_as_sort(void) {
     CHECK_EQ_INT(bad, 0);
 }
 
+/* prof__run_place (prof_stop's order and links of one thread's run, in
+   place) gives what prof__run_preorder followed by prof__c_link's rule
+   (_populate_cpu_children) gives, or declines: random forests recorded as
+   a thread records them (end order, a clock that moves between any two
+   reads, as the TSC does; or a coarse one that may not move: equal starts
+   and ends, zero-length scopes, a child at its parent's end, a scope
+   beginning at its sibling's end), some with times disturbed (partial
+   overlaps, children past their parent). Forests of the fine clock must be
+   taken, never declined. */
+typedef struct place_gen { prof__ev *ev; size_t n, max; int64_t t, step0; uint64_t seed; } place_gen;
+static uint64_t place_rand(place_gen *g) { return (g->seed = g->seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; }
+static void place_scope(place_gen *g, int depth) {
+    int64_t start;
+    int kids = depth < 5 ? (int)(place_rand(g) % 4) : 0, i;
+    if (g->n >= g->max) return;
+    g->t += g->step0 + (int64_t)(place_rand(g) % 3);
+    start = g->t;
+    for (i = 0; i < kids && g->n < g->max; i++) place_scope(g, depth + 1);
+    g->t += g->step0 + (int64_t)(place_rand(g) % 3);
+    if (g->n >= g->max) return;
+    memset(&g->ev[g->n], 0, sizeof g->ev[g->n]);
+    g->ev[g->n].start = start;
+    g->ev[g->n].end = g->t;
+    g->ev[g->n].site = (uint32_t)(place_rand(g) % 3);
+    g->ev[g->n].scope = place_rand(g) % 50 == 0;
+    g->ev[g->n].extra = (uint32_t)g->n; /* the event's identity (neither order touches it) */
+    g->ev[g->n].node_id = -1;
+    g->n++;
+}
+/* prof__c_link's rule on one thread's ordered events */
+static unsigned place_ref_link(const prof_events *e, prof__ev *ev, size_t n) {
+    static int32_t st[2 * 512];
+    size_t i, top = 0;
+    unsigned seen = 0;
+    for (i = 0; i < n; i++) {
+        prof__ev *v = &ev[i];
+        v->parent = v->first_child = v->next_sibling = -1;
+        v->flags = (uint16_t)(v->flags & ~PROF__F_PLACED);
+        if (v->scope == 1) seen |= PROF__T_BACKWARD;
+        while (top) {
+            prof__ev *p = &ev[st[top - 2]];
+            if (v->start >= p->end || v->end > p->end) { top -= 2; continue; }
+            v->parent = st[top - 2];
+            if (st[top - 1] >= 0) ev[st[top - 1]].next_sibling = (int32_t)i;
+            else {
+                p->first_child = (int32_t)i;
+                if (prof__same_name(e, p, v)) seen |= PROF__T_DUPS;
+            }
+            st[top - 1] = (int32_t)i;
+            break;
+        }
+        st[top++] = (int32_t)i;
+        st[top++] = -1;
+    }
+    return seen;
+}
+static void test_place_as_link(void) {
+    enum { MAXN = 500 };
+    static prof__ev gen[MAXN], a[MAXN], b[MAXN];
+    static uint32_t idx[MAXN], tmp[MAXN];
+    prof__place_ent *pstk = NULL;
+    uint32_t *stk = NULL;
+    size_t cappstk = 0, capstk = 0;
+    place_gen g;
+    prof_events *e = prof_events_create();
+    int round, bad = 0, declined_clean = 0, taken_disturbed = 0, declined = 0;
+    if (!CHECK(e != NULL)) return;
+    CHECK(prof__site_index(e, "a", "f.c", "fa", 1, 0) == 0);
+    CHECK(prof__site_index(e, "b", "f.c", "fb", 2, 0) == 1);
+    CHECK(prof__site_index(e, "a", "g.c", "ga", 3, 0) == 2); /* a's name again: a parent and child named alike */
+    g.seed = 777;
+    for (round = 0; round < 3000; round++) {
+        size_t n, i, k;
+        int disturbed = round % 3 == 2, coarse = round % 3 == 1, ra, rb;
+        unsigned sa = 0, sb = 0;
+        g.ev = gen;
+        g.max = 1 + (size_t)(round % 7 == 0 ? MAXN - 1 : place_rand(&g) % 60);
+        g.n = 0;
+        g.t = 100;
+        g.step0 = coarse ? 0 : 1;
+        while (g.n < g.max) place_scope(&g, 0);
+        n = g.n;
+        if (disturbed)
+            for (k = 0; k < 1 + n / 20; k++) {
+                prof__ev *v = &gen[place_rand(&g) % n];
+                int64_t d = (int64_t)(place_rand(&g) % 5) - 2;
+                if (place_rand(&g) & 1) v->start += d;
+                else v->end += d;
+                if (v->end < v->start) v->end = v->start;
+            }
+        memcpy(a, gen, n * sizeof *a);
+        memcpy(b, gen, n * sizeof *b);
+        ra = prof__run_place(e, a, n, &pstk, &cappstk, &sa);
+        rb = prof__run_preorder(b, n, &stk, &capstk);
+        if (!CHECK(ra >= 0 && rb >= 0)) break;
+        if (rb == 0) { /* not nested: sorted, as prof__c_order does */
+            for (i = 0; i < n; i++) idx[i] = (uint32_t)i;
+            prof__msort_u32(idx, tmp, n, prof__ev_order_less, b);
+            prof__ev_gather(b, idx, n);
+        }
+        sb = place_ref_link(e, b, n);
+        if (!ra) {
+            declined++;
+            if (!disturbed && !coarse) declined_clean++;
+            continue;
+        }
+        if (disturbed) taken_disturbed++;
+        if (sa != sb) bad++;
+        for (i = 0; i < n; i++)
+            if (a[i].extra != b[i].extra || a[i].start != b[i].start || a[i].end != b[i].end || a[i].parent != b[i].parent ||
+                a[i].first_child != b[i].first_child || a[i].next_sibling != b[i].next_sibling || a[i].flags != b[i].flags ||
+                a[i].node_id != b[i].node_id) { bad++; break; }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(declined_clean, 0); /* a fine clock's forests are always taken */
+    CHECK(taken_disturbed > 50);     /* disturbed ones where the rule agrees */
+    CHECK(declined > 10);            /* the checks do decline */
+    PROF_FREE(pstk);
+    PROF_FREE(stk);
+    prof_events_free(e);
+}
+
 static void test_blocks_freed_at_stop(void) {
     prof_config cfg = config();
     pthread_barrier_t bar;
@@ -1491,6 +1613,7 @@ int main(void) {
     TIMED(test_blocks_freed_at_stop());
     TIMED(test_interleaved_merge());
     TIMED(test_merge_runs_as_sort());
+    TIMED(test_place_as_link());
     TIMED(test_reserve());
     TIMED(test_reserve_too_big());
     TIMED(test_ready_blocks_released());
