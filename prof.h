@@ -73,7 +73,9 @@
                           a 64-bit id (is_async: no parent, no self time).
                           Past max_events a range can keep its begin and lose
                           its end: it is then unmatched (prof_stats counts
-                          both, async_dropped and unmatched_async).
+                          both, async_dropped and unmatched_async). In the
+                          JSON trace a "b"/"e" pair, not an "X" (TIMES IN THE
+                          JSON TRACE); in Perfetto an "async" lane.
    PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
                           names, prof_event.thread_name): prof_set_thread_name,
                           which copies the name whole; a name set again costs
@@ -393,7 +395,20 @@
    doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
    Past 2^50 ns from the base (13 days), ends are written as the double
    they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
-   engine ignores "i"); [memory] instants keep Kineto's "i".
+   engine ignores "i"); [memory] instants keep Kineto's "i". An async
+   range (PROF_ASYNC_BEGIN/END, or a CPU event added with PROF_EVENT_ASYNC)
+   is no "X": it need not nest in its thread's scopes, and an "X" that
+   overlaps a scope makes DevTools drop that scope (speedscope warns). It
+   is a nestable async pair on the thread that began it: "ph": "b" at its
+   start (args as an "X" would have), "ph": "e" at its end (exact ts, no
+   args), with "cat": "blink.user_timing" (DevTools' engine draws such
+   pairs on its Timings track and ignores other categories'), the same name
+   and "id": "0x..." (the event's index: the recorded id is not kept).
+   Perfetto's JSON importer puts each on an async track of the process
+   (by its source: id and cat keep pairs apart);
+   speedscope leaves them out. Hand-built events that overlap on a thread
+   without nesting (neither async) are still "X" events: DevTools drops
+   one of them (prof_export_perfetto puts them on "overlapping" lanes).
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
@@ -8879,7 +8894,7 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
         uint32_t *slot;
         int found = 1;
         dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
-        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW)) continue; /* most events: not top-level; [memory] rows are not written */
+        if (v->parent >= 0 || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC))) continue; /* most events: not top-level; [memory] rows are not written, async ranges not as "X" */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;
@@ -9146,10 +9161,55 @@ static PROF__NI void prof__w_ev_args(prof__w *w, const prof_events *e, size_t i,
     if (x->cu) prof__w_ev_cuda(w, v, x->cu, &first);
     if (v->extra) prof__w_ev_op(w, x, cx, &first);
 }
+/* An async range (PROF_ASYNC_BEGIN/END, PROF_EVENT_ASYNC on the CPU): a
+   nestable async pair, "b" at its start with the args an "X" would have
+   and "e" at its end, both on the beginning thread, "id" the event's index
+   as "0x..." (unique in the trace; the recorded id is not kept). Not an
+   "X": a range need not nest in the thread's scopes, and an "X" that
+   overlaps one makes DevTools drop that scope from its call tree
+   (speedscope warns). cat "blink.user_timing": DevTools' trace engine
+   draws such pairs as measures on its Timings track and ignores other
+   categories'; Perfetto puts each on an async track of the process (by
+   cat, id and name); speedscope leaves them out. */
+static PROF__NI void prof__w_async_pair(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
+    const prof__ev *v = &e->ev[i];
+    const prof__extra *x = prof__x(e, v);
+    char id[24];
+    int phase;
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)i);
+    for (phase = 0; phase < 2 && !w->err; phase++) {
+        char *d;
+        PROF__W_LIT(w, "  {\"ph\": \"");
+        prof__w_put(w, phase ? "e" : "b", 1);
+        PROF__W_LIT(w, "\", \"cat\": \"blink.user_timing\", \"name\": ");
+        prof__w_json_str(w, x->trace_name ? x->trace_name : e->sites[v->site].name);
+        PROF__W_LIT(w, ", \"id\": \"");
+        prof__w_str(w, id);
+        PROF__W_LIT(w, "\", ");
+        prof__w_pid_tid(w, e, v, cx->pid);
+        if (!prof__w_room(w, 64)) return;
+        d = w->buf + w->n;
+        PROF__D_LIT(d, ", \"ts\": ");
+        d = prof__put_us(d, phase ? v->end : v->start);
+        w->n = (size_t)(d - w->buf);
+        if (phase) { PROF__W_LIT(w, "},\n"); break; }
+        if (cx->light) {
+            PROF__W_LIT(w, ", \"args\": {");
+        } else {
+            int own = !(e->sites[v->site].flags & PROF__API_CALL); /* as prof__w_ev_middle */
+            PROF__W_LIT(w, ", \"args\": {\"External id\": ");
+            prof__w_u64(w, own ? (uint64_t)i + 1 : prof__linked_external_id(e, i, cx));
+            if (own) { PROF__W_LIT(w, ", \"Ev Idx\": "); prof__w_u64(w, (uint64_t)i); }
+        }
+        if (v->extra || cx->args_any) prof__w_ev_args(w, e, i, cx);
+        PROF__W_LIT(w, "}},\n");
+    }
+}
 static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__dur_level *lv;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
+    if (PROF__UNLIKELY(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) { prof__w_async_pair(w, e, i, cx); return; }
     if (!(lv = prof__written_dur(e, i, &cx->path))) { w->err = ENOMEM; return; }
     prof__w_ev_head(w, e, v, cx);
     prof__w_ev_middle(w, e, i, cx, lv);
@@ -9430,7 +9490,7 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
         size_t hn, k, leaf;
         char *d;
         int top = -1, root_touches = 0;
-        if (v->device_type != PROF_DEVICE_CPU || (v->flags & PROF__F_MEMROW) || !site_fast[site] || (extra && ex[extra].trace_name)) break;
+        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || !site_fast[site] || (extra && ex[extra].trace_name)) break;
         if (c >= 0) {
             top = path->hint[c & 63];
             if (PROF__UNLIKELY((unsigned)top >= (unsigned)n || lv[top].idx != c)) {

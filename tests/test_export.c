@@ -331,6 +331,12 @@ static size_t collect_lanes(prof_events *ev, lane *out, size_t max, const uint64
 }
 /* "M" events: process name/labels/sort index per process, name and sort
    index per lane. */
+/* Async ranges: a "b" and an "e" each instead of an "X". */
+static size_t count_async(prof_events *ev) {
+    size_t i, k = 0, n = prof_events_count(ev);
+    for (i = 0; i < n; i++) k += get_ev(ev, i).is_async && get_ev(ev, i).device_type == PROF_DEVICE_CPU;
+    return k;
+}
 static int count_meta(const lane *l, size_t n) {
     size_t i, j;
     int m = 3;
@@ -736,7 +742,8 @@ static void write_trace_expect(const char *expect_name, const char *file, prof_e
     put_keys(f, keys, 1); /* distributedInfo always, rank 0 of 1 without a node id */
     fprintf(f, ",\n\"rank\": 0, \"world_size\": 1,\n");
     put_meta(f, metas);
-    fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"i\": 0, \"C\": 0},\n", prof_events_count(ev), count_meta(lanes, nl));
+    fprintf(f, ",\n\"counts\": {\"X\": %zu, \"b\": %zu, \"e\": %zu, \"M\": %d, \"i\": 0, \"C\": 0},\n", prof_events_count(ev) - count_async(ev),
+            count_async(ev), count_async(ev), count_meta(lanes, nl));
     put_threads(f, lanes, nl, NULL, 0);
     fprintf(f, ",\n");
     put_events(f, ev, cat);
@@ -1230,7 +1237,8 @@ static void test_recorded(void) {
             put_keys(f, &keys, 1);
             fprintf(f, ",\n");
             put_meta(f, &metas);
-            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"M\": %d, \"I\": %d, \"i\": %d, \"C\": %d},\n", n, count_meta(lanes, nl), nmarks, g_nmem, nctr);
+            fprintf(f, ",\n\"counts\": {\"X\": %zu, \"b\": %zu, \"e\": %zu, \"M\": %d, \"I\": %d, \"i\": %d, \"C\": %d},\n", n - count_async(ev),
+                    count_async(ev), count_async(ev), count_meta(lanes, nl), nmarks, g_nmem, nctr);
             put_threads(f, lanes, nl, names, 3);
             fprintf(f, ",\n");
             put_events(f, ev, cat_rec);
@@ -1292,8 +1300,8 @@ static void write_js_expect(prof_events *ev, uint64_t main_tid, uint64_t worker_
     names[1].tid = worker_tid; names[1].name = JS_WORKER_NAME; names[1].trunc = 0;
     nl = collect_lanes(ev, lanes, 4, tids, 2);
     if (!f) return;
-    fprintf(f, "{\"prof_check\": {\"kind\": \"trace\", \"file\": \"js_trace.json\", \"trace_name\": \"" OUT "/js_trace.json\", \"pid\": %ld, \"counts\": {\"X\": %zu, \"M\": %d},\n",
-            (long)getpid(), n, count_meta(lanes, nl));
+    fprintf(f, "{\"prof_check\": {\"kind\": \"trace\", \"file\": \"js_trace.json\", \"trace_name\": \"" OUT "/js_trace.json\", \"pid\": %ld, \"counts\": {\"X\": %zu, \"b\": %zu, \"e\": %zu, \"M\": %d},\n",
+            (long)getpid(), n - count_async(ev), count_async(ev), count_async(ev), count_meta(lanes, nl));
     put_threads(f, lanes, nl, names, 2);
     fprintf(f, ",\n");
     put_events(f, ev, cat_rec);

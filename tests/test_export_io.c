@@ -298,6 +298,71 @@ static void test_marks(void) {
     prof_events_free(ev);
 }
 
+/* Async ranges that do not nest in the thread's scopes: one begins before
+   a scope and ends inside it, one begins inside a scope and ends after it.
+   OUT/async.json: DevTools' engine keeps every scope with its parent and
+   speedscope warns of nothing (tests/js; as "X" events the ranges overlapped
+   the scopes and the engine dropped them); check_perfetto.py pairs each
+   "b" with its "e" and finds the range on an async lane of the Perfetto
+   trace of the same list. */
+static void async_pair(prof_events *ev, const char *name);
+static void test_async_overlap(void) {
+    prof_config c;
+    prof_events *ev;
+    FILE *f;
+    size_t i, n, b = 0, e_ = 0;
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    PROF_ASYNC_BEGIN("straddles begin", 1);
+    { PROF_SCOPE("first"); }
+    {
+        PROF_SCOPE("second");
+        { PROF_SCOPE("inner"); }
+        PROF_ASYNC_END(1);
+        PROF_ASYNC_BEGIN("straddles end", 2);
+        { PROF_SCOPE("inner"); }
+    }
+    { PROF_SCOPE("third"); }
+    PROF_ASYNC_END(2);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    n = prof_events_count(ev);
+    CHECK_EQ_INT(n, 7);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/async.json"), PROF_OK);
+    f = fopen(OUT "/async.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        prof_event e;
+        CHECK(prof_events_get(ev, 0, &e) == PROF_OK);
+        fprintf(f, "{\"threads\": {\"%llu\": {\"scopes\": {\"first\": 1, \"second\": 1, \"inner\": 2, \"third\": 1}, "
+                   "\"parents\": {\"first\": null, \"second\": null, \"inner\": \"second\", \"third\": null}}}, \"exact_threads\": true, "
+                   "\"async\": {\"straddles begin\": 1, \"straddles end\": 1}}\n",
+                (unsigned long long)e.thread);
+        fclose(f);
+    }
+    f = fopen(OUT "/async.json", "r");
+    if (CHECK(f != NULL)) { /* each range a "b" and an "e", no "X" */
+        static const char PH_B[] = "  {\"ph\": \"b\", ", PH_E[] = "  {\"ph\": \"e\", ";
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strstr(line, "\"name\": \"straddles ")) {
+                int is_b = strncmp(line, PH_B, sizeof PH_B - 1) == 0, is_e = strncmp(line, PH_E, sizeof PH_E - 1) == 0;
+                CHECK_MSG(is_b || is_e, "not a \"b\" or \"e\": %s", line);
+                b += (size_t)is_b;
+                e_ += (size_t)is_e;
+            }
+        }
+        fclose(f);
+        CHECK_EQ_INT(b, 2);
+        CHECK_EQ_INT(e_, 2);
+    }
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (CHECK(prof_events_get(ev, i, &e) == PROF_OK) && e.is_async) CHECK_EQ_INT(e.parent, -1);
+    }
+    async_pair(ev, "async_pf");
+    prof_events_free(ev);
+}
+
 /* ----- Perfetto ------------------------------------------------------------ */
 
 static const char *const HOSTILE[] = {
@@ -334,6 +399,8 @@ static void perfetto_pair(prof_events *ev, const char *name) {
     fflush(stdout);
     CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
 }
+
+static void async_pair(prof_events *ev, const char *name) { perfetto_pair(ev, name); }
 
 /* A hand-built list: hostile names in every string (names, overload names,
    stacks, shapes), events that nest and touch, async ranges, device events
@@ -1191,6 +1258,7 @@ int main(void) {
     test_long_path();
     test_touching();
     test_marks();
+    test_async_overlap();
     test_perfetto_hand();
     test_perfetto_recorded();
     test_perfetto_importer();

@@ -43,7 +43,10 @@ Checks per kind (each only when its member is present):
 trace     strict JSON (UTF-8, no NaN/Infinity, no control characters in
           strings, no duplicate keys); top-level keys and their order; ts and
           dur written as microseconds with exactly three decimals; counts of
-          events per "ph"; per "X" event, in file order: name, cat, pid, tid,
+          events per "ph"; async ranges as a "b" (where their "X" would be,
+          args as an "X"'s) and an "e", cat "blink.user_timing", the same
+          "0x..." id, name, pid and tid, e.ts - b.ts == end_ns - start_ns;
+          per "X" event (and "b"), in file order: name, cat, pid, tid,
           ts == start_ns / 1000 exactly, dur == (end_ns - start_ns) / 1000
           minus at most MAX_SHRINK_NS (prof.h may shorten a child by a few ns
           so that it still ends inside its parent once parsed into doubles;
@@ -329,6 +332,7 @@ def check_trace(d, exp, where):
     # structure of every event
     counts = {}
     xs, marks, counters, mems, metas = [], [], [], [], []
+    opened = {}  # async ranges begun: (cat, id) -> the "b"
     for k, e in enumerate(evs):
         w = f"{where} traceEvents[{k}]"
         if not isinstance(e, dict):
@@ -355,6 +359,28 @@ def check_trace(d, exp, where):
             if e["_dur_ns"] is not None:
                 check(e["_dur_ns"] >= 0, w, f"negative dur {e['dur'].text}")
             xs.append(e)
+        elif ph in ("b", "e"):
+            # an async range: a "b" (args as an "X" would have) and an "e"
+            # with the same cat and id ("0x..."), name, pid and tid; the
+            # "b" stands where the range's "X" was, its dur from the "e"
+            check(e.get("cat") == "blink.user_timing", w, f"async cat {e.get('cat')!r}, expected \"blink.user_timing\"")
+            aid = e.get("id")
+            check(isinstance(aid, str) and re.fullmatch(r"0x[0-9a-f]+", aid) is not None, w, f"async id {aid!r}, expected a \"0x...\" string")
+            key = (e.get("cat"), aid if isinstance(aid, str) else repr(aid))
+            if ph == "b":
+                check(isinstance(e.get("args"), dict), w, "args is not an object")
+                check(key not in opened, w, f"async id {aid!r} begun again before its \"e\"")
+                opened[key] = e
+                e["_async"] = True
+                xs.append(e)
+            else:
+                check("args" not in e and "dur" not in e, w, "an async \"e\" with args or dur")
+                b = opened.pop(key, None)
+                if check(b is not None, w, f"async \"e\" without its \"b\" (id {aid!r})"):
+                    check((b["name"], b["pid"], b["tid"]) == (e["name"], e["pid"], e["tid"]), w,
+                          f"async \"e\" {short(e['name'], 60)} pid {e['pid']} tid {e['tid']} does not match its \"b\"")
+                    if b["_ts_ns"] is not None and e["_ts_ns"] is not None:
+                        b["_dur_ns"] = e["_ts_ns"] - b["_ts_ns"]
         elif ph == "i":
             # Kineto's [memory] instants keep its lowercase "i"
             check(e.get("s") == "t", w, f"instant scope {e.get('s')!r}, expected \"t\"")
@@ -379,6 +405,8 @@ def check_trace(d, exp, where):
         else:
             fail(w, f"unexpected ph {ph!r}")
 
+    for b in opened.values():
+        fail(where, f"async \"b\" {short(b['name'], 60)} (id {b.get('id')!r}) without its \"e\"")
     if "counts" in exp:
         want = {k: v for k, v in exp["counts"].items() if v}
         check(counts == want, where, f"events per ph {counts}, expected {want}")
@@ -469,14 +497,18 @@ def check_x_events(where, xs, want, pid):
         name = pj(spec_bytes(x["name"]))
         check(e["name"] == name, w, f"name {short(e['name'])}, expected {short(name)}")
         w = f"{where} X[{k}] {short(name, 60)}"
-        check(e.get("cat") == x["cat"], w, f"cat {e.get('cat')!r}, expected {x['cat']!r}")
+        want_cat = "blink.user_timing" if x.get("async") else x["cat"]
+        check(e.get("cat") == want_cat, w, f"cat {e.get('cat')!r}, expected {want_cat!r}")
+        check(bool(e.get("_async")) == bool(x.get("async")), w, "an async range not written as \"b\"/\"e\"" if x.get("async") else "a \"b\"/\"e\" pair for an event that is not async")
         want_pid = x.get("pid", pid)
         if want_pid is not None:
             check(e["pid"] == want_pid, w, f"pid {e['pid']}, expected {want_pid}")
         check(e["tid"] == x["tid"], w, f"tid {e['tid']}, expected {x['tid']}")
         if e["_ts_ns"] is not None:
             check(e["_ts_ns"] == x["start_ns"], w, f"ts {e['ts'].text}, expected start_ns/1000 = {Decimal(x['start_ns']) / 1000:.3f}")
-        if e.get("_dur_ns") is not None:
+        if e.get("_async"):
+            check(e.get("_dur_ns") == x["end_ns"] - x["start_ns"], w, f"async \"e\" - \"b\" = {e.get('_dur_ns')} ns, expected {x['end_ns'] - x['start_ns']}")
+        elif e.get("_dur_ns") is not None:
             true_dur = x["end_ns"] - x["start_ns"]
             shrink = true_dur - e["_dur_ns"]
             limit = max_shrink_ns(x["end_ns"])

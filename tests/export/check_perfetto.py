@@ -9,7 +9,10 @@ prof_export_chrome_trace's JSON of the same list:
     interned on the sequence before;
   - slices: per thread (tid) the same (name, category, start ns, end ns)
     as the JSON's "X" events, starts exact to the ns, ends exact (the
-    JSON's may be a few ns short where it trims touching events); the
+    JSON's may be a few ns short where it trims touching events); each
+    JSON async range (a "b" and an "e" of cat blink.user_timing with the
+    same id, name, pid and tid) is one slice on an "async" lane of its
+    thread, its category not compared; the
     nesting (each slice's parent) equals the JSON's; slices of a track
     begin and end in order (a well-formed stack); device events on a
     track under their device's, per stream;
@@ -395,12 +398,41 @@ def main():
             names[(int(e["pid"]), i32(e["tid"]))] = e["args"]["name"]
         if e.get("ph") == "M" and e["name"] == "process_name" and e.get("args", {}).get("name", "").startswith("GPU ") is False:
             pname = e["args"]["name"]
+    ns = lambda d: int(Decimal(d) * 1000)
     xs = [e for e in ev if e.get("ph") == "X"]
+    # async ranges: a "b" and an "e" with the same cat and id (a "0x..."
+    # string), name, pid and tid; each pair is compared as one slice
+    opened = {}
+    for e in ev:
+        if e.get("ph") not in ("b", "e"):
+            continue
+        key = (e.get("cat"), e.get("id"))
+        if not (isinstance(e.get("id"), str) and re.fullmatch(r"0x[0-9a-f]+", e["id"])):
+            fail(f"async {e.get('name')!r}: id {e.get('id')!r} is not a \"0x...\" string")
+        if e.get("cat") != "blink.user_timing":
+            fail(f"async {e.get('name')!r}: cat {e.get('cat')!r}, expected \"blink.user_timing\"")
+        if e["ph"] == "b":
+            if key in opened:
+                fail(f"async {e['name'][:60]!r}: id {e['id']} begun twice")
+            opened[key] = e
+            continue
+        b = opened.pop(key, None)
+        if b is None:
+            fail(f"async {e['name'][:60]!r}: \"e\" without its \"b\" (id {e.get('id')})")
+            continue
+        if (b["name"], b["pid"], b["tid"]) != (e["name"], e["pid"], e["tid"]) or ns(e["ts"]) < ns(b["ts"]):
+            fail(f"async {b['name'][:60]!r}: its \"e\" {e!r} does not match its \"b\" {b!r}")
+            continue
+        x = dict(b)
+        x["dur"] = e["ts"] - b["ts"]
+        x["_async"] = True
+        xs.append(x)
+    for key, b in opened.items():
+        fail(f"async {b['name'][:60]!r}: \"b\" without its \"e\" (id {b.get('id')})")
     cpu_pid = None
     for e in ev:
         if e.get("ph") == "M" and e["name"] == "process_labels" and e["args"].get("labels") == "CPU":
             cpu_pid = int(e["pid"])
-    ns = lambda d: int(Decimal(d) * 1000)
     # offset: the JSON's ns to Perfetto's, from the first CPU slice both have
     offset = None
     pf_cpu = defaultdict(list)
@@ -446,7 +478,7 @@ def main():
             end_js = ns(e["ts"]) + ns(e["dur"]) + offset
             if not (0 <= s["end"] - end_js <= 16):
                 fail(f"{e['name'][:60]!r} at {e['ts']}: ends at {s['end'] - offset} ns, the JSON at {end_js - offset} (dur {e['dur']})")
-            if s["cat"] != e["cat"]:
+            if s["cat"] != e["cat"] and not e.get("_async"):  # async pairs: cat blink.user_timing (DevTools' measures)
                 fail(f"{e['name'][:60]!r}: category {s['cat']!r}, JSON {e['cat']!r}")
             a = e.get("args", {})
             for key_ in ("Input Dims", "Sequence number", "flops", "Overload name"):
@@ -486,6 +518,12 @@ def main():
     for tid, lst in js_cpu.items():
         st_ = []
         for e in sorted(lst, key=lambda e: (ns(e["ts"]), -ns(e["dur"]))):
+            if e.get("_async"):
+                # an async range is on an "async" lane of its thread, and
+                # takes no part in the nesting of the thread's scopes
+                if id(e) in matched and not (track_name(slices[matched[id(e)]]["track"]) or "").startswith("async"):
+                    fail(f"thread {tid}: async {e['name'][:60]!r} at {e['ts']} is not on an async lane")
+                continue
             b, en = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
             while st_ and st_[-1] <= b:
                 st_.pop()

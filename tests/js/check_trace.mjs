@@ -19,6 +19,9 @@
 //       "instants": {"marker": 1}       // optional: instant events the engine kept (ph "I")
 //     }
 //   },
+//   "async": {"txn": 2},                // optional: async ranges ("b"/"e" pairs) the engine
+//                                       // kept as measures of its Timings track: name -> count.
+//                                       // Exact: names not listed must not appear.
 //   "processes": {"1234": "python"},    // optional: process_name metadata, pid -> name
 //   "exact_threads": true,              // optional (default true): no thread beyond those listed
 //   "speedscope": {...}                 // optional, ignored here: check_speedscope.mjs's expectations
@@ -26,7 +29,9 @@
 // }
 // Strings are compared exactly after JSON decoding (escapes, control characters, UTF-8).
 //
-// Independently of the expectations it fails when the engine left a complete event
+// Independently of the expectations it fails when the engine left an async range of
+// cat "blink.user_timing" (prof.h's PROF_ASYNC_BEGIN/END) out of its measures, or
+// when it left a complete event
 // out of its tree (DevTools does not draw those: typically a child that ends after
 // its parent, even by one floating-point ulp of ts+dur), and it prints a note for
 // every event kind the engine ignores (e.g. Kineto's lowercase "i" instants).
@@ -230,6 +235,34 @@ for (const [pid, name] of Object.entries(expect.processes ?? {})) {
   const ev = [...data.Meta.processNames].find(([p]) => String(p) === pid)?.[1];
   const got = ev?.args?.name;
   if (got !== name) fail(`process ${pid}: name is ${show(got)}, expected ${show(name)}`);
+}
+
+// Async ranges: each "b" of cat blink.user_timing is a measure the engine pairs with
+// its "e" (same cat, id, name) and draws on the Timings track, at the "b"'s ts.
+{
+  const measures = data.UserTimings?.performanceMeasures ?? [];
+  const kept = new Map();
+  for (const m of measures) {
+    const k = `${m.name}\u0000${m.ts}`;
+    kept.set(k, (kept.get(k) ?? 0) + 1);
+  }
+  const counts = new Map();
+  for (const ev of rawEvents) {
+    if (!ev || ev.ph !== 'b' || ev.cat !== 'blink.user_timing') continue;
+    const k = `${ev.name}\u0000${ev.ts}`;
+    if (!kept.get(k)) fail(`async range ${show(ev.name)} ts=${ev.ts} id=${show(ev.id)}: not among the engine's measures (Timings track)`);
+    else kept.set(k, kept.get(k) - 1);
+  }
+  for (const m of measures) counts.set(m.name, (counts.get(m.name) ?? 0) + 1);
+  if (expect.async) {
+    for (const [name, n] of Object.entries(expect.async)) {
+      const got = counts.get(name) ?? 0;
+      if (got !== n) fail(`async range ${show(name)} kept ${got} times, expected ${n}`);
+    }
+    for (const [name, n] of counts) {
+      if (!(name in expect.async)) fail(`unexpected async range ${show(name)} (${n} times)`);
+    }
+  }
 }
 
 for (const n of notes) console.log(`note: ${n}`);
