@@ -153,7 +153,8 @@
                         the default, libc's, prof_stop's arrays of 32 MiB
                         and more are advised to use huge pages, and so are
                         key_averages' rows, their stacks and its per-node
-                        memos from 2 MiB.)
+                        memos from 2 MiB when grouped by stack, and the
+                        exporters' 4 MiB formatting pool.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
@@ -3851,11 +3852,18 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
    Returns 1 when done, 0 if a check failed (nothing moved, the link fields
    used: the caller orders the run as before and links it), -1 when out of
    memory. *seen gets PROF__T_* as prof__c_link gives them. */
-typedef struct prof__place_ent { int64_t start, end, ustart, uend; uint32_t k, lo; } prof__place_ent;
-static PROF__NI int prof__place_order_ok(const prof__place_ent *s, const prof__place_ent *v) {
+/* A stack entry is 12 bytes, as prof__run_preorder's: a flat loop keeps one
+   per event until the pass ends (40-byte entries with the times copied in
+   made prof_stop's peak 28 B an event higher). k: the event; lo: its
+   subtree's first end-order index; u: its subtree's last event in start
+   order (k itself while a leaf). The times are read from the events, which
+   this pass does not move until its last step. */
+typedef struct prof__place_ent { uint32_t k, lo, u; } prof__place_ent;
+static PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
     /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
        the last event of s's subtree comes before v in (start, -end) order */
-    return (v->start >= s->end || v->end > s->end) && (s->ustart < v->start || (s->ustart == v->start && s->uend >= v->end));
+    const prof__ev *se = &ev[s->k], *ve = &ev[v->k], *su = &ev[s->u];
+    return (ve->start >= se->end || ve->end > se->end) && (su->start < ve->start || (su->start == ve->start && su->end >= ve->end));
 }
 static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n, prof__place_ent **stk, size_t *capstk, unsigned *seen) {
     size_t top = 0, k, i;
@@ -3868,12 +3876,12 @@ static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n
         size_t p = top, j;
         prof__place_ent *t;
         uint32_t lo = (uint32_t)k;
-        while (p > 0 && s[p - 1].start >= start) p--;
+        while (p > 0 && ev[s[p - 1].k].start >= start) p--;
         if (p < top) {
             lo = s[p].lo;
             for (j = p; j < top; j++) {
-                if (!(s[j].start < end && s[j].end <= end)) return 0;
-                if (j > p && !prof__place_order_ok(&s[j - 1], &s[j])) return 0;
+                if (!(ev[s[j].k].start < end && ev[s[j].k].end <= end)) return 0;
+                if (j > p && !prof__place_order_ok(ev, &s[j - 1], &s[j])) return 0;
                 ev[s[j].k].parent = (int32_t)k;
             }
         }
@@ -3885,16 +3893,13 @@ static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n
             s = *stk;
         }
         t = &s[p];
-        if (p < top) { t->ustart = s[top - 1].ustart; t->uend = s[top - 1].uend; }
-        else { t->ustart = start; t->uend = end; }
-        t->start = start;
-        t->end = end;
+        t->u = p < top ? s[top - 1].u : (uint32_t)k; /* read before t (s[p]) is written */
         t->k = (uint32_t)k;
         t->lo = lo;
         top = p + 1;
     }
     for (k = 1; k < top; k++) /* the roots */
-        if (!prof__place_order_ok(&s[k - 1], &s[k])) return 0;
+        if (!prof__place_order_ok(ev, &s[k - 1], &s[k])) return 0;
     /* backward: depth in node_id, final links */
     for (i = n; i-- > 0;) {
         prof__ev *v = &ev[i];
@@ -4924,6 +4929,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
             placed++;
             continue;
         }
+        PROF_FREE(pstk); /* declined: the general way's stack is not added to it */
+        pstk = NULL;
+        cappstk = 0;
         if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
         if (r == 0) { /* not nested: sorted */
             if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
@@ -6514,6 +6522,9 @@ static PROF__NI int prof__gkey_eq(const prof__grouping *gr, const prof__gkey *a,
 /* Event i's key (its stack's hash made: gr->fh[node] set), as
    prof__group_row makes it; a row's key is its first event's, made again
    where a lookup compares it, so rows keep no key. */
+/* "No overload name" as one object: keys compare these pointers, and two
+   equal string literals need not be one object. */
+static const char prof__no_overload[1] = "";
 static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gkey *k) {
     const prof_events *e = gr->e;
     const prof__ev *v = &e->ev[i];
@@ -6521,7 +6532,7 @@ static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gke
     k->name = e->sites[v->site].name;
     k->node_id = v->node_id;
     k->kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
-    k->overload = !gr->g.group_by_overload_name ? NULL : x && x->overload_name ? x->overload_name : "";
+    k->overload = !gr->g.group_by_overload_name ? NULL : x && x->overload_name ? x->overload_name : prof__no_overload;
     k->shapes = !gr->g.group_by_input_shapes ? NULL : x && x->shapes ? x->shapes : e->no_shapes;
     k->node = gr->fh ? prof__stack_node(e, i) : 0;
     k->fh = gr->fh ? gr->fh[k->node] : 0;
@@ -6582,7 +6593,7 @@ static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__
     k.overload = k.shapes = NULL;
     if (more) {
         const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
-        if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : "";
+        if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : prof__no_overload;
         if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
     }
     c = &gr->cache[(v->site + node * 0x9e3779b1u) & gr->cache_mask];
@@ -8894,7 +8905,7 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
         uint32_t *slot;
         int found = 1;
         dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
-        if (v->parent >= 0 || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC))) continue; /* most events: not top-level; [memory] rows are not written, async ranges not as "X" */
+        if (v->parent >= 0 || (v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue; /* most events: not top-level; [memory] rows are not written, a CPU async range not as "X" (a device's still is) */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
             found = *slot != UINT32_MAX;

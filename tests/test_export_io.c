@@ -270,6 +270,48 @@ static void test_touching(void) {
     touching_trace("touch_far", N_LANES - 1, N_LANES);
 }
 
+/* An async event on a device (hand-built: CUPTI's kind) is still an "X"
+   on its stream, so it takes part in the touching rule: kernA touches
+   async B and B touches kernC, each one nanosecond shorter. Leaving every
+   async event out of that pass (they became "b"/"e" pairs on the CPU only)
+   wrote 10.000 for both. */
+static void dev_async_add(prof_events *ev, const char *name, int64_t s, int64_t e, int async) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = s;
+    d.end_ns = e;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_resource_id = 7;
+    d.set = PROF_EVENT_RESOURCE_ID | (async ? PROF_EVENT_ASYNC : 0);
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
+static void test_device_async_touch(void) {
+    static const char *const want[3][2] = {{"\"kernA\"", "\"dur\": 9.999,"}, {"\"asyncB\"", "\"dur\": 9.999,"}, {"\"kernC\"", "\"dur\": 10.000,"}};
+    const int64_t T = 1000000000;
+    prof_events *ev = prof_events_create();
+    char line[4096];
+    int found[3] = {0, 0, 0}, k;
+    FILE *f;
+    if (!CHECK(ev != NULL)) return;
+    dev_async_add(ev, "kernA", T, T + 10000, 0);
+    dev_async_add(ev, "asyncB", T + 10000, T + 20000, 1);
+    dev_async_add(ev, "kernC", T + 20000, T + 30000, 0);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/dev_async.json"), PROF_OK);
+    prof_events_free(ev);
+    f = fopen(OUT "/dev_async.json", "r");
+    if (!CHECK(f != NULL)) return;
+    while (fgets(line, sizeof line, f))
+        for (k = 0; k < 3; k++)
+            if (strstr(line, want[k][0])) {
+                found[k]++;
+                CHECK_MSG(strstr(line, "\"ph\": \"X\"") && strstr(line, want[k][1]), "%s: want %s in %s", want[k][0], want[k][1], line);
+            }
+    fclose(f);
+    for (k = 0; k < 3; k++) CHECK_MSG(found[k] == 1, "%s written %d times", want[k][0], found[k]);
+}
+
 /* Marks in a recorded session: OUT/marks.json, with the instants DevTools'
    trace engine must keep (tests/js). */
 static void test_marks(void) {
@@ -1257,6 +1299,7 @@ int main(void) {
     test_closed_pipe();
     test_long_path();
     test_touching();
+    test_device_async_touch();
     test_marks();
     test_async_overlap();
     test_perfetto_hand();
