@@ -171,6 +171,22 @@ static CHECK__UNUSED const check_log_entry *check_log_get(size_t i) {
 
 /* ----- environment ----- */
 /* 1 when running under valgrind (its preload library is in LD_PRELOAD). */
+/* A whole file as a NUL-terminated string (malloc'ed; NULL when it cannot be
+   read): for tests that compare a written file with an expected text. */
+static CHECK__UNUSED char *check_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *p;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = n >= 0 ? (char *)malloc((size_t)n + 1) : NULL;
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (p) p[n] = 0;
+    fclose(f);
+    return p;
+}
 static CHECK__UNUSED int check_under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
     return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));

@@ -236,20 +236,6 @@ static void test_every_allocation_fails(void) {
    rest). Frames that print apart once cleaned (a merged line per stack
    node) and frames that print alike ("a b", "a_b": the trie of lines);
    some nodes hold the first events of two rows. */
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = (char *)malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (p) p[n] = 0;
-    fclose(f);
-    return p;
-}
 static int same_averages(const prof_averages *a, const prof_averages *b) {
     size_t i;
     int k;
@@ -294,7 +280,7 @@ static void test_stack_analysis_fails(int alike) {
     g_fail_at = -1;
     want = prof_key_averages(ev, &g);
     CHECK_EQ_INT(prof_export_stacks_merged(ev, path, NULL), PROF_OK);
-    want_text = slurp(path);
+    want_text = check_read_file(path);
     if (!CHECK(want != NULL && want_text != NULL)) return;
     CHECK(prof_averages_count(want) > 10);
     for (fail = 1; fail < 100000; fail++) {
@@ -309,7 +295,7 @@ static void test_stack_analysis_fails(int alike) {
         failed += !a;
         r = prof_export_stacks_merged(ev, path, NULL);
         if (r == PROF_OK) {
-            char *text = slurp(path);
+            char *text = check_read_file(path);
             if (!text || strcmp(text, want_text)) bad++;
             free(text);
         } else if (r != PROF_E_NOMEM) {

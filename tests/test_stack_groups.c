@@ -176,20 +176,6 @@ static prof_events *make_list(size_t n) {
     return ev;
 }
 
-static char *read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = (char *)malloc((size_t)n + 1);
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-    p[n] = 0;
-    fclose(f);
-    return p;
-}
 typedef struct sbuf { char *p; size_t n, cap; } sbuf;
 static void sb_add(sbuf *b, const char *s, long long v) {
     char num[32];
@@ -234,11 +220,11 @@ static void check_folded(prof_events *ev, size_t *lines_out) {
         if (sums[i] / 1000 > 0) sb_add(&merged, texts[i], (long long)(sums[i] / 1000));
     CHECK(nlines > 1000); /* the point: many distinct lines */
     CHECK_EQ_INT(prof_export_stacks(ev, path, "self_cpu_time_total"), PROF_OK);
-    got = read_file(path);
+    got = check_read_file(path);
     if (CHECK(got != NULL)) CHECK(each.p && strcmp(got, each.p) == 0);
     free(got);
     CHECK_EQ_INT(prof_export_stacks_merged(ev, path, "self_cpu_time_total"), PROF_OK);
-    got = read_file(path);
+    got = check_read_file(path);
     if (CHECK(got != NULL)) CHECK(merged.p && strcmp(got, merged.p) == 0);
     free(got);
     remove(path);
