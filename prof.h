@@ -108,6 +108,12 @@
    exact and the profile holds only whole events. C++ exceptions unwind
    through PROF_SCOPE and record it. A PROF_BEGIN jumped over stays on its
    thread's range stack: the next PROF_END closes it.
+   The macros work in shared libraries, linked or dlopen'ed (with the
+   implementation in the executable, link it with -rdynamic). Keep a
+   library whose code recorded loaded until prof_stop returns: its records
+   point at its macros' static data, which prof_stop reads (a dlclose
+   before then can crash prof_stop). The list prof_stop returns holds
+   copies, so a dlclose after it is fine.
 
    CONFIGURATION MACROS
    ====================
