@@ -108,6 +108,11 @@
    exact and the profile holds only whole events. C++ exceptions unwind
    through PROF_SCOPE and record it. A PROF_BEGIN jumped over stays on its
    thread's range stack: the next PROF_END closes it.
+   A scope must end on the thread that began it. In a C++20 coroutine, do
+   not hold a scope across a co_await that may resume on another thread:
+   its end would write into the first thread's records while that thread
+   records too, which loses records and can crash the program. End the
+   scope before the co_await, or time such a span with PROF_ASYNC_BEGIN/END.
    The macros work in shared libraries, linked or dlopen'ed (with the
    implementation in the executable, link it with -rdynamic). Keep a
    library whose code recorded loaded until prof_stop returns: its records

@@ -39,6 +39,8 @@
 # macros in a dlopen'ed plugin that is dlclose'd after prof_stop: the list
 # and every export keep the plugin's names. shared-dlclose-before (run by
 # name only): dlclose before prof_stop, a known defect that crashes.
+# cxx20-coroutine-migrate (run by name only): a PROF_SCOPE held across a
+# co_await that resumes on another thread, a known defect that crashes.
 # shared-dlopen-{gcc,clang}: the library loaded with dlopen(RTLD_LOCAL),
 # three threads, two sessions. shared-dlopen-ie: the same with
 # PROF_TLS_MODEL="initial-exec", and objdump finds no __tls_get_addr call
@@ -116,7 +118,8 @@ all_cases() {
     echo include-after-posix2001-gcc include-after-posix2001-clang include-after-xopen600 include-after-posix1995
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
     echo shared-dlclose-after
-    # shared-dlclose-before: a known defect (see dlclose_host.c), run by name
+    # shared-dlclose-before, cxx20-coroutine-migrate: known defects (see
+    # dlclose_host.c, coroutine_migrate.cpp), run by name only
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
     echo runtime-name-gxx runtime-name-clangxx shapes-limit-gcc shapes-limit-gcc-c99 shapes-limit-gxx
     echo no-libm-gcc no-libm-clang
@@ -389,6 +392,12 @@ one_case() {
             run_cmd "$cc" -std=c11 "${WARN[@]}" "$here/shared_dlopen.c" -o "$out" "${LIBS[@]}" || return 1
             run_prog "$out" "$out.so" || return 1
         fi ;;
+    cxx20-coroutine-migrate)
+        # a known defect (see coroutine_migrate.cpp): run by name only
+        cc=$GXX
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c++20 "${WARN[@]}" -O2 "${INC[@]}" "$here/coroutine_migrate.cpp" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     shared-dlclose-after|shared-dlclose-before)
         cc=$GCC
         have "$cc" || { echo "  $cc not found"; return 77; }
