@@ -146,7 +146,13 @@
                         become plain scopes, its functions do nothing.
      PROF_CLOCK_MONOTONIC  defined = time scopes with clock_gettime instead of
                         the TSC (x86-64) or the virtual counter (aarch64).
-     PROF_API           linkage of the public functions (default: extern).
+     PROF_API           linkage of prof.h's external symbols: the public
+                        functions and what the macros reach (default:
+                        extern). The implementation in a library built with
+                        -fvisibility=hidden, the macros also used outside
+                        it: -DPROF_API='extern __attribute__((visibility(
+                        "default")))' in every file. It must declare, not
+                        define (static is not supported).
      PROF_TLS_MODEL     TLS model of the recorder's one thread-local pointer
                         (default: the compiler's). In a -fPIC shared library
                         that model calls __tls_get_addr on every scope;
@@ -1023,7 +1029,7 @@ PROF_API int prof__use_(int, ...);
 #else
 #define PROF__TLS_ATTR
 #endif
-extern __thread prof__thread *prof__tls PROF__TLS_ATTR;
+PROF_API __thread prof__thread *prof__tls PROF__TLS_ATTR; /* PROF_API: exported with the functions the macros call */
 /* Where prof__tls points before a thread attaches: its epoch is never a
    session's, so the hot path needs no NULL test. */
 PROF_API prof__thread prof__g_unattached;

@@ -39,6 +39,9 @@
 # macros in a dlopen'ed plugin that is dlclose'd after prof_stop: the list
 # and every export keep the plugin's names. shared-dlclose-before (run by
 # name only): dlclose before prof_stop, a known defect that crashes.
+# visibility-hidden-{gcc,clang}: the implementation in a library built with
+# -fvisibility=hidden and PROF_API of default visibility, the macros in the
+# executable: it links (prof__tls exported too) and counts every kind.
 # cxx20-coroutine-migrate (run by name only): a PROF_SCOPE held across a
 # co_await that resumes on another thread, a known defect that crashes.
 # shared-dlopen-{gcc,clang}: the library loaded with dlopen(RTLD_LOCAL),
@@ -117,7 +120,7 @@ all_cases() {
     echo include-after-posix2008-gcc include-after-posix2008-clang include-after-xopen700 include-after-gnu-posix2008
     echo include-after-posix2001-gcc include-after-posix2001-clang include-after-xopen600 include-after-posix1995
     echo shared-linked-gcc shared-linked-clang shared-dlopen-gcc shared-dlopen-clang shared-dlopen-ie
-    echo shared-dlclose-after
+    echo shared-dlclose-after visibility-hidden-gcc visibility-hidden-clang
     # shared-dlclose-before, cxx20-coroutine-migrate: known defects (see
     # dlclose_host.c, coroutine_migrate.cpp), run by name only
     echo strict-gcc strict-clang strict-gxx strict-clangxx strict-gcc-disabled strict-gxx-disabled
@@ -392,6 +395,16 @@ one_case() {
             run_cmd "$cc" -std=c11 "${WARN[@]}" "$here/shared_dlopen.c" -o "$out" "${LIBS[@]}" || return 1
             run_prog "$out" "$out.so" || return 1
         fi ;;
+    visibility-hidden-gcc|visibility-hidden-clang)
+        local api='-DPROF_API=extern __attribute__((visibility("default")))'
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "$api" "${INC[@]}" -fPIC -shared \
+            "$here/visibility_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "$api" "${INC[@]}" "$here/visibility_main.c" "$out.so" \
+            -Wl,-rpath,"$scratch" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     cxx20-coroutine-migrate)
         # a known defect (see coroutine_migrate.cpp): run by name only
         cc=$GXX
