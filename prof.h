@@ -7411,14 +7411,54 @@ PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_opti
     r = prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
     return prof__table_string(&b, r == PROF_OK ? prof__table_dropped(&b, a->dropped_scopes, a->dropped) : r);
 }
+/* A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, and a
+   file that reaches RLIMIT_FSIZE SIGXFSZ; the default action of either
+   kills the host: prof.h's writes (the exporters', a printed table) must
+   fail with EPIPE or EFBIG instead. send(MSG_NOSIGNAL) would cover sockets
+   only, and changing the process's handler would race with the host's
+   own, so both are blocked in this thread around the writes (the mask is
+   per thread); the signal a failed write then leaves pending on the thread
+   is taken back with sigtimedwait, unless one was pending already before
+   (the host's, left alone). */
+typedef struct prof__sig_guard { sigset_t old_mask, pending; } prof__sig_guard;
+static PROF__NI void prof__sig_hold(prof__sig_guard *g) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    sigaddset(&set, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &set, &g->old_mask);
+    if (sigpending(&g->pending) != 0) sigfillset(&g->pending); /* unknown: take nothing back */
+}
+/* err: the errno the writes failed with, 0 if none */
+static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
+    int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
+    if (sig && sigismember(&g->pending, sig) != 1) {
+        struct timespec zero = { 0, 0 };
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR) {}
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old_mask, NULL);
+}
+
 /* `s` from a table function called just after prof__last_error_code was
-   cleared: NULL means that call failed, for the reason it reported. */
+   cleared: NULL means that call failed, for the reason it reported. The
+   stream is flushed, so that a write that fails (a full disk, a pipe whose
+   reader is gone: prof_report then still writes its files) is an error
+   here rather than at the host's next write or exit. */
 static PROF__NI prof_result prof__print(FILE *f, char *s) {
     size_t n;
+    int err = 0;
+    prof__sig_guard g;
     if (!s) return prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM;
     n = strlen(s);
-    if (fwrite(s, 1, n, f) != n) { PROF_FREE(s); return prof__report(PROF_LOG_ERROR, PROF_E_IO, "table: writing the table failed: %s", strerror(errno)); }
+    prof__sig_hold(&g);
+    errno = 0;
+    if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
+    prof__sig_release(&g, err);
     PROF_FREE(s);
+    if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "table: writing the table failed: %s", strerror(err));
     return PROF_OK;
 }
 PROF_API prof_result prof_events_print_table(FILE *f, prof_events *e, const prof_table_options *opt) {
@@ -7488,25 +7528,14 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
     w->cap = cap;
     w->fd = -1;
 }
-/* write(2) of all n bytes; returns 0 or the errno.
-   A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, and a
-   file that reaches RLIMIT_FSIZE SIGXFSZ; the default action of either
-   kills the host: an export must fail with EPIPE or EFBIG instead.
-   send(MSG_NOSIGNAL) would cover sockets only, and changing the process's
-   handler would race with the host's own, so both are blocked in this
-   thread around the writes (the mask is per thread); the signal a failed
-   write then leaves pending on the thread is taken back with sigtimedwait,
-   unless one was pending already before (the host's, left alone). The
-   exporters' own threads run with every signal blocked (prof__spawn), so
-   they take this path too. Three system calls per 256 kB buffer. */
+/* write(2) of all n bytes; returns 0 or the errno. SIGPIPE and SIGXFSZ
+   are held around the writes (prof__sig_hold, in >>table). The exporters'
+   own threads run with every signal blocked (prof__spawn), so they take
+   this path too. Three system calls per 256 kB buffer. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
-    sigset_t sig_set, old_mask, pending;
-    int err = 0, sig = 0, was_pending;
-    sigemptyset(&sig_set);
-    sigaddset(&sig_set, SIGPIPE);
-    sigaddset(&sig_set, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &sig_set, &old_mask);
-    if (sigpending(&pending) != 0) sigfillset(&pending); /* unknown: take nothing back */
+    prof__sig_guard g;
+    int err = 0;
+    prof__sig_hold(&g);
     while (n) {
         ssize_t k = write(fd, s, n);
         if (k < 0) {
@@ -7518,15 +7547,7 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
         s += k;
         n -= (size_t)k;
     }
-    sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
-    was_pending = sig && sigismember(&pending, sig) == 1;
-    if (sig && !was_pending) {
-        struct timespec zero = { 0, 0 };
-        sigemptyset(&sig_set);
-        sigaddset(&sig_set, sig);
-        while (sigtimedwait(&sig_set, NULL, &zero) < 0 && errno == EINTR) {}
-    }
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    prof__sig_release(&g, err);
     return err;
 }
 static void *prof__w_thread_main(void *arg) {
