@@ -403,7 +403,10 @@
    or socket whose reader is gone fails the export with PROF_E_IO (EPIPE),
    and so does a file that reaches RLIMIT_FSIZE (EFBIG): the SIGPIPE or
    SIGXFSZ a write raises is blocked in the writing thread and taken back,
-   never delivered to the host (one the host had pending stays).
+   never delivered to the host (one the host had pending stays). A table
+   printed to a stream (prof_events_print_table, prof_averages_print_table,
+   prof_report's) is flushed, and fails the same way (PROF_E_IO): after a
+   failed table prof_report still writes its files.
    Messages longer than prof_last_error's 511 bytes (a long path) lose
    their middle, not the reason at their end.
    TIMES IN THE JSON TRACE: ts is the exact start (three decimals of us);
