@@ -6936,27 +6936,35 @@ static const char *const prof__sort_keys_names[] = {
     "self_device_memory_usage", "count", "flops", "node_id"
 };
 static PROF__NI double prof__avg_us(int64_t total_ns, int64_t count) { return count ? prof__us(total_ns) / (double)count : 0.0; }
-/* a's key above b's. Integers compare exactly, as PyTorch's Python ints do
-   (as doubles, 2^53 and 2^53 + 1 FLOPs would tie); the averages are the
-   floats PyTorch divides them into. */
-static PROF__NI int prof__sort_above(const prof_avg *a, const prof_avg *b, int key) {
-    int64_t x, y;
+/* A row's sort key as an unsigned integer in the key's order, so rows
+   compare with one instruction. Integers compare exactly, as PyTorch's
+   Python ints do (as doubles, 2^53 and 2^53 + 1 FLOPs would tie): int64
+   with its sign bit flipped. The averages (cpu_time, device_time) are the
+   floats PyTorch divides them into, finite (no NaN: a count of 0 gives
+   0.0), as the bits of an IEEE double in order: negatives inverted, the
+   sign bit set on the others, -0.0 first made 0.0 (they compare equal). */
+static PROF__NI uint64_t prof__sort_key_of(const prof_avg *r, int key) {
+    int64_t x;
     switch (key) {
-    case 0: return prof__avg_us(a->cpu_time_total_ns, a->count) > prof__avg_us(b->cpu_time_total_ns, b->count);
-    case 1: return prof__avg_us(a->device_time_total_ns, a->count) > prof__avg_us(b->device_time_total_ns, b->count);
-    case 2: x = a->cpu_time_total_ns; y = b->cpu_time_total_ns; break;
-    case 3: x = a->device_time_total_ns; y = b->device_time_total_ns; break;
-    case 4: x = a->self_cpu_time_total_ns; y = b->self_cpu_time_total_ns; break;
-    case 5: x = a->self_device_time_total_ns; y = b->self_device_time_total_ns; break;
-    case 6: x = a->cpu_memory_usage; y = b->cpu_memory_usage; break;
-    case 7: x = a->device_memory_usage; y = b->device_memory_usage; break;
-    case 8: x = a->self_cpu_memory_usage; y = b->self_cpu_memory_usage; break;
-    case 9: x = a->self_device_memory_usage; y = b->self_device_memory_usage; break;
-    case 10: x = a->count; y = b->count; break;
-    case 11: x = a->flops; y = b->flops; break;
-    default: x = a->node_id; y = b->node_id; break;
+    case 0: case 1: {
+        double d = prof__avg_us(key == 0 ? r->cpu_time_total_ns : r->device_time_total_ns, r->count) + 0.0;
+        uint64_t u;
+        memcpy(&u, &d, sizeof u);
+        return u >> 63 ? ~u : u | (uint64_t)1 << 63;
     }
-    return x > y;
+    case 2: x = r->cpu_time_total_ns; break;
+    case 3: x = r->device_time_total_ns; break;
+    case 4: x = r->self_cpu_time_total_ns; break;
+    case 5: x = r->self_device_time_total_ns; break;
+    case 6: x = r->cpu_memory_usage; break;
+    case 7: x = r->device_memory_usage; break;
+    case 8: x = r->self_cpu_memory_usage; break;
+    case 9: x = r->self_device_memory_usage; break;
+    case 10: x = r->count; break;
+    case 11: x = r->flops; break;
+    default: x = r->node_id; break;
+    }
+    return (uint64_t)x ^ (uint64_t)1 << 63;
 }
 static PROF__NI int prof__sort_key_index(const char *sort_by) {
     char k[64];
@@ -7075,10 +7083,25 @@ static PROF__NI prof_result prof__tb_options(prof__table *t, const prof_table_op
     return PROF_OK;
 }
 
+/* A string's width, remembered by its address: rows share their strings
+   (key_averages copies each distinct string once), and with stacks grouped
+   by stack (tens of thousands of rows, a few frames each, few distinct
+   frames) counting every frame's code points was most of the table's time.
+   A direct-mapped memo: a miss only counts again. */
+#define PROF__WMEMO 256
+typedef struct prof__wmemo { const char *s[PROF__WMEMO]; size_t len[PROF__WMEMO]; } prof__wmemo;
+static PROF__NI size_t prof__wmemo_len(prof__wmemo *m, const char *s) {
+    size_t k = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 11)) & (PROF__WMEMO - 1);
+    if (m->s[k] != s) { m->s[k] = s; m->len[k] = prof__cp_len(s); }
+    return m->len[k];
+}
 /* Phase 2: the rows, and what they need: optional columns and widths. */
 static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
     size_t i;
+    prof__wmemo *wm;
     if (!(t->rows = PROF__ALLOC(const prof_avg *, t->n))) return -1;
+    if (!(wm = PROF__ALLOC(prof__wmemo, 1))) return -1;
+    memset(wm, 0, sizeof *wm);
     for (i = 0; i < t->n; i++) {
         const prof_avg *r = &rows_in[i];
         size_t l;
@@ -7089,37 +7112,47 @@ static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
         if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) t->has_shapes = 1;
         if (r->overload_name && r->overload_name[0]) t->has_overload = 1;
         if (r->node_id != -1) t->append_node = 1;
-        if ((l = prof__cp_len(r->key) + 4) > t->name_w) t->name_w = l;
-        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > t->shapes_w) t->shapes_w = l;
+        if ((l = prof__wmemo_len(wm, r->key) + 4) > t->name_w) t->name_w = l;
+        if ((l = (r->input_shapes ? prof__wmemo_len(wm, r->input_shapes) : 4) + 4) > t->shapes_w) t->shapes_w = l;
         if (r->stack_depth > 0) {
             int k;
             t->has_stack = 1;
-            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > t->src_w) t->src_w = l;
+            for (k = 0; k < r->stack_depth; k++) if ((l = prof__wmemo_len(wm, r->stack[k]) + 4) > t->src_w) t->src_w = l;
         }
     }
+    PROF_FREE(wm);
     if (!t->use_device) t->has_dev_time = 0; /* device times are zero without a device */
     return 0;
 }
 
-/* Phase 3: sorted(..., reverse=True), which is stable: an insertion sort
-   of pointers would be O(n^2), so merge through a temporary array. */
+/* Phase 3: sorted(..., reverse=True), which is stable: a merge sort of
+   (key, row) pairs through a temporary array, each row's key made once
+   (read through a switch at each comparison, the keys took most of the
+   time of sorting 61k rows; an insertion sort would be O(n^2)). */
+typedef struct prof__tbkey { uint64_t key; const prof_avg *row; } prof__tbkey;
 static PROF__NI int prof__tb_sort(prof__table *t) {
-    const prof_avg **tmp, **src = t->rows, **dst;
+    prof__tbkey *src, *dst;
     size_t w, i, n = t->n;
-    if (t->sort_key < 0) return 0;
-    if (!(tmp = PROF__ALLOC(const prof_avg *, n))) return -1;
-    dst = tmp;
+    if (t->sort_key < 0 || n < 2) return 0;
+    src = PROF__ALLOC(prof__tbkey, n);
+    dst = PROF__ALLOC(prof__tbkey, n);
+    if (!src || !dst) { PROF_FREE(src); PROF_FREE(dst); return -1; }
+    for (i = 0; i < n; i++) {
+        src[i].key = prof__sort_key_of(t->rows[i], t->sort_key);
+        src[i].row = t->rows[i];
+    }
     for (w = 1; w < n; w *= 2) {
         for (i = 0; i < n; i += 2 * w) {
             size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], t->sort_key) ? src[q++] : src[p++];
+            while (p < mid && q < hi) dst[k++] = src[q].key > src[p].key ? src[q++] : src[p++];
             while (p < mid) dst[k++] = src[p++];
             while (q < hi) dst[k++] = src[q++];
         }
-        { const prof_avg **x = src; src = dst; dst = x; }
+        { prof__tbkey *x = src; src = dst; dst = x; }
     }
-    if (src != t->rows) memcpy(t->rows, src, n * sizeof *t->rows);
-    PROF_FREE(tmp);
+    for (i = 0; i < n; i++) t->rows[i] = src[i].row;
+    PROF_FREE(src);
+    PROF_FREE(dst);
     return 0;
 }
 
