@@ -1554,9 +1554,9 @@ static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
    of PROF__HUGE_HINT bytes and more from libc's malloc, which maps chunks
    that large on their own, are asked for transparent huge pages instead:
    prof_stop of 10M events measured 1.5-2x faster. A user's allocator is
-   left alone. prof__hint_huge_from takes the size from which to ask: the
-   analysis asks from 2 MB for arrays it fills whole (key_averages' rows),
-   where no part of a huge page goes unused. */
+   left alone. prof__hint_huge_from takes the size from which to ask;
+   arrays of 2 MB and more filled whole are allocated in huge pages from
+   their start instead (prof__malloc_huge, below). */
 #define PROF__HUGE_HINT ((size_t)32 << 20)
 static PROF__NI void prof__hint_huge_from(void *p, size_t bytes, size_t min) {
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
@@ -1583,6 +1583,30 @@ static PROF__NI void *prof__malloc(size_t bytes) {
 static PROF__NI void *prof__malloc_n(size_t n, size_t size) {
     if (n > PROF__MAX_ELEMS(size)) return NULL;
     return prof__malloc(n * size);
+}
+/* An array of 2 MB and more that the caller fills whole, in huge pages
+   from its first byte: libc's malloc puts a chunk that large 16 bytes into
+   a fresh mapping, so the hint alone leaves most of an 8 MB array in 4 KiB
+   pages (huge pages only fit where 2 MB-aligned), each first touch a fault
+   (key_averages' 61k rows of the stress case: 2700 faults, 12-35 us each
+   here). Aligned to 2 MB and rounded up to whole huge pages (the rest of
+   the last one is touched by nobody, or by a growth through realloc, which
+   takes this memory). A user's allocator gets the plain request. */
+#define PROF__HUGE ((size_t)2 << 20)
+static PROF__NI void *prof__malloc_huge(size_t n, size_t elem) {
+    size_t bytes;
+    if (n > PROF__MAX_ELEMS(elem)) return NULL;
+    bytes = n * elem;
+#if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
+    if (bytes >= PROF__HUGE && bytes <= (size_t)PTRDIFF_MAX - PROF__HUGE) {
+        void *p = NULL;
+        bytes = (bytes + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
+        if (posix_memalign(&p, PROF__HUGE, bytes) != 0) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+        return p;
+    }
+#endif
+    return PROF_MALLOC(bytes ? bytes : 1);
 }
 /* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
    least `need` elements of `elem` bytes, doubling. Fails (0) with the
@@ -2423,7 +2447,6 @@ static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
    here). Busy threads double their blocks from there. */
 #define PROF__FIRST_BLOCK 512u
 #define PROF__MAX_BLOCK 349525u    /* records: 8 MiB */
-#define PROF__HUGE ((size_t)2 << 20)
 
 static PROF__NI uint64_t prof__gettid(void) {
 #if defined(SYS_gettid)
@@ -6400,6 +6423,7 @@ struct prof_averages {
     const char *use_device;
     int profile_memory, with_flops;
     uint64_t dropped_scopes, dropped;  /* the list's prof_stats: for the table's note */
+    const char **stacks;               /* the rows' stacks, in one piece */
     prof__arena arena;
     prof__strtab strs;
 };
@@ -6694,10 +6718,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     /* the rows' stacks in one piece of exactly their size */
     for (i = 0; gr->g.group_by_stack_n && i < a->n; i++)
         if ((total += (size_t)prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, prof__stack_node(e, gr->first[i])))) > PROF__MAX_ELEMS(sizeof *st)) return -1;
-    if (total) {
-        if (!(st = (const char **)prof__arena_alloc(&a->arena, total * sizeof *st))) return -1;
-        prof__hint_huge_from((void *)st, total * sizeof *st, (size_t)2 << 20);
-    }
+    if (total && !(st = a->stacks = (const char **)prof__malloc_huge(total, sizeof *st))) return -1;
     if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
     memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
     if (gr->g.group_by_stack_n && e->nnodes) {
@@ -6740,7 +6761,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
     prof__grouping gr;
     prof_averages *a;
-    size_t i, ncache = 1, want;
+    size_t i, ncache = 1, want, mcap;
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
@@ -6759,8 +6780,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
         memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
-            if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
-            prof__hint_huge_from(gr.memo, (e->nnodes + 1) * sizeof *gr.memo, (size_t)2 << 20);
+            if (!(gr.memo = (prof__gmemo *)prof__malloc_huge(e->nnodes + 1, sizeof *gr.memo))) goto oom;
             for (i = 0; i <= e->nnodes; i++) {
                 prof__gmemo *m = &gr.memo[i];
                 m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
@@ -6772,10 +6792,14 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
                address space), so that the row arrays are not copied into
                fresh memory at each doubling (room never written costs no
                page, but for the rest of a huge page; the rows' is given
-               back at the end). Without it (no memory for it), they grow
-               as they go. */
+               back at the end), the rows in huge pages. Without it (no
+               memory for it), they grow as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
-            if (prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows)) prof__hint_huge_from(a->rows, want * sizeof *a->rows, (size_t)2 << 20);
+            if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
+            /* the rows' map too: its doublings rehashed every key and left
+               their old arrays behind, fresh memory each */
+            for (mcap = 64; mcap * 3 <= (want + 1) * 4; mcap *= 2) {}
+            (void)prof__map_rehash(&gr.rows, mcap);
             (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.racc, &gr.capracc, want, sizeof *gr.racc));
         }
     }
@@ -6842,6 +6866,7 @@ oom:
 PROF_API void prof_averages_free(prof_averages *a) {
     if (!a) return;
     PROF_FREE(a->rows);
+    PROF_FREE(a->stacks);
     prof__strtab_free(&a->strs);
     prof__arena_free(&a->arena);
     PROF_FREE(a);
