@@ -151,10 +151,11 @@
                         allocator hooks; define all three or none. (Record
                         blocks are mmap'ed so they can be prefaulted. With
                         the default, libc's, prof_stop's arrays of 32 MiB
-                        and more are advised to use huge pages, and so are
+                        and more are advised to use huge pages;
                         key_averages' rows, their stacks and its per-node
-                        memos from 2 MiB when grouped by stack, and the
-                        exporters' 4 MiB formatting pool.)
+                        memos of 2 MiB and more when grouped by stack, and
+                        the exporters' 4 MiB formatting pool, are allocated
+                        2 MiB-aligned (posix_memalign) in huge pages.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
