@@ -168,10 +168,11 @@
                         allocator hooks; define all three or none. (Record
                         blocks are mmap'ed so they can be prefaulted. With
                         the default, libc's, prof_stop's arrays of 32 MiB
-                        and more are advised to use huge pages, and so are
+                        and more are advised to use huge pages;
                         key_averages' rows, their stacks and its per-node
-                        memos from 2 MiB when grouped by stack, and the
-                        exporters' 4 MiB formatting pool.)
+                        memos of 2 MiB and more when grouped by stack, and
+                        the exporters' 4 MiB formatting pool, are allocated
+                        2 MiB-aligned (posix_memalign) in huge pages.)
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
@@ -1574,9 +1575,9 @@ static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
    of PROF__HUGE_HINT bytes and more from libc's malloc, which maps chunks
    that large on their own, are asked for transparent huge pages instead:
    prof_stop of 10M events measured 1.5-2x faster. A user's allocator is
-   left alone. prof__hint_huge_from takes the size from which to ask: the
-   analysis asks from 2 MB for arrays it fills whole (key_averages' rows),
-   where no part of a huge page goes unused. */
+   left alone. prof__hint_huge_from takes the size from which to ask;
+   arrays of 2 MB and more filled whole are allocated in huge pages from
+   their start instead (prof__malloc_huge, below). */
 #define PROF__HUGE_HINT ((size_t)32 << 20)
 static PROF__NI void prof__hint_huge_from(void *p, size_t bytes, size_t min) {
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
@@ -1603,6 +1604,30 @@ static PROF__NI void *prof__malloc(size_t bytes) {
 static PROF__NI void *prof__malloc_n(size_t n, size_t size) {
     if (n > PROF__MAX_ELEMS(size)) return NULL;
     return prof__malloc(n * size);
+}
+/* An array of 2 MB and more that the caller fills whole, in huge pages
+   from its first byte: libc's malloc puts a chunk that large 16 bytes into
+   a fresh mapping, so the hint alone leaves most of an 8 MB array in 4 KiB
+   pages (huge pages only fit where 2 MB-aligned), each first touch a fault
+   (key_averages' 61k rows of the stress case: 2700 faults, 12-35 us each
+   here). Aligned to 2 MB and rounded up to whole huge pages (the rest of
+   the last one is touched by nobody, or by a growth through realloc, which
+   takes this memory). A user's allocator gets the plain request. */
+#define PROF__HUGE ((size_t)2 << 20)
+static PROF__NI void *prof__malloc_huge(size_t n, size_t elem) {
+    size_t bytes;
+    if (n > PROF__MAX_ELEMS(elem)) return NULL;
+    bytes = n * elem;
+#if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
+    if (bytes >= PROF__HUGE && bytes <= (size_t)PTRDIFF_MAX - PROF__HUGE) {
+        void *p = NULL;
+        bytes = (bytes + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
+        if (posix_memalign(&p, PROF__HUGE, bytes) != 0) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+        return p;
+    }
+#endif
+    return PROF_MALLOC(bytes ? bytes : 1);
 }
 /* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
    least `need` elements of `elem` bytes, doubling. Fails (0) with the
@@ -2443,7 +2468,6 @@ static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
    here). Busy threads double their blocks from there. */
 #define PROF__FIRST_BLOCK 512u
 #define PROF__MAX_BLOCK 349525u    /* records: 8 MiB */
-#define PROF__HUGE ((size_t)2 << 20)
 
 static PROF__NI uint64_t prof__gettid(void) {
 #if defined(SYS_gettid)
@@ -6420,6 +6444,7 @@ struct prof_averages {
     const char *use_device;
     int profile_memory, with_flops;
     uint64_t dropped_scopes, dropped;  /* the list's prof_stats: for the table's note */
+    const char **stacks;               /* the rows' stacks, in one piece */
     prof__arena arena;
     prof__strtab strs;
 };
@@ -6714,10 +6739,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     /* the rows' stacks in one piece of exactly their size */
     for (i = 0; gr->g.group_by_stack_n && i < a->n; i++)
         if ((total += (size_t)prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, prof__stack_node(e, gr->first[i])))) > PROF__MAX_ELEMS(sizeof *st)) return -1;
-    if (total) {
-        if (!(st = (const char **)prof__arena_alloc(&a->arena, total * sizeof *st))) return -1;
-        prof__hint_huge_from((void *)st, total * sizeof *st, (size_t)2 << 20);
-    }
+    if (total && !(st = a->stacks = (const char **)prof__malloc_huge(total, sizeof *st))) return -1;
     if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
     memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
     if (gr->g.group_by_stack_n && e->nnodes) {
@@ -6760,7 +6782,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
     prof__grouping gr;
     prof_averages *a;
-    size_t i, ncache = 1, want;
+    size_t i, ncache = 1, want, mcap;
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
@@ -6779,8 +6801,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
         memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
-            if (!(gr.memo = PROF__ALLOC(prof__gmemo, e->nnodes + 1))) goto oom;
-            prof__hint_huge_from(gr.memo, (e->nnodes + 1) * sizeof *gr.memo, (size_t)2 << 20);
+            if (!(gr.memo = (prof__gmemo *)prof__malloc_huge(e->nnodes + 1, sizeof *gr.memo))) goto oom;
             for (i = 0; i <= e->nnodes; i++) {
                 prof__gmemo *m = &gr.memo[i];
                 m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
@@ -6792,10 +6813,14 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
                address space), so that the row arrays are not copied into
                fresh memory at each doubling (room never written costs no
                page, but for the rest of a huge page; the rows' is given
-               back at the end). Without it (no memory for it), they grow
-               as they go. */
+               back at the end), the rows in huge pages. Without it (no
+               memory for it), they grow as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
-            if (prof__reserve_exact((void *)&a->rows, &a->cap, want, sizeof *a->rows)) prof__hint_huge_from(a->rows, want * sizeof *a->rows, (size_t)2 << 20);
+            if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
+            /* the rows' map too: its doublings rehashed every key and left
+               their old arrays behind, fresh memory each */
+            for (mcap = 64; mcap * 3 <= (want + 1) * 4; mcap *= 2) {}
+            (void)prof__map_rehash(&gr.rows, mcap);
             (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.racc, &gr.capracc, want, sizeof *gr.racc));
         }
     }
@@ -6862,6 +6887,7 @@ oom:
 PROF_API void prof_averages_free(prof_averages *a) {
     if (!a) return;
     PROF_FREE(a->rows);
+    PROF_FREE(a->stacks);
     prof__strtab_free(&a->strs);
     prof__arena_free(&a->arena);
     PROF_FREE(a);
@@ -6956,27 +6982,35 @@ static const char *const prof__sort_keys_names[] = {
     "self_device_memory_usage", "count", "flops", "node_id"
 };
 static PROF__NI double prof__avg_us(int64_t total_ns, int64_t count) { return count ? prof__us(total_ns) / (double)count : 0.0; }
-/* a's key above b's. Integers compare exactly, as PyTorch's Python ints do
-   (as doubles, 2^53 and 2^53 + 1 FLOPs would tie); the averages are the
-   floats PyTorch divides them into. */
-static PROF__NI int prof__sort_above(const prof_avg *a, const prof_avg *b, int key) {
-    int64_t x, y;
+/* A row's sort key as an unsigned integer in the key's order, so rows
+   compare with one instruction. Integers compare exactly, as PyTorch's
+   Python ints do (as doubles, 2^53 and 2^53 + 1 FLOPs would tie): int64
+   with its sign bit flipped. The averages (cpu_time, device_time) are the
+   floats PyTorch divides them into, finite (no NaN: a count of 0 gives
+   0.0), as the bits of an IEEE double in order: negatives inverted, the
+   sign bit set on the others, -0.0 first made 0.0 (they compare equal). */
+static PROF__NI uint64_t prof__sort_key_of(const prof_avg *r, int key) {
+    int64_t x;
     switch (key) {
-    case 0: return prof__avg_us(a->cpu_time_total_ns, a->count) > prof__avg_us(b->cpu_time_total_ns, b->count);
-    case 1: return prof__avg_us(a->device_time_total_ns, a->count) > prof__avg_us(b->device_time_total_ns, b->count);
-    case 2: x = a->cpu_time_total_ns; y = b->cpu_time_total_ns; break;
-    case 3: x = a->device_time_total_ns; y = b->device_time_total_ns; break;
-    case 4: x = a->self_cpu_time_total_ns; y = b->self_cpu_time_total_ns; break;
-    case 5: x = a->self_device_time_total_ns; y = b->self_device_time_total_ns; break;
-    case 6: x = a->cpu_memory_usage; y = b->cpu_memory_usage; break;
-    case 7: x = a->device_memory_usage; y = b->device_memory_usage; break;
-    case 8: x = a->self_cpu_memory_usage; y = b->self_cpu_memory_usage; break;
-    case 9: x = a->self_device_memory_usage; y = b->self_device_memory_usage; break;
-    case 10: x = a->count; y = b->count; break;
-    case 11: x = a->flops; y = b->flops; break;
-    default: x = a->node_id; y = b->node_id; break;
+    case 0: case 1: {
+        double d = prof__avg_us(key == 0 ? r->cpu_time_total_ns : r->device_time_total_ns, r->count) + 0.0;
+        uint64_t u;
+        memcpy(&u, &d, sizeof u);
+        return u >> 63 ? ~u : u | (uint64_t)1 << 63;
     }
-    return x > y;
+    case 2: x = r->cpu_time_total_ns; break;
+    case 3: x = r->device_time_total_ns; break;
+    case 4: x = r->self_cpu_time_total_ns; break;
+    case 5: x = r->self_device_time_total_ns; break;
+    case 6: x = r->cpu_memory_usage; break;
+    case 7: x = r->device_memory_usage; break;
+    case 8: x = r->self_cpu_memory_usage; break;
+    case 9: x = r->self_device_memory_usage; break;
+    case 10: x = r->count; break;
+    case 11: x = r->flops; break;
+    default: x = r->node_id; break;
+    }
+    return (uint64_t)x ^ (uint64_t)1 << 63;
 }
 static PROF__NI int prof__sort_key_index(const char *sort_by) {
     char k[64];
@@ -7095,10 +7129,25 @@ static PROF__NI prof_result prof__tb_options(prof__table *t, const prof_table_op
     return PROF_OK;
 }
 
+/* A string's width, remembered by its address: rows share their strings
+   (key_averages copies each distinct string once), and with stacks grouped
+   by stack (tens of thousands of rows, a few frames each, few distinct
+   frames) counting every frame's code points was most of the table's time.
+   A direct-mapped memo: a miss only counts again. */
+#define PROF__WMEMO 256
+typedef struct prof__wmemo { const char *s[PROF__WMEMO]; size_t len[PROF__WMEMO]; } prof__wmemo;
+static PROF__NI size_t prof__wmemo_len(prof__wmemo *m, const char *s) {
+    size_t k = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 11)) & (PROF__WMEMO - 1);
+    if (m->s[k] != s) { m->s[k] = s; m->len[k] = prof__cp_len(s); }
+    return m->len[k];
+}
 /* Phase 2: the rows, and what they need: optional columns and widths. */
 static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
     size_t i;
+    prof__wmemo *wm;
     if (!(t->rows = PROF__ALLOC(const prof_avg *, t->n))) return -1;
+    if (!(wm = PROF__ALLOC(prof__wmemo, 1))) return -1;
+    memset(wm, 0, sizeof *wm);
     for (i = 0; i < t->n; i++) {
         const prof_avg *r = &rows_in[i];
         size_t l;
@@ -7109,37 +7158,52 @@ static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
         if (r->input_shapes && r->input_shapes[0] && strcmp(r->input_shapes, "[]") != 0) t->has_shapes = 1;
         if (r->overload_name && r->overload_name[0]) t->has_overload = 1;
         if (r->node_id != -1) t->append_node = 1;
-        if ((l = prof__cp_len(r->key) + 4) > t->name_w) t->name_w = l;
-        if ((l = (r->input_shapes ? prof__cp_len(r->input_shapes) : 4) + 4) > t->shapes_w) t->shapes_w = l;
+        if ((l = prof__wmemo_len(wm, r->key) + 4) > t->name_w) t->name_w = l;
+        if ((l = (r->input_shapes ? prof__wmemo_len(wm, r->input_shapes) : 4) + 4) > t->shapes_w) t->shapes_w = l;
         if (r->stack_depth > 0) {
             int k;
             t->has_stack = 1;
-            for (k = 0; k < r->stack_depth; k++) if ((l = prof__cp_len(r->stack[k]) + 4) > t->src_w) t->src_w = l;
+            for (k = 0; k < r->stack_depth; k++) if ((l = prof__wmemo_len(wm, r->stack[k]) + 4) > t->src_w) t->src_w = l;
         }
     }
+    PROF_FREE(wm);
     if (!t->use_device) t->has_dev_time = 0; /* device times are zero without a device */
     return 0;
 }
 
-/* Phase 3: sorted(..., reverse=True), which is stable: an insertion sort
-   of pointers would be O(n^2), so merge through a temporary array. */
+/* Phase 3: sorted(..., reverse=True), which is stable: a merge sort of
+   the rows' indices through a temporary array, each row's key made once
+   (read through a switch at each comparison, the keys took most of the
+   time of sorting 61k rows; an insertion sort would be O(n^2)). 16 bytes
+   a row, all fresh memory. */
 static PROF__NI int prof__tb_sort(prof__table *t) {
-    const prof_avg **tmp, **src = t->rows, **dst;
+    const prof_avg *base = t->n ? t->rows[0] : NULL; /* t->rows[i] is base + i until here */
+    uint64_t *key;
+    uint32_t *src, *dst;
     size_t w, i, n = t->n;
-    if (t->sort_key < 0) return 0;
-    if (!(tmp = PROF__ALLOC(const prof_avg *, n))) return -1;
-    dst = tmp;
+    if (t->sort_key < 0 || n < 2) return 0;
+    if (n > UINT32_MAX) return -1;
+    key = PROF__ALLOC(uint64_t, n);
+    src = PROF__ALLOC(uint32_t, n);
+    dst = PROF__ALLOC(uint32_t, n);
+    if (!key || !src || !dst) { PROF_FREE(key); PROF_FREE(src); PROF_FREE(dst); return -1; }
+    for (i = 0; i < n; i++) {
+        key[i] = prof__sort_key_of(&base[i], t->sort_key);
+        src[i] = (uint32_t)i;
+    }
     for (w = 1; w < n; w *= 2) {
         for (i = 0; i < n; i += 2 * w) {
             size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
-            while (p < mid && q < hi) dst[k++] = prof__sort_above(src[q], src[p], t->sort_key) ? src[q++] : src[p++];
+            while (p < mid && q < hi) dst[k++] = key[src[q]] > key[src[p]] ? src[q++] : src[p++];
             while (p < mid) dst[k++] = src[p++];
             while (q < hi) dst[k++] = src[q++];
         }
-        { const prof_avg **x = src; src = dst; dst = x; }
+        { uint32_t *x = src; src = dst; dst = x; }
     }
-    if (src != t->rows) memcpy(t->rows, src, n * sizeof *t->rows);
-    PROF_FREE(tmp);
+    for (i = 0; i < n; i++) t->rows[i] = base + src[i];
+    PROF_FREE(key);
+    PROF_FREE(src);
+    PROF_FREE(dst);
     return 0;
 }
 

@@ -345,6 +345,82 @@ static prof_events *make_saturating(void) {
     return ev;
 }
 
+/* The table's sort (prof__tb_sort: each row's key made once into an
+   ordered integer, then merged) against sorted(reverse=True) written
+   plainly: a stable insertion sort comparing the rows' fields as
+   prof_averages_table documents them (integers exactly, cpu_time and
+   device_time as the averages' doubles), on random rows with many ties,
+   negative values, the int64 extremes and counts of 0, for every key. */
+static int ref_above(const prof_avg *a, const prof_avg *b, int key) {
+    const int64_t *fa, *fb;
+    switch (key) {
+    case 0: return prof__avg_us(a->cpu_time_total_ns, a->count) > prof__avg_us(b->cpu_time_total_ns, b->count);
+    case 1: return prof__avg_us(a->device_time_total_ns, a->count) > prof__avg_us(b->device_time_total_ns, b->count);
+    case 2: fa = &a->cpu_time_total_ns; fb = &b->cpu_time_total_ns; break;
+    case 3: fa = &a->device_time_total_ns; fb = &b->device_time_total_ns; break;
+    case 4: fa = &a->self_cpu_time_total_ns; fb = &b->self_cpu_time_total_ns; break;
+    case 5: fa = &a->self_device_time_total_ns; fb = &b->self_device_time_total_ns; break;
+    case 6: fa = &a->cpu_memory_usage; fb = &b->cpu_memory_usage; break;
+    case 7: fa = &a->device_memory_usage; fb = &b->device_memory_usage; break;
+    case 8: fa = &a->self_cpu_memory_usage; fb = &b->self_cpu_memory_usage; break;
+    case 9: fa = &a->self_device_memory_usage; fb = &b->self_device_memory_usage; break;
+    case 10: fa = &a->count; fb = &b->count; break;
+    case 11: fa = &a->flops; fb = &b->flops; break;
+    default: return a->node_id > b->node_id;
+    }
+    return *fa > *fb;
+}
+static int64_t rnd_value(void) {
+    static const int64_t special[] = { 0, 1, -1, INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, (int64_t)1 << 53, ((int64_t)1 << 53) + 1 };
+    uint32_t r = rnd(4);
+    if (r == 0) return special[rnd(sizeof special / sizeof special[0])];
+    if (r == 1) return (int64_t)rnd(7) - 3;                                  /* ties */
+    return (int64_t)(((uint64_t)rnd(UINT32_MAX) << 32) | rnd(UINT32_MAX)) >> rnd(64); /* any size, either sign */
+}
+static void check_table_sort(void) {
+    enum { N = 3000 };
+    prof_avg *rows = (prof_avg *)calloc(N, sizeof *rows);
+    const prof_avg **ref = (const prof_avg **)malloc(N * sizeof *ref);
+    prof__table *t = (prof__table *)calloc(1, sizeof *t);
+    size_t i, j, bad = 0;
+    int key;
+    if (!CHECK(rows && ref && t)) { free(rows); free(ref); free(t); return; }
+    for (i = 0; i < N; i++) {
+        rows[i].cpu_time_total_ns = rnd_value();
+        rows[i].device_time_total_ns = rnd_value();
+        rows[i].self_cpu_time_total_ns = rnd_value();
+        rows[i].self_device_time_total_ns = rnd_value();
+        rows[i].cpu_memory_usage = rnd_value();
+        rows[i].device_memory_usage = rnd_value();
+        rows[i].self_cpu_memory_usage = rnd_value();
+        rows[i].self_device_memory_usage = rnd_value();
+        rows[i].count = rnd(3) ? (int64_t)rnd(5) : rnd_value();
+        rows[i].flops = rnd_value();
+        rows[i].node_id = (int)rnd(9) - 4;
+    }
+    for (key = 0; key <= 12; key++) {
+        for (i = 0; i < N; i++) ref[i] = &rows[i];
+        for (i = 1; i < N; i++) { /* stable: a row moves up past rows it is above, only */
+            const prof_avg *r = ref[i];
+            for (j = i; j > 0 && ref_above(r, ref[j - 1], key); j--) ref[j] = ref[j - 1];
+            ref[j] = r;
+        }
+        t->rows = (const prof_avg **)malloc(N * sizeof *t->rows);
+        if (!CHECK(t->rows != NULL)) break;
+        for (i = 0; i < N; i++) t->rows[i] = &rows[i];
+        t->n = N;
+        t->sort_key = key;
+        CHECK_EQ_INT(prof__tb_sort(t), 0);
+        for (i = 0; i < N; i++) bad += t->rows[i] != ref[i];
+        free((void *)t->rows);
+    }
+    if (bad) fprintf(stderr, "the table's sort: %zu rows out of place\n", bad);
+    CHECK_EQ_INT(bad, 0);
+    free(rows);
+    free(ref);
+    free(t);
+}
+
 int main(void) {
     prof_events *ev;
     size_t lines = 0;
@@ -360,6 +436,15 @@ int main(void) {
     check_grouped(ev, 5);
     check_grouped(ev, 12);
     prof_events_free(ev);
+    /* big enough for key_averages' memos, reserved rows and rows' stacks
+       to be the huge-page allocations (2 MB and more each) */
+    ev = make_list(150000);
+    if (!CHECK(ev != NULL)) return check_report();
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+    CHECK((ev->nnodes + 1) * sizeof(prof__gmemo) >= PROF__HUGE && (prof_events_count(ev) / 8 + 64) * sizeof(prof_avg) >= PROF__HUGE);
+    check_grouped(ev, 5);
+    prof_events_free(ev);
+    check_table_sort();
     frames = DISTINCT_FRAMES;
     nframes = NDISTINCT;
     ev = make_list(20000);
