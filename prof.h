@@ -3621,10 +3621,12 @@ static PROF__NI void prof__reap_dead_locked(void) {
     }
 }
 
+static PROF__NI void prof__shutdown_kept(void); /* (session control) */
 PROF_API void prof_shutdown(void) {
     /* Frees the calling thread's buffers and those of exited threads. Other
        live threads keep theirs: a scope they opened may still write into it. */
     prof__tstate **pp;
+    prof__shutdown_kept(); /* first: a kept collection reads those buffers */
     pthread_mutex_lock(&prof__g_lock);
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
         pp = &prof__g.threads;
@@ -3947,25 +3949,18 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
     if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
     return 0;
 }
-/* With `c`, each block the iterator leaves is handed to prof__c_block_done
-   (which may free it: the owner is past it). */
-struct prof__collector;
-static PROF__NI void prof__c_block_done(struct prof__collector *c, prof__tstate *t, prof__block *b);
-typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; struct prof__collector *c; } prof__rec_iter;
-static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s, struct prof__collector *c) {
+typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; } prof__rec_iter;
+static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s) {
     it->s = s;
-    it->c = c;
     it->b = s->cur ? PROF__LOAD(&s->t->head) : NULL;
     it->i = 0;
     it->n = it->b ? prof__snap_count(s, it->b) : 0;
 }
 static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
     while (it->b) {
-        prof__block *done = it->b;
         if (it->i < it->n) return &it->b->recs[it->i++];
         if (it->b == it->s->cur) { it->b = NULL; break; }
         it->b = PROF__LOAD(&it->b->next);
-        if (it->c) prof__c_block_done(it->c, it->s->t, done);
         it->i = 0;
         it->n = it->b ? prof__snap_count(it->s, it->b) : 0;
     }
@@ -4036,17 +4031,26 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
 }
 
 /* The collector: prof_stop's state, one phase per function, in order:
-   snapshot the threads, reserve the list, decode records into it (sites
-   and names, extensions, native stacks, memory, marks), pair async ranges,
-   settle the counts, join CUPTI's records, order the events in place,
-   warn, then the tree (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
-   of memory); prof__collect frees everything in one place. */
+   end recording, snapshot the threads, reserve the list, decode records
+   into it (sites and names, extensions, native stacks, memory, marks),
+   pair async ranges, release the records read and settle the counts, join
+   CUPTI's records, order the events in place, link them, warn, then the
+   tree (which attaches the stacks) and memory. Every phase returns 0 or
+   -1 (out of memory) and leaves what it failed on as it found it, so a
+   failed prof_stop loses nothing: the collector is kept (prof__c_kept),
+   `phase` says which phases are done, and the next prof_stop resumes
+   there. Until the records are released the phases that read them
+   (prof__c_read) run again whole, into a new list; after, each phase
+   resumes from what the list holds. prof__end_recording frees everything
+   in one place (prof__c_free). */
+enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED };
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
-typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
 typedef struct prof__collector {
     prof_events *e;
+    int phase;                   /* PROF__C_*: the phases done */
+    prof_stats st;               /* the snapshot's counts, each attempt's list's first stats */
     uint32_t epoch;
     uint64_t tick_stop;          /* records that end after it were open at the stop */
     uint64_t scope_from;         /* the thread being decoded: scopes that began
@@ -4080,14 +4084,14 @@ typedef struct prof__collector {
     size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
     int linked;                  /* prof__c_order linked the events (one run: prof__run_place) */
+    size_t nscopes;              /* the threads' scopes: the list's first events */
+    int xcopied;                 /* prof__c_order put xkeys' events after them */
+    size_t order_next;           /* prof__c_order: the snapshot whose run is next (those before are in order) */
+    int order_sort;              /* ... and that run is in start order, not nested: sorted next */
+    int warned;                  /* prof__c_warn spoke */
+    int cuda_lost;               /* CUPTI's records were taken and could not be kept */
     unsigned seen;               /* with linked: PROF__T_* of the links */
-    int release;                 /* free each block once read (prof__c_block_done) */
-    /* PROF_SCOPE_DYN names in the records of the thread being read, whose
-       scope record has not come yet (innermost last): resolved to a site
-       before their block is freed, since the scope record may come in a
-       later block */
-    prof__dyn_pend *dpend;
-    size_t ndpend, capdpend, dpend_done; /* [0, dpend_done) resolved */
+    int release;                 /* free the blocks read once the list holds their events (prof__c_release) */
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
@@ -4123,7 +4127,6 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     prof__map_free(&c->ex_map);
     PROF_FREE(c->shape_ents);
     PROF_FREE(c->shape_vals);
-    PROF_FREE(c->dpend);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
 #endif
@@ -4202,66 +4205,9 @@ static PROF__NI int prof__c_dyn_site(prof__collector *c, const prof__rec *hdr, c
     *out = (uint32_t)idx;
     return 0;
 }
-/* A NAME extension of the thread being read: its scope record comes later. */
-static PROF__NI int prof__c_dyn_pending(prof__collector *c, const prof__rec *hdr) {
-    if (!PROF__PUSH_OK(c->dpend, c->ndpend, c->capdpend)) return -1;
-    c->dpend[c->ndpend].hdr = hdr;
-    c->dpend[c->ndpend].site = UINT32_MAX;
-    c->dpend[c->ndpend++].name = NULL;
-    return 0;
-}
-/* Names whose block is about to be freed become sites now. */
-static PROF__NI int prof__c_dyn_resolve(prof__collector *c) {
-    for (; c->dpend_done < c->ndpend; c->dpend_done++) {
-        prof__dyn_pend *d = &c->dpend[c->dpend_done];
-        const prof_site *s;
-        const char *n;
-        if (prof__c_dyn_site(c, d->hdr, &s, &n, &d->site) != 0) return -1;
-        d->name = prof__is_step_name(n) ? prof__intern(&c->e->strs, n) : c->e->sites[d->site].name;
-        if (!d->name) return -1;
-    }
-    return 0;
-}
-/* A DYN scope record's site and name: from its pending entry (found from
-   the innermost, where it is unless scopes were lost) if resolved, else
-   read from its header. */
-static PROF__NI int prof__c_dyn_scope(prof__collector *c, const prof__rec *hdr, const char **name, uint32_t *out) {
-    const prof_site *s;
-    size_t k = c->ndpend;
-    while (k > 0 && c->dpend[k - 1].hdr != hdr) k--;
-    if (k > 0 && c->dpend[k - 1].name) {
-        *out = c->dpend[k - 1].site;
-        *name = c->dpend[k - 1].name;
-    } else if (prof__c_dyn_site(c, hdr, &s, name, out) != 0) {
-        return -1;
-    }
-    if (k > 0) { /* done with the entry */
-        k--;
-        memmove(c->dpend + k, c->dpend + k + 1, (c->ndpend - k - 1) * sizeof *c->dpend);
-        c->ndpend--;
-        if (c->dpend_done > k) c->dpend_done--;
-    }
-    return 0;
-}
-/* A block read to its end: freed, unless the session keeps its blocks
-   (reserve_events) or its names cannot be resolved (out of memory: kept,
-   read from the block). The owner is past it and never returns to it (its
-   next session starts at the block it is on), so the list's memory takes
-   the records' place instead of adding to it. Only the thread's first
-   block is ever freed (prof__g_lock held, as for every change of a
-   thread's chain). */
-static PROF__NI void prof__c_block_done(prof__collector *c, prof__tstate *t, prof__block *b) {
-    if (!c->release || PROF__LOAD(&t->head) != b || prof__c_dyn_resolve(c) != 0) return;
-    PROF__STORE(&t->head, PROF__LOAD(&b->next));
-    prof__block_free(b);
-}
-
-/* Phase 1 (session lock held): recording ends, the list is created and
-   each thread bound to the session is snapshotted with its counts. */
-static PROF__NI int prof__c_snapshot(prof__collector *c) {
-    prof_events *e;
-    prof__tstate *t;
-    int xk;
+/* Phase 1 (prof__g_lock held): recording ends, once: no record is
+   written for the session from here on, whatever a later prof_stop does. */
+static PROF__NI void prof__c_end(prof__collector *c) {
     c->epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     /* Read before recording ends: a scope that closes later was open at the
        stop, even when its record lands in the snapshot (the scopes inside it
@@ -4277,23 +4223,28 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
     PROF__TEST_HOOK(PROF__HOOK_ENDED);
     c->features = prof__g_features;
-    if (!(c->e = e = prof_events_create())) return -1;
-    e->base_real_ns = prof__g.real_start;
-    e->with_node_id = prof__g.cfg.with_node_id;
-    e->node_id = prof__g.cfg.node_id;
-    e->world_size = prof__g.cfg.world_size;
-    e->profile_memory = prof__g.cfg.profile_memory;
-    e->with_flops = prof__g.cfg.with_flops;
-    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
-    e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-    if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
+    c->st.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     prof__clock_calibrate();
+    c->phase = PROF__C_ENDED;
+}
 
+/* Phase 2 (prof__g_lock held): each thread bound to the session is
+   snapshotted with its counts, into c->st (each attempt's list starts
+   from them). The room for the snapshots is had before anything is read:
+   no thread binds to a session that ended, so the count holds. */
+static PROF__NI int prof__c_snapshot(prof__collector *c) {
+    prof__tstate *t;
+    size_t n = 0;
+    int xk;
+    for (t = prof__g.threads; t; t = t->next) n += PROF__LOAD(&t->bound_epoch) == c->epoch;
+    if (!prof__reserve_exact((void *)&c->snaps, &c->capsnap, n ? n : 1, sizeof *c->snaps)) return -1;
+#if defined(PROF_CUPTI)
+    if (!prof__reserve_exact((void *)&c->cuthr, &c->capcuthr, n ? n : 1, sizeof *c->cuthr)) return -1;
+#endif
     for (t = prof__g.threads; t; t = t->next) {
         prof__snap *sn;
         uint64_t gate;
         if (PROF__LOAD(&t->bound_epoch) != c->epoch) continue;
-        if (!PROF__PUSH_OK(c->snaps, c->nsnap, c->capsnap)) return -1;
         sn = &c->snaps[c->nsnap++];
         memset(sn, 0, sizeof *sn);
         sn->t = t;
@@ -4302,7 +4253,6 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         sn->pos = PROF__LOAD(&t->hot.pos);
         sn->cur = PROF__LOAD(&t->cur);
 #if defined(PROF_CUPTI)
-        if (!PROF__PUSH_OK(c->cuthr, c->ncuthr, c->capcuthr)) return -1;
         c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
         c->cuthr[c->ncuthr].tid = t->tid;
         c->ncuthr++;
@@ -4316,14 +4266,14 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         sn->dropped = PROF__LOADR(&t->dropped);
         sn->other = PROF__LOADR(&t->unbalanced);
         for (xk = 0; xk < 4; xk++) { c->xdropped[xk] += PROF__LOADR(&t->xdropped[xk]); sn->other += PROF__LOADR(&t->xdropped[xk]); }
-        e->stats.scopes_entered += sn->entered;
-        e->stats.scopes_dropped += sn->dropped;
+        c->st.scopes_entered += sn->entered;
+        c->st.scopes_dropped += sn->dropped;
         c->dropped_nomem += PROF__LOADR(&t->dropped_nomem);
-        e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
+        c->st.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
-    e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
+    c->st.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
-    e->stats.blocks_prefaulted = prof__pf.taken;
+    c->st.blocks_prefaulted = prof__pf.taken;
     c->release = !prof__pf.keep; /* a reserve keeps its blocks for the next session */
     pthread_mutex_unlock(&prof__pf_lock);
     /* without a reserve, the unwritten part of the block each thread is on
@@ -4336,16 +4286,34 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
             if (b) prof__block_trim(b, prof__snap_count(&c->snaps[k], b));
         }
     }
-    e->stats.marks_dropped = c->xdropped[PROF__X_MARK];
-    e->stats.counters_dropped = c->xdropped[PROF__X_COUNTER];
-    e->stats.allocs_dropped = c->xdropped[PROF__X_ALLOC];
-    e->stats.async_dropped = c->xdropped[PROF__X_ASYNC];
-    e->stats.dropped = e->stats.scopes_dropped + c->xdropped[0] + c->xdropped[1] + c->xdropped[2] + c->xdropped[3];
-    c->cpu_dropped = e->stats.dropped;
+    c->st.marks_dropped = c->xdropped[PROF__X_MARK];
+    c->st.counters_dropped = c->xdropped[PROF__X_COUNTER];
+    c->st.allocs_dropped = c->xdropped[PROF__X_ALLOC];
+    c->st.async_dropped = c->xdropped[PROF__X_ASYNC];
+    c->st.dropped = c->st.scopes_dropped + c->xdropped[0] + c->xdropped[1] + c->xdropped[2] + c->xdropped[3];
+    c->cpu_dropped = c->st.dropped;
+    c->phase = PROF__C_SNAPPED;
     return 0;
 }
 
-/* Phase 2: the list's room, from the records' count (the blocks' sizes,
+/* Phase 3 begins: the list, with the session's settings and the
+   snapshot's counts. */
+static PROF__NI int prof__c_list(prof__collector *c) {
+    prof_events *e;
+    if (!(c->e = e = prof_events_create())) return -1;
+    e->base_real_ns = prof__g.real_start;
+    e->with_node_id = prof__g.cfg.with_node_id;
+    e->node_id = prof__g.cfg.node_id;
+    e->world_size = prof__g.cfg.world_size;
+    e->profile_memory = prof__g.cfg.profile_memory;
+    e->with_flops = prof__g.cfg.with_flops;
+    e->stats = c->st;
+    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
+    if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
+    return 0;
+}
+
+/* The list's room, from the records' count (the blocks' sizes,
    no record read): every scope is one record or more, so that many events
    is enough and the records are decoded once, straight into the list.
    Room never touched costs no memory; the list is cut to size once the
@@ -4619,7 +4587,8 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     int step;
     if (e->n >= (size_t)INT32_MAX - 1 || (e->n + 1 >= e->cap && !PROF__PUSH_OK(e->ev, e->n + 1, e->cap))) return -1;
     if ((word & 7u) == PROF__TAG_DYN) {
-        if (prof__c_dyn_scope(c, (const prof__rec *)(word & ~(uintptr_t)7u), &name, &site) != 0) return -1;
+        const prof_site *origin;
+        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &origin, &name, &site) != 0) return -1;
     } else {
         size_t h = prof__c_site_slot(s);
         name = s->name;
@@ -4689,20 +4658,16 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     if (thr < 0) return -1;
     memset(&pd, 0, sizeof pd);
     prof__map_free(&c->native_map);
-    c->ndpend = c->dpend_done = 0;
     sn->kbeg = e->n;
     c->scope_from = PROF__LOADR(&sn->t->bind_tick); /* (bound before the snapshot) */
     if (c->scope_from < prof__g.tick_start) c->scope_from = prof__g.tick_start;
-    prof__rec_iter_init(&it, sn, c);
+    prof__rec_iter_init(&it, sn);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (prof__is_name_ext(word)) { /* read through its DYN record */
-                if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
-                prof__rec_skip_name(&it, r);
-            } else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
+            if (prof__is_name_ext(word)) prof__rec_skip_name(&it, r); /* read through its DYN record */ else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
@@ -4767,6 +4732,7 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
     for (i = 0; i < c->nsnap; i++)
         if (prof__c_decode_thread(c, &c->snaps[i]) != 0) return -1;
     c->open_total = c->open_net > 0 ? (uint64_t)c->open_net : 0;
+    c->nscopes = c->e->n;
     c->e->stats.allocs = c->e->nmem;
     c->e->stats.async_records = c->nasync;
     return 0;
@@ -4774,13 +4740,15 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
 
 /* Phase 4: async ranges, per id in time order: each end closes the open
    begin. A begin while one is open leaves the earlier unmatched (the later
-   wins); an end with none open, and a begin never ended, are unmatched. */
+   wins); an end with none open, and a begin never ended, are unmatched.
+   Its memory is had first (a range per record at most): it cannot fail
+   half done. */
 static PROF__NI int prof__c_async(prof__collector *c) {
     size_t i, n = c->nasync;
     const prof__async_rec *as = c->asyncs;
     uint32_t *ord;
     if (!n) return 0;
-    if (!(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
+    if (!prof__reserve_exact((void *)&c->xkeys, &c->capx, c->nx + n, sizeof *c->xkeys) || !(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
     for (i = 0; i < n; i++) ord[i] = (uint32_t)i;
     prof__msort_u32(ord, ord + n, n, prof__async_less, as); /* stable: records in the order they came */
     for (i = 0; i < n;) {
@@ -4794,8 +4762,7 @@ static PROF__NI int prof__c_async(prof__collector *c) {
                 continue;
             }
             if (open == (size_t)-1) { c->e->stats.unmatched_async++; continue; }
-            if (!PROF__PUSH_OK(c->xkeys, c->nx, c->capx)) { PROF_FREE(ord); return -1; }
-            k = &c->xkeys[c->nx++];
+            k = &c->xkeys[c->nx++]; /* (room had above) */
             k->start = as[open].ts;
             k->end = x->ts > k->start ? x->ts : k->start;
             k->thread = as[open].thread;
@@ -4838,13 +4805,18 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
     }
 }
 
-/* Phase 6 (unlocked): CUPTI's records join the async ranges. */
+/* Phase 6 (unlocked): CUPTI's records join the async ranges. CUPTI's
+   buffers are taken, and freed, by the gather: out of memory there, what
+   it took is lost (said when the list is made; the rest is kept). */
 static PROF__NI int prof__c_cupti(prof__collector *c) {
     size_t i;
 #if defined(PROF_CUPTI)
     if (c->cuda) {
-        c->e->use_device = prof__intern(&c->e->strs, "cuda");
-        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) return -1;
+        if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
+        if (!c->cuda_lost && prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) {
+            c->cuda_lost = 1;
+            return -1;
+        }
     }
 #endif
     /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
@@ -4874,20 +4846,11 @@ static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, s
     return done;
 }
 
-/* Phase 7: the async ranges and CUDA's records join the list; events in
-   PyTorch's order, per thread by the stack pass, then one sort that merges
-   the threads' runs and the rest. A thread's run alone (the list's only
-   run) is ordered and linked at once (prof__run_place): prof__c_link then
-   has nothing to do. Every step is in place; a merge (more
-   than one run) or a sort takes 8 bytes of indices per event. */
-static PROF__NI int prof__c_order(prof__collector *c) {
+/* prof__c_order's first step: the list cut to size (or given its room),
+   then the async ranges and CUDA records after the threads' scopes. */
+static PROF__NI int prof__c_order_others(prof__collector *c, size_t total) {
     prof_events *e = c->e;
-    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0, nruns = runs;
-    uint32_t *idx, *tmp, *stk = NULL;
-    prof__place_ent *pstk = NULL;
-    size_t capstk = 0, cappstk = 0, placed = 0;
-    unsigned seen = 0;
-    if (total >= (size_t)INT32_MAX) return -1;
+    size_t i;
     if (e->cap > total + total / 8 + 64) { /* the room for every record: cut to size (mremap, no copy, for a large list) */
         prof__ev *nv = (prof__ev *)PROF_REALLOC(e->ev, (total + 1) * sizeof *e->ev);
         if (nv) { e->ev = nv; e->cap = total + 1; }
@@ -4899,7 +4862,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     for (i = 0; i < c->nx; i++) {
         const prof__key *k = &c->xkeys[i];
-        prof__ev *v = &e->ev[nscopes + i];
+        prof__ev *v = &e->ev[c->nscopes + i];
         memset(v, 0, sizeof *v);
         v->start = k->start;
         v->end = k->end;
@@ -4914,39 +4877,64 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     PROF_FREE(c->xkeys);
     c->xkeys = NULL;
+    c->xcopied = 1;
     e->n = total;
     e->stats.events = total;
+    return 0;
+}
+
+/* Phase 7: the async ranges and CUDA's records join the list; events in
+   PyTorch's order, per thread by the stack pass, then one sort that merges
+   the threads' runs and the rest. A thread's run alone (the list's only
+   run) is ordered and linked at once (prof__run_place): prof__c_link then
+   has nothing to do. Every step is in place; a merge (more
+   than one run) or a sort takes 8 bytes of indices per event. Out of
+   memory, the runs ordered so far stay so and the next call goes on from
+   the run it failed on (order_next: a stack pass that fails has moved no
+   event; order_sort: the run was moved, only its sort is left). */
+static PROF__NI int prof__c_order(prof__collector *c) {
+    prof_events *e = c->e;
+    size_t nscopes = c->nscopes, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0, nruns = runs;
+    uint32_t *idx, *tmp, *stk = NULL;
+    prof__place_ent *pstk = NULL;
+    size_t capstk = 0, cappstk = 0;
+    if (total >= (size_t)INT32_MAX) return -1;
+    if (!c->xcopied && prof__c_order_others(c, total) != 0) return -1;
     for (i = 0; i < c->nsnap; i++) nruns += c->snaps[i].kend > c->snaps[i].kbeg;
-    for (i = 0; i < c->nsnap; i++) {
+    for (i = c->order_next; i < c->nsnap; i++, c->order_next = i) {
         size_t lo = c->snaps[i].kbeg, len = c->snaps[i].kend - lo, k;
-        int r;
+        int r = 0;
         if (!len) continue;
-        runs++;
         /* one run in all: ordered and linked at once; several: ordered
            (prof__run_place's links would be redone after the merge) */
-        if (nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &seen)) != 0) { /* in order and linked, or out of memory */
-            if (r < 0) { PROF_FREE(pstk); return -1; }
-            placed++;
+        if (!c->order_sort && nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &c->seen)) != 0) { /* in order and linked, or out of memory */
+            PROF_FREE(pstk);
+            if (r < 0) return -1;
+            c->linked = 1;
             continue;
         }
         PROF_FREE(pstk); /* declined: the general way's stack is not added to it */
         pstk = NULL;
         cappstk = 0;
-        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
-        if (r == 0) { /* not nested: sorted */
-            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
+        if (!c->order_sort) {
+            r = prof__run_preorder(e->ev + lo, len, &stk, &capstk);
+            PROF_FREE(stk);
+            stk = NULL;
+            capstk = 0;
+            if (r < 0) return -1;
+            c->order_sort = r == 0;
+        }
+        if (c->order_sort) { /* not nested: sorted */
+            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
             idx = c->scratch;
             tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
             prof__msort_u32(idx, tmp, len, prof__ev_order_less, e->ev + lo);
             prof__ev_gather(e->ev + lo, idx, len);
+            c->order_sort = 0;
         }
     }
-    PROF_FREE(stk);
-    PROF_FREE(pstk);
-    /* one run, linked by prof__run_place: its links are the list's */
-    c->linked = runs == 1 && placed == 1;
-    c->seen = seen;
+    for (i = 0; i < c->nsnap; i++) runs += c->snaps[i].kend > c->snaps[i].kbeg;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
         if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
@@ -4969,15 +4957,17 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     PROF_FREE(c->scratch);
     c->scratch = NULL;
+    c->phase = PROF__C_ORDERED;
     return 0;
 }
-
 /* Phase 8: parents and children, as _populate_cpu_children finds them, in
    one pass over the ordered list: per thread (one thread id is one thread
    of the list) a stack of the open events, each with its last child.
    Every event of the list has the same node_id and each thread's events
    are in (start, -end) order, so this is PyTorch's grouping and stack;
-   the tree then starts from these links (links_ready). */
+   the tree then starts from these links (links_ready). Each event's links
+   are cleared when the pass reaches it, before a later one sets them: a
+   pass that failed half way runs again from the start. */
 typedef struct prof__lstack { int32_t *s; size_t n, cap; } prof__lstack;
 static PROF__NI int prof__c_link(prof__collector *c) {
     prof_events *e = c->e;
@@ -5028,6 +5018,8 @@ static PROF__NI int prof__c_link(prof__collector *c) {
 static PROF__NI void prof__c_warn(const prof__collector *c) {
     const prof_stats *st = &c->e->stats;
     uint64_t open_total = c->open_total;
+    if (c->cuda_lost)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: CUPTI's records taken when memory ran out are lost; this profile's CUDA events are incomplete");
     if (c->cpu_dropped > c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), prof__g.cfg.max_events);
@@ -5059,15 +5051,16 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
 }
 
 /* Phase 10: the tree (which attaches the stacks first), the CUPTI join
-   and memory per event. */
+   and memory per event. The tree starts afresh when an attempt failed
+   (prof__build_tree). */
 static PROF__NI int prof__c_finish(prof__collector *c) {
     prof_events *e = c->e;
-    int tree_ok;
     e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
-    e->native_addrs = c->addrs;
-    c->addrs = NULL;
-    tree_ok = prof__build_tree(e) == PROF_OK;
-    if (!tree_ok ||
+    if (c->addrs) { /* (moved by an earlier attempt) */
+        e->native_addrs = c->addrs;
+        c->addrs = NULL;
+    }
+    if (prof__build_tree(e) != PROF_OK ||
 #if defined(PROF_CUPTI)
         (c->cuda && prof__cupti_correlate(e) != 0) ||
 #endif
@@ -5075,46 +5068,120 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
     return 0;
 }
 
-/* prof_stop's collector: records to an event list, or NULL. */
-static PROF__NI prof_events *prof__collect(void) {
-    prof__collector c;
-    int rc;
-    memset(&c, 0, sizeof c);
+/* The phases that read the records (prof_stop's lock and prof__g_lock
+   held): the list, its room, the records decoded, the async ranges
+   paired. Until all of them succeed nothing is given back: out of memory,
+   the list and what they made go (prof__c_unread) and the next attempt
+   reads the same records again. Then the records read go, at once: the
+   list holds their events, and the phases after need none of them (their
+   peak, the list's ordering, is not added to the records'). */
+static PROF__NI void prof__c_unread(prof__collector *c) {
+    size_t i;
+    prof_events_free(c->e);
+    c->e = NULL;
+    PROF_FREE(c->xkeys);
+    PROF_FREE(c->asyncs);
+    PROF_FREE(c->addrs);
+    PROF_FREE(c->shape_ents);
+    PROF_FREE(c->shape_vals);
+    c->xkeys = NULL;
+    c->asyncs = NULL;
+    c->addrs = NULL;
+    c->shape_ents = NULL;
+    c->shape_vals = NULL;
+    c->nx = c->capx = c->nasync = c->capasync = c->naddrs = c->capaddrs = 0;
+    c->nshape_ents = c->capshape_ents = c->nshape_vals = c->capshape_vals = 0;
+    prof__map_free(&c->ptr_map);
+    prof__map_free(&c->native_map);
+    prof__map_free(&c->shape_map);
+    prof__map_free(&c->ex_map);
+    /* the caches hold the old list's indices and strings */
+    memset(c->site_cache, 0, sizeof c->site_cache);
+    memset(c->site_cache_idx, 0, sizeof c->site_cache_idx);
+    memset(c->dyn_cache, 0, sizeof c->dyn_cache);
+    memset(c->dyn_origin, 0, sizeof c->dyn_origin);
+    memset(c->ex_cache, 0, sizeof c->ex_cache);
+    memset(c->shape_cache, 0, sizeof c->shape_cache);
+    c->open_net = 0;
+    c->open_total = 0;
+    c->nscopes = 0;
+    for (i = 0; i < c->nsnap; i++) c->snaps[i].kbeg = c->snaps[i].kend = c->snaps[i].nrec = c->snaps[i].began_late = 0;
+}
+/* The records the snapshot covers, read: each thread's blocks before the
+   one it was on are freed (the owner is past them and never returns: its
+   next session starts at the block it is on), unless a reserve keeps them
+   (reserve_events). Only a thread's first block is ever freed, with
+   prof__g_lock held, as for every change of a thread's chain. */
+static PROF__NI void prof__c_release(prof__collector *c) {
+    size_t i;
+    if (!c->release) return;
+    for (i = 0; i < c->nsnap; i++) {
+        prof__tstate *t = c->snaps[i].t;
+        prof__block *b;
+        if (!c->snaps[i].cur) continue;
+        while ((b = PROF__LOAD(&t->head)) != NULL && b != c->snaps[i].cur) {
+            PROF__STORE(&t->head, PROF__LOAD(&b->next));
+            prof__block_free(b);
+        }
+    }
+}
+static PROF__NI int prof__c_read(prof__collector *c) {
+    if (prof__c_list(c) != 0) { prof__c_unread(c); return -1; }
+    prof__c_reserve(c);
+    if (prof__c_decode(c) != 0 || prof__c_async(c) != 0) { prof__c_unread(c); return -1; }
+    prof__c_release(c);
+    prof__c_threads(c);
+    prof__reap_dead_locked(); /* (the snapshots' threads are not read again) */
+    c->phase = PROF__C_READ;
+    return 0;
+}
+
+/* Everything a collector holds, its list included (one whose records
+   were not read also gives them back). */
+static PROF__NI void prof__c_free(prof__collector *c) {
+    if (c->phase == PROF__C_SNAPPED) {
+        pthread_mutex_lock(&prof__g_lock);
+        prof__c_release(c);
+        pthread_mutex_unlock(&prof__g_lock);
+    }
+    prof_events_free(c->e);
+    prof__collector_free(c);
+    memset(c, 0, sizeof *c);
+}
+
+/* prof_stop's collector: records to an event list (c->e), 0; or -1 out
+   of memory, with c kept for the next attempt (see prof__collector). */
+static PROF__NI int prof__collect(prof__collector *c) {
+    int rc = 0;
+    if (c->phase == PROF__C_NONE) {
 #if defined(PROF_CUPTI)
-    c.cuda = prof__cupti_active();
-    prof__cupti_stop(); /* forced flush before the CPU side closes */
-    c.mono_stop = prof__mono_ns();
+        c->cuda = prof__cupti_active();
+        prof__cupti_stop(); /* forced flush before the CPU side closes */
+        c->mono_stop = prof__mono_ns();
 #endif
-    prof__pf_stop();
-    pthread_mutex_lock(&prof__g_lock);
-    rc = prof__c_snapshot(&c);
-    PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
-    if (!rc) {
-        prof__c_reserve(&c);
-        rc = prof__c_decode(&c);
+        prof__pf_stop();
     }
-    if (!rc) rc = prof__c_async(&c);
-    if (!rc) {
-        prof__c_threads(&c);
-        prof__reap_dead_locked();
+    if (c->phase < PROF__C_READ) {
+        pthread_mutex_lock(&prof__g_lock);
+        if (c->phase == PROF__C_NONE) prof__c_end(c);
+        if (c->phase == PROF__C_ENDED) {
+            rc = prof__c_snapshot(c);
+            PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
+        }
+        if (!rc) rc = prof__c_read(c);
+        pthread_mutex_unlock(&prof__g_lock);
+        prof__map_free(&c->ptr_map);
+        prof__map_free(&c->native_map);
     }
-    pthread_mutex_unlock(&prof__g_lock);
-    prof__map_free(&c.ptr_map);
-    prof__map_free(&c.native_map);
-    if (!rc) rc = prof__c_cupti(&c);
-    if (!rc) rc = prof__c_order(&c);
-    if (!rc) rc = prof__c_link(&c);
-    if (!rc) {
-        prof__c_warn(&c);
-        if (prof__c_finish(&c) != 0) rc = -2;
+    if (!rc && c->phase == PROF__C_READ && (rc = prof__c_cupti(c)) == 0) c->phase = PROF__C_CUDA;
+    if (!rc && c->phase == PROF__C_CUDA) rc = prof__c_order(c);
+    if (!rc && c->phase == PROF__C_ORDERED && (rc = prof__c_link(c)) == 0) c->phase = PROF__C_LINKED;
+    if (!rc && !c->warned) {
+        prof__c_warn(c);
+        c->warned = 1;
     }
-    prof__collector_free(&c);
-    if (rc) {
-        prof_events_free(c.e);
-        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, rc == -2 ? "prof_stop: out of memory while analysing events" : "prof_stop: out of memory while collecting events");
-        return NULL;
-    }
-    return c.e;
+    if (!rc) rc = prof__c_finish(c);
+    return rc;
 }
 
 /* ----- session control: start, stop and the step schedule ----- */
@@ -5237,14 +5304,40 @@ static PROF__NI void prof__begin_recording(void) {
     prof__thread_bind(PROF__BIND_START);
 }
 
-/* Ends the recording window; the events gain the session's metadata. */
-static PROF__NI prof_events *prof__end_recording(void) {
+/* A collection that ran out of memory, kept with its records for the
+   next prof_stop (phase > PROF__C_NONE); prof_stop's lock guards it. */
+static prof__collector prof__c_kept;
+
+/* Ends the recording window, or resumes a collection kept by a failed
+   prof_stop; the events gain the session's metadata. Out of memory, the
+   collection is kept for the next prof_stop with `keep` (prof_stop), or
+   discarded (a schedule's step: the next window begins at once). */
+static PROF__NI prof_events *prof__end_recording(int keep) {
+    prof__collector *c = &prof__c_kept;
     prof_events *e;
     prof__kv *m;
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
-    e = prof__collect();
-    for (m = prof__g_meta; e && m; m = m->next) prof__add_meta(e, m->key, m->value, m->is_json);
+    if (!c->phase && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
+    if (prof__collect(c) != 0) {
+        const char *what = c->phase >= PROF__C_READ ? "analysing events" : "collecting events";
+        if (keep) {
+            prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while %s; recording has ended and the records are kept: free memory and call prof_stop again (prof_start discards them)", what);
+            return NULL;
+        }
+        prof__c_free(c);
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "out of memory while %s at the end of a schedule's recording window; its events are lost", what);
+        return NULL;
+    }
+    e = c->e;
+    c->e = NULL;
+    prof__c_free(c);
+    for (m = prof__g_meta; m; m = m->next) prof__add_meta(e, m->key, m->value, m->is_json);
     return e;
+}
+/* prof_start and prof_shutdown: a kept collection goes (prof_stop's lock held). */
+static PROF__NI void prof__discard_kept(const char *who) {
+    if (!prof__c_kept.phase) return;
+    prof__c_free(&prof__c_kept);
+    prof__report(PROF_LOG_WARNING, PROF_E_STATE, "%s: the records kept when prof_stop ran out of memory are discarded (call prof_stop again first to get them)", who);
 }
 
 /* Admitted by the cap when it opens, like every scope. */
@@ -5301,7 +5394,7 @@ static PROF__NI void prof__deliver(prof_events *e) {
 static PROF__NI void prof__transit(prof__action from, prof__action to) {
     if (from == to && from != PROF__RECORD_AND_SAVE) return;
     if (from == PROF__RECORD_AND_SAVE) {
-        prof_events *e = prof__end_recording();
+        prof_events *e = prof__end_recording(0);
         prof__deliver(e);
         prof_events_free(e);
     } else if (from == PROF__WARMUP || (from == PROF__RECORD && to != PROF__RECORD_AND_SAVE)) {
@@ -5309,7 +5402,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
             prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_step: schedule goes from %s to %s; the recorded steps are discarded",
                          from == PROF__WARMUP ? "warm-up" : "recording", to == PROF__NONE ? "nothing" : "warm-up");
         /* warm-up steps are recorded only to be thrown away */
-        prof_events_free(prof__end_recording());
+        prof_events_free(prof__end_recording(0));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return;
     }
@@ -5328,6 +5421,13 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
         }
         prof__begin_recording();
     }
+}
+
+static PROF__NI void prof__shutdown_kept(void) {
+    if (prof__in_trace_ready) return; /* inside prof_stop or prof_step, which hold the lock: nothing is kept */
+    pthread_mutex_lock(&prof__s.lock);
+    prof__discard_kept("prof_shutdown");
+    pthread_mutex_unlock(&prof__s.lock);
 }
 
 PROF_API prof_result prof_start(const prof_config *cfg) {
@@ -5356,6 +5456,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
         pthread_mutex_unlock(&prof__s.lock);
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
     }
+    prof__discard_kept("prof_start");
     if (!c.max_events) c.max_events = (size_t)1 << 24;
     if (c.max_events > (size_t)INT64_MAX) c.max_events = (size_t)INT64_MAX;
     if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
@@ -5397,6 +5498,12 @@ PROF_API prof_events *prof_stop(void) {
     prof_events *e = NULL;
     PROF__REFUSE_IN_TRACE_READY("prof_stop", NULL);
     pthread_mutex_lock(&prof__s.lock);
+    if (prof__c_kept.phase) { /* an earlier prof_stop ran out of memory: its collection again */
+        e = prof__end_recording(1);
+        prof__deliver(e);
+        pthread_mutex_unlock(&prof__s.lock);
+        return e;
+    }
     if (!prof__s.active) {
         pthread_mutex_unlock(&prof__s.lock);
         prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
@@ -5404,11 +5511,11 @@ PROF_API prof_events *prof_stop(void) {
     }
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
-        e = prof__end_recording();
+        e = prof__end_recording(1);
         if (!e) { prof__s.active = 0; pthread_mutex_unlock(&prof__s.lock); return NULL; }
         prof__deliver(e);
     } else {
-        prof_events_free(prof__end_recording()); /* warm-up: discarded */
+        prof_events_free(prof__end_recording(0)); /* warm-up: discarded */
         e = prof_events_create();
     }
     prof__s.active = 0;
