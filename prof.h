@@ -3949,10 +3949,18 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
     if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
     return 0;
 }
-typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; } prof__rec_iter;
-static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s) {
+/* With `c`, the iterator hands each block it moves on to to
+   prof__c_block_done (which may free those before it: the owner is past
+   them). It never moves inside a record's handling: a block's records are
+   done when it is called. */
+struct prof__collector;
+static PROF__NI void prof__c_block_done(struct prof__collector *c, prof__tstate *t, prof__block *next);
+typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; struct prof__collector *c; } prof__rec_iter;
+/* at the start of block b (the snapshot's first: its thread's head) */
+static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s, prof__block *b, struct prof__collector *c) {
     it->s = s;
-    it->b = s->cur ? PROF__LOAD(&s->t->head) : NULL;
+    it->c = c;
+    it->b = b;
     it->i = 0;
     it->n = it->b ? prof__snap_count(s, it->b) : 0;
 }
@@ -3961,6 +3969,7 @@ static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
         if (it->i < it->n) return &it->b->recs[it->i++];
         if (it->b == it->s->cur) { it->b = NULL; break; }
         it->b = PROF__LOAD(&it->b->next);
+        if (it->c && it->b) prof__c_block_done(it->c, it->s->t, it->b);
         it->i = 0;
         it->n = it->b ? prof__snap_count(it->s, it->b) : 0;
     }
@@ -4047,6 +4056,18 @@ enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA,
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
+typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
+/* Where the thread being decoded resumes after a failure: the first block
+   not freed, and what the decode had made before it. Extras, sites,
+   strings and shapes made after it are left (kept, found again: the same
+   indices), the rest is cut back. */
+typedef struct prof__c_mark {
+    prof__block *b;
+    size_t n, nmem, ninst, nasync, naddrs, nrec, ndpend, dpend_done;
+    uint64_t began_late;
+    prof_stats stats;
+    prof__pending pd;
+} prof__c_mark;
 typedef struct prof__collector {
     prof_events *e;
     int phase;                   /* PROF__C_*: the phases done */
@@ -4091,7 +4112,22 @@ typedef struct prof__collector {
     int warned;                  /* prof__c_warn spoke */
     int cuda_lost;               /* CUPTI's records were taken and could not be kept */
     unsigned seen;               /* with linked: PROF__T_* of the links */
-    int release;                 /* free the blocks read once the list holds their events (prof__c_release) */
+    int release;                 /* free the blocks read (prof__c_block_done, prof__c_release) */
+    /* PROF_SCOPE_DYN names in the records of the thread being read, whose
+       scope record has not come yet (innermost last): resolved to a site
+       before their block is freed, since the scope record may come in a
+       later block */
+    prof__dyn_pend *dpend;
+    size_t ndpend, capdpend, dpend_done; /* [0, dpend_done) resolved */
+    /* the decode's progress: threads before decode_next are done; the one
+       at it resumes from `mark` when decode_resume is set (a failure) */
+    size_t decode_next;
+    int decode_resume;
+    prof__snap *decoding;        /* the thread being decoded */
+    prof__pending *pd;           /* its pending extensions */
+    prof__c_mark mark;
+    prof__dyn_pend *mark_dpend;  /* dpend at the mark */
+    size_t capmark_dpend;
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
@@ -4127,6 +4163,8 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     prof__map_free(&c->ex_map);
     PROF_FREE(c->shape_ents);
     PROF_FREE(c->shape_vals);
+    PROF_FREE(c->dpend);
+    PROF_FREE(c->mark_dpend);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
 #endif
@@ -4205,6 +4243,104 @@ static PROF__NI int prof__c_dyn_site(prof__collector *c, const prof__rec *hdr, c
     *out = (uint32_t)idx;
     return 0;
 }
+/* A NAME extension of the thread being read: its scope record comes later. */
+static PROF__NI int prof__c_dyn_pending(prof__collector *c, const prof__rec *hdr) {
+    if (!PROF__PUSH_OK(c->dpend, c->ndpend, c->capdpend)) return -1;
+    c->dpend[c->ndpend].hdr = hdr;
+    c->dpend[c->ndpend].site = UINT32_MAX;
+    c->dpend[c->ndpend++].name = NULL;
+    return 0;
+}
+/* Names whose block is about to be freed become sites now. */
+static PROF__NI int prof__c_dyn_resolve(prof__collector *c) {
+    for (; c->dpend_done < c->ndpend; c->dpend_done++) {
+        prof__dyn_pend *d = &c->dpend[c->dpend_done];
+        const prof_site *s;
+        const char *n;
+        if (prof__c_dyn_site(c, d->hdr, &s, &n, &d->site) != 0) return -1;
+        d->name = prof__is_step_name(n) ? prof__intern(&c->e->strs, n) : c->e->sites[d->site].name;
+        if (!d->name) return -1;
+    }
+    return 0;
+}
+/* A DYN scope record's site and name: from its pending entry (found from
+   the innermost, where it is unless scopes were lost) if resolved, else
+   read from its header. */
+static PROF__NI int prof__c_dyn_scope(prof__collector *c, const prof__rec *hdr, const char **name, uint32_t *out) {
+    const prof_site *s;
+    size_t k = c->ndpend;
+    while (k > 0 && c->dpend[k - 1].hdr != hdr) k--;
+    if (k > 0 && c->dpend[k - 1].name) {
+        *out = c->dpend[k - 1].site;
+        *name = c->dpend[k - 1].name;
+    } else if (prof__c_dyn_site(c, hdr, &s, name, out) != 0) {
+        return -1;
+    }
+    if (k > 0) { /* done with the entry */
+        k--;
+        memmove(c->dpend + k, c->dpend + k + 1, (c->ndpend - k - 1) * sizeof *c->dpend);
+        c->ndpend--;
+        if (c->dpend_done > k) c->dpend_done--;
+    }
+    return 0;
+}
+/* The decode's mark (see prof__c_mark), taken where a block begins, and
+   the decode put back to it. 0, or -1 when out of memory for the copy of
+   the pending names (no mark then: the blocks stay). */
+static PROF__NI int prof__c_mark_take(prof__collector *c, prof__block *b) {
+    prof__c_mark *m = &c->mark;
+    if (!prof__reserve_exact((void *)&c->mark_dpend, &c->capmark_dpend, c->ndpend, sizeof *c->mark_dpend)) return -1;
+    if (c->ndpend) memcpy(c->mark_dpend, c->dpend, c->ndpend * sizeof *c->dpend);
+    m->b = b;
+    m->n = c->e->n;
+    m->nmem = c->e->nmem;
+    m->ninst = c->e->ninst;
+    m->nasync = c->nasync;
+    m->naddrs = c->naddrs;
+    m->nrec = c->decoding->nrec;
+    m->began_late = c->decoding->began_late;
+    m->ndpend = c->ndpend;
+    m->dpend_done = c->dpend_done;
+    m->stats = c->e->stats;
+    m->pd = *c->pd;
+    return 0;
+}
+static PROF__NI void prof__c_mark_back(prof__collector *c) {
+    const prof__c_mark *m = &c->mark;
+    c->e->n = m->n;
+    c->e->nmem = m->nmem;
+    c->e->ninst = m->ninst;
+    c->nasync = m->nasync;
+    c->naddrs = m->naddrs;
+    c->decoding->nrec = m->nrec;
+    c->decoding->began_late = m->began_late;
+    c->e->stats = m->stats;
+    *c->pd = m->pd;
+    if (m->ndpend) memcpy(c->dpend, c->mark_dpend, m->ndpend * sizeof *c->dpend); /* (dpend was at least that big) */
+    c->ndpend = m->ndpend;
+    c->dpend_done = m->dpend_done;
+    prof__map_free(&c->native_map); /* (native stacks: the only mark is the thread's start) */
+}
+/* The iterator moved to block `next`: every record before it is decoded.
+   Unless the session keeps its blocks (reserve_events), those before it
+   are freed, so the list's memory takes the records' place instead of
+   adding to it, once a mark is taken there (a failure later resumes from
+   it) and the pending names are resolved: if either cannot be had (out
+   of memory) they are kept, freed at a later mark or once all is read.
+   With native stacks the thread's blocks are kept until it is read (its
+   stacks' map is not copied). The owner is past them and never returns to
+   them (its next session starts at the block it is on). Only the
+   thread's first block is ever freed (prof__g_lock held, as for every
+   change of a thread's chain). */
+static PROF__NI void prof__c_block_done(prof__collector *c, prof__tstate *t, prof__block *next) {
+    prof__block *b;
+    if (!c->release || (c->features & PROF__F_NATIVE) || prof__c_dyn_resolve(c) != 0 || prof__c_mark_take(c, next) != 0) return;
+    while ((b = PROF__LOAD(&t->head)) != NULL && b != next) {
+        PROF__STORE(&t->head, PROF__LOAD(&b->next));
+        prof__block_free(b);
+    }
+}
+
 /* Phase 1 (prof__g_lock held): recording ends, once: no record is
    written for the session from here on, whatever a later prof_stop does. */
 static PROF__NI void prof__c_end(prof__collector *c) {
@@ -4587,8 +4723,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     int step;
     if (e->n >= (size_t)INT32_MAX - 1 || (e->n + 1 >= e->cap && !PROF__PUSH_OK(e->ev, e->n + 1, e->cap))) return -1;
     if ((word & 7u) == PROF__TAG_DYN) {
-        const prof_site *origin;
-        if (prof__c_dyn_site(c, (const prof__rec *)(word & ~(uintptr_t)7u), &origin, &name, &site) != 0) return -1;
+        if (prof__c_dyn_scope(c, (const prof__rec *)(word & ~(uintptr_t)7u), &name, &site) != 0) return -1;
     } else {
         size_t h = prof__c_site_slot(s);
         name = s->name;
@@ -4648,7 +4783,9 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
 
 /* Phase 3: one thread's records -> events (its scopes, in end order),
    memory records, marks and counter samples, async begins and ends; then
-   its open scopes. */
+   its open scopes. Out of memory it returns at once: the next attempt
+   goes back to the mark (the thread's start, or a later block's whose
+   blocks before were freed) and reads on from there. */
 static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof_events *e = c->e;
     prof__pending pd;
@@ -4656,18 +4793,31 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     const prof__rec *r;
     int64_t thr = prof__thread_index(e, sn->t->tid, sn->t->name);
     if (thr < 0) return -1;
-    memset(&pd, 0, sizeof pd);
-    prof__map_free(&c->native_map);
-    sn->kbeg = e->n;
+    c->decoding = sn;
+    c->pd = &pd;
     c->scope_from = PROF__LOADR(&sn->t->bind_tick); /* (bound before the snapshot) */
     if (c->scope_from < prof__g.tick_start) c->scope_from = prof__g.tick_start;
-    prof__rec_iter_init(&it, sn);
+    if (c->decode_resume) {
+        prof__c_mark_back(c);
+    } else {
+        memset(&pd, 0, sizeof pd);
+        prof__map_free(&c->native_map);
+        c->ndpend = c->dpend_done = 0;
+        sn->kbeg = e->n;
+        c->mark.b = sn->cur ? PROF__LOAD(&sn->t->head) : NULL;
+        (void)prof__c_mark_take(c, c->mark.b); /* (no pending name: nothing to copy, cannot fail) */
+        c->decode_resume = 1; /* until the thread is read */
+    }
+    prof__rec_iter_init(&it, sn, c->mark.b, c);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (prof__is_name_ext(word)) prof__rec_skip_name(&it, r); /* read through its DYN record */ else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
+            if (prof__is_name_ext(word)) { /* read through its DYN record */
+                if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
+                prof__rec_skip_name(&it, r);
+            } else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
@@ -4719,6 +4869,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         prof__pending_reset(&pd);
     }
+    c->decode_resume = 0;
     sn->kend = e->n;
     /* open = entered - recorded - dropped - begun after the stop (those
        are in `entered` when their thread passed the gate in time) */
@@ -4728,9 +4879,8 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     return 0;
 }
 static PROF__NI int prof__c_decode(prof__collector *c) {
-    size_t i;
-    for (i = 0; i < c->nsnap; i++)
-        if (prof__c_decode_thread(c, &c->snaps[i]) != 0) return -1;
+    for (; c->decode_next < c->nsnap; c->decode_next++)
+        if (prof__c_decode_thread(c, &c->snaps[c->decode_next]) != 0) return -1;
     c->open_total = c->open_net > 0 ? (uint64_t)c->open_net : 0;
     c->nscopes = c->e->n;
     c->e->stats.allocs = c->e->nmem;
@@ -5069,44 +5219,9 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
 }
 
 /* The phases that read the records (prof_stop's lock and prof__g_lock
-   held): the list, its room, the records decoded, the async ranges
-   paired. Until all of them succeed nothing is given back: out of memory,
-   the list and what they made go (prof__c_unread) and the next attempt
-   reads the same records again. Then the records read go, at once: the
-   list holds their events, and the phases after need none of them (their
-   peak, the list's ordering, is not added to the records'). */
-static PROF__NI void prof__c_unread(prof__collector *c) {
-    size_t i;
-    prof_events_free(c->e);
-    c->e = NULL;
-    PROF_FREE(c->xkeys);
-    PROF_FREE(c->asyncs);
-    PROF_FREE(c->addrs);
-    PROF_FREE(c->shape_ents);
-    PROF_FREE(c->shape_vals);
-    c->xkeys = NULL;
-    c->asyncs = NULL;
-    c->addrs = NULL;
-    c->shape_ents = NULL;
-    c->shape_vals = NULL;
-    c->nx = c->capx = c->nasync = c->capasync = c->naddrs = c->capaddrs = 0;
-    c->nshape_ents = c->capshape_ents = c->nshape_vals = c->capshape_vals = 0;
-    prof__map_free(&c->ptr_map);
-    prof__map_free(&c->native_map);
-    prof__map_free(&c->shape_map);
-    prof__map_free(&c->ex_map);
-    /* the caches hold the old list's indices and strings */
-    memset(c->site_cache, 0, sizeof c->site_cache);
-    memset(c->site_cache_idx, 0, sizeof c->site_cache_idx);
-    memset(c->dyn_cache, 0, sizeof c->dyn_cache);
-    memset(c->dyn_origin, 0, sizeof c->dyn_origin);
-    memset(c->ex_cache, 0, sizeof c->ex_cache);
-    memset(c->shape_cache, 0, sizeof c->shape_cache);
-    c->open_net = 0;
-    c->open_total = 0;
-    c->nscopes = 0;
-    for (i = 0; i < c->nsnap; i++) c->snaps[i].kbeg = c->snaps[i].kend = c->snaps[i].nrec = c->snaps[i].began_late = 0;
-}
+   held): the list, its room, the records decoded (blocks freed as they
+   are read, a failure resumed from the decode's mark), the async ranges
+   paired; then the rest of the records read go. */
 /* The records the snapshot covers, read: each thread's blocks before the
    one it was on are freed (the owner is past them and never returns: its
    next session starts at the block it is on), unless a reserve keeps them
@@ -5126,9 +5241,15 @@ static PROF__NI void prof__c_release(prof__collector *c) {
     }
 }
 static PROF__NI int prof__c_read(prof__collector *c) {
-    if (prof__c_list(c) != 0) { prof__c_unread(c); return -1; }
-    prof__c_reserve(c);
-    if (prof__c_decode(c) != 0 || prof__c_async(c) != 0) { prof__c_unread(c); return -1; }
+    if (!c->e) {
+        if (prof__c_list(c) != 0) {
+            prof_events_free(c->e);
+            c->e = NULL;
+            return -1;
+        }
+        prof__c_reserve(c);
+    }
+    if (prof__c_decode(c) != 0 || prof__c_async(c) != 0) return -1;
     prof__c_release(c);
     prof__c_threads(c);
     prof__reap_dead_locked(); /* (the snapshots' threads are not read again) */

@@ -439,36 +439,41 @@ static void *retry_worker(void *arg) {
 }
 static void retry_record(const retry_mode *m) {
     int i, k;
+    char dyn[32];
     PROF_BEGIN("open at the stop");
-    for (i = 0; i < 80; i++) {
-        PROF_SCOPE("step");
-        if (i == 3) PROF_ASYNC_BEGIN("range a", 100);
-        if (i == 5) PROF_ASYNC_BEGIN("range b", 101);
-        PROF_MARK("mark");
-        PROF_COUNTER("counter", i * 0.5);
-        for (k = 0; k < 3; k++) {
-            if (m->shapes) {
-                prof_args a;
-                int64_t shapes[4];
-                memset(&a, 0, sizeof a);
-                shapes[0] = 1;
-                shapes[1] = k + 1;
-                shapes[2] = 2;
-                shapes[3] = i % 4;
-                a.shapes = shapes;
-                a.shapes_len = k == 2 ? 4 : 2;
-                a.flops = 10 * i + k;
-                a.sequence_nr = 3 * i + k;
-                a.set = PROF_ARGS_SEQUENCE_NR;
-                { PROF_SCOPE_ARGS("aten::op", &a); }
-                { PROF_SCOPE_SHAPES("aten::mm", 2, i % 3 + 1, 4); }
-            } else {
-                PROF_SCOPE("inner");
+    snprintf(dyn, sizeof dyn, "run-time name %d", m->threads);
+    { /* a name read in the first block, its scope's record in a later one */
+        PROF_SCOPE_DYN(dyn);
+        for (i = 0; i < 80; i++) {
+            PROF_SCOPE("step");
+            if (i == 3) PROF_ASYNC_BEGIN("range a", 100);
+            if (i == 5) PROF_ASYNC_BEGIN("range b", 101);
+            PROF_MARK("mark");
+            PROF_COUNTER("counter", i * 0.5);
+            for (k = 0; k < 3; k++) {
+                if (m->shapes) {
+                    prof_args a;
+                    int64_t shapes[4];
+                    memset(&a, 0, sizeof a);
+                    shapes[0] = 1;
+                    shapes[1] = k + 1;
+                    shapes[2] = 2;
+                    shapes[3] = i % 4;
+                    a.shapes = shapes;
+                    a.shapes_len = k == 2 ? 4 : 2;
+                    a.flops = 10 * i + k;
+                    a.sequence_nr = 3 * i + k;
+                    a.set = PROF_ARGS_SEQUENCE_NR;
+                    { PROF_SCOPE_ARGS("aten::op", &a); }
+                    { PROF_SCOPE_SHAPES("aten::mm", 2, i % 3 + 1, 4); }
+                } else {
+                    PROF_SCOPE("inner");
+                }
             }
-        }
-        if (m->memory) {
-            prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
-            if (i % 2) prof_dealloc((const void *)(uintptr_t)(0x1000 + 16 * (i - 1)));
+            if (m->memory) {
+                prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
+                if (i % 2) prof_dealloc((const void *)(uintptr_t)(0x1000 + 16 * (i - 1)));
+            }
         }
     }
     if (m->threads) {
