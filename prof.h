@@ -338,6 +338,22 @@
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
 
+   prof_stop OUT OF MEMORY loses nothing: it returns NULL with PROF_E_NOMEM
+   ("... the records are kept: free memory and call prof_stop again"), and
+   recording has ended (prof_is_recording() is 0; scopes run from then on
+   are not recorded, threads that exit keep their records). The next
+   prof_stop() goes on from where the failed one stopped, as often as it
+   takes, and returns the list a first successful prof_stop would have
+   given: the same events, times and counts (scopes entered = recorded +
+   dropped + open at the stop). No call is needed in between; prof_step
+   says there is no session. prof_start discards the kept records, and so
+   does prof_shutdown, each with a warning (PROF_E_STATE): a new session
+   is what was asked for. The one exception is CUPTI: records already
+   taken from CUPTI's buffers when memory ran out are lost (the list says
+   so in a warning). At the end of a schedule's recording window
+   (prof_step) a failure is reported and the window's events are dropped,
+   since the next window begins at once.
+
    MEMORY
    ======
    With profile_memory, each prof_alloc/prof_dealloc (or hand-added
@@ -789,7 +805,9 @@ typedef struct prof_table_options {
 /* Session */
 PROF_API prof_result prof_start(const prof_config *cfg);
 /* Ends the session. With a schedule, returns the window recording at stop
-   (also handed to on_trace_ready), or an empty list. NULL on error. */
+   (also handed to on_trace_ready), or an empty list. NULL on error; out of
+   memory (PROF_E_NOMEM) the records are kept and the next prof_stop tries
+   again (manual: prof_stop OUT OF MEMORY). */
 PROF_API prof_events *prof_stop(void);
 /* 1 while scopes are being recorded: in a session, also in its warm-up
    steps (whose events are then thrown away), not in its wait steps. */
