@@ -60,6 +60,7 @@ static void test_free(void *p) {
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -586,6 +587,59 @@ static void test_stop_retry(const retry_mode *m) {
     prof__clk.ticks_are_ns = ticks_are_ns;
 }
 
+/* The same with the address space really full (RLIMIT_AS, in a child):
+   prof_stop fails in libc's malloc, the limit is raised, and prof_stop
+   again gives every event. Not under valgrind or the sanitizers, whose
+   own mappings the limit would hit. */
+static int rlimit_child(void) {
+    enum { N = 1000000 };
+    struct rlimit lim;
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    long pages = 0, i;
+    FILE *f;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.no_prefault_thread = 1; /* its blocks and stack, freed by prof_stop, would make room */
+    if (prof_start(&cfg) != PROF_OK) return 10;
+    for (i = 0; i < N; i++) {
+        PROF_SCOPE("limited");
+    }
+    f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%ld", &pages) != 1) return 11;
+    fclose(f);
+    if (getrlimit(RLIMIT_AS, &lim) != 0) return 12;
+    /* no more than now: the records' 24 MB go as they are read, the list's
+       48 MB do not fit in their place */
+    lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+    check_log_reset();
+    if (setrlimit(RLIMIT_AS, &lim) != 0) return 13;
+    ev = prof_stop();
+    lim.rlim_cur = lim.rlim_max;
+    if (setrlimit(RLIMIT_AS, &lim) != 0) return 14;
+    if (ev) return 15; /* the limit did not bite */
+    if (!check_log_has(PROF_E_NOMEM, "the records are kept")) return 16;
+    ev = prof_stop();
+    if (!ev) return 17;
+    st = prof_events_stats(ev);
+    if (prof_events_count(ev) != N || count_named(ev, "limited") != N || st.scopes_entered != N || st.scopes_recorded != N || st.dropped || st.open_at_stop) return 18;
+    prof_events_free(ev);
+    return 0;
+}
+/* in a process of its own (this program run again): the heap the tests
+   before leave free would make room */
+static void test_stop_retry_rlimit(void) {
+    pid_t pid;
+    if (check_under_valgrind() || check_under_sanitizer()) return;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        char *const args[] = { (char *)"test_oom", (char *)"--rlimit-child", NULL };
+        execv("/proc/self/exe", args);
+        _exit(20);
+    }
+    CHECK_EQ_INT(retry_wait(pid), 0);
+}
+
 /* After a failed stop: prof_start discards the kept records with a
    warning and starts afresh; prof_stop then gives the new session's list. */
 static void test_stop_retry_start(void) {
@@ -615,8 +669,9 @@ static void test_stop_retry_start(void) {
     CHECK(check_log_has(PROF_E_STATE, "no session is recording"));
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     prof_set_log(check_log, NULL);
+    if (argc > 1 && strcmp(argv[1], "--rlimit-child") == 0) return rlimit_child();
     test_stop_peak_flat();
     prof_shutdown();
     test_stack_analysis_fails(0);
@@ -633,6 +688,7 @@ int main(void) {
         prof_shutdown();
         test_stop_retry_start();
         prof_shutdown();
+        test_stop_retry_rlimit();
     }
     prof_set_log(NULL, NULL);
     return check_report();
