@@ -4066,11 +4066,11 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
    -1 (out of memory) and leaves what it failed on as it found it, so a
    failed prof_stop loses nothing: the collector is kept (prof__c_kept),
    `phase` says which phases are done, and the next prof_stop resumes
-   there. Until the records are released the phases that read them
-   (prof__c_read) run again whole, into a new list; after, each phase
-   resumes from what the list holds. prof__end_recording frees everything
-   in one place (prof__c_free). */
-enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED };
+   there: the decode from its mark (prof__c_mark: the blocks it read are
+   freed as it goes, so the list takes their memory), the phases after it
+   from what the list holds. prof__end_recording frees everything in one
+   place (prof__c_free). */
+enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED, PROF__C_TREE };
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
@@ -4142,7 +4142,7 @@ typedef struct prof__collector {
     size_t decode_next;
     int decode_resume;
     prof__snap *decoding;        /* the thread being decoded */
-    prof__pending *pd;           /* its pending extensions */
+    prof__pending *pd;           /* its pending extensions (prof__c_decode_thread's, while it runs) */
     prof__c_mark mark;
     prof__dyn_pend *mark_dpend;  /* dpend at the mark */
     size_t capmark_dpend;
@@ -5128,6 +5128,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     c->phase = PROF__C_ORDERED;
     return 0;
 }
+
 /* Phase 8: parents and children, as _populate_cpu_children finds them, in
    one pass over the ordered list: per thread (one thread id is one thread
    of the list) a stack of the open events, each with its last child.
@@ -5219,14 +5220,16 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
 }
 
 /* Phase 10: the tree (which attaches the stacks first), the CUPTI join
-   and memory per event. The tree starts afresh when an attempt failed
-   (prof__build_tree). */
+   and memory per event. The stacks are handed to the list once: they stay
+   pending there until attached (prof__attach_stacks), and the tree starts
+   afresh when an attempt failed (prof__build_tree). */
 static PROF__NI int prof__c_finish(prof__collector *c) {
     prof_events *e = c->e;
-    e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
-    if (c->addrs) { /* (moved by an earlier attempt) */
+    if (c->phase == PROF__C_LINKED) {
+        e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
         e->native_addrs = c->addrs;
         c->addrs = NULL;
+        c->phase = PROF__C_TREE;
     }
     if (prof__build_tree(e) != PROF_OK ||
 #if defined(PROF_CUPTI)
@@ -5236,10 +5239,6 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
     return 0;
 }
 
-/* The phases that read the records (prof_stop's lock and prof__g_lock
-   held): the list, its room, the records decoded (blocks freed as they
-   are read, a failure resumed from the decode's mark), the async ranges
-   paired; then the rest of the records read go. */
 /* The records the snapshot covers, read: each thread's blocks before the
    one it was on are freed (the owner is past them and never returns: its
    next session starts at the block it is on), unless a reserve keeps them
@@ -5258,6 +5257,10 @@ static PROF__NI void prof__c_release(prof__collector *c) {
         }
     }
 }
+/* The phases that read the records (prof_stop's lock and prof__g_lock
+   held): the list, its room, the records decoded (blocks freed as they
+   are read, a failure resumed from the decode's mark), the async ranges
+   paired; then the rest of the records read go. */
 static PROF__NI int prof__c_read(prof__collector *c) {
     if (!c->e) {
         if (prof__c_list(c) != 0) {
@@ -6448,11 +6451,14 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
 
 /* Stacks recorded with the events are attached once the tree's parents are
    known, before _remove_dup_nodes and _set_backward_stacktraces (which then
-   gives ops under a backward scope the forward op's stack, as PyTorch). */
+   gives ops under a backward scope the forward op's stack, as PyTorch).
+   Each event's stack is set whole, so an attempt that failed half way is
+   redone from the start. */
 static PROF__NI int prof__attach_stacks(prof_events *e) {
     int rc = 0;
     if (e->stacks_pending & PROF__F_SCOPES) rc = prof__scope_stacks(e);
     if (!rc && (e->stacks_pending & PROF__F_NATIVE)) rc = prof__native_stacks(e, e->native_addrs);
+    if (rc) return rc; /* out of memory: the stacks stay pending for the next build (a failed prof_stop's retry) */
     e->stacks_pending = 0;
     PROF_FREE(e->native_addrs);
     e->native_addrs = NULL;

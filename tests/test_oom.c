@@ -534,7 +534,7 @@ static void test_stop_retry(const retry_mode *m) {
     pid_t pid;
     prof_events *ev;
     memset(&cfg, 0, sizeof cfg);
-    cfg.with_stack = m->stacks ? PROF_STACK_SCOPES : PROF_STACK_NONE;
+    cfg.with_stack = m->stacks; /* PROF_STACK_NONE, _SCOPES or _NATIVE */
     cfg.record_shapes = m->shapes;
     cfg.with_flops = m->shapes;
     cfg.profile_memory = m->memory;
@@ -682,7 +682,8 @@ int main(int argc, char **argv) {
     prof_shutdown();
     test_every_allocation_fails();
     {
-        static const retry_mode modes[] = { { "plain", 0, 0, 0, 0 }, { "threads", 0, 0, 1, 1 }, { "stacks, shapes, args", 1, 1, 1, 1 } };
+        static const retry_mode modes[] = { { "plain", 0, 0, 0, 0 }, { "threads", 0, 0, 1, 1 }, { "stacks, shapes, args", PROF_STACK_SCOPES, 1, 1, 1 },
+                                             { "native stacks", PROF_STACK_NATIVE, 0, 0, 1 } };
         size_t m;
         for (m = 0; m < sizeof modes / sizeof *modes; m++) test_stop_retry(&modes[m]);
         prof_shutdown();
