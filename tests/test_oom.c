@@ -566,7 +566,9 @@ static void test_stop_retry(const retry_mode *m) {
     remove(path);
     if (!CHECK(want != NULL)) { prof_events_free(prof_stop()); prof__clk.ticks_are_ns = ticks_are_ns; return; }
     CHECK(strstr(want, "between the attempts") == NULL);
-    for (fail = 1; fail < 100000; fail++) {
+    /* valgrind checks each child's leaks at its exit, a second or more:
+       there every 4th allocation fails */
+    for (fail = 1; fail < 100000; fail += check_under_valgrind() ? 4 : 1) {
         int r;
         fflush(NULL);
         if ((pid = fork()) == 0) _exit(retry_child(fail, want));
@@ -575,9 +577,9 @@ static void test_stop_retry(const retry_mode *m) {
         failed++;
         if (r != RETRY_SAME && bad++ < 5) fprintf(stderr, "%s: allocation %ld of prof_stop failing: child outcome %d\n", m->name, fail, r);
     }
-    printf("test_stop_retry (%s): prof_stop stopped with each of its %ld allocations failing, then again\n", m->name, failed);
+    printf("test_stop_retry (%s): prof_stop stopped with %ld of its allocations failing, then again\n", m->name, failed);
     CHECK_MSG(bad == 0, "%s: %ld of %ld failing allocations lost or changed the list", m->name, bad, failed);
-    CHECK_MSG(failed > 5, "%s: prof_stop made %ld allocations", m->name, failed);
+    CHECK_MSG(failed > 3, "%s: prof_stop made %ld allocations", m->name, failed);
     check_log_reset();
     ev = prof_stop(); /* the parent's own records: a plain stop */
     CHECK(ev != NULL);
