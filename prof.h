@@ -356,6 +356,22 @@
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
 
+   prof_stop OUT OF MEMORY loses nothing: it returns NULL with PROF_E_NOMEM
+   ("... the records are kept: free memory and call prof_stop again"), and
+   recording has ended (prof_is_recording() is 0; scopes run from then on
+   are not recorded, threads that exit keep their records). The next
+   prof_stop() goes on from where the failed one stopped, as often as it
+   takes, and returns the list a first successful prof_stop would have
+   given: the same events, times and counts (scopes entered = recorded +
+   dropped + open at the stop). No call is needed in between; prof_step
+   says there is no session. prof_start discards the kept records, and so
+   does prof_shutdown, each with a warning (PROF_E_STATE): a new session
+   is what was asked for. The one exception is CUPTI: records already
+   taken from CUPTI's buffers when memory ran out are lost (the list says
+   so in a warning). At the end of a schedule's recording window
+   (prof_step) a failure is reported and the window's events are dropped,
+   since the next window begins at once.
+
    MEMORY
    ======
    With profile_memory, each prof_alloc/prof_dealloc (or hand-added
@@ -810,7 +826,9 @@ typedef struct prof_table_options {
 /* Session */
 PROF_API prof_result prof_start(const prof_config *cfg);
 /* Ends the session. With a schedule, returns the window recording at stop
-   (also handed to on_trace_ready), or an empty list. NULL on error. */
+   (also handed to on_trace_ready), or an empty list. NULL on error; out of
+   memory (PROF_E_NOMEM) the records are kept and the next prof_stop tries
+   again (manual: prof_stop OUT OF MEMORY). */
 PROF_API prof_events *prof_stop(void);
 /* 1 while scopes are being recorded: in a session, also in its warm-up
    steps (whose events are then thrown away), not in its wait steps. */
@@ -3665,10 +3683,12 @@ static PROF__NI void prof__reap_dead_locked(void) {
     }
 }
 
+static PROF__NI void prof__shutdown_kept(void); /* (session control) */
 PROF_API void prof_shutdown(void) {
     /* Frees the calling thread's buffers and those of exited threads. Other
        live threads keep theirs: a scope they opened may still write into it. */
     prof__tstate **pp;
+    prof__shutdown_kept(); /* first: a kept collection reads those buffers */
     pthread_mutex_lock(&prof__g_lock);
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
         pp = &prof__g.threads;
@@ -3991,25 +4011,27 @@ static PROF__NI size_t prof__snap_count(const prof__snap *s, prof__block *b) {
     if (s->pos >= b->recs && s->pos <= b->recs + PROF__LOAD(&b->limit)) return (size_t)(s->pos - b->recs);
     return 0;
 }
-/* With `c`, each block the iterator leaves is handed to prof__c_block_done
-   (which may free it: the owner is past it). */
+/* With `c`, the iterator hands each block it moves on to to
+   prof__c_block_done (which may free those before it: the owner is past
+   them). It never moves inside a record's handling: a block's records are
+   done when it is called. */
 struct prof__collector;
-static PROF__NI void prof__c_block_done(struct prof__collector *c, prof__tstate *t, prof__block *b);
+static PROF__NI void prof__c_block_done(struct prof__collector *c, prof__tstate *t, prof__block *next);
 typedef struct prof__rec_iter { const prof__snap *s; prof__block *b; size_t i, n; struct prof__collector *c; } prof__rec_iter;
-static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s, struct prof__collector *c) {
+/* at the start of block b (the snapshot's first: its thread's head) */
+static PROF__NI void prof__rec_iter_init(prof__rec_iter *it, const prof__snap *s, prof__block *b, struct prof__collector *c) {
     it->s = s;
     it->c = c;
-    it->b = s->cur ? PROF__LOAD(&s->t->head) : NULL;
+    it->b = b;
     it->i = 0;
     it->n = it->b ? prof__snap_count(s, it->b) : 0;
 }
 static PROF__NI const prof__rec *prof__rec_next(prof__rec_iter *it) {
     while (it->b) {
-        prof__block *done = it->b;
         if (it->i < it->n) return &it->b->recs[it->i++];
         if (it->b == it->s->cur) { it->b = NULL; break; }
         it->b = PROF__LOAD(&it->b->next);
-        if (it->c) prof__c_block_done(it->c, it->s->t, done);
+        if (it->c && it->b) prof__c_block_done(it->c, it->s->t, it->b);
         it->i = 0;
         it->n = it->b ? prof__snap_count(it->s, it->b) : 0;
     }
@@ -4080,17 +4102,38 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
 }
 
 /* The collector: prof_stop's state, one phase per function, in order:
-   snapshot the threads, reserve the list, decode records into it (sites
-   and names, extensions, native stacks, memory, marks), pair async ranges,
-   settle the counts, join CUPTI's records, order the events in place,
-   warn, then the tree (which attaches the stacks) and memory. Every phase returns 0 or -1 (out
-   of memory); prof__collect frees everything in one place. */
+   end recording, snapshot the threads, reserve the list, decode records
+   into it (sites and names, extensions, native stacks, memory, marks),
+   pair async ranges, release the records read and settle the counts, join
+   CUPTI's records, order the events in place, link them, warn, then the
+   tree (which attaches the stacks) and memory. Every phase returns 0 or
+   -1 (out of memory) and leaves what it failed on as it found it, so a
+   failed prof_stop loses nothing: the collector is kept (prof__c_kept),
+   `phase` says which phases are done, and the next prof_stop resumes
+   there: the decode from its mark (prof__c_mark: the blocks it read are
+   freed as it goes, so the list takes their memory), the phases after it
+   from what the list holds. prof__end_recording frees everything in one
+   place (prof__c_free). */
+enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED, PROF__C_TREE };
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
-typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
+typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
+/* Where the thread being decoded resumes after a failure: the first block
+   not freed, and what the decode had made before it. Extras, sites,
+   strings and shapes made after it are left (kept, found again: the same
+   indices), the rest is cut back. */
+typedef struct prof__c_mark {
+    prof__block *b;
+    size_t n, nmem, ninst, nasync, naddrs, nrec, ndpend, dpend_done;
+    uint64_t began_late;
+    prof_stats stats;
+    prof__pending pd;
+} prof__c_mark;
 typedef struct prof__collector {
     prof_events *e;
+    int phase;                   /* PROF__C_*: the phases done */
+    prof_stats st;               /* the snapshot's counts, each attempt's list's first stats */
     uint32_t epoch;
     uint64_t tick_stop;          /* records that end after it were open at the stop */
     uint64_t scope_from;         /* the thread being decoded: scopes that began
@@ -4124,14 +4167,29 @@ typedef struct prof__collector {
     size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
     int linked;                  /* prof__c_order linked the events (one run: prof__run_place) */
+    size_t nscopes;              /* the threads' scopes: the list's first events */
+    int xcopied;                 /* prof__c_order put xkeys' events after them */
+    size_t order_next;           /* prof__c_order: the snapshot whose run is next (those before are in order) */
+    int order_sort;              /* ... and that run is in start order, not nested: sorted next */
+    int warned;                  /* prof__c_warn spoke */
+    int cuda_lost;               /* CUPTI's records were taken and could not be kept */
     unsigned seen;               /* with linked: PROF__T_* of the links */
-    int release;                 /* free each block once read (prof__c_block_done) */
+    int release;                 /* free the blocks read (prof__c_block_done, prof__c_release) */
     /* PROF_SCOPE_DYN names in the records of the thread being read, whose
        scope record has not come yet (innermost last): resolved to a site
        before their block is freed, since the scope record may come in a
        later block */
     prof__dyn_pend *dpend;
     size_t ndpend, capdpend, dpend_done; /* [0, dpend_done) resolved */
+    /* the decode's progress: threads before decode_next are done; the one
+       at it resumes from `mark` when decode_resume is set (a failure) */
+    size_t decode_next;
+    int decode_resume;
+    prof__snap *decoding;        /* the thread being decoded */
+    prof__pending *pd;           /* its pending extensions (prof__c_decode_thread's, while it runs) */
+    prof__c_mark mark;
+    prof__dyn_pend *mark_dpend;  /* dpend at the mark */
+    size_t capmark_dpend;
     /* site pointer -> index: a direct-mapped cache in front of the map,
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
@@ -4168,6 +4226,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     PROF_FREE(c->shape_ents);
     PROF_FREE(c->shape_vals);
     PROF_FREE(c->dpend);
+    PROF_FREE(c->mark_dpend);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
 #endif
@@ -4287,25 +4346,66 @@ static PROF__NI int prof__c_dyn_scope(prof__collector *c, const prof__rec *hdr, 
     }
     return 0;
 }
-/* A block read to its end: freed, unless the session keeps its blocks
-   (reserve_events) or its names cannot be resolved (out of memory: kept,
-   read from the block). The owner is past it and never returns to it (its
-   next session starts at the block it is on), so the list's memory takes
-   the records' place instead of adding to it. Only the thread's first
-   block is ever freed (prof__g_lock held, as for every change of a
-   thread's chain). */
-static PROF__NI void prof__c_block_done(prof__collector *c, prof__tstate *t, prof__block *b) {
-    if (!c->release || PROF__LOAD(&t->head) != b || prof__c_dyn_resolve(c) != 0) return;
-    PROF__STORE(&t->head, PROF__LOAD(&b->next));
-    prof__block_free(b);
+/* The decode's mark (see prof__c_mark), taken where a block begins, and
+   the decode put back to it. 0, or -1 when out of memory for the copy of
+   the pending names (no mark then: the blocks stay). */
+static PROF__NI int prof__c_mark_take(prof__collector *c, prof__block *b) {
+    prof__c_mark *m = &c->mark;
+    if (!prof__reserve_exact((void *)&c->mark_dpend, &c->capmark_dpend, c->ndpend, sizeof *c->mark_dpend)) return -1;
+    if (c->ndpend) memcpy(c->mark_dpend, c->dpend, c->ndpend * sizeof *c->dpend);
+    m->b = b;
+    m->n = c->e->n;
+    m->nmem = c->e->nmem;
+    m->ninst = c->e->ninst;
+    m->nasync = c->nasync;
+    m->naddrs = c->naddrs;
+    m->nrec = c->decoding->nrec;
+    m->began_late = c->decoding->began_late;
+    m->ndpend = c->ndpend;
+    m->dpend_done = c->dpend_done;
+    m->stats = c->e->stats;
+    m->pd = *c->pd;
+    return 0;
+}
+static PROF__NI void prof__c_mark_back(prof__collector *c) {
+    const prof__c_mark *m = &c->mark;
+    c->e->n = m->n;
+    c->e->nmem = m->nmem;
+    c->e->ninst = m->ninst;
+    c->nasync = m->nasync;
+    c->naddrs = m->naddrs;
+    c->decoding->nrec = m->nrec;
+    c->decoding->began_late = m->began_late;
+    c->e->stats = m->stats;
+    *c->pd = m->pd;
+    if (m->ndpend) memcpy(c->dpend, c->mark_dpend, m->ndpend * sizeof *c->dpend); /* (dpend was at least that big) */
+    c->ndpend = m->ndpend;
+    c->dpend_done = m->dpend_done;
+    prof__map_free(&c->native_map); /* (native stacks: the only mark is the thread's start) */
+}
+/* The iterator moved to block `next`: every record before it is decoded.
+   Unless the session keeps its blocks (reserve_events), those before it
+   are freed, so the list's memory takes the records' place instead of
+   adding to it, once a mark is taken there (a failure later resumes from
+   it) and the pending names are resolved: if either cannot be had (out
+   of memory) they are kept, freed at a later mark or once all is read.
+   With native stacks the thread's blocks are kept until it is read (its
+   stacks' map is not copied). The owner is past them and never returns to
+   them (its next session starts at the block it is on). Only the
+   thread's first block is ever freed (prof__g_lock held, as for every
+   change of a thread's chain). */
+static PROF__NI void prof__c_block_done(prof__collector *c, prof__tstate *t, prof__block *next) {
+    prof__block *b;
+    if (!c->release || (c->features & PROF__F_NATIVE) || prof__c_dyn_resolve(c) != 0 || prof__c_mark_take(c, next) != 0) return;
+    while ((b = PROF__LOAD(&t->head)) != NULL && b != next) {
+        PROF__STORE(&t->head, PROF__LOAD(&b->next));
+        prof__block_free(b);
+    }
 }
 
-/* Phase 1 (session lock held): recording ends, the list is created and
-   each thread bound to the session is snapshotted with its counts. */
-static PROF__NI int prof__c_snapshot(prof__collector *c) {
-    prof_events *e;
-    prof__tstate *t;
-    int xk;
+/* Phase 1 (prof__g_lock held): recording ends, once: no record is
+   written for the session from here on, whatever a later prof_stop does. */
+static PROF__NI void prof__c_end(prof__collector *c) {
     c->epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     /* Read before recording ends: a scope that closes later was open at the
        stop, even when its record lands in the snapshot (the scopes inside it
@@ -4321,23 +4421,28 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_SEQ_CST);
     PROF__TEST_HOOK(PROF__HOOK_ENDED);
     c->features = prof__g_features;
-    if (!(c->e = e = prof_events_create())) return -1;
-    e->base_real_ns = prof__g.real_start;
-    e->with_node_id = prof__g.cfg.with_node_id;
-    e->node_id = prof__g.cfg.node_id;
-    e->world_size = prof__g.cfg.world_size;
-    e->profile_memory = prof__g.cfg.profile_memory;
-    e->with_flops = prof__g.cfg.with_flops;
-    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
-    e->stats.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-    if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
+    c->st.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
     prof__clock_calibrate();
+    c->phase = PROF__C_ENDED;
+}
 
+/* Phase 2 (prof__g_lock held): each thread bound to the session is
+   snapshotted with its counts, into c->st (each attempt's list starts
+   from them). The room for the snapshots is had before anything is read:
+   no thread binds to a session that ended, so the count holds. */
+static PROF__NI int prof__c_snapshot(prof__collector *c) {
+    prof__tstate *t;
+    size_t n = 0;
+    int xk;
+    for (t = prof__g.threads; t; t = t->next) n += PROF__LOAD(&t->bound_epoch) == c->epoch;
+    if (!prof__reserve_exact((void *)&c->snaps, &c->capsnap, n ? n : 1, sizeof *c->snaps)) return -1;
+#if defined(PROF_CUPTI)
+    if (!prof__reserve_exact((void *)&c->cuthr, &c->capcuthr, n ? n : 1, sizeof *c->cuthr)) return -1;
+#endif
     for (t = prof__g.threads; t; t = t->next) {
         prof__snap *sn;
         uint64_t gate;
         if (PROF__LOAD(&t->bound_epoch) != c->epoch) continue;
-        if (!PROF__PUSH_OK(c->snaps, c->nsnap, c->capsnap)) return -1;
         sn = &c->snaps[c->nsnap++];
         memset(sn, 0, sizeof *sn);
         sn->t = t;
@@ -4346,7 +4451,6 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         sn->pos = PROF__LOAD(&t->hot.pos);
         sn->cur = PROF__LOAD(&t->cur);
 #if defined(PROF_CUPTI)
-        if (!PROF__PUSH_OK(c->cuthr, c->ncuthr, c->capcuthr)) return -1;
         c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
         c->cuthr[c->ncuthr].tid = t->tid;
         c->ncuthr++;
@@ -4360,14 +4464,14 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         sn->dropped = PROF__LOADR(&t->dropped);
         sn->other = PROF__LOADR(&t->unbalanced);
         for (xk = 0; xk < 4; xk++) { c->xdropped[xk] += PROF__LOADR(&t->xdropped[xk]); sn->other += PROF__LOADR(&t->xdropped[xk]); }
-        e->stats.scopes_entered += sn->entered;
-        e->stats.scopes_dropped += sn->dropped;
+        c->st.scopes_entered += sn->entered;
+        c->st.scopes_dropped += sn->dropped;
         c->dropped_nomem += PROF__LOADR(&t->dropped_nomem);
-        e->stats.unbalanced_ends += PROF__LOADR(&t->unbalanced);
+        c->st.unbalanced_ends += PROF__LOADR(&t->unbalanced);
     }
-    e->stats.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
+    c->st.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
-    e->stats.blocks_prefaulted = prof__pf.taken;
+    c->st.blocks_prefaulted = prof__pf.taken;
     c->release = !prof__pf.keep; /* a reserve keeps its blocks for the next session */
     pthread_mutex_unlock(&prof__pf_lock);
     /* without a reserve, the unwritten part of the block each thread is on
@@ -4380,16 +4484,34 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
             if (b) prof__block_trim(b, prof__snap_count(&c->snaps[k], b));
         }
     }
-    e->stats.marks_dropped = c->xdropped[PROF__X_MARK];
-    e->stats.counters_dropped = c->xdropped[PROF__X_COUNTER];
-    e->stats.allocs_dropped = c->xdropped[PROF__X_ALLOC];
-    e->stats.async_dropped = c->xdropped[PROF__X_ASYNC];
-    e->stats.dropped = e->stats.scopes_dropped + c->xdropped[0] + c->xdropped[1] + c->xdropped[2] + c->xdropped[3];
-    c->cpu_dropped = e->stats.dropped;
+    c->st.marks_dropped = c->xdropped[PROF__X_MARK];
+    c->st.counters_dropped = c->xdropped[PROF__X_COUNTER];
+    c->st.allocs_dropped = c->xdropped[PROF__X_ALLOC];
+    c->st.async_dropped = c->xdropped[PROF__X_ASYNC];
+    c->st.dropped = c->st.scopes_dropped + c->xdropped[0] + c->xdropped[1] + c->xdropped[2] + c->xdropped[3];
+    c->cpu_dropped = c->st.dropped;
+    c->phase = PROF__C_SNAPPED;
     return 0;
 }
 
-/* Phase 2: the list's room, from the records' count (the blocks' sizes,
+/* Phase 3 begins: the list, with the session's settings and the
+   snapshot's counts. */
+static PROF__NI int prof__c_list(prof__collector *c) {
+    prof_events *e;
+    if (!(c->e = e = prof_events_create())) return -1;
+    e->base_real_ns = prof__g.real_start;
+    e->with_node_id = prof__g.cfg.with_node_id;
+    e->node_id = prof__g.cfg.node_id;
+    e->world_size = prof__g.cfg.world_size;
+    e->profile_memory = prof__g.cfg.profile_memory;
+    e->with_flops = prof__g.cfg.with_flops;
+    e->stats = c->st;
+    if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
+    if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
+    return 0;
+}
+
+/* The list's room, from the records' count (the blocks' sizes,
    no record read): every scope is one record or more, so that many events
    is enough and the records are decoded once, straight into the list.
    Room never touched costs no memory; the list is cut to size once the
@@ -4723,7 +4845,9 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
 
 /* Phase 3: one thread's records -> events (its scopes, in end order),
    memory records, marks and counter samples, async begins and ends; then
-   its open scopes. */
+   its open scopes. Out of memory it returns at once: the next attempt
+   goes back to the mark (the thread's start, or a later block's whose
+   blocks before were freed) and reads on from there. */
 static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof_events *e = c->e;
     prof__pending pd;
@@ -4731,13 +4855,22 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     const prof__rec *r;
     int64_t thr = prof__thread_index(e, sn->t->tid, sn->t->name);
     if (thr < 0) return -1;
-    memset(&pd, 0, sizeof pd);
-    prof__map_free(&c->native_map);
-    c->ndpend = c->dpend_done = 0;
-    sn->kbeg = e->n;
+    c->decoding = sn;
+    c->pd = &pd;
     c->scope_from = PROF__LOADR(&sn->t->bind_tick); /* (bound before the snapshot) */
     if (c->scope_from < prof__g.tick_start) c->scope_from = prof__g.tick_start;
-    prof__rec_iter_init(&it, sn, c);
+    if (c->decode_resume) {
+        prof__c_mark_back(c);
+    } else {
+        memset(&pd, 0, sizeof pd);
+        prof__map_free(&c->native_map);
+        c->ndpend = c->dpend_done = 0;
+        sn->kbeg = e->n;
+        c->mark.b = sn->cur ? PROF__LOAD(&sn->t->head) : NULL;
+        (void)prof__c_mark_take(c, c->mark.b); /* (no pending name: nothing to copy, cannot fail) */
+        c->decode_resume = 1; /* until the thread is read */
+    }
+    prof__rec_iter_init(&it, sn, c->mark.b, c);
     while ((r = prof__rec_get(&it)) != NULL) {
         uintptr_t word = (uintptr_t)r->site, tag = word & 7u;
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
@@ -4798,6 +4931,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         prof__pending_reset(&pd);
     }
+    c->decode_resume = 0;
     sn->kend = e->n;
     /* open = entered - recorded - dropped - begun after the stop (those
        are in `entered` when their thread passed the gate in time) */
@@ -4807,10 +4941,10 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     return 0;
 }
 static PROF__NI int prof__c_decode(prof__collector *c) {
-    size_t i;
-    for (i = 0; i < c->nsnap; i++)
-        if (prof__c_decode_thread(c, &c->snaps[i]) != 0) return -1;
+    for (; c->decode_next < c->nsnap; c->decode_next++)
+        if (prof__c_decode_thread(c, &c->snaps[c->decode_next]) != 0) return -1;
     c->open_total = c->open_net > 0 ? (uint64_t)c->open_net : 0;
+    c->nscopes = c->e->n;
     c->e->stats.allocs = c->e->nmem;
     c->e->stats.async_records = c->nasync;
     return 0;
@@ -4818,13 +4952,15 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
 
 /* Phase 4: async ranges, per id in time order: each end closes the open
    begin. A begin while one is open leaves the earlier unmatched (the later
-   wins); an end with none open, and a begin never ended, are unmatched. */
+   wins); an end with none open, and a begin never ended, are unmatched.
+   Its memory is had first (a range per record at most): it cannot fail
+   half done. */
 static PROF__NI int prof__c_async(prof__collector *c) {
     size_t i, n = c->nasync;
     const prof__async_rec *as = c->asyncs;
     uint32_t *ord;
     if (!n) return 0;
-    if (!(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
+    if (!prof__reserve_exact((void *)&c->xkeys, &c->capx, c->nx + n, sizeof *c->xkeys) || !(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
     for (i = 0; i < n; i++) ord[i] = (uint32_t)i;
     prof__msort_u32(ord, ord + n, n, prof__async_less, as); /* stable: records in the order they came */
     for (i = 0; i < n;) {
@@ -4838,8 +4974,7 @@ static PROF__NI int prof__c_async(prof__collector *c) {
                 continue;
             }
             if (open == (size_t)-1) { c->e->stats.unmatched_async++; continue; }
-            if (!PROF__PUSH_OK(c->xkeys, c->nx, c->capx)) { PROF_FREE(ord); return -1; }
-            k = &c->xkeys[c->nx++];
+            k = &c->xkeys[c->nx++]; /* (room had above) */
             k->start = as[open].ts;
             k->end = x->ts > k->start ? x->ts : k->start;
             k->thread = as[open].thread;
@@ -4882,13 +5017,18 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
     }
 }
 
-/* Phase 6 (unlocked): CUPTI's records join the async ranges. */
+/* Phase 6 (unlocked): CUPTI's records join the async ranges. CUPTI's
+   buffers are taken, and freed, by the gather: out of memory there, what
+   it took is lost (said when the list is made; the rest is kept). */
 static PROF__NI int prof__c_cupti(prof__collector *c) {
     size_t i;
 #if defined(PROF_CUPTI)
     if (c->cuda) {
-        c->e->use_device = prof__intern(&c->e->strs, "cuda");
-        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) return -1;
+        if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
+        if (!c->cuda_lost && prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) {
+            c->cuda_lost = 1;
+            return -1;
+        }
     }
 #endif
     /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
@@ -4918,20 +5058,11 @@ static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, s
     return done;
 }
 
-/* Phase 7: the async ranges and CUDA's records join the list; events in
-   PyTorch's order, per thread by the stack pass, then one sort that merges
-   the threads' runs and the rest. A thread's run alone (the list's only
-   run) is ordered and linked at once (prof__run_place): prof__c_link then
-   has nothing to do. Every step is in place; a merge (more
-   than one run) or a sort takes 8 bytes of indices per event. */
-static PROF__NI int prof__c_order(prof__collector *c) {
+/* prof__c_order's first step: the list cut to size (or given its room),
+   then the async ranges and CUDA records after the threads' scopes. */
+static PROF__NI int prof__c_order_others(prof__collector *c, size_t total) {
     prof_events *e = c->e;
-    size_t nscopes = e->n, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0, nruns = runs;
-    uint32_t *idx, *tmp, *stk = NULL;
-    prof__place_ent *pstk = NULL;
-    size_t capstk = 0, cappstk = 0, placed = 0;
-    unsigned seen = 0;
-    if (total >= (size_t)INT32_MAX) return -1;
+    size_t i;
     if (e->cap > total + total / 8 + 64) { /* the room for every record: cut to size (mremap, no copy, for a large list) */
         prof__ev *nv = (prof__ev *)PROF_REALLOC(e->ev, (total + 1) * sizeof *e->ev);
         if (nv) { e->ev = nv; e->cap = total + 1; }
@@ -4943,7 +5074,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     for (i = 0; i < c->nx; i++) {
         const prof__key *k = &c->xkeys[i];
-        prof__ev *v = &e->ev[nscopes + i];
+        prof__ev *v = &e->ev[c->nscopes + i];
         memset(v, 0, sizeof *v);
         v->start = k->start;
         v->end = k->end;
@@ -4958,39 +5089,64 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     PROF_FREE(c->xkeys);
     c->xkeys = NULL;
+    c->xcopied = 1;
     e->n = total;
     e->stats.events = total;
+    return 0;
+}
+
+/* Phase 7: the async ranges and CUDA's records join the list; events in
+   PyTorch's order, per thread by the stack pass, then one sort that merges
+   the threads' runs and the rest. A thread's run alone (the list's only
+   run) is ordered and linked at once (prof__run_place): prof__c_link then
+   has nothing to do. Every step is in place; a merge (more
+   than one run) or a sort takes 8 bytes of indices per event. Out of
+   memory, the runs ordered so far stay so and the next call goes on from
+   the run it failed on (order_next: a stack pass that fails has moved no
+   event; order_sort: the run was moved, only its sort is left). */
+static PROF__NI int prof__c_order(prof__collector *c) {
+    prof_events *e = c->e;
+    size_t nscopes = c->nscopes, total = nscopes + c->nx, i, runs = c->nx ? 1 : 0, nruns = runs;
+    uint32_t *idx, *tmp, *stk = NULL;
+    prof__place_ent *pstk = NULL;
+    size_t capstk = 0, cappstk = 0;
+    if (total >= (size_t)INT32_MAX) return -1;
+    if (!c->xcopied && prof__c_order_others(c, total) != 0) return -1;
     for (i = 0; i < c->nsnap; i++) nruns += c->snaps[i].kend > c->snaps[i].kbeg;
-    for (i = 0; i < c->nsnap; i++) {
+    for (i = c->order_next; i < c->nsnap; i++, c->order_next = i) {
         size_t lo = c->snaps[i].kbeg, len = c->snaps[i].kend - lo, k;
-        int r;
+        int r = 0;
         if (!len) continue;
-        runs++;
         /* one run in all: ordered and linked at once; several: ordered
            (prof__run_place's links would be redone after the merge) */
-        if (nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &seen)) != 0) { /* in order and linked, or out of memory */
-            if (r < 0) { PROF_FREE(pstk); return -1; }
-            placed++;
+        if (!c->order_sort && nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &c->seen)) != 0) { /* in order and linked, or out of memory */
+            PROF_FREE(pstk);
+            if (r < 0) return -1;
+            c->linked = 1;
             continue;
         }
         PROF_FREE(pstk); /* declined: the general way's stack is not added to it */
         pstk = NULL;
         cappstk = 0;
-        if ((r = prof__run_preorder(e->ev + lo, len, &stk, &capstk)) < 0) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
-        if (r == 0) { /* not nested: sorted */
-            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) { PROF_FREE(stk); PROF_FREE(pstk); return -1; }
+        if (!c->order_sort) {
+            r = prof__run_preorder(e->ev + lo, len, &stk, &capstk);
+            PROF_FREE(stk);
+            stk = NULL;
+            capstk = 0;
+            if (r < 0) return -1;
+            c->order_sort = r == 0;
+        }
+        if (c->order_sort) { /* not nested: sorted */
+            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
             idx = c->scratch;
             tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
             prof__msort_u32(idx, tmp, len, prof__ev_order_less, e->ev + lo);
             prof__ev_gather(e->ev + lo, idx, len);
+            c->order_sort = 0;
         }
     }
-    PROF_FREE(stk);
-    PROF_FREE(pstk);
-    /* one run, linked by prof__run_place: its links are the list's */
-    c->linked = runs == 1 && placed == 1;
-    c->seen = seen;
+    for (i = 0; i < c->nsnap; i++) runs += c->snaps[i].kend > c->snaps[i].kbeg;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
         if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
@@ -5013,6 +5169,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     }
     PROF_FREE(c->scratch);
     c->scratch = NULL;
+    c->phase = PROF__C_ORDERED;
     return 0;
 }
 
@@ -5021,7 +5178,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
    of the list) a stack of the open events, each with its last child.
    Every event of the list has the same node_id and each thread's events
    are in (start, -end) order, so this is PyTorch's grouping and stack;
-   the tree then starts from these links (links_ready). */
+   the tree then starts from these links (links_ready). Each event's links
+   are cleared when the pass reaches it, before a later one sets them: a
+   pass that failed half way runs again from the start. */
 typedef struct prof__lstack { int32_t *s; size_t n, cap; } prof__lstack;
 static PROF__NI int prof__c_link(prof__collector *c) {
     prof_events *e = c->e;
@@ -5072,6 +5231,8 @@ static PROF__NI int prof__c_link(prof__collector *c) {
 static PROF__NI void prof__c_warn(const prof__collector *c) {
     const prof_stats *st = &c->e->stats;
     uint64_t open_total = c->open_total;
+    if (c->cuda_lost)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: CUPTI's records taken when memory ran out are lost; this profile's CUDA events are incomplete");
     if (c->cpu_dropped > c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), prof__g.cfg.max_events);
@@ -5103,15 +5264,18 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
 }
 
 /* Phase 10: the tree (which attaches the stacks first), the CUPTI join
-   and memory per event. */
+   and memory per event. The stacks are handed to the list once: they stay
+   pending there until attached (prof__attach_stacks), and the tree starts
+   afresh when an attempt failed (prof__build_tree). */
 static PROF__NI int prof__c_finish(prof__collector *c) {
     prof_events *e = c->e;
-    int tree_ok;
-    e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
-    e->native_addrs = c->addrs;
-    c->addrs = NULL;
-    tree_ok = prof__build_tree(e) == PROF_OK;
-    if (!tree_ok ||
+    if (c->phase == PROF__C_LINKED) {
+        e->stacks_pending = c->features & (PROF__F_SCOPES | PROF__F_NATIVE);
+        e->native_addrs = c->addrs;
+        c->addrs = NULL;
+        c->phase = PROF__C_TREE;
+    }
+    if (prof__build_tree(e) != PROF_OK ||
 #if defined(PROF_CUPTI)
         (c->cuda && prof__cupti_correlate(e) != 0) ||
 #endif
@@ -5119,46 +5283,91 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
     return 0;
 }
 
-/* prof_stop's collector: records to an event list, or NULL. */
-static PROF__NI prof_events *prof__collect(void) {
-    prof__collector c;
-    int rc;
-    memset(&c, 0, sizeof c);
+/* The records the snapshot covers, read: each thread's blocks before the
+   one it was on are freed (the owner is past them and never returns: its
+   next session starts at the block it is on), unless a reserve keeps them
+   (reserve_events). Only a thread's first block is ever freed, with
+   prof__g_lock held, as for every change of a thread's chain. */
+static PROF__NI void prof__c_release(prof__collector *c) {
+    size_t i;
+    if (!c->release) return;
+    for (i = 0; i < c->nsnap; i++) {
+        prof__tstate *t = c->snaps[i].t;
+        prof__block *b;
+        if (!c->snaps[i].cur) continue;
+        while ((b = PROF__LOAD(&t->head)) != NULL && b != c->snaps[i].cur) {
+            PROF__STORE(&t->head, PROF__LOAD(&b->next));
+            prof__block_free(b);
+        }
+    }
+}
+/* The phases that read the records (prof_stop's lock and prof__g_lock
+   held): the list, its room, the records decoded (blocks freed as they
+   are read, a failure resumed from the decode's mark), the async ranges
+   paired; then the rest of the records read go. */
+static PROF__NI int prof__c_read(prof__collector *c) {
+    if (!c->e) {
+        if (prof__c_list(c) != 0) {
+            prof_events_free(c->e);
+            c->e = NULL;
+            return -1;
+        }
+        prof__c_reserve(c);
+    }
+    if (prof__c_decode(c) != 0 || prof__c_async(c) != 0) return -1;
+    prof__c_release(c);
+    prof__c_threads(c);
+    prof__reap_dead_locked(); /* (the snapshots' threads are not read again) */
+    c->phase = PROF__C_READ;
+    return 0;
+}
+
+/* Everything a collector holds, its list included (one whose records
+   were not read also gives them back). */
+static PROF__NI void prof__c_free(prof__collector *c) {
+    if (c->phase == PROF__C_SNAPPED) {
+        pthread_mutex_lock(&prof__g_lock);
+        prof__c_release(c);
+        pthread_mutex_unlock(&prof__g_lock);
+    }
+    prof_events_free(c->e);
+    prof__collector_free(c);
+    memset(c, 0, sizeof *c);
+}
+
+/* prof_stop's collector: records to an event list (c->e), 0; or -1 out
+   of memory, with c kept for the next attempt (see prof__collector). */
+static PROF__NI int prof__collect(prof__collector *c) {
+    int rc = 0;
+    if (c->phase == PROF__C_NONE) {
 #if defined(PROF_CUPTI)
-    c.cuda = prof__cupti_active();
-    prof__cupti_stop(); /* forced flush before the CPU side closes */
-    c.mono_stop = prof__mono_ns();
+        c->cuda = prof__cupti_active();
+        prof__cupti_stop(); /* forced flush before the CPU side closes */
+        c->mono_stop = prof__mono_ns();
 #endif
-    prof__pf_stop();
-    pthread_mutex_lock(&prof__g_lock);
-    rc = prof__c_snapshot(&c);
-    PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
-    if (!rc) {
-        prof__c_reserve(&c);
-        rc = prof__c_decode(&c);
+        prof__pf_stop();
     }
-    if (!rc) rc = prof__c_async(&c);
-    if (!rc) {
-        prof__c_threads(&c);
-        prof__reap_dead_locked();
+    if (c->phase < PROF__C_READ) {
+        pthread_mutex_lock(&prof__g_lock);
+        if (c->phase == PROF__C_NONE) prof__c_end(c);
+        if (c->phase == PROF__C_ENDED) {
+            rc = prof__c_snapshot(c);
+            PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
+        }
+        if (!rc) rc = prof__c_read(c);
+        pthread_mutex_unlock(&prof__g_lock);
+        prof__map_free(&c->ptr_map);
+        prof__map_free(&c->native_map);
     }
-    pthread_mutex_unlock(&prof__g_lock);
-    prof__map_free(&c.ptr_map);
-    prof__map_free(&c.native_map);
-    if (!rc) rc = prof__c_cupti(&c);
-    if (!rc) rc = prof__c_order(&c);
-    if (!rc) rc = prof__c_link(&c);
-    if (!rc) {
-        prof__c_warn(&c);
-        if (prof__c_finish(&c) != 0) rc = -2;
+    if (!rc && c->phase == PROF__C_READ && (rc = prof__c_cupti(c)) == 0) c->phase = PROF__C_CUDA;
+    if (!rc && c->phase == PROF__C_CUDA) rc = prof__c_order(c);
+    if (!rc && c->phase == PROF__C_ORDERED && (rc = prof__c_link(c)) == 0) c->phase = PROF__C_LINKED;
+    if (!rc && !c->warned) {
+        prof__c_warn(c);
+        c->warned = 1;
     }
-    prof__collector_free(&c);
-    if (rc) {
-        prof_events_free(c.e);
-        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, rc == -2 ? "prof_stop: out of memory while analysing events" : "prof_stop: out of memory while collecting events");
-        return NULL;
-    }
-    return c.e;
+    if (!rc) rc = prof__c_finish(c);
+    return rc;
 }
 
 /* ----- session control: start, stop and the step schedule ----- */
@@ -5281,14 +5490,40 @@ static PROF__NI void prof__begin_recording(void) {
     prof__thread_bind(PROF__BIND_START);
 }
 
-/* Ends the recording window; the events gain the session's metadata. */
-static PROF__NI prof_events *prof__end_recording(void) {
+/* A collection that ran out of memory, kept with its records for the
+   next prof_stop (phase > PROF__C_NONE); prof_stop's lock guards it. */
+static prof__collector prof__c_kept;
+
+/* Ends the recording window, or resumes a collection kept by a failed
+   prof_stop; the events gain the session's metadata. Out of memory, the
+   collection is kept for the next prof_stop with `keep` (prof_stop), or
+   discarded (a schedule's step: the next window begins at once). */
+static PROF__NI prof_events *prof__end_recording(int keep) {
+    prof__collector *c = &prof__c_kept;
     prof_events *e;
     prof__kv *m;
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
-    e = prof__collect();
-    for (m = prof__g_meta; e && m; m = m->next) prof__add_meta(e, m->key, m->value, m->is_json);
+    if (!c->phase && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
+    if (prof__collect(c) != 0) {
+        const char *what = c->phase >= PROF__C_READ ? "analysing events" : "collecting events";
+        if (keep) {
+            prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_stop: out of memory while %s; recording has ended and the records are kept: free memory and call prof_stop again (prof_start discards them)", what);
+            return NULL;
+        }
+        prof__c_free(c);
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "out of memory while %s at the end of a schedule's recording window; its events are lost", what);
+        return NULL;
+    }
+    e = c->e;
+    c->e = NULL;
+    prof__c_free(c);
+    for (m = prof__g_meta; m; m = m->next) prof__add_meta(e, m->key, m->value, m->is_json);
     return e;
+}
+/* prof_start and prof_shutdown: a kept collection goes (prof_stop's lock held). */
+static PROF__NI void prof__discard_kept(const char *who) {
+    if (!prof__c_kept.phase) return;
+    prof__c_free(&prof__c_kept);
+    prof__report(PROF_LOG_WARNING, PROF_E_STATE, "%s: the records kept when prof_stop ran out of memory are discarded (call prof_stop again first to get them)", who);
 }
 
 /* Admitted by the cap when it opens, like every scope. */
@@ -5345,7 +5580,7 @@ static PROF__NI void prof__deliver(prof_events *e) {
 static PROF__NI void prof__transit(prof__action from, prof__action to) {
     if (from == to && from != PROF__RECORD_AND_SAVE) return;
     if (from == PROF__RECORD_AND_SAVE) {
-        prof_events *e = prof__end_recording();
+        prof_events *e = prof__end_recording(0);
         prof__deliver(e);
         prof_events_free(e);
     } else if (from == PROF__WARMUP || (from == PROF__RECORD && to != PROF__RECORD_AND_SAVE)) {
@@ -5353,7 +5588,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
             prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_step: schedule goes from %s to %s; the recorded steps are discarded",
                          from == PROF__WARMUP ? "warm-up" : "recording", to == PROF__NONE ? "nothing" : "warm-up");
         /* warm-up steps are recorded only to be thrown away */
-        prof_events_free(prof__end_recording());
+        prof_events_free(prof__end_recording(0));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return;
     }
@@ -5372,6 +5607,13 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
         }
         prof__begin_recording();
     }
+}
+
+static PROF__NI void prof__shutdown_kept(void) {
+    if (prof__in_trace_ready) return; /* inside prof_stop or prof_step, which hold the lock: nothing is kept */
+    pthread_mutex_lock(&prof__s.lock);
+    prof__discard_kept("prof_shutdown");
+    pthread_mutex_unlock(&prof__s.lock);
 }
 
 PROF_API prof_result prof_start(const prof_config *cfg) {
@@ -5400,6 +5642,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
         pthread_mutex_unlock(&prof__s.lock);
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
     }
+    prof__discard_kept("prof_start");
     if (!c.max_events) c.max_events = (size_t)1 << 24;
     if (c.max_events > (size_t)INT64_MAX) c.max_events = (size_t)INT64_MAX;
     if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
@@ -5441,6 +5684,12 @@ PROF_API prof_events *prof_stop(void) {
     prof_events *e = NULL;
     PROF__REFUSE_IN_TRACE_READY("prof_stop", NULL);
     pthread_mutex_lock(&prof__s.lock);
+    if (prof__c_kept.phase) { /* an earlier prof_stop ran out of memory: its collection again */
+        e = prof__end_recording(1);
+        prof__deliver(e);
+        pthread_mutex_unlock(&prof__s.lock);
+        return e;
+    }
     if (!prof__s.active) {
         pthread_mutex_unlock(&prof__s.lock);
         prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
@@ -5448,11 +5697,11 @@ PROF_API prof_events *prof_stop(void) {
     }
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
-        e = prof__end_recording();
+        e = prof__end_recording(1);
         if (!e) { prof__s.active = 0; pthread_mutex_unlock(&prof__s.lock); return NULL; }
         prof__deliver(e);
     } else {
-        prof_events_free(prof__end_recording()); /* warm-up: discarded */
+        prof_events_free(prof__end_recording(0)); /* warm-up: discarded */
         e = prof_events_create();
     }
     prof__s.active = 0;
@@ -6246,11 +6495,14 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
 
 /* Stacks recorded with the events are attached once the tree's parents are
    known, before _remove_dup_nodes and _set_backward_stacktraces (which then
-   gives ops under a backward scope the forward op's stack, as PyTorch). */
+   gives ops under a backward scope the forward op's stack, as PyTorch).
+   Each event's stack is set whole, so an attempt that failed half way is
+   redone from the start. */
 static PROF__NI int prof__attach_stacks(prof_events *e) {
     int rc = 0;
     if (e->stacks_pending & PROF__F_SCOPES) rc = prof__scope_stacks(e);
     if (!rc && (e->stacks_pending & PROF__F_NATIVE)) rc = prof__native_stacks(e, e->native_addrs);
+    if (rc) return rc; /* out of memory: the stacks stay pending for the next build (a failed prof_stop's retry) */
     e->stacks_pending = 0;
     PROF_FREE(e->native_addrs);
     e->native_addrs = NULL;

@@ -6,7 +6,10 @@
      with the outer END reported as unbalanced).
    - The Nth allocation fails, for every N the workload makes: no crash,
      and every stopped session accounts for each scope the program ran
-     (recorded + dropped + open at stop), with no unbalanced END. */
+     (recorded + dropped + open at stop), with no unbalanced END.
+   - prof_stop with its Nth allocation failing, for every N, keeps the
+     records: prof_stop again gives the list a first successful stop gives
+     (test_stop_retry); prof_start discards them with a warning. */
 #define _GNU_SOURCE 1 /* before any system header: the implementation needs it */
 #include <stdlib.h>
 
@@ -53,6 +56,13 @@ static void test_free(void *p) {
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static size_t count_named(prof_events *ev, const char *name) {
     size_t i, n = 0;
@@ -341,8 +351,333 @@ static void test_stop_peak_flat(void) {
     prof_events_free(ev);
 }
 
-int main(void) {
+/* ----- prof_stop out of memory loses nothing -----
+   A session is recorded once; each child of a fork then stops it with the
+   Nth allocation of prof_stop failing (every N, until one succeeds), and
+   again with the same allocation failing in the retry, and once more with
+   none: the list must be the one a first successful stop gives (in a child
+   of its own), event by event with times, stacks, shapes, trees, memory
+   and every count. Recording has ended at the first failure: a scope run
+   between the attempts must not appear. */
+typedef struct retry_mode { const char *name; int stacks, shapes, memory, threads; } retry_mode;
+
+typedef struct dump_buf { char *p; size_t n, cap; } dump_buf;
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void dump_printf(dump_buf *b, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->n + (size_t)n + 1 > b->cap) {
+        size_t cap = 2 * (b->n + (size_t)n + 1);
+        char *p = (char *)realloc(b->p, cap);
+        if (!p) return;
+        b->p = p;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+static void dump_str(dump_buf *b, const char *s) { dump_printf(b, "%s|", s ? s : "(null)"); }
+/* Everything prof_events_get and prof_events_stats say, as text. Threads
+   by their order of appearance: a fork gives the forking thread, whose
+   records are the main thread's, the child's id. */
+static char *dump_list(prof_events *ev) {
+    dump_buf b;
+    prof_stats st = prof_events_stats(ev);
+    size_t i, nthr = 0, t;
+    uint64_t thr[16];
+    memset(&b, 0, sizeof b);
+    dump_printf(&b, "n %zu stats %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", prof_events_count(ev),
+                     (unsigned long long)st.events, (unsigned long long)st.dropped, (unsigned long long)st.unbalanced_ends,
+                     (unsigned long long)st.open_at_stop, (unsigned long long)st.threads, (unsigned long long)st.unknown_frees,
+                     (unsigned long long)st.unmatched_async, (unsigned long long)st.blocks_added, (unsigned long long)st.malformed_shapes,
+                     (unsigned long long)st.scopes_entered, (unsigned long long)st.scopes_recorded, (unsigned long long)st.scopes_dropped,
+                     (unsigned long long)st.merged, (unsigned long long)st.marks, (unsigned long long)st.marks_dropped,
+                     (unsigned long long)st.counters, (unsigned long long)st.allocs, (unsigned long long)st.allocs_dropped,
+                     (unsigned long long)st.async_records, (unsigned long long)st.async_dropped);
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        int k;
+        if (prof_events_get(ev, i, &e) != PROF_OK) { dump_printf(&b, "get %zu failed\n", i); continue; }
+        for (t = 0; t < nthr && thr[t] != e.thread; t++) {}
+        if (t == nthr && nthr < 16) thr[nthr++] = e.thread;
+        dump_str(&b, e.name);
+        dump_str(&b, e.overload_name);
+        dump_str(&b, e.trace_name);
+        dump_str(&b, e.file);
+        dump_str(&b, e.func);
+        dump_str(&b, e.thread_name);
+        dump_str(&b, e.input_shapes);
+        dump_printf(&b, "%d %llu %lld %lld %d %d %d %d %lld %d %llu %lld %lld %zu %zu %lld %lld %lld %lld |", e.line, (unsigned long long)t,
+                         (long long)e.start_ns, (long long)e.end_ns, (int)e.device_type, e.is_async, e.is_user_annotation, e.scope,
+                         (long long)e.sequence_nr, e.has_fwd_thread, (unsigned long long)e.fwd_thread, (long long)e.flops, (long long)e.parent,
+                         e.n_children, e.n_kernels, (long long)e.cpu_time_total_ns, (long long)e.self_cpu_time_total_ns,
+                         (long long)e.cpu_memory_usage, (long long)e.self_cpu_memory_usage);
+        for (k = 0; k < e.stack_depth; k++) dump_str(&b, e.stack[k]);
+        dump_printf(&b, "\n");
+    }
+    return b.p;
+}
+
+static void *retry_worker(void *arg) {
+    int i, id = (int)(intptr_t)arg;
+    char name[32];
+    prof_set_thread_name(id ? "worker b" : "worker a");
+    for (i = 0; i < 60; i++) {
+        PROF_SCOPE("work");
+        snprintf(name, sizeof name, "dyn %d", (i + id) % 5);
+        { PROF_SCOPE_DYN(name); }
+        if (i % 10 == 0) PROF_ASYNC_END(100 + id); /* ends the main thread's range */
+    }
+    return NULL;
+}
+static void retry_record(const retry_mode *m) {
+    int i, k;
+    char dyn[32];
+    PROF_BEGIN("open at the stop");
+    snprintf(dyn, sizeof dyn, "run-time name %d", m->threads);
+    { /* a name read in the first block, its scope's record in a later one */
+        PROF_SCOPE_DYN(dyn);
+        for (i = 0; i < 80; i++) {
+            PROF_SCOPE("step");
+            if (i == 3) PROF_ASYNC_BEGIN("range a", 100);
+            if (i == 5) PROF_ASYNC_BEGIN("range b", 101);
+            PROF_MARK("mark");
+            PROF_COUNTER("counter", i * 0.5);
+            for (k = 0; k < 3; k++) {
+                if (m->shapes) {
+                    prof_args a;
+                    int64_t shapes[4];
+                    memset(&a, 0, sizeof a);
+                    shapes[0] = 1;
+                    shapes[1] = k + 1;
+                    shapes[2] = 2;
+                    shapes[3] = i % 4;
+                    a.shapes = shapes;
+                    a.shapes_len = k == 2 ? 4 : 2;
+                    a.flops = 10 * i + k;
+                    a.sequence_nr = 3 * i + k;
+                    a.set = PROF_ARGS_SEQUENCE_NR;
+                    { PROF_SCOPE_ARGS("aten::op", &a); }
+                    { PROF_SCOPE_SHAPES("aten::mm", 2, i % 3 + 1, 4); }
+                } else {
+                    PROF_SCOPE("inner");
+                }
+            }
+            if (m->memory) {
+                prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
+                if (i % 2) prof_dealloc((const void *)(uintptr_t)(0x1000 + 16 * (i - 1)));
+            }
+        }
+    }
+    if (m->threads) {
+        pthread_t th[2];
+        for (i = 0; i < 2; i++) pthread_create(&th[i], NULL, retry_worker, (void *)(intptr_t)i);
+        for (i = 0; i < 2; i++) pthread_join(th[i], NULL); /* exited before the stop: kept by it */
+    }
+    (void)k;
+}
+
+/* The child's outcome for one failing allocation. */
+enum { RETRY_SAME = 0, RETRY_DIFFERENT = 1, RETRY_NO_FAILURE = 2, RETRY_BAD_STATE = 3 };
+static int retry_child(long fail, const char *want) {
+    prof_events *ev;
+    char *got;
+    int same;
+    check_log_reset();
+    g_alloc_count = 0;
+    g_fail_at = fail;
+    ev = prof_stop();
+    g_fail_at = -1;
+    if (ev && g_alloc_count < fail) { prof_events_free(ev); return RETRY_NO_FAILURE; }
+    /* (a list despite the failure: one it works around, a smaller reserve
+       or an in-place step; the same list) */
+    if (!ev) {
+        if (!check_log_has(PROF_E_NOMEM, "the records are kept") || !check_log_has(PROF_E_NOMEM, "call prof_stop again") || prof_is_recording()) return RETRY_BAD_STATE;
+        { PROF_SCOPE("between the attempts"); } /* recording has ended: not in the list */
+        g_alloc_count = 0; /* the same allocation of the retry fails too */
+        g_fail_at = fail;
+        ev = prof_stop();
+        g_fail_at = -1;
+        if (!ev) ev = prof_stop();
+        if (!ev) return RETRY_BAD_STATE;
+    }
+    got = dump_list(ev);
+    same = got && strcmp(got, want) == 0;
+    if (!same && got) {
+        size_t k = 0;
+        while (got[k] && got[k] == want[k]) k++;
+        while (k > 0 && got[k - 1] != '\n') k--;
+        fprintf(stderr, "allocation %ld: the list after the retry differs from the line:\n--- got\n%.300s\n--- want\n%.300s\n", fail, got + k, want + k);
+    }
+    free(got);
+    prof_events_free(ev);
+    return same ? RETRY_SAME : RETRY_DIFFERENT;
+}
+static int retry_wait(pid_t pid) {
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+static void test_stop_retry(const retry_mode *m) {
+    prof_config cfg;
+    char *want;
+    const char *path = "test_oom.retry";
+    long fail, failed = 0, bad = 0;
+    pid_t pid;
+    prof_events *ev;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.with_stack = m->stacks; /* PROF_STACK_NONE, _SCOPES or _NATIVE */
+    cfg.record_shapes = m->shapes;
+    cfg.with_flops = m->shapes;
+    cfg.profile_memory = m->memory;
+    int ticks_are_ns;
+    g_fail_at = -1;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    /* Each process calibrates the clock when it stops (prof__clock_calibrate):
+       the reference's child and the retry's would convert the same ticks to
+       nanoseconds a little differently. Times here are the ticks as they
+       are, the same in every child. */
+    ticks_are_ns = prof__clk.ticks_are_ns;
+    prof__clk.ticks_are_ns = 1;
+    retry_record(m);
+    fflush(NULL);
+    if ((pid = fork()) == 0) { /* the reference: a first stop that succeeds */
+        FILE *f = fopen(path, "w");
+        char *text;
+        int ok;
+        ev = prof_stop();
+        text = ev ? dump_list(ev) : NULL;
+        ok = f && text && fputs(text, f) >= 0;
+        if (f && fclose(f) != 0) ok = 0;
+        free(text); /* (valgrind checks the child's leaks too) */
+        prof_events_free(ev);
+        _exit(ok ? 0 : 1);
+    }
+    CHECK_EQ_INT(retry_wait(pid), 0);
+    want = check_read_file(path);
+    remove(path);
+    if (!CHECK(want != NULL)) { prof_events_free(prof_stop()); prof__clk.ticks_are_ns = ticks_are_ns; return; }
+    CHECK(strstr(want, "between the attempts") == NULL);
+    /* valgrind checks each child's leaks at its exit, a second or more:
+       there every 4th allocation fails */
+    for (fail = 1; fail < 100000; fail += check_under_valgrind() ? 4 : 1) {
+        int r;
+        fflush(NULL);
+        if ((pid = fork()) == 0) _exit(retry_child(fail, want));
+        r = retry_wait(pid);
+        if (r == RETRY_NO_FAILURE) break;
+        failed++;
+        if (r != RETRY_SAME && bad++ < 5) fprintf(stderr, "%s: allocation %ld of prof_stop failing: child outcome %d\n", m->name, fail, r);
+    }
+    printf("test_stop_retry (%s): prof_stop stopped with %ld of its allocations failing, then again\n", m->name, failed);
+    CHECK_MSG(bad == 0, "%s: %ld of %ld failing allocations lost or changed the list", m->name, bad, failed);
+    CHECK_MSG(failed > 3, "%s: prof_stop made %ld allocations", m->name, failed);
+    check_log_reset();
+    ev = prof_stop(); /* the parent's own records: a plain stop */
+    CHECK(ev != NULL);
+    if (ev) {
+        char *text = dump_list(ev);
+        CHECK(text && strcmp(text, want) == 0);
+        free(text);
+    }
+    prof_events_free(ev);
+    free(want);
+    prof__clk.ticks_are_ns = ticks_are_ns;
+}
+
+/* The same with the address space really full (RLIMIT_AS, in a child):
+   prof_stop fails in libc's malloc, the limit is raised, and prof_stop
+   again gives every event. Not under valgrind or the sanitizers, whose
+   own mappings the limit would hit. */
+static int rlimit_child(void) {
+    enum { N = 1000000 };
+    struct rlimit lim;
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    long pages = 0, i;
+    FILE *f;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.no_prefault_thread = 1; /* its blocks and stack, freed by prof_stop, would make room */
+    if (prof_start(&cfg) != PROF_OK) return 10;
+    for (i = 0; i < N; i++) {
+        PROF_SCOPE("limited");
+    }
+    f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%ld", &pages) != 1) return 11;
+    fclose(f);
+    if (getrlimit(RLIMIT_AS, &lim) != 0) return 12;
+    /* no more than now: the records' 24 MB go as they are read, the list's
+       48 MB do not fit in their place */
+    lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+    check_log_reset();
+    if (setrlimit(RLIMIT_AS, &lim) != 0) return 13;
+    ev = prof_stop();
+    lim.rlim_cur = lim.rlim_max;
+    if (setrlimit(RLIMIT_AS, &lim) != 0) return 14;
+    if (ev) return 15; /* the limit did not bite */
+    if (!check_log_has(PROF_E_NOMEM, "the records are kept")) return 16;
+    ev = prof_stop();
+    if (!ev) return 17;
+    st = prof_events_stats(ev);
+    if (prof_events_count(ev) != N || count_named(ev, "limited") != N || st.scopes_entered != N || st.scopes_recorded != N || st.dropped || st.open_at_stop) return 18;
+    prof_events_free(ev);
+    return 0;
+}
+/* in a process of its own (this program run again): the heap the tests
+   before leave free would make room */
+static void test_stop_retry_rlimit(void) {
+    pid_t pid;
+    if (check_under_valgrind() || check_under_sanitizer()) return;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        char *const args[] = { (char *)"test_oom", (char *)"--rlimit-child", NULL };
+        execv("/proc/self/exe", args);
+        _exit(20);
+    }
+    CHECK_EQ_INT(retry_wait(pid), 0);
+}
+
+/* After a failed stop: prof_start discards the kept records with a
+   warning and starts afresh; prof_stop then gives the new session's list. */
+static void test_stop_retry_start(void) {
+    prof_config cfg;
+    prof_events *ev;
+    memset(&cfg, 0, sizeof cfg);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    { PROF_SCOPE("old"); }
+    check_log_reset();
+    g_fail_all = 1;
+    ev = prof_stop();
+    g_fail_all = 0;
+    CHECK(ev == NULL);
+    CHECK(check_log_has(PROF_E_NOMEM, "the records are kept"));
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    CHECK_EQ_INT(prof_step(), PROF_E_STATE); /* no session records */
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    CHECK(check_log_has(PROF_E_STATE, "prof_start: the records kept when prof_stop ran out of memory are discarded"));
+    { PROF_SCOPE("new"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count_named(ev, "old"), 0);
+    CHECK_EQ_INT(count_named(ev, "new"), 1);
+    prof_events_free(ev);
+    check_log_reset();
+    CHECK(prof_stop() == NULL);
+    CHECK(check_log_has(PROF_E_STATE, "no session is recording"));
+}
+
+int main(int argc, char **argv) {
     prof_set_log(check_log, NULL);
+    if (argc > 1 && strcmp(argv[1], "--rlimit-child") == 0) return rlimit_child();
     test_stop_peak_flat();
     prof_shutdown();
     test_stack_analysis_fails(0);
@@ -352,6 +687,16 @@ int main(void) {
     test_known_dyn_name();
     prof_shutdown();
     test_every_allocation_fails();
+    {
+        static const retry_mode modes[] = { { "plain", 0, 0, 0, 0 }, { "threads", 0, 0, 1, 1 }, { "stacks, shapes, args", PROF_STACK_SCOPES, 1, 1, 1 },
+                                             { "native stacks", PROF_STACK_NATIVE, 0, 0, 1 } };
+        size_t m;
+        for (m = 0; m < sizeof modes / sizeof *modes; m++) test_stop_retry(&modes[m]);
+        prof_shutdown();
+        test_stop_retry_start();
+        prof_shutdown();
+        test_stop_retry_rlimit();
+    }
     prof_set_log(NULL, NULL);
     return check_report();
 }
