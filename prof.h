@@ -10097,6 +10097,7 @@ typedef struct prof__pft {
     prof__pft_lanes *lanes;
     size_t nlanes, caplanes;
     prof__map lane_map;          /* group -> index into lanes */
+    prof__map stream_rank;       /* a device event's group -> its stream's rank */
     prof__map api;               /* correlation -> the CPU event of its API call */
     prof__map frame_iid;         /* frame string address -> frame iid */
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
@@ -10126,13 +10127,16 @@ static PROF__NI uint64_t prof__pft_ts(const prof__pft *pf, int64_t ns) { return 
 /* The track of a thread's lane group or a device stream, by group key. */
 static PROF__NI uint64_t prof__pft_lane_uuid(uint64_t group, size_t lane) { return (prof__mix(group) | ((uint64_t)1 << 62)) + ((uint64_t)lane << 1); }
 /* A descriptor for a track: name, parent (0 = none), sort rank (among its
-   siblings where the parent orders them explicitly). */
+   siblings where the parent orders them explicitly), whether its own child
+   tracks go by rank (PROF__PFT_ORDERED). */
+#define PROF__PFT_ORDERED (-2)
 static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t parent, const char *name, int rank, int counter_unit) {
     prof__buf *m = &pf->msg;
     m->n = 0;
     prof__pb_u(m, 1, uuid);
     if (parent) prof__pb_u(m, 5, parent);
     prof__pb_s(m, 2, name);
+    if (counter_unit == PROF__PFT_ORDERED) prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT */
     prof__pb_i(m, 12, rank);
     if (counter_unit >= 0) {
         pf->sub.n = 0;
@@ -10144,13 +10148,16 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
     prof__pft_emit(pf);
 }
 /* The lane of group for an event [start, end], its track described when
-   new, ranked rank0 + its number: the UI orders a thread's or GPU's child
-   tracks by rank (child_ordering EXPLICIT on the parent), else by name as
-   text, which put "async (10)" before "async (2)". A thread's tracks: its
-   depth tracks (rank = their band), then its async lanes, then its
-   overlapping ones. */
-#define PROF__PFT_RANK_ASYNC 0x100000
-#define PROF__PFT_RANK_OVERLAP 0x200000
+   new: the UI orders a track's child tracks by rank (child_ordering
+   EXPLICIT on the parent), else by name as text, which put "async (10)"
+   before "async (2)". The first lane is a child of `parent` ranked rank0,
+   the others children of the first ranked by their number, so that every
+   rank is exact whatever the number of lanes, streams and devices (ranks
+   are int32: stream << 8 plus the lane gave stream 0's 257th lane stream
+   1's rank). A thread's tracks: its depth tracks (rank = their band), its
+   async lanes, its overlapping ones; a GPU's: its streams in order. */
+#define PROF__PFT_RANK_ASYNC (INT32_MAX - 1)
+#define PROF__PFT_RANK_OVERLAP INT32_MAX
 /* Twice the lanes g can hold: the leaves copied, the inner nodes rebuilt. */
 static PROF__NI int prof__pft_lanes_grow(prof__pft_lanes *g) {
     size_t cap = g->cap ? 2 * g->cap : 8, j;
@@ -10185,15 +10192,14 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
         char label[64];
         if (g->n == g->cap && !prof__pft_lanes_grow(g)) { pf->oom = 1; return 0; }
         g->n++;
-        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, -1);
-        else {
-            int64_t rank = (int64_t)rank0 + (int64_t)(k < 0xfffff ? k : 0xfffff); /* stream 0x7fffff's lanes: int32's end */
+        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, PROF__PFT_ORDERED);
+        else { /* k < 2^31: a lane holds an event, a list fewer than 2^31 */
             snprintf(label, sizeof label, " (%zu)", k + 1);
             pf->sub2.n = 0;
             prof__buf_str(&pf->sub2, name);
             prof__buf_str(&pf->sub2, label);
             prof__buf_put(&pf->sub2, "", 1);
-            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)(rank < INT32_MAX ? rank : INT32_MAX), -1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), prof__pft_lane_uuid(group, 0), pf->sub2.oom ? name : pf->sub2.p, (int)(k < INT32_MAX ? k : INT32_MAX), -1);
         }
     }
     for (j = g->cap + k, g->tree[j] = end; j > 1; j /= 2)
@@ -10600,6 +10606,10 @@ static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq
     return 1;
 }
 
+/* The lane group of a device event: its device and stream. */
+static PROF__NI uint64_t prof__pft_stream_group(const prof_events *e, const prof__ev *v) {
+    return prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v)) ^ 0x9e37u;
+}
 /* An event that does not nest in its thread's slices (async, overlapping)
    or a device event: a begin and an end on a lane of sequence 1, by device
    and stream or by thread. */
@@ -10614,11 +10624,11 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     if (v->device_type != PROF_DEVICE_CPU) {
         const prof__extra *x = prof__x(e, v);
         int64_t stream = prof__stream_of(e, v);
-        group = prof__mix(((uint64_t)(uint32_t)x->device_index << 40) ^ (uint64_t)stream) ^ 0x9e37u;
+        group = prof__pft_stream_group(e, v);
         parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
-        rank0 = (int)((stream < 0 ? 0 : stream > 0x7fffff ? 0x7fffff : stream) << 8); /* streams in order, their lanes after each */
+        rank0 = (int)prof__map_get(&pf->stream_rank, group); /* the streams in order (prof__pft_stream_ranks) */
     } else { /* async ranges and overlapping events apart, after the depth tracks */
         int async = (v->flags & PROF__F_ASYNC) != 0;
         group = ((uint64_t)t << 2) | 1 | (uint64_t)(async << 1);
@@ -10764,6 +10774,36 @@ static PROF__NI void prof__pft_instants(prof__pft *pf) {
     prof__map_free(&seen);
 }
 
+/* Each device stream's rank among its device's (pf->stream_rank): a
+   device's streams in order (device, stream), ranked 0, 1, ... over all
+   devices, so exact for any stream numbers. */
+static PROF__NI int prof__pft_stream_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)ctx;
+    int da = prof__x(e, &e->ev[a])->device_index, db = prof__x(e, &e->ev[b])->device_index;
+    return da != db ? da < db : prof__stream_of(e, &e->ev[a]) < prof__stream_of(e, &e->ev[b]);
+}
+static PROF__NI void prof__pft_stream_ranks(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    uint32_t *first = NULL, *tmp, *slot;
+    size_t n = 0, cap = 0, i;
+    int found;
+    for (i = 0; i < e->n; i++) { /* the first event of each stream */
+        if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[i]), &found))) { pf->oom = 1; break; }
+        if (found) continue;
+        if (!prof__grow((void *)&first, &cap, n + 1, sizeof *first)) { pf->oom = 1; break; }
+        first[n++] = (uint32_t)i;
+    }
+    if (!pf->oom && n && (tmp = PROF__ALLOC(uint32_t, n))) {
+        prof__msort_u32(first, tmp, n, prof__pft_stream_less, e);
+        for (i = 0; i < n; i++) *prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[first[i]]), &found) = (uint32_t)i;
+        PROF_FREE(tmp);
+    } else if (n) {
+        pf->oom = 1;
+    }
+    PROF_FREE(first);
+}
+
 /* Descriptors on sequence 1: the root track (threads in the order given
    by their rank), the process, each device's track (its streams in
    order). The threads' own come with their sequences (prof__pft_thread). */
@@ -10771,6 +10811,7 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
     const prof_events *e = pf->e;
     prof__buf *m = &pf->msg, *s = &pf->sub;
     size_t i;
+    prof__pft_stream_ranks(pf);
     m->n = 0;
     prof__pb_u(m, 1, 0);
     prof__pb_u(m, 20, 1); /* thread_ordering: THREAD_ORDERING_EXPLICIT */
@@ -10806,7 +10847,7 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
             prof__pb_u(m, 1, uuid);
             prof__pb_s(m, 2, label);
             prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: the streams by rank */
-            prof__pb_i(m, 12, 0x1000000 + prof__x(e, v)->device_index);
+            prof__pb_i(m, 12, (int64_t)0x1000000 + (prof__x(e, v)->device_index < INT32_MAX - 0x1000000 ? prof__x(e, v)->device_index : INT32_MAX - 0x1000000));
             prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
             prof__pb_sub(&pf->pkt, 60, m);
             prof__pft_emit(pf);
@@ -10908,7 +10949,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
-    prof__map_free(&pf->lane_map); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF_FREE(pf->order);

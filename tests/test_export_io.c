@@ -625,6 +625,39 @@ static void test_perfetto_many_lanes(void) {
     prof_events_free(ev);
 }
 
+/* More than 256 kernels at once on one stream, beside other streams and
+   devices: the lanes of a stream were ranked stream << 8 plus the lane, so
+   stream 0's lane 257 took stream 1's rank and the UI's order of the
+   GPU's tracks was undefined (check_perfetto.py: no two child tracks share
+   a rank, each parent shows its children in the lanes' order). */
+static void test_perfetto_stream_lanes(void) {
+    static const int64_t streams[] = { 0, 1, 2, 7, 300 };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    size_t s, i;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "launch";
+    d.thread = 3;
+    d.start_ns = 100;
+    d.end_ns = 200;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.name = "kernel";
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_type = PROF_DEVICE_CUDA;
+    for (s = 0; s < sizeof streams / sizeof *streams; s++) {
+        d.device_resource_id = streams[s];
+        d.device_index = s < 3 ? 0 : 1;
+        for (i = 0; i < (s == 0 ? 300u : s == 1 ? 260u : 3u); i++) {
+            d.start_ns = 1000 + (int64_t)i;
+            d.end_ns = 100000 + (int64_t)i;
+            CHECK(prof_events_add(ev, &d) >= 0);
+        }
+    }
+    perfetto_pair(ev, "pf_stream_lanes");
+    prof_events_free(ev);
+}
+
 /* A list that spans more than 2^63 ns (one thread's event near INT64_MIN,
    another's near INT64_MAX): a thread sequence's first clock delta, from
    the trace's start, was taken in int64_t (signed overflow, UBSan). The
@@ -1306,6 +1339,7 @@ int main(void) {
     test_perfetto_recorded();
     test_perfetto_importer();
     test_perfetto_many_lanes();
+    test_perfetto_stream_lanes();
     test_perfetto_extremes();
     test_perfetto_many_threads();
     test_source_prefix();

@@ -339,10 +339,13 @@ def main():
     # (viz/summary/track_event.sql: by sibling_order_rank where the parent's
     # child_ordering is EXPLICIT, else by name as text, so "async (10)"
     # before "async (2)"), which must be the lanes' own order
+    # (a thread's or GPU's lanes past the first are the first's children)
+    def lane_parent(p):
+        return p in tracks and (tracks[p].get("thread") or s_of(one(tracks[p], "name", b"")).startswith("GPU "))
     children = defaultdict(list)
     for u, td in tracks.items():
         p = int(one(td, "parent_uuid", "0"))
-        if p in tracks and (tracks[p].get("thread") or s_of(one(tracks[p], "name", b"")).startswith("GPU ")):
+        if lane_parent(p) or (p in tracks and lane_parent(int(one(tracks[p], "parent_uuid", "0")))):
             children[p].append(u)
 
     def lane_key(name):
