@@ -294,15 +294,18 @@
    nested slices with interned names, categories, source locations and call
    stacks, marks, counters, memory counters, async ranges, a track per device
    stream with flows from launch to kernel, args as debug annotations,
-   metadata (also as trace attributes, keys unchanged); exact ns; about
-   22-25 bytes per plain scope. Each thread is a packet sequence with delta
-   timestamps; memory: a stack per thread. trace_processor keeps at most 512
+   metadata (also as trace attributes, keys unchanged); every event has
+   the JSON's category; exact ns; about 24-27 bytes per plain scope. Each
+   thread is a packet sequence with delta timestamps; memory: a stack per
+   thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
    tracks of its own, "depth 512-1023" and so on, where they nest as well;
    async ranges and events that do not nest in their thread's slices go on
    lanes under the thread ("async", "async (2)", ...; "overlapping", ...),
-   shown after its depth tracks in their numbers' order; a counter is one
-   track per name.
+   shown after its depth tracks in their numbers' order (a group's lanes
+   past the first are child tracks of the first; a GPU's streams likewise
+   hold their lanes, the streams in order); a counter is one track per
+   name.
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
@@ -8510,8 +8513,12 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
 /* ----- >>x_common: what every format reads of an event -----
    Its category, its lane (device stream or thread), its stack as an array,
    the process's name. */
-/* Kineto's category of an event, as an index into its names. */
-static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver" };
+/* Kineto's category of an event, as an index into its names; then those
+   the JSON gives its async pairs, counters and memory records (the Perfetto
+   trace gives each event the JSON's category, interned with iid index + 1). */
+static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver",
+                                               "blink.user_timing", "counter", "cpu_instant_event" };
+enum { PROF__CAT_ASYNC = 8, PROF__CAT_COUNTER, PROF__CAT_MEMORY };
 static PROF__NI unsigned prof__pft_cat(unsigned f, int on_cpu) {
     if (f & PROF_SITE_GPU_KERNEL) return 2;
     if (f & PROF_SITE_GPU_MEMCPY) return 3;
@@ -10035,7 +10042,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
    is a packet sequence of its own whose timestamps are deltas (a
    sequence-scoped incremental clock, id 64) and whose TrackEvents default
    to the thread's track: a plain scope is a SLICE_BEGIN with an interned
-   name and an SLICE_END, about 20 bytes. Names, categories, source
+   name and category (2 bytes: a TrackEvent cannot default its category)
+   and an SLICE_END, about 22 bytes. Names, categories, source
    locations, call stacks and annotation names are interned per sequence
    (emitted on it before first use; iids are global: site + 1, ...).
    Everything else (track descriptors, marks, counters, memory, device
@@ -10402,7 +10410,8 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     prof__buf *te = &pf->msg, *in = &pf->sub2;
-    unsigned cat = prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
+    unsigned cat = v->device_type == PROF_DEVICE_CPU && (v->flags & PROF__F_ASYNC) ? (unsigned)PROF__CAT_ASYNC /* as the JSON's b/e pairs */
+                   : prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
     uint64_t stack;
     /* interned data first: it uses sub and sub2 */
     in->n = 0;
@@ -10419,7 +10428,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
     if (track) prof__pb_u(te, 11, track);
     if (!x->trace_name) prof__pb_u(te, 10, (uint64_t)v->site + 1); /* the importer prefers name_iid to name */
-    if (cat) prof__pb_u(te, 3, cat + 1); /* none = user_annotation, the usual one */
+    prof__pb_u(te, 3, cat + 1); /* category_iids: the JSON's "cat" */
     if (e->sites[v->site].file && e->sites[v->site].file[0]) prof__pb_u(te, 34, (uint64_t)v->site + 1);
     if (stack) prof__pb_u(te, 56, stack);
     if (x->trace_name) { /* an event named apart from its site (CUPTI) */
@@ -10485,7 +10494,7 @@ static PROF__NI prof__pft_head *prof__pft_heads(const prof_events *e) {
         unsigned cat = prof__pft_cat(e->sites[s].flags, 1);
         char *d = prof__pb_uint(h[s].b, 9, 1); /* TYPE_SLICE_BEGIN */
         d = prof__pb_uint(d, 10, (uint64_t)s + 1);
-        if (cat) d = prof__pb_uint(d, 3, cat + 1);
+        d = prof__pb_uint(d, 3, cat + 1);
         if (e->sites[s].file && e->sites[s].file[0]) d = prof__pb_uint(d, 34, (uint64_t)s + 1);
         h[s].n = (unsigned char)(d - h[s].b);
     }
@@ -10734,9 +10743,11 @@ static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in
     if (in->kind == 1) {
         prof__pb_u(te, 9, 3); /* TYPE_INSTANT */
         prof__pb_u(te, 10, (uint64_t)in->site + 1);
+        prof__pb_u(te, 3, 1); /* user_annotation, as the JSON's "I" */
     } else {
         prof__pb_u(te, 9, 4); /* TYPE_COUNTER */
         prof__pb_f64(te, 44, in->value);
+        prof__pb_u(te, 3, PROF__CAT_COUNTER + 1);
     }
     prof__pft_emit_misc(pf, in->ts);
 }
@@ -10759,6 +10770,7 @@ static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, pro
     prof__pb_u(te, 11, track);
     prof__pb_u(te, 9, 4);
     prof__pb_i(te, 30, mr->total);
+    prof__pb_u(te, 3, PROF__CAT_MEMORY + 1); /* the JSON's [memory] instants' */
     prof__pft_emit_misc(pf, mr->ts);
 }
 /* Marks and counters, then the memory records, on sequence 1. */
