@@ -8892,16 +8892,17 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    top-level event of its lane (thread, or device and stream) starts exactly
    where it ends. Events come in start order. NULL without memory (then
    every top-level event is bounded by its own end: nesting stays exact,
-   some lose a nanosecond). *on_device: whether any event is on a device
-   (not set without memory). */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_device) {
+   some lose a nanosecond). Events written as pairs (ovl, n of them, in
+   order: prof__trace_overlaps) are not on the lane. *on_device: whether
+   any event is on a device (not set without memory). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device) {
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
     const prof__ev *const ev = e->ev;
     const size_t n = e->n;
     unsigned dev = 0;
-    size_t i;
+    size_t i, k = 0;
     if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
     for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
@@ -8912,6 +8913,7 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
         uint32_t *slot;
         int found = 1;
         dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
+        if (PROF__UNLIKELY(k < novl) && ovl[k] == i) { k++; continue; }
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue; /* most events: not top-level; [memory] rows are not written, a CPU async range not as "X" (a device's still is) */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
@@ -8927,6 +8929,74 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
     prof__map_free(&last);
     PROF_FREE(last_cpu);
     return bits;
+}
+
+/* Events that overlap on their thread. A list built by hand may hold CPU
+   events that overlap without nesting (one begins inside another and ends
+   after it); as "X" events DevTools' trace engine drops the later one. They
+   are written as async pairs instead, as PROF_ASYNC ranges are
+   (prof__w_async_pair), chosen as the Perfetto writer chooses its
+   overlapping lanes (prof__pft_event): in (start, -end) order on each
+   thread, an event that ends after the innermost event still open at its
+   start (of those that nest). Their indices in list order, in *out (NULL,
+   n 0, where all nest: nested lists come out as before); -1 without memory. */
+static PROF__NI int prof__uint_less(const void *ctx, uint32_t a, uint32_t b) { (void)ctx; return a < b; }
+static PROF__NI int prof__trace_overlaps(const prof_events *e, uint32_t **out, size_t *nout) {
+    size_t nt = e->nthr, i, n = 0, cap = 0;
+    int64_t **st = PROF__ALLOC(int64_t *, nt + 1);
+    size_t *dep = PROF__ALLOC(size_t, 2 * (nt + 1)), *scap = dep ? dep + nt + 1 : NULL;
+    uint32_t *order = NULL, *tmp = NULL, *ovl = NULL;
+    int rc = -1;
+    *out = NULL;
+    *nout = 0;
+    if (!st || !dep) goto done;
+    memset(st, 0, (nt + 1) * sizeof *st);
+    memset(dep, 0, 2 * (nt + 1) * sizeof *dep);
+    if (!e->in_order) { /* a list built in another order: sorted indices */
+        if (!(order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) goto done;
+        for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
+        prof__msort_u32(order, tmp, e->n, prof__ev_order_less, e->ev);
+    }
+    for (i = 0; i < e->n; i++) {
+        uint32_t k = order ? order[i] : (uint32_t)i, t = e->ev[k].thread;
+        const prof__ev *v = &e->ev[k];
+        size_t d;
+        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || t >= nt) continue;
+        for (d = dep[t]; d > 0 && st[t][d - 1] <= v->start; d--) {}
+        if (d == 0 || st[t][d - 1] >= v->end) { /* nests: open on the thread */
+            if (d == scap[t] && !prof__grow((void *)&st[t], &scap[t], d + 1, sizeof **st)) goto done;
+            st[t][d++] = v->end;
+        } else {
+            if (!prof__grow((void *)&ovl, &cap, n + 1, sizeof *ovl)) goto done;
+            ovl[n++] = k;
+        }
+        dep[t] = d;
+    }
+    if (n && order) {
+        prof__msort_u32(ovl, tmp, n, prof__uint_less, NULL);
+    }
+    *out = ovl;
+    *nout = n;
+    ovl = NULL;
+    rc = 0;
+done:
+    for (i = 0; st && i <= nt; i++) PROF_FREE(st[i]);
+    PROF_FREE(st);
+    PROF_FREE(dep);
+    PROF_FREE(order);
+    PROF_FREE(tmp);
+    PROF_FREE(ovl);
+    return rc;
+}
+/* Whether event i is one of them: the first of them at i or after (n: none). */
+static PROF__NI size_t prof__overlap_at(const uint32_t *ovl, size_t n, size_t i) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ovl[mid] < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of
@@ -8962,6 +9032,8 @@ typedef struct prof__trace_ctx {
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
     struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
     unsigned char *root_touch; /* path.root_touch, owned */
+    uint32_t *ovl;             /* the events written as pairs though no async ranges (prof__trace_overlaps), owned */
+    size_t novl;
     int on_device;             /* any event on a device (else no GPU lanes to name) */
     prof__dur_path path;
 } prof__trace_ctx;
@@ -9228,6 +9300,10 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__dur_level *lv;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
     if (PROF__UNLIKELY(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) { prof__w_async_pair(w, e, i, cx); return; }
+    if (PROF__UNLIKELY(cx->novl)) {
+        size_t k = prof__overlap_at(cx->ovl, cx->novl, i);
+        if (k < cx->novl && cx->ovl[k] == i) { prof__w_async_pair(w, e, i, cx); return; }
+    }
     if (!(lv = prof__written_dur(e, i, &cx->path))) { w->err = ENOMEM; return; }
     prof__w_ev_head(w, e, v, cx);
     prof__w_ev_middle(w, e, i, cx, lv);
@@ -9634,7 +9710,12 @@ static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t
         return;
     }
     while (i < end && !w->err) {
-        i = prof__w_events_fast(w, e, i, end, cx);
+        size_t stop = end; /* the fast runs stop at an event written as a pair */
+        if (PROF__UNLIKELY(cx->novl)) {
+            size_t k = prof__overlap_at(cx->ovl, cx->novl, i);
+            if (k < cx->novl && cx->ovl[k] < end) stop = cx->ovl[k];
+        }
+        i = prof__w_events_fast(w, e, i, stop, cx);
         if (i < end && !w->err) prof__w_event(w, e, i++, cx);
     }
 }
@@ -9978,6 +10059,7 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
     prof__path_free(&cx->path);
     prof__memo_free(cx->memo);
     PROF_FREE(cx->root_touch);
+    PROF_FREE(cx->ovl);
     PROF_FREE(cx->cache);
     PROF_FREE(cx->tid_json);
     PROF_FREE(cx->site_json);
@@ -9989,7 +10071,8 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp) {
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
     cx->on_device = 1;
-    cx->path.root_touch = cx->root_touch = prof__root_touch(e, &cx->on_device); /* NULL: every top-level event is assumed to touch */
+    if (prof__trace_overlaps(e, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
+    cx->path.root_touch = cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device); /* NULL: every top-level event is assumed to touch */
     /* the API calls by correlation serve device events alone (their
        External id, the flows): without any, no pass over the extras
        (128 bytes each, one after the other before the events) */
@@ -10119,6 +10202,7 @@ typedef struct prof__pft {
     prof__clean *cache;          /* interned strings known clean, or NULL */
     prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
     int oom;
+    int as_pair;                 /* the slice being written is one the JSON writes as a b/e pair */
     prof__xpaths xp;             /* the source paths as written */
 } prof__pft;
 
@@ -10410,7 +10494,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     prof__buf *te = &pf->msg, *in = &pf->sub2;
-    unsigned cat = v->device_type == PROF_DEVICE_CPU && (v->flags & PROF__F_ASYNC) ? (unsigned)PROF__CAT_ASYNC /* as the JSON's b/e pairs */
+    unsigned cat = v->device_type == PROF_DEVICE_CPU && ((v->flags & PROF__F_ASYNC) || pf->as_pair) ? (unsigned)PROF__CAT_ASYNC /* as the JSON's b/e pairs */
                    : prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
     uint64_t stack;
     /* interned data first: it uses sub and sub2 */
@@ -10647,7 +10731,9 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     }
     track = prof__pft_lane(pf, group, v->start, v->end, parent, name, rank0);
     if (!track) return;
+    pf->as_pair = v->device_type == PROF_DEVICE_CPU; /* an overlapping event: the JSON's pair (prof__trace_overlaps) */
     prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
+    pf->as_pair = 0;
     prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
 }
 /* Event i of thread t, nested `depth` deep where a track cannot hold it:

@@ -405,6 +405,57 @@ static void test_async_overlap(void) {
     prof_events_free(ev);
 }
 
+/* A hand-built list whose events overlap on one thread without nesting:
+   "b" begins inside "a" and ends after it, "d" (b's child) straddles a's
+   end, "s2" begins inside its sibling "s1" and ends after it. As "X"
+   events DevTools' trace engine dropped the later of each pair; now each
+   is a "b"/"e" pair (tests/js: OUT/overlap.json keeps every event, the
+   pairs as measures, speedscope warns of nothing), those that nest stay
+   "X" with their parents, and the Perfetto trace of the list puts the
+   same events on overlapping lanes (check_perfetto.py). */
+static void overlap_pair(prof_events *ev, const char *name);
+static void test_overlap_hand(void) {
+    static const struct { const char *name; int64_t start, end; } evs[] = {
+        { "a", 1000, 5000 }, { "b", 3000, 8000 }, { "c", 3500, 4000 }, { "d", 4500, 6000 },
+        { "e", 9000, 10000 }, { "f", 9000, 9500 }, { "g", 9500, 10000 },
+        { "p", 20000, 30000 }, { "s1", 21000, 25000 }, { "s2", 24000, 26000 },
+    };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    FILE *f;
+    size_t k, pairs = 0;
+    char line[512];
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.thread = 7;
+    for (k = 0; k < sizeof evs / sizeof *evs; k++) {
+        d.name = evs[k].name;
+        d.start_ns = evs[k].start;
+        d.end_ns = evs[k].end;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/overlap.json"), PROF_OK);
+    f = fopen(OUT "/overlap.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {\"7\": {\"scopes\": {\"a\": 1, \"c\": 1, \"e\": 1, \"f\": 1, \"g\": 1, \"p\": 1, \"s1\": 1}, "
+                   "\"parents\": {\"a\": null, \"c\": \"a\", \"e\": null, \"f\": \"e\", \"g\": \"e\", \"p\": null, \"s1\": \"p\"}}}, "
+                   "\"exact_threads\": true, \"async\": {\"b\": 1, \"d\": 1, \"s2\": 1}}\n");
+        fclose(f);
+    }
+    f = fopen(OUT "/overlap.json", "r");
+    if (CHECK(f != NULL)) { /* b, d and s2 each a "b" and an "e"; no other pair */
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "  {\"ph\": \"b\", ", 14) && strncmp(line, "  {\"ph\": \"e\", ", 14)) continue;
+            pairs++;
+            CHECK_MSG(strstr(line, "\"name\": \"b\"") || strstr(line, "\"name\": \"d\"") || strstr(line, "\"name\": \"s2\""), "an unexpected pair: %s", line);
+        }
+        fclose(f);
+        CHECK_EQ_INT(pairs, 6);
+    }
+    overlap_pair(ev, "overlap_pf");
+    prof_events_free(ev);
+}
+
 /* ----- Perfetto ------------------------------------------------------------ */
 
 static const char *const HOSTILE[] = {
@@ -443,6 +494,7 @@ static void perfetto_pair(prof_events *ev, const char *name) {
 }
 
 static void async_pair(prof_events *ev, const char *name) { perfetto_pair(ev, name); }
+static void overlap_pair(prof_events *ev, const char *name) { perfetto_pair(ev, name); }
 
 /* A hand-built list: hostile names in every string (names, overload names,
    stacks, shapes), events that nest and touch, async ranges, device events
@@ -1335,6 +1387,7 @@ int main(void) {
     test_device_async_touch();
     test_marks();
     test_async_overlap();
+    test_overlap_hand();
     test_perfetto_hand();
     test_perfetto_recorded();
     test_perfetto_importer();
