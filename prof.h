@@ -410,9 +410,11 @@
    and "id": "0x..." (the event's index: the recorded id is not kept).
    Perfetto's JSON importer puts each on an async track of the process
    (by its source: id and cat keep pairs apart);
-   speedscope leaves them out. Hand-built events that overlap on a thread
-   without nesting (neither async) are still "X" events: DevTools drops
-   one of them (prof_export_perfetto puts them on "overlapping" lanes).
+   speedscope leaves them out. A CPU event that overlaps its thread's
+   without nesting (it begins inside one and ends after it: hand-built
+   lists, a scope open across prof_step) is such a pair too, so DevTools
+   keeps it; prof_export_perfetto puts the same events on "overlapping"
+   lanes, with the same category. Lists whose events nest have none.
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
