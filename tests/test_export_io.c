@@ -815,19 +815,6 @@ static void test_perfetto_recorded(void) {
 
 /* ----- export options (prof_events_set_export_options) -------------------- */
 
-/* A whole file, NUL-terminated (its length in *n); NULL if unreadable. */
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    char *p = NULL;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (p = (char *)malloc((size_t)len + 1)) != NULL) {
-        *n = fread(p, 1, (size_t)len, f);
-        p[*n] = 0;
-    }
-    fclose(f);
-    return p;
-}
 static int has_bytes(const char *p, size_t n, const char *s) {
     size_t k = strlen(s), i;
     for (i = 0; p && i + k <= n; i++) if (memcmp(p + i, s, k) == 0) return 1;
@@ -848,7 +835,7 @@ static void check_paths(prof_events *ev, const char *tag, const char *const *wan
         if (k == 1) CHECK_EQ_INT(prof_export_stacks(ev, path, "self_cpu_time_total"), PROF_OK);
         if (k == 2) CHECK_EQ_INT(prof_export_pprof(ev, path, "self_cpu_time_total"), PROF_OK);
         if (k == 3) CHECK_EQ_INT(prof_export_perfetto(ev, path), PROF_OK);
-        p = slurp(path, &n);
+        p = check_read_file_n(path, &n);
         if (!CHECK_MSG(p != NULL, "cannot read %s", path)) continue;
         for (s = want; *s; s++) {
             /* pprof and Perfetto hold the file apart from the frame's name */
@@ -967,7 +954,7 @@ static void test_light_args(void) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/light.json"), PROF_OK);
     {
         size_t n = 0, nf = 0;
-        char *p = slurp(OUT "/light.json", &n), *q = slurp(OUT "/full.json", &nf);
+        char *p = check_read_file_n(OUT "/light.json", &n), *q = check_read_file_n(OUT "/full.json", &nf);
         if (CHECK(p != NULL && q != NULL)) {
             CHECK(prof_json_valid(p));
             CHECK(!has_bytes(p, n, "External id") && !has_bytes(p, n, "Ev Idx"));
@@ -1008,7 +995,7 @@ static void test_light_hand(void) {
     xo.args = PROF_ARGS_LIGHT;
     CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
     perfetto_pair(ev, "light_hand");
-    p = slurp(OUT "/light_hand.json", &n);
+    p = check_read_file_n(OUT "/light_hand.json", &n);
     if (CHECK(p != NULL)) {
         CHECK(prof_json_valid(p));
         CHECK(!has_bytes(p, n, "Sequence number") && !has_bytes(p, n, "External id"));
@@ -1228,7 +1215,7 @@ static void test_slow_reader(void) {
             prof__par_min_events = (size_t)-1; /* the file: one thread, the reference */
             CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
             prof__par_min_events = par[m].min;
-            want = slurp(path, &want_n);
+            want = check_read_file_n(path, &want_n);
             CHECK_MSG(EXPORTERS[k].fn != ex_perfetto || want_n > 5 * PROF__W_CHUNK, "the Perfetto trace (%zu bytes) is too small to fill the writer's queue", want_n);
             prof__w_async_after = 0;
             CHECK_EQ_INT(export_to_slow_pipe(EXPORTERS[k].fn, ev, 0, &r), PROF_OK);
@@ -1273,7 +1260,7 @@ static void test_write_fails_midway(void) {
             prof__par_chunk = 1000;
             snprintf(path, sizeof path, OUT "/midway_%s.out", EXPORTERS[k].name);
             CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
-            full = slurp(path, &size);
+            full = check_read_file_n(path, &size);
             free(full);
             if (size < (1u << 20)) continue; /* the memory timeline: one buffer */
             check_log_reset();
@@ -1291,7 +1278,7 @@ static void test_write_fails_midway(void) {
                 CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
                 CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, path) && check_log_has(PROF_E_IO, strerror(EFBIG)), "%s (parallel from %zu) past RLIMIT_FSIZE: %d (%s)", EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
             }
-            full = slurp(path, &size);
+            full = check_read_file_n(path, &size);
             CHECK_MSG(full && strcmp(full, "OLD\n") == 0, "%s: the old file was not left as it was", EXPORTERS[k].name);
             free(full);
             CHECK(check_count_tmp(OUT) == 0);
