@@ -8896,8 +8896,11 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    every top-level event is bounded by its own end: nesting stays exact,
    some lose a nanosecond). Events written as pairs (ovl, n of them, in
    order: prof__trace_overlaps) are not on the lane. *on_device: whether
-   any event is on a device (not set without memory). */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device) {
+   any event is on a device (not set without memory); *overlap: whether an
+   event may overlap its lane's without nesting (it begins before its
+   previous sibling or top-level event ends; where none does, the tree's
+   events nest, each in its parent, and prof__trace_overlaps finds none). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap) {
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
@@ -8916,6 +8919,7 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
         int found = 1;
         dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
         if (PROF__UNLIKELY(k < novl) && ovl[k] == i) { k++; continue; }
+        if (v->next_sibling >= 0 && ev[v->next_sibling].start < v->end) *overlap = 1;
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue; /* most events: not top-level; [memory] rows are not written, a CPU async range not as "X" (a device's still is) */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
@@ -8925,6 +8929,7 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
             if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
         }
         if (found && ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        if (found && ev[*slot].end > v->start) *overlap = 1;
         *slot = (uint32_t)i;
     }
     *on_device = dev != 0;
@@ -10071,10 +10076,18 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
    here; with what only they need: the cache of clean strings, the
    top-level events that touch their follower, the memo of stacks. */
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp) {
+    int overlap = 0;
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
     cx->on_device = 1;
-    if (prof__trace_overlaps(e, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
-    cx->path.root_touch = cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device); /* NULL: every top-level event is assumed to touch */
+    cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap); /* NULL: every top-level event is assumed to touch */
+    if (overlap || !cx->root_touch || !e->in_order) { /* events that may overlap: found, and left off the lanes */
+        if (prof__trace_overlaps(e, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
+        if (cx->novl) {
+            PROF_FREE(cx->root_touch);
+            cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap);
+        }
+    }
+    cx->path.root_touch = cx->root_touch;
     /* the API calls by correlation serve device events alone (their
        External id, the flows): without any, no pass over the extras
        (128 bytes each, one after the other before the events) */
