@@ -10897,12 +10897,12 @@ static PROF__NI int prof__pft_stream_less(const void *ctx, uint32_t a, uint32_t 
 }
 static PROF__NI void prof__pft_stream_ranks(prof__pft *pf) {
     const prof_events *e = pf->e;
-    uint32_t *first = NULL, *tmp, *slot;
+    uint32_t *first = NULL, *tmp;
     size_t n = 0, cap = 0, i;
     int found;
     for (i = 0; i < e->n; i++) { /* the first event of each stream */
         if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
-        if (!(slot = prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[i]), &found))) { pf->oom = 1; break; }
+        if (!prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[i]), &found)) { pf->oom = 1; break; }
         if (found) continue;
         if (!prof__grow((void *)&first, &cap, n + 1, sizeof *first)) { pf->oom = 1; break; }
         first[n++] = (uint32_t)i;
