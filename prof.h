@@ -312,15 +312,18 @@
    nested slices with interned names, categories, source locations and call
    stacks, marks, counters, memory counters, async ranges, a track per device
    stream with flows from launch to kernel, args as debug annotations,
-   metadata (also as trace attributes, keys unchanged); exact ns; about
-   22-25 bytes per plain scope. Each thread is a packet sequence with delta
-   timestamps; memory: a stack per thread. trace_processor keeps at most 512
+   metadata (also as trace attributes, keys unchanged); every event has
+   the JSON's category; exact ns; about 24-27 bytes per plain scope. Each
+   thread is a packet sequence with delta timestamps; memory: a stack per
+   thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
    tracks of its own, "depth 512-1023" and so on, where they nest as well;
    async ranges and events that do not nest in their thread's slices go on
    lanes under the thread ("async", "async (2)", ...; "overlapping", ...),
-   shown after its depth tracks in their numbers' order; a counter is one
-   track per name.
+   shown after its depth tracks in their numbers' order (a group's lanes
+   past the first are child tracks of the first; a GPU's streams likewise
+   hold their lanes, the streams in order); a counter is one track per
+   name.
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
@@ -444,9 +447,11 @@
    and "id": "0x..." (the event's index: the recorded id is not kept).
    Perfetto's JSON importer puts each on an async track of the process
    (by its source: id and cat keep pairs apart);
-   speedscope leaves them out. Hand-built events that overlap on a thread
-   without nesting (neither async) are still "X" events: DevTools drops
-   one of them (prof_export_perfetto puts them on "overlapping" lanes).
+   speedscope leaves them out. A CPU event that overlaps its thread's
+   without nesting (it begins inside one and ends after it: hand-built
+   lists, a scope open across prof_step) is such a pair too, so DevTools
+   keeps it; prof_export_perfetto puts the same events on "overlapping"
+   lanes, with the same category. Lists whose events nest have none.
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
@@ -8867,8 +8872,12 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
 /* ----- >>x_common: what every format reads of an event -----
    Its category, its lane (device stream or thread), its stack as an array,
    the process's name. */
-/* Kineto's category of an event, as an index into its names. */
-static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver" };
+/* Kineto's category of an event, as an index into its names; then those
+   the JSON gives its async pairs, counters and memory records (the Perfetto
+   trace gives each event the JSON's category, interned with iid index + 1). */
+static const char *const prof__pft_cats[] = { "user_annotation", "cpu_op", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime", "cuda_driver",
+                                               "blink.user_timing", "counter", "cpu_instant_event" };
+enum { PROF__CAT_ASYNC = 8, PROF__CAT_COUNTER, PROF__CAT_MEMORY };
 static PROF__NI unsigned prof__pft_cat(unsigned f, int on_cpu) {
     if (f & PROF_SITE_GPU_KERNEL) return 2;
     if (f & PROF_SITE_GPU_MEMCPY) return 3;
@@ -9242,16 +9251,20 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    top-level event of its lane (thread, or device and stream) starts exactly
    where it ends. Events come in start order. NULL without memory (then
    every top-level event is bounded by its own end: nesting stays exact,
-   some lose a nanosecond). *on_device: whether any event is on a device
-   (not set without memory). */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_device) {
+   some lose a nanosecond). Events written as pairs (ovl, n of them, in
+   order: prof__trace_overlaps) are not on the lane. *on_device: whether
+   any event is on a device (not set without memory); *overlap: whether an
+   event may overlap its lane's without nesting (it begins before its
+   previous sibling or top-level event ends; where none does, the tree's
+   events nest, each in its parent, and prof__trace_overlaps finds none). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap) {
     prof__map last; /* device lane -> its last top-level event so far */
     uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
     const prof__ev *const ev = e->ev;
     const size_t n = e->n;
     unsigned dev = 0;
-    size_t i;
+    size_t i, k = 0;
     if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
     for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
@@ -9262,6 +9275,8 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
         uint32_t *slot;
         int found = 1;
         dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
+        if (PROF__UNLIKELY(k < novl) && ovl[k] == i) { k++; continue; }
+        if (v->next_sibling >= 0 && ev[v->next_sibling].start < v->end) *overlap = 1;
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue; /* most events: not top-level; [memory] rows are not written, a CPU async range not as "X" (a device's still is) */
         if (v->device_type == PROF_DEVICE_CPU) {
             slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
@@ -9271,12 +9286,81 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, int *on_de
             if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
         }
         if (found && ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        if (found && ev[*slot].end > v->start) *overlap = 1;
         *slot = (uint32_t)i;
     }
     *on_device = dev != 0;
     prof__map_free(&last);
     PROF_FREE(last_cpu);
     return bits;
+}
+
+/* Events that overlap on their thread. A list built by hand may hold CPU
+   events that overlap without nesting (one begins inside another and ends
+   after it); as "X" events DevTools' trace engine drops the later one. They
+   are written as async pairs instead, as PROF_ASYNC ranges are
+   (prof__w_async_pair), chosen as the Perfetto writer chooses its
+   overlapping lanes (prof__pft_event): in (start, -end) order on each
+   thread, an event that ends after the innermost event still open at its
+   start (of those that nest). Their indices in list order, in *out (NULL,
+   n 0, where all nest: nested lists come out as before); -1 without memory. */
+static PROF__NI int prof__uint_less(const void *ctx, uint32_t a, uint32_t b) { (void)ctx; return a < b; }
+static PROF__NI int prof__trace_overlaps(const prof_events *e, uint32_t **out, size_t *nout) {
+    size_t nt = e->nthr, i, n = 0, cap = 0;
+    int64_t **st = PROF__ALLOC(int64_t *, nt + 1);
+    size_t *dep = PROF__ALLOC(size_t, 2 * (nt + 1)), *scap = dep ? dep + nt + 1 : NULL;
+    uint32_t *order = NULL, *tmp = NULL, *ovl = NULL;
+    int rc = -1;
+    *out = NULL;
+    *nout = 0;
+    if (!st || !dep) goto done;
+    memset(st, 0, (nt + 1) * sizeof *st);
+    memset(dep, 0, 2 * (nt + 1) * sizeof *dep);
+    if (!e->in_order) { /* a list built in another order: sorted indices */
+        if (!(order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) goto done;
+        for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
+        prof__msort_u32(order, tmp, e->n, prof__ev_order_less, e->ev);
+    }
+    for (i = 0; i < e->n; i++) {
+        uint32_t k = order ? order[i] : (uint32_t)i, t = e->ev[k].thread;
+        const prof__ev *v = &e->ev[k];
+        size_t d;
+        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || t >= nt) continue;
+        for (d = dep[t]; d > 0 && st[t][d - 1] <= v->start; d--) {}
+        if (d == 0 || st[t][d - 1] >= v->end) { /* nests: open on the thread */
+            if (d == scap[t] && !prof__grow((void *)&st[t], &scap[t], d + 1, sizeof **st)) goto done;
+            st[t][d++] = v->end;
+        } else {
+            if (!prof__grow((void *)&ovl, &cap, n + 1, sizeof *ovl)) goto done;
+            ovl[n++] = k;
+        }
+        dep[t] = d;
+    }
+    if (n && order) {
+        prof__msort_u32(ovl, tmp, n, prof__uint_less, NULL);
+    }
+    *out = ovl;
+    *nout = n;
+    ovl = NULL;
+    rc = 0;
+done:
+    for (i = 0; st && i <= nt; i++) PROF_FREE(st[i]);
+    PROF_FREE(st);
+    PROF_FREE(dep);
+    PROF_FREE(order);
+    PROF_FREE(tmp);
+    PROF_FREE(ovl);
+    return rc;
+}
+/* Whether event i is one of them: the first of them at i or after (n: none). */
+static PROF__NI size_t prof__overlap_at(const uint32_t *ovl, size_t n, size_t i) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ovl[mid] < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of
@@ -9312,6 +9396,8 @@ typedef struct prof__trace_ctx {
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
     struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
     unsigned char *root_touch; /* path.root_touch, owned */
+    uint32_t *ovl;             /* the events written as pairs though no async ranges (prof__trace_overlaps), owned */
+    size_t novl;
     int on_device;             /* any event on a device (else no GPU lanes to name) */
     prof__dur_path path;
 } prof__trace_ctx;
@@ -9578,6 +9664,10 @@ static PROF__NI void prof__w_event(prof__w *w, prof_events *e, size_t i, prof__t
     const prof__dur_level *lv;
     if (v->flags & PROF__F_MEMROW) return; /* PyTorch leaves its [memory] events out; the records are the [memory] instants */
     if (PROF__UNLIKELY(v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU) { prof__w_async_pair(w, e, i, cx); return; }
+    if (PROF__UNLIKELY(cx->novl)) {
+        size_t k = prof__overlap_at(cx->ovl, cx->novl, i);
+        if (k < cx->novl && cx->ovl[k] == i) { prof__w_async_pair(w, e, i, cx); return; }
+    }
     if (!(lv = prof__written_dur(e, i, &cx->path))) { w->err = ENOMEM; return; }
     prof__w_ev_head(w, e, v, cx);
     prof__w_ev_middle(w, e, i, cx, lv);
@@ -9984,7 +10074,12 @@ static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t
         return;
     }
     while (i < end && !w->err) {
-        i = prof__w_events_fast(w, e, i, end, cx);
+        size_t stop = end; /* the fast runs stop at an event written as a pair */
+        if (PROF__UNLIKELY(cx->novl)) {
+            size_t k = prof__overlap_at(cx->ovl, cx->novl, i);
+            if (k < cx->novl && cx->ovl[k] < end) stop = cx->ovl[k];
+        }
+        i = prof__w_events_fast(w, e, i, stop, cx);
         if (i < end && !w->err) prof__w_event(w, e, i++, cx);
     }
 }
@@ -10328,6 +10423,7 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
     prof__path_free(&cx->path);
     prof__memo_free(cx->memo);
     PROF_FREE(cx->root_touch);
+    PROF_FREE(cx->ovl);
     PROF_FREE(cx->cache);
     PROF_FREE(cx->tid_json);
     PROF_FREE(cx->site_json);
@@ -10337,9 +10433,18 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
    here; with what only they need: the cache of clean strings, the
    top-level events that touch their follower, the memo of stacks. */
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp) {
+    int overlap = 0;
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
     cx->on_device = 1;
-    cx->path.root_touch = cx->root_touch = prof__root_touch(e, &cx->on_device); /* NULL: every top-level event is assumed to touch */
+    cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap); /* NULL: every top-level event is assumed to touch */
+    if (overlap || !cx->root_touch || !e->in_order) { /* events that may overlap: found, and left off the lanes */
+        if (prof__trace_overlaps(e, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
+        if (cx->novl) {
+            PROF_FREE(cx->root_touch);
+            cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap);
+        }
+    }
+    cx->path.root_touch = cx->root_touch;
     /* the API calls by correlation serve device events alone (their
        External id, the flows): without any, no pass over the extras
        (128 bytes each, one after the other before the events) */
@@ -10392,7 +10497,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
    is a packet sequence of its own whose timestamps are deltas (a
    sequence-scoped incremental clock, id 64) and whose TrackEvents default
    to the thread's track: a plain scope is a SLICE_BEGIN with an interned
-   name and an SLICE_END, about 20 bytes. Names, categories, source
+   name and category (2 bytes: a TrackEvent cannot default its category)
+   and an SLICE_END, about 22 bytes. Names, categories, source
    locations, call stacks and annotation names are interned per sequence
    (emitted on it before first use; iids are global: site + 1, ...).
    Everything else (track descriptors, marks, counters, memory, device
@@ -10454,6 +10560,7 @@ typedef struct prof__pft {
     prof__pft_lanes *lanes;
     size_t nlanes, caplanes;
     prof__map lane_map;          /* group -> index into lanes */
+    prof__map stream_rank;       /* a device event's group -> its stream's rank */
     prof__map api;               /* correlation -> the CPU event of its API call */
     prof__map frame_iid;         /* frame string address -> frame iid */
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
@@ -10467,6 +10574,7 @@ typedef struct prof__pft {
     prof__clean *cache;          /* interned strings known clean, or NULL */
     prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
     int oom;
+    int as_pair;                 /* the slice being written is one the JSON writes as a b/e pair */
     prof__xpaths xp;             /* the source paths as written */
 } prof__pft;
 
@@ -10483,13 +10591,16 @@ static PROF__NI uint64_t prof__pft_ts(const prof__pft *pf, int64_t ns) { return 
 /* The track of a thread's lane group or a device stream, by group key. */
 static PROF__NI uint64_t prof__pft_lane_uuid(uint64_t group, size_t lane) { return (prof__mix(group) | ((uint64_t)1 << 62)) + ((uint64_t)lane << 1); }
 /* A descriptor for a track: name, parent (0 = none), sort rank (among its
-   siblings where the parent orders them explicitly). */
+   siblings where the parent orders them explicitly), whether its own child
+   tracks go by rank (PROF__PFT_ORDERED). */
+#define PROF__PFT_ORDERED (-2)
 static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t parent, const char *name, int rank, int counter_unit) {
     prof__buf *m = &pf->msg;
     m->n = 0;
     prof__pb_u(m, 1, uuid);
     if (parent) prof__pb_u(m, 5, parent);
     prof__pb_s(m, 2, name);
+    if (counter_unit == PROF__PFT_ORDERED) prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT */
     prof__pb_i(m, 12, rank);
     if (counter_unit >= 0) {
         pf->sub.n = 0;
@@ -10501,13 +10612,16 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
     prof__pft_emit(pf);
 }
 /* The lane of group for an event [start, end], its track described when
-   new, ranked rank0 + its number: the UI orders a thread's or GPU's child
-   tracks by rank (child_ordering EXPLICIT on the parent), else by name as
-   text, which put "async (10)" before "async (2)". A thread's tracks: its
-   depth tracks (rank = their band), then its async lanes, then its
-   overlapping ones. */
-#define PROF__PFT_RANK_ASYNC 0x100000
-#define PROF__PFT_RANK_OVERLAP 0x200000
+   new: the UI orders a track's child tracks by rank (child_ordering
+   EXPLICIT on the parent), else by name as text, which put "async (10)"
+   before "async (2)". The first lane is a child of `parent` ranked rank0,
+   the others children of the first ranked by their number, so that every
+   rank is exact whatever the number of lanes, streams and devices (ranks
+   are int32: stream << 8 plus the lane gave stream 0's 257th lane stream
+   1's rank). A thread's tracks: its depth tracks (rank = their band), its
+   async lanes, its overlapping ones; a GPU's: its streams in order. */
+#define PROF__PFT_RANK_ASYNC (INT32_MAX - 1)
+#define PROF__PFT_RANK_OVERLAP INT32_MAX
 /* Twice the lanes g can hold: the leaves copied, the inner nodes rebuilt. */
 static PROF__NI int prof__pft_lanes_grow(prof__pft_lanes *g) {
     size_t cap = g->cap ? 2 * g->cap : 8, j;
@@ -10542,15 +10656,14 @@ static PROF__NI uint64_t prof__pft_lane(prof__pft *pf, uint64_t group, int64_t s
         char label[64];
         if (g->n == g->cap && !prof__pft_lanes_grow(g)) { pf->oom = 1; return 0; }
         g->n++;
-        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, -1);
-        else {
-            int64_t rank = (int64_t)rank0 + (int64_t)(k < 0xfffff ? k : 0xfffff); /* stream 0x7fffff's lanes: int32's end */
+        if (k == 0) prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, name, rank0, PROF__PFT_ORDERED);
+        else { /* k < 2^31: a lane holds an event, a list fewer than 2^31 */
             snprintf(label, sizeof label, " (%zu)", k + 1);
             pf->sub2.n = 0;
             prof__buf_str(&pf->sub2, name);
             prof__buf_str(&pf->sub2, label);
             prof__buf_put(&pf->sub2, "", 1);
-            prof__pft_track(pf, prof__pft_lane_uuid(group, k), parent, pf->sub2.oom ? name : pf->sub2.p, (int)(rank < INT32_MAX ? rank : INT32_MAX), -1);
+            prof__pft_track(pf, prof__pft_lane_uuid(group, k), prof__pft_lane_uuid(group, 0), pf->sub2.oom ? name : pf->sub2.p, (int)(k < INT32_MAX ? k : INT32_MAX), -1);
         }
     }
     for (j = g->cap + k, g->tree[j] = end; j > 1; j /= 2)
@@ -10753,7 +10866,8 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     prof__buf *te = &pf->msg, *in = &pf->sub2;
-    unsigned cat = prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
+    unsigned cat = v->device_type == PROF_DEVICE_CPU && ((v->flags & PROF__F_ASYNC) || pf->as_pair) ? (unsigned)PROF__CAT_ASYNC /* as the JSON's b/e pairs */
+                   : prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
     uint64_t stack;
     /* interned data first: it uses sub and sub2 */
     in->n = 0;
@@ -10770,7 +10884,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
     if (track) prof__pb_u(te, 11, track);
     if (!x->trace_name) prof__pb_u(te, 10, (uint64_t)v->site + 1); /* the importer prefers name_iid to name */
-    if (cat) prof__pb_u(te, 3, cat + 1); /* none = user_annotation, the usual one */
+    prof__pb_u(te, 3, cat + 1); /* category_iids: the JSON's "cat" */
     if (e->sites[v->site].file && e->sites[v->site].file[0]) prof__pb_u(te, 34, (uint64_t)v->site + 1);
     if (stack) prof__pb_u(te, 56, stack);
     if (x->trace_name) { /* an event named apart from its site (CUPTI) */
@@ -10836,7 +10950,7 @@ static PROF__NI prof__pft_head *prof__pft_heads(const prof_events *e) {
         unsigned cat = prof__pft_cat(e->sites[s].flags, 1);
         char *d = prof__pb_uint(h[s].b, 9, 1); /* TYPE_SLICE_BEGIN */
         d = prof__pb_uint(d, 10, (uint64_t)s + 1);
-        if (cat) d = prof__pb_uint(d, 3, cat + 1);
+        d = prof__pb_uint(d, 3, cat + 1);
         if (e->sites[s].file && e->sites[s].file[0]) d = prof__pb_uint(d, 34, (uint64_t)s + 1);
         h[s].n = (unsigned char)(d - h[s].b);
     }
@@ -10957,6 +11071,10 @@ static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq
     return 1;
 }
 
+/* The lane group of a device event: its device and stream. */
+static PROF__NI uint64_t prof__pft_stream_group(const prof_events *e, const prof__ev *v) {
+    return prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v)) ^ 0x9e37u;
+}
 /* An event that does not nest in its thread's slices (async, overlapping)
    or a device event: a begin and an end on a lane of sequence 1, by device
    and stream or by thread. */
@@ -10971,11 +11089,11 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     if (v->device_type != PROF_DEVICE_CPU) {
         const prof__extra *x = prof__x(e, v);
         int64_t stream = prof__stream_of(e, v);
-        group = prof__mix(((uint64_t)(uint32_t)x->device_index << 40) ^ (uint64_t)stream) ^ 0x9e37u;
+        group = prof__pft_stream_group(e, v);
         parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
-        rank0 = (int)((stream < 0 ? 0 : stream > 0x7fffff ? 0x7fffff : stream) << 8); /* streams in order, their lanes after each */
+        rank0 = (int)prof__map_get(&pf->stream_rank, group); /* the streams in order (prof__pft_stream_ranks) */
     } else { /* async ranges and overlapping events apart, after the depth tracks */
         int async = (v->flags & PROF__F_ASYNC) != 0;
         group = ((uint64_t)t << 2) | 1 | (uint64_t)(async << 1);
@@ -10985,7 +11103,9 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     }
     track = prof__pft_lane(pf, group, v->start, v->end, parent, name, rank0);
     if (!track) return;
+    pf->as_pair = v->device_type == PROF_DEVICE_CPU; /* an overlapping event: the JSON's pair (prof__trace_overlaps) */
     prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
+    pf->as_pair = 0;
     prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
 }
 /* Event i of thread t, nested `depth` deep where a track cannot hold it:
@@ -11081,9 +11201,11 @@ static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in
     if (in->kind == 1) {
         prof__pb_u(te, 9, 3); /* TYPE_INSTANT */
         prof__pb_u(te, 10, (uint64_t)in->site + 1);
+        prof__pb_u(te, 3, 1); /* user_annotation, as the JSON's "I" */
     } else {
         prof__pb_u(te, 9, 4); /* TYPE_COUNTER */
         prof__pb_f64(te, 44, in->value);
+        prof__pb_u(te, 3, PROF__CAT_COUNTER + 1);
     }
     prof__pft_emit_misc(pf, in->ts);
 }
@@ -11106,6 +11228,7 @@ static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, pro
     prof__pb_u(te, 11, track);
     prof__pb_u(te, 9, 4);
     prof__pb_i(te, 30, mr->total);
+    prof__pb_u(te, 3, PROF__CAT_MEMORY + 1); /* the JSON's [memory] instants' */
     prof__pft_emit_misc(pf, mr->ts);
 }
 /* Marks and counters, then the memory records, on sequence 1. */
@@ -11121,6 +11244,36 @@ static PROF__NI void prof__pft_instants(prof__pft *pf) {
     prof__map_free(&seen);
 }
 
+/* Each device stream's rank among its device's (pf->stream_rank): a
+   device's streams in order (device, stream), ranked 0, 1, ... over all
+   devices, so exact for any stream numbers. */
+static PROF__NI int prof__pft_stream_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)ctx;
+    int da = prof__x(e, &e->ev[a])->device_index, db = prof__x(e, &e->ev[b])->device_index;
+    return da != db ? da < db : prof__stream_of(e, &e->ev[a]) < prof__stream_of(e, &e->ev[b]);
+}
+static PROF__NI void prof__pft_stream_ranks(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    uint32_t *first = NULL, *tmp;
+    size_t n = 0, cap = 0, i;
+    int found;
+    for (i = 0; i < e->n; i++) { /* the first event of each stream */
+        if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
+        if (!prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[i]), &found)) { pf->oom = 1; break; }
+        if (found) continue;
+        if (!prof__grow((void *)&first, &cap, n + 1, sizeof *first)) { pf->oom = 1; break; }
+        first[n++] = (uint32_t)i;
+    }
+    if (!pf->oom && n && (tmp = PROF__ALLOC(uint32_t, n))) {
+        prof__msort_u32(first, tmp, n, prof__pft_stream_less, e);
+        for (i = 0; i < n; i++) *prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[first[i]]), &found) = (uint32_t)i;
+        PROF_FREE(tmp);
+    } else if (n) {
+        pf->oom = 1;
+    }
+    PROF_FREE(first);
+}
+
 /* Descriptors on sequence 1: the root track (threads in the order given
    by their rank), the process, each device's track (its streams in
    order). The threads' own come with their sequences (prof__pft_thread). */
@@ -11128,6 +11281,7 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
     const prof_events *e = pf->e;
     prof__buf *m = &pf->msg, *s = &pf->sub;
     size_t i;
+    prof__pft_stream_ranks(pf);
     m->n = 0;
     prof__pb_u(m, 1, 0);
     prof__pb_u(m, 20, 1); /* thread_ordering: THREAD_ORDERING_EXPLICIT */
@@ -11163,7 +11317,7 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
             prof__pb_u(m, 1, uuid);
             prof__pb_s(m, 2, label);
             prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: the streams by rank */
-            prof__pb_i(m, 12, 0x1000000 + prof__x(e, v)->device_index);
+            prof__pb_i(m, 12, (int64_t)0x1000000 + (prof__x(e, v)->device_index < INT32_MAX - 0x1000000 ? prof__x(e, v)->device_index : INT32_MAX - 0x1000000));
             prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
             prof__pb_sub(&pf->pkt, 60, m);
             prof__pft_emit(pf);
@@ -11265,7 +11419,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
-    prof__map_free(&pf->lane_map); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF_FREE(pf->order);

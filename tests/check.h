@@ -173,20 +173,26 @@ static CHECK__UNUSED const check_log_entry *check_log_get(size_t i) {
 /* 1 when running under valgrind (its preload library is in LD_PRELOAD). */
 /* A whole file as a NUL-terminated string (malloc'ed; NULL when it cannot be
    read): for tests that compare a written file with an expected text. */
-static CHECK__UNUSED char *check_read_file(const char *path) {
+/* A whole file, NUL-terminated, its length in *len (when len is not NULL:
+   a file may hold NUL bytes); NULL if it cannot be read whole. */
+static CHECK__UNUSED char *check_read_file_n(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
-    char *p;
+    char *p = NULL;
     long n;
     if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = n >= 0 ? (char *)malloc((size_t)n + 1) : NULL;
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (p) p[n] = 0;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (p = (char *)malloc((size_t)n + 1)) != NULL) {
+        if (fread(p, 1, (size_t)n, f) != (size_t)n) {
+            free(p);
+            p = NULL;
+        } else {
+            p[n] = 0;
+            if (len) *len = (size_t)n;
+        }
+    }
     fclose(f);
     return p;
 }
+static CHECK__UNUSED char *check_read_file(const char *path) { return check_read_file_n(path, NULL); }
 static CHECK__UNUSED int check_under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
     return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));

@@ -1,4 +1,4 @@
-/* What test_tables and test_cupti share: reading a file, a growing output
+/* What test_tables and test_cupti share: a growing output
    text, and running one request of a tests/tables case file (FORMAT.md)
    on an event list, printed the way the .expected files hold it. */
 #ifndef PROF_TEST_TABLE_REQUESTS_H
@@ -8,20 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; if (len) *len = (size_t)n; }
-    return buf;
-}
+#include "check.h" /* check_read_file_n */
 
 typedef struct out { char *p; size_t n, cap; } out;
 static void out_put(out *o, const char *s) {

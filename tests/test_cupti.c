@@ -258,7 +258,7 @@ static int64_t us_to_ns(const char *s) { return (int64_t)(strtod(s, NULL) * 1000
 static int load_case(case_file *cf, const char *path) {
     char *line, *save = NULL;
     memset(cf, 0, sizeof *cf);
-    if (!(cf->text = slurp(path, NULL))) return -1;
+    if (!(cf->text = check_read_file_n(path, NULL))) return -1;
     for (line = strtok_r(cf->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (!line[0] || line[0] == '#') continue;
         if (!strncmp(line, "event\t", 6) && cf->n < 64) {
@@ -348,7 +348,7 @@ static void run_case_request(prof_events *ev, out *o, const char *req) {
 static void check_tables(prof_events *ev, const case_file *cf, const char *expected_path, const char *what) {
     out o = {0, 0, 0};
     size_t len = 0, i = 0;
-    char *expected = slurp(expected_path, &len);
+    char *expected = check_read_file_n(expected_path, &len);
     int r;
     if (!CHECK_MSG(expected != NULL, "cannot read %s (run from the repository root)", expected_path)) return;
     out_put(&o, "");
@@ -563,7 +563,7 @@ static void check_profile_trace(prof_events *ev) {
     size_t i;
     memset(&x, 0, sizeof x);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace.json"), PROF_OK);
-    text = slurp("build/cupti/trace.json", NULL);
+    text = check_read_file_n("build/cupti/trace.json", NULL);
     CHECK(text && prof_json_valid(text));
     free(text);
     check_perfetto_pair(ev, "build/cupti/trace.json");
@@ -661,7 +661,7 @@ static void check_profile_stacks(prof_events *ev) {
     }
     CHECK_EQ_INT(prof_export_stacks(ev, "build/cupti/stacks.txt", "self_cuda_time_total"), PROF_OK);
     CHECK_EQ_INT(prof_events_set_export_options(ev, NULL), PROF_OK);
-    got = slurp("build/cupti/stacks.txt", NULL);
+    got = check_read_file_n("build/cupti/stacks.txt", NULL);
     CHECK_MSG(got && strcmp(got, want.p) == 0, "export_stacks(self_cuda_time_total):\n--- got\n%s--- expected\n%s", got ? got : "(none)", want.p);
     free(got);
     free(want.p);
@@ -671,13 +671,13 @@ static void check_profile_memory_timeline(prof_events *ev) {
     char *got;
     const char *cat[4];
     CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/cupti/memory.json", PROF_DEVICE_CUDA, 0), PROF_OK);
-    got = slurp("build/cupti/memory.json", NULL);
+    got = check_read_file_n("build/cupti/memory.json", NULL);
     CHECK_MSG(got && strcmp(got, "[[5.500, 67.000, 74.500], [[4194304], [5242880], [4194304]]]\n") == 0, "memory timeline: %s",
               got ? got : "(none)");
     free(got);
     CHECK_EQ_INT(prof_memory_categories(ev, PROF_DEVICE_CUDA, 0, cat, 4), 1);
     CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/cupti/memory1.json", PROF_DEVICE_CUDA, 1), PROF_OK);
-    got = slurp("build/cupti/memory1.json", NULL);
+    got = check_read_file_n("build/cupti/memory1.json", NULL);
     CHECK_MSG(got && strcmp(got, "[[], []]\n") == 0, "memory timeline of device 1: %s", got ? got : "(none)");
     free(got);
 }
@@ -1480,7 +1480,7 @@ static void test_long_names(void) {
     CHECK_MSG(find_event(ev, g_kernel_5000, 0) >= 0, "a kernel named with 5000 bytes is not in the events whole");
     check_scope_kernels(ev, "long_names", 2, 2000, "long kernel names");
     CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace_long_names.json"), PROF_OK);
-    text = slurp("build/cupti/trace_long_names.json", NULL);
+    text = check_read_file_n("build/cupti/trace_long_names.json", NULL);
     if (CHECK(text != NULL)) {
         char want[700];
         for (j = 0; j < 14; j++) {

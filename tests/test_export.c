@@ -86,19 +86,6 @@ static void sb_put(sbuf *b, const void *s, size_t n) {
 static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_free(sbuf *b) { free(b->p); memset(b, 0, sizeof *b); }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    sbuf b;
-    char chunk[65536];
-    size_t k;
-    memset(&b, 0, sizeof b);
-    if (!f) return NULL;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sb_put(&b, chunk, k);
-    fclose(f);
-    if (!b.p) sb_put(&b, "", 0);
-    if (len) *len = b.n;
-    return b.p;
-}
 static int write_file(const char *path, const char *text) {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -107,7 +94,7 @@ static int write_file(const char *path, const char *text) {
 }
 static int file_is(const char *path, const char *text) {
     size_t n;
-    char *s = read_file(path, &n);
+    char *s = check_read_file_n(path, &n);
     int ok = s && n == strlen(text) && memcmp(s, text, n) == 0;
     free(s);
     return ok;
@@ -754,7 +741,7 @@ static void write_trace_expect(const char *expect_name, const char *file, prof_e
 /* The exact escapes: \uXXXX for control bytes, except \t \n \r. */
 static void check_control_escapes(const char *path) {
     size_t n, i;
-    char *s = read_file(path, &n);
+    char *s = check_read_file_n(path, &n);
     char want[400], *p = want;
     int found;
     if (!CHECK_MSG(s != NULL, "cannot read %s", path)) return;
@@ -1721,7 +1708,7 @@ static void test_paths(void) {
         }
         CHECK_EQ_INT(prof_events_add_metadata(ev, "schemaVersion2", "fine"), PROF_OK);
         CHECK_EQ_INT(prof_export_chrome_trace(ev, ERR_DIR "/p/meta.json"), PROF_OK);
-        text = read_file(ERR_DIR "/p/meta.json", NULL);
+        text = check_read_file_n(ERR_DIR "/p/meta.json", NULL);
         if (CHECK(text != NULL)) {
             const char *a = strstr(text, "\"schemaVersion\": 1,");
             CHECK(a != NULL && strstr(a + 1, "\"schemaVersion\":") == NULL);
@@ -1876,7 +1863,7 @@ static void test_streaming(void) {
                   "exporting %ld events grew the peak RSS by %ld kB (VmRSS %ld -> %ld kB, VmHWM %ld -> %ld kB, reset %d), limit 8 MB",
                   n, growth, rss0, rss1, hwm0, hwm1, reset_ok);
     }
-    s = read_file(STREAM_DIR "/big.json", &len);
+    s = check_read_file_n(STREAM_DIR "/big.json", &len);
     if (CHECK(s != NULL)) {
         /* a plain loop: sanitizers' strstr rescans the whole haystack per call */
         static const char pat[] = "{\"ph\": \"X\"";
@@ -1954,7 +1941,7 @@ static void test_deep_nesting(void) {
         add_ev(ev, name, 7, 1000000 + (int64_t)d * 10, 900000000, NULL, 0);
     }
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/deep_nest.json"), PROF_OK);
-    text = read_file(OUT "/deep_nest.json", &len);
+    text = check_read_file_n(OUT "/deep_nest.json", &len);
     for (p = text; p && (p = strstr(p, "\"name\": \"deep near ")) != NULL; p++) {
         char *ts = strstr(p, "\"ts\": "), *dur = strstr(p, "\"dur\": ");
         d = atoi(p + strlen("\"name\": \"deep near "));
@@ -2037,8 +2024,8 @@ static void test_parallel_same_bytes(void) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/par.json"), PROF_OK);
     prof__par_min_events = old_min;
     prof__par_chunk = PROF__PAR_CHUNK;
-    seq = read_file(STREAM_DIR "/seq.json", &seq_len);
-    par = read_file(STREAM_DIR "/par.json", &par_len);
+    seq = check_read_file_n(STREAM_DIR "/seq.json", &seq_len);
+    par = check_read_file_n(STREAM_DIR "/par.json", &par_len);
     if (CHECK(seq && par)) {
         /* the same but for the traceName, which is the path: seq.json / par.json */
         size_t k = 0;
@@ -2164,7 +2151,7 @@ static void test_fast_same_bytes(void) {
                 prof__par_min_events = par ? 0 : (size_t)-1;
                 prof__par_chunk = 97; /* chunks that begin at every depth */
                 CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/fast.json"), PROF_OK);
-                text[light][fast][par] = read_file(STREAM_DIR "/fast.json", &len[light][fast][par]);
+                text[light][fast][par] = check_read_file_n(STREAM_DIR "/fast.json", &len[light][fast][par]);
             }
         }
         for (k = 1; k < 4; k++) {

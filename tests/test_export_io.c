@@ -405,6 +405,57 @@ static void test_async_overlap(void) {
     prof_events_free(ev);
 }
 
+/* A hand-built list whose events overlap on one thread without nesting:
+   "b" begins inside "a" and ends after it, "d" (b's child) straddles a's
+   end, "s2" begins inside its sibling "s1" and ends after it. As "X"
+   events DevTools' trace engine dropped the later of each pair; now each
+   is a "b"/"e" pair (tests/js: OUT/overlap.json keeps every event, the
+   pairs as measures, speedscope warns of nothing), those that nest stay
+   "X" with their parents, and the Perfetto trace of the list puts the
+   same events on overlapping lanes (check_perfetto.py). */
+static void overlap_pair(prof_events *ev, const char *name);
+static void test_overlap_hand(void) {
+    static const struct { const char *name; int64_t start, end; } evs[] = {
+        { "a", 1000, 5000 }, { "b", 3000, 8000 }, { "c", 3500, 4000 }, { "d", 4500, 6000 },
+        { "e", 9000, 10000 }, { "f", 9000, 9500 }, { "g", 9500, 10000 },
+        { "p", 20000, 30000 }, { "s1", 21000, 25000 }, { "s2", 24000, 26000 },
+    };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    FILE *f;
+    size_t k, pairs = 0;
+    char line[512];
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.thread = 7;
+    for (k = 0; k < sizeof evs / sizeof *evs; k++) {
+        d.name = evs[k].name;
+        d.start_ns = evs[k].start;
+        d.end_ns = evs[k].end;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/overlap.json"), PROF_OK);
+    f = fopen(OUT "/overlap.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {\"7\": {\"scopes\": {\"a\": 1, \"c\": 1, \"e\": 1, \"f\": 1, \"g\": 1, \"p\": 1, \"s1\": 1}, "
+                   "\"parents\": {\"a\": null, \"c\": \"a\", \"e\": null, \"f\": \"e\", \"g\": \"e\", \"p\": null, \"s1\": \"p\"}}}, "
+                   "\"exact_threads\": true, \"async\": {\"b\": 1, \"d\": 1, \"s2\": 1}}\n");
+        fclose(f);
+    }
+    f = fopen(OUT "/overlap.json", "r");
+    if (CHECK(f != NULL)) { /* b, d and s2 each a "b" and an "e"; no other pair */
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "  {\"ph\": \"b\", ", 14) && strncmp(line, "  {\"ph\": \"e\", ", 14)) continue;
+            pairs++;
+            CHECK_MSG(strstr(line, "\"name\": \"b\"") || strstr(line, "\"name\": \"d\"") || strstr(line, "\"name\": \"s2\""), "an unexpected pair: %s", line);
+        }
+        fclose(f);
+        CHECK_EQ_INT(pairs, 6);
+    }
+    overlap_pair(ev, "overlap_pf");
+    prof_events_free(ev);
+}
+
 /* ----- Perfetto ------------------------------------------------------------ */
 
 static const char *const HOSTILE[] = {
@@ -443,6 +494,7 @@ static void perfetto_pair(prof_events *ev, const char *name) {
 }
 
 static void async_pair(prof_events *ev, const char *name) { perfetto_pair(ev, name); }
+static void overlap_pair(prof_events *ev, const char *name) { perfetto_pair(ev, name); }
 
 /* A hand-built list: hostile names in every string (names, overload names,
    stacks, shapes), events that nest and touch, async ranges, device events
@@ -625,6 +677,39 @@ static void test_perfetto_many_lanes(void) {
     prof_events_free(ev);
 }
 
+/* More than 256 kernels at once on one stream, beside other streams and
+   devices: the lanes of a stream were ranked stream << 8 plus the lane, so
+   stream 0's lane 257 took stream 1's rank and the UI's order of the
+   GPU's tracks was undefined (check_perfetto.py: no two child tracks share
+   a rank, each parent shows its children in the lanes' order). */
+static void test_perfetto_stream_lanes(void) {
+    static const int64_t streams[] = { 0, 1, 2, 7, 300 };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    size_t s, i;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "launch";
+    d.thread = 3;
+    d.start_ns = 100;
+    d.end_ns = 200;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    d.name = "kernel";
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_type = PROF_DEVICE_CUDA;
+    for (s = 0; s < sizeof streams / sizeof *streams; s++) {
+        d.device_resource_id = streams[s];
+        d.device_index = s < 3 ? 0 : 1;
+        for (i = 0; i < (s == 0 ? 300u : s == 1 ? 260u : 3u); i++) {
+            d.start_ns = 1000 + (int64_t)i;
+            d.end_ns = 100000 + (int64_t)i;
+            CHECK(prof_events_add(ev, &d) >= 0);
+        }
+    }
+    perfetto_pair(ev, "pf_stream_lanes");
+    prof_events_free(ev);
+}
+
 /* A list that spans more than 2^63 ns (one thread's event near INT64_MIN,
    another's near INT64_MAX): a thread sequence's first clock delta, from
    the trace's start, was taken in int64_t (signed overflow, UBSan). The
@@ -730,19 +815,6 @@ static void test_perfetto_recorded(void) {
 
 /* ----- export options (prof_events_set_export_options) -------------------- */
 
-/* A whole file, NUL-terminated (its length in *n); NULL if unreadable. */
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    char *p = NULL;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (p = (char *)malloc((size_t)len + 1)) != NULL) {
-        *n = fread(p, 1, (size_t)len, f);
-        p[*n] = 0;
-    }
-    fclose(f);
-    return p;
-}
 static int has_bytes(const char *p, size_t n, const char *s) {
     size_t k = strlen(s), i;
     for (i = 0; p && i + k <= n; i++) if (memcmp(p + i, s, k) == 0) return 1;
@@ -763,7 +835,7 @@ static void check_paths(prof_events *ev, const char *tag, const char *const *wan
         if (k == 1) CHECK_EQ_INT(prof_export_stacks(ev, path, "self_cpu_time_total"), PROF_OK);
         if (k == 2) CHECK_EQ_INT(prof_export_pprof(ev, path, "self_cpu_time_total"), PROF_OK);
         if (k == 3) CHECK_EQ_INT(prof_export_perfetto(ev, path), PROF_OK);
-        p = slurp(path, &n);
+        p = check_read_file_n(path, &n);
         if (!CHECK_MSG(p != NULL, "cannot read %s", path)) continue;
         for (s = want; *s; s++) {
             /* pprof and Perfetto hold the file apart from the frame's name */
@@ -882,7 +954,7 @@ static void test_light_args(void) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/light.json"), PROF_OK);
     {
         size_t n = 0, nf = 0;
-        char *p = slurp(OUT "/light.json", &n), *q = slurp(OUT "/full.json", &nf);
+        char *p = check_read_file_n(OUT "/light.json", &n), *q = check_read_file_n(OUT "/full.json", &nf);
         if (CHECK(p != NULL && q != NULL)) {
             CHECK(prof_json_valid(p));
             CHECK(!has_bytes(p, n, "External id") && !has_bytes(p, n, "Ev Idx"));
@@ -923,7 +995,7 @@ static void test_light_hand(void) {
     xo.args = PROF_ARGS_LIGHT;
     CHECK_EQ_INT(prof_events_set_export_options(ev, &xo), PROF_OK);
     perfetto_pair(ev, "light_hand");
-    p = slurp(OUT "/light_hand.json", &n);
+    p = check_read_file_n(OUT "/light_hand.json", &n);
     if (CHECK(p != NULL)) {
         CHECK(prof_json_valid(p));
         CHECK(!has_bytes(p, n, "Sequence number") && !has_bytes(p, n, "External id"));
@@ -1143,7 +1215,7 @@ static void test_slow_reader(void) {
             prof__par_min_events = (size_t)-1; /* the file: one thread, the reference */
             CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
             prof__par_min_events = par[m].min;
-            want = slurp(path, &want_n);
+            want = check_read_file_n(path, &want_n);
             CHECK_MSG(EXPORTERS[k].fn != ex_perfetto || want_n > 5 * PROF__W_CHUNK, "the Perfetto trace (%zu bytes) is too small to fill the writer's queue", want_n);
             prof__w_async_after = 0;
             CHECK_EQ_INT(export_to_slow_pipe(EXPORTERS[k].fn, ev, 0, &r), PROF_OK);
@@ -1188,7 +1260,7 @@ static void test_write_fails_midway(void) {
             prof__par_chunk = 1000;
             snprintf(path, sizeof path, OUT "/midway_%s.out", EXPORTERS[k].name);
             CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
-            full = slurp(path, &size);
+            full = check_read_file_n(path, &size);
             free(full);
             if (size < (1u << 20)) continue; /* the memory timeline: one buffer */
             check_log_reset();
@@ -1206,7 +1278,7 @@ static void test_write_fails_midway(void) {
                 CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
                 CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, path) && check_log_has(PROF_E_IO, strerror(EFBIG)), "%s (parallel from %zu) past RLIMIT_FSIZE: %d (%s)", EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
             }
-            full = slurp(path, &size);
+            full = check_read_file_n(path, &size);
             CHECK_MSG(full && strcmp(full, "OLD\n") == 0, "%s: the old file was not left as it was", EXPORTERS[k].name);
             free(full);
             CHECK(check_count_tmp(OUT) == 0);
@@ -1302,10 +1374,12 @@ int main(void) {
     test_device_async_touch();
     test_marks();
     test_async_overlap();
+    test_overlap_hand();
     test_perfetto_hand();
     test_perfetto_recorded();
     test_perfetto_importer();
     test_perfetto_many_lanes();
+    test_perfetto_stream_lanes();
     test_perfetto_extremes();
     test_perfetto_many_threads();
     test_source_prefix();

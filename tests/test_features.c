@@ -219,12 +219,9 @@ static void test_memory(void) {
     /* the timeline ends with what is still live: the 1000 bytes kept */
     CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/features_mem.json", PROF_DEVICE_CPU, 0), PROF_OK);
     {
-        FILE *f = fopen("build/features_mem.json", "r");
-        char buf[4096];
-        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f) fclose(f);
-        buf[n] = 0;
-        CHECK(strstr(buf, "[1000]]]") != NULL);
+        char *text = check_read_file("build/features_mem.json");
+        CHECK(text && strstr(text, "[1000]]]") != NULL);
+        free(text);
     }
     prof_events_free(ev);
     prof_free(kept);

@@ -266,23 +266,11 @@ static void test_intern_exact(void) {
     prof__arena_free(&arena);
 }
 
-/* Reads a whole small file into buf (NUL-terminated); the length, -1 if none. */
-static long slurp(const char *path, char *buf, size_t cap) {
-    FILE *f = fopen(path, "rb");
-    size_t n;
-    if (!f) return -1;
-    n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    return (long)n;
-}
-
 /* A NULL metric is the default one, self_cpu_time_total, as the manual
    says for prof_report's stacks_metric and PyTorch's export_stacks (it was
    PROF_E_UNKNOWN_KEY for prof_export_pprof and the stacks): the files equal
    those of the named metric. */
 static void test_null_metric(void) {
-    static char a[1 << 16], b[1 << 16];
     static const char *const st_outer[] = { "outer (a.c:3)" };
     static const char *const st_inner[] = { "inner (a.c:4)", "outer (a.c:3)" };
     prof_events *ev = prof_events_create();
@@ -308,13 +296,16 @@ static void test_null_metric(void) {
         prof_result r2 = k == 0 ? prof_export_pprof(ev, dflt[k], NULL)
                        : k == 1 ? prof_export_stacks(ev, dflt[k], NULL)
                                 : prof_export_stacks_merged(ev, dflt[k], NULL);
-        long na, nb;
+        size_t na = 0, nb = 0;
+        char *a, *b;
         CHECK_EQ_INT(r1, PROF_OK);
         CHECK_MSG(r2 == PROF_OK, "export %d with a NULL metric: %s", k, prof_result_string(r2));
-        na = slurp(named[k], a, sizeof a);
-        nb = slurp(dflt[k], b, sizeof b);
-        CHECK(na > 0);
-        CHECK_MSG(na == nb && memcmp(a, b, (size_t)(na > 0 ? na : 0)) == 0, "export %d: NULL metric wrote another file", k);
+        a = check_read_file_n(named[k], &na);
+        b = check_read_file_n(dflt[k], &nb);
+        CHECK(a != NULL && b != NULL && na > 0);
+        CHECK_MSG(a && b && na == nb && memcmp(a, b, na) == 0, "export %d: NULL metric wrote another file", k);
+        free(a);
+        free(b);
     }
     prof_events_free(ev);
 }
@@ -343,7 +334,7 @@ static void test_kernel_negative(void) {
    after bring them back down to exactly 0 (they stopped at INT64_MAX, so
    the same frees ended at -INT64_MAX, negative memory). */
 static void test_timeline_exact(void) {
-    static char got[4096];
+    char *got;
     prof_events *ev = prof_events_create();
     if (!CHECK(ev != NULL)) return;
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 1000, INT64_MAX, PROF_DEVICE_CPU, 0), PROF_OK);
@@ -356,11 +347,12 @@ static void test_timeline_exact(void) {
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 8000, INT64_MIN, PROF_DEVICE_CPU, 0), PROF_OK);
     (void)mkdir("build", 0755);
     CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/limits_timeline.json", PROF_DEVICE_CPU, 0), PROF_OK);
-    if (CHECK(slurp("build/limits_timeline.json", got, sizeof got) > 0))
+    if (CHECK((got = check_read_file("build/limits_timeline.json")) != NULL))
         CHECK_EQ_STR(got, "[[1.000, 2.000, 3.000, 4.000, 5.000, 6.000, 7.000, 8.000], "
                           "[[9223372036854775807], [18446744073709551614], [27670116110564327421], "
                           "[18446744073709551614], [9223372036854775807], [0], "
                           "[-9223372036854775808], [-18446744073709551616]]]\n");
+    free(got);
     prof_events_free(ev);
 }
 

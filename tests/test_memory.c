@@ -240,14 +240,12 @@ static void test_recorded(int with_stack) {
     /* the trace leaves the rows out (PyTorch: trace_name None) and keeps
        the records as [memory] instants */
     if (CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/test_memory_trace.json"), PROF_OK)) {
-        FILE *f = fopen("build/test_memory_trace.json", "rb");
-        char buf[65536];
-        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        buf[n] = 0;
-        if (f) fclose(f);
+        char *text = check_read_file("build/test_memory_trace.json"), *buf = text ? text : (char *)"";
+        CHECK(text != NULL);
         CHECK(strstr(buf, "\"name\": \"inside\"") != NULL);
         CHECK(strstr(buf, "\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"[memory]\"") == NULL);
         CHECK(strstr(buf, "\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\"") != NULL);
+        free(text);
         remove("build/test_memory_trace.json");
     }
     prof_events_free(ev);

@@ -11,24 +11,10 @@
 
 #define DIR_ "build/report"
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *s;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
-    s = (char *)malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
-    if (s) s[n] = 0;
-    if (len) *len = (size_t)n;
-    fclose(f);
-    return s;
-}
-
 /* 1 when both files exist and hold the same bytes */
 static int same_file(const char *a, const char *b) {
     size_t na = 0, nb = 0;
-    char *x = read_all(a, &na), *y = read_all(b, &nb);
+    char *x = check_read_file_n(a, &na), *y = check_read_file_n(b, &nb);
     int ok = x && y && na == nb && na > 0 && memcmp(x, y, na) == 0;
     free(x);
     free(y);
@@ -105,9 +91,9 @@ static void test_report_matches_parts(prof_events *ev) {
     /* the files: the bytes of the exporters themselves */
     {   /* the trace names its own path: written again at the same one */
         size_t n1 = 0, n2 = 0;
-        char *first = read_all(DIR_ "/r.json", &n1), *again;
+        char *first = check_read_file_n(DIR_ "/r.json", &n1), *again;
         CHECK_EQ_INT(prof_export_chrome_trace(ev, DIR_ "/r.json"), PROF_OK);
-        again = read_all(DIR_ "/r.json", &n2);
+        again = check_read_file_n(DIR_ "/r.json", &n2);
         CHECK(first && again && n1 == n2 && n1 > 0 && memcmp(first, again, n1) == 0);
         free(first);
         free(again);
@@ -119,7 +105,7 @@ static void test_report_matches_parts(prof_events *ev) {
     CHECK(same_file(DIR_ "/r.merged", DIR_ "/d.merged"));
     CHECK(same_file(DIR_ "/r.mem.json", DIR_ "/d.mem.json"));
     {
-        char *trace = read_all(DIR_ "/r.json", NULL);
+        char *trace = check_read_file_n(DIR_ "/r.json", NULL);
         CHECK(trace && strstr(trace, "\"reporter\"") != NULL); /* PROF_THREAD_NAME */
         free(trace);
     }

@@ -147,7 +147,7 @@ static void run_case(const char *dir, const char *name) {
     size_t len;
     int profile_memory = 0, with_flops = 0;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    text = slurp(path, NULL);
+    text = check_read_file_n(path, NULL);
     if (!text || !ev) { fprintf(stderr, "cannot read %s\n", path); failed++; free(text); prof_events_free(ev); return; }
     out_put(&o, "");
     for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -181,7 +181,7 @@ static void run_case(const char *dir, const char *name) {
         }
     }
     snprintf(path, sizeof path, "%s/%.*s.expected", dir, (int)(strlen(name) - 5), name);
-    expected = slurp(path, &len);
+    expected = check_read_file_n(path, &len);
     if (!expected) { fprintf(stderr, "%s: missing %s\n", name, path); failed++; }
     else if (len != o.n || memcmp(expected, o.p, len) != 0) {
         char got[600];

@@ -12,7 +12,8 @@ prof_export_chrome_trace's JSON of the same list:
     JSON's may be a few ns short where it trims touching events); each
     JSON async range (a "b" and an "e" of cat blink.user_timing with the
     same id, name, pid and tid) is one slice on an "async" lane of its
-    thread, its category not compared; the
+    thread; every slice's, mark's and counter value's category equals
+    the JSON's "cat" for the event (none is not "user_annotation"); the
     nesting (each slice's parent) equals the JSON's; slices of a track
     begin and end in order (a well-formed stack); device events on a
     track under their device's, per stream;
@@ -257,7 +258,7 @@ def main():
                     name = st["names"].get(iid, "?")
                 else:
                     name = s_of(one(te, "name", b""))
-                cat = "user_annotation"
+                cat = None  # no category: trace_processor's slice has none (the JSON always has a "cat")
                 if te.get("category_iids"):
                     cat = st["cats"].get(int(one(te, "category_iids")), "?")
                 args = {}
@@ -285,7 +286,8 @@ def main():
             elif typ == "TYPE_COUNTER":
                 v = one(te, "double_counter_value")
                 v = float(v) if v is not None else int(one(te, "counter_value"))
-                events.append((ts, pno, sid, track, typ, v))
+                cat = st["cats"].get(int(one(te, "category_iids")), "?") if te.get("category_iids") else None
+                events.append((ts, pno, sid, track, typ, (v, cat)))
 
     # ----- replay in the importer's order: by time, file order for ties -----
     slices = []
@@ -295,7 +297,7 @@ def main():
     events.sort(key=lambda x: (x[0], x[1]))
     for ts, pno, sid, track, typ, f in events:
         if typ == "TYPE_INSTANT":
-            instants.append((track, f["name"], ts, f["args"]))
+            instants.append((track, f["name"], ts, f["args"], f["cat"]))
         elif typ == "TYPE_SLICE_BEGIN":
             stk = open_by_track[track]
             if len(stk) >= 512:
@@ -339,10 +341,13 @@ def main():
     # (viz/summary/track_event.sql: by sibling_order_rank where the parent's
     # child_ordering is EXPLICIT, else by name as text, so "async (10)"
     # before "async (2)"), which must be the lanes' own order
+    # (a thread's or GPU's lanes past the first are the first's children)
+    def lane_parent(p):
+        return p in tracks and (tracks[p].get("thread") or s_of(one(tracks[p], "name", b"")).startswith("GPU "))
     children = defaultdict(list)
     for u, td in tracks.items():
         p = int(one(td, "parent_uuid", "0"))
-        if p in tracks and (tracks[p].get("thread") or s_of(one(tracks[p], "name", b"")).startswith("GPU ")):
+        if lane_parent(p) or (p in tracks and lane_parent(int(one(tracks[p], "parent_uuid", "0")))):
             children[p].append(u)
 
     def lane_key(name):
@@ -478,7 +483,7 @@ def main():
             end_js = ns(e["ts"]) + ns(e["dur"]) + offset
             if not (0 <= s["end"] - end_js <= 16):
                 fail(f"{e['name'][:60]!r} at {e['ts']}: ends at {s['end'] - offset} ns, the JSON at {end_js - offset} (dur {e['dur']})")
-            if s["cat"] != e["cat"] and not e.get("_async"):  # async pairs: cat blink.user_timing (DevTools' measures)
+            if s["cat"] != e["cat"]:  # async pairs too: cat blink.user_timing (DevTools' measures) in both
                 fail(f"{e['name'][:60]!r}: category {s['cat']!r}, JSON {e['cat']!r}")
             a = e.get("args", {})
             for key_ in ("Input Dims", "Sequence number", "flops", "Overload name"):
@@ -521,8 +526,10 @@ def main():
             if e.get("_async"):
                 # an async range is on an "async" lane of its thread, and
                 # takes no part in the nesting of the thread's scopes
-                if id(e) in matched and not (track_name(slices[matched[id(e)]]["track"]) or "").startswith("async"):
-                    fail(f"thread {tid}: async {e['name'][:60]!r} at {e['ts']} is not on an async lane")
+                # (a pair the JSON writes for an event that overlaps its
+                # thread's without nesting: on an "overlapping" lane)
+                if id(e) in matched and not (track_name(slices[matched[id(e)]]["track"]) or "").startswith(("async", "overlapping")):
+                    fail(f"thread {tid}: async {e['name'][:60]!r} at {e['ts']} is not on an async or overlapping lane")
                 continue
             b, en = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
             while st_ and st_[-1] <= b:
@@ -542,27 +549,27 @@ def main():
     # device slices: by stream track name and count
     if len(js_dev) != len(pf_dev):
         fail(f"{len(pf_dev)} device slices, JSON {len(js_dev)}")
-    jd = sorted((ns(e["ts"]) + offset, e["name"], f"stream {e['tid']}") for e in js_dev)
-    pd = sorted((slices[k]["start"], slices[k]["name"], re.sub(r" \(\d+\)$", "", track_name(slices[k]["track"]) or "")) for k in pf_dev)
+    jd = sorted((ns(e["ts"]) + offset, e["name"], f"stream {e['tid']}", e["cat"]) for e in js_dev)
+    pd = sorted((slices[k]["start"], slices[k]["name"], re.sub(r" \(\d+\)$", "", track_name(slices[k]["track"]) or ""), slices[k]["cat"]) for k in pf_dev)
     if jd != pd:
         fail(f"device slices differ: {pd[:3]} vs JSON {jd[:3]}")
     # marks and counters
-    jm = sorted((i32(e["tid"]), e["name"], ns(e["ts"]) + offset) for e in ev if e.get("ph") == "I")
-    pm = sorted((thread_of(t)[1] if thread_of(t) else None, n, ts) for t, n, ts, a in instants if n != "metadata")
+    jm = sorted((i32(e["tid"]), e["name"], ns(e["ts"]) + offset, e["cat"]) for e in ev if e.get("ph") == "I")
+    pm = sorted((thread_of(t)[1] if thread_of(t) else None, n, ts, c) for t, n, ts, a, c in instants if n != "metadata")
     if jm != pm:
         fail(f"marks differ: {pm[:3]} vs JSON {jm[:3]}")
-    jc = sorted((e["name"], ns(e["ts"]) + offset, float(list(e["args"].values())[0])) for e in ev if e.get("ph") == "C")
+    jc = sorted((e["name"], ns(e["ts"]) + offset, float(list(e["args"].values())[0]), e["cat"]) for e in ev if e.get("ph") == "C")
     by_name = defaultdict(set)
-    for t, ts, v in counters:
+    for t, ts, (v, c) in counters:
         by_name[track_name(t)].add(t)
     for nm, ts_ in by_name.items():
         if len(ts_) != 1:
             fail(f"counter {str(nm)[:60]!r}: {len(ts_)} tracks, the JSON one series")
-    pc = sorted((track_name(t), ts, float(v)) for t, ts, v in counters if not (track_name(t) or "").startswith("[memory]"))
+    pc = sorted((track_name(t), ts, float(v), c) for t, ts, (v, c) in counters if not (track_name(t) or "").startswith("[memory]"))
     if jc != pc:
         fail(f"counters differ: {pc[:3]} vs JSON {jc[:3]}")
-    jmem = sorted((ns(e["ts"]) + offset, int(e["args"]["Total Allocated"])) for e in ev if e.get("ph") == "i" and e["name"] == "[memory]")
-    pmem = sorted((ts, int(v)) for t, ts, v in counters if (track_name(t) or "").startswith("[memory]"))
+    jmem = sorted((ns(e["ts"]) + offset, int(e["args"]["Total Allocated"]), e["cat"]) for e in ev if e.get("ph") == "i" and e["name"] == "[memory]")
+    pmem = sorted((ts, int(v), c) for t, ts, (v, c) in counters if (track_name(t) or "").startswith("[memory]"))
     if jmem != pmem:
         fail(f"memory counters differ: {pmem[:3]} vs JSON {jmem[:3]}")
     # flows
@@ -579,7 +586,7 @@ def main():
         if k is not None and slices[k]["start"] != ns(e["ts"]) + offset:
             fail(f"flow {fid}: ends on a slice at {slices[k]['start']}, JSON {e['ts']}")
     # metadata: the instant's annotations and the trace attributes agree
-    meta = [a for t, n, ts, a in instants if n == "metadata"]
+    meta = [a for t, n, ts, a, c in instants if n == "metadata"]
     if len(meta) != 1:
         fail(f"{len(meta)} metadata instants")
     else:
