@@ -313,7 +313,8 @@
    stacks, marks, counters, memory counters, async ranges, a track per device
    stream with flows from launch to kernel, args as debug annotations,
    metadata (also as trace attributes, keys unchanged); every event has
-   the JSON's category; exact ns; about 24-27 bytes per plain scope. Each
+   the JSON's category (a slice with none is a plain scope, "user_annotation":
+   the 2 bytes are left out); exact ns; about 22-25 bytes per plain scope. Each
    thread is a packet sequence with delta timestamps; memory: a stack per
    thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
@@ -5239,11 +5240,12 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
     if (c->cuda_lost)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: CUPTI's records taken when memory ran out are lost; this profile's CUDA events are incomplete");
     if (c->cpu_dropped > c->dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped when the cap of %zu events was reached; raise prof_config.max_events",
-                     (unsigned long long)(c->cpu_dropped - c->dropped_nomem), prof__g.cfg.max_events);
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped when the cap of %zu event%s reached; raise prof_config.max_events",
+                     (unsigned long long)(c->cpu_dropped - c->dropped_nomem), c->cpu_dropped - c->dropped_nomem == 1 ? " was" : "s were",
+                     prof__g.cfg.max_events, prof__g.cfg.max_events == 1 ? " was" : "s was");
     if (c->dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu events were dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
-                     (unsigned long long)c->dropped_nomem);
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
+                     (unsigned long long)c->dropped_nomem, c->dropped_nomem == 1 ? " was" : "s were");
     if (st->unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored",
                      (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
@@ -10497,8 +10499,9 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
    is a packet sequence of its own whose timestamps are deltas (a
    sequence-scoped incremental clock, id 64) and whose TrackEvents default
    to the thread's track: a plain scope is a SLICE_BEGIN with an interned
-   name and category (2 bytes: a TrackEvent cannot default its category)
-   and an SLICE_END, about 22 bytes. Names, categories, source
+   name (no category: user_annotation is the one left out, since a
+   TrackEvent cannot default its category and it would cost 2 bytes) and
+   an SLICE_END, about 20 bytes. Names, categories, source
    locations, call stacks and annotation names are interned per sequence
    (emitted on it before first use; iids are global: site + 1, ...).
    Everything else (track descriptors, marks, counters, memory, device
@@ -10884,7 +10887,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
     if (track) prof__pb_u(te, 11, track);
     if (!x->trace_name) prof__pb_u(te, 10, (uint64_t)v->site + 1); /* the importer prefers name_iid to name */
-    prof__pb_u(te, 3, cat + 1); /* category_iids: the JSON's "cat" */
+    if (cat) prof__pb_u(te, 3, cat + 1); /* category_iids: the JSON's "cat"; none = user_annotation (plain scopes: 2 bytes of ~24 saved) */
     if (e->sites[v->site].file && e->sites[v->site].file[0]) prof__pb_u(te, 34, (uint64_t)v->site + 1);
     if (stack) prof__pb_u(te, 56, stack);
     if (x->trace_name) { /* an event named apart from its site (CUPTI) */
@@ -10950,7 +10953,7 @@ static PROF__NI prof__pft_head *prof__pft_heads(const prof_events *e) {
         unsigned cat = prof__pft_cat(e->sites[s].flags, 1);
         char *d = prof__pb_uint(h[s].b, 9, 1); /* TYPE_SLICE_BEGIN */
         d = prof__pb_uint(d, 10, (uint64_t)s + 1);
-        d = prof__pb_uint(d, 3, cat + 1);
+        if (cat) d = prof__pb_uint(d, 3, cat + 1); /* none = user_annotation, as in prof__pft_begin */
         if (e->sites[s].file && e->sites[s].file[0]) d = prof__pb_uint(d, 34, (uint64_t)s + 1);
         h[s].n = (unsigned char)(d - h[s].b);
     }

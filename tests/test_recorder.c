@@ -1289,6 +1289,23 @@ static void test_cap_counts_events(void) {
     prof_events_free(ev);
 }
 
+/* The cap's warning in words a user reads: "1 event", "a cap of 1 event"
+   (it said "1 events were dropped when the cap of 1 events was reached"). */
+static void test_cap_warning_words(void) {
+    prof_config c = config();
+    prof_events *ev;
+    c.max_events = 1;
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    check_log_reset();
+    { PROF_SCOPE("kept"); }
+    { PROF_SCOPE("dropped"); }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK(check_log_has(PROF_E_DROPPED, "1 event was dropped when the cap of 1 event was reached"));
+    prof_events_free(ev);
+}
+
 /* Exact accounting: marks and counter samples have counts of their own
    (they made 100 scopes and 100 marks past a cap of 50 sum to 200
    "dropped" next to 50 events); recursion through one operator name that
@@ -1852,6 +1869,7 @@ int main(void) {
     TIMED(test_event_cap());
     TIMED(test_cap_keeps_subtrees());
     TIMED(test_cap_counts_events());
+    TIMED(test_cap_warning_words());
     TIMED(test_exact_accounting());
     TIMED(test_longjmp_scopes());
     TIMED(test_dyn_names_past_cap());

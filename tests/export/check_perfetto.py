@@ -13,7 +13,9 @@ prof_export_chrome_trace's JSON of the same list:
     JSON async range (a "b" and an "e" of cat blink.user_timing with the
     same id, name, pid and tid) is one slice on an "async" lane of its
     thread; every slice's, mark's and counter value's category equals
-    the JSON's "cat" for the event (none is not "user_annotation"); the
+    the JSON's "cat" for the event (none on a slice reads as
+    "user_annotation", prof.h's plain scopes; marks, counters and memory
+    values must carry theirs); the
     nesting (each slice's parent) equals the JSON's; slices of a track
     begin and end in order (a well-formed stack); device events on a
     track under their device's, per stream;
@@ -258,7 +260,10 @@ def main():
                     name = st["names"].get(iid, "?")
                 else:
                     name = s_of(one(te, "name", b""))
-                cat = None  # no category: trace_processor's slice has none (the JSON always has a "cat")
+                # no category on a slice is prof.h's plain scope, "user_annotation": it
+                # leaves that one out (2 bytes of a ~24-byte scope); every other kind,
+                # async pairs included, must name its own
+                cat = "user_annotation"
                 if te.get("category_iids"):
                     cat = st["cats"].get(int(one(te, "category_iids")), "?")
                 args = {}
