@@ -6065,9 +6065,14 @@ static PROF__NI int prof__populate_children(prof_events *e) {
 }
 
 /* A parent whose only child has its name absorbs it: the child's children
-   and kernels move up (the kernels replace the parent's, as in PyTorch). */
+   and kernels move up (the kernels replace the parent's, as in PyTorch).
+   A pass that ran out of memory leaves children marked deleted and still
+   in the list; the next build links every event afresh, so the marks go
+   first (else a marked child would stay in the list, or be cut out with
+   its children made top-level: a failed prof_stop's retry). */
 static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
     size_t i, deleted_total = 0;
+    for (i = 0; i < e->n; i++) e->ev[i].flags = (uint16_t)(e->ev[i].flags & ~PROF__F_DELETED);
     for (;;) {
         size_t deleted = 0;
         for (i = 0; i < e->n; i++) {

@@ -442,6 +442,13 @@ static void retry_record(const retry_mode *m) {
     int i, k;
     char dyn[32];
     PROF_BEGIN("open at the stop");
+    if (m->shapes) { /* _remove_dup_nodes: a child that shares its parent's
+                        name is merged into it; the first pair needs no
+                        memory, the second (the child has shapes, its
+                        parent none) an extra record for the parent */
+        { PROF_SCOPE("dup"); { PROF_SCOPE("dup"); { PROF_SCOPE("dup leaf"); } } }
+        { PROF_SCOPE("dup2"); { PROF_SCOPE_SHAPES("dup2", 2, 3, 4); } }
+    }
     snprintf(dyn, sizeof dyn, "run-time name %d", m->threads);
     { /* a name read in the first block, its scope's record in a later one */
         PROF_SCOPE_DYN(dyn);
