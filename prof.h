@@ -12897,12 +12897,15 @@ static PROF__NI int32_t prof__cu_owner(const prof_events *e, int32_t a) {
 
 /* After the tree: each kernel, copy and set joins the scope that owns the
    call that launched it (append_kernel); device memory records take that
-   call's thread. */
+   call's thread. Out of memory it leaves no kernel attached and keeps the
+   filtered calls, so that a failed prof_stop's retry attaches each once
+   (a memory record that took its thread keeps it: it is not CUPTI's
+   form any more). */
 static PROF__NI int prof__cupti_correlate(prof_events *e) {
     prof__map api;      /* correlation -> API event */
     prof__map hid;      /* correlation -> filtered call (prof__cu.hidden) */
     uint32_t *cpu = NULL, *tmp = NULL;
-    size_t i, ncpu = 0;
+    size_t i, ncpu = 0, nkern0 = e->nkern;
     int rc = -1;
     memset(&api, 0, sizeof api);
     memset(&hid, 0, sizeof hid);
@@ -12963,9 +12966,17 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
 done:
     PROF_FREE(cpu);
     PROF_FREE(tmp);
-    PROF_FREE(prof__cu.hidden);
-    prof__cu.hidden = NULL;
-    prof__cu.nhidden = prof__cu.caphidden = 0;
+    if (rc == 0) {
+        PROF_FREE(prof__cu.hidden);
+        prof__cu.hidden = NULL;
+        prof__cu.nhidden = prof__cu.caphidden = 0;
+    } else if (e->nkern > nkern0) { /* the kernels attached here go: each was appended at its chain's tail */
+        for (i = 1; i < e->nex; i++)
+            if (e->ex[i].kern_head >= (int32_t)nkern0) e->ex[i].kern_head = -1;
+        for (i = 0; i < nkern0; i++)
+            if (e->kern[i].next >= (int32_t)nkern0) e->kern[i].next = -1;
+        e->nkern = nkern0;
+    }
     prof__map_free(&hid);
     prof__map_free(&api);
     return rc;
