@@ -2847,14 +2847,16 @@ static PROF__NI size_t prof__share(void) {
 }
 
 /* ----- test hooks -----
-   Only under PROF__TEST_HOOKS (tests/test_stop_race.c): the normal build
-   has neither the calls nor the symbol. prof_stop calls the hook at fixed
-   points, where a test makes another thread act, to force interleavings
-   that would otherwise be a matter of luck (a scope closing while
-   prof_stop runs). */
+   Only under PROF__TEST_HOOKS (tests/test_stop_race.c, test_oom.c): the
+   normal build has neither the calls nor the symbol. prof_stop and
+   prof_shutdown call the hook at fixed points, where a test makes another
+   thread act, to force interleavings that would otherwise be a matter of
+   luck (a scope closing while prof_stop runs, a prof_stop during
+   prof_shutdown). */
 #if defined(PROF__TEST_HOOKS)
 enum { PROF__HOOK_ENDED = 1,   /* recording ended (epoch cleared), no thread snapshotted yet */
-       PROF__HOOK_SNAPPED = 2  /* every thread snapshotted, no record decoded yet */ };
+       PROF__HOOK_SNAPPED = 2, /* every thread snapshotted, no record decoded yet */
+       PROF__HOOK_SHUTDOWN = 3 /* prof_shutdown: past the kept records, before it frees */ };
 static void (*prof__test_hook)(int where);
 #define PROF__TEST_HOOK(where) do { if (prof__test_hook) prof__test_hook(where); } while (0)
 #else
@@ -3689,12 +3691,17 @@ static PROF__NI void prof__reap_dead_locked(void) {
     }
 }
 
-static PROF__NI void prof__shutdown_kept(void); /* (session control) */
+static PROF__NI int prof__shutdown_kept(void); /* (session control) */
+static PROF__NI void prof__shutdown_done(int locked);
 PROF_API void prof_shutdown(void) {
     /* Frees the calling thread's buffers and those of exited threads. Other
        live threads keep theirs: a scope they opened may still write into it. */
     prof__tstate **pp;
-    prof__shutdown_kept(); /* first: a kept collection reads those buffers */
+    /* first: a kept collection reads those buffers; and prof_stop's lock
+       held to the end, so that no prof_stop keeps one meanwhile (no
+       session then, yet its records are in those buffers) */
+    int locked = prof__shutdown_kept();
+    PROF__TEST_HOOK(PROF__HOOK_SHUTDOWN);
     pthread_mutex_lock(&prof__g_lock);
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
         pp = &prof__g.threads;
@@ -3720,6 +3727,7 @@ PROF_API void prof_shutdown(void) {
         prof__pf_free_ready();
     }
     pthread_mutex_unlock(&prof__g_lock);
+    prof__shutdown_done(locked);
 }
 
 /* >>collect ==============================================================*/
@@ -5616,11 +5624,16 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
     }
 }
 
-static PROF__NI void prof__shutdown_kept(void) {
-    if (prof__in_trace_ready) return; /* inside prof_stop or prof_step, which hold the lock: nothing is kept */
+/* prof_shutdown: a kept collection goes, and prof_stop's lock stays held
+   until prof__shutdown_done (1: taken). */
+static PROF__NI int prof__shutdown_kept(void) {
+    if (prof__in_trace_ready) return 0; /* inside prof_stop or prof_step, which hold the lock: nothing is kept */
     pthread_mutex_lock(&prof__s.lock);
     prof__discard_kept("prof_shutdown");
-    pthread_mutex_unlock(&prof__s.lock);
+    return 1;
+}
+static PROF__NI void prof__shutdown_done(int locked) {
+    if (locked) pthread_mutex_unlock(&prof__s.lock);
 }
 
 PROF_API prof_result prof_start(const prof_config *cfg) {
@@ -6065,9 +6078,14 @@ static PROF__NI int prof__populate_children(prof_events *e) {
 }
 
 /* A parent whose only child has its name absorbs it: the child's children
-   and kernels move up (the kernels replace the parent's, as in PyTorch). */
+   and kernels move up (the kernels replace the parent's, as in PyTorch).
+   A pass that ran out of memory leaves children marked deleted and still
+   in the list; the next build links every event afresh, so the marks go
+   first (else a marked child would stay in the list, or be cut out with
+   its children made top-level: a failed prof_stop's retry). */
 static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
     size_t i, deleted_total = 0;
+    for (i = 0; i < e->n; i++) e->ev[i].flags = (uint16_t)(e->ev[i].flags & ~PROF__F_DELETED);
     for (;;) {
         size_t deleted = 0;
         for (i = 0; i < e->n; i++) {
@@ -12879,12 +12897,15 @@ static PROF__NI int32_t prof__cu_owner(const prof_events *e, int32_t a) {
 
 /* After the tree: each kernel, copy and set joins the scope that owns the
    call that launched it (append_kernel); device memory records take that
-   call's thread. */
+   call's thread. Out of memory it leaves no kernel attached and keeps the
+   filtered calls, so that a failed prof_stop's retry attaches each once
+   (a memory record that took its thread keeps it: it is not CUPTI's
+   form any more). */
 static PROF__NI int prof__cupti_correlate(prof_events *e) {
     prof__map api;      /* correlation -> API event */
     prof__map hid;      /* correlation -> filtered call (prof__cu.hidden) */
     uint32_t *cpu = NULL, *tmp = NULL;
-    size_t i, ncpu = 0;
+    size_t i, ncpu = 0, nkern0 = e->nkern;
     int rc = -1;
     memset(&api, 0, sizeof api);
     memset(&hid, 0, sizeof hid);
@@ -12945,9 +12966,17 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
 done:
     PROF_FREE(cpu);
     PROF_FREE(tmp);
-    PROF_FREE(prof__cu.hidden);
-    prof__cu.hidden = NULL;
-    prof__cu.nhidden = prof__cu.caphidden = 0;
+    if (rc == 0) {
+        PROF_FREE(prof__cu.hidden);
+        prof__cu.hidden = NULL;
+        prof__cu.nhidden = prof__cu.caphidden = 0;
+    } else if (e->nkern > nkern0) { /* the kernels attached here go: each was appended at its chain's tail */
+        for (i = 1; i < e->nex; i++)
+            if (e->ex[i].kern_head >= (int32_t)nkern0) e->ex[i].kern_head = -1;
+        for (i = 0; i < nkern0; i++)
+            if (e->kern[i].next >= (int32_t)nkern0) e->kern[i].next = -1;
+        e->nkern = nkern0;
+    }
     prof__map_free(&hid);
     prof__map_free(&api);
     return rc;

@@ -53,6 +53,7 @@ static void test_free(void *p) {
 #ifndef PEAK_FLAT_LIMIT
 #define PEAK_FLAT_LIMIT 80 /* B an event: 64 measured; 101 with the 40-byte entries */
 #endif
+#define PROF__TEST_HOOKS /* test_stop_retry_shutdown: prof_shutdown pauses where another thread stops */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -442,6 +443,13 @@ static void retry_record(const retry_mode *m) {
     int i, k;
     char dyn[32];
     PROF_BEGIN("open at the stop");
+    if (m->shapes) { /* _remove_dup_nodes: a child that shares its parent's
+                        name is merged into it; the first pair needs no
+                        memory, the second (the child has shapes, its
+                        parent none) an extra record for the parent */
+        { PROF_SCOPE("dup"); { PROF_SCOPE("dup"); { PROF_SCOPE("dup leaf"); } } }
+        { PROF_SCOPE("dup2"); { PROF_SCOPE_SHAPES("dup2", 2, 3, 4); } }
+    }
     snprintf(dyn, sizeof dyn, "run-time name %d", m->threads);
     { /* a name read in the first block, its scope's record in a later one */
         PROF_SCOPE_DYN(dyn);
@@ -678,6 +686,70 @@ static void test_stop_retry_start(void) {
     CHECK(check_log_has(PROF_E_STATE, "no session is recording"));
 }
 
+/* prof_shutdown on one thread while another's prof_stop runs out of
+   memory: the records kept must stay whole (those of a thread that
+   exited included), whichever goes first. prof_shutdown's hook
+   (PROF__HOOK_SHUTDOWN, past its check for kept records, before it frees
+   exited threads) lets the other thread stop there: prof_shutdown must
+   not free what a collection kept meanwhile (the stop waits for it). */
+typedef struct shut_race { pthread_mutex_t lock; pthread_cond_t cond; int step; } shut_race;
+static shut_race g_shut = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+static void shut_set(int step) {
+    pthread_mutex_lock(&g_shut.lock);
+    g_shut.step = step;
+    pthread_cond_broadcast(&g_shut.cond);
+    pthread_mutex_unlock(&g_shut.lock);
+}
+static void shut_hook(int where) {
+    struct timespec until;
+    if (where != PROF__HOOK_SHUTDOWN) return;
+    shut_set(1); /* the other thread stops now */
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1; /* where prof_stop waits for prof_shutdown, its stop comes later */
+    pthread_mutex_lock(&g_shut.lock);
+    while (g_shut.step < 2 && pthread_cond_timedwait(&g_shut.cond, &g_shut.lock, &until) == 0) {}
+    pthread_mutex_unlock(&g_shut.lock);
+}
+static void *shut_exiting(void *arg) {
+    int i;
+    (void)arg;
+    for (i = 0; i < 100; i++) { PROF_SCOPE("exited"); }
+    return NULL;
+}
+static void *shut_thread(void *arg) {
+    (void)arg;
+    prof_shutdown();
+    return NULL;
+}
+static void test_stop_retry_shutdown(void) {
+    prof_config cfg;
+    prof_events *ev;
+    pthread_t th;
+    memset(&cfg, 0, sizeof cfg);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    { PROF_SCOPE("main"); }
+    if (!CHECK(pthread_create(&th, NULL, shut_exiting, NULL) == 0)) return;
+    pthread_join(th, NULL); /* exited: its records wait for prof_stop */
+    g_shut.step = 0;
+    prof__test_hook = shut_hook;
+    if (!CHECK(pthread_create(&th, NULL, shut_thread, NULL) == 0)) return;
+    pthread_mutex_lock(&g_shut.lock);
+    while (g_shut.step < 1) pthread_cond_wait(&g_shut.cond, &g_shut.lock);
+    pthread_mutex_unlock(&g_shut.lock);
+    g_fail_all = 1;
+    ev = prof_stop(); /* out of memory: the records are kept */
+    g_fail_all = 0;
+    shut_set(2);
+    pthread_join(th, NULL);
+    prof__test_hook = NULL;
+    CHECK(ev == NULL);
+    if (!ev) ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(count_named(ev, "exited"), 100);
+    CHECK_EQ_INT(count_named(ev, "main"), 1);
+    prof_events_free(ev);
+}
+
 int main(int argc, char **argv) {
     prof_set_log(check_log, NULL);
     if (argc > 1 && strcmp(argv[1], "--rlimit-child") == 0) return rlimit_child();
@@ -697,6 +769,8 @@ int main(int argc, char **argv) {
         for (m = 0; m < sizeof modes / sizeof *modes; m++) test_stop_retry(&modes[m]);
         prof_shutdown();
         test_stop_retry_start();
+        prof_shutdown();
+        test_stop_retry_shutdown();
         prof_shutdown();
         test_stop_retry_rlimit();
     }

@@ -1,0 +1,98 @@
+/* test_cupti_retry.c - a failed prof_stop's retry attaches each CUDA
+   kernel to its scope once. prof_stop's last phase joins CUPTI's kernels
+   to the scopes that launched them (prof__cupti_correlate, after the
+   tree); out of memory there, prof_stop keeps its list and the next
+   prof_stop runs the join again. Here the join runs on a list made by
+   hand (an op, 40 launches in it, a kernel each: a runtime call and a
+   kernel sharing a correlation id), with its Nth allocation failing, for
+   every N, then again: the kernels must be the 40 a first join attaches
+   (the old join left those it had attached, and attached them again). */
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+
+static long g_count, g_fail = -1; /* fail the allocation numbered g_fail */
+static void *test_malloc(size_t n) { return ++g_count == g_fail ? NULL : malloc(n); }
+static void *test_realloc(void *p, size_t n) { return ++g_count == g_fail ? NULL : realloc(p, n); }
+#define PROF_MALLOC(n) test_malloc(n)
+#define PROF_REALLOC(p, n) test_realloc((p), (n))
+#define PROF_FREE(p) free(p)
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+#include "fake_cupti_control.h" /* (built with PROF_CUPTI; the fake is not driven here) */
+
+enum { LAUNCHES = 40 };
+
+static void quiet(prof_log_level l, prof_result c, const char *m, void *u) { (void)l; (void)c; (void)m; (void)u; }
+
+static prof_events *make_list(void) {
+    prof_events *e = prof_events_create();
+    prof_event_desc d;
+    int i;
+    if (!e) return NULL;
+    memset(&d, 0, sizeof d);
+    d.name = "op";
+    d.thread = 1;
+    d.start_ns = 0;
+    d.end_ns = 100 * LAUNCHES;
+    d.node_id = -1;
+    d.sequence_nr = -1;
+    if (prof_events_add(e, &d) < 0) return e;
+    for (i = 0; i < LAUNCHES; i++) {
+        int64_t a, k;
+        prof__extra *x;
+        d.name = "cudaLaunchKernel";
+        d.device_type = PROF_DEVICE_CPU;
+        d.start_ns = 100 * i + 1;
+        d.end_ns = 100 * i + 10;
+        if ((a = prof_events_add(e, &d)) < 0) return e;
+        d.name = i % 2 ? "kernB" : "kernA";
+        d.device_type = PROF_DEVICE_CUDA;
+        d.start_ns = 100 * i + 20;
+        d.end_ns = 100 * i + 50;
+        if ((k = prof_events_add(e, &d)) < 0) return e;
+        /* as CUPTI's records are made: a runtime call, a kernel, one correlation */
+        e->sites[e->ev[a].site].flags |= PROF_SITE_CUDA_RUNTIME;
+        e->sites[e->ev[k].site].flags |= PROF_SITE_GPU_KERNEL;
+        e->ev[a].flags = (uint16_t)(e->ev[a].flags & ~PROF__F_USER_ANN);
+        e->ev[k].flags = (uint16_t)(e->ev[k].flags & ~PROF__F_USER_ANN);
+        if ((x = prof__extra_of(e, &e->ev[a])) != NULL) x->correlation = (uint32_t)(7 + i);
+        if ((x = prof__extra_of(e, &e->ev[k])) != NULL) x->correlation = (uint32_t)(7 + i);
+    }
+    prof_events_build_tree(e);
+    return e;
+}
+
+static size_t op_kernels(prof_events *e) {
+    prof_event ev;
+    return prof_events_get(e, 0, &ev) == PROF_OK ? ev.n_kernels : (size_t)-1;
+}
+
+int main(void) {
+    prof_events *e;
+    long fail, failed = 0;
+    prof_set_log(quiet, NULL);
+    e = make_list();
+    if (!CHECK(e != NULL)) return check_report();
+    CHECK_EQ_INT(prof__cupti_correlate(e), 0);
+    CHECK_EQ_INT((long long)op_kernels(e), LAUNCHES);
+    prof_events_free(e);
+    for (fail = 1; fail < 1000; fail++) {
+        int rc;
+        if (!(e = make_list())) break;
+        g_count = 0;
+        g_fail = fail;
+        rc = prof__cupti_correlate(e);
+        g_fail = -1;
+        if (rc == 0) {
+            prof_events_free(e);
+            break;
+        }
+        failed++;
+        CHECK_MSG(prof__cupti_correlate(e) == 0, "allocation %ld failing: the retry failed", fail);
+        CHECK_MSG(op_kernels(e) == LAUNCHES, "allocation %ld failing: the retry attached %zu kernels, want %d", fail, op_kernels(e), LAUNCHES);
+        prof_events_free(e);
+    }
+    CHECK_MSG(failed > 3, "the join made %ld allocations", failed);
+    return check_report();
+}
