@@ -8535,28 +8535,22 @@ static void *prof__par_worker(void *arg) {
     p->ops->close(ctx);
     return NULL;
 }
-/* The pool's buffers in one block of huge pages where libc allocates:
+/* The pool's buffers in one block, of huge pages where libc allocates:
    they are fresh memory at every export, and the 1024 4 KiB pages of the
    pool, first touched while formatting, can cost as much as formatting
    50k events on this VM (a first touch takes microseconds under a
    hypervisor, tens of them on a busy one: 8 MiB took 56-71 ms here, with
    huge pages 0.3 ms; an export of 1M plain events took 719 page faults,
-   4 with the pool in huge pages). Returns the block to free, or NULL:
-   then the buffers are allocated one by one. */
+   4 with the pool in huge pages; prof__malloc_huge, shared with
+   key_averages). Returns the block to free, or NULL: then the buffers are
+   allocated one by one. */
 static PROF__NI char *prof__par_pool(prof__par *p) {
-#if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
-    const size_t huge = (size_t)2 << 20; /* x86-64's and most arm64 kernels' huge page */
-    void *block = NULL;
+    char *block = (char *)prof__malloc_huge(PROF__PAR_NBUF, PROF__PAR_BUF);
     int b;
-    if (posix_memalign(&block, huge, PROF__PAR_NBUF * PROF__PAR_BUF) != 0) return NULL;
-    madvise(block, PROF__PAR_NBUF * PROF__PAR_BUF, MADV_HUGEPAGE); /* a hint: failure changes nothing */
-    for (b = 0; b < PROF__PAR_NBUF; b++) p->buf[b] = (char *)block + (size_t)b * PROF__PAR_BUF;
+    if (!block) return NULL;
+    for (b = 0; b < PROF__PAR_NBUF; b++) p->buf[b] = block + (size_t)b * PROF__PAR_BUF;
     p->nbuf = PROF__PAR_NBUF;
-    return (char *)block;
-#else
-    (void)p;
-    return NULL;
-#endif
+    return block;
 }
 /* Writes items [0, n) through two workers (this thread and one more);
    returns 0 when it could not start (then nothing was written). */
