@@ -9909,175 +9909,255 @@ static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, si
     w->n = (size_t)(d + n + 5 - w->buf);
     return 1;
 }
-/* Events from i on while they are common ones (see above), up to end or
-   an error; returns the first it did not write. The state it reads per
-   event is held in locals for the run: the output's stores are char
-   stores, which may alias anything, so fields read through pointers would
-   be read again after each store. What it changes (the path's depth, the
-   ts's high digits, the ids' event) is stored back before any call and at
-   the end. */
-static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
-    const prof__ev *const ev = e->ev;
-    const prof__extra *const ex = e->ex;
-    const char *const *const site_json = cx->site_json;
-    const size_t *const site_len = cx->site_json_len;
-    const unsigned char *const site_fast = cx->site_fast;
-    const char *const tid_json = cx->tid_json;
-    const unsigned char *const tid_len = cx->tid_json_len;
-    const unsigned char *const root_touch = cx->path.root_touch;
-    const int light = cx->light, args_any = cx->args_any, no_shapes = e->no_shapes != NULL;
-    const uint32_t *const stk = e->stk;
-    const size_t capstk = e->capstk;
-    const prof__memo *const memo = cx->memo;
-    prof__dur_path *const path = &cx->path;
-    prof__dur_level *const lv = path->lv;
-    const int cap = path->cap;
-    int n = path->n;
-    prof__ts_hi ts = cx->ts_hi;
-    prof__ids *const ids = &cx->ids;
+/* A run of common events (prof__w_events_fast) keeps what it reads per
+   event in this struct, a local of the run: the output's stores are char
+   stores, which may alias anything, so fields read through cx or e would
+   be read again after each store, while a local whose address goes to no
+   call stays in registers. What the run changes (the path's depth, the
+   ts's high digits, the ids' event) is stored back before any call
+   (prof__fast_sync) and at the end. */
+typedef struct prof__fast {
+    const prof__ev *ev;
+    const prof__extra *ex;
+    const char *const *site_json;
+    const size_t *site_len;
+    const unsigned char *site_fast, *tid_len, *root_touch;
+    const char *tid_json;
+    int light, args_any, no_shapes;
+    const uint32_t *stk;
+    size_t capstk;
+    const prof__memo *memo;
+    prof__dur_path *path;
+    prof__dur_level *lv;
+    int cap, n;                /* the path's room and depth */
+    prof__ts_hi ts;
+    prof__ids *ids;
     unsigned id_len;
     char *ext_last, *idx_last; /* the ids' last digits */
-    char *buf = w->buf;
-    size_t pos = w->n, wcap = w->cap;
-    int ids_ready = light || ids->i == (uint64_t)i;
+    char *buf;                 /* w's buffer, cursor and room */
+    size_t pos, wcap;
+} prof__fast;
+static PROF__ALWAYS void prof__fast_begin(prof__fast *f, const prof__w *w, const prof_events *e, prof__trace_ctx *cx) {
+    f->ev = e->ev;
+    f->ex = e->ex;
+    f->site_json = cx->site_json;
+    f->site_len = cx->site_json_len;
+    f->site_fast = cx->site_fast;
+    f->tid_json = cx->tid_json;
+    f->tid_len = cx->tid_json_len;
+    f->root_touch = cx->path.root_touch;
+    f->light = cx->light;
+    f->args_any = cx->args_any;
+    f->no_shapes = e->no_shapes != NULL;
+    f->stk = e->stk;
+    f->capstk = e->capstk;
+    f->memo = cx->memo;
+    f->path = &cx->path;
+    f->lv = cx->path.lv;
+    f->cap = cx->path.cap;
+    f->n = cx->path.n;
+    f->ts = cx->ts_hi;
+    f->ids = &cx->ids;
+    f->buf = w->buf;
+    f->pos = w->n;
+    f->wcap = w->cap;
+}
+/* The ids' length and last digits, after they were set or carried. */
+static PROF__ALWAYS void prof__fast_ids_load(prof__fast *f) {
+    f->id_len = f->ids->len;
+    f->ext_last = f->ids->t + f->ids->ext[1] - 1;
+    f->idx_last = f->ids->t + f->ids->idx[1] - 1;
+}
+/* The writer and the path as the run left them, before a call. */
+static PROF__ALWAYS void prof__fast_sync(const prof__fast *f, prof__w *w) {
+    w->n = f->pos;
+    f->path->n = f->n;
+}
+static PROF__ALWAYS void prof__fast_reload(prof__fast *f, const prof__w *w) {
+    f->buf = w->buf;
+    f->pos = w->n;
+    f->wcap = w->cap;
+}
+/* Whether event i is a common one: one of the profiler's own CPU ops,
+   its parent on the path (not so for a chunk's first events: the path is
+   rebuilt), in the exact range. If so, *top is its parent's level (-1
+   for a root, with *root_touches: whether it touches its lane's next
+   top-level event); if not, it ends the run. */
+static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v, size_t i, int *top, int *root_touches) {
+    const int32_t c = v->parent;
+    const uint32_t extra = v->extra;
+    if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || !f->site_fast[v->site] || (extra && f->ex[extra].trace_name)) return 0;
+    *root_touches = 0;
+    *top = -1;
+    if (c >= 0) {
+        int t = f->path->hint[c & 63];
+        if (PROF__UNLIKELY((unsigned)t >= (unsigned)f->n || f->lv[t].idx != c)) {
+            for (t = f->n - 1; t >= 0 && f->lv[t].idx != c; t--) {}
+            if (t < 0) return 0;
+        }
+        if (!(v->end < f->lv[t].lim)) return 0;
+        *top = t;
+    } else {
+        if (!(v->end < PROF__EXACT_NS)) return 0;
+        *root_touches = v->next_sibling < 0 && (!f->root_touch || ((f->root_touch[i >> 3] >> (i & 7)) & 1));
+    }
+    return v->start > -PROF__EXACT_NS && *top + 2 <= f->cap;
+}
+/* prof__touches_next, without a branch on the data: whether an event
+   touches its follower, and whether it is a leaf, go either way from
+   event to event, and a mispredicted branch costs more than the work.
+   Without a next sibling, the event itself stands in: it "touches" only
+   when dur is 0, which stays 0 either way; a top-level one's is in
+   root_touch. Returns the written dur. */
+static PROF__ALWAYS int64_t prof__fast_dur(const prof__fast *f, const prof__ev *v, size_t i, int root_touches) {
+    const int32_t next = v->next_sibling;
+    const size_t has_next = (size_t)0 - (size_t)(next >= 0); /* all ones or 0: a mask, which compilers keep (a ?: they may not) */
+    const int touches = (f->ev[i ^ ((i ^ (size_t)(uint32_t)next) & has_next)].start == v->end) | root_touches;
+    int64_t dur = v->end - v->start - touches;
+    if (PROF__UNLIKELY(dur < 0)) dur = touches ? 0 : v->end - v->start; /* prof__touches_next: dur - 1, but not below 0 */
+    return dur;
+}
+/* The event's level, pushed: a leaf's is written too but left off the
+   path (nothing looks it up; lv has room: top + 2 <= cap). */
+static PROF__ALWAYS void prof__fast_push(prof__fast *f, const prof__ev *v, size_t i, int top, int64_t start, int64_t dur) {
+    const size_t leaf = (size_t)((uint32_t)v->first_child >> 31);
+    prof__dur_level *l = &f->lv[top + 1];
+    l->idx = (int32_t)i;
+    l->start = start;
+    l->dur = dur;
+    l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, end < PROF__EXACT_NS */
+    l->has_end_d = 0;     /* fit is not set: only the level prof__written_dur returns is read for it */
+    f->path->hint[(i & 63) | leaf << 6] = top + 1; /* a leaf's goes to [64, 128): it would push out its parent's */
+    f->n = top + 2 - (int)leaf;
+}
+/* The site's head and the thread's pid and tid, in fixed moves. */
+static PROF__ALWAYS char *prof__fast_head(const prof__fast *f, char *d, uint32_t site, size_t hn, uint32_t thr) {
+    const char *head = f->site_json[site];
+    size_t k;
+    memcpy(d, head, PROF__HEAD_MOVE);
+    for (k = PROF__HEAD_MOVE; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
+    d += hn;
+    memcpy(d, f->tid_json + (size_t)thr * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
+    return d + f->tid_len[thr];
+}
+/* ts and dur. */
+static PROF__ALWAYS char *prof__fast_times(prof__fast *f, char *d, int64_t start, int64_t dur) {
+    memcpy(d, prof__lit_ts, 16);
+    d = prof__put_ts(d + 8, start, &f->ts);
+    memcpy(d, prof__lit_dur, 16);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return prof__put_us_tab(d + 9, dur);
+#else
+    return prof__put_us(d + 9, dur);
+#endif
+}
+/* The ids that open args (event i's), stepped to event i + 1's. */
+static PROF__ALWAYS char *prof__fast_ids(prof__fast *f, char *d, size_t i) {
+    if (PROF__UNLIKELY(f->light)) {
+        PROF__D_LIT(d, ", \"args\": {");
+        return d;
+    }
+    memcpy(d, f->ids->t, 64);
+    if (PROF__UNLIKELY(f->id_len > 64)) memcpy(d + 64, f->ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
+    d += f->id_len;
+    if (PROF__LIKELY((unsigned char)(*f->ext_last - '1') < 8)) { /* 1..8: neither number carries (i's last digit is 0..7) */
+        (*f->ext_last)++;
+        (*f->idx_last)++;
+    } else {
+        f->ids->i = (uint64_t)i;
+        prof__ids_next(f->ids);
+        prof__fast_ids_load(f);
+    }
+    return d;
+}
+/* A plain scope's stack string from the memo (or none), with the close, at
+   the cursor; 0 when it is not in the memo or the buffer lacks room
+   (nothing written). */
+static PROF__ALWAYS int prof__fast_stack(prof__fast *f, char *d, size_t i) {
+    const uint32_t node = i < f->capstk ? f->stk[i] : 0;
+    const prof__memo *m = f->memo;
+    size_t kn;
+    if (!node) {
+        memcpy(d, "}},\n", 4);
+        f->pos = (size_t)(d + 4 - f->buf);
+        return 1;
+    }
+    if (!m || m->slot[node & (PROF__MEMO_SLOTS - 1)].node != node ||
+        f->wcap - (size_t)(d - f->buf) < (kn = m->slot[node & (PROF__MEMO_SLOTS - 1)].len) + 64) return 0;
+    memcpy(d, prof__lit_stack + 2 * f->light, 16); /* light: the first key of args has no comma */
+    d += 17 - 2 * f->light;
+    d[-1] = '"';
+    memcpy(d, m->slot[node & (PROF__MEMO_SLOTS - 1)].s, kn);
+    memcpy(d + kn, prof__lit_stack_end, 8);
+    f->pos = (size_t)(d + kn + 5 - f->buf);
+    return 1;
+}
+/* The args past the ids and the close, at w's cursor (plain: a plain
+   scope's stack alone). */
+static PROF__NI void prof__w_ev_rest(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx, int plain) {
+    if (!(plain ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx))) {
+        prof__w_ev_args(w, e, i, cx);
+        PROF__W_LIT(w, "}},\n");
+    }
+}
+/* The same from the run, which hands its cursor over and takes it back;
+   0 after an error. */
+static PROF__ALWAYS int prof__fast_rest(prof__fast *f, prof__w *w, char *d, const prof_events *e, size_t i, prof__trace_ctx *cx, int plain) {
+    f->pos = (size_t)(d - f->buf);
+    prof__fast_sync(f, w);
+    prof__w_ev_rest(w, e, i, cx, plain);
+    prof__fast_reload(f, w);
+    return !w->err;
+}
+/* Room for the event at the cursor, its head hn bytes (a flush may come
+   first); 0 after an error (w->err set: the export stops). */
+static PROF__ALWAYS int prof__fast_room(prof__fast *f, prof__w *w, size_t hn) {
+    const size_t need = hn + PROF__FAST_ROOM;
+    if (PROF__LIKELY(f->wcap - f->pos >= need)) return 1;
+    w->n = f->pos;
+    if (!prof__w_room(w, need)) return 0;
+    prof__fast_reload(f, w);
+    return 1;
+}
+/* Events from i on while they are common ones (see above), up to end or
+   an error; returns the first it did not write. */
+static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
+    prof__fast f;
+    int ids_ready = cx->light || cx->ids.i == (uint64_t)i;
+    prof__fast_begin(&f, w, e, cx);
     /* the ids are set for the run's first event if it may be a common one
        (else the loop ends at once, and a device event or an API call does
        not pay for them), then follow i through the run */
-    if (!ids_ready && i < end && ev[i].device_type == PROF_DEVICE_CPU && site_fast[ev[i].site]) {
-        prof__ids_set(ids, (uint64_t)i);
+    if (!ids_ready && i < end && f.ev[i].device_type == PROF_DEVICE_CPU && f.site_fast[f.ev[i].site]) {
+        prof__ids_set(f.ids, (uint64_t)i);
         ids_ready = 1;
     }
-    id_len = ids->len;
-    ext_last = ids->t + ids->ext[1] - 1;
-    idx_last = ids->t + ids->idx[1] - 1;
+    prof__fast_ids_load(&f);
     for (; i < end; i++) {
-        const prof__ev *v = &ev[i];
-        const int64_t start = v->start, vend = v->end;
-        const int32_t c = v->parent;
-        const int32_t next = v->next_sibling;
-        const uint32_t site = v->site, thr = v->thread, extra = v->extra;
-        prof__dur_level *l;
-        const char *head;
+        const prof__ev *v = &f.ev[i];
+        const int64_t start = v->start; /* read once: the stores below may alias the event */
+        const uint32_t site = v->site;
+        int root_touches, top;
         int64_t dur;
-        size_t hn, k, leaf;
+        size_t hn;
         char *d;
-        int top = -1, root_touches = 0;
-        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || !site_fast[site] || (extra && ex[extra].trace_name)) break;
-        if (c >= 0) {
-            top = path->hint[c & 63];
-            if (PROF__UNLIKELY((unsigned)top >= (unsigned)n || lv[top].idx != c)) {
-                for (top = n - 1; top >= 0 && lv[top].idx != c; top--) {}
-                if (top < 0) break; /* a chunk's first events: the path is rebuilt */
-            }
-            if (!(vend < lv[top].lim)) break;
-        } else {
-            if (!(vend < PROF__EXACT_NS)) break;
-            root_touches = next < 0 && (!root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1));
-        }
-        if (!(start > -PROF__EXACT_NS) || top + 2 > cap) break;
-        hn = site_len[site];
-        if (PROF__UNLIKELY(wcap - pos < hn + PROF__FAST_ROOM)) {
-            w->n = pos;
-            if (!prof__w_room(w, hn + PROF__FAST_ROOM)) break; /* w->err set: the export stops */
-            buf = w->buf;
-            pos = w->n;
-            wcap = w->cap;
-        }
-        dur = vend - start;
-        { /* prof__touches_next, without a branch on the data: whether an
-             event touches its follower, and whether it is a leaf, go
-             either way from event to event, and a mispredicted branch
-             costs more than the work. Without a next sibling, the event
-             itself stands in: it "touches" only when dur is 0, which
-             stays 0 either way; a top-level one's is in root_touch. */
-            const size_t has_next = (size_t)0 - (size_t)(next >= 0); /* all ones or 0: a mask, which compilers keep (a ?: they may not) */
-            const int touches = (ev[i ^ ((i ^ (size_t)(uint32_t)next) & has_next)].start == vend) | root_touches;
-            dur -= touches;
-            if (PROF__UNLIKELY(dur < 0)) dur = touches ? 0 : vend - start; /* prof__touches_next: dur - 1, but not below 0 */
-        }
-        /* the event's level, pushed: a leaf's is written too but left off
-           the path (nothing looks it up; lv has room: top + 2 <= cap) */
-        l = &lv[top + 1];
-        l->idx = (int32_t)i;
-        l->start = start;
-        l->dur = dur;
-        l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, vend < PROF__EXACT_NS */
-        l->fit = -1;
-        l->has_end_d = 0;
-        leaf = (size_t)((uint32_t)v->first_child >> 31);
-        path->hint[(i & 63) | leaf << 6] = top + 1; /* a leaf's goes to [64, 128): it would push out its parent's */
-        n = top + 2 - (int)leaf;
-        d = buf + pos;
-        head = site_json[site];
-        memcpy(d, head, PROF__HEAD_MOVE);
-        for (k = PROF__HEAD_MOVE; PROF__UNLIKELY(k < hn); k += 32) memcpy(d + k, head + k, 32);
-        d += hn;
-        memcpy(d, tid_json + (size_t)thr * PROF__TID_JSON, 48); /* ", \"pid\": P, \"tid\": T" is 48 bytes at most */
-        d += tid_len[thr];
-        memcpy(d, prof__lit_ts, 16);
-        d = prof__put_ts(d + 8, start, &ts);
-        memcpy(d, prof__lit_dur, 16);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        d = prof__put_us_tab(d + 9, dur);
-#else
-        d = prof__put_us(d + 9, dur);
-#endif
-        if (PROF__UNLIKELY(light)) {
-            PROF__D_LIT(d, ", \"args\": {");
-        } else {
-            memcpy(d, ids->t, 64);
-            if (PROF__UNLIKELY(id_len > 64)) memcpy(d + 64, ids->t + 64, 48); /* 26 + 20 + 12 + 20 = 78 at most */
-            d += id_len;
-            if (PROF__LIKELY((unsigned char)(*ext_last - '1') < 8)) { /* 1..8: neither number carries (i's last digit is 0..7) */
-                (*ext_last)++;
-                (*idx_last)++;
-            } else {
-                ids->i = (uint64_t)i;
-                prof__ids_next(ids);
-                id_len = ids->len;
-                ext_last = ids->t + ids->ext[1] - 1;
-                idx_last = ids->t + ids->idx[1] - 1;
-            }
-        }
-        if (PROF__UNLIKELY(extra || args_any)) {
-            if (!extra && !no_shapes) { /* a plain scope with a stack (args_any: e->stk is there): its string from the memo, inline */
-                const uint32_t node = i < capstk ? stk[i] : 0;
-                size_t kn;
-                if (!node) {
-                    memcpy(d, "}},\n", 4);
-                    pos = (size_t)(d + 4 - buf);
-                    continue;
-                }
-                if (memo && memo->slot[node & (PROF__MEMO_SLOTS - 1)].node == node &&
-                    wcap - (size_t)(d - buf) >= (kn = memo->slot[node & (PROF__MEMO_SLOTS - 1)].len) + 64) {
-                    memcpy(d, prof__lit_stack + 2 * light, 16); /* light: the first key of args has no comma */
-                    d += 17 - 2 * light;
-                    d[-1] = '"';
-                    memcpy(d, memo->slot[node & (PROF__MEMO_SLOTS - 1)].s, kn);
-                    memcpy(d + kn, prof__lit_stack_end, 8);
-                    pos = (size_t)(d + kn + 5 - buf);
-                    continue;
-                }
-            }
-            w->n = (size_t)(d - buf);
-            path->n = n;
-            if (!(!extra && !no_shapes ? prof__w_ev_stack_fast(w, e, i, cx) : prof__w_ev_args_fast(w, e, i, cx))) {
-                prof__w_ev_args(w, e, i, cx);
-                PROF__W_LIT(w, "}},\n");
-            }
-            buf = w->buf;
-            pos = w->n;
-            wcap = w->cap;
-            if (PROF__UNLIKELY(w->err)) { i++; break; }
-        } else {
+        if (!prof__fast_parent(&f, v, i, &top, &root_touches) || !prof__fast_room(&f, w, hn = f.site_len[site])) break;
+        dur = prof__fast_dur(&f, v, i, root_touches);
+        prof__fast_push(&f, v, i, top, start, dur);
+        d = prof__fast_head(&f, f.buf + f.pos, site, hn, v->thread);
+        d = prof__fast_times(&f, d, start, dur);
+        d = prof__fast_ids(&f, d, i);
+        if (PROF__LIKELY(!(v->extra | f.args_any))) {
             memcpy(d, "}},\n", 4);
-            pos = (size_t)(d + 4 - buf);
+            f.pos = (size_t)(d + 4 - f.buf);
+        } else if (!(!v->extra && !f.no_shapes && prof__fast_stack(&f, d, i)) && !prof__fast_rest(&f, w, d, e, i, cx, !v->extra && !f.no_shapes)) {
+            i++;
+            break;
         }
     }
-    w->n = pos;
-    path->n = n;
-    cx->ts_hi = ts;
-    if (ids_ready && !light) ids->i = (uint64_t)i; /* the ids of event i (the first not written here) */
+    prof__fast_sync(&f, w);
+    cx->ts_hi = f.ts;
+    if (ids_ready && !f.light) f.ids->i = (uint64_t)i; /* the ids of event i (the first not written here) */
     return i;
 }
 static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
