@@ -9270,42 +9270,130 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    any event is on a device (not set without memory); *overlap: whether an
    event may overlap its lane's without nesting (it begins before its
    previous sibling or top-level event ends; where none does, the tree's
-   events nest, each in its parent, and prof__trace_overlaps finds none). */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap) {
+   events nest, each in its parent, and prof__trace_overlaps finds none).
+   The pass reads every event before the first is written, so a big list's
+   parts are read on two threads (prof__touch_parts): it ran alone while
+   the other core waited, ~5 ms of a 1M-event export that write(2) alone
+   takes ~35 ms to copy. */
+/* One part of the pass: events [lo, hi) (lo a multiple of 8, so parts set
+   bits in bytes of their own), each thread's first and last top-level
+   event in it in first[] and last[] (nthr + 1 slots, UINT32_MAX: none)
+   for joining the parts; a device's lanes are keyed in a map of the part's
+   own (dev: it met one). */
+typedef struct prof__touch_part {
+    const prof_events *e;
+    const uint32_t *ovl;
+    size_t novl, lo, hi;
+    unsigned char *bits;
+    uint32_t *first, *last;
+    int overlap, dev, oom;
+} prof__touch_part;
+static PROF__NI void prof__touch_scan(prof__touch_part *p) {
     prof__map last; /* device lane -> its last top-level event so far */
-    uint32_t *last_cpu = PROF__ALLOC(uint32_t, e->nthr + 1); /* per thread, the same */
-    unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    const prof_events *e = p->e;
     const prof__ev *const ev = e->ev;
-    const size_t n = e->n;
     unsigned dev = 0;
     size_t i, k = 0;
-    if (!bits || !last_cpu) { PROF_FREE(bits); PROF_FREE(last_cpu); return NULL; }
-    memset(bits, 0, e->n / 8 + 1);
-    for (i = 0; i <= e->nthr; i++) last_cpu[i] = UINT32_MAX;
     memset(&last, 0, sizeof last);
-    *on_device = 0;
-    for (i = 0; i < n; i++) {
+    for (i = p->lo; i < p->hi; i++) {
         const prof__ev *v = &ev[i];
         uint32_t *slot;
         int found = 1;
         dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
-        if (PROF__UNLIKELY(k < novl) && ovl[k] == i) { k++; continue; }
-        if (v->next_sibling >= 0 && ev[v->next_sibling].start < v->end) *overlap = 1;
+        if (PROF__UNLIKELY(k < p->novl) && p->ovl[k] == i) { k++; continue; }
+        if (v->next_sibling >= 0 && ev[v->next_sibling].start < v->end) p->overlap = 1;
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue; /* most events: not top-level; [memory] rows are not written, a CPU async range not as "X" (a device's still is) */
         if (v->device_type == PROF_DEVICE_CPU) {
-            slot = &last_cpu[v->thread < e->nthr ? v->thread : e->nthr];
+            const size_t t = v->thread < e->nthr ? v->thread : e->nthr;
+            slot = &p->last[t];
             found = *slot != UINT32_MAX;
+            if (!found) p->first[t] = (uint32_t)i;
         } else {
             uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
-            if (!(slot = prof__map_slot(&last, lane, &found))) { PROF_FREE(bits); bits = NULL; break; }
+            if (!(slot = prof__map_slot(&last, lane, &found))) { p->oom = 1; break; }
         }
-        if (found && ev[*slot].end == v->start) bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
-        if (found && ev[*slot].end > v->start) *overlap = 1;
+        if (found && ev[*slot].end == v->start) p->bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        if (found && ev[*slot].end > v->start) p->overlap = 1;
         *slot = (uint32_t)i;
     }
-    *on_device = dev != 0;
+    p->dev = dev != 0;
     prof__map_free(&last);
-    PROF_FREE(last_cpu);
+}
+/* The parts of a big list, taken in turn by this thread and one more:
+   on a busy machine the other may start late, and this one then takes
+   the parts it did not. */
+#define PROF__TOUCH_PARTS 8
+typedef struct prof__touch_job { prof__touch_part *part; int n, next; } prof__touch_job;
+static void *prof__touch_main(void *arg) {
+    prof__touch_job *job = (prof__touch_job *)arg;
+    int k;
+    while ((k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) < job->n) prof__touch_scan(&job->part[k]);
+    return NULL;
+}
+/* The parts at once, then joined in order: each thread's last top-level
+   event so far meets its first of the next part (part[0].last follows
+   them). 0 when that cannot be (a small list, one core, no thread, a
+   device's lanes, which are keyed in maps): then the caller starts over. */
+static PROF__NI int prof__touch_parts(prof__touch_part *part) {
+    const prof_events *e = part[0].e;
+    prof__touch_job job;
+    size_t t;
+    int k, ok = 1;
+    pthread_t th;
+    if (e->n < prof__par_min_events || e->n < 8 * PROF__TOUCH_PARTS || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
+    for (k = 0; k < PROF__TOUCH_PARTS; k++) {
+        part[k].lo = e->n / PROF__TOUCH_PARTS * (size_t)k & ~(size_t)7;
+        part[k].hi = k + 1 < PROF__TOUCH_PARTS ? e->n / PROF__TOUCH_PARTS * (size_t)(k + 1) & ~(size_t)7 : e->n;
+    }
+    job.part = part;
+    job.n = PROF__TOUCH_PARTS;
+    job.next = 0;
+    if (!prof__spawn(&th, prof__touch_main, &job)) return 0;
+    prof__touch_main(&job);
+    pthread_join(th, NULL);
+    for (k = 0; k < PROF__TOUCH_PARTS; k++) if (part[k].dev) ok = 0;
+    for (k = 1; ok && k < PROF__TOUCH_PARTS; k++) {
+        for (t = 0; t <= e->nthr; t++) {
+            const uint32_t a = part[0].last[t], b = part[k].first[t];
+            if (b == UINT32_MAX) continue;
+            if (a != UINT32_MAX && e->ev[a].end == e->ev[b].start) part[0].bits[a >> 3] |= (unsigned char)(1u << (a & 7));
+            if (a != UINT32_MAX && e->ev[a].end > e->ev[b].start) part[0].overlap = 1;
+            part[0].last[t] = part[k].last[t];
+        }
+        part[0].overlap |= part[k].overlap;
+    }
+    return ok;
+}
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap) {
+    const size_t slots = e->nthr + 1;
+    uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * PROF__TOUCH_PARTS * slots); /* first and last per thread, for each part */
+    unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    prof__touch_part part[PROF__TOUCH_PARTS];
+    int k;
+    if (!bits || !lanes) { PROF_FREE(bits); PROF_FREE(lanes); return NULL; }
+    memset(bits, 0, e->n / 8 + 1);
+    memset(lanes, 0xFF, 2 * PROF__TOUCH_PARTS * slots * sizeof *lanes);
+    memset(part, 0, sizeof part);
+    for (k = 0; k < PROF__TOUCH_PARTS; k++) {
+        part[k].e = e;
+        part[k].bits = bits;
+        part[k].first = lanes + (size_t)(2 * k) * slots;
+        part[k].last = part[k].first + slots;
+    }
+    if (novl || !prof__touch_parts(part)) { /* in one pass, from a clean slate (the parts may have begun) */
+        memset(bits, 0, e->n / 8 + 1);
+        memset(lanes, 0xFF, 2 * slots * sizeof *lanes);
+        part[0].ovl = ovl;
+        part[0].novl = novl;
+        part[0].lo = 0;
+        part[0].hi = e->n;
+        part[0].overlap = part[0].oom = 0;
+        prof__touch_scan(&part[0]);
+    }
+    PROF_FREE(lanes);
+    if (part[0].oom) { PROF_FREE(bits); return NULL; }
+    *on_device = part[0].dev;
+    if (part[0].overlap) *overlap = 1;
     return bits;
 }
 

@@ -1964,6 +1964,62 @@ static void test_deep_nesting(void) {
     prof_events_free(ev);
 }
 
+/* The pass that finds top-level events touching their lane's next one
+   (and lanes whose top-level events overlap) reads a big list in parts on
+   two threads, joined where each thread's events cross from one part to
+   the next (prof__touch_parts). Three threads' top-level events each end
+   where that thread's next one starts, across every part boundary, and
+   one of thread 0's overlaps its next by 1 ns right at the first
+   boundary (so it is written as a pair, found by the join alone): the
+   trace read in parts equals the one read in one pass, byte for byte, and
+   a touching event is written 1 ns short. */
+static void touch_parts_list(prof_events *ev, size_t n, size_t overlap_at) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = i % 2 ? "tp odd" : "tp even";
+        d.thread = (uint64_t)(i % 3) + 1;
+        d.start_ns = 1000000 + (int64_t)(i / 3) * 100;
+        d.end_ns = d.start_ns + 100 + (i == overlap_at); /* touches its thread's next, or overlaps it */
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+}
+static void test_touch_parts_same_bytes(void) {
+    const size_t n = 3000, b1 = n / 8 & ~(size_t)7; /* the first part boundary (prof__touch_parts) */
+    size_t old_min = prof__par_min_events, v;
+    for (v = 0; v < 2; v++) {
+        prof_events *ev = prof_events_create();
+        char *seq, *par;
+        size_t seq_len = 0, par_len = 0, k = 0, at = b1 - 1;
+        if (!CHECK(ev != NULL)) return;
+        while (at % 3) at--; /* thread 0's last event before the boundary */
+        touch_parts_list(ev, n, v ? at : n);
+        CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+        rm_tree(STREAM_DIR);
+        CHECK(mkdir(STREAM_DIR, 0755) == 0);
+        prof__par_min_events = (size_t)-1; /* one pass, one thread */
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/a.json"), PROF_OK);
+        prof__par_min_events = 0; /* in parts (and the events in chunks) */
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/b.json"), PROF_OK);
+        prof__par_min_events = old_min;
+        seq = check_read_file_n(STREAM_DIR "/a.json", &seq_len);
+        par = check_read_file_n(STREAM_DIR "/b.json", &par_len);
+        if (CHECK(seq && par)) {
+            char *tn = strstr(par, "b.json\"");
+            if (CHECK(tn != NULL)) *tn = 'a'; /* the traceName, the path */
+            while (k < seq_len && k < par_len && seq[k] == par[k]) k++;
+            CHECK_MSG(seq_len == par_len && k == seq_len, "%s: the trace read in parts differs at byte %zu (sizes %zu, %zu)",
+                      v ? "overlap" : "touching", k, seq_len, par_len);
+            CHECK(strstr(seq, "\"ts\": 1000.000, \"dur\": 0.099,") != NULL); /* touching: 1 ns short */
+            CHECK(!v == !strstr(seq, "\"ph\": \"b\"")); /* the overlapping one: a pair */
+        }
+        free(seq);
+        free(par);
+        prof_events_free(ev);
+    }
+}
+
 /* Big traces are formatted by two threads in chunks: the file must be the
    same bytes as one thread writes. Nesting 6 deep across chunk boundaries,
    chains 520 deep across chunk boundaries (past the trimming's cached path),
@@ -2264,6 +2320,7 @@ int main(void) {
     PHASE(test_unwritable_dir());
     PHASE(test_streaming());
     PHASE(test_parallel_same_bytes());
+    PHASE(test_touch_parts_same_bytes());
     PHASE(test_fast_same_bytes());
     PHASE(test_deep_nesting());
     rm_tree(ERR_DIR); /* only the checked outputs stay in build/export */
