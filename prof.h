@@ -6845,7 +6845,7 @@ static PROF__NI int prof__ggrow(const prof__grouping *gr, void *pp, size_t *cap,
    0 when the total would not fit a size_t. */
 static PROF__NI int prof__gpart(size_t *off, size_t *at, size_t n, size_t elem) {
     size_t o = (*off + 7) & ~(size_t)7;
-    if (o < *off || n > PROF__MAX_ELEMS(elem) || n * elem > (size_t)PTRDIFF_MAX - o) return 0;
+    if (o < *off || o > (size_t)PTRDIFF_MAX || n > PROF__MAX_ELEMS(elem) || n * elem > (size_t)PTRDIFF_MAX - o) return 0;
     *at = o;
     *off = o + n * elem;
     return 1;
