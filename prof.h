@@ -6811,7 +6811,45 @@ typedef struct prof__grouping {
     size_t ncopies, capcopies;
     const char **node_copy; /* finish: per stack node, its frame's copy (NULL = not yet) */
     const char **site_copy; /* finish: per site, its name's copy (NULL = not yet) */
+    /* With memos, one block of huge pages for memo, fh, node_copy, the
+       rows' map and first and racc as first sized (each array in 4 KiB
+       pages cost a fault per page touched, 680 in all for the stress
+       case's 61k nodes, 12-35 us each on a VM). An array of the block is
+       never given to realloc or free: one that outgrows it moves out
+       (prof__ggrow, prof__group_find). */
+    char *arena;
+    size_t arena_bytes;
 } prof__grouping;
+/* Whether p lies in the grouping's block (then not freed on its own). */
+static PROF__NI int prof__gin(const prof__grouping *gr, const void *p) {
+    uintptr_t a = (uintptr_t)gr->arena, q = (uintptr_t)p;
+    return gr->arena && q >= a && q - a < gr->arena_bytes;
+}
+static PROF__NI void prof__gfree(const prof__grouping *gr, void *p) {
+    if (!prof__gin(gr, p)) PROF_FREE(p);
+}
+/* prof__grow for an array that may lie in the block: moved out into its
+   own memory when it must grow. */
+static PROF__NI int prof__ggrow(const prof__grouping *gr, void *pp, size_t *cap, size_t need, size_t elem) {
+    void *p, *np = NULL;
+    size_t nc = 0;
+    memcpy(&p, pp, sizeof p);
+    if (need <= *cap || !prof__gin(gr, p)) return prof__grow(pp, cap, need, elem);
+    if (!prof__grow((void *)&np, &nc, need > *cap * 2 ? need : *cap * 2, elem)) return 0;
+    memcpy(np, p, *cap * elem);
+    memcpy(pp, &np, sizeof np);
+    *cap = nc;
+    return 1;
+}
+/* Room for n elements of elem bytes at *off in the block, 8-byte aligned;
+   0 when the total would not fit a size_t. */
+static PROF__NI int prof__gpart(size_t *off, size_t *at, size_t n, size_t elem) {
+    size_t o = (*off + 7) & ~(size_t)7;
+    if (o < *off || o > (size_t)PTRDIFF_MAX || n > PROF__MAX_ELEMS(elem) || n * elem > (size_t)PTRDIFF_MAX - o) return 0;
+    *at = o;
+    *off = o + n * elem;
+    return 1;
+}
 
 /* group_by_stack_n: evt.stack[:n] is the key, so two stacks are one key
    when their first n frames (innermost first) are the same: the key holds
@@ -6836,6 +6874,37 @@ static PROF__NI uint64_t prof__gstack_hash(prof__grouping *gr, uint32_t node) {
         h = (h ^ (uint64_t)(uintptr_t)f) * 0x9e3779b97f4a7c15ull; /* mixed once at the end, and by the key's hash */
     }
     return gr->fh[node] = prof__mix(h) | 1; /* never 0, "not yet" */
+}
+/* With memos, every node's hash at once, parents before their children
+   (a node is interned after its parent): the hash of a node's first k
+   frames is that of its parent's first k - 1 and its own frame, so each
+   node reads its parent's row of n - 1 hashes, a miss that the next
+   nodes' overlap, where prof__gstack_hash walks n parents, a miss each
+   that waits for the one before (7 ns an event in the stress case's 61k
+   nodes). Frames are combined outermost first here and innermost first
+   there: a grouping uses one or the other for all its nodes, never both.
+   lv: room for n - 1 hashes per node (n <= PROF__GLEVELS). */
+#define PROF__GLEVELS 8
+static PROF__NI void prof__gstack_hashes(prof__grouping *gr, uint64_t *lv) {
+    const prof_events *e = gr->e;
+    size_t n = (size_t)gr->g.group_by_stack_n, w = n - 1, k, node;
+    uint64_t seed = prof__mix((uint64_t)n);
+    for (k = 0; k < w; k++) lv[k] = seed; /* node 0, the empty stack: every k */
+    gr->fh[0] = prof__mix(seed) | 1;
+    for (node = 1; node < e->nnodes; node++) {
+        uint32_t p = prof__node_parent(e, (uint32_t)node);
+        const char *frame = prof__node_frame(e, (uint32_t)node);
+        uint64_t f = (uint64_t)(uintptr_t)frame, prev = seed;
+        if (p >= node) { /* not parents first: hashed one at a time instead */
+            memset(gr->fh, 0, (e->nnodes + 1) * sizeof *gr->fh);
+            return;
+        }
+        for (k = 0; k < w; k++) { /* hash k + 1 from the parent's k (the seed for 0) */
+            lv[node * w + k] = (prev ^ f) * 0x9e3779b97f4a7c15ull;
+            prev = lv[(size_t)p * w + k];
+        }
+        gr->fh[node] = prof__mix((prev ^ f) * 0x9e3779b97f4a7c15ull) | 1; /* never 0, "not yet" */
+    }
 }
 static PROF__NI int prof__gkey_eq(const prof__grouping *gr, const prof__gkey *a, const prof__gkey *b) {
     return a->name == b->name && a->node_id == b->node_id && a->kind == b->kind && a->overload == b->overload && a->shapes == b->shapes && a->fh == b->fh &&
@@ -6877,10 +6946,10 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     if ((v = prof__map_find(&gr->rows, h, prof__grow_same, &key)) != UINT32_MAX) return v;
     if (a->n >= UINT32_MAX - 1) return UINT32_MAX;
     if (a->n >= a->cap || a->n >= gr->capfirst) /* grown together, checked once */
-        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__grow((void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first)) return UINT32_MAX;
+        if (!PROF__PUSH_OK(a->rows, a->n, a->cap) || !prof__ggrow(gr, (void *)&gr->first, &gr->capfirst, a->n + 1, sizeof *gr->first)) return UINT32_MAX;
     if (gr->memo) { /* the row's sums: its node's entry if free, else a place of their own */
         prof__gmemo *m = &gr->memo[k->node];
-        if (!prof__grow((void *)&gr->racc, &gr->capracc, a->n + 1, sizeof *gr->racc)) return UINT32_MAX;
+        if (!prof__ggrow(gr, (void *)&gr->racc, &gr->capracc, a->n + 1, sizeof *gr->racc)) return UINT32_MAX;
         if (m->own == UINT32_MAX) {
             m->own = (uint32_t)a->n;
             gr->racc[a->n] = k->node;
@@ -6893,6 +6962,15 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
     }
     memset(&a->rows[a->n], 0, sizeof a->rows[0]);
     gr->first[a->n] = (uint32_t)i;
+    if ((gr->rows.n + 1) * 4 >= gr->rows.cap * 3 && prof__gin(gr, gr->rows.keys)) { /* the map outgrows the block: out of it */
+        prof__map m;
+        size_t j;
+        memset(&m, 0, sizeof m);
+        if (!prof__map_rehash(&m, gr->rows.cap * 2)) return UINT32_MAX;
+        for (j = 0; j < gr->rows.cap; j++) /* room for all: no add fails */
+            if (gr->rows.vals[j] != UINT32_MAX) (void)prof__map_add(&m, gr->rows.keys[j], gr->rows.vals[j]);
+        gr->rows = m;
+    }
     if (!prof__map_add(&gr->rows, h, (uint32_t)a->n)) return UINT32_MAX;
     return (uint32_t)a->n++;
 }
@@ -6937,6 +7015,9 @@ static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__
     if (m) { m->site = v->site; m->row = c->row; m->kind = k.kind; m->node_id = v->node_id; m->acc = gr->racc[c->row]; }
     return c->row;
 }
+/* The same, out of line: the memo loop's misses (a call there keeps the
+   loop's registers for the hits). */
+static PROF__NI __attribute__((noinline)) uint32_t prof__group_row_miss(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node) { return prof__group_row(gr, a, i, node, 0); }
 /* Adds event i's numbers to its row r (count, CPU and self CPU time to
    h's: the row's own, or its acc), as prof__row_of_event and
    FunctionEventAvg.add compute them (the same sums, saturating, in the
@@ -6973,17 +7054,19 @@ static __inline__ __attribute__((always_inline)) void prof__group_add(const prof
     }
 }
 static PROF__NI void prof__grouping_free(prof__grouping *gr) {
-    PROF_FREE(gr->fh);
-    PROF_FREE(gr->first);
+    prof__gfree(gr, gr->fh);
+    prof__gfree(gr, gr->first);
     PROF_FREE(gr->cache);
-    PROF_FREE(gr->memo);
-    PROF_FREE(gr->racc);
+    prof__gfree(gr, gr->racc);
     PROF_FREE(gr->xacc);
     PROF_FREE(gr->copies);
-    PROF_FREE(gr->node_copy);
+    prof__gfree(gr, gr->node_copy);
     PROF_FREE(gr->site_copy);
+    if (prof__gin(gr, gr->rows.keys)) memset(&gr->rows, 0, sizeof gr->rows);
     prof__map_free(&gr->rows);
     prof__map_free(&gr->copied);
+    PROF_FREE(gr->arena); /* memo's too */
+    gr->arena = NULL;
 }
 /* The averages' copy of a string of the list (NULL stays NULL): each
    distinct string is copied and hashed once, however many rows show it. */
@@ -7020,7 +7103,7 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     if (!(gr->site_copy = PROF__ALLOC(const char *, e->nsites + 1))) return -1;
     memset(gr->site_copy, 0, (e->nsites + 1) * sizeof *gr->site_copy);
     if (gr->g.group_by_stack_n && e->nnodes) {
-        if (!(gr->node_copy = PROF__ALLOC(const char *, e->nnodes))) return -1;
+        if (!gr->node_copy && !(gr->node_copy = PROF__ALLOC(const char *, e->nnodes))) return -1;
         memset(gr->node_copy, 0, e->nnodes * sizeof *gr->node_copy);
     }
     for (i = 0; i < a->n; i++) {
@@ -7030,6 +7113,21 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
         const prof__extra *x = prof__x(e, v);
         uint32_t node = prof__stack_node(e, fi);
         int k, depth = prof__group_depth(gr->g.group_by_stack_n, prof__node_depth(e, node));
+#if defined(__GNUC__) || defined(__clang__)
+        /* rows' first events are in list order but far apart (16 events
+           an average in the stress case): a miss each, made ahead, and
+           their stack nodes' (read 8 rows ahead of here, their stk 16) */
+        if (i + 8 < a->n) {
+            size_t f8 = gr->first[i + 8];
+            __builtin_prefetch(&e->ev[f8]);
+            if (gr->node_copy && f8 < e->capstk) {
+                uint32_t n8 = e->stk[f8];
+                __builtin_prefetch(&e->nodes[n8]);
+                __builtin_prefetch(&gr->node_copy[n8]);
+            }
+            if (i + 16 < a->n && gr->node_copy && gr->first[i + 16] < e->capstk) __builtin_prefetch(&e->stk[gr->first[i + 16]]);
+        }
+#endif
         if (!gr->site_copy[v->site]) gr->site_copy[v->site] = prof__group_copy(gr, a, prof__ev_name(e, v));
         r->key = gr->site_copy[v->site];
         r->overload_name = gr->g.group_by_overload_name ? prof__group_copy(gr, a, x->overload_name ? x->overload_name : "") : "";
@@ -7075,16 +7173,9 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->dropped_scopes = e->stats.scopes_dropped;
     a->dropped = e->stats.dropped;
     if (gr.g.group_by_stack_n > 0) {
-        if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
-        memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
-            if (!(gr.memo = (prof__gmemo *)prof__malloc_huge(e->nnodes + 1, sizeof *gr.memo))) goto oom;
-            for (i = 0; i <= e->nnodes; i++) {
-                prof__gmemo *m = &gr.memo[i];
-                m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
-                m->node_id = 0;
-                m->h.count = m->h.cpu = m->h.self_cpu = 0;
-            }
+            size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv = 0;
+            size_t w = gr.g.group_by_stack_n <= PROF__GLEVELS ? (size_t)gr.g.group_by_stack_n - 1 : 0; /* prof__gstack_hashes' row */
             /* scope stacks: about a row per node. Room for that many rows
                up front (at most an eighth of the events: 19 B an event of
                address space), so that the row arrays are not copied into
@@ -7094,11 +7185,37 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
                memory for it), they grow as they go. */
             want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
             if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
-            /* the rows' map too: its doublings rehashed every key and left
-               their old arrays behind, fresh memory each */
+            /* the rows' map sized once too: its doublings rehashed every
+               key and left their old arrays behind, fresh memory each */
             for (mcap = 64; mcap * 3 <= (want + 1) * 4; mcap *= 2) {}
-            (void)prof__map_rehash(&gr.rows, mcap);
-            (void)(prof__reserve_exact((void *)&gr.first, &gr.capfirst, want, sizeof *gr.first) && prof__reserve_exact((void *)&gr.racc, &gr.capracc, want, sizeof *gr.racc));
+            if (!prof__gpart(&off, &at_memo, e->nnodes + 1, sizeof *gr.memo) || !prof__gpart(&off, &at_fh, e->nnodes + 1, sizeof *gr.fh) ||
+                !prof__gpart(&off, &at_copy, e->nnodes, sizeof *gr.node_copy) || !prof__gpart(&off, &at_keys, mcap, sizeof *gr.rows.keys) ||
+                !prof__gpart(&off, &at_vals, mcap, sizeof *gr.rows.vals) || !prof__gpart(&off, &at_first, want, sizeof *gr.first) ||
+                !prof__gpart(&off, &at_racc, want, sizeof *gr.racc) || (w && !prof__gpart(&off, &at_lv, e->nnodes + 1, w * sizeof(uint64_t))) ||
+                !(gr.arena = (char *)prof__malloc_huge(off, 1)))
+                goto oom;
+            gr.arena_bytes = off;
+            gr.memo = (prof__gmemo *)(void *)(gr.arena + at_memo);
+            gr.fh = (uint64_t *)(void *)(gr.arena + at_fh);
+            gr.node_copy = (const char **)(void *)(gr.arena + at_copy);
+            gr.rows.keys = (uint64_t *)(void *)(gr.arena + at_keys);
+            gr.rows.vals = (uint32_t *)(void *)(gr.arena + at_vals);
+            gr.rows.cap = mcap;
+            gr.first = (uint32_t *)(void *)(gr.arena + at_first);
+            gr.racc = (uint32_t *)(void *)(gr.arena + at_racc);
+            gr.capfirst = gr.capracc = want;
+            for (i = 0; i < mcap; i++) gr.rows.vals[i] = UINT32_MAX;
+            for (i = 0; i <= e->nnodes; i++) {
+                prof__gmemo *m = &gr.memo[i];
+                m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
+                m->node_id = 0;
+                m->h.count = m->h.cpu = m->h.self_cpu = 0;
+            }
+            if (gr.g.group_by_stack_n <= PROF__GLEVELS) prof__gstack_hashes(&gr, w ? (uint64_t *)(void *)(gr.arena + at_lv) : NULL);
+            else memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
+        } else {
+            if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
+            memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
         }
     }
     /* with memos the cache sees only their misses (mostly a node's first
@@ -7119,17 +7236,38 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         const uint32_t *stk = gr.fh ? e->stk : NULL;
         size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
         int more = gr.g.group_by_overload_name || gr.g.group_by_input_shapes;
-        for (i = 0; i < e->n; i++) {
-            uint32_t node = i < nstk ? stk[i] : 0;
-            uint32_t r = more ? prof__group_row(&gr, a, i, node, 1) : prof__group_row(&gr, a, i, node, 0);
-            prof_avg *row;
-            if (r == UINT32_MAX) goto oom;
-            row = &a->rows[r];
-            if (gr.memo) { /* the row's sums: prof__group_row left its acc in the node's entry */
-                prof__gmemo *m = &gr.memo[node];
-                prof__ghot *h = m->acc == node ? &m->h : m->acc <= e->nnodes ? &gr.memo[m->acc].h : &gr.xacc[m->acc - e->nnodes - 1].h;
-                prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, row);
-            } else {
+        if (gr.memo) { /* by stack with memos (never `more`): the memo tested here, prof__group_row on a miss */
+            prof__gmemo *memo = gr.memo;
+            const prof__ev *ev = e->ev;
+            size_t nn = e->nnodes;
+            for (i = 0; i < e->n; i++) {
+                uint32_t node = i < nstk ? stk[i] : 0, r;
+                const prof__ev *v = &ev[i];
+                prof__gmemo *m = &memo[node];
+                prof__ghot *h;
+#if defined(__GNUC__) || defined(__clang__)
+                /* the memo entry of an event a few ahead: scope stacks'
+                   nodes come in no order, each event's entry a cache miss */
+                if (i + 8 < nstk) __builtin_prefetch(&memo[stk[i + 8]], 1);
+                /* and the first child of one a few ahead: an outer scope's
+                   children are far apart */
+                if (i + 4 < e->n && ev[i + 4].first_child >= 0) __builtin_prefetch(&ev[ev[i + 4].first_child]);
+#endif
+                if (m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN))))
+                    r = m->row;
+                else if ((r = prof__group_row_miss(&gr, a, i, node)) == UINT32_MAX)
+                    goto oom;
+                /* the row's sums: the memo entry holds its acc */
+                h = m->acc == node ? &m->h : m->acc <= nn ? &memo[m->acc].h : &gr.xacc[m->acc - nn - 1].h;
+                prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, &a->rows[r]);
+            }
+        } else {
+            for (i = 0; i < e->n; i++) {
+                uint32_t node = i < nstk ? stk[i] : 0;
+                uint32_t r = more ? prof__group_row(&gr, a, i, node, 1) : prof__group_row(&gr, a, i, node, 0);
+                prof_avg *row;
+                if (r == UINT32_MAX) goto oom;
+                row = &a->rows[r];
                 prof__group_add(e, i, &row->count, &row->cpu_time_total_ns, &row->self_cpu_time_total_ns, row);
             }
         }
