@@ -2162,7 +2162,10 @@ static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
     if (i >= e->capstk) {
         size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
         if (!node) return 0; /* absent is empty */
-        if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+        if (!e->stk) { /* filled whole (prof_stop's stacks): in huge pages from its first byte */
+            if (!(e->stk = (uint32_t *)prof__malloc_huge(want, sizeof *e->stk))) return -1;
+            e->capstk = want;
+        } else if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
         memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
     }
     e->stk[i] = node;
@@ -3825,7 +3828,7 @@ static PROF__NI int prof__ev_merge_out(prof__ev **evp, size_t cap, const uint32_
     size_t i, r;
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095u, base = (uintptr_t)old;
-    if (n * sizeof *old < PROF__MERGE_OUT_MIN || !(nv = PROF__ALLOC(prof__ev, cap))) return 0;
+    if (n * sizeof *old < PROF__MERGE_OUT_MIN || !(nv = (prof__ev *)prof__malloc_huge(cap, sizeof *nv))) return 0;
     for (i = 0; i < n; i++) {
         nv[i] = old[idx[i]];
         old[idx[i]].flags = (uint16_t)(old[idx[i]].flags | PROF__F_TAKEN);
@@ -4531,6 +4534,21 @@ static PROF__NI int prof__c_list(prof__collector *c) {
    Room never touched costs no memory; the list is cut to size once the
    events are known (prof__c_order). If so much cannot be had, the list
    grows as it is filled instead. */
+/* The array at pp (n elements used) given room for `want`, in huge pages
+   from its first byte (prof__malloc_huge): the decode fills it whole, and
+   libc's realloc would put a chunk that large 16 bytes into a fresh
+   mapping, whose 4 KiB pages at both ends each cost a fault (1M events:
+   ~1000 faults, a third of prof_stop's time here). Nothing changes when
+   the room cannot be had (the array then grows as it is filled). */
+static PROF__NI void prof__c_room(void *pp, size_t *cap, size_t n, size_t want, size_t elem) {
+    void *old, *p;
+    if (want <= *cap || !(p = prof__malloc_huge(want, elem))) return;
+    memcpy(&old, pp, sizeof old);
+    if (n) memcpy(p, old, n * elem);
+    PROF_FREE(old);
+    memcpy(pp, &p, sizeof p);
+    *cap = want;
+}
 static PROF__NI void prof__c_reserve(prof__collector *c) {
     size_t i, total = 0;
     for (i = 0; i < c->nsnap; i++) {
@@ -4542,12 +4560,12 @@ static PROF__NI void prof__c_reserve(prof__collector *c) {
         }
     }
     if (total > (size_t)INT32_MAX - 1) total = (size_t)INT32_MAX - 1;
-    (void)prof__reserve_exact((void *)&c->e->ev, &c->e->cap, total + 1, sizeof *c->e->ev);
+    prof__c_room((void *)&c->e->ev, &c->e->cap, c->e->n, total + 1, sizeof *c->e->ev);
     /* With shapes or FLOPs an op may have an extra record of its own (its
        args take at least one record besides the scope's): room for them
        too, so they are not copied at every doubling; cut to size later. */
     if (prof__g.cfg.record_shapes || prof__g.cfg.with_flops)
-        (void)prof__reserve_exact((void *)&c->e->ex, &c->e->capex, total / 2 + 2, sizeof *c->e->ex);
+        prof__c_room((void *)&c->e->ex, &c->e->capex, c->e->nex, total / 2 + 2, sizeof *c->e->ex);
 }
 
 /* Input shapes as recorded (per input: its number of dims, then the dims)
@@ -5151,7 +5169,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
             c->order_sort = r == 0;
         }
         if (c->order_sort) { /* not nested: sorted */
-            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
+            if (!c->scratch && !(c->scratch = (uint32_t *)prof__malloc_huge(2 * (total + 1), sizeof *c->scratch))) return -1;
             idx = c->scratch;
             tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
@@ -5163,7 +5181,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     for (i = 0; i < c->nsnap; i++) runs += c->snaps[i].kend > c->snaps[i].kbeg;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
-        if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
+        if (!b || (!c->scratch && !(c->scratch = (uint32_t *)prof__malloc_huge(2 * (total + 1), sizeof *c->scratch)))) { PROF_FREE(b); return -1; }
         idx = c->scratch;
         tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
