@@ -370,9 +370,8 @@
    dropped + open at the stop). No call is needed in between; prof_step
    says there is no session. prof_start discards the kept records, and so
    does prof_shutdown, each with a warning (PROF_E_STATE): a new session
-   is what was asked for. The one exception is CUPTI: records already
-   taken from CUPTI's buffers when memory ran out are lost (the list says
-   so in a warning). At the end of a schedule's recording window
+   is what was asked for. CUPTI's buffers taken by a failed prof_stop are
+   kept with the records and read again by the next. At the end of a schedule's recording window
    (prof_step) a failure is reported and the window's events are dropped,
    since the next window begins at once.
 
@@ -2162,7 +2161,10 @@ static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
     if (i >= e->capstk) {
         size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
         if (!node) return 0; /* absent is empty */
-        if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+        if (!e->stk) { /* filled whole (prof_stop's stacks): in huge pages from its first byte */
+            if (!(e->stk = (uint32_t *)prof__malloc_huge(want, sizeof *e->stk))) return -1;
+            e->capstk = want;
+        } else if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
         memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
     }
     e->stk[i] = node;
@@ -3738,11 +3740,13 @@ PROF_API void prof_shutdown(void) {
 typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
 #if defined(PROF_CUPTI)
 typedef struct prof__cu_thr { uint64_t pthread_id, tid; } prof__cu_thr;
+struct prof__cubuf; /* >>cupti: a buffer CUPTI filled */
 static void prof__cupti_start(unsigned activities);
 static void prof__cupti_stop(void);
 static int prof__cupti_active(void);
 static int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
-                              int64_t mono_start, int64_t mono_stop);
+                              int64_t mono_start, int64_t mono_stop, struct prof__cubuf **kept);
+static void prof__cupti_bufs_free(struct prof__cubuf *list);
 static int prof__cupti_correlate(prof_events *e);
 #endif
 
@@ -3825,7 +3829,7 @@ static PROF__NI int prof__ev_merge_out(prof__ev **evp, size_t cap, const uint32_
     size_t i, r;
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095u, base = (uintptr_t)old;
-    if (n * sizeof *old < PROF__MERGE_OUT_MIN || !(nv = PROF__ALLOC(prof__ev, cap))) return 0;
+    if (n * sizeof *old < PROF__MERGE_OUT_MIN || !(nv = (prof__ev *)prof__malloc_huge(cap, sizeof *nv))) return 0;
     for (i = 0; i < n; i++) {
         nv[i] = old[idx[i]];
         old[idx[i]].flags = (uint16_t)(old[idx[i]].flags | PROF__F_TAKEN);
@@ -4186,7 +4190,6 @@ typedef struct prof__collector {
     size_t order_next;           /* prof__c_order: the snapshot whose run is next (those before are in order) */
     int order_sort;              /* ... and that run is in start order, not nested: sorted next */
     int warned;                  /* prof__c_warn spoke */
-    int cuda_lost;               /* CUPTI's records were taken and could not be kept */
     unsigned seen;               /* with linked: PROF__T_* of the links */
     int release;                 /* free the blocks read (prof__c_block_done, prof__c_release) */
     /* PROF_SCOPE_DYN names in the records of the thread being read, whose
@@ -4224,6 +4227,8 @@ typedef struct prof__collector {
     size_t ncuthr, capcuthr;
     int cuda;
     int64_t mono_stop;
+    struct prof__cubuf *cukept; /* CUPTI's buffers taken by a gather that ran
+                                   out of memory: read again by the next */
 #endif
 } prof__collector;
 
@@ -4243,6 +4248,8 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     PROF_FREE(c->mark_dpend);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
+    prof__cupti_bufs_free(c->cukept);
+    c->cukept = NULL;
 #endif
 }
 
@@ -4531,6 +4538,21 @@ static PROF__NI int prof__c_list(prof__collector *c) {
    Room never touched costs no memory; the list is cut to size once the
    events are known (prof__c_order). If so much cannot be had, the list
    grows as it is filled instead. */
+/* The array at pp (n elements used) given room for `want`, in huge pages
+   from its first byte (prof__malloc_huge): the decode fills it whole, and
+   libc's realloc would put a chunk that large 16 bytes into a fresh
+   mapping, whose 4 KiB pages at both ends each cost a fault (1M events:
+   ~1000 faults, a third of prof_stop's time here). Nothing changes when
+   the room cannot be had (the array then grows as it is filled). */
+static PROF__NI void prof__c_room(void *pp, size_t *cap, size_t n, size_t want, size_t elem) {
+    void *old, *p;
+    if (want <= *cap || !(p = prof__malloc_huge(want, elem))) return;
+    memcpy(&old, pp, sizeof old);
+    if (n) memcpy(p, old, n * elem);
+    PROF_FREE(old);
+    memcpy(pp, &p, sizeof p);
+    *cap = want;
+}
 static PROF__NI void prof__c_reserve(prof__collector *c) {
     size_t i, total = 0;
     for (i = 0; i < c->nsnap; i++) {
@@ -4542,12 +4564,12 @@ static PROF__NI void prof__c_reserve(prof__collector *c) {
         }
     }
     if (total > (size_t)INT32_MAX - 1) total = (size_t)INT32_MAX - 1;
-    (void)prof__reserve_exact((void *)&c->e->ev, &c->e->cap, total + 1, sizeof *c->e->ev);
+    prof__c_room((void *)&c->e->ev, &c->e->cap, c->e->n, total + 1, sizeof *c->e->ev);
     /* With shapes or FLOPs an op may have an extra record of its own (its
        args take at least one record besides the scope's): room for them
        too, so they are not copied at every doubling; cut to size later. */
     if (prof__g.cfg.record_shapes || prof__g.cfg.with_flops)
-        (void)prof__reserve_exact((void *)&c->e->ex, &c->e->capex, total / 2 + 2, sizeof *c->e->ex);
+        prof__c_room((void *)&c->e->ex, &c->e->capex, c->e->nex, total / 2 + 2, sizeof *c->e->ex);
 }
 
 /* Input shapes as recorded (per input: its number of dims, then the dims)
@@ -5032,17 +5054,15 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
 }
 
 /* Phase 6 (unlocked): CUPTI's records join the async ranges. CUPTI's
-   buffers are taken, and freed, by the gather: out of memory there, what
-   it took is lost (said when the list is made; the rest is kept). */
+   buffers are taken, and freed, by the gather; out of memory there, the
+   gather takes back what it added and leaves the buffers in c->cukept,
+   read again by the next prof_stop's gather (with any completed since). */
 static PROF__NI int prof__c_cupti(prof__collector *c) {
     size_t i;
 #if defined(PROF_CUPTI)
     if (c->cuda) {
         if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
-        if (!c->cuda_lost && prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop) != 0) {
-            c->cuda_lost = 1;
-            return -1;
-        }
+        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop, &c->cukept) != 0) return -1;
     }
 #endif
     /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
@@ -5132,7 +5152,13 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         int r = 0;
         if (!len) continue;
         /* one run in all: ordered and linked at once; several: ordered
-           (prof__run_place's links would be redone after the merge) */
+           (prof__run_place's links would be redone after the merge). Its
+           stack holds the open scopes and every root so far (a thread's
+           loop of top-level scopes: 10M events, 1.4 MB grown by doubling
+           into 4 KiB pages, ~340 faults): for a large run, room for all
+           in huge pages, touched only as far as used */
+        if (!c->order_sort && nruns == 1 && !pstk && len >= PROF__HUGE / sizeof *pstk && (pstk = (prof__place_ent *)prof__malloc_huge(len + 1, sizeof *pstk)) != NULL)
+            cappstk = len + 1;
         if (!c->order_sort && nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &c->seen)) != 0) { /* in order and linked, or out of memory */
             PROF_FREE(pstk);
             if (r < 0) return -1;
@@ -5151,7 +5177,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
             c->order_sort = r == 0;
         }
         if (c->order_sort) { /* not nested: sorted */
-            if (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1)))) return -1;
+            if (!c->scratch && !(c->scratch = (uint32_t *)prof__malloc_huge(2 * (total + 1), sizeof *c->scratch))) return -1;
             idx = c->scratch;
             tmp = idx + total + 1;
             for (k = 0; k < len; k++) idx[k] = (uint32_t)k;
@@ -5163,7 +5189,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     for (i = 0; i < c->nsnap; i++) runs += c->snaps[i].kend > c->snaps[i].kbeg;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
-        if (!b || (!c->scratch && !(c->scratch = PROF__ALLOC(uint32_t, 2 * (total + 1))))) { PROF_FREE(b); return -1; }
+        if (!b || (!c->scratch && !(c->scratch = (uint32_t *)prof__malloc_huge(2 * (total + 1), sizeof *c->scratch)))) { PROF_FREE(b); return -1; }
         idx = c->scratch;
         tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
@@ -5245,8 +5271,6 @@ static PROF__NI int prof__c_link(prof__collector *c) {
 static PROF__NI void prof__c_warn(const prof__collector *c) {
     const prof_stats *st = &c->e->stats;
     uint64_t open_total = c->open_total;
-    if (c->cuda_lost)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: CUPTI's records taken when memory ran out are lost; this profile's CUDA events are incomplete");
     if (c->cpu_dropped > c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped when the cap of %zu event%s reached; raise prof_config.max_events",
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), c->cpu_dropped - c->dropped_nomem == 1 ? " was" : "s were",
@@ -12589,8 +12613,11 @@ static void CUPTIAPI prof__cu_requested(uint8_t **buffer, size_t *size, size_t *
     uint8_t *b = NULL;
     pthread_mutex_lock(&prof__cu.lock);
     if (prof__cu.outstanding < PROF__CUPTI_MAX_BUFFERS) {
-        /* CUPTI wants 8-byte alignment; malloc gives 16 */
-        b = (uint8_t *)PROF_MALLOC(PROF__CUPTI_BUFFER);
+        /* CUPTI wants 8-byte alignment; malloc gives 16. The list's node
+           for the buffer sits after what CUPTI may fill: made here, so
+           that no allocation can fail when the buffer comes back full (its
+           records were lost, and counted nowhere) */
+        b = (uint8_t *)PROF_MALLOC(PROF__CUPTI_BUFFER + sizeof(prof__cubuf));
         if (b) prof__cu.outstanding++;
     }
     pthread_mutex_unlock(&prof__cu.lock);
@@ -12600,7 +12627,7 @@ static void CUPTIAPI prof__cu_requested(uint8_t **buffer, size_t *size, size_t *
 }
 
 static void CUPTIAPI prof__cu_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
-    prof__cubuf *n = buffer ? PROF__ALLOC(prof__cubuf, 1) : NULL;
+    prof__cubuf *n = buffer ? (prof__cubuf *)(void *)(buffer + PROF__CUPTI_BUFFER) : NULL; /* (see prof__cu_requested) */
     (void)size;
     (void)ctx;
     (void)stream;
@@ -12612,9 +12639,6 @@ static void CUPTIAPI prof__cu_completed(CUcontext ctx, uint32_t stream, uint8_t 
         if (!prof__cu.tail) prof__cu.tail = &prof__cu.done;
         *prof__cu.tail = n;
         prof__cu.tail = &n->next;
-    } else if (buffer) {
-        PROF_FREE(buffer);
-        prof__cu.outstanding--;
     }
     pthread_mutex_unlock(&prof__cu.lock);
 }
@@ -13103,6 +13127,19 @@ static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
     }
 }
 
+/* CUPTI's buffers, given back (prof__cu.outstanding counts them; each
+   node is inside its buffer). */
+static PROF__NI void prof__cupti_bufs_free(prof__cubuf *list) {
+    if (!list) return;
+    pthread_mutex_lock(&prof__cu.lock);
+    while (list) {
+        prof__cubuf *n = list->next;
+        PROF_FREE(list->data);
+        prof__cu.outstanding--;
+        list = n;
+    }
+    pthread_mutex_unlock(&prof__cu.lock);
+}
 /* Phase 4: the warnings, the devices' properties, and the buffers freed
    (whatever happened before: this is the one cleanup). */
 static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int rc) {
@@ -13113,27 +13150,25 @@ static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int 
     if (e->stats.cuda_unfinished)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%llu CUDA kernels, copies or sets were not finished at prof_stop (those not begun are left out): call cudaDeviceSynchronize() before prof_stop",
                      (unsigned long long)e->stats.cuda_unfinished);
-    if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;
     prof__map_free(&g->ctx_dev);
     PROF_FREE(g->name.p);
-    pthread_mutex_lock(&prof__cu.lock);
-    while (list) {
-        prof__cubuf *n = list->next;
-        PROF_FREE(list->data);
-        PROF_FREE(list);
-        prof__cu.outstanding--;
-        list = n;
-    }
-    pthread_mutex_unlock(&prof__cu.lock);
+    prof__cupti_bufs_free(list);
     return rc;
 }
 
 /* Drains the completed buffers into keys (device events and API calls),
-   memory records and the list's CUDA details. */
+   memory records and the list's CUDA details. *kept: the buffers of an
+   earlier gather that ran out of memory, read first. Out of memory, what
+   this gather added is taken back (keys, memory records, extras, counts,
+   the filtered calls) and every buffer it read goes to *kept, so that a
+   retry reads the same records once (a DEVICE record's name, freed when
+   read, is cleared: its entry is made once per process anyway). */
 static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
-                                       int64_t mono_start, int64_t mono_stop) {
+                                       int64_t mono_start, int64_t mono_stop, prof__cubuf **kept) {
     prof__cu_gather g;
-    prof__cubuf *list, *b;
+    prof__cubuf *list, *b, **tail;
+    prof_stats st0;
+    size_t nmem0 = e->nmem, nex0 = e->nex;
     int rc = 0;
     memset(&g, 0, sizeof g);
     g.e = e;
@@ -13150,11 +13185,36 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
         memcpy(&g.demangle, &sym, sizeof g.demangle);
     }
     list = prof__cug_take(&g);
+    st0 = e->stats; /* (after the take: CUPTI's drops count once) */
+    if (*kept) { /* the kept buffers first, in the order they came */
+        for (tail = kept; *tail; tail = &(*tail)->next) {}
+        *tail = list;
+        list = *kept;
+        *kept = NULL;
+    }
     for (b = list; b && !rc; b = b->next) {
         CUpti_Activity *rec = NULL;
-        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) rc = prof__cug_record(&g, rec);
+        while (!rc && cuptiActivityGetNextRecord(b->data, b->valid, &rec) == CUPTI_SUCCESS) {
+            rc = prof__cug_record(&g, rec);
+            if (rec->kind == CUPTI_ACTIVITY_KIND_DEVICE) {
+                const void *raw = rec;
+                ((prof__cu_device_rec *)(uintptr_t)raw)->name = NULL; /* freed by prof__cug_record */
+            }
+        }
     }
     if (!rc) prof__cug_sync_devices(&g);
+    if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;
+    if (rc) {
+        *nkeys = g.first_key;
+        e->nmem = nmem0;
+        e->nex = nex0;
+        e->stats = st0;
+        pthread_mutex_lock(&prof__cu.lock);
+        prof__cu.nhidden = 0; /* (the retry's take frees them) */
+        pthread_mutex_unlock(&prof__cu.lock);
+        *kept = list;
+        list = NULL;
+    }
     return prof__cug_finish(&g, list, rc);
 }
 

@@ -6,7 +6,9 @@
    hand (an op, 40 launches in it, a kernel each: a runtime call and a
    kernel sharing a correlation id), with its Nth allocation failing, for
    every N, then again: the kernels must be the 40 a first join attaches
-   (the old join left those it had attached, and attached them again). */
+   (the old join left those it had attached, and attached them again).
+   Before it, a whole CUDA session's prof_stop fails at each of its
+   allocations in turn and is retried: CUPTI's records must survive. */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 
@@ -68,10 +70,84 @@ static size_t op_kernels(prof_events *e) {
     return prof_events_get(e, 0, &ev) == PROF_OK ? ev.n_kernels : (size_t)-1;
 }
 
+/* A session on the fake CUPTI (an op launching one kernel, a runtime call
+   and a kernel sharing a correlation id), stopped with allocation `fail`
+   failing, then again if it failed. 0: prof_stop made fewer allocations;
+   1: the list was checked. The list must hold the call and the kernel,
+   attached to the op, once: prof_stop's gather takes CUPTI's buffers,
+   and out of memory after that it lost their records (the retry's list
+   had no CUDA events and said so in a warning); a full buffer that CUPTI
+   handed back when no memory was left for its list node was freed with
+   its records, counted nowhere (allocation 2). */
+static int session_retry(long fail) {
+    prof_config c;
+    prof_events *ev;
+    uint64_t t0, t1;
+    size_t i, n, calls = 0, kernels = 0, op_kernels_n = 0;
+    volatile unsigned spin = 0;
+    memset(&c, 0, sizeof c);
+    c.log = quiet;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return -1;
+    {
+        PROF_SCOPE_OP("aten::mm");
+        CUpti_ActivityAPI a;
+        CUpti_ActivityKernel10 k;
+        /* well inside the op (its clock and CUPTI's are converted apart) */
+        t0 = fake_cupti_now();
+        while (fake_cupti_now() < t0 + 200000) spin++;
+        t0 = fake_cupti_now();
+        while (fake_cupti_now() < t0 + 4) spin++;
+        t1 = fake_cupti_now();
+        a = fake_cupti_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t0 + 1, t0 + 2, 77);
+        k = fake_cupti_kernel("retry_kernel", t0 + 3, t1, 77);
+        CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
+        CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
+        while (fake_cupti_now() < t1 + 200000) spin++;
+    }
+    g_count = 0;
+    g_fail = fail;
+    ev = prof_stop();
+    g_fail = -1;
+    if (g_count < fail) { /* past prof_stop's last allocation */
+        prof_events_free(ev);
+        return 0;
+    }
+    if (!ev) ev = prof_stop(); /* (a failure prof_stop works around returns the list at once) */
+    if (!CHECK_MSG(ev != NULL, "allocation %ld failing: the retry failed", fail)) return 1;
+    n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) != PROF_OK) continue;
+        if (strcmp(e.name, "cudaLaunchKernel") == 0) calls++;
+        if (strcmp(e.name, "retry_kernel") == 0) kernels++;
+        if (strcmp(e.name, "aten::mm") == 0) op_kernels_n = e.n_kernels;
+    }
+    if (fail == 1) { /* the flush's buffer (bufferRequested): CUPTI drops the records and counts them */
+        CHECK_MSG(calls == 0 && kernels == 0 && prof_events_stats(ev).dropped == 2,
+                  "no buffer for CUPTI: %zu launch calls, %zu kernels, %llu dropped (want 0, 0, 2)", calls, kernels,
+                  (unsigned long long)prof_events_stats(ev).dropped);
+    } else {
+        CHECK_MSG(calls == 1 && kernels == 1 && op_kernels_n == 1 && prof_events_stats(ev).dropped == 0,
+                  "allocation %ld failing: the retry's list has %zu launch calls, %zu kernels, %zu attached to the op, %llu dropped (want 1, 1, 1, 0)",
+                  fail, calls, kernels, op_kernels_n, (unsigned long long)prof_events_stats(ev).dropped);
+    }
+    prof_events_free(ev);
+    return 1;
+}
+
 int main(void) {
     prof_events *e;
     long fail, failed = 0;
+    unsetenv("FAKE_CUPTI_ENV");
+    fake_cupti_reset();
     prof_set_log(quiet, NULL);
+    for (fail = 1; fail < 10000; fail++) {
+        int r = session_retry(fail);
+        if (r <= 0) break;
+        failed++;
+    }
+    CHECK_MSG(failed > 10, "prof_stop of a CUDA session made %ld allocations", failed);
+    failed = 0;
     e = make_list();
     if (!CHECK(e != NULL)) return check_report();
     CHECK_EQ_INT(prof__cupti_correlate(e), 0);
