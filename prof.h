@@ -7246,23 +7246,45 @@ PROF_API prof_avg prof_averages_total_average(const prof_averages *a) {
 
 /* >>table ================================================================*/
 /* _build_table of profiler_util.py, byte for byte. Widths count code points
-   as Python's len() does. */
+   as Python's len() does. Text that is not valid UTF-8 (a name from C is
+   any bytes) is printed as the exporters write it: each invalid byte one
+   U+FFFD, one character wide, so that the table is valid UTF-8 and its
+   columns line up as a terminal shows them. (Counting lead bytes, a name
+   of 60 stray continuation bytes was 0 wide, never cut, and written
+   through.) */
+static int prof__utf8_len(const unsigned char *p); /* >>x_writer */
+/* Bytes of the character at s (not at its end): a valid sequence, or one
+   invalid byte. */
+static PROF__NI size_t prof__cp_bytes(const char *s) {
+    int n;
+    if (!((unsigned char)*s & 0x80)) return 1;
+    n = prof__utf8_len((const unsigned char *)s);
+    return n > 0 ? (size_t)n : 1;
+}
 static PROF__NI size_t prof__cp_len(const char *s) {
     size_t n = 0;
-    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    for (; *s; n++) s += ((unsigned char)*s & 0x80) ? prof__cp_bytes(s) : 1;
     return n;
 }
 /* Bytes taken by the first k code points of s. */
 static PROF__NI size_t prof__cp_prefix(const char *s, size_t k) {
     size_t i = 0;
-    while (s[i]) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) {
-            if (k == 0) break;
-            k--;
-        }
-        i++;
-    }
+    for (; s[i] && k; k--) i += ((unsigned char)s[i] & 0x80) ? prof__cp_bytes(s + i) : 1;
     return i;
+}
+/* s into the table: valid UTF-8 as it is, each invalid byte as U+FFFD. */
+static PROF__NI void prof__tb_text(prof__buf *b, const char *s) {
+    const char *run = s;
+    while (*s) {
+        if (((unsigned char)*s & 0x80) && prof__utf8_len((const unsigned char *)s) == 0) {
+            prof__buf_put(b, run, (size_t)(s - run));
+            prof__buf_put(b, "\xEF\xBF\xBD", 3);
+            run = ++s;
+        } else {
+            s += ((unsigned char)*s & 0x80) ? prof__cp_bytes(s) : 1;
+        }
+    }
+    prof__buf_put(b, run, (size_t)(s - run));
 }
 static PROF__NI const char *prof__cp_skip(const char *s, size_t k) { return s + prof__cp_prefix(s, k); }
 
@@ -7353,8 +7375,8 @@ typedef struct prof__tab { prof__buf *b; prof__col *cols; int ncols; } prof__tab
 
 static PROF__NI void prof__cell(prof__buf *b, const char *s, size_t width, char align) {
     size_t len = prof__cp_len(s);
-    if (align == '<') { prof__buf_str(b, s); if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); }
-    else { if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); prof__buf_str(b, s); }
+    if (align == '<') { prof__tb_text(b, s); if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); }
+    else { if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); prof__tb_text(b, s); }
     prof__buf_str(b, "  ");
 }
 static PROF__NI void prof__row_out(prof__tab *t, const char *const *vals) {
@@ -7621,7 +7643,7 @@ static PROF__NI void prof__tb_sep(prof__table *t) {
 /* Phase 6: the header line, the note on top-level ops, the column heads. */
 static PROF__NI void prof__tb_head(prof__table *t) {
     prof__buf *b = t->b;
-    if (t->o.header) { prof__buf_chars(b, '=', (long)t->line_len); prof__buf_str(b, "\n"); prof__buf_str(b, t->o.header); prof__buf_str(b, "\n"); }
+    if (t->o.header) { prof__buf_chars(b, '=', (long)t->line_len); prof__buf_str(b, "\n"); prof__tb_text(b, t->o.header); prof__buf_str(b, "\n"); }
     if (t->o.top_level_events_only) {
         prof__buf_chars(b, '=', (long)t->line_len);
         prof__buf_str(b, "\nThis report only display top-level ops statistics\n");
