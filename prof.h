@@ -359,10 +359,10 @@
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
-   Names and other strings are any bytes (NUL ends them): every output,
-   the tables included, writes valid UTF-8 as it is and each byte of
-   invalid UTF-8 as U+FFFD (in a table one character wide, as PyTorch
-   prints the same text with U+FFFD in it).
+   Names and other strings are any bytes (NUL ends them): every export
+   and table writes valid UTF-8 as it is and each byte of invalid UTF-8
+   as U+FFFD (in a table one character wide, as PyTorch prints the same
+   text with U+FFFD in it); log messages quote them as given.
 
    prof_stop OUT OF MEMORY loses nothing: it returns NULL with PROF_E_NOMEM
    ("... the records are kept: free memory and call prof_stop again"), and
