@@ -359,6 +359,10 @@
    prof_config receives every error with a message, and prof_last_error()
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
+   Names and other strings are any bytes (NUL ends them): every export
+   and table writes valid UTF-8 as it is and each byte of invalid UTF-8
+   as U+FFFD (in a table one character wide, as PyTorch prints the same
+   text with U+FFFD in it); log messages quote them as given.
 
    prof_stop OUT OF MEMORY loses nothing: it returns NULL with PROF_E_NOMEM
    ("... the records are kept: free memory and call prof_stop again"), and
@@ -885,6 +889,12 @@ PROF_API void prof_events_free(prof_events *ev);
 /* Room for n events (at most 2^31 - 1, else PROF_E_ARG; PROF_E_NOMEM when
    the memory cannot be had; the list is unchanged when it fails). */
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
+/* Adds one event; returns its index, or -1 with the list unchanged:
+   PROF_E_ARG for a NULL name, an end before the start, a device type
+   outside 0-31, a scope outside 0-255, a negative stack_depth or one above
+   0 with a NULL stack or a NULL frame, and (with PROF_EVENT_SHAPES) a
+   negative n_inputs or ndims[i], ndims NULL for n_inputs > 0 or dims NULL
+   when there are dims to read; PROF_E_NOMEM. */
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
 /* FunctionEvent.append_kernel: a kernel of duration_ns (>= 0, else
    PROF_E_ARG) on a CPU event. */
@@ -5798,6 +5808,41 @@ static PROF__NI void prof__tree_invalidate(prof_events *e) {
     e->dev_memo = NULL;
 }
 
+/* The parts of a description that would otherwise be read past their end
+   (a NULL stack or shape array with a count above 0, a NULL dims with dims
+   to read) or silently changed (a negative count read as none, a device
+   type or scope cut to 8 bits), refused before anything is added, so the
+   list is as it was. Device types: torch's DeviceType numbers, 0-31, as
+   prof_events_add_memory takes them. */
+static PROF__NI prof_result prof__desc_check(const prof_event_desc *d) {
+    int k;
+    if ((int)d->device_type < 0 || (int)d->device_type > 31)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has device type %d, not a device type 0-31 (PROF_DEVICE_CPU, PROF_DEVICE_CUDA or another of torch's DeviceType numbers)",
+                            d->name, (int)d->device_type);
+    if (d->scope < 0 || d->scope > 255)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has scope %d, not a RecordScope 0-255 (0 forward, 1 backward function)", d->name, d->scope);
+    if (d->stack_depth < 0 || (d->stack_depth > 0 && !d->stack))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has stack_depth %d with %s (give depth 0 for no stack)", d->name, d->stack_depth,
+                            d->stack ? "a stack: a depth cannot be negative" : "a NULL stack");
+    for (k = 0; k < d->stack_depth; k++)
+        if (!d->stack[k]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has a NULL stack frame at %d of its %d", d->name, k, d->stack_depth);
+    if (d->set & PROF_EVENT_SHAPES) {
+        const prof_shapes *s = &d->input_shapes;
+        int64_t dims = 0;
+        if (s->n_inputs < 0 || (s->n_inputs > 0 && !s->ndims))
+            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has %d input shapes with %s (n_inputs 0 is the empty list [])", d->name, s->n_inputs,
+                                s->ndims ? "ndims: a count cannot be negative" : "ndims NULL");
+        for (k = 0; k < s->n_inputs; k++) {
+            if (s->ndims[k] < 0)
+                return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s': input %d of its shapes has %d dims; a count cannot be negative", d->name, k, s->ndims[k]);
+            dims += s->ndims[k];
+        }
+        if (dims > 0 && !s->dims)
+            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s': its input shapes have %lld dims in all but dims is NULL", d->name, (long long)dims);
+    }
+    return PROF_OK;
+}
+
 PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     prof__ev v;
     int64_t site, thr;
@@ -5814,6 +5859,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' lasts longer than 2^63 - 1 ns (%lld to %lld)", d->name, (long long)d->start_ns, (long long)d->end_ns);
         return -1;
     }
+    if (prof__desc_check(d) != PROF_OK) return -1;
     if (e->n >= (size_t)INT32_MAX) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: too many events"); return -1; }
     site = prof__site_index(e, d->name, d->file, d->func, d->line, 0);
     thr = prof__thread_index(e, d->thread, NULL);
@@ -5848,7 +5894,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         x->cpu_mem = d->cpu_memory_usage;
         x->dev_mem = d->device_memory_usage;
     }
-    if (d->stack_depth > 0 && d->stack) {
+    if (d->stack_depth > 0) {
         uint32_t node = prof__node_of(e, d->stack, d->stack_depth);
         if (node == UINT32_MAX || prof__stack_set(e, e->n, node) != 0) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
     } else if (e->stk && e->n < e->capstk) {
@@ -7366,23 +7412,45 @@ PROF_API prof_avg prof_averages_total_average(const prof_averages *a) {
 
 /* >>table ================================================================*/
 /* _build_table of profiler_util.py, byte for byte. Widths count code points
-   as Python's len() does. */
+   as Python's len() does. Text that is not valid UTF-8 (a name from C is
+   any bytes) is printed as the exporters write it: each invalid byte one
+   U+FFFD, one character wide, so that the table is valid UTF-8 and its
+   columns line up as a terminal shows them. (Counting lead bytes, a name
+   of 60 stray continuation bytes was 0 wide, never cut, and written
+   through.) */
+static int prof__utf8_len(const unsigned char *p); /* >>x_writer */
+/* Bytes of the character at s (not at its end): a valid sequence, or one
+   invalid byte. */
+static PROF__NI size_t prof__cp_bytes(const char *s) {
+    int n;
+    if (!((unsigned char)*s & 0x80)) return 1;
+    n = prof__utf8_len((const unsigned char *)s);
+    return n > 0 ? (size_t)n : 1;
+}
 static PROF__NI size_t prof__cp_len(const char *s) {
     size_t n = 0;
-    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    for (; *s; n++) s += ((unsigned char)*s & 0x80) ? prof__cp_bytes(s) : 1;
     return n;
 }
 /* Bytes taken by the first k code points of s. */
 static PROF__NI size_t prof__cp_prefix(const char *s, size_t k) {
     size_t i = 0;
-    while (s[i]) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) {
-            if (k == 0) break;
-            k--;
-        }
-        i++;
-    }
+    for (; s[i] && k; k--) i += ((unsigned char)s[i] & 0x80) ? prof__cp_bytes(s + i) : 1;
     return i;
+}
+/* s into the table: valid UTF-8 as it is, each invalid byte as U+FFFD. */
+static PROF__NI void prof__tb_text(prof__buf *b, const char *s) {
+    const char *run = s;
+    while (*s) {
+        if (((unsigned char)*s & 0x80) && prof__utf8_len((const unsigned char *)s) == 0) {
+            prof__buf_put(b, run, (size_t)(s - run));
+            prof__buf_put(b, "\xEF\xBF\xBD", 3);
+            run = ++s;
+        } else {
+            s += ((unsigned char)*s & 0x80) ? prof__cp_bytes(s) : 1;
+        }
+    }
+    prof__buf_put(b, run, (size_t)(s - run));
 }
 static PROF__NI const char *prof__cp_skip(const char *s, size_t k) { return s + prof__cp_prefix(s, k); }
 
@@ -7473,8 +7541,8 @@ typedef struct prof__tab { prof__buf *b; prof__col *cols; int ncols; } prof__tab
 
 static PROF__NI void prof__cell(prof__buf *b, const char *s, size_t width, char align) {
     size_t len = prof__cp_len(s);
-    if (align == '<') { prof__buf_str(b, s); if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); }
-    else { if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); prof__buf_str(b, s); }
+    if (align == '<') { prof__tb_text(b, s); if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); }
+    else { if (len < width) prof__buf_chars(b, ' ', (long)(width - len)); prof__tb_text(b, s); }
     prof__buf_str(b, "  ");
 }
 static PROF__NI void prof__row_out(prof__tab *t, const char *const *vals) {
@@ -7741,7 +7809,7 @@ static PROF__NI void prof__tb_sep(prof__table *t) {
 /* Phase 6: the header line, the note on top-level ops, the column heads. */
 static PROF__NI void prof__tb_head(prof__table *t) {
     prof__buf *b = t->b;
-    if (t->o.header) { prof__buf_chars(b, '=', (long)t->line_len); prof__buf_str(b, "\n"); prof__buf_str(b, t->o.header); prof__buf_str(b, "\n"); }
+    if (t->o.header) { prof__buf_chars(b, '=', (long)t->line_len); prof__buf_str(b, "\n"); prof__tb_text(b, t->o.header); prof__buf_str(b, "\n"); }
     if (t->o.top_level_events_only) {
         prof__buf_chars(b, '=', (long)t->line_len);
         prof__buf_str(b, "\nThis report only display top-level ops statistics\n");

@@ -360,6 +360,97 @@ static void test_memory_categories_count(void) {
     prof_events_free(ev);
 }
 
+/* ----- invalid UTF-8 in the table ---------------------------------------- */
+/* A name from C is any bytes. The table prints text that is not valid
+   UTF-8 as the exporters write it, each invalid byte one U+FFFD, and
+   counts each as one character: the table of such names is, byte for
+   byte, the table of the same names with the U+FFFD already in them
+   (which is what PyTorch prints for those). Once the bytes went through
+   raw and widths counted lead bytes: a name of 61 stray continuation
+   bytes was 0 wide and never cut, "bad\xff\xfe" 5 wide. */
+#define FFFD "\xEF\xBF\xBD"
+static prof_events *utf8_list(int replaced) {
+    static const char *const raw_frames[] = { "f\xed\xa0\x80.c(1): g", "main\xc0.c(2): <module>" };
+    static const char *const rep_frames[] = { "f" FFFD FFFD FFFD ".c(1): g", "main" FFFD ".c(2): <module>" };
+    char cont[62], cont_rep[61 * 3 + 1];
+    const char *names[4], *overloads[4];
+    prof_events *ev = prof_events_create();
+    int i;
+    if (!ev) return NULL;
+    memset(cont, 0x80, 61);
+    cont[61] = 0;
+    for (i = 0; i < 61; i++) memcpy(cont_rep + 3 * i, FFFD, 3);
+    cont_rep[61 * 3] = 0;
+    names[0] = replaced ? "bad" FFFD FFFD : "bad\xff\xfe";
+    names[1] = replaced ? cont_rep : cont;
+    names[2] = replaced ? "cut" FFFD FFFD : "cut\xe2\x82";
+    names[3] = replaced ? "ok \xe2\x82\xac" FFFD "x" : "ok \xe2\x82\xac\xf8x"; /* a valid euro sign kept */
+    overloads[0] = replaced ? "o" FFFD : "o\xc0";
+    overloads[1] = overloads[2] = overloads[3] = "";
+    for (i = 0; i < 4; i++) {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = names[i];
+        d.overload_name = overloads[i];
+        d.thread = 1;
+        d.start_ns = i * 1000;
+        d.end_ns = i * 1000 + 500 + i;
+        if (i == 1) {
+            d.stack = replaced ? rep_frames : raw_frames;
+            d.stack_depth = 2;
+        }
+        CHECK(prof_events_add(ev, &d) == i);
+    }
+    return ev;
+}
+static int valid_utf8(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 1 : prof__utf8_len(p);
+        if (!n) return 0;
+        p += n;
+    }
+    return 1;
+}
+static void test_table_invalid_utf8(void) {
+    prof_events *raw = utf8_list(0), *rep = utf8_list(1);
+    int k;
+    if (!CHECK(raw && rep)) { prof_events_free(raw); prof_events_free(rep); return; }
+    for (k = 0; k < 4; k++) {
+        prof_table_options o;
+        char *a, *b;
+        memset(&o, 0, sizeof o);
+        o.header = k == 3 ? "head\xff" : NULL;
+        if (k == 1) { o.max_name_column_width = 6; o.max_src_column_width = 9; }
+        if (k == 2) { o.max_name_column_width = -1; o.max_src_column_width = -1; }
+        if (k == 3) o.sort_by = "cpu_time_total";
+        a = prof_events_table(raw, &o);
+        if (k == 3) o.header = "head" FFFD;
+        b = prof_events_table(rep, &o);
+        if (CHECK(a && b)) {
+            CHECK_MSG(strcmp(a, b) == 0, "options %d: the table of invalid UTF-8 differs from its U+FFFD form:\n%s\n---\n%s", k, a, b);
+            CHECK_MSG(valid_utf8(a), "options %d: the table is not valid UTF-8", k);
+        }
+        if (k == 0 && a) /* 52 characters and "...", in a 55-wide column */
+            CHECK(strstr(a, "\n" FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD
+                               FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD
+                               "...  ") != NULL);
+        prof_free_string(a);
+        prof_free_string(b);
+    }
+    {   /* key_averages' table: the same rows */
+        prof_averages *x = prof_key_averages(raw, NULL), *y = prof_key_averages(rep, NULL);
+        char *a = x ? prof_averages_table(x, NULL) : NULL, *b = y ? prof_averages_table(y, NULL) : NULL;
+        CHECK(a && b && strcmp(a, b) == 0 && valid_utf8(a));
+        prof_free_string(a);
+        prof_free_string(b);
+        prof_averages_free(x);
+        prof_averages_free(y);
+    }
+    prof_events_free(raw);
+    prof_events_free(rep);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
@@ -370,6 +461,7 @@ int main(void) {
     test_count_then_get();
     test_async_past_cap();
     test_memory_categories_count();
+    test_table_invalid_utf8();
     if (have_tools()) {
         test_perfetto_memory_rows();
         test_perfetto_no_shapes();

@@ -356,6 +356,84 @@ static void test_timeline_exact(void) {
     prof_events_free(ev);
 }
 
+/* prof_events_add refuses a description it would read past the end of, or
+   change silently, with PROF_E_ARG and a message that names the field; the
+   list is as before. Once, stack NULL with stack_depth 3 was taken as no
+   stack, ndims NULL with n_inputs 2 printed "[[], []]", dims NULL with
+   ndims {2} crashed, device type 300 became 44 (uint8) and -1 became 255,
+   and scope 257 became 1 (a backward function). */
+static void test_add_refuses(void) {
+    static const char *const frames[] = { "inner.c(1): f", NULL };
+    static const int ndims2[] = { 2 }, ndims_neg[] = { -1 }, ndims0[] = { 0 };
+    static const int64_t dims2[] = { 3, 4 };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    int k;
+    if (!CHECK(ev != NULL)) return;
+    CHECK(add(ev, "outer", 0, 1000) == 0);
+    CHECK(add(ev, "inner", 100, 400) == 1);
+    for (k = 0; k < 11; k++) {
+        const char *what = "";
+        memset(&d, 0, sizeof d);
+        d.name = "bad";
+        d.thread = 77;
+        d.start_ns = 2000;
+        d.end_ns = 3000;
+        switch (k) {
+        case 0: d.stack = NULL; d.stack_depth = 3; what = "NULL stack"; break;
+        case 1: d.stack = frames; d.stack_depth = -1; what = "stack_depth -1"; break;
+        case 2: d.stack = frames; d.stack_depth = 2; what = "NULL stack frame at 1"; break;
+        case 3: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 2; what = "ndims NULL"; break;
+        case 4: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 1; d.input_shapes.ndims = ndims2; what = "dims is NULL"; break;
+        case 5: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = -1; d.input_shapes.ndims = ndims2; d.input_shapes.dims = dims2; what = "cannot be negative"; break;
+        case 6: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 1; d.input_shapes.ndims = ndims_neg; d.input_shapes.dims = dims2; what = "has -1 dims"; break;
+        case 7: d.device_type = (prof_device_type)32; what = "device type 32"; break;
+        case 8: d.device_type = (prof_device_type)-1; what = "device type -1"; break;
+        case 9: d.scope = 257; what = "scope 257"; break;
+        default: d.scope = -1; what = "scope -1"; break;
+        }
+        check_log_reset();
+        CHECK_MSG(prof_events_add(ev, &d) == -1, "case %d (%s) was accepted", k, what);
+        CHECK_MSG(check_log_count(PROF_E_ARG) == 1 && check_log_has(PROF_E_ARG, what) && check_log_has(PROF_E_ARG, "'bad'"), "case %d: no PROF_E_ARG message with '%s'", k, what);
+        check_list_whole(ev);
+    }
+    /* the limits themselves are accepted: another backend's device type,
+       depth 0 with a NULL stack, shapes of 0 inputs with NULL arrays, an
+       input of 0 dims with dims NULL */
+    memset(&d, 0, sizeof d);
+    d.name = "ok";
+    d.thread = 1;
+    d.start_ns = 2000;
+    d.end_ns = 2500;
+    d.device_type = (prof_device_type)31;
+    d.scope = 255;
+    CHECK(prof_events_add(ev, &d) == 2);
+    d.device_type = PROF_DEVICE_CPU;
+    d.set = PROF_EVENT_SHAPES;
+    d.thread = 3; /* one thread each: nested events of one name would merge */
+    CHECK(prof_events_add(ev, &d) == 3);
+    d.thread = 4;
+    d.input_shapes.n_inputs = 1;
+    d.input_shapes.ndims = ndims0;
+    CHECK(prof_events_add(ev, &d) == 4);
+    d.input_shapes.ndims = ndims2;
+    d.input_shapes.dims = dims2;
+    d.thread = 5;
+    d.stack = frames;
+    d.stack_depth = 1;
+    if (CHECK(prof_events_add(ev, &d) == 5)) {
+        prof_event e;
+        if (CHECK_EQ_INT(prof_events_get(ev, 5, &e), PROF_OK)) {
+            CHECK_EQ_STR(e.input_shapes, "[[3, 4]]");
+            CHECK_EQ_INT(e.stack_depth, 1);
+        }
+        if (CHECK_EQ_INT(prof_events_get(ev, 4, &e), PROF_OK)) CHECK_EQ_STR(e.input_shapes, "[[]]");
+        if (CHECK_EQ_INT(prof_events_get(ev, 3, &e), PROF_OK)) CHECK_EQ_STR(e.input_shapes, "[]");
+        if (CHECK_EQ_INT(prof_events_get(ev, 2, &e), PROF_OK)) CHECK_EQ_INT((int)e.device_type, 31);
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     test_keyed_map_collisions();
@@ -370,5 +448,6 @@ int main(void) {
     test_null_metric();
     test_kernel_negative();
     test_timeline_exact();
+    test_add_refuses();
     return check_report();
 }
