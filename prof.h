@@ -8471,12 +8471,33 @@ static PROF__NI int prof__utf8_len(const unsigned char *p) {
     if (c == 0xF0) return (p[1] >= 0x90 && p[1] <= 0xBF && PROF__CONT(p[2]) && PROF__CONT(p[3])) ? 4 : 0;
     if (c >= 0xF1 && c <= 0xF3) return (PROF__CONT(p[1]) && PROF__CONT(p[2]) && PROF__CONT(p[3])) ? 4 : 0;
     if (c == 0xF4) return (p[1] >= 0x80 && p[1] <= 0x8F && PROF__CONT(p[2]) && PROF__CONT(p[3])) ? 4 : 0;
-#undef PROF__CONT
     return 0;
 }
+/* Length of the invalid stretch at p that one U+FFFD replaces, p not
+   starting a valid sequence (prof__utf8_len 0, p[0] >= 0x80): the longest
+   prefix of a sequence that could still have been valid (a lead byte and
+   the continuation bytes it allows, cut short), else the one byte. This
+   is Unicode's "maximal subpart" practice, which Python's
+   decode(errors="replace") and the WHATWG TextDecoder (DevTools, Perfetto
+   UI, speedscope) follow, so a name reads the same in every format and in
+   any reader that decodes the raw bytes: "\xe2\x82A" is U+FFFD "A", while
+   "\xed\xa0\x80" (a surrogate) is three. Never reads past a NUL (not a
+   continuation byte). */
+static PROF__NI int prof__utf8_bad(const unsigned char *p) {
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    if (c < 0xE0 || c > 0xF4) return 1; /* C2..DF cut short, or never a lead byte */
+    if (c == 0xE0) lo = 0xA0;           /* the second bytes that are not overlong, */
+    else if (c == 0xED) hi = 0x9F;      /* not a surrogate, */
+    else if (c == 0xF0) lo = 0x90;
+    else if (c == 0xF4) hi = 0x8F;      /* not past U+10FFFF */
+    if (p[1] < lo || p[1] > hi) return 1;
+    return c >= 0xF0 && PROF__CONT(p[2]) ? 3 : 2;
+}
+#undef PROF__CONT
 
 /* A JSON string: quotes, backslashes and control bytes escaped; invalid
-   UTF-8 replaced by U+FFFD, never written through. */
+   UTF-8 replaced by U+FFFD (one per maximal subpart, prof__utf8_bad),
+   never written through. */
 static PROF__NI void prof__w_json_body(prof__w *w, const char *str) {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)(str ? str : ""), *run = p;
@@ -8503,7 +8524,7 @@ static PROF__NI void prof__w_json_body(prof__w *w, const char *str) {
             p += n;
         } else {
             PROF__W_LIT(w, "\\ufffd");
-            p++;
+            p += prof__utf8_bad(p);
         }
         run = p;
     }
@@ -8579,19 +8600,27 @@ static PROF__NI void prof__pb_sub(prof__buf *b, unsigned field, const prof__buf 
     prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, m->n) - t));
     prof__buf_put(b, m->p, m->n);
 }
-/* A string field: valid UTF-8 kept, each invalid byte becomes U+FFFD (as in
-   the JSON trace, so both read the same). */
+/* A string field: valid UTF-8 kept, each maximal invalid subpart becomes
+   U+FFFD (prof__utf8_bad, as in the JSON trace, so both read the same).
+   The first pass finds the field's length: the bytes, less each invalid
+   stretch, plus 3 for its U+FFFD. */
 static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t n = 0, bad = 0;
+    size_t n = 0, len = 0;
+    int bad = 0;
     char t[16];
-    for (; p[n]; n++) if (p[n] >= 0x80) { int k = prof__utf8_len(p + n); if (k) n += (size_t)k - 1; else bad++; }
-    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, n + 2 * bad) - t));
+    for (; p[n]; n++) if (p[n] >= 0x80) {
+        int k = prof__utf8_len(p + n);
+        if (!k) { k = prof__utf8_bad(p + n); len += 3 - (size_t)k; bad = 1; }
+        n += (size_t)k - 1;
+    }
+    len += n;
+    prof__buf_put(b, t, (size_t)(prof__pb_len(t, field, len) - t));
     if (!bad) { prof__buf_put(b, (const char *)p, n); return; }
     while (*p) {
         int k = *p >= 0x80 ? prof__utf8_len(p) : 1;
         if (k) { prof__buf_put(b, (const char *)p, (size_t)k); p += k; }
-        else { prof__buf_put(b, "\xef\xbf\xbd", 3); p++; }
+        else { prof__buf_put(b, "\xef\xbf\xbd", 3); p += prof__utf8_bad(p); }
     }
 }
 
@@ -11912,8 +11941,9 @@ static PROF__NI int prof__stack_metric(const char *metric) {
 }
 /* One frame of a folded stack: the separators of the format (space, ';',
    tab, CR, LF) and other control bytes become '_', invalid UTF-8 becomes
-   U+FFFD, and an empty frame becomes "_" so every line parses. Runs of
-   bytes kept as they are go in one copy. */
+   U+FFFD (one per maximal subpart, prof__utf8_bad), and an empty frame
+   becomes "_" so every line parses. Runs of bytes kept as they are go in
+   one copy. */
 static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
     const unsigned char *p = (const unsigned char *)s, *run = p;
     if (!*p) { prof__buf_str(b, "_"); return; }
@@ -11927,7 +11957,7 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
             if (!(n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))) { p += n; continue; }
         } else {
             sub = "\xef\xbf\xbd";
-            n = 1;
+            n = prof__utf8_bad(p);
         }
         prof__buf_put(b, (const char *)run, (size_t)(p - run));
         prof__buf_str(b, sub);

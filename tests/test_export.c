@@ -140,8 +140,23 @@ static int t_utf8_len(const unsigned char *p) {
     return n;
 }
 
-/* The text a consumer must read for the bytes s: every invalid byte one
-   U+FFFD. frame != 0: one frame of a folded stack (' ', ';', control bytes,
+/* Bytes that one U+FFFD replaces at p, where t_utf8_len is 0 (Unicode's
+   maximal subpart, as Python's decode(errors="replace")): the lead byte
+   and the continuation bytes that still fit some valid sequence. */
+static int t_utf8_bad(const unsigned char *p) {
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    int n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 1, i;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+    for (i = 1; i < n; i++, lo = 0x80, hi = 0xBF)
+        if (p[i] < lo || p[i] > hi) break;
+    return i;
+}
+
+/* The text a consumer must read for the bytes s: each maximal invalid
+   subpart one U+FFFD. frame != 0: one frame of a folded stack (' ', ';', control bytes,
    0x7f and U+2028/U+2029 become '_', "" becomes "_"); see check_export.py. */
 static void xform(sbuf *out, const char *s, int frame) {
     const unsigned char *p = (const unsigned char *)s;
@@ -159,7 +174,7 @@ static void xform(sbuf *out, const char *s, int frame) {
             p += n;
         } else {
             sb_str(out, "\xef\xbf\xbd");
-            p++;
+            p += t_utf8_bad(p);
         }
     }
 }

@@ -19,18 +19,14 @@ interesting ones are not valid UTF-8: either a hex string of the raw bytes, or
 
 What prof.h must write for a byte string, and what this script compares with:
 
-  pj(b)     the decoded JSON string. Valid UTF-8 passes through unchanged;
-            every byte that does not start a complete, valid sequence
-            (lone continuation bytes, overlong forms such as C0 AF or
-            E0 80 AF, surrogates ED A0 80, F5..FF, code points past
-            U+10FFFF, sequences cut short) becomes ONE U+FFFD and decoding
-            resumes at the next byte. That is prof.h's rule (prof__utf8_len:
-            one U+FFFD per invalid byte). Python's bytes.decode('utf-8',
-            errors='replace') differs for truncated multi-byte sequences: it
-            replaces the maximal valid prefix ("E2 82" at the end of a
-            string) with a single U+FFFD where prof.h writes two. The script
-            compares with prof.h's rule and prints a note (not a failure)
-            for names where Python's rule would give something else.
+  pj(b)     the decoded JSON string: exactly bytes.decode('utf-8',
+            errors='replace'). Valid UTF-8 passes through unchanged; each
+            maximal invalid subpart becomes ONE U+FFFD (Unicode's practice,
+            also the WHATWG TextDecoder's): a sequence cut short ("E2 82"
+            before ASCII or at the end) is one, a byte that can never start
+            or continue one (80..BF alone, C0, C1, F5..FF) is one, and so is
+            the first byte of an overlong or surrogate form (C0 AF is two,
+            ED A0 80 three). That is prof.h's rule (prof__utf8_bad).
   frame(b)  one frame of a folded stack: pj(b) with ' ', ';', every control
             character (U+0000..U+001F, U+007F) and the JavaScript line
             terminators U+2028 / U+2029 replaced by '_'; an empty frame is
@@ -97,7 +93,6 @@ stacks    file, kind, lines: [{frames: [S] outermost first, value}];
 timeline  file, kind, ncat, sizes, trace (a trace file checked here),
           device_type, device_id.
 """
-import codecs
 import json
 import math
 import os
@@ -192,16 +187,7 @@ def spec_bytes(s):
     return bytes.fromhex(s["rep_hex"]) * s["times"]
 
 
-def _per_byte(err):
-    """Decoding error handler: one U+FFFD for the first byte of the bad
-    stretch, then decoding resumes at the next byte (prof.h's rule)."""
-    return "\ufffd", err.start + 1
-
-
-codecs.register_error("prof_per_byte", _per_byte)
-
 _pj_cache = {}
-_notes_replace = []
 
 
 def pj(b):
@@ -211,14 +197,8 @@ def pj(b):
     s = _pj_cache.get(b)
     if s is not None:
         return s
-    # Python's strict decoder rejects exactly what prof__utf8_len rejects
-    # (overlong forms, surrogates, past U+10FFFF, cut sequences); at each
-    # error the handler replaces one byte and decoding restarts after it.
-    s = b.decode("utf-8", errors="prof_per_byte")
+    s = b.decode("utf-8", errors="replace")
     _pj_cache[b] = s
-    py = b.decode("utf-8", errors="replace")
-    if py != s:
-        _notes_replace.append((b, py, s))
     return s
 
 
@@ -831,11 +811,6 @@ def main():
             fail(n, f"unknown kind {e['kind']!r}")
     check(len(exps) > 0, d, "no expectation files found")
 
-    if _notes_replace:
-        print(f"note: for {len(_notes_replace)} byte strings Python's errors='replace' would give another text than "
-              "prof.h's rule (one U+FFFD per invalid byte, which is what is compared), e.g.:")
-        for b, py, s in _notes_replace[:3]:
-            print(f"note:   {short(b, 80)}: replace gives {short(py, 60)}, prof.h's rule {short(s, 60)}")
     seen = set()
     for n in notes:
         if n not in seen:

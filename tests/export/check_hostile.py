@@ -31,20 +31,9 @@ def fail(msg):
 
 
 def clean(b):
-    out, i = [], 0
-    while i < len(b):
-        c = b[i]
-        n = 1 if c < 0x80 else 2 if 0xC2 <= c <= 0xDF else 3 if 0xE0 <= c <= 0xEF else 4 if 0xF0 <= c <= 0xF4 else 0
-        if n:
-            try:
-                out.append(b[i:i + n].decode("utf-8"))
-                i += n
-                continue
-            except UnicodeDecodeError:
-                pass
-        out.append("\ufffd")
-        i += 1
-    return "".join(out)
+    # prof.h writes what a standard decoder reads: one U+FFFD per maximal
+    # invalid subpart (prof__utf8_bad)
+    return b.decode("utf-8", errors="replace")
 
 
 def fold(s):
