@@ -4142,7 +4142,7 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
    freed as it goes, so the list takes their memory), the phases after it
    from what the list holds. prof__end_recording frees everything in one
    place (prof__c_free). */
-enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED, PROF__C_TREE };
+enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED, PROF__C_TREE, PROF__C_JOINED };
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
 typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
@@ -5313,7 +5313,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
 }
 
 /* Phase 10: the tree (which attaches the stacks first), the CUPTI join
-   and memory per event. The stacks are handed to the list once: they stay
+   (PROF__C_JOINED once done) and memory per event. The stacks are handed to the list once: they stay
    pending there until attached (prof__attach_stacks), and the tree starts
    afresh when an attempt failed (prof__build_tree). */
 static PROF__NI int prof__c_finish(prof__collector *c) {
@@ -5324,12 +5324,16 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
         c->addrs = NULL;
         c->phase = PROF__C_TREE;
     }
-    if (prof__build_tree(e) != PROF_OK ||
+    if (prof__build_tree(e) != PROF_OK) return -1;
+    /* the join attaches each kernel to its op once: a retry after the
+       memory pass below failed must not attach them again */
+    if (c->phase == PROF__C_TREE) {
 #if defined(PROF_CUPTI)
-        (c->cuda && prof__cupti_correlate(e) != 0) ||
+        if (c->cuda && prof__cupti_correlate(e) != 0) return -1;
 #endif
-        prof__memory_usage(e) != 0) return -1;
-    return 0;
+        c->phase = PROF__C_JOINED;
+    }
+    return prof__memory_usage(e) != 0 ? -1 : 0;
 }
 
 /* The records the snapshot covers, read: each thread's blocks before the

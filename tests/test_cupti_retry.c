@@ -79,7 +79,11 @@ static size_t op_kernels(prof_events *e) {
    had no CUDA events and said so in a warning); a full buffer that CUPTI
    handed back when no memory was left for its list node was freed with
    its records, counted nowhere (allocation 2). */
-static int session_retry(long fail) {
+/* with_memory: the op also allocates device memory, so the memory pass
+   after the CUPTI join allocates too: a failure there once made the
+   retry join again and attach the kernel twice. fail2: the retry's own
+   allocation that fails (-1: none), a third stop then finishes. */
+static int session_retry(long fail, int with_memory, long fail2) {
     prof_config c;
     prof_events *ev;
     uint64_t t0, t1;
@@ -102,6 +106,10 @@ static int session_retry(long fail) {
         k = fake_cupti_kernel("retry_kernel", t0 + 3, t1, 77);
         CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
         CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
+        if (with_memory) {
+            CUpti_ActivityMemory4 m = fake_cupti_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 0x1000, 4096, t0 + 2, 77);
+            CHECK_EQ_INT(fake_cupti_queue_memory(&m), 0);
+        }
         while (fake_cupti_now() < t1 + 200000) spin++;
     }
     g_count = 0;
@@ -112,8 +120,14 @@ static int session_retry(long fail) {
         prof_events_free(ev);
         return 0;
     }
+    if (!ev && fail2 > 0) {
+        g_count = 0;
+        g_fail = fail2;
+        ev = prof_stop();
+        g_fail = -1;
+    }
     if (!ev) ev = prof_stop(); /* (a failure prof_stop works around returns the list at once) */
-    if (!CHECK_MSG(ev != NULL, "allocation %ld failing: the retry failed", fail)) return 1;
+    if (!CHECK_MSG(ev != NULL, "allocation %ld failing (memory %d, then %ld): the retry failed", fail, with_memory, fail2)) return 1;
     n = prof_events_count(ev);
     for (i = 0; i < n; i++) {
         prof_event e;
@@ -123,13 +137,13 @@ static int session_retry(long fail) {
         if (strcmp(e.name, "aten::mm") == 0) op_kernels_n = e.n_kernels;
     }
     if (fail == 1) { /* the flush's buffer (bufferRequested): CUPTI drops the records and counts them */
-        CHECK_MSG(calls == 0 && kernels == 0 && prof_events_stats(ev).dropped == 2,
-                  "no buffer for CUPTI: %zu launch calls, %zu kernels, %llu dropped (want 0, 0, 2)", calls, kernels,
-                  (unsigned long long)prof_events_stats(ev).dropped);
+        CHECK_MSG(calls == 0 && kernels == 0 && prof_events_stats(ev).dropped == 2u + (unsigned)with_memory,
+                  "no buffer for CUPTI: %zu launch calls, %zu kernels, %llu dropped (want 0, 0, %d)", calls, kernels,
+                  (unsigned long long)prof_events_stats(ev).dropped, 2 + with_memory);
     } else {
         CHECK_MSG(calls == 1 && kernels == 1 && op_kernels_n == 1 && prof_events_stats(ev).dropped == 0,
-                  "allocation %ld failing: the retry's list has %zu launch calls, %zu kernels, %zu attached to the op, %llu dropped (want 1, 1, 1, 0)",
-                  fail, calls, kernels, op_kernels_n, (unsigned long long)prof_events_stats(ev).dropped);
+                  "allocation %ld failing (memory %d, then %ld): the retry's list has %zu launch calls, %zu kernels, %zu attached to the op, %llu dropped (want 1, 1, 1, 0)",
+                  fail, with_memory, fail2, calls, kernels, op_kernels_n, (unsigned long long)prof_events_stats(ev).dropped);
     }
     prof_events_free(ev);
     return 1;
@@ -142,11 +156,16 @@ int main(void) {
     fake_cupti_reset();
     prof_set_log(quiet, NULL);
     for (fail = 1; fail < 10000; fail++) {
-        int r = session_retry(fail);
+        int r = session_retry(fail, 0, -1);
         if (r <= 0) break;
         failed++;
     }
     CHECK_MSG(failed > 10, "prof_stop of a CUDA session made %ld allocations", failed);
+    for (fail = 1; fail < 10000; fail++) { /* memory too; then the retry failing as well */
+        long fail2;
+        if (session_retry(fail, 1, -1) <= 0) break;
+        for (fail2 = 1; fail2 <= 4; fail2++) session_retry(fail, 1, fail2);
+    }
     failed = 0;
     e = make_list();
     if (!CHECK(e != NULL)) return check_report();
