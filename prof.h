@@ -360,9 +360,11 @@
    returns the last message of the calling thread. prof.h never exits or
    aborts the host program.
    Names and other strings are any bytes (NUL ends them): every export
-   and table writes valid UTF-8 as it is and each byte of invalid UTF-8
-   as U+FFFD (in a table one character wide, as PyTorch prints the same
-   text with U+FFFD in it); log messages quote them as given.
+   and table writes valid UTF-8 as it is and invalid UTF-8 as U+FFFD,
+   one for each maximal invalid subpart (what Python's
+   decode(errors='replace') and browsers' TextDecoder give for the same
+   bytes; in a table one character wide, as PyTorch prints the same text
+   with U+FFFD in it); log messages quote them as given.
 
    prof_stop OUT OF MEMORY loses nothing: it returns NULL with PROF_E_NOMEM
    ("... the records are kept: free memory and call prof_stop again"), and
@@ -7417,19 +7419,21 @@ PROF_API prof_avg prof_averages_total_average(const prof_averages *a) {
 /* >>table ================================================================*/
 /* _build_table of profiler_util.py, byte for byte. Widths count code points
    as Python's len() does. Text that is not valid UTF-8 (a name from C is
-   any bytes) is printed as the exporters write it: each invalid byte one
-   U+FFFD, one character wide, so that the table is valid UTF-8 and its
+   any bytes) is printed as the exporters write it: each maximal invalid
+   subpart one U+FFFD (as Python's decode(errors='replace')), one
+   character wide, so that the table is valid UTF-8 and its
    columns line up as a terminal shows them. (Counting lead bytes, a name
    of 60 stray continuation bytes was 0 wide, never cut, and written
    through.) */
 static int prof__utf8_len(const unsigned char *p); /* >>x_writer */
-/* Bytes of the character at s (not at its end): a valid sequence, or one
-   invalid byte. */
+static int prof__utf8_bad(const unsigned char *p);
+/* Bytes of the character at s (not at its end): a valid sequence, or the
+   invalid subpart one U+FFFD stands for. */
 static PROF__NI size_t prof__cp_bytes(const char *s) {
     int n;
     if (!((unsigned char)*s & 0x80)) return 1;
     n = prof__utf8_len((const unsigned char *)s);
-    return n > 0 ? (size_t)n : 1;
+    return (size_t)(n > 0 ? n : prof__utf8_bad((const unsigned char *)s));
 }
 static PROF__NI size_t prof__cp_len(const char *s) {
     size_t n = 0;
@@ -7442,14 +7446,15 @@ static PROF__NI size_t prof__cp_prefix(const char *s, size_t k) {
     for (; s[i] && k; k--) i += ((unsigned char)s[i] & 0x80) ? prof__cp_bytes(s + i) : 1;
     return i;
 }
-/* s into the table: valid UTF-8 as it is, each invalid byte as U+FFFD. */
+/* s into the table: valid UTF-8 as it is, each invalid subpart as U+FFFD. */
 static PROF__NI void prof__tb_text(prof__buf *b, const char *s) {
     const char *run = s;
     while (*s) {
         if (((unsigned char)*s & 0x80) && prof__utf8_len((const unsigned char *)s) == 0) {
             prof__buf_put(b, run, (size_t)(s - run));
             prof__buf_put(b, "\xEF\xBF\xBD", 3);
-            run = ++s;
+            s += prof__utf8_bad((const unsigned char *)s);
+            run = s;
         } else {
             s += ((unsigned char)*s & 0x80) ? prof__cp_bytes(s) : 1;
         }

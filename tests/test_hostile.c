@@ -362,8 +362,10 @@ static void test_memory_categories_count(void) {
 
 /* ----- invalid UTF-8 in the table ---------------------------------------- */
 /* A name from C is any bytes. The table prints text that is not valid
-   UTF-8 as the exporters write it, each invalid byte one U+FFFD, and
-   counts each as one character: the table of such names is, byte for
+   UTF-8 as the exporters write it, one U+FFFD for each maximal invalid
+   subpart (as Python's decode(errors='replace'): "\xe2\x82" cut short
+   is one, "\xed\xa0\x80" a surrogate three), and counts each as one
+   character: the table of such names is, byte for
    byte, the table of the same names with the U+FFFD already in them
    (which is what PyTorch prints for those). Once the bytes went through
    raw and widths counted lead bytes: a name of 61 stray continuation
@@ -383,7 +385,7 @@ static prof_events *utf8_list(int replaced) {
     cont_rep[61 * 3] = 0;
     names[0] = replaced ? "bad" FFFD FFFD : "bad\xff\xfe";
     names[1] = replaced ? cont_rep : cont;
-    names[2] = replaced ? "cut" FFFD FFFD : "cut\xe2\x82";
+    names[2] = replaced ? "cut" FFFD "x" FFFD : "cut\xe2\x82x\xf0\x9f\x98"; /* sequences cut short: one each */
     names[3] = replaced ? "ok \xe2\x82\xac" FFFD "x" : "ok \xe2\x82\xac\xf8x"; /* a valid euro sign kept */
     overloads[0] = replaced ? "o" FFFD : "o\xc0";
     overloads[1] = overloads[2] = overloads[3] = "";
