@@ -377,9 +377,9 @@
    says there is no session. prof_start discards the kept records, and so
    does prof_shutdown, each with a warning (PROF_E_STATE): a new session
    is what was asked for. CUPTI's buffers taken by a failed prof_stop are
-   kept with the records and read again by the next. At the end of a schedule's recording window
-   (prof_step) a failure is reported and the window's events are dropped,
-   since the next window begins at once.
+   kept with the records and read again by the next. At the end of a
+   schedule's recording window (prof_step) a failure is reported and the
+   window's events are dropped, since the next window begins at once.
 
    MEMORY
    ======
