@@ -894,7 +894,8 @@ PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 /* Adds one event; returns its index, or -1 with the list unchanged:
    PROF_E_ARG for a NULL name, an end before the start, a device type
    outside 0-31, a scope outside 0-255, a negative stack_depth or one above
-   0 with a NULL stack or a NULL frame, and (with PROF_EVENT_SHAPES) a
+   0 with a NULL stack (a NULL frame in a stack is an empty frame, ""),
+   and (with PROF_EVENT_SHAPES) a
    negative n_inputs or ndims[i], ndims NULL for n_inputs > 0 or dims NULL
    when there are dims to read; PROF_E_NOMEM. */
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
@@ -5830,8 +5831,6 @@ static PROF__NI prof_result prof__desc_check(const prof_event_desc *d) {
     if (d->stack_depth < 0 || (d->stack_depth > 0 && !d->stack))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has stack_depth %d with %s (give depth 0 for no stack)", d->name, d->stack_depth,
                             d->stack ? "a stack: a depth cannot be negative" : "a NULL stack");
-    for (k = 0; k < d->stack_depth; k++)
-        if (!d->stack[k]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has a NULL stack frame at %d of its %d", d->name, k, d->stack_depth);
     if (d->set & PROF_EVENT_SHAPES) {
         const prof_shapes *s = &d->input_shapes;
         int64_t dims = 0;
@@ -10503,7 +10502,7 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
         d = prof__fast_head(&f, f.buf + f.pos, site, hn, v->thread);
         d = prof__fast_times(&f, d, start, dur);
         d = prof__fast_ids(&f, d, i);
-        if (PROF__LIKELY(!(v->extra | f.args_any))) {
+        if (PROF__LIKELY(!(v->extra | (uint32_t)f.args_any))) {
             memcpy(d, "}},\n", 4);
             f.pos = (size_t)(d + 4 - f.buf);
         } else if (!(!v->extra && !f.no_shapes && prof__fast_stack(&f, d, i)) && !prof__fast_rest(&f, w, d, e, i, cx, !v->extra && !f.no_shapes)) {
