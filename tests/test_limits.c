@@ -361,7 +361,8 @@ static void test_timeline_exact(void) {
    list is as before. Once, stack NULL with stack_depth 3 was taken as no
    stack, ndims NULL with n_inputs 2 printed "[[], []]", dims NULL with
    ndims {2} crashed, device type 300 became 44 (uint8) and -1 became 255,
-   and scope 257 became 1 (a backward function). */
+   and scope 257 became 1 (a backward function). A NULL frame in a stack
+   is accepted as an empty frame. */
 static void test_add_refuses(void) {
     static const char *const frames[] = { "inner.c(1): f", NULL };
     static const int ndims2[] = { 2 }, ndims_neg[] = { -1 }, ndims0[] = { 0 };
@@ -372,7 +373,7 @@ static void test_add_refuses(void) {
     if (!CHECK(ev != NULL)) return;
     CHECK(add(ev, "outer", 0, 1000) == 0);
     CHECK(add(ev, "inner", 100, 400) == 1);
-    for (k = 0; k < 11; k++) {
+    for (k = 0; k < 10; k++) {
         const char *what = "";
         memset(&d, 0, sizeof d);
         d.name = "bad";
@@ -382,14 +383,13 @@ static void test_add_refuses(void) {
         switch (k) {
         case 0: d.stack = NULL; d.stack_depth = 3; what = "NULL stack"; break;
         case 1: d.stack = frames; d.stack_depth = -1; what = "stack_depth -1"; break;
-        case 2: d.stack = frames; d.stack_depth = 2; what = "NULL stack frame at 1"; break;
-        case 3: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 2; what = "ndims NULL"; break;
-        case 4: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 1; d.input_shapes.ndims = ndims2; what = "dims is NULL"; break;
-        case 5: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = -1; d.input_shapes.ndims = ndims2; d.input_shapes.dims = dims2; what = "cannot be negative"; break;
-        case 6: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 1; d.input_shapes.ndims = ndims_neg; d.input_shapes.dims = dims2; what = "has -1 dims"; break;
-        case 7: d.device_type = (prof_device_type)32; what = "device type 32"; break;
-        case 8: d.device_type = (prof_device_type)-1; what = "device type -1"; break;
-        case 9: d.scope = 257; what = "scope 257"; break;
+        case 2: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 2; what = "ndims NULL"; break;
+        case 3: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 1; d.input_shapes.ndims = ndims2; what = "dims is NULL"; break;
+        case 4: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = -1; d.input_shapes.ndims = ndims2; d.input_shapes.dims = dims2; what = "cannot be negative"; break;
+        case 5: d.set = PROF_EVENT_SHAPES; d.input_shapes.n_inputs = 1; d.input_shapes.ndims = ndims_neg; d.input_shapes.dims = dims2; what = "has -1 dims"; break;
+        case 6: d.device_type = (prof_device_type)32; what = "device type 32"; break;
+        case 7: d.device_type = (prof_device_type)-1; what = "device type -1"; break;
+        case 8: d.scope = 257; what = "scope 257"; break;
         default: d.scope = -1; what = "scope -1"; break;
         }
         check_log_reset();
@@ -430,6 +430,14 @@ static void test_add_refuses(void) {
         if (CHECK_EQ_INT(prof_events_get(ev, 4, &e), PROF_OK)) CHECK_EQ_STR(e.input_shapes, "[[]]");
         if (CHECK_EQ_INT(prof_events_get(ev, 3, &e), PROF_OK)) CHECK_EQ_STR(e.input_shapes, "[]");
         if (CHECK_EQ_INT(prof_events_get(ev, 2, &e), PROF_OK)) CHECK_EQ_INT((int)e.device_type, 31);
+    }
+    /* a NULL frame is an empty one (test_export's "empty frames") */
+    d.set = 0;
+    d.thread = 6;
+    d.stack_depth = 2;
+    if (CHECK(prof_events_add(ev, &d) == 6)) {
+        prof_event e;
+        if (CHECK_EQ_INT(prof_events_get(ev, 6, &e), PROF_OK) && CHECK_EQ_INT(e.stack_depth, 2)) CHECK_EQ_STR(e.stack[1], "");
     }
     prof_events_free(ev);
 }
