@@ -7229,10 +7229,105 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
     }
     return 0;
 }
+/* By stack with memos (scope stacks, nothing else in the key): the memos,
+   stack hashes, rows' map and indices in one block of huge pages, the
+   rows' room reserved. */
+static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
+    const prof_events *e = gr->e;
+    size_t i, want, mcap;
+    size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv = 0;
+    size_t w = gr->g.group_by_stack_n <= PROF__GLEVELS ? (size_t)gr->g.group_by_stack_n - 1 : 0; /* prof__gstack_hashes' row */
+    /* scope stacks: about a row per node. Room for that many rows
+       up front (at most an eighth of the events: 19 B an event of
+       address space), so that the row arrays are not copied into
+       fresh memory at each doubling (room never written costs no
+       page, but for the rest of a huge page; the rows' is given
+       back at the end), the rows in huge pages. Without it (no
+       memory for it), they grow as they go. */
+    want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
+    if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
+    /* the rows' map sized once too: its doublings rehashed every
+       key and left their old arrays behind, fresh memory each */
+    for (mcap = 64; mcap * 3 <= (want + 1) * 4; mcap *= 2) {}
+    if (!prof__gpart(&off, &at_memo, e->nnodes + 1, sizeof *gr->memo) || !prof__gpart(&off, &at_fh, e->nnodes + 1, sizeof *gr->fh) ||
+        !prof__gpart(&off, &at_copy, e->nnodes, sizeof *gr->node_copy) || !prof__gpart(&off, &at_keys, mcap, sizeof *gr->rows.keys) ||
+        !prof__gpart(&off, &at_vals, mcap, sizeof *gr->rows.vals) || !prof__gpart(&off, &at_first, want, sizeof *gr->first) ||
+        !prof__gpart(&off, &at_racc, want, sizeof *gr->racc) || (w && !prof__gpart(&off, &at_lv, e->nnodes + 1, w * sizeof(uint64_t))) ||
+        !(gr->arena = (char *)prof__malloc_huge(off, 1)))
+        return -1;
+    gr->arena_bytes = off;
+    gr->memo = (prof__gmemo *)(void *)(gr->arena + at_memo);
+    gr->fh = (uint64_t *)(void *)(gr->arena + at_fh);
+    gr->node_copy = (const char **)(void *)(gr->arena + at_copy);
+    gr->rows.keys = (uint64_t *)(void *)(gr->arena + at_keys);
+    gr->rows.vals = (uint32_t *)(void *)(gr->arena + at_vals);
+    gr->rows.cap = mcap;
+    gr->first = (uint32_t *)(void *)(gr->arena + at_first);
+    gr->racc = (uint32_t *)(void *)(gr->arena + at_racc);
+    gr->capfirst = gr->capracc = want;
+    for (i = 0; i < mcap; i++) gr->rows.vals[i] = UINT32_MAX;
+    for (i = 0; i <= e->nnodes; i++) {
+        prof__gmemo *m = &gr->memo[i];
+        m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
+        m->node_id = 0;
+        m->h.count = m->h.cpu = m->h.self_cpu = 0;
+    }
+    if (gr->g.group_by_stack_n <= PROF__GLEVELS) prof__gstack_hashes(gr, w ? (uint64_t *)(void *)(gr->arena + at_lv) : NULL);
+    else memset(gr->fh, 0, (e->nnodes + 1) * sizeof *gr->fh);
+    return 0;
+}
+/* The events by stack with memos: each event's memo entry tested here,
+   prof__group_row_miss on a miss. */
+static PROF__NI int prof__grouping_memo_loop(prof__grouping *gr, prof_averages *a, const uint32_t *stk, size_t nstk) {
+    const prof_events *e = gr->e;
+    size_t i;
+    prof__gmemo *memo = gr->memo;
+    const prof__ev *ev = e->ev;
+    size_t nn = e->nnodes;
+    for (i = 0; i < e->n; i++) {
+        uint32_t node = i < nstk ? stk[i] : 0, r;
+        const prof__ev *v = &ev[i];
+        prof__gmemo *m = &memo[node];
+        prof__ghot *h;
+#if defined(__GNUC__) || defined(__clang__)
+        /* the memo entry of an event a few ahead: scope stacks'
+           nodes come in no order, each event's entry a cache miss */
+        if (i + 8 < nstk) __builtin_prefetch(&memo[stk[i + 8]], 1);
+        /* and the first child of one a few ahead: an outer scope's
+           children are far apart */
+        if (i + 4 < e->n && ev[i + 4].first_child >= 0) __builtin_prefetch(&ev[ev[i + 4].first_child]);
+#endif
+        if (m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN))))
+            r = m->row;
+        else if ((r = prof__group_row_miss(gr, a, i, node)) == UINT32_MAX)
+            return -1;
+        /* the row's sums: the memo entry holds its acc */
+        h = m->acc == node ? &m->h : m->acc <= nn ? &memo[m->acc].h : &gr->xacc[m->acc - nn - 1].h;
+        prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, &a->rows[r]);
+    }
+    return 0;
+}
+/* The sums the memos kept apart from their rows, into the rows. */
+static PROF__NI void prof__grouping_sums(const prof__grouping *gr, prof_averages *a) {
+    size_t i;
+    for (i = 0; gr->memo && i <= gr->e->nnodes; i++) {
+        const prof__gmemo *m = &gr->memo[i];
+        if (m->own == UINT32_MAX) continue;
+        a->rows[m->own].count = m->h.count;
+        a->rows[m->own].cpu_time_total_ns = m->h.cpu;
+        a->rows[m->own].self_cpu_time_total_ns = m->h.self_cpu;
+    }
+    for (i = 0; i < gr->nxacc; i++) {
+        const prof__gxacc *x = &gr->xacc[i];
+        a->rows[x->row].count = x->h.count;
+        a->rows[x->row].cpu_time_total_ns = x->h.cpu;
+        a->rows[x->row].self_cpu_time_total_ns = x->h.self_cpu;
+    }
+}
 PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_options *opt) {
     prof__grouping gr;
     prof_averages *a;
-    size_t i, ncache = 1, want, mcap;
+    size_t i, ncache = 1;
     if (!e) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_key_averages: the event list is NULL"); return NULL; }
     if (prof__prepare(e) != PROF_OK) return NULL;
     a = PROF__ALLOC(prof_averages, 1);
@@ -7249,45 +7344,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     a->dropped = e->stats.dropped;
     if (gr.g.group_by_stack_n > 0) {
         if (!gr.g.group_by_overload_name && !gr.g.group_by_input_shapes && e->nnodes > e->nsites) { /* else nodes' names vary: the memo would miss */
-            size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv = 0;
-            size_t w = gr.g.group_by_stack_n <= PROF__GLEVELS ? (size_t)gr.g.group_by_stack_n - 1 : 0; /* prof__gstack_hashes' row */
-            /* scope stacks: about a row per node. Room for that many rows
-               up front (at most an eighth of the events: 19 B an event of
-               address space), so that the row arrays are not copied into
-               fresh memory at each doubling (room never written costs no
-               page, but for the rest of a huge page; the rows' is given
-               back at the end), the rows in huge pages. Without it (no
-               memory for it), they grow as they go. */
-            want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
-            if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
-            /* the rows' map sized once too: its doublings rehashed every
-               key and left their old arrays behind, fresh memory each */
-            for (mcap = 64; mcap * 3 <= (want + 1) * 4; mcap *= 2) {}
-            if (!prof__gpart(&off, &at_memo, e->nnodes + 1, sizeof *gr.memo) || !prof__gpart(&off, &at_fh, e->nnodes + 1, sizeof *gr.fh) ||
-                !prof__gpart(&off, &at_copy, e->nnodes, sizeof *gr.node_copy) || !prof__gpart(&off, &at_keys, mcap, sizeof *gr.rows.keys) ||
-                !prof__gpart(&off, &at_vals, mcap, sizeof *gr.rows.vals) || !prof__gpart(&off, &at_first, want, sizeof *gr.first) ||
-                !prof__gpart(&off, &at_racc, want, sizeof *gr.racc) || (w && !prof__gpart(&off, &at_lv, e->nnodes + 1, w * sizeof(uint64_t))) ||
-                !(gr.arena = (char *)prof__malloc_huge(off, 1)))
-                goto oom;
-            gr.arena_bytes = off;
-            gr.memo = (prof__gmemo *)(void *)(gr.arena + at_memo);
-            gr.fh = (uint64_t *)(void *)(gr.arena + at_fh);
-            gr.node_copy = (const char **)(void *)(gr.arena + at_copy);
-            gr.rows.keys = (uint64_t *)(void *)(gr.arena + at_keys);
-            gr.rows.vals = (uint32_t *)(void *)(gr.arena + at_vals);
-            gr.rows.cap = mcap;
-            gr.first = (uint32_t *)(void *)(gr.arena + at_first);
-            gr.racc = (uint32_t *)(void *)(gr.arena + at_racc);
-            gr.capfirst = gr.capracc = want;
-            for (i = 0; i < mcap; i++) gr.rows.vals[i] = UINT32_MAX;
-            for (i = 0; i <= e->nnodes; i++) {
-                prof__gmemo *m = &gr.memo[i];
-                m->site = m->row = m->kind = m->acc = m->own = UINT32_MAX;
-                m->node_id = 0;
-                m->h.count = m->h.cpu = m->h.self_cpu = 0;
-            }
-            if (gr.g.group_by_stack_n <= PROF__GLEVELS) prof__gstack_hashes(&gr, w ? (uint64_t *)(void *)(gr.arena + at_lv) : NULL);
-            else memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
+            if (prof__grouping_memos(&gr, a) != 0) goto oom;
         } else {
             if (!(gr.fh = PROF__ALLOC(uint64_t, e->nnodes + 1))) goto oom;
             memset(gr.fh, 0, (e->nnodes + 1) * sizeof *gr.fh);
@@ -7312,30 +7369,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
         int more = gr.g.group_by_overload_name || gr.g.group_by_input_shapes;
         if (gr.memo) { /* by stack with memos (never `more`): the memo tested here, prof__group_row on a miss */
-            prof__gmemo *memo = gr.memo;
-            const prof__ev *ev = e->ev;
-            size_t nn = e->nnodes;
-            for (i = 0; i < e->n; i++) {
-                uint32_t node = i < nstk ? stk[i] : 0, r;
-                const prof__ev *v = &ev[i];
-                prof__gmemo *m = &memo[node];
-                prof__ghot *h;
-#if defined(__GNUC__) || defined(__clang__)
-                /* the memo entry of an event a few ahead: scope stacks'
-                   nodes come in no order, each event's entry a cache miss */
-                if (i + 8 < nstk) __builtin_prefetch(&memo[stk[i + 8]], 1);
-                /* and the first child of one a few ahead: an outer scope's
-                   children are far apart */
-                if (i + 4 < e->n && ev[i + 4].first_child >= 0) __builtin_prefetch(&ev[ev[i + 4].first_child]);
-#endif
-                if (m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN))))
-                    r = m->row;
-                else if ((r = prof__group_row_miss(&gr, a, i, node)) == UINT32_MAX)
-                    goto oom;
-                /* the row's sums: the memo entry holds its acc */
-                h = m->acc == node ? &m->h : m->acc <= nn ? &memo[m->acc].h : &gr.xacc[m->acc - nn - 1].h;
-                prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, &a->rows[r]);
-            }
+            if (prof__grouping_memo_loop(&gr, a, stk, nstk) != 0) goto oom;
         } else {
             for (i = 0; i < e->n; i++) {
                 uint32_t node = i < nstk ? stk[i] : 0;
@@ -7346,19 +7380,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
                 prof__group_add(e, i, &row->count, &row->cpu_time_total_ns, &row->self_cpu_time_total_ns, row);
             }
         }
-        for (i = 0; gr.memo && i <= e->nnodes; i++) { /* the sums kept apart, into their rows */
-            const prof__gmemo *m = &gr.memo[i];
-            if (m->own == UINT32_MAX) continue;
-            a->rows[m->own].count = m->h.count;
-            a->rows[m->own].cpu_time_total_ns = m->h.cpu;
-            a->rows[m->own].self_cpu_time_total_ns = m->h.self_cpu;
-        }
-        for (i = 0; i < gr.nxacc; i++) {
-            const prof__gxacc *x = &gr.xacc[i];
-            a->rows[x->row].count = x->h.count;
-            a->rows[x->row].cpu_time_total_ns = x->h.cpu;
-            a->rows[x->row].self_cpu_time_total_ns = x->h.self_cpu;
-        }
+        prof__grouping_sums(&gr, a);
     }
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
