@@ -1641,23 +1641,25 @@ static PROF__NI void *prof__malloc_n(size_t n, size_t size) {
     if (n > PROF__MAX_ELEMS(size)) return NULL;
     return prof__malloc(n * size);
 }
-/* An array of 512 KB and more that the caller fills whole, in huge pages
+/* An array of 2 MB and more that the caller fills whole, in huge pages
    from its first byte: libc's malloc puts a chunk that large 16 bytes into
    a fresh mapping, so the hint alone leaves most of an 8 MB array in 4 KiB
    pages (huge pages only fit where 2 MB-aligned), each first touch a fault
    (key_averages' 61k rows of the stress case: 2700 faults, 12-35 us each
    here). Aligned to 2 MB and rounded up to whole huge pages (the rest of
    the last one is touched by nobody, or by a growth through realloc, which
-   takes this memory). From 512 KB: one fault for a huge page instead of
-   128 or more for its 4 KiB pages, for at most 1.5 MB of address space
-   never touched. A user's allocator gets the plain request. */
+   takes this memory). A user's allocator gets the plain request.
+   prof__malloc_huge_from takes the size from which to round up: short-
+   lived buffers from 512 KB (one fault instead of 128 or more; the
+   untouched rest of the huge page is resident while they live, so the
+   analysis' arrays, which live on, start at 2 MB). */
 #define PROF__HUGE ((size_t)2 << 20)
-static PROF__NI void *prof__malloc_huge(size_t n, size_t elem) {
+static PROF__NI void *prof__malloc_huge_from(size_t n, size_t elem, size_t min) {
     size_t bytes;
     if (n > PROF__MAX_ELEMS(elem)) return NULL;
     bytes = n * elem;
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
-    if (bytes >= PROF__HUGE / 4 && bytes <= (size_t)PTRDIFF_MAX - PROF__HUGE) {
+    if (bytes >= min && bytes <= (size_t)PTRDIFF_MAX - PROF__HUGE) {
         void *p = NULL;
         bytes = (bytes + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
         if (posix_memalign(&p, PROF__HUGE, bytes) != 0) return NULL;
@@ -1667,6 +1669,7 @@ static PROF__NI void *prof__malloc_huge(size_t n, size_t elem) {
 #endif
     return PROF_MALLOC(bytes ? bytes : 1);
 }
+static PROF__NI void *prof__malloc_huge(size_t n, size_t elem) { return prof__malloc_huge_from(n, elem, PROF__HUGE); }
 /* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
    least `need` elements of `elem` bytes, doubling. Fails (0) with the
    array and *cap as they were when need or the doubled capacity would pass
@@ -8190,7 +8193,7 @@ static PROF__NI void prof__w_start_thread(prof__w *w) {
     w->no_thread = 1; /* until it runs */
     /* the other buffers in one block, in huge pages (prof__malloc_huge):
        as 4 KiB pages, 192 first touches per export */
-    if (w->nbuf == 1 && (block = (char *)prof__malloc_huge(PROF__W_NBUF - 1, w->cap)) != NULL)
+    if (w->nbuf == 1 && (block = (char *)prof__malloc_huge_from(PROF__W_NBUF - 1, w->cap, PROF__HUGE / 4)) != NULL)
         for (k = 1; k < PROF__W_NBUF; k++) w->bufs[w->nbuf++] = block + (size_t)(k - 1) * w->cap;
     if (w->nbuf < 2 || !(th = PROF__ALLOC(prof__wthread, 1))) return;
     memset(th, 0, sizeof *th);
@@ -12197,7 +12200,7 @@ static PROF__NI long prof__folded_merged(prof__folded *f, prof__w *w, prof_event
     /* the per-node sums, order and cleaned frames in one block, in huge
        pages when it is big: 16 B a node, filled whole (61k distinct
        stacks took 470 page faults in 4 KiB pages) */
-    char *block = (char *)prof__malloc_huge(e->nnodes, sizeof(int64_t) + 2 * sizeof(uint32_t));
+    char *block = (char *)prof__malloc_huge_from(e->nnodes, sizeof(int64_t) + 2 * sizeof(uint32_t), PROF__HUGE / 4);
     int64_t *nsum = (int64_t *)(void *)block;
     uint32_t *order = block ? (uint32_t *)(void *)(block + e->nnodes * sizeof *nsum) : NULL, *cf = order ? order + e->nnodes : NULL;
     if (!block) goto oom;
