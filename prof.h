@@ -1666,6 +1666,8 @@ static PROF__NI void *prof__malloc_huge_from(size_t n, size_t elem, size_t min) 
         madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure changes nothing */
         return p;
     }
+#else
+    (void)min;
 #endif
     return PROF_MALLOC(bytes ? bytes : 1);
 }
