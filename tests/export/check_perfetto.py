@@ -61,9 +61,11 @@ _TOK = re.compile(r'\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*(\{|:\s*("(?:[^"\\]|\\.)*"|
 
 
 def unescape(s):
+    """A protoc text-format string (str, or the raw bytes of protoc's
+    output) -> its bytes."""
     out = bytearray()
     i = 0
-    b = s.encode("latin-1") if False else s.encode("utf-8")
+    b = s if isinstance(s, bytes) else s.encode("utf-8")
     while i < len(b):
         c = b[i]
         if c != 0x5C:

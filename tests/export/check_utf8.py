@@ -20,6 +20,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from check_perfetto import unescape  # noqa: E402  (protoc's string escapes, read once)
 fails = 0
 
 
@@ -46,34 +48,6 @@ def strict(b, where):
         return b.decode("utf-8", "replace")
 
 
-def unescape(s):
-    """A protoc text-format string (read as latin-1) -> its bytes."""
-    out, i = bytearray(), 0
-    while i < len(s):
-        c = s[i]
-        if c != "\\":
-            out.append(ord(c))
-            i += 1
-            continue
-        n = s[i + 1]
-        if n in "01234567":
-            j = i + 1
-            while j < len(s) and j < i + 4 and s[j] in "01234567":
-                j += 1
-            out.append(int(s[i + 1:j], 8))
-            i = j
-        elif n == "x":
-            j = i + 2
-            while j < len(s) and j < i + 4 and s[j] in "0123456789abcdefABCDEF":
-                j += 1
-            out.append(int(s[i + 2:j], 16))
-            i = j
-        else:
-            out.append({"n": 10, "r": 13, "t": 9, "a": 7, "b": 8, "f": 12, "v": 11}.get(n, ord(n)))
-            i += 2
-    return bytes(out)
-
-
 def protoc_strings(path, msg, proto):
     with open(path, "rb") as f:
         r = subprocess.run(["protoc", "--proto_path=" + os.path.join(HERE, "proto"), "--decode=" + msg, proto],
@@ -82,7 +56,7 @@ def protoc_strings(path, msg, proto):
         fail(f"{path}: protoc --decode failed: {r.stderr.decode(errors='replace')[:300]}")
         return []
     text = r.stdout.decode("latin-1")
-    return [strict(unescape(m.group(1)), path) for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', text)]
+    return [strict(unescape(m.group(1).encode("latin-1")), path) for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', text)]
 
 
 def json_strings(path):
