@@ -1913,7 +1913,7 @@ typedef struct prof__buf { char *p; size_t n, cap; int oom; } prof__buf;
 static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
     if (b->oom) return;
     if (n >= (size_t)PTRDIFF_MAX - b->n || !prof__grow((void *)&b->p, &b->cap, b->n + n + 1, 1)) { b->oom = 1; return; }
-    memcpy(b->p + b->n, s, n);
+    if (n) memcpy(b->p + b->n, s, n); /* s may be NULL with n 0: a failed buffer's p (prof__pb_sub) */
     b->n += n;
     b->p[b->n] = 0;
 }
@@ -11929,6 +11929,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     big = e->nsites + 1 > PROF__PFT_SEEN_BITS / nseq; /* 60000 threads, each with a name of its own: 450 MB of bits */
     pf.seen = big ? NULL : (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
     pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
+    if (pf.stack) memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack); /* prof__pft_free frees each, also when what follows fails */
     pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
     pf.cap = PROF__ALLOC(size_t, e->nthr + 1);
     pf.last_ts = PROF__ALLOC(int64_t, e->nthr + 1);
@@ -12515,7 +12516,7 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     prof__pp_functions(p, w, &s, &m);
     prof__pb_i(&s, 9, p->e->base_real_ns);
     if (m.oom || s.oom) p->oom = 1;
-    prof__w_put(w, s.p, s.n);
+    if (s.n) prof__w_put(w, s.p, s.n); /* s.p is NULL if its first growth failed */
     PROF_FREE(m.p);
     PROF_FREE(s.p);
 }
