@@ -2814,7 +2814,8 @@ enum { PROF__RESERVE_CUT = 1, PROF__RESERVE_NOMEM = 2 };
    and faulted in now, so that the session's recording takes no page fault.
    Threads that exited give their blocks back first; blocks that live
    threads hold from earlier sessions count, and ready ones. *records is
-   rounded up to whole blocks, or cut to the limit above. Returns
+   rounded up to whole blocks, or cut to the whole blocks within the limit
+   above. Returns
    PROF__RESERVE_* bits. */
 static PROF__NI int prof__pf_reserve(size_t *records) {
     size_t held = 0, want = *records, need;
@@ -2823,7 +2824,10 @@ static PROF__NI int prof__pf_reserve(size_t *records) {
     prof__tstate *t;
     prof__block *b;
     limit = want ? prof__reserve_limit_bytes() / sizeof(prof__rec) : 0; /* files and syscalls: only for a reserve */
-    if ((uint64_t)want > limit) { want = (size_t)limit; res |= PROF__RESERVE_CUT; }
+    if ((uint64_t)want > limit) { /* whole blocks within the limit: rounded up, the cut passed it by up to a block */
+        want = (size_t)(limit / PROF__MAX_BLOCK * PROF__MAX_BLOCK);
+        res |= PROF__RESERVE_CUT;
+    }
     if (want % PROF__MAX_BLOCK) want = want > (size_t)-1 - PROF__MAX_BLOCK ? want / PROF__MAX_BLOCK * PROF__MAX_BLOCK : want + PROF__MAX_BLOCK - want % PROF__MAX_BLOCK;
     *records = want;
     pthread_mutex_lock(&prof__pf_lock);
