@@ -4816,7 +4816,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
 /* A scope record and its extensions -> the list's next event (and its
    extra record), in place. */
 /* A scope record's event, before its extras and links. */
-static __inline__ PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope) {
+static __inline__ __attribute__((always_inline)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope) {
     const prof_events *e = c->e;
     prof__ev v;
     v.start = prof__c_ns(r->t0);
@@ -4899,6 +4899,105 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
     return 0;
 }
 
+/* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
+   AUTOGRAD at most, then its scope record, all in the header's block: one
+   reservation) whose shapes and args were seen before: its event straight
+   from the records, without the pending state. Shapes mode: the shared
+   extra from ex_cache; args mode (a sequence number: an extra of its
+   own): the shapes' repr from shape_cache. The same tests and results as
+   the general way (prof__c_extension, then prof__c_scope with the caches
+   hit), about a third of its instructions. Returns 1 when done (it is
+   past the records, nrec counts them), 0 to go the general way (nothing
+   read: a cache miss, no room, a stale or late scope, a step, anything
+   else pending). */
+/* The caches' hash and test of n values held two a record in d's t0, t1
+   (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes). */
+static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n) {
+    const prof__rec *pairs = d + n / 2;
+    for (; d < pairs; d++) {
+        h = (h ^ d->t0) * 0xff51afd7ed558ccdull;
+        h = (h ^ d->t1) * 0xff51afd7ed558ccdull;
+    }
+    return n & 1 ? (h ^ d->t0) * 0xff51afd7ed558ccdull : h;
+}
+static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
+    const prof__rec *pairs = d + n / 2;
+    for (; d < pairs; d++, v += 2)
+        if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
+    return !(n & 1) || (uint64_t)v[0] == d->t0;
+}
+static PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, const prof__rec *hdr, uint32_t thr, prof__snap *sn) {
+    prof_events *e = c->e;
+    const prof__rec *d = it->b->recs + it->i, *lim = it->b->recs + it->n, *r;
+    const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
+    uintptr_t aux = (uintptr_t)hdr->site >> 8;
+    unsigned n = (unsigned)aux, nd = (n + 1) / 2;
+    int has_flops = 0, has_ag = 0, own;
+    unsigned ag_aux = 0;
+    int64_t flops = 0, seq = 0;
+    uint64_t fwd = 0, h;
+    const prof_site *s;
+    size_t slot;
+    uint32_t site;
+    prof__ev *v;
+#if defined(PROF_CUPTI)
+    if (c->cuda) return 0;
+#endif
+    if (aux - 1 >= 8 || (size_t)(lim - d) <= (size_t)nd) return 0;
+    for (r = d; r < d + nd; r++)
+        if ((uintptr_t)r->site != data) return 0;
+    for (; r < lim && ((uintptr_t)r->site & 7u) == PROF__TAG_EXT; r++) {
+        uintptr_t w = (uintptr_t)r->site;
+        unsigned kind = (unsigned)(w >> 3) & 31u;
+        if (kind == PROF__EXT_FLOPS && !has_flops) { has_flops = 1; flops = (int64_t)r->t0; }
+        else if (kind == PROF__EXT_AUTOGRAD && !has_ag) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; fwd = r->t1; }
+        else return 0;
+    }
+    if (r >= lim || ((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
+    s = (const prof_site *)r->site;
+    slot = prof__c_site_slot(s);
+    if (c->site_cache[slot] != s || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
+    site = c->site_cache_idx[slot];
+    if (e->sites[site].name == c->step_name) return 0;
+    own = has_ag && (ag_aux & 0x100u); /* a sequence number: the extra is the op's own */
+    if (has_ag && !own) return 0;      /* shared, but not through ex_cache */
+    if (!own) { /* prof__c_shared_extra's cache, its hash and test */
+        prof__ex_cache_ent *ce;
+        h = (uint64_t)(uint32_t)(n + 2);
+        if (has_flops) h = prof__mix(h ^ (uint64_t)flops);
+        h = prof__c_vals_hash(h, d, n);
+        ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
+        if (!ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
+        if (ce->bad) e->stats.malformed_shapes++;
+        v = &e->ev[e->n++];
+        *v = prof__c_scope_ev(c, r, site, thr, 0);
+        v->extra = ce->idx;
+        v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+    } else { /* prof__c_shapes' cache, then the extra prof__extra_of makes */
+        prof__shape_cache_ent *sc;
+        prof__extra *x;
+        if (e->nex >= UINT32_MAX - 1 || e->nex >= e->capex) return 0;
+        h = prof__c_vals_hash((uint64_t)(uint32_t)n + 1, d, n);
+        sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
+        if (!sc->repr || sc->n != (int)n || !prof__c_vals_same(sc->vals, d, n)) return 0;
+        if (sc->bad) e->stats.malformed_shapes++;
+        v = &e->ev[e->n++];
+        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff));
+        v->extra = (uint32_t)e->nex;
+        x = &e->ex[e->nex++];
+        memset(x, 0, sizeof *x); /* as prof__extra_of makes it (a few vector stores; a copy of a constant one loads too) */
+        x->kern_head = -1;
+        x->native_off = UINT32_MAX;
+        x->shapes = sc->repr;
+        if (has_flops) x->flops = flops;
+        x->sequence_nr = seq;
+        if (ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = fwd; }
+    }
+    sn->nrec += (size_t)(r - d) + 1;
+    it->i = (size_t)(r + 1 - it->b->recs);
+    return 1;
+}
+
 /* Phase 3: one thread's records -> events (its scopes, in end order),
    memory records, marks and counter samples, async begins and ends; then
    its open scopes. Out of memory it returns at once: the next attempt
@@ -4932,6 +5031,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
+            if (((word >> 3) & 31u) == PROF__EXT_SHAPES && !pd.any && !c->native_map.n && prof__c_op_fast(c, &it, r, (uint32_t)thr, sn)) continue;
             if (prof__is_name_ext(word)) { /* read through its DYN record */
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
