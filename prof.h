@@ -3961,7 +3961,7 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
    order (k itself while a leaf). The times are read from the events, which
    this pass does not move until its last step. */
 typedef struct prof__place_ent { uint32_t k, lo, u; } prof__place_ent;
-static PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
+static __inline__ __attribute__((always_inline)) PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
     /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
        the last event of s's subtree comes before v in (start, -end) order */
     const prof__ev *se = &ev[s->k], *ve = &ev[v->k], *su = &ev[s->u];
@@ -4231,6 +4231,7 @@ typedef struct prof__collector {
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
     uint32_t site_cache_idx[64];
+    uint16_t site_cache_fl[64];  /* the site's event flags (prof__c_site_fl), PROF__C_STEP for a step */
     /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
     struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
     /* PROF_SCOPE_DYN call site -> its file and func interned, the same
@@ -4274,7 +4275,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
 }
 
 /* ticks of the session's clock -> ns since the session began */
-static PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
+static __inline__ __attribute__((always_inline)) PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
 /* opened before this session began (a scope that straddled prof_start);
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
@@ -4296,6 +4297,10 @@ static PROF__NI int prof__c_stale_rec(const prof__collector *c, const prof__rec 
 }
 
 /* Sites and names: a recorded site pointer -> the list's site index. */
+/* A scope's first flags, by its site: plain scopes are user annotations;
+   operators are not. */
+static __inline__ PROF__NI uint16_t prof__c_site_fl(const prof_events *e, uint32_t site) { return e->sites[site].flags ? 0 : PROF__F_USER_ANN; }
+#define PROF__C_STEP ((uint16_t)0xFFFFu) /* no event's first flags: a step's site, in site_cache_fl */
 static __inline__ PROF__NI size_t prof__c_site_slot(const prof_site *s) { return (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u; }
 static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_t *out) {
     size_t h = prof__c_site_slot(s);
@@ -4309,6 +4314,7 @@ static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_
     *out = v;
     c->site_cache[h] = s;
     c->site_cache_idx[h] = v;
+    c->site_cache_fl[h] = c->e->sites[v].name == c->step_name ? PROF__C_STEP : prof__c_site_fl(c->e, v);
     return 0;
 }
 
@@ -4816,7 +4822,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
 /* A scope record and its extensions -> the list's next event (and its
    extra record), in place. */
 /* A scope record's event, before its extras and links. */
-static __inline__ __attribute__((always_inline)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope) {
+static __inline__ __attribute__((always_inline)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope, uint16_t flags) {
     const prof_events *e = c->e;
     prof__ev v;
     v.start = prof__c_ns(r->t0);
@@ -4828,7 +4834,7 @@ static __inline__ __attribute__((always_inline)) PROF__NI prof__ev prof__c_scope
     v.extra = 0;
     v.device_type = PROF_DEVICE_CPU;
     v.scope = scope;
-    v.flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN; /* plain scopes are user annotations; operators are not */
+    v.flags = flags; /* prof__c_site_fl */
     return v;
 }
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
@@ -4849,7 +4855,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         else if (prof__c_site(c, s, &site) != 0) return -1;
     }
     v = &e->ev[e->n];
-    *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0);
+    *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0, prof__c_site_fl(e, site));
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
     step = e->sites[site].name == c->step_name;
     /* shared: ops with shapes, unless the event has its own stack, step
@@ -4891,11 +4897,9 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
     prof_events *e = c->e;
     const prof_site *s = (const prof_site *)r->site; /* tag 0: the pointer as it is */
     size_t h = prof__c_site_slot(s);
-    uint32_t site;
     if (c->site_cache[h] != s || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return prof__c_scope(c, pd, r, thr);
-    site = c->site_cache_idx[h];
-    if (e->sites[site].name == c->step_name) return prof__c_scope(c, pd, r, thr);
-    e->ev[e->n++] = prof__c_scope_ev(c, r, site, thr, 0);
+    if (c->site_cache_fl[h] == PROF__C_STEP) return prof__c_scope(c, pd, r, thr);
+    e->ev[e->n++] = prof__c_scope_ev(c, r, c->site_cache_idx[h], thr, 0, c->site_cache_fl[h]);
     return 0;
 }
 
@@ -4926,9 +4930,10 @@ static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(
         if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
     return !(n & 1) || (uint64_t)v[0] == d->t0;
 }
-static PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, const prof__rec *hdr, uint32_t thr, prof__snap *sn) {
+static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, const prof__rec *hdr, uint32_t thr, prof__snap *sn) {
     prof_events *e = c->e;
-    const prof__rec *d = it->b->recs + it->i, *lim = it->b->recs + it->n, *r;
+    const prof__rec *recs = it->b->recs, *d = recs + it->i, *r;
+    size_t k = it->i, lim = it->n;
     const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
     uintptr_t aux = (uintptr_t)hdr->site >> 8;
     unsigned n = (unsigned)aux, nd = (n + 1) / 2;
@@ -4943,22 +4948,21 @@ static PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, cons
 #if defined(PROF_CUPTI)
     if (c->cuda) return 0;
 #endif
-    if (aux - 1 >= 8 || (size_t)(lim - d) <= (size_t)nd) return 0;
-    for (r = d; r < d + nd; r++)
-        if ((uintptr_t)r->site != data) return 0;
-    for (; r < lim && ((uintptr_t)r->site & 7u) == PROF__TAG_EXT; r++) {
+    if (aux - 1 >= 8 || lim - k <= nd) return 0;
+    for (; k < it->i + nd; k++)
+        if ((uintptr_t)recs[k].site != data) return 0;
+    for (; k < lim && ((uintptr_t)(r = &recs[k])->site & 7u) == PROF__TAG_EXT; k++) {
         uintptr_t w = (uintptr_t)r->site;
         unsigned kind = (unsigned)(w >> 3) & 31u;
         if (kind == PROF__EXT_FLOPS && !has_flops) { has_flops = 1; flops = (int64_t)r->t0; }
         else if (kind == PROF__EXT_AUTOGRAD && !has_ag) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; fwd = r->t1; }
         else return 0;
     }
-    if (r >= lim || ((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
+    if (k >= lim || ((uintptr_t)(r = &recs[k])->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
     s = (const prof_site *)r->site;
     slot = prof__c_site_slot(s);
-    if (c->site_cache[slot] != s || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
+    if (c->site_cache[slot] != s || c->site_cache_fl[slot] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
     site = c->site_cache_idx[slot];
-    if (e->sites[site].name == c->step_name) return 0;
     own = has_ag && (ag_aux & 0x100u); /* a sequence number: the extra is the op's own */
     if (has_ag && !own) return 0;      /* shared, but not through ex_cache */
     if (!own) { /* prof__c_shared_extra's cache, its hash and test */
@@ -4970,7 +4974,7 @@ static PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, cons
         if (!ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
         if (ce->bad) e->stats.malformed_shapes++;
         v = &e->ev[e->n++];
-        *v = prof__c_scope_ev(c, r, site, thr, 0);
+        *v = prof__c_scope_ev(c, r, site, thr, 0, c->site_cache_fl[slot]);
         v->extra = ce->idx;
         v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
     } else { /* prof__c_shapes' cache, then the extra prof__extra_of makes */
@@ -4982,7 +4986,7 @@ static PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, cons
         if (!sc->repr || sc->n != (int)n || !prof__c_vals_same(sc->vals, d, n)) return 0;
         if (sc->bad) e->stats.malformed_shapes++;
         v = &e->ev[e->n++];
-        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff));
+        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
         v->extra = (uint32_t)e->nex;
         x = &e->ex[e->nex++];
         memset(x, 0, sizeof *x); /* as prof__extra_of makes it (a few vector stores; a copy of a constant one loads too) */
@@ -4993,8 +4997,8 @@ static PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, cons
         x->sequence_nr = seq;
         if (ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = fwd; }
     }
-    sn->nrec += (size_t)(r - d) + 1;
-    it->i = (size_t)(r + 1 - it->b->recs);
+    sn->nrec += k + 1 - it->i;
+    it->i = k + 1;
     return 1;
 }
 
