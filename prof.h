@@ -4989,13 +4989,23 @@ static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c
         *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
         v->extra = (uint32_t)e->nex;
         x = &e->ex[e->nex++];
-        memset(x, 0, sizeof *x); /* as prof__extra_of makes it (a few vector stores; a copy of a constant one loads too) */
-        x->kern_head = -1;
-        x->native_off = UINT32_MAX;
+        /* prof__extra_of's new extra with the op's fields, one store a field
+           (memset made it `rep stos`: 33 instructions, and slow to start);
+           every field of >>types' prof__extra, in its order */
+        x->overload_name = x->trace_name = NULL;
         x->shapes = sc->repr;
-        if (has_flops) x->flops = flops;
+        x->cu = NULL;
         x->sequence_nr = seq;
-        if (ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = fwd; }
+        x->fwd_thread = ag_aux & 0x200u ? fwd : 0;
+        x->resource_id = 0;
+        x->flops = has_flops ? flops : 0;
+        x->cpu_mem = x->dev_mem = x->kern_ns = x->rec_cpu_mem = x->rec_dev_mem = 0;
+        x->kern_head = -1;
+        x->device_index = 0;
+        x->native_off = UINT32_MAX;
+        x->correlation = 0;
+        x->has_fwd_thread = (uint8_t)(ag_aux & 0x200u ? 1 : 0);
+        x->has_resource = 0;
     }
     sn->nrec += k + 1 - it->i;
     it->i = k + 1;
