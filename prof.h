@@ -4914,6 +4914,46 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
    past the records, nrec counts them), 0 to go the general way (nothing
    read: a cache miss, no room, a stale or late scope, a step, anything
    else pending). */
+/* The plain scopes that follow in the iterator's block, as prof__c_scope_plain
+   makes them, in a loop that keeps its state in registers: the event
+   template, the list's count and room, the session's bounds. It stops at
+   the first record that is anything else (an extension, another tag, a
+   stale or late scope, a site not in the cache or a step's, no room): the
+   general loop takes that one. Never leaves the block. Returns the records
+   done. */
+static PROF__NI size_t prof__c_plain_run(prof__collector *c, prof__rec_iter *it, uint32_t thr) {
+    prof_events *e = c->e;
+    const prof__rec *recs = it->b->recs;
+    size_t i = it->i, lim = it->n, n = e->n, room;
+    prof__ev v, *ev = e->ev;
+    if (n + 1 >= e->cap || n >= (size_t)INT32_MAX - 1) return 0;
+    room = e->cap - 1 - n; /* n + 1 < cap after each */
+    if (room > (size_t)INT32_MAX - 1 - n) room = (size_t)INT32_MAX - 1 - n;
+    if (lim - i > room) lim = i + room;
+    v.thread = thr;
+    v.parent = v.first_child = v.next_sibling = -1;
+    v.node_id = e->with_node_id ? e->node_id : -1;
+    v.extra = 0;
+    v.device_type = PROF_DEVICE_CPU;
+    v.scope = 0;
+    for (; i < lim; i++) {
+        const prof__rec *r = &recs[i];
+        const prof_site *s = (const prof_site *)r->site;
+        size_t h = prof__c_site_slot(s);
+        if (((uintptr_t)s & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1) ||
+            c->site_cache[h] != s || c->site_cache_fl[h] == PROF__C_STEP) break;
+        v.start = prof__c_ns(r->t0);
+        v.end = prof__c_ns(r->t1);
+        v.site = c->site_cache_idx[h];
+        v.flags = c->site_cache_fl[h];
+        ev[n++] = v;
+    }
+    e->n = n;
+    n = i - it->i;
+    it->i = i;
+    return n;
+}
+
 /* The caches' hash and test of n values held two a record in d's t0, t1
    (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes). */
 static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n) {
@@ -5064,6 +5104,8 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         if (tag == PROF__TAG_SCOPE && !pd.any && !c->native_map.n) {
             if (prof__c_scope_plain(c, &pd, r, (uint32_t)thr) != 0) return -1;
+            if (it.i < it.n && ((uintptr_t)it.b->recs[it.i].site & 7u) == PROF__TAG_SCOPE) /* (no extension among them: still nothing pending) */
+                sn->nrec += prof__c_plain_run(c, &it, (uint32_t)thr);
             continue; /* nothing pending to reset */
         } else if (scope) {
             if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;
