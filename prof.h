@@ -4910,10 +4910,10 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
    extra from ex_cache; args mode (a sequence number: an extra of its
    own): the shapes' repr from shape_cache. The same tests and results as
    the general way (prof__c_extension, then prof__c_scope with the caches
-   hit), about a third of its instructions. Returns 1 when done (it is
-   past the records, nrec counts them), 0 to go the general way (nothing
-   read: a cache miss, no room, a stale or late scope, a step, anything
-   else pending). */
+   hit), about a third of its instructions. at: the header's index in
+   recs (its block's, lim records). Returns the index past the op's
+   records when done, 0 to go the general way (a cache miss, no room, a
+   stale or late scope, a step, anything else pending). */
 /* The plain scopes that follow in the iterator's block, as prof__c_scope_plain
    makes them, in a loop that keeps its state in registers: the event
    template, the list's count and room, the session's bounds. It stops at
@@ -4970,10 +4970,10 @@ static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(
         if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
     return !(n & 1) || (uint64_t)v[0] == d->t0;
 }
-static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, const prof__rec *hdr, uint32_t thr, prof__snap *sn) {
+static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(prof__collector *c, const prof__rec *recs, size_t at, size_t lim, uint32_t thr) {
     prof_events *e = c->e;
-    const prof__rec *recs = it->b->recs, *d = recs + it->i, *r;
-    size_t k = it->i, lim = it->n;
+    const prof__rec *hdr = &recs[at], *d = hdr + 1, *r;
+    size_t k = at + 1;
     const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
     uintptr_t aux = (uintptr_t)hdr->site >> 8;
     unsigned n = (unsigned)aux, nd = (n + 1) / 2;
@@ -4989,7 +4989,7 @@ static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c
     if (c->cuda) return 0;
 #endif
     if (aux - 1 >= 8 || lim - k <= nd) return 0;
-    for (; k < it->i + nd; k++)
+    for (; k < at + 1 + nd; k++)
         if ((uintptr_t)recs[k].site != data) return 0;
     for (; k < lim && ((uintptr_t)(r = &recs[k])->site & 7u) == PROF__TAG_EXT; k++) {
         uintptr_t w = (uintptr_t)r->site;
@@ -5047,9 +5047,31 @@ static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c
         x->has_fwd_thread = (uint8_t)(ag_aux & 0x200u ? 1 : 0);
         x->has_resource = 0;
     }
-    sn->nrec += k + 1 - it->i;
-    it->i = k + 1;
-    return 1;
+    return k + 1;
+}
+/* Ops one after the other (and the plain scopes between them, by
+   prof__c_plain_run) for as long as prof__c_op_one takes them: the first
+   one's header is the record the iterator just gave (counted), the next
+   ones' are not taken until their op is. Returns 1 if it took any (the
+   iterator is past them, nrec counts them), 0 if not (nothing read). */
+static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, uint32_t thr, prof__snap *sn) {
+    const prof__rec *recs = it->b->recs;
+    size_t at = it->i - 1, past;
+    int done = 0;
+    while ((past = prof__c_op_one(c, recs, at, it->n, thr)) != 0) {
+        uintptr_t w = 0;
+        sn->nrec += past - it->i;
+        it->i = past;
+        done = 1;
+        while (it->i < it->n && ((w = (uintptr_t)recs[it->i].site) & 7u) == PROF__TAG_SCOPE) {
+            size_t k = prof__c_plain_run(c, it, thr);
+            if (!k) return 1;
+            sn->nrec += k;
+        }
+        if (it->i >= it->n || (w & 7u) != PROF__TAG_EXT || ((w >> 3) & 31u) != PROF__EXT_SHAPES) return 1;
+        at = it->i;
+    }
+    return done;
 }
 
 /* Phase 3: one thread's records -> events (its scopes, in end order),
@@ -5085,7 +5107,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (((word >> 3) & 31u) == PROF__EXT_SHAPES && !pd.any && !c->native_map.n && prof__c_op_fast(c, &it, r, (uint32_t)thr, sn)) continue;
+            if (((word >> 3) & 31u) == PROF__EXT_SHAPES && !pd.any && !c->native_map.n && prof__c_op_fast(c, &it, (uint32_t)thr, sn)) continue;
             if (prof__is_name_ext(word)) { /* read through its DYN record */
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
