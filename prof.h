@@ -4921,7 +4921,7 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
    stale or late scope, a site not in the cache or a step's, no room): the
    general loop takes that one. Never leaves the block. Returns the records
    done. */
-static PROF__NI size_t prof__c_plain_run(prof__collector *c, prof__rec_iter *it, uint32_t thr) {
+static __attribute__((noinline)) PROF__NI size_t prof__c_plain_run(prof__collector *c, prof__rec_iter *it, uint32_t thr) {
     prof_events *e = c->e;
     const prof__rec *recs = it->b->recs;
     size_t i = it->i, lim = it->n, n = e->n, room;
@@ -5064,9 +5064,16 @@ static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c
         it->i = past;
         done = 1;
         while (it->i < it->n && ((w = (uintptr_t)recs[it->i].site) & 7u) == PROF__TAG_SCOPE) {
-            size_t k = prof__c_plain_run(c, it, thr);
-            if (!k) return 1;
-            sn->nrec += k;
+            /* one at a time (between ops they come one or two together:
+               prof__c_plain_run's setup cost more than it saved) */
+            const prof__rec *r = &recs[it->i];
+            prof_events *e = c->e;
+            size_t h = prof__c_site_slot((const prof_site *)w);
+            if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1) || c->site_cache[h] != (const prof_site *)w ||
+                c->site_cache_fl[h] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 1;
+            e->ev[e->n++] = prof__c_scope_ev(c, r, c->site_cache_idx[h], thr, 0, c->site_cache_fl[h]);
+            sn->nrec++;
+            it->i++;
         }
         if (it->i >= it->n || (w & 7u) != PROF__TAG_EXT || ((w >> 3) & 31u) != PROF__EXT_SHAPES) return 1;
         at = it->i;
