@@ -5049,8 +5049,8 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
     }
     return k + 1;
 }
-/* Ops one after the other (and the plain scopes between them, by
-   prof__c_plain_run) for as long as prof__c_op_one takes them: the first
+/* Ops one after the other (and the plain scopes between them, as
+   prof__c_scope_plain makes them) for as long as prof__c_op_one takes them: the first
    one's header is the record the iterator just gave (counted), the next
    ones' are not taken until their op is. Returns 1 if it took any (the
    iterator is past them, nrec counts them), 0 if not (nothing read). */
