@@ -3965,7 +3965,7 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
    order (k itself while a leaf). The times are read from the events, which
    this pass does not move until its last step. */
 typedef struct prof__place_ent { uint32_t k, lo, u; } prof__place_ent;
-static PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
+static __inline__ __attribute__((always_inline)) PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
     /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
        the last event of s's subtree comes before v in (start, -end) order */
     const prof__ev *se = &ev[s->k], *ve = &ev[v->k], *su = &ev[s->u];
@@ -4235,6 +4235,7 @@ typedef struct prof__collector {
        since a loop's few sites alternate record by record */
     const prof_site *site_cache[64];
     uint32_t site_cache_idx[64];
+    uint16_t site_cache_fl[64];  /* the site's event flags (prof__c_site_fl), PROF__C_STEP for a step */
     /* PROF_SCOPE_DYN: (call site, interned name) -> index, the same way */
     struct { const prof_site *origin; const char *name; uint32_t idx; } dyn_cache[64];
     /* PROF_SCOPE_DYN call site -> its file and func interned, the same
@@ -4278,7 +4279,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
 }
 
 /* ticks of the session's clock -> ns since the session began */
-static PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
+static __inline__ __attribute__((always_inline)) PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
 /* opened before this session began (a scope that straddled prof_start);
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
@@ -4300,6 +4301,10 @@ static PROF__NI int prof__c_stale_rec(const prof__collector *c, const prof__rec 
 }
 
 /* Sites and names: a recorded site pointer -> the list's site index. */
+/* A scope's first flags, by its site: plain scopes are user annotations;
+   operators are not. */
+static __inline__ PROF__NI uint16_t prof__c_site_fl(const prof_events *e, uint32_t site) { return e->sites[site].flags ? 0 : PROF__F_USER_ANN; }
+#define PROF__C_STEP ((uint16_t)0xFFFFu) /* no event's first flags: a step's site, in site_cache_fl */
 static __inline__ PROF__NI size_t prof__c_site_slot(const prof_site *s) { return (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u; }
 static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_t *out) {
     size_t h = prof__c_site_slot(s);
@@ -4313,6 +4318,7 @@ static PROF__NI int prof__c_site(prof__collector *c, const prof_site *s, uint32_
     *out = v;
     c->site_cache[h] = s;
     c->site_cache_idx[h] = v;
+    c->site_cache_fl[h] = c->e->sites[v].name == c->step_name ? PROF__C_STEP : prof__c_site_fl(c->e, v);
     return 0;
 }
 
@@ -4820,7 +4826,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
 /* A scope record and its extensions -> the list's next event (and its
    extra record), in place. */
 /* A scope record's event, before its extras and links. */
-static __inline__ PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope) {
+static __inline__ __attribute__((always_inline)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope, uint16_t flags) {
     const prof_events *e = c->e;
     prof__ev v;
     v.start = prof__c_ns(r->t0);
@@ -4832,7 +4838,7 @@ static __inline__ PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, c
     v.extra = 0;
     v.device_type = PROF_DEVICE_CPU;
     v.scope = scope;
-    v.flags = e->sites[site].flags ? 0 : PROF__F_USER_ANN; /* plain scopes are user annotations; operators are not */
+    v.flags = flags; /* prof__c_site_fl */
     return v;
 }
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
@@ -4853,7 +4859,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         else if (prof__c_site(c, s, &site) != 0) return -1;
     }
     v = &e->ev[e->n];
-    *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0);
+    *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0, prof__c_site_fl(e, site));
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
     step = e->sites[site].name == c->step_name;
     /* shared: ops with shapes, unless the event has its own stack, step
@@ -4895,12 +4901,188 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
     prof_events *e = c->e;
     const prof_site *s = (const prof_site *)r->site; /* tag 0: the pointer as it is */
     size_t h = prof__c_site_slot(s);
-    uint32_t site;
     if (c->site_cache[h] != s || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return prof__c_scope(c, pd, r, thr);
-    site = c->site_cache_idx[h];
-    if (e->sites[site].name == c->step_name) return prof__c_scope(c, pd, r, thr);
-    e->ev[e->n++] = prof__c_scope_ev(c, r, site, thr, 0);
+    if (c->site_cache_fl[h] == PROF__C_STEP) return prof__c_scope(c, pd, r, thr);
+    e->ev[e->n++] = prof__c_scope_ev(c, r, c->site_cache_idx[h], thr, 0, c->site_cache_fl[h]);
     return 0;
+}
+
+/* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
+   AUTOGRAD at most, then its scope record, all in the header's block: one
+   reservation) whose shapes and args were seen before: its event straight
+   from the records, without the pending state. Shapes mode: the shared
+   extra from ex_cache; args mode (a sequence number: an extra of its
+   own): the shapes' repr from shape_cache. The same tests and results as
+   the general way (prof__c_extension, then prof__c_scope with the caches
+   hit), about a third of its instructions. at: the header's index in
+   recs (its block's, lim records). Returns the index past the op's
+   records when done, 0 to go the general way (a cache miss, no room, a
+   stale or late scope, a step, anything else pending). */
+/* The plain scopes that follow in the iterator's block, as prof__c_scope_plain
+   makes them, in a loop that keeps its state in registers: the event
+   template, the list's count and room, the session's bounds. It stops at
+   the first record that is anything else (an extension, another tag, a
+   stale or late scope, a site not in the cache or a step's, no room): the
+   general loop takes that one. Never leaves the block. Returns the records
+   done. */
+static __attribute__((noinline)) PROF__NI size_t prof__c_plain_run(prof__collector *c, prof__rec_iter *it, uint32_t thr) {
+    prof_events *e = c->e;
+    const prof__rec *recs = it->b->recs;
+    size_t i = it->i, lim = it->n, n = e->n, room;
+    prof__ev v, *ev = e->ev;
+    if (n + 1 >= e->cap || n >= (size_t)INT32_MAX - 1) return 0;
+    room = e->cap - 1 - n; /* n + 1 < cap after each */
+    if (room > (size_t)INT32_MAX - 1 - n) room = (size_t)INT32_MAX - 1 - n;
+    if (lim - i > room) lim = i + room;
+    v.thread = thr;
+    v.parent = v.first_child = v.next_sibling = -1;
+    v.node_id = e->with_node_id ? e->node_id : -1;
+    v.extra = 0;
+    v.device_type = PROF_DEVICE_CPU;
+    v.scope = 0;
+    for (; i < lim; i++) {
+        const prof__rec *r = &recs[i];
+        const prof_site *s = (const prof_site *)r->site;
+        size_t h = prof__c_site_slot(s);
+        if (((uintptr_t)s & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1) ||
+            c->site_cache[h] != s || c->site_cache_fl[h] == PROF__C_STEP) break;
+        v.start = prof__c_ns(r->t0);
+        v.end = prof__c_ns(r->t1);
+        v.site = c->site_cache_idx[h];
+        v.flags = c->site_cache_fl[h];
+        ev[n++] = v;
+    }
+    e->n = n;
+    n = i - it->i;
+    it->i = i;
+    return n;
+}
+
+/* The caches' hash and test of n values held two a record in d's t0, t1
+   (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes). */
+static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n) {
+    const prof__rec *pairs = d + n / 2;
+    for (; d < pairs; d++) {
+        h = (h ^ d->t0) * 0xff51afd7ed558ccdull;
+        h = (h ^ d->t1) * 0xff51afd7ed558ccdull;
+    }
+    return n & 1 ? (h ^ d->t0) * 0xff51afd7ed558ccdull : h;
+}
+static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
+    const prof__rec *pairs = d + n / 2;
+    for (; d < pairs; d++, v += 2)
+        if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
+    return !(n & 1) || (uint64_t)v[0] == d->t0;
+}
+static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(prof__collector *c, const prof__rec *recs, size_t at, size_t lim, uint32_t thr) {
+    prof_events *e = c->e;
+    const prof__rec *hdr = &recs[at], *d = hdr + 1, *r;
+    size_t k = at + 1;
+    const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
+    uintptr_t aux = (uintptr_t)hdr->site >> 8;
+    unsigned n = (unsigned)aux, nd = (n + 1) / 2;
+    int has_flops = 0, has_ag = 0, own;
+    unsigned ag_aux = 0;
+    int64_t flops = 0, seq = 0;
+    uint64_t fwd = 0, h;
+    const prof_site *s;
+    size_t slot;
+    uint32_t site;
+    prof__ev *v;
+#if defined(PROF_CUPTI)
+    if (c->cuda) return 0;
+#endif
+    if (aux - 1 >= 8 || lim - k <= nd) return 0;
+    for (; k < at + 1 + nd; k++)
+        if ((uintptr_t)recs[k].site != data) return 0;
+    for (; k < lim && ((uintptr_t)(r = &recs[k])->site & 7u) == PROF__TAG_EXT; k++) {
+        uintptr_t w = (uintptr_t)r->site;
+        unsigned kind = (unsigned)(w >> 3) & 31u;
+        if (kind == PROF__EXT_FLOPS && !has_flops) { has_flops = 1; flops = (int64_t)r->t0; }
+        else if (kind == PROF__EXT_AUTOGRAD && !has_ag) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; fwd = r->t1; }
+        else return 0;
+    }
+    if (k >= lim || ((uintptr_t)(r = &recs[k])->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
+    s = (const prof_site *)r->site;
+    slot = prof__c_site_slot(s);
+    if (c->site_cache[slot] != s || c->site_cache_fl[slot] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
+    site = c->site_cache_idx[slot];
+    own = has_ag && (ag_aux & 0x100u); /* a sequence number: the extra is the op's own */
+    if (has_ag && !own) return 0;      /* shared, but not through ex_cache */
+    if (!own) { /* prof__c_shared_extra's cache, its hash and test */
+        prof__ex_cache_ent *ce;
+        h = (uint64_t)(uint32_t)(n + 2);
+        if (has_flops) h = prof__mix(h ^ (uint64_t)flops);
+        h = prof__c_vals_hash(h, d, n);
+        ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
+        if (!ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
+        if (ce->bad) e->stats.malformed_shapes++;
+        v = &e->ev[e->n++];
+        *v = prof__c_scope_ev(c, r, site, thr, 0, c->site_cache_fl[slot]);
+        v->extra = ce->idx;
+        v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+    } else { /* prof__c_shapes' cache, then the extra prof__extra_of makes */
+        prof__shape_cache_ent *sc;
+        prof__extra *x;
+        if (e->nex >= UINT32_MAX - 1 || e->nex >= e->capex) return 0;
+        h = prof__c_vals_hash((uint64_t)(uint32_t)n + 1, d, n);
+        sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
+        if (!sc->repr || sc->n != (int)n || !prof__c_vals_same(sc->vals, d, n)) return 0;
+        if (sc->bad) e->stats.malformed_shapes++;
+        v = &e->ev[e->n++];
+        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
+        v->extra = (uint32_t)e->nex;
+        x = &e->ex[e->nex++];
+        /* prof__extra_of's new extra with the op's fields, one store a field
+           (memset made it `rep stos`: 33 instructions, and slow to start);
+           every field of >>types' prof__extra, in its order */
+        x->overload_name = x->trace_name = NULL;
+        x->shapes = sc->repr;
+        x->cu = NULL;
+        x->sequence_nr = seq;
+        x->fwd_thread = ag_aux & 0x200u ? fwd : 0;
+        x->resource_id = 0;
+        x->flops = has_flops ? flops : 0;
+        x->cpu_mem = x->dev_mem = x->kern_ns = x->rec_cpu_mem = x->rec_dev_mem = 0;
+        x->kern_head = -1;
+        x->device_index = 0;
+        x->native_off = UINT32_MAX;
+        x->correlation = 0;
+        x->has_fwd_thread = (uint8_t)(ag_aux & 0x200u ? 1 : 0);
+        x->has_resource = 0;
+    }
+    return k + 1;
+}
+/* Ops one after the other (and the plain scopes between them, as
+   prof__c_scope_plain makes them) for as long as prof__c_op_one takes them: the first
+   one's header is the record the iterator just gave (counted), the next
+   ones' are not taken until their op is. Returns 1 if it took any (the
+   iterator is past them, nrec counts them), 0 if not (nothing read). */
+static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, uint32_t thr, prof__snap *sn) {
+    const prof__rec *recs = it->b->recs;
+    size_t at = it->i - 1, past;
+    int done = 0;
+    while ((past = prof__c_op_one(c, recs, at, it->n, thr)) != 0) {
+        uintptr_t w = 0;
+        sn->nrec += past - it->i;
+        it->i = past;
+        done = 1;
+        while (it->i < it->n && ((w = (uintptr_t)recs[it->i].site) & 7u) == PROF__TAG_SCOPE) {
+            /* one at a time (between ops they come one or two together:
+               prof__c_plain_run's setup cost more than it saved) */
+            const prof__rec *r = &recs[it->i];
+            prof_events *e = c->e;
+            size_t h = prof__c_site_slot((const prof_site *)w);
+            if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1) || c->site_cache[h] != (const prof_site *)w ||
+                c->site_cache_fl[h] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 1;
+            e->ev[e->n++] = prof__c_scope_ev(c, r, c->site_cache_idx[h], thr, 0, c->site_cache_fl[h]);
+            sn->nrec++;
+            it->i++;
+        }
+        if (it->i >= it->n || (w & 7u) != PROF__TAG_EXT || ((w >> 3) & 31u) != PROF__EXT_SHAPES) return 1;
+        at = it->i;
+    }
+    return done;
 }
 
 /* Phase 3: one thread's records -> events (its scopes, in end order),
@@ -4936,6 +5118,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
+            if (((word >> 3) & 31u) == PROF__EXT_SHAPES && !pd.any && !c->native_map.n && prof__c_op_fast(c, &it, (uint32_t)thr, sn)) continue;
             if (prof__is_name_ext(word)) { /* read through its DYN record */
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
@@ -4954,6 +5137,8 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         if (tag == PROF__TAG_SCOPE && !pd.any && !c->native_map.n) {
             if (prof__c_scope_plain(c, &pd, r, (uint32_t)thr) != 0) return -1;
+            if (it.i < it.n && ((uintptr_t)it.b->recs[it.i].site & 7u) == PROF__TAG_SCOPE) /* (no extension among them: still nothing pending) */
+                sn->nrec += prof__c_plain_run(c, &it, (uint32_t)thr);
             continue; /* nothing pending to reset */
         } else if (scope) {
             if (prof__c_scope(c, &pd, r, (uint32_t)thr) != 0) return -1;

@@ -104,6 +104,95 @@ static void test_args_many_shapes(void) {
     check_log_reset();
 }
 
+/* The same ops again and again (prof_stop reads a repeat from its caches,
+   straight from the records, and the first one the general way): every
+   round's events are the first round's, with or without FLOPs, sequence
+   numbers and forward threads, odd and even value counts, malformed lists,
+   an overload (never cached), plain scopes between the ops. */
+static void rop(char which, const int64_t *sh, int len, int64_t flops, unsigned set, int64_t seq, uint64_t fwd, int scope, const char *over) {
+    prof_args a;
+    memset(&a, 0, sizeof a);
+    a.shapes = sh;
+    a.shapes_len = len;
+    a.flops = flops;
+    a.set = set;
+    a.sequence_nr = seq;
+    a.fwd_thread = fwd;
+    a.scope = scope;
+    a.overload_name = over;
+    if (which == 'a') {
+        PROF_SCOPE_ARGS("op_a", &a);
+    } else {
+        PROF_SCOPE_ARGS("op_b", &a);
+    }
+}
+static void test_repeated_ops(void) {
+    enum { ROUNDS = 6, PER = 13 }; /* PER: a round's events, its own scope included */
+    static const int64_t s1[] = { 2, 64, 64, 2, 64, 32 }, s2[] = { 1, 5, 0, 2, 3 }, s3[] = { 3, 1, 2, 3 }, s4[] = { 7 },
+                         s5[] = { 2, 3, 4, 2, 4, 5, 1, 9 }, s6[] = { 1, 2, 1, 3, 1, 4, 1, 5, 1 };
+    prof_config c = config();
+    prof_events *ev;
+    int flops;
+    for (flops = 0; flops < 2; flops++) {
+        int r;
+        size_t i, n;
+        c.record_shapes = 1;
+        c.with_flops = flops;
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        for (r = 0; r < ROUNDS; r++) {
+            PROF_SCOPE("round");
+            rop('a', s1, 6, 100, 0, 0, 0, 0, NULL);
+            rop('a', s1, 6, 100, PROF_ARGS_SEQUENCE_NR, 7, 0, 0, NULL);
+            rop('b', s2, 5, 0, PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD, 8, 99, 1, NULL);  /* malformed (the last count) */
+            { PROF_SCOPE("between"); }
+            rop('b', s3, 4, 5, 0, 0, 0, 0, NULL);
+            rop('a', s4, 1, 0, 0, 0, 0, 0, NULL);                          /* malformed */
+            rop('a', s4, 1, 0, PROF_ARGS_SEQUENCE_NR, 9, 0, 0, NULL);      /* malformed */
+            rop('b', s5, 8, 3, PROF_ARGS_FWD_THREAD, 0, 5, 0, NULL);
+            rop('b', s5, 8, 3, 0, 0, 0, 1, NULL);
+            rop('a', s6, 9, 0, PROF_ARGS_SEQUENCE_NR, 10, 0, 0, NULL);     /* 9 values: past the caches; malformed */
+            rop('a', s3, 4, 0, PROF_ARGS_SEQUENCE_NR, 11, 0, 0, "out");
+            { PROF_SCOPE("between"); }
+        }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) return;
+        n = prof_events_count(ev);
+        CHECK_EQ_INT(n, (size_t)(ROUNDS * PER));
+        CHECK_EQ_INT(prof_events_stats(ev).malformed_shapes, 4 * ROUNDS); /* s2, s4 twice, s6 */
+        for (i = 0; i < n && i < (size_t)(ROUNDS * PER); i++) {
+            prof_event e = get(ev, i), f = get(ev, i % PER);
+            CHECK_EQ_STR(e.name, f.name);
+            CHECK_EQ_STR(e.input_shapes ? e.input_shapes : "None", f.input_shapes ? f.input_shapes : "None");
+            CHECK_EQ_STR(e.overload_name ? e.overload_name : "-", f.overload_name ? f.overload_name : "-");
+            CHECK_EQ_INT(e.flops, f.flops);
+            CHECK_EQ_INT(e.sequence_nr, f.sequence_nr);
+            CHECK_EQ_INT(e.has_fwd_thread, f.has_fwd_thread);
+            CHECK_EQ_INT(e.fwd_thread, f.fwd_thread);
+            CHECK_EQ_INT(e.scope, f.scope);
+            CHECK_EQ_INT(e.is_user_annotation, f.is_user_annotation);
+            CHECK_EQ_INT(e.parent, i % PER ? (int64_t)(i - i % PER) : -1);
+        }
+        /* the first round, as recorded */
+        CHECK_EQ_STR(get(ev, 1).input_shapes, "[[64, 64], [64, 32]]");
+        CHECK_EQ_INT(get(ev, 1).flops, flops ? 100 : 0);
+        CHECK_EQ_INT(get(ev, 2).sequence_nr, 7);
+        CHECK_EQ_STR(get(ev, 3).input_shapes, "[[5], [], [3]]");
+        CHECK_EQ_INT(get(ev, 3).fwd_thread, 99);
+        CHECK_EQ_INT(get(ev, 3).scope, 1);
+        CHECK_EQ_INT(get(ev, 4).is_user_annotation, 1);
+        CHECK_EQ_INT(get(ev, 5).flops, flops ? 5 : 0);
+        CHECK_EQ_STR(get(ev, 6).input_shapes, "[[]]");
+        CHECK_EQ_INT(get(ev, 7).sequence_nr, 9);
+        CHECK_EQ_STR(get(ev, 8).input_shapes, "[[3, 4], [4, 5], [9]]");
+        CHECK_EQ_INT(get(ev, 8).has_fwd_thread, 1);
+        CHECK_EQ_INT(get(ev, 9).has_fwd_thread, 0);
+        CHECK_EQ_STR(get(ev, 10).input_shapes, "[[2], [3], [4], [5], []]");
+        CHECK_EQ_STR(get(ev, 11).overload_name, "out");
+        prof_events_free(ev);
+        check_log_reset();
+    }
+}
+
 static void test_shapes_flops_args(void) {
     prof_config c = config();
     prof_events *ev;
@@ -384,6 +473,7 @@ int main(void) {
     test_shapes_flops_args();
     test_malformed_shapes();
     test_args_many_shapes();
+    test_repeated_ops();
     test_memory();
     test_async();
     test_scope_stacks();
