@@ -8318,7 +8318,11 @@ typedef struct prof__w {
     int no_thread;             /* it could not start: not tried again */
     struct prof__par *par;     /* a worker's writer when formatting in parallel (prof__par_items) */
     size_t chunk;              /* ... and the chunk it is formatting */
+    int can_redo;              /* our own temporary file: prof__w_rewind may start it over */
 } prof__w;
+/* w->err of a format that found, while writing, that it must start over
+   (prof__w_rewind): no errno, never reported. */
+#define PROF__W_REDO (-1)
 static PROF__NI void prof__par_flush(prof__w *w);
 
 /* A writer into caller memory (escaping a name ahead of time). */
@@ -8465,6 +8469,16 @@ static PROF__NI void prof__w_finish(prof__w *w) {
         PROF_FREE(th);
         w->th = NULL;
     }
+}
+/* Empties the file (w->can_redo: a temporary file no one else has seen)
+   to write it again from its first byte; 0, or the errno (in w->err). */
+static PROF__NI int prof__w_rewind(prof__w *w) {
+    w->err = 0;
+    w->n = 0;
+    if (w->th) prof__w_wait_idle(w); /* takes over its error */
+    if (!w->err && (lseek(w->fd, 0, SEEK_SET) != 0 || ftruncate(w->fd, 0) != 0)) w->err = errno;
+    w->written = 0;
+    return w->err;
 }
 static PROF__NI void prof__w_put_slow(prof__w *w, const char *s, size_t n) {
     while (n && !w->err) {
@@ -9205,6 +9219,7 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
         }
         o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
     } while (o->w->fd < 0 && errno == EEXIST && ++tries < 16);
+    o->w->can_redo = o->w->fd >= 0;
     if (o->w->fd >= 0 && have_old) {
         if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
         if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
@@ -9678,7 +9693,7 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
     const prof__ev *v = &e->ev[i];
     if (v->next_sibling >= 0) return e->ev[v->next_sibling].start == v->end;
     if (v->parent >= 0) return 0;
-    return !root_touch || ((root_touch[i >> 3] >> (i & 7)) & 1);
+    return !root_touch || ((__atomic_load_n(&root_touch[i >> 3], __ATOMIC_RELAXED) >> (i & 7)) & 1); /* see prof__tpipe */
 }
 /* Pushes event `idx` on the path with its written dur. In the range where a
    nanosecond is many ulps, whole nanoseconds: an event that ends with (or
@@ -9764,7 +9779,8 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    The pass reads every event before the first is written, so a big list's
    parts are read on two threads (prof__touch_parts): it ran alone while
    the other core waited, ~5 ms of a 1M-event export that write(2) alone
-   takes ~35 ms to copy. */
+   takes ~35 ms to copy. A big trace written to its own temporary file
+   does without the pass: prof__tpipe finds the bits as it writes. */
 /* One part of the pass: events [lo, hi) (lo a multiple of 8, so parts set
    bits in bytes of their own), each thread's first and last top-level
    event in it in first[] and last[] (nthr + 1 slots, UINT32_MAX: none)
@@ -9802,7 +9818,7 @@ static PROF__NI void prof__touch_scan(prof__touch_part *p) {
             uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
             if (!(slot = prof__map_slot(&last, lane, &found))) { p->oom = 1; break; }
         }
-        if (found && ev[*slot].end == v->start) p->bits[*slot >> 3] |= (unsigned char)(1u << (*slot & 7));
+        if (found && ev[*slot].end == v->start) __atomic_fetch_or(&p->bits[*slot >> 3], (unsigned char)(1u << (*slot & 7)), __ATOMIC_RELAXED); /* a worker may read the byte's other bits (prof__tpipe) */
         if (found && ev[*slot].end > v->start) p->overlap = 1;
         *slot = (uint32_t)i;
     }
@@ -9991,6 +10007,7 @@ typedef struct prof__trace_ctx {
     uint32_t *ovl;             /* the events written as pairs though no async ranges (prof__trace_overlaps), owned */
     size_t novl;
     int on_device;             /* any event on a device (else no GPU lanes to name) */
+    struct prof__tpipe *tp;    /* root_touch still being found, or NULL (prof__trace_events) */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -10577,7 +10594,7 @@ static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v
         *top = t;
     } else {
         if (!(v->end < PROF__EXACT_NS)) return 0;
-        *root_touches = v->next_sibling < 0 && (!f->root_touch || ((f->root_touch[i >> 3] >> (i & 7)) & 1));
+        *root_touches = v->next_sibling < 0 && (!f->root_touch || ((__atomic_load_n(&f->root_touch[i >> 3], __ATOMIC_RELAXED) >> (i & 7)) & 1));
     }
     return v->start > -PROF__EXACT_NS && *top + 2 <= f->cap;
 }
@@ -10756,6 +10773,59 @@ static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t
     }
 }
 
+/* root_touch found while the events are written. The pass of
+   prof__root_touch reads every event before the first byte of them can
+   go out: with the writes of a big trace serialised by the file (its
+   inode lock), that pass (5-15 ms for 1M events here, against 40-60 ms of
+   write(2)) came whole on top of them. So a big trace written to its
+   temporary file starts on the guess that its events nest (most do:
+   every recorded list without async ranges or steps cut across scopes)
+   and are on the CPU (no use_device), and finds the bits as it goes: a
+   worker, before it formats a chunk, scans on until every top-level event
+   before the chunk's end has met its lane's next one (or the list ends),
+   under the pipe's lock, one worker at a time, a step of chunks at once.
+   An event that overlaps (a pair, then) or one on a device proves the
+   guess wrong: the export stops (PROF__W_REDO), empties its temporary file
+   and writes it again, with the whole pass first, so the bytes are always
+   those of prof__root_touch's bits. A bit is set while a worker may read
+   its byte's others: atomic or and loads (relaxed: a worker reads only
+   bits the pipe's lock has published to it). */
+#define PROF__TP_STEP ((size_t)1 << 13) /* events scanned per turn */
+typedef struct prof__tpipe {
+    pthread_mutex_t lock;
+    prof__touch_part part;     /* the scan: lo = events scanned, last = each thread's pending top-level event */
+    size_t resolved;           /* every top-level event below it has its final bit */
+    int abort;                 /* the guess failed: start over */
+} prof__tpipe;
+/* Whether every bit below `end` is final (else the guess failed). The
+   scan keeps ahead, to four times `end`: it ends when a quarter of the
+   events are written, so a guess that fails wastes at most that much.
+   A worker whose bits are final does not wait while the other scans. */
+static PROF__NI int prof__tp_ensure(prof__tpipe *tp, size_t end) {
+    prof__touch_part *p = &tp->part;
+    const size_t slots = p->e->nthr + 1, n = p->e->n, want = end < n / 4 && 4 * end + PROF__TP_STEP < n ? 4 * end + PROF__TP_STEP : n;
+    size_t t, r;
+    for (;;) {
+        if (__atomic_load_n(&tp->resolved, __ATOMIC_ACQUIRE) >= end) {
+            if (pthread_mutex_trylock(&tp->lock) != 0) return 1;
+        } else {
+            pthread_mutex_lock(&tp->lock);
+        }
+        if (tp->abort || (tp->resolved >= end && p->lo >= want)) break;
+        p->hi = n - p->lo > PROF__TP_STEP ? p->lo + PROF__TP_STEP : n;
+        prof__touch_scan(p);
+        if (p->overlap || p->dev || p->oom) { tp->abort = 1; break; }
+        p->lo = r = p->hi;
+        if (r < n) /* the pending events have not met their next */
+            for (t = 0; t < slots; t++) if (p->last[t] != UINT32_MAX && p->last[t] < r) r = p->last[t];
+        __atomic_store_n(&tp->resolved, r, __ATOMIC_RELEASE); /* after the bits it publishes */
+        pthread_mutex_unlock(&tp->lock);
+    }
+    r = !tp->abort;
+    pthread_mutex_unlock(&tp->lock);
+    return (int)r;
+}
+
 /* The trace's events in parallel (prof__par_items): each worker has its
    own context (its own cache of clean strings) and starts each chunk with
    an empty path of ancestors and the chunk's first index. */
@@ -10778,6 +10848,7 @@ static void prof__trace_worker_chunk(void *ctx, size_t first) {
 }
 static void prof__trace_worker_items(prof__w *w, void *ctx, size_t first, size_t end) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
+    if (cx->tp && !prof__tp_ensure(cx->tp, end)) { w->err = PROF__W_REDO; return; }
     prof__w_events(w, cx->e, first, end, cx);
 }
 static void prof__trace_worker_close(void *ctx) {
@@ -11104,9 +11175,15 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
 /* The events, in parallel when the trace is big (prof__par_items), else
    here; with what only they need: the cache of clean strings, the
    top-level events that touch their follower, the memo of stacks. */
-static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp) {
+static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__trace_ctx *cx);
+static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp, int may_guess) {
     int overlap = 0;
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
+    cx->xp = xp;
+    if (may_guess && w->can_redo && e->in_order && !e->use_device && e->n >= prof__par_min_events && e->n < UINT32_MAX) {
+        prof__trace_events_guess(w, e, cx); /* the bits as it goes: prof__tpipe */
+        return;
+    }
     cx->on_device = 1;
     cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap); /* NULL: every top-level event is assumed to touch */
     if (overlap || !cx->root_touch || !e->in_order) { /* events that may overlap: found, and left off the lanes */
@@ -11123,9 +11200,59 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
     if (cx->on_device && prof__api_calls(e, api) != 0) w->err = ENOMEM;
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
-    cx->xp = xp;
     if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
         prof__w_events(w, e, 0, e->n, cx);
+}
+/* prof__trace_events on the guess that the events nest on the CPU
+   (prof__tpipe); w->err PROF__W_REDO where it failed. */
+static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__trace_ctx *cx) {
+    const size_t slots = e->nthr + 1;
+    prof__tpipe tp;
+    uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * slots);
+    memset(&tp, 0, sizeof tp);
+    cx->root_touch = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    if (!lanes || !cx->root_touch || pthread_mutex_init(&tp.lock, NULL) != 0) { /* no memory: the pass first */
+        PROF_FREE(lanes);
+        w->err = PROF__W_REDO;
+        return;
+    }
+    memset(cx->root_touch, 0, e->n / 8 + 1);
+    memset(lanes, 0xFF, 2 * slots * sizeof *lanes);
+    tp.part.e = e;
+    tp.part.bits = cx->root_touch;
+    tp.part.first = lanes;
+    tp.part.last = lanes + slots;
+    cx->path.root_touch = cx->root_touch;
+    cx->on_device = 0;
+    cx->memo = prof__memo_new(e);              /* optional */
+    cx->calls = NULL;                          /* no event on a device */
+    cx->tp = &tp;
+    if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx) && !w->err) {
+        if (prof__tp_ensure(&tp, e->n)) { /* one thread: the bits whole, then the events */
+            cx->tp = NULL;
+            prof__w_events(w, e, 0, e->n, cx);
+        } else {
+            w->err = PROF__W_REDO;
+        }
+    }
+    cx->tp = NULL;
+    pthread_mutex_destroy(&tp.lock);
+    PROF_FREE(lanes);
+}
+/* Undoes prof__trace_events, for a second run. */
+static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
+    prof__path_free(&cx->path);
+    prof__memo_free(cx->memo);
+    PROF_FREE(cx->root_touch);
+    PROF_FREE(cx->ovl);
+    PROF_FREE(cx->cache);
+    cx->memo = NULL;
+    cx->root_touch = NULL;
+    cx->ovl = NULL;
+    cx->novl = 0;
+    cx->cache = NULL;
+    cx->calls = NULL;
+    cx->path.root_touch = NULL;
 }
 PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
     static const char *const who = "prof_export_chrome_trace";
@@ -11146,7 +11273,12 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     else r = prof__out_open(&o, path, who);
     if (r == PROF_OK) {
         prof__trace_head(o.w, e);
-        prof__trace_events(o.w, e, cx, &api, &xp);
+        prof__trace_events(o.w, e, cx, &api, &xp, 1);
+        if (o.w->err == PROF__W_REDO && prof__w_rewind(o.w) == 0) { /* the guess of prof__tpipe failed: again, with the whole pass first */
+            prof__trace_events_undo(cx);
+            prof__trace_head(o.w, e);
+            prof__trace_events(o.w, e, cx, &api, &xp, 0);
+        }
         prof__trace_instants(o.w, e, pid);
         prof__trace_flows(o.w, e, &api, pid);
         if (cx->on_device) prof__trace_gpu_lanes(o.w, e);

@@ -25,7 +25,10 @@
    *_floor_speed_ratio_model, the ratio on two idle cores if formatting
    and writing overlap fully (from the formatting's CPU time into
    /dev/null and the floor's), and *_overlap_efficiency, that bound over
-   the measured time (1 = both cores busy throughout).
+   the measured time (1 = both cores busy throughout). And from the CPU
+   time the export into the file itself took (*_export_cpu_ns_per_event,
+   beside formatting + write alone: what running them side by side adds),
+   *_floor_speed_ratio_cpu: the ratio on two idle cores at that CPU time.
 
    The tree is built before timing (prof_events_build_tree), so the figures
    are the exporter alone. The files go to $PROF_BENCH_EXPORT_DIR, by
@@ -239,18 +242,20 @@ static double best_of(const double *v, size_t k) {
    floor; prints `<prefix>_*` figures; returns the median time (0 on
    failure) and the file's size in *size_out. */
 static double measure(const char *prefix, export_fn fn, prof_events *ev, size_t n, size_t reps, const char *path, double *size_out) {
-    double secs[32], nul[32], nulc[32], fl[32], flc[32], size = 0, best, med, nmed = 0, ncpu = 0, fmed, fbest, fcpu;
+    double secs[32], xc[32], nul[32], nulc[32], fl[32], flc[32], size = 0, best, med, nmed = 0, ncpu = 0, fmed, fbest, fcpu;
     size_t i, k = 0, chunk;
     int two;
     struct stat st;
     for (i = 0; i < reps; i++) {
-        double t0, t1;
+        double t0, t1, c0;
         prof_result r;
         unlink(path);
         t0 = now_s();
+        c0 = cpu_s();
         r = fn(ev, path);
         t1 = now_s();
         if (r != PROF_OK) { printf("# %s: export failed: %s\n", prefix, prof_last_error()); break; }
+        xc[k] = cpu_s() - c0;
         secs[k++] = t1 - t0;
         if (stat(path, &st) == 0) size = (double)st.st_size;
     }
@@ -306,6 +311,17 @@ static double measure(const char *prefix, export_fn fn, prof_events *ev, size_t 
             printf("%s_floor_speed_ratio_model %.3f (floor cpu %.4f s / max(write, %s) with formatting cpu %.4f s: two idle cores, full overlap)\n",
                    prefix, fcpu / ideal, fcpu, two ? "(format + write) / 2" : "format", ncpu);
             printf("%s_overlap_efficiency %.2f (that bound / the export's median time; 1 = both cores busy throughout; noisy)\n", prefix, ideal / med);
+        }
+        {
+            /* The CPU the export itself spent (all threads, into the
+               file): against the formatting's and the floor's, what
+               running them side by side added (cache, memory bandwidth);
+               spread over two idle cores, the ratio it would reach. */
+            double xcpu = median(xc, k), spread = two ? xcpu / 2 : xcpu - fcpu;
+            if (spread < fcpu) spread = fcpu;
+            printf("%s_export_cpu_ns_per_event %.1f ns (format + write alone: %.1f)\n", prefix, xcpu / (double)n * 1e9, (ncpu + fcpu) / (double)n * 1e9);
+            printf("%s_floor_speed_ratio_cpu %.3f (floor cpu / max(write, %s) from the export's own cpu: two idle cores, full overlap)\n",
+                   prefix, fcpu / spread, two ? "export / 2" : "export - write");
         }
     }
     fflush(stdout);

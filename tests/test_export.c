@@ -2035,6 +2035,59 @@ static void test_touch_parts_same_bytes(void) {
     }
 }
 
+/* A big trace written to its file starts on the guess that its events
+   nest on the CPU, finding the touching top-level events as it goes, and
+   starts over when an event proves it wrong (prof__tpipe): the file is
+   the bytes one pass and one thread write, whether the guess holds, fails
+   near the end (an overlap: the events already written are thrown away)
+   or fails on a device event (a hand-built list without use_device), with
+   chunks of 97 events on two threads. */
+static void test_guess_same_bytes(void) {
+    const size_t n = 3000;
+    size_t old_min = prof__par_min_events, old_chunk = prof__par_chunk, v;
+    for (v = 0; v < 3; v++) {
+        prof_events *ev = prof_events_create();
+        char *seq, *par;
+        size_t seq_len = 0, par_len = 0, k = 0;
+        if (!CHECK(ev != NULL)) return;
+        touch_parts_list(ev, n, v == 1 ? n - 9 : n);
+        if (v == 2) {
+            prof_event_desc d;
+            memset(&d, 0, sizeof d);
+            d.name = "tp kernel";
+            d.device_type = PROF_DEVICE_CUDA;
+            d.start_ns = 1000000 + (int64_t)(n / 3) * 100 + 50; /* the last event */
+            d.end_ns = d.start_ns + 10;
+            CHECK(prof_events_add(ev, &d) >= 0);
+        }
+        CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+        rm_tree(STREAM_DIR);
+        CHECK(mkdir(STREAM_DIR, 0755) == 0);
+        prof__par_min_events = (size_t)-1; /* one pass, one thread */
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/a.json"), PROF_OK);
+        prof__par_min_events = 0;
+        prof__par_chunk = 97;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, STREAM_DIR "/b.json"), PROF_OK);
+        prof__par_min_events = old_min;
+        prof__par_chunk = old_chunk;
+        seq = check_read_file_n(STREAM_DIR "/a.json", &seq_len);
+        par = check_read_file_n(STREAM_DIR "/b.json", &par_len);
+        if (CHECK(seq && par)) {
+            char *tn = strstr(par, "b.json\"");
+            if (CHECK(tn != NULL)) *tn = 'a'; /* the traceName, the path */
+            while (k < seq_len && k < par_len && seq[k] == par[k]) k++;
+            CHECK_MSG(seq_len == par_len && k == seq_len, "%s: the trace written on the guess differs at byte %zu (sizes %zu, %zu)",
+                      v == 0 ? "nested" : v == 1 ? "late overlap" : "device", k, seq_len, par_len);
+            CHECK(strstr(seq, "\"ts\": 1000.000, \"dur\": 0.099,") != NULL); /* touching: 1 ns short */
+            CHECK((v == 1) == !!strstr(seq, "\"ph\": \"b\"")); /* the overlapping one: a pair */
+            CHECK((v == 2) == !!strstr(seq, "tp kernel"));
+        }
+        free(seq);
+        free(par);
+        prof_events_free(ev);
+    }
+}
+
 /* Big traces are formatted by two threads in chunks: the file must be the
    same bytes as one thread writes. Nesting 6 deep across chunk boundaries,
    chains 520 deep across chunk boundaries (past the trimming's cached path),
@@ -2336,6 +2389,7 @@ int main(void) {
     PHASE(test_streaming());
     PHASE(test_parallel_same_bytes());
     PHASE(test_touch_parts_same_bytes());
+    PHASE(test_guess_same_bytes());
     PHASE(test_fast_same_bytes());
     PHASE(test_deep_nesting());
     rm_tree(ERR_DIR); /* only the checked outputs stay in build/export */
