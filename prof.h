@@ -9262,6 +9262,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
 }
 static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     int err;
+    prof_result rc;
     prof__w_finish(o->w);
     err = o->w->err;
     if (err && o->in_place && ftruncate(o->w->fd, 0) != 0) {} /* nothing that looks complete */
@@ -9269,10 +9270,13 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
     if (err && o->tmp) unlink(o->tmp);
     prof__out_free(o);
-    if (err && o->in_place)
-        return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' in place (its directory is not writable) failed: %s; the file was emptied", who, o->path, strerror(err));
-    if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: writing '%s' failed: %s; no file was left in its place", who, o->path, strerror(err));
-    return PROF_OK;
+    if (!err) return PROF_OK;
+    if (err < 0) err = EIO; /* PROF__W_REDO that was never redone: cannot happen, but never "Unknown error -1" */
+    /* out of memory (a format's own, or its writer's) is PROF_E_NOMEM, one message */
+    rc = err == ENOMEM ? PROF_E_NOMEM : PROF_E_IO;
+    if (o->in_place)
+        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable) failed: %s; the file was emptied", who, o->path, strerror(err));
+    return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' failed: %s; the file was not replaced (a file already there is unchanged)", who, o->path, strerror(err));
 }
 
 /* ----- >>x_options: export options (prof_events_set_export_options) -----
@@ -9921,8 +9925,8 @@ static PROF__NI int prof__trace_overlaps(const prof_events *e, uint32_t **out, s
     int rc = -1;
     *out = NULL;
     *nout = 0;
+    if (st) memset(st, 0, (nt + 1) * sizeof *st); /* freed at done, also when dep failed */
     if (!st || !dep) goto done;
-    memset(st, 0, (nt + 1) * sizeof *st);
     memset(dep, 0, 2 * (nt + 1) * sizeof *dep);
     if (!e->in_order) { /* a list built in another order: sorted indices */
         if (!(order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) goto done;
@@ -11185,12 +11189,14 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
         return;
     }
     cx->on_device = 1;
-    cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap); /* NULL: every top-level event is assumed to touch */
-    if (overlap || !cx->root_touch || !e->in_order) { /* events that may overlap: found, and left off the lanes */
+    /* NULL is out of memory: the export fails rather than write every
+       top-level dur as if it touched its follower (a nanosecond short) */
+    if (!(cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap))) { w->err = ENOMEM; return; }
+    if (overlap || !e->in_order) { /* events that may overlap: found, and left off the lanes */
         if (prof__trace_overlaps(e, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
         if (cx->novl) {
             PROF_FREE(cx->root_touch);
-            cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap);
+            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap))) { w->err = ENOMEM; return; }
         }
     }
     cx->path.root_touch = cx->root_touch;
@@ -11268,6 +11274,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     memset(&scratch, 0, sizeof scratch);
     memset(&api, 0, sizeof api);
     cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    if (cx) memset(cx, 0, sizeof *cx); /* prof__trace_ctx_free reads it also when prof__xp_init failed first */
     if (prof__xp_init(&xp, e) != 0 || !cx || prof__trace_ctx_init(cx, e, pid, &scratch) != 0)
         r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     else r = prof__out_open(&o, path, who);
@@ -12288,8 +12295,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     if (pf.oom || pf.pkt.oom || pf.msg.oom || pf.sub.oom || pf.sub2.oom) {
         prof__pft_free(&pf);
         o.w->err = ENOMEM;
-        prof__out_close(&o, who);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        return prof__out_close(&o, who);
     }
     prof__pft_free(&pf);
     return prof__out_close(&o, who);
@@ -12647,8 +12653,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     prof__folded_free(&f);
     if (lines < 0) {
         o.w->err = ENOMEM;
-        prof__out_close(&o, who);
-        return PROF_E_NOMEM;
+        return prof__out_close(&o, who);
     }
     r = prof__out_close(&o, who);
     /* an empty file, as PyTorch writes it, but not without a word */
@@ -12869,8 +12874,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     if (p.oom) {
         prof__pp_free(&p);
         o.w->err = ENOMEM;
-        prof__out_close(&o, who);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        return prof__out_close(&o, who);
     }
     prof__pp_free(&p);
     return prof__out_close(&o, who);
