@@ -432,7 +432,9 @@
    never delivered to the host (one the host had pending stays). A table
    printed to a stream (prof_events_print_table, prof_averages_print_table,
    prof_report's) is flushed, and fails the same way (PROF_E_IO): after a
-   failed table prof_report still writes its files.
+   failed table prof_report still writes its files. An export that runs
+   out of memory fails with PROF_E_NOMEM, in one message, and leaves the
+   files as a failed write does.
    Messages longer than prof_last_error's 511 bytes (a long path) lose
    their middle, not the reason at their end.
    TIMES IN THE JSON TRACE: ts is the exact start (three decimals of us);
