@@ -6888,8 +6888,7 @@ typedef struct prof__grouping {
     size_t capracc;
     prof__gxacc *xacc; /* with memos: the sums of rows whose first node's entry holds another row's */
     size_t nxacc, capxacc;
-    uint32_t *acc_of;  /* with memos, no extras and no device times: per event, its row's acc
-                          (prof__grouping_memo_lin), else NULL */
+    int lin;           /* with memos, no extras and no device times: prof__grouping_memo_lin */
     prof__map copied;  /* finish: a string of the list -> its copy's index */
     const char **copies;
     size_t ncopies, capcopies;
@@ -7256,7 +7255,7 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv, lv_bytes = 0;
     /* self times by parents (prof__grouping_memo_lin): no event has an
        extra record (its memory would be walked from its children) and no
-       device times, every event's node in stk */
+       device times, every event's node in stk, indices in 32 bits */
     int lin = e->nex <= 1 && !e->dev_memo && e->n < UINT32_MAX && e->capstk >= e->n;
     size_t w = gr->g.group_by_stack_n <= PROF__GLEVELS ? (size_t)gr->g.group_by_stack_n - 1 : 0; /* prof__gstack_hashes' row */
     /* scope stacks: about a row per node. Room for that many rows
@@ -7267,11 +7266,8 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
        back at the end), the rows in huge pages. Without it (no
        memory for it), they grow as they go. */
     want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
-    /* one place for prof__gstack_hashes' rows, then acc_of (fresh memory
-       is a fault a page) */
     if (w && e->nnodes + 1 <= PROF__MAX_ELEMS(w * sizeof(uint64_t))) lv_bytes = (e->nnodes + 1) * w * sizeof(uint64_t);
     else if (w) return -1;
-    if (lin && e->n * sizeof *gr->acc_of > lv_bytes) lv_bytes = e->n * sizeof *gr->acc_of;
     if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
     /* the rows' map sized once too: its doublings rehashed every
        key and left their old arrays behind, fresh memory each */
@@ -7292,7 +7288,7 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     gr->first = (uint32_t *)(void *)(gr->arena + at_first);
     gr->racc = (uint32_t *)(void *)(gr->arena + at_racc);
     gr->capfirst = gr->capracc = want;
-    gr->acc_of = lin ? (uint32_t *)(void *)(gr->arena + at_lv) : NULL; /* after the hashes */
+    gr->lin = lin;
     for (i = 0; i < mcap; i++) gr->rows.vals[i] = UINT32_MAX;
     for (i = 0; i <= e->nnodes; i++) {
         prof__gmemo *m = &gr->memo[i];
@@ -7341,11 +7337,15 @@ static __inline__ __attribute__((always_inline)) prof__ghot *prof__gsums(const p
 }
 /* The same loop with self times taken from the parents' side: an event
    adds its duration to its row's self time and takes it from its
-   parent's row's (found through acc_of, the acc of every event before
-   it), where prof__group_add walks each event's children, a chain of
-   misses for an outer scope, whose children are far apart. Every access
-   of an event is then to it, its memo entry or its parent's (a few
-   events back, or an outer scope's, touched by each of its children).
+   parent's row's, where prof__group_add walks each event's children, a
+   chain of misses for an outer scope, whose children are far apart.
+   Every access of an event is then to it, its memo entry or its
+   parent's (a few events back, or an outer scope's, touched by each of
+   its children), none waiting for another. The parent's row is its
+   memo entry's while that holds the parent's key (scope stacks: always),
+   else found again (no new row: the parent came first). No array per
+   event: an acc per event (40 MB at 10M events, fresh pages) cost the
+   first call more than the parent's entry does.
    Each row's self time is then the same sum in another order, exactly
    the same where no partial sum saturates: the caller checks that
    (returns 1, also when a parent comes after its child, and the sums are
@@ -7361,7 +7361,6 @@ static PROF__NI int prof__grouping_memo_lin(prof__grouping *gr, prof_averages *a
     const prof_events *e = gr->e;
     const prof__ev *ev = e->ev;
     prof__gmemo *memo = gr->memo;
-    uint32_t *acc_of = gr->acc_of;
     size_t i, n = e->n;
     uint64_t big = 0; /* |duration| >> 32 summed (< 2^63, no wrap): the sum of every
                          |duration| is below 2^32 (big + n) */
@@ -7386,7 +7385,7 @@ static PROF__NI int prof__grouping_memo_lin(prof__grouping *gr, prof_averages *a
         if (!(m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)))) &&
             prof__group_row_miss(gr, a, i, node) == UINT32_MAX)
             return -1;
-        acc_of[i] = acc = m->acc;
+        acc = m->acc;
         h = acc == node ? &m->h : prof__gsums(gr, acc);
         h->count++;
         if (v->device_type == PROF_DEVICE_CPU) {
@@ -7395,7 +7394,15 @@ static PROF__NI int prof__grouping_memo_lin(prof__grouping *gr, prof_averages *a
         }
         if (p >= 0) {
             if ((size_t)p < i) {
-                prof__ghot *hp = prof__gsums(gr, acc_of[p]);
+                const prof__ev *pv = &ev[p];
+                uint32_t pnode = stk[p];
+                prof__gmemo *pm = &memo[pnode];
+                prof__ghot *hp;
+                if (!(pm->site == pv->site && pm->node_id == pv->node_id &&
+                      pm->kind == ((uint32_t)pv->device_type << 16 | (pv->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)))) &&
+                    prof__group_row_miss(gr, a, (size_t)p, pnode) == UINT32_MAX) /* its row, made already */
+                    return -1;
+                hp = prof__gsums(gr, pm->acc);
                 hp->self_cpu = (int64_t)((uint64_t)hp->self_cpu - d);
             } else {
                 later = 1;
@@ -7467,9 +7474,9 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
         int more = gr.g.group_by_overload_name || gr.g.group_by_input_shapes;
         if (gr.memo) { /* by stack with memos (never `more`): the memo tested here, prof__group_row on a miss */
-            int lin = gr.acc_of ? prof__grouping_memo_lin(&gr, a, stk) : 1;
+            int lin = gr.lin ? prof__grouping_memo_lin(&gr, a, stk) : 1;
             if (lin < 0) goto oom;
-            if (lin && gr.acc_of) { /* the sums in the list's order instead: from 0 again */
+            if (lin && gr.lin) { /* the sums in the list's order instead: from 0 again */
                 for (i = 0; i <= e->nnodes; i++) memset(&gr.memo[i].h, 0, sizeof gr.memo[i].h);
                 for (i = 0; i < gr.nxacc; i++) memset(&gr.xacc[i].h, 0, sizeof gr.xacc[i].h);
             }
