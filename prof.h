@@ -7079,11 +7079,15 @@ typedef struct prof__grouping {
     size_t capracc;
     prof__gxacc *xacc; /* with memos: the sums of rows whose first node's entry holds another row's */
     size_t nxacc, capxacc;
+    int lin;           /* with memos, no extras and no device times: prof__grouping_memo_lin */
     prof__map copied;  /* finish: a string of the list -> its copy's index */
     const char **copies;
     size_t ncopies, capcopies;
     const char **node_copy; /* finish: per stack node, its frame's copy (NULL = not yet) */
     const char **site_copy; /* finish: per site, its name's copy (NULL = not yet) */
+    const char *copy_src[64], *copy_dst[64]; /* finish: a string's copy, a slot per string's
+                                                address, before the map (stack nodes share
+                                                frames: 51 frames on 61k nodes in the stress case) */
     /* With memos, one block of huge pages for memo, fh, node_copy, the
        rows' map and first and racc as first sized (each array in 4 KiB
        pages cost a fault per page touched, 680 in all for the stress
@@ -7346,16 +7350,22 @@ static PROF__NI void prof__grouping_free(prof__grouping *gr) {
 static PROF__NI const char *prof__group_copy(prof__grouping *gr, prof_averages *a, const char *s) {
     uint32_t *slot;
     int found;
+    size_t k = (size_t)(((uintptr_t)s >> 3) ^ ((uintptr_t)s >> 9)) & 63u;
     if (!s) return NULL;
+    if (gr->copy_src[k] == s) return gr->copy_dst[k];
     if (!(slot = prof__map_slot(&gr->copied, (uint64_t)(uintptr_t)s, &found))) return NULL;
-    if (found) return gr->copies[*slot];
+    if (found) {
+        gr->copy_src[k] = s;
+        return gr->copy_dst[k] = gr->copies[*slot];
+    }
     /* the key is in the map now: its value must be set, or the map dropped */
     if (!PROF__PUSH_OK(gr->copies, gr->ncopies, gr->capcopies) || !(gr->copies[gr->ncopies] = prof__intern(&a->strs, s))) {
         prof__map_free(&gr->copied);
         return NULL;
     }
     *slot = (uint32_t)gr->ncopies;
-    return gr->copies[gr->ncopies++];
+    gr->copy_src[k] = s;
+    return gr->copy_dst[k] = gr->copies[gr->ncopies++];
 }
 /* The rows' other fields, from their first events (prof__row_of_event's),
    with the strings copied so the averages outlive the list: a row's name
@@ -7433,7 +7443,11 @@ static PROF__NI int prof__group_finish(prof__grouping *gr, prof_averages *a) {
 static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     const prof_events *e = gr->e;
     size_t i, want, mcap;
-    size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv = 0;
+    size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv, lv_bytes = 0;
+    /* self times by parents (prof__grouping_memo_lin): no event has an
+       extra record (its memory would be walked from its children) and no
+       device times, every event's node in stk, indices in 32 bits */
+    int lin = e->nex <= 1 && !e->dev_memo && e->n < UINT32_MAX && e->capstk >= e->n;
     size_t w = gr->g.group_by_stack_n <= PROF__GLEVELS ? (size_t)gr->g.group_by_stack_n - 1 : 0; /* prof__gstack_hashes' row */
     /* scope stacks: about a row per node. Room for that many rows
        up front (at most an eighth of the events: 19 B an event of
@@ -7443,6 +7457,8 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
        back at the end), the rows in huge pages. Without it (no
        memory for it), they grow as they go. */
     want = e->nnodes + e->nsites < e->n / 8 + 64 ? e->nnodes + e->nsites : e->n / 8 + 64;
+    if (w && e->nnodes + 1 <= PROF__MAX_ELEMS(w * sizeof(uint64_t))) lv_bytes = (e->nnodes + 1) * w * sizeof(uint64_t);
+    else if (w) return -1;
     if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
     /* the rows' map sized once too: its doublings rehashed every
        key and left their old arrays behind, fresh memory each */
@@ -7450,7 +7466,7 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     if (!prof__gpart(&off, &at_memo, e->nnodes + 1, sizeof *gr->memo) || !prof__gpart(&off, &at_fh, e->nnodes + 1, sizeof *gr->fh) ||
         !prof__gpart(&off, &at_copy, e->nnodes, sizeof *gr->node_copy) || !prof__gpart(&off, &at_keys, mcap, sizeof *gr->rows.keys) ||
         !prof__gpart(&off, &at_vals, mcap, sizeof *gr->rows.vals) || !prof__gpart(&off, &at_first, want, sizeof *gr->first) ||
-        !prof__gpart(&off, &at_racc, want, sizeof *gr->racc) || (w && !prof__gpart(&off, &at_lv, e->nnodes + 1, w * sizeof(uint64_t))) ||
+        !prof__gpart(&off, &at_racc, want, sizeof *gr->racc) || !prof__gpart(&off, &at_lv, lv_bytes, 1) ||
         !(gr->arena = (char *)prof__malloc_huge(off, 1)))
         return -1;
     gr->arena_bytes = off;
@@ -7463,6 +7479,7 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     gr->first = (uint32_t *)(void *)(gr->arena + at_first);
     gr->racc = (uint32_t *)(void *)(gr->arena + at_racc);
     gr->capfirst = gr->capracc = want;
+    gr->lin = lin;
     for (i = 0; i < mcap; i++) gr->rows.vals[i] = UINT32_MAX;
     for (i = 0; i <= e->nnodes; i++) {
         prof__gmemo *m = &gr->memo[i];
@@ -7504,6 +7521,87 @@ static PROF__NI int prof__grouping_memo_loop(prof__grouping *gr, prof_averages *
         prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, &a->rows[r]);
     }
     return 0;
+}
+/* The place of an acc's sums (prof__gmemo's acc). */
+static __inline__ __attribute__((always_inline)) prof__ghot *prof__gsums(const prof__grouping *gr, uint32_t acc) {
+    return acc <= gr->e->nnodes ? &gr->memo[acc].h : &gr->xacc[acc - gr->e->nnodes - 1].h;
+}
+/* The same loop with self times taken from the parents' side: an event
+   adds its duration to its row's self time and takes it from its
+   parent's row's, where prof__group_add walks each event's children, a
+   chain of misses for an outer scope, whose children are far apart.
+   Every access of an event is then to it, its memo entry or its
+   parent's (a few events back, or an outer scope's, touched by each of
+   its children), none waiting for another. The parent's row is its
+   memo entry's while that holds the parent's key (scope stacks: always),
+   else found again (no new row: the parent came first). No array per
+   event: an acc per event (40 MB at 10M events, fresh pages) cost the
+   first call more than the parent's entry does.
+   Each row's self time is then the same sum in another order, exactly
+   the same where no partial sum saturates: the caller checks that
+   (returns 1, also when a parent comes after its child, and the sums are
+   made again in the list's order; -1: out of memory). With every
+   |duration| summed below 2^62, no sum of prof__group_add's (an event's
+   self time: its duration less its children's; a row's: those summed)
+   comes near the bounds (the check counts each duration at its whole
+   2^32 ns above, so a list of 2^30 events or more is always made again).
+   Only without extra records and device times
+   (prof__grouping_memos' `lin`), so count, CPU and self CPU time are
+   all it adds. */
+static PROF__NI int prof__grouping_memo_lin(prof__grouping *gr, prof_averages *a, const uint32_t *stk) {
+    const prof_events *e = gr->e;
+    const prof__ev *ev = e->ev;
+    prof__gmemo *memo = gr->memo;
+    size_t i, n = e->n;
+    uint64_t big = 0; /* |duration| >> 32 summed (< 2^63, no wrap): the sum of every
+                         |duration| is below 2^32 (big + n) */
+    int later = 0; /* a parent after its child */
+    for (i = 0; i < n; i++) {
+        const prof__ev *v = &ev[i];
+        uint32_t node = stk[i], acc;
+        prof__gmemo *m = &memo[node];
+        prof__ghot *h;
+        uint64_t d = (uint64_t)v->end - (uint64_t)v->start, ad = d >> 63 ? 0 - d : d;
+        int32_t p = v->parent;
+#if defined(__GNUC__) || defined(__clang__)
+        /* the memo entry of an event a few ahead: scope stacks' nodes
+           come in no order, each event's entry a cache miss; an entry
+           of 48 bytes in two lines half the time, its sums in the second */
+        {
+            const prof__gmemo *ahead = &memo[stk[i + 8 < n ? i + 8 : i]];
+            __builtin_prefetch(ahead, 1);
+            __builtin_prefetch(&ahead->h.self_cpu, 1);
+        }
+#endif
+        if (!(m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)))) &&
+            prof__group_row_miss(gr, a, i, node) == UINT32_MAX)
+            return -1;
+        acc = m->acc;
+        h = acc == node ? &m->h : prof__gsums(gr, acc);
+        h->count++;
+        if (v->device_type == PROF_DEVICE_CPU) {
+            h->cpu = (int64_t)((uint64_t)h->cpu + d);
+            if (!(v->flags & PROF__F_ASYNC)) h->self_cpu = (int64_t)((uint64_t)h->self_cpu + d);
+        }
+        if (p >= 0) {
+            if ((size_t)p < i) {
+                const prof__ev *pv = &ev[p];
+                uint32_t pnode = stk[p];
+                prof__gmemo *pm = &memo[pnode];
+                prof__ghot *hp;
+                if (!(pm->site == pv->site && pm->node_id == pv->node_id &&
+                      pm->kind == ((uint32_t)pv->device_type << 16 | (pv->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)))) &&
+                    prof__group_row_miss(gr, a, (size_t)p, pnode) == UINT32_MAX) /* its row, made already */
+                    return -1;
+                hp = prof__gsums(gr, pm->acc);
+                hp->self_cpu = (int64_t)((uint64_t)hp->self_cpu - d);
+            } else {
+                later = 1;
+            }
+        }
+        big += ad >> 32;
+    }
+    return later || big + n >= (uint64_t)1 << 30; /* the sum of |durations| at 2^62 or past */
 }
 /* The sums the memos kept apart from their rows, into the rows. */
 static PROF__NI void prof__grouping_sums(const prof__grouping *gr, prof_averages *a) {
@@ -7567,7 +7665,13 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
         size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
         int more = gr.g.group_by_overload_name || gr.g.group_by_input_shapes;
         if (gr.memo) { /* by stack with memos (never `more`): the memo tested here, prof__group_row on a miss */
-            if (prof__grouping_memo_loop(&gr, a, stk, nstk) != 0) goto oom;
+            int lin = gr.lin ? prof__grouping_memo_lin(&gr, a, stk) : 1;
+            if (lin < 0) goto oom;
+            if (lin && gr.lin) { /* the sums in the list's order instead: from 0 again */
+                for (i = 0; i <= e->nnodes; i++) memset(&gr.memo[i].h, 0, sizeof gr.memo[i].h);
+                for (i = 0; i < gr.nxacc; i++) memset(&gr.xacc[i].h, 0, sizeof gr.xacc[i].h);
+            }
+            if (lin && prof__grouping_memo_loop(&gr, a, stk, nstk) != 0) goto oom;
         } else {
             for (i = 0; i < e->n; i++) {
                 uint32_t node = i < nstk ? stk[i] : 0;

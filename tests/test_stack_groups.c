@@ -124,8 +124,10 @@ static void table_free(table *t) {
 
 /* Some events differ in what else their row's key holds (node_id, user
    annotation), some carry memory and FLOPs (an extra record each). */
+static int with_extras = 1; /* 0: no event has an extra record (key_averages' self times by parents) */
 static void vary(prof_event_desc *d) {
     uint32_t r = rnd(16);
+    if (r == 2 && !with_extras) r = 3;
     if (r == 0) { d->set |= PROF_EVENT_NODE_ID; d->node_id = (int)rnd(2); }
     if (r == 1) d->set |= PROF_EVENT_USER_ANNOTATION;
     if (r == 2) { d->cpu_memory_usage = (int64_t)rnd(5000) - 2500; d->flops = (int64_t)rnd(1000); }
@@ -316,6 +318,55 @@ static void check_grouped(prof_events *ev, int sn) {
     free(first);
 }
 
+/* Nested steps of depth 1-7 on 3 threads, names drawn with repeats (a
+   parent and its only child alike: _remove_dup_nodes), each event's stack
+   its parent's with 0-2 frames added, or none, or one of its own; no extra
+   records, so key_averages takes self times from the parents' side. Added
+   in time order, or backwards (`back`: a parent after its children in the
+   list as added). */
+typedef struct deep_ev { prof_event_desc d; const char *st[24]; } deep_ev;
+static size_t deep_step(deep_ev *out, size_t at, size_t n, int level, int64_t start, int64_t len, const char *const *pst, int pd, uint64_t th) {
+    deep_ev *x = &out[at];
+    int k, nc = level < 7 ? (int)rnd(4) : 0, c, d;
+    size_t next = at + 1;
+    uint32_t how = rnd(8);
+    memset(&x->d, 0, sizeof x->d);
+    x->d.name = NAMES[rnd(3)];
+    x->d.thread = th;
+    x->d.start_ns = start;
+    x->d.end_ns = start + len;
+    d = how == 0 ? 0 : how == 1 ? 1 + (int)rnd(3) : pd + (int)rnd(3);
+    if (d > 20) d = 20;
+    for (k = 0; k < d; k++) x->st[k] = how == 1 || k < d - pd ? frames[rnd(nframes)] : pst[k - (d - pd)];
+    x->d.stack = d ? x->st : NULL;
+    x->d.stack_depth = d;
+    vary(&x->d);
+    for (c = 0; c < nc && next < n && len > 8 * (nc + 1); c++) {
+        int64_t clen = len / (nc + 1) - (int64_t)rnd(3);
+        next = deep_step(out, next, n, level + 1, start + 1 + (len / (nc + 1)) * c, clen, x->st, d, th);
+    }
+    return next;
+}
+static prof_events *make_deep(size_t n, int back) {
+    deep_ev *evs = (deep_ev *)calloc(n, sizeof *evs);
+    prof_events *ev = prof_events_create();
+    int64_t t[3] = { 0, 7, 13 };
+    size_t i = 0, j;
+    while (evs && i < n) {
+        int th = (int)rnd(3);
+        int64_t len = 50000 + (int64_t)rnd(400000);
+        i = deep_step(evs, i, n, 1, t[th], len, NULL, 0, 200 + (uint64_t)th);
+        t[th] += len + 1 + (int64_t)rnd(100);
+    }
+    for (j = 0; ev && evs && j < n; j++) {
+        deep_ev *x = &evs[back ? n - 1 - j : j];
+        x->d.stack = x->d.stack_depth ? x->st : NULL;
+        CHECK(prof_events_add(ev, &x->d) >= 0);
+    }
+    free(evs);
+    return ev;
+}
+
 /* A row whose self time saturates, its events at two stack nodes with the
    same innermost frame (one row with group_by_stack_n = 1), in this order:
    +B at node X, +B at node Y, 4 - B at X (an event whose two overlapping
@@ -455,6 +506,31 @@ int main(void) {
     check_grouped(ev, 2);
     check_grouped(ev, 5);
     prof_events_free(ev);
+    /* without extra records: self times by parents, and the same rows */
+    frames = FRAMES;
+    nframes = NFRAMES;
+    with_extras = 0;
+    {
+        int back;
+        for (back = 0; back < 2; back++) {
+            ev = make_deep(60000, back);
+            if (!CHECK(ev != NULL)) return check_report();
+            CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+            CHECK(ev->nex <= 1 && ev->nnodes > ev->nsites); /* the case meant */
+            check_grouped(ev, 1);
+            check_grouped(ev, 3);
+            check_grouped(ev, 5);
+            check_grouped(ev, 9);
+            prof_events_free(ev);
+        }
+        ev = make_list(150000);
+        if (!CHECK(ev != NULL)) return check_report();
+        CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+        CHECK(ev->nex <= 1 && ev->nnodes > ev->nsites);
+        check_grouped(ev, 2);
+        check_grouped(ev, 5);
+        prof_events_free(ev);
+    }
     ev = make_saturating();
     if (!CHECK(ev != NULL)) return check_report();
     CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
