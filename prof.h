@@ -7634,6 +7634,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     if (opt) gr.g = *opt;
     a->strs.arena = &a->arena;
     a->use_device = e->use_device ? prof__intern(&a->strs, e->use_device) : NULL;
+    if (e->use_device && !a->use_device) goto oom; /* else rows without their device: a table without its device columns */
     a->profile_memory = e->profile_memory;
     a->with_flops = e->with_flops;
     a->dropped_scopes = e->stats.scopes_dropped;
