@@ -261,7 +261,7 @@ static void test_random_lists(void) {
     size_t old_min = prof__par_min_events, old_chunk = prof__par_chunk;
     uint64_t old_after = prof__w_async_after;
     unsigned it;
-    for (it = 0; it < 150; it++) {
+    for (it = 0; it < (unsigned)check_scale(150, 5); it++) { /* fewer under valgrind and the sanitizers */
         prof_event_desc *ds = (prof_event_desc *)calloc(400, sizeof *ds);
         prof_events *ev = prof_events_create();
         char *ref = NULL;
