@@ -1983,6 +1983,23 @@ typedef struct prof__extra {
     uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
     uint8_t has_fwd_thread, has_resource;
 } prof__extra;
+/* What an event without an extra record reads (field order as above),
+   and prof__extra_clear, what a new one starts from: the same values, set
+   a field at a time (a copy of the blank or a memset, gcc makes `rep
+   stos`, slow to start, on prof_stop's path for every args op). */
+static const prof__extra prof__extra_blank = { NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, 0, 0 };
+static __inline__ PROF__NI void prof__extra_clear(prof__extra *x) {
+    x->overload_name = x->trace_name = x->shapes = NULL;
+    x->cu = NULL;
+    x->sequence_nr = -1;
+    x->fwd_thread = 0;
+    x->resource_id = x->flops = x->cpu_mem = x->dev_mem = x->kern_ns = x->rec_cpu_mem = x->rec_dev_mem = 0;
+    x->kern_head = -1;
+    x->device_index = 0;
+    x->native_off = UINT32_MAX;
+    x->correlation = 0;
+    x->has_fwd_thread = x->has_resource = 0;
+}
 
 /* Details of a CUDA activity, for the trace's args. */
 typedef struct prof__cuinfo {
@@ -2150,10 +2167,7 @@ static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
         if (v->extra) {
             e->ex[e->nex] = e->ex[v->extra];
         } else {
-            memset(&e->ex[e->nex], 0, sizeof e->ex[0]);
-            e->ex[e->nex].sequence_nr = -1;
-            e->ex[e->nex].kern_head = -1;
-            e->ex[e->nex].native_off = UINT32_MAX;
+            prof__extra_clear(&e->ex[e->nex]);
         }
         v->extra = (uint32_t)e->nex++;
         v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
@@ -4664,6 +4678,9 @@ static PROF__NI const char *prof__c_shapes_map(prof__collector *c, const prof__p
    a loop's ops (args mode: one extra each) alternate between a few lists,
    which then cost a multiply per value and a compare, not a hash and a
    map probe. */
+/* One value into a shape cache's hash (prof__c_shapes, prof__c_shared_extra
+   and prof__c_op_one's fast way: the same hash, or the caches would miss). */
+static __inline__ PROF__NI uint64_t prof__c_hstep(uint64_t h, uint64_t x) { return (h ^ x) * 0xff51afd7ed558ccdull; }
 static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pending *pd) {
     prof__shape_cache_ent *sc = NULL;
     const char *r;
@@ -4671,7 +4688,7 @@ static PROF__NI const char *prof__c_shapes(prof__collector *c, const prof__pendi
     if (pd->nshapes <= 8) {
         uint64_t h = (uint64_t)(uint32_t)pd->nshapes + 1;
         int k;
-        for (k = 0; k < pd->nshapes; k++) h = (h ^ (uint64_t)pd->shapes[k]) * 0xff51afd7ed558ccdull;
+        for (k = 0; k < pd->nshapes; k++) h = prof__c_hstep(h, (uint64_t)pd->shapes[k]);
         sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
         k = -1;
         if (sc->repr && sc->n == pd->nshapes) /* (inline: see prof__c_shared_extra) */
@@ -4767,16 +4784,10 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     prof__ex_cache_ent *ce = NULL;
     if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
         int n = pd->want_shapes ? pd->nshapes : -1;
-        uint64_t hc = (uint64_t)(uint32_t)(n + 2), w;
+        uint64_t hc = (uint64_t)(uint32_t)(n + 2);
         int k, hit;
-        if (pd->has_flops) {
-            w = (uint64_t)pd->flops;
-            hc = prof__mix(hc ^ w);
-        }
-        for (k = 0; k < n; k++) {
-            w = (uint64_t)pd->shapes[k];
-            hc = (hc ^ w) * 0xff51afd7ed558ccdull;
-        }
+        if (pd->has_flops) hc = prof__mix(hc ^ (uint64_t)pd->flops);
+        for (k = 0; k < n; k++) hc = prof__c_hstep(hc, (uint64_t)pd->shapes[k]);
         ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
         hit = ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops);
         if (hit) { /* (a call to memcmp cost more than these few values) */
@@ -4791,10 +4802,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
             return 0;
         }
     }
-    memset(&x, 0, sizeof x);
-    x.sequence_nr = -1;
-    x.kern_head = -1;
-    x.native_off = UINT32_MAX;
+    prof__extra_clear(&x);
     if (pd->want_shapes && !(x.shapes = prof__c_shapes(c, pd))) return -1;
     if (pd->has_flops) x.flops = pd->flops;
     if (pd->has_over && !(x.overload_name = prof__intern(&e->strs, pd->over))) return -1;
@@ -4909,17 +4917,6 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
     return 0;
 }
 
-/* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
-   AUTOGRAD at most, then its scope record, all in the header's block: one
-   reservation) whose shapes and args were seen before: its event straight
-   from the records, without the pending state. Shapes mode: the shared
-   extra from ex_cache; args mode (a sequence number: an extra of its
-   own): the shapes' repr from shape_cache. The same tests and results as
-   the general way (prof__c_extension, then prof__c_scope with the caches
-   hit), about a third of its instructions. at: the header's index in
-   recs (its block's, lim records). Returns the index past the op's
-   records when done, 0 to go the general way (a cache miss, no room, a
-   stale or late scope, a step, anything else pending). */
 /* The plain scopes that follow in the iterator's block, as prof__c_scope_plain
    makes them, in a loop that keeps its state in registers: the event
    template, the list's count and room, the session's bounds. It stops at
@@ -4964,11 +4961,8 @@ static __attribute__((noinline)) PROF__NI size_t prof__c_plain_run(prof__collect
    (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes). */
 static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n) {
     const prof__rec *pairs = d + n / 2;
-    for (; d < pairs; d++) {
-        h = (h ^ d->t0) * 0xff51afd7ed558ccdull;
-        h = (h ^ d->t1) * 0xff51afd7ed558ccdull;
-    }
-    return n & 1 ? (h ^ d->t0) * 0xff51afd7ed558ccdull : h;
+    for (; d < pairs; d++) h = prof__c_hstep(prof__c_hstep(h, d->t0), d->t1);
+    return n & 1 ? prof__c_hstep(h, d->t0) : h;
 }
 static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
     const prof__rec *pairs = d + n / 2;
@@ -4976,6 +4970,17 @@ static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(
         if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
     return !(n & 1) || (uint64_t)v[0] == d->t0;
 }
+/* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
+   AUTOGRAD at most, then its scope record, all in the header's block: one
+   reservation) whose shapes and args were seen before: its event straight
+   from the records, without the pending state. Shapes mode: the shared
+   extra from ex_cache; args mode (a sequence number: an extra of its
+   own): the shapes' repr from shape_cache. The same tests and results as
+   the general way (prof__c_extension, then prof__c_scope with the caches
+   hit), about a third of its instructions. at: the header's index in
+   recs (its block's, lim records). Returns the index past the op's
+   records when done, 0 to go the general way (a cache miss, no room, a
+   stale or late scope, a step, anything else pending). */
 static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(prof__collector *c, const prof__rec *recs, size_t at, size_t lim, uint32_t thr) {
     prof_events *e = c->e;
     const prof__rec *hdr = &recs[at], *d = hdr + 1, *r;
@@ -5035,23 +5040,12 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
         *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
         v->extra = (uint32_t)e->nex;
         x = &e->ex[e->nex++];
-        /* prof__extra_of's new extra with the op's fields, one store a field
-           (memset made it `rep stos`: 33 instructions, and slow to start);
-           every field of >>types' prof__extra, in its order */
-        x->overload_name = x->trace_name = NULL;
+        prof__extra_clear(x); /* prof__extra_of's new extra, with the op's fields */
         x->shapes = sc->repr;
-        x->cu = NULL;
         x->sequence_nr = seq;
         x->fwd_thread = ag_aux & 0x200u ? fwd : 0;
-        x->resource_id = 0;
         x->flops = has_flops ? flops : 0;
-        x->cpu_mem = x->dev_mem = x->kern_ns = x->rec_cpu_mem = x->rec_dev_mem = 0;
-        x->kern_head = -1;
-        x->device_index = 0;
-        x->native_off = UINT32_MAX;
-        x->correlation = 0;
         x->has_fwd_thread = (uint8_t)(ag_aux & 0x200u ? 1 : 0);
-        x->has_resource = 0;
     }
     return k + 1;
 }
@@ -6810,8 +6804,7 @@ static PROF__NI int prof__attach_stacks(prof_events *e) {
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
 static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    static const prof__extra none = { NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, 0, 0 }; /* field order: >>types */
-    return v->extra ? &e->ex[v->extra] : &none;
+    return v->extra ? &e->ex[v->extra] : &prof__extra_blank;
 }
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
 
@@ -7039,6 +7032,8 @@ typedef struct prof__gkey {
     int32_t node_id;
     uint32_t kind;     /* device_type, is_legacy, is_user_annotation */
 } prof__gkey;
+/* The part of a key an event's flags and device make (prof__gkey's kind). */
+static __inline__ PROF__NI uint32_t prof__gkind(const prof__ev *v) { return (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)); }
 static PROF__NI uint64_t prof__gkey_hash(const prof__gkey *k) {
     uint64_t h = prof__mix((uint64_t)(uintptr_t)k->name ^ ((uint64_t)(uint32_t)k->node_id << 32) ^ k->kind);
     return prof__mix(h ^ (uint64_t)(uintptr_t)k->overload ^ ((uint64_t)(uintptr_t)k->shapes << 1) ^ k->fh);
@@ -7064,6 +7059,10 @@ typedef struct prof__gmemo {
     uint32_t own;  /* the row whose sums are h, UINT32_MAX = none */
     prof__ghot h;
 } prof__gmemo;
+/* Whether the memo entry holds event v's key (its row is then m->row). */
+static __inline__ PROF__NI int prof__gmemo_holds(const prof__gmemo *m, const prof__ev *v) {
+    return m->site == v->site && m->node_id == v->node_id && m->kind == prof__gkind(v);
+}
 typedef struct prof__gxacc { prof__ghot h; uint32_t row; } prof__gxacc;
 typedef struct prof__grouping {
     prof_events *e;
@@ -7199,7 +7198,7 @@ static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gke
     const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
     k->name = e->sites[v->site].name;
     k->node_id = v->node_id;
-    k->kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    k->kind = prof__gkind(v);
     k->overload = !gr->g.group_by_overload_name ? NULL : x && x->overload_name ? x->overload_name : prof__no_overload;
     k->shapes = !gr->g.group_by_input_shapes ? NULL : x && x->shapes ? x->shapes : e->no_shapes;
     k->node = gr->fh ? prof__stack_node(e, i) : 0;
@@ -7265,7 +7264,7 @@ static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__
     /* the cache slot of the event's site and, by stack, its stack node,
        whose frames are hashed only on a miss */
     prof__gmemo *m = gr->memo ? &gr->memo[node] : NULL;
-    k.kind = (uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN));
+    k.kind = prof__gkind(v);
     if (m && m->site == v->site && m->node_id == v->node_id && m->kind == k.kind) return m->row;
     k.overload = k.shapes = NULL;
     if (more) {
@@ -7491,6 +7490,10 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     else memset(gr->fh, 0, (e->nnodes + 1) * sizeof *gr->fh);
     return 0;
 }
+/* The place of an acc's sums (prof__gmemo's acc). */
+static __inline__ __attribute__((always_inline)) prof__ghot *prof__gsums(const prof__grouping *gr, uint32_t acc) {
+    return acc <= gr->e->nnodes ? &gr->memo[acc].h : &gr->xacc[acc - gr->e->nnodes - 1].h;
+}
 /* The events by stack with memos: each event's memo entry tested here,
    prof__group_row_miss on a miss. */
 static PROF__NI int prof__grouping_memo_loop(prof__grouping *gr, prof_averages *a, const uint32_t *stk, size_t nstk) {
@@ -7498,7 +7501,6 @@ static PROF__NI int prof__grouping_memo_loop(prof__grouping *gr, prof_averages *
     size_t i;
     prof__gmemo *memo = gr->memo;
     const prof__ev *ev = e->ev;
-    size_t nn = e->nnodes;
     for (i = 0; i < e->n; i++) {
         uint32_t node = i < nstk ? stk[i] : 0, r;
         const prof__ev *v = &ev[i];
@@ -7512,19 +7514,15 @@ static PROF__NI int prof__grouping_memo_loop(prof__grouping *gr, prof_averages *
            children are far apart */
         if (i + 4 < e->n && ev[i + 4].first_child >= 0) __builtin_prefetch(&ev[ev[i + 4].first_child]);
 #endif
-        if (m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN))))
+        if (prof__gmemo_holds(m, v))
             r = m->row;
         else if ((r = prof__group_row_miss(gr, a, i, node)) == UINT32_MAX)
             return -1;
         /* the row's sums: the memo entry holds its acc */
-        h = m->acc == node ? &m->h : m->acc <= nn ? &memo[m->acc].h : &gr->xacc[m->acc - nn - 1].h;
+        h = m->acc == node ? &m->h : prof__gsums(gr, m->acc);
         prof__group_add(e, i, &h->count, &h->cpu, &h->self_cpu, &a->rows[r]);
     }
     return 0;
-}
-/* The place of an acc's sums (prof__gmemo's acc). */
-static __inline__ __attribute__((always_inline)) prof__ghot *prof__gsums(const prof__grouping *gr, uint32_t acc) {
-    return acc <= gr->e->nnodes ? &gr->memo[acc].h : &gr->xacc[acc - gr->e->nnodes - 1].h;
 }
 /* The same loop with self times taken from the parents' side: an event
    adds its duration to its row's self time and takes it from its
@@ -7573,7 +7571,7 @@ static PROF__NI int prof__grouping_memo_lin(prof__grouping *gr, prof_averages *a
             __builtin_prefetch(&ahead->h.self_cpu, 1);
         }
 #endif
-        if (!(m->site == v->site && m->node_id == v->node_id && m->kind == ((uint32_t)v->device_type << 16 | (v->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)))) &&
+        if (!prof__gmemo_holds(m, v) &&
             prof__group_row_miss(gr, a, i, node) == UINT32_MAX)
             return -1;
         acc = m->acc;
@@ -7589,8 +7587,7 @@ static PROF__NI int prof__grouping_memo_lin(prof__grouping *gr, prof_averages *a
                 uint32_t pnode = stk[p];
                 prof__gmemo *pm = &memo[pnode];
                 prof__ghot *hp;
-                if (!(pm->site == pv->site && pm->node_id == pv->node_id &&
-                      pm->kind == ((uint32_t)pv->device_type << 16 | (pv->flags & (PROF__F_LEGACY | PROF__F_USER_ANN)))) &&
+                if (!prof__gmemo_holds(pm, pv) &&
                     prof__group_row_miss(gr, a, (size_t)p, pnode) == UINT32_MAX) /* its row, made already */
                     return -1;
                 hp = prof__gsums(gr, pm->acc);
@@ -11272,13 +11269,24 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
     return 0;
 }
-static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
-    if (!cx) return;
+/* Undoes prof__trace_events (for a second run, or the end). */
+static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
     prof__path_free(&cx->path);
     prof__memo_free(cx->memo);
     PROF_FREE(cx->root_touch);
     PROF_FREE(cx->ovl);
     PROF_FREE(cx->cache);
+    cx->memo = NULL;
+    cx->root_touch = NULL;
+    cx->ovl = NULL;
+    cx->novl = 0;
+    cx->cache = NULL;
+    cx->calls = NULL;
+    cx->path.root_touch = NULL;
+}
+static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
+    if (!cx) return;
+    prof__trace_events_undo(cx);
     PROF_FREE(cx->tid_json);
     PROF_FREE(cx->site_json);
     PROF_FREE(cx);
@@ -11351,21 +11359,6 @@ static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__
     cx->tp = NULL;
     pthread_mutex_destroy(&tp.lock);
     PROF_FREE(lanes);
-}
-/* Undoes prof__trace_events, for a second run. */
-static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
-    prof__path_free(&cx->path);
-    prof__memo_free(cx->memo);
-    PROF_FREE(cx->root_touch);
-    PROF_FREE(cx->ovl);
-    PROF_FREE(cx->cache);
-    cx->memo = NULL;
-    cx->root_touch = NULL;
-    cx->ovl = NULL;
-    cx->novl = 0;
-    cx->cache = NULL;
-    cx->calls = NULL;
-    cx->path.root_touch = NULL;
 }
 PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
     static const char *const who = "prof_export_chrome_trace";
