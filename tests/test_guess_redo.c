@@ -14,20 +14,7 @@
      user-annotation events, node ids, shuffled orders) in chunks of 1 to 9
      events: the same bytes as one pass on one thread. */
 #define _GNU_SOURCE 1 /* before any system header: the implementation needs it */
-#include <stdlib.h>
-#include <string.h>
-
-static long g_count, g_fail_at = -1; /* fail the allocation numbered g_fail_at (any thread) */
-static int fail_now(void) { return __atomic_add_fetch(&g_count, 1, __ATOMIC_SEQ_CST) == g_fail_at; }
-static void *junk(void *p, size_t n) {
-    if (p) memset(p, 0xA5, n); /* as a reused heap block may hold */
-    return p;
-}
-static void *test_malloc(size_t n) { return fail_now() ? NULL : junk(malloc(n), n); }
-static void *test_realloc(void *p, size_t n) { return fail_now() ? NULL : realloc(p, n); }
-#define PROF_MALLOC(n) test_malloc(n)
-#define PROF_REALLOC(p, n) test_realloc((p), (n))
-#define PROF_FREE(p) free(p)
+#include "fail_alloc.h"
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -40,21 +27,6 @@ static void *test_realloc(void *p, size_t n) { return fail_now() ? NULL : reallo
 
 #define OUT "build/guess_redo"
 
-static char *slurp(const char *p, size_t *n) {
-    FILE *f = fopen(p, "rb");
-    char *b;
-    long k;
-    *n = 0;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (k = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 || !(b = (char *)malloc((size_t)k + 1))) {
-        fclose(f);
-        return NULL;
-    }
-    *n = fread(b, 1, (size_t)k, f);
-    fclose(f);
-    b[*n] = 0;
-    return b;
-}
 /* Files in OUT other than `keep` (NULL: none kept). */
 static int stray_files(const char *keep) {
     DIR *d = opendir(OUT);
@@ -72,14 +44,14 @@ static int reference(prof_events *ev, char **ref, size_t *len) {
     prof__par_min_events = (size_t)-1;
     r = prof_export_chrome_trace(ev, OUT "/a.json");
     prof__par_min_events = old;
-    *ref = slurp(OUT "/a.json", len);
+    *ref = check_read_file_n(OUT "/a.json", len);
     remove(OUT "/a.json");
     return CHECK_EQ_INT(r, PROF_OK) && CHECK(*ref != NULL);
 }
 /* The file at OUT "/b.json" is the reference (its traceName aside). */
 static int same_as(const char *ref, size_t ref_len, const char *what, long at) {
-    size_t len, k = 0;
-    char *b = slurp(OUT "/b.json", &len), *tn;
+    size_t len = 0, k = 0;
+    char *b = check_read_file_n(OUT "/b.json", &len), *tn;
     int ok;
     if (!CHECK(b != NULL)) return 0;
     if ((tn = strstr(b, "/b.json\"")) != NULL) tn[1] = 'a';

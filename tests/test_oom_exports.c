@@ -10,20 +10,7 @@
    with length 0 when a protobuf message's first growth failed, which
    -fsanitize=undefined stops at; pprof likewise.) */
 #define _GNU_SOURCE 1 /* before any system header: the implementation needs it */
-#include <stdlib.h>
-#include <string.h>
-
-static long g_count, g_fail_at = -1; /* fail the allocation numbered g_fail_at */
-static int fail_now(void) { return ++g_count == g_fail_at; }
-static void *junk(void *p, size_t n) {
-    if (p) memset(p, 0xA5, n);
-    return p;
-}
-static void *test_malloc(size_t n) { return fail_now() ? NULL : junk(malloc(n), n); }
-static void *test_realloc(void *p, size_t n) { return fail_now() ? NULL : realloc(p, n); }
-#define PROF_MALLOC(n) test_malloc(n)
-#define PROF_REALLOC(p, n) test_realloc((p), (n))
-#define PROF_FREE(p) free(p)
+#include "fail_alloc.h"
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
