@@ -3531,19 +3531,19 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
 static void prof__live_fork(int dir) { (void)dir; }
 #endif
 
-/* Addresses travel as integers: the memory behind them is never read. */
-static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
+/* Addresses travel as integers: the memory behind them is never read.
+   prof__live_put and prof__live_take change the live table only;
+   prof__alloc_addr and prof__dealloc_addr also record the change. */
 #if !defined(PROF_NO_MEMORY)
+static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category) {
     prof__shard *sh;
     size_t j;
-    int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
-    if (!p) return;
     pthread_once(&prof__live_once, prof__live_init);
     sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
     pthread_mutex_lock(&sh->lock);
     if ((sh->used + 1) * 2 > sh->cap && !prof__live_rehash(sh, sh->cap ? (sh->n * 4 > sh->cap ? sh->cap * 2 : sh->cap) : 64)) {
         pthread_mutex_unlock(&sh->lock);
-        return;
+        return 0;
     }
     j = prof__mix(p) & (sh->cap - 1);
     while (sh->slots[j].ptr > PROF__TOMB && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
@@ -3551,21 +3551,17 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
     sh->slots[j].ptr = p;
     sh->slots[j].bytes = b;
     sh->slots[j].category = category;
-    sh->slots[j].device_type = (int)device;
+    sh->slots[j].device_type = device;
     sh->slots[j].device_index = device_index;
     pthread_mutex_unlock(&sh->lock);
-    prof__mem_record(p, b, (int)device, device_index, category);
-#else
-    (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
-#endif
+    return 1;
 }
-static PROF__NI void prof__dealloc_addr(uintptr_t p) {
-#if !defined(PROF_NO_MEMORY)
+/* Takes p out of the live table into *found; 0 when p is not in it (an
+   unknown free, counted while a session records). */
+static PROF__NI int prof__live_take(uintptr_t p, prof__live *found) {
     prof__shard *sh;
     size_t j;
-    prof__live found;
     int ok = 0;
-    if (!p) return;
     pthread_once(&prof__live_once, prof__live_init);
     sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
     pthread_mutex_lock(&sh->lock);
@@ -3573,18 +3569,29 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
         j = prof__mix(p) & (sh->cap - 1);
         while (sh->slots[j].ptr && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
         if (sh->slots[j].ptr == p) {
-            found = sh->slots[j];
+            *found = sh->slots[j];
             sh->slots[j].ptr = PROF__TOMB;
             sh->n--;
             ok = 1;
         }
     }
     pthread_mutex_unlock(&sh->lock);
-    if (!ok) {
-        if (__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&prof__g_unknown_frees, 1u, __ATOMIC_RELAXED);
-        return;
-    }
-    prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
+    if (!ok && __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&prof__g_unknown_frees, 1u, __ATOMIC_RELAXED);
+    return ok;
+}
+#endif
+static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
+#if !defined(PROF_NO_MEMORY)
+    int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
+    if (p && prof__live_put(p, b, (int)device, device_index, category)) prof__mem_record(p, b, (int)device, device_index, category);
+#else
+    (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
+#endif
+}
+static PROF__NI void prof__dealloc_addr(uintptr_t p) {
+#if !defined(PROF_NO_MEMORY)
+    prof__live found;
+    if (p && prof__live_take(p, &found)) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
 #else
     (void)p;
 #endif
@@ -3611,9 +3618,26 @@ PROF_API void *prof_calloc(size_t count, size_t size) {
 #pragma GCC diagnostic ignored "-Wuse-after-free"
 #endif
 PROF_API void *prof_realloc(void *ptr, size_t bytes) {
+    void *p;
+#if !defined(PROF_NO_MEMORY)
+    /* The old block leaves the live table before realloc frees it: once
+       realloc returns, another thread's malloc may already have the same
+       address and have put it in the table, and taking `old` out then
+       would take that thread's block (its free later unknown, both sizes
+       charged wrong). A failed realloc leaves the block the caller's: it
+       goes back, and nothing is recorded. */
     uintptr_t old = (uintptr_t)ptr;
-    void *p = realloc(ptr, bytes);
-    if (p || bytes == 0) prof__dealloc_addr(old);
+    prof__live was;
+    int had = old && prof__live_take(old, &was);
+    p = realloc(ptr, bytes);
+    if (!p && bytes != 0) {
+        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category);
+        return p;
+    }
+    if (had) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
+#else
+    p = realloc(ptr, bytes);
+#endif
     prof__alloc_addr((uintptr_t)p, bytes, PROF_DEVICE_CPU, 0, NULL);
     return p;
 }
