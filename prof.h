@@ -857,7 +857,10 @@ PROF_API prof_result prof_add_metadata(const char *key, const char *value);
 PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
 
 /* Memory (profile_memory). prof_alloc/prof_dealloc record what an allocator
-   did; prof_malloc/calloc/realloc/free are drop-in wrappers of libc's. */
+   did; prof_malloc/calloc/realloc/free are drop-in wrappers of libc's.
+   With threads, call prof_dealloc before the block goes back to the
+   allocator (another thread may get its address at once) and prof_alloc
+   after it is had, as the wrappers do. */
 PROF_API void prof_alloc(const void *ptr, size_t bytes);
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category);
 PROF_API void prof_dealloc(const void *ptr);
