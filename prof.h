@@ -3559,8 +3559,8 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
     pthread_mutex_unlock(&sh->lock);
     return 1;
 }
-/* Takes p out of the live table into *found; 0 when p is not in it (an
-   unknown free, counted while a session records). */
+/* Takes p out of the live table into *found; 0 when p is not in it (the
+   caller counts the unknown free once the block is really freed). */
 static PROF__NI int prof__live_take(uintptr_t p, prof__live *found) {
     prof__shard *sh;
     size_t j;
@@ -3579,8 +3579,11 @@ static PROF__NI int prof__live_take(uintptr_t p, prof__live *found) {
         }
     }
     pthread_mutex_unlock(&sh->lock);
-    if (!ok && __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&prof__g_unknown_frees, 1u, __ATOMIC_RELAXED);
     return ok;
+}
+/* A free of a block the live table never had, counted while a session records. */
+static void prof__unknown_free(void) {
+    if (__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&prof__g_unknown_frees, 1u, __ATOMIC_RELAXED);
 }
 #endif
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
@@ -3594,7 +3597,9 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
 static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 #if !defined(PROF_NO_MEMORY)
     prof__live found;
-    if (p && prof__live_take(p, &found)) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
+    if (!p) return;
+    if (prof__live_take(p, &found)) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
+    else prof__unknown_free();
 #else
     (void)p;
 #endif
@@ -3638,6 +3643,7 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
         return p;
     }
     if (had) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
+    else if (old) prof__unknown_free();
 #else
     p = realloc(ptr, bytes);
 #endif
