@@ -4263,6 +4263,7 @@ typedef struct prof__collector {
        way: a hit skips formatting, interning and the map */
     prof__ex_cache_ent ex_cache[16];
     prof__shape_cache_ent shape_cache[16]; /* shapes by their raw values, the same way */
+    const prof__rec *op_miss;    /* the op header prof__c_op_fast stopped at: not tried again */
     /* the list's two arrays (events, extras) as prof__c_reserve made
        them, which take the pages of the blocks read (prof__c_recycle):
        base, bytes mapped, and the byte offset up to which pages were
@@ -5032,11 +5033,23 @@ static __attribute__((noinline)) PROF__NI size_t prof__c_plain_run(prof__collect
 }
 
 /* The caches' hash and test of n values held two a record in d's t0, t1
-   (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes). */
-static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n) {
+   (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes).
+   The hash also tests that each record is a DATA one (the same pass):
+   *ok 0 if not. */
+static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n, int *ok) {
+    const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
     const prof__rec *pairs = d + n / 2;
-    for (; d < pairs; d++) h = prof__c_hstep(prof__c_hstep(h, d->t0), d->t1);
-    return n & 1 ? prof__c_hstep(h, d->t0) : h;
+    uintptr_t bad = 0;
+    for (; d < pairs; d++) {
+        bad |= (uintptr_t)d->site ^ data;
+        h = prof__c_hstep(prof__c_hstep(h, d->t0), d->t1);
+    }
+    if (n & 1) {
+        bad |= (uintptr_t)d->site ^ data;
+        h = prof__c_hstep(h, d->t0);
+    }
+    *ok = !bad;
+    return h;
 }
 static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
     const prof__rec *pairs = d + n / 2;
@@ -5059,10 +5072,9 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
     prof_events *e = c->e;
     const prof__rec *hdr = &recs[at], *d = hdr + 1, *r;
     size_t k = at + 1;
-    const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
     uintptr_t aux = (uintptr_t)hdr->site >> 8;
     unsigned n = (unsigned)aux, nd = (n + 1) / 2;
-    int has_flops = 0, has_ag = 0, own;
+    int has_flops = 0, has_ag = 0, own, data_ok;
     unsigned ag_aux = 0;
     int64_t flops = 0, seq = 0;
     uint64_t fwd = 0, h;
@@ -5074,8 +5086,8 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
     if (c->cuda) return 0;
 #endif
     if (aux - 1 >= 8 || lim - k <= nd) return 0;
-    for (; k < at + 1 + nd; k++)
-        if ((uintptr_t)recs[k].site != data) return 0;
+    k += nd; /* the DATA records: tested with the hash, below (nothing is
+                written before) */
     for (; k < lim && ((uintptr_t)(r = &recs[k])->site & 7u) == PROF__TAG_EXT; k++) {
         uintptr_t w = (uintptr_t)r->site;
         unsigned kind = (unsigned)(w >> 3) & 31u;
@@ -5094,9 +5106,9 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
         prof__ex_cache_ent *ce;
         h = (uint64_t)(uint32_t)(n + 2);
         if (has_flops) h = prof__mix(h ^ (uint64_t)flops);
-        h = prof__c_vals_hash(h, d, n);
+        h = prof__c_vals_hash(h, d, n, &data_ok);
         ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
-        if (!ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
+        if (!data_ok || !ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
         if (ce->bad) e->stats.malformed_shapes++;
         v = &e->ev[e->n++];
         *v = prof__c_scope_ev(c, r, site, thr, 0, c->site_cache_fl[slot]);
@@ -5106,9 +5118,9 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
         prof__shape_cache_ent *sc;
         prof__extra *x;
         if (e->nex >= UINT32_MAX - 1 || e->nex >= e->capex) return 0;
-        h = prof__c_vals_hash((uint64_t)(uint32_t)n + 1, d, n);
+        h = prof__c_vals_hash((uint64_t)(uint32_t)n + 1, d, n, &data_ok);
         sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
-        if (!sc->repr || sc->n != (int)n || !prof__c_vals_same(sc->vals, d, n)) return 0;
+        if (!data_ok || !sc->repr || sc->n != (int)n || !prof__c_vals_same(sc->vals, d, n)) return 0;
         if (sc->bad) e->stats.malformed_shapes++;
         v = &e->ev[e->n++];
         *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
@@ -5152,6 +5164,7 @@ static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c
         if (it->i >= it->n || (w & 7u) != PROF__TAG_EXT || ((w >> 3) & 31u) != PROF__EXT_SHAPES) return 1;
         at = it->i;
     }
+    if (done) c->op_miss = recs + at; /* the general way takes it next */
     return done;
 }
 
@@ -5188,7 +5201,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         int scope = tag == PROF__TAG_SCOPE || tag == PROF__TAG_DYN;
         sn->nrec++;
         if (tag == PROF__TAG_EXT) {
-            if (((word >> 3) & 31u) == PROF__EXT_SHAPES && !pd.any && !c->native_map.n && prof__c_op_fast(c, &it, (uint32_t)thr, sn)) continue;
+            if (((word >> 3) & 31u) == PROF__EXT_SHAPES && !pd.any && !c->native_map.n && r != c->op_miss && prof__c_op_fast(c, &it, (uint32_t)thr, sn)) continue;
             if (prof__is_name_ext(word)) { /* read through its DYN record */
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
