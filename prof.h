@@ -4472,7 +4472,7 @@ static PROF__NI void prof__c_mark_back(prof__collector *c) {
    written: the list is all fresh memory, whose every page the kernel
    clears at its first touch (perf, args mode, 3M events, on the shared
    2-core VM here: that clearing was 41% of prof_stop's samples; 18% with
-   the blocks moved in, 84 -> 28 huge-page faults at 1M events). A page
+   the blocks moved in; page faults 84 -> 28 at 1M events). A page
    moved in is overwritten whole
    before anything reads it (what it held, old records, is never seen:
    malloc's memory has no value either). Only blocks of whole huge pages
