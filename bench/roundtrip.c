@@ -98,8 +98,9 @@ static void phase(const char *name, struct rusage *last, struct rusage *last_thr
     struct rusage ru, th;
     getrusage(RUSAGE_SELF, &ru);
     getrusage(RUSAGE_THREAD, &th);
-    printf("phase %-13s cpu %7.1f ms  faults %6ld (this thread %6ld)  rss %6.1f MB  peak %6.1f MB\n", name, (cpu_s(&ru) - cpu_s(last)) * 1e3,
-           ru.ru_minflt - last->ru_minflt, th.ru_minflt - last_thread->ru_minflt, rss_bytes() / 1e6, hwm_bytes() / 1e6);
+    printf("phase %-13s cpu %7.1f ms (this thread %7.1f)  faults %6ld (this thread %6ld)  rss %6.1f MB  peak %6.1f MB\n", name,
+           (cpu_s(&ru) - cpu_s(last)) * 1e3, (cpu_s(&th) - cpu_s(last_thread)) * 1e3, ru.ru_minflt - last->ru_minflt,
+           th.ru_minflt - last_thread->ru_minflt, rss_bytes() / 1e6, hwm_bytes() / 1e6);
     fflush(stdout);
     reset_hwm();
     *last = ru;
