@@ -2808,7 +2808,8 @@ static void *prof__pf_main(void *arg) {
             pthread_mutex_unlock(&prof__pf_lock);
             b = prof__pf_make(whole);
             pthread_mutex_lock(&prof__pf_lock);
-            prof__pf.make_ns = prof__mono_ns() - t0;
+            /* what faulting in a whole block takes, followed or not */
+            prof__pf.make_ns = (prof__mono_ns() - t0) * (b ? (int64_t)(b->map_bytes / b->faulted) : 1);
             if (!b) break; /* out of memory: recording threads map their own and count what fails */
             prof__pf_push_locked(b);
             continue;
