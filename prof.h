@@ -2444,6 +2444,12 @@ typedef struct prof__block {
     size_t limit;      /* records reserved from the event cap this session */
     size_t used;       /* records written, valid once the owner moved on */
     size_t map_bytes;
+    size_t faulted;    /* bytes from the start known faulted in (the prefault
+                          thread's: see prof__pf_follow_locked) */
+    const prof__thread *owner; /* the prefault thread follows this writer */
+    int64_t taken_ns;  /* when the owner took it */
+    struct prof__block *follow; /* blocks it follows, chained (prof__pf_lock) */
+    int seen;          /* owner's pos seen inside this block */
     prof__rec *recs;
 } prof__block;
 
@@ -2595,6 +2601,11 @@ static PROF__NI prof__block *prof__block_new(size_t cap, int prefault) {
         for (o = 0; o < bytes; o += 4096) m[o] = 0;
     }
     b->map_bytes = bytes;
+    b->faulted = prefault ? bytes : 0;
+    b->owner = NULL;
+    b->taken_ns = 0;
+    b->follow = NULL;
+    b->seen = 0;
     b->recs = (prof__rec *)(void *)m;
     b->cap = bytes / sizeof(prof__rec);
     b->limit = b->used = 0;
@@ -2648,7 +2659,15 @@ static PROF__NI void prof__thread_exit(void *p) {
    a reserve (reserve_events) keeps them for the next session: a program
    that profiles once holds none after it; prof_start's reserve and blocks
    of exited threads kept for it can hold more (prof_shutdown frees them).
-   Every ready block has PROF__MAX_BLOCK records. */
+   Every ready block has PROF__MAX_BLOCK records.
+   Only a ready block's first 2 MiB are faulted in when it is made: once a
+   thread takes it, the helper follows that thread's writing and faults in
+   the block 2 MiB at a time, one step ahead of it (prof__pf_follow_locked),
+   so that what is resident past the records is at most 4 MiB a thread and
+   2 MiB a ready block, not 8 MiB each (a 0.9M-event session held 15 MB
+   it never wrote). It faults with MADV_POPULATE_WRITE, which writes
+   nothing (the owner may be storing there); where the kernel lacks it,
+   ready blocks are faulted in whole as before. */
 #define PROF__PF_READY 2
 #define PROF__PF_BURST 4 /* a second block ahead when blocks go faster than this many times the making of one */
 #define PROF__PF_MIN (PROF__HUGE / sizeof(prof__rec)) /* records of the smallest block taken from it */
@@ -2671,6 +2690,9 @@ static struct {
     uint64_t added;  /* blocks the session added, from here or mapped inline */
     int64_t last_take_ns, take_gap_ns; /* the last full block taken, and the time since the one before (0: none yet) */
     int64_t make_ns; /* what the helper took to make its last block */
+    prof__block *follow; /* taken blocks not yet faulted in whole, chained
+                            through follow: cleared when the helper stops */
+    int populate;    /* MADV_POPULATE_WRITE: 0 untried, 1 works, -1 not here */
 } prof__pf;
 
 /* prof.h's own threads: every signal blocked (the host program's handlers
@@ -2709,24 +2731,102 @@ static PROF__NI void prof__pf_push_locked(prof__block *b) {
     prof__pf.ready = b;
     __atomic_store_n(&prof__pf.n_ready, prof__pf.n_ready + 1, __ATOMIC_RELAXED);
 }
+/* Faults in bytes [from, to) of a block that its owner may be writing:
+   MADV_POPULATE_WRITE maps the pages without storing a byte. 0 = done. */
+static PROF__NI int prof__block_populate(prof__block *b, size_t from, size_t to) {
+#if defined(MADV_POPULATE_WRITE)
+    return madvise((char *)b->recs + from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)b; (void)from; (void)to;
+    return -1;
+#endif
+}
+/* A ready block: its first 2 MiB faulted in; all of it with `whole` (a
+   reserve's session, which is to take no fault), or where populating is
+   not to be had (the first block made finds out, before it is shared). */
+static PROF__NI prof__block *prof__pf_make(int whole) {
+    prof__block *b = prof__block_new(PROF__MAX_BLOCK, 0);
+    size_t o;
+    if (!b) return NULL;
+    if (!prof__pf.populate) prof__pf.populate = prof__block_populate(b, 0, PROF__HUGE) == 0 ? 1 : -1;
+    b->faulted = prof__pf.populate > 0 && !whole ? PROF__HUGE : b->map_bytes;
+    for (o = 0; o < b->faulted; o += 4096) ((volatile char *)b->recs)[o] = 0;
+    return b;
+}
+/* Faults in the blocks being followed up to a 2 MiB step past where
+   their owners write (prof__pf_lock held, dropped while faulting; only
+   the helper changes the chain). A block is dropped from the chain once
+   faulted in whole, or once its owner has moved on to another. Returns
+   the time until it should look again (0: nothing followed): half the
+   time the fastest owner takes, at its rate since it took its block, to
+   write what is faulted in ahead of it. */
+static PROF__NI int64_t prof__pf_follow_locked(void) {
+    prof__block **pp = &prof__pf.follow, *b;
+    int64_t wait = 0, now = prof__mono_ns();
+    while ((b = *pp) != NULL) {
+        const prof__rec *pos = PROF__LOAD(&b->owner->pos);
+        size_t at, to;
+        int64_t w;
+        if (!pos || pos < b->recs || pos > b->recs + b->cap) {
+            /* gone, or not there yet (its first record is being written:
+               given up if that takes 100 ms, and the owner faults it in) */
+            if (b->seen || now - b->taken_ns > 100000000) { *pp = b->follow; b->follow = NULL; continue; }
+            if (!wait || wait > 100000) wait = 100000;
+            pp = &b->follow;
+            continue;
+        }
+        b->seen = 1;
+        at = (size_t)((const char *)pos - (const char *)b->recs);
+        to = ((at + PROF__HUGE) & ~(PROF__HUGE - 1)) + PROF__HUGE;
+        if (to > b->map_bytes) to = b->map_bytes;
+        if (b->faulted < to) {
+            size_t from = b->faulted;
+            pthread_mutex_unlock(&prof__pf_lock);
+            prof__block_populate(b, from, to); /* a failure: the owner faults them */
+            pthread_mutex_lock(&prof__pf_lock);
+            b->faulted = to;
+        }
+        if (b->faulted >= b->map_bytes) { *pp = b->follow; b->follow = NULL; continue; }
+        /* at a rate of `at` bytes in (now - last_take) */
+        w = at && now > b->taken_ns ? (int64_t)((double)(b->faulted - at) / 2 * (double)(now - b->taken_ns) / (double)at) : 200000;
+        if (w < 50000) w = 50000;
+        if (w > 50000000) w = 50000000;
+        if (!wait || w < wait) wait = w;
+        pp = &b->follow;
+    }
+    return wait;
+}
 static void *prof__pf_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&prof__pf_lock);
     while (prof__pf.active) {
-        int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
+        int64_t left, wait = prof__pf_follow_locked();
         int want = !prof__pf.take_gap_ns || prof__pf.take_gap_ns < PROF__PF_BURST * prof__pf.make_ns ? PROF__PF_READY : 1;
+        if (!prof__pf.active) break;
+        left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
         if (prof__pf.n_ready < want && left > (int64_t)prof__pf.n_ready * (int64_t)PROF__MAX_BLOCK) {
             prof__block *b;
             int64_t t0 = prof__mono_ns();
+            int whole = prof__pf.keep != 0;
             pthread_mutex_unlock(&prof__pf_lock);
-            b = prof__block_new(PROF__MAX_BLOCK, 1);
+            b = prof__pf_make(whole);
             pthread_mutex_lock(&prof__pf_lock);
-            prof__pf.make_ns = prof__mono_ns() - t0;
+            /* what faulting in a whole block takes, followed or not */
+            prof__pf.make_ns = (prof__mono_ns() - t0) * (b ? (int64_t)(b->map_bytes / b->faulted) : 1);
             if (!b) break; /* out of memory: recording threads map their own and count what fails */
             prof__pf_push_locked(b);
             continue;
         }
-        pthread_cond_wait(&prof__pf_wake, &prof__pf_lock);
+        if (wait) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += (time_t)(wait / 1000000000);
+            ts.tv_nsec += (long)(wait % 1000000000);
+            if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+            pthread_cond_timedwait(&prof__pf_wake, &prof__pf_lock, &ts);
+        } else {
+            pthread_cond_wait(&prof__pf_wake, &prof__pf_lock);
+        }
     }
     pthread_mutex_unlock(&prof__pf_lock);
     return NULL;
@@ -2748,8 +2848,9 @@ static PROF__NI void prof__pf_kick(void) {
 }
 /* A ready block of PROF__MAX_BLOCK records, or NULL; with `kick` the
    helper is asked for more either way (not for a thread's small first
-   blocks, which must not start it). */
-static PROF__NI prof__block *prof__pf_take(int kick) {
+   blocks, which must not start it), and follows `h` writing the block
+   where it is not faulted in whole. */
+static PROF__NI prof__block *prof__pf_take(int kick, const prof__thread *h) {
     prof__block *b = NULL;
     pthread_mutex_lock(&prof__pf_lock);
     if (prof__pf.ready) {
@@ -2764,6 +2865,13 @@ static PROF__NI prof__block *prof__pf_take(int kick) {
         int64_t now = prof__mono_ns();
         prof__pf.take_gap_ns = prof__pf.last_take_ns ? now - prof__pf.last_take_ns : 0;
         prof__pf.last_take_ns = now;
+        if (b && b->faulted < b->map_bytes && prof__pf.running) {
+            b->owner = h;
+            b->taken_ns = now;
+            b->seen = 0;
+            b->follow = prof__pf.follow;
+            prof__pf.follow = b;
+        }
     }
     if (kick) prof__pf_kick_locked();
     pthread_mutex_unlock(&prof__pf_lock);
@@ -2795,6 +2903,13 @@ static PROF__NI void prof__pf_stop(void) {
     pthread_cond_signal(&prof__pf_wake);
     pthread_mutex_unlock(&prof__pf_lock);
     if (join) pthread_join(th, NULL);
+    pthread_mutex_lock(&prof__pf_lock);
+    while (prof__pf.follow) { /* the rest faults in where its owner writes */
+        prof__block *b = prof__pf.follow;
+        prof__pf.follow = b->follow;
+        b->follow = NULL;
+    }
+    pthread_mutex_unlock(&prof__pf_lock);
     if (!keep) prof__pf_free_ready();
 }
 static PROF__NI void prof__pf_free_ready(void) {
@@ -2988,9 +3103,9 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     if (!blk) {
         size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
         if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
-        if (cap >= PROF__PF_MIN) blk = prof__pf_take(1);
+        if (cap >= PROF__PF_MIN) blk = prof__pf_take(1, h);
         else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
-            blk = prof__pf_take(0); /* reserved: no fault at all, and no helper for it */
+            blk = prof__pf_take(0, h); /* reserved: no fault at all, and no helper for it */
         else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
         if (!blk && !(blk = prof__block_new(cap, 0))) return NULL;
         __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
@@ -3095,7 +3210,7 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
                mapped when its first record is written, it would land in
                whatever scope is open then (0.3-0.5 ms here). A failure
                here is retried, and counted, when a record needs room. */
-            prof__block *b = __atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED) ? prof__pf_take(0) : NULL;
+            prof__block *b = __atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED) ? prof__pf_take(0, &t->hot) : NULL;
             if (!b) b = prof__block_new(PROF__FIRST_BLOCK, 1);
             if (b) {
                 __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
