@@ -7678,6 +7678,7 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     const prof_events *e = gr->e;
     size_t i, want, mcap;
     size_t off = 0, at_memo, at_fh, at_copy, at_keys, at_vals, at_first, at_racc, at_lv, lv_bytes = 0;
+    uint64_t *lv = NULL;
     /* self times by parents (prof__grouping_memo_lin): no event has an
        extra record (its memory would be walked from its children) and no
        device times, every event's node in stk, indices in 32 bits */
@@ -7694,6 +7695,15 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     if (w && e->nnodes + 1 <= PROF__MAX_ELEMS(w * sizeof(uint64_t))) lv_bytes = (e->nnodes + 1) * w * sizeof(uint64_t);
     else if (w) return -1;
     if ((a->rows = (prof_avg *)prof__malloc_huge(want, sizeof *a->rows))) a->cap = want;
+    /* the stack hashes' rows are needed only until every node's hash is
+       made, before any row is written: in the rows' room when it is big
+       enough (2 MB less of fresh memory at 61k nodes, the rows' pages
+       touched a little earlier), else in the block */
+    if (a->rows && lv_bytes <= want * sizeof *a->rows) {
+        void *room = a->rows;
+        lv = (uint64_t *)room;
+        lv_bytes = 0;
+    }
     /* the rows' map sized once too: its doublings rehashed every
        key and left their old arrays behind, fresh memory each */
     for (mcap = 64; mcap * 3 <= (want + 1) * 4; mcap *= 2) {}
@@ -7721,7 +7731,8 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
         m->node_id = 0;
         m->h.count = m->h.cpu = m->h.self_cpu = 0;
     }
-    if (gr->g.group_by_stack_n <= PROF__GLEVELS) prof__gstack_hashes(gr, w ? (uint64_t *)(void *)(gr->arena + at_lv) : NULL);
+    if (w && !lv) lv = (uint64_t *)(void *)(gr->arena + at_lv);
+    if (gr->g.group_by_stack_n <= PROF__GLEVELS) prof__gstack_hashes(gr, w ? lv : NULL);
     else memset(gr->fh, 0, (e->nnodes + 1) * sizeof *gr->fh);
     return 0;
 }
@@ -12850,54 +12861,134 @@ static PROF__NI void prof__w_node_line(prof__w *w, prof__folded *f, const prof_e
     prof__w_i64(w, us);
     PROF__W_LIT(w, "\n");
 }
-/* The merged lines: an event adds its value to its stack node's sum (one
-   array read in event order, one random write), and the nodes then go to
-   their lines in the order of their first event with a value: the lines
-   come out in first-seen order with their sums (positive values: a
-   saturating sum of them is the same in any order). Each node met gets its
-   cleaned frame (cf, + 1) once; when the cleaned frames are as many as the
-   frames, a node is its line (prof__w_node_line), else the nodes go
-   through the trie of lines. Returns the lines written, -1 without
-   memory. */
+/* The merged lines' sums, taken by one thread or two: each thread adds
+   an event's value to its stack node's sum in its own array (one array
+   read in event order, one random write), and a node goes to the
+   thread's `order` at its first event with a value there. Positive values
+   only: a saturating sum of them is the same in any order and grouping,
+   so the threads' sums add up to the list's. */
+typedef struct prof__fsum { int64_t *nsum; uint32_t *order; size_t norder, with; } prof__fsum;
+/* A big list in parts, taken in turn by this thread and one more (as
+   prof__touch_parts': on a busy machine the other may start late, or be
+   put off a core with a part in hand, and waiting on it costs at most a
+   part). Each part's nodes new to its thread's sum are a segment of that
+   thread's order, so the parts' segments in turn give the nodes in the
+   order of their first event with a value. The loop waits on a miss or
+   two an event (its children, its node's sum): ~11 ns an event, 11 ms
+   of a 1M-event export before anything is written. */
+#define PROF__FPARTS 8
+typedef struct prof__fjob {
+    const prof_events *e;
+    int which, nparts, next;
+    size_t nstk;
+    prof__fsum sum[2];                 /* [0]: the calling thread's, [1]: the helper's */
+    int owner[PROF__FPARTS];           /* the thread that took part k */
+    size_t seg[PROF__FPARTS][2];       /* part k's new nodes: its thread's order[seg[k][0] .. seg[k][1]) */
+} prof__fjob;
+static PROF__NI void prof__folded_sum_range(const prof_events *e, int which, size_t lo, size_t hi, prof__fsum *s) {
+    const prof__ev *ev = e->ev;
+    const uint32_t *stk = e->stk;
+    int64_t *nsum = s->nsum;
+    size_t i, norder = s->norder, with = 0;
+    for (i = lo; i < hi; i++) {
+        uint32_t node = stk[i];
+        const prof__ev *v = &ev[i];
+        int64_t value;
+        int32_t c;
+        if (!node) continue;
+        with++;
+        /* ns; summed before the cut to whole microseconds, so that
+           many short calls are not each cut to 0. Self CPU time as
+           prof__self_cpu's (the children are CPU events). */
+        if (which == 0) {
+            if (!prof__in_tree(v)) continue;
+            value = v->end - v->start;
+            for (c = v->first_child; c >= 0; c = ev[c].next_sibling) prof__sat_sub(&value, ev[c].end - ev[c].start);
+        } else {
+            value = prof__self_dev(e, i);
+        }
+        if (value <= 0) continue;
+        if (!nsum[node]) s->order[norder++] = node;
+        prof__sat_add(&nsum[node], value);
+    }
+    s->norder = norder;
+    s->with += with;
+}
+/* Thread t's turn: its sums zeroed, then parts while any is left. */
+static PROF__NI void prof__folded_sum_take(prof__fjob *job, int t) {
+    prof__fsum *s = &job->sum[t];
+    size_t step = job->nstk / (size_t)job->nparts;
+    int k;
+    memset(s->nsum, 0, job->e->nnodes * sizeof *s->nsum);
+    while ((k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) < job->nparts) {
+        job->owner[k] = t;
+        job->seg[k][0] = s->norder;
+        prof__folded_sum_range(job->e, job->which, step * (size_t)k, k + 1 < job->nparts ? step * (size_t)(k + 1) : job->nstk, s);
+        job->seg[k][1] = s->norder;
+    }
+}
+static void *prof__folded_sum_main(void *arg) {
+    prof__folded_sum_take((prof__fjob *)arg, 1);
+    return NULL;
+}
+/* The merged lines: the events' values summed per stack node
+   (prof__fjob), and the nodes then go to their lines in the order of
+   their first event with a value: the lines come out in first-seen order
+   with their sums. Each node met gets its cleaned frame (cf, + 1) once;
+   when the cleaned frames are as many as the frames, a node is its line
+   (prof__w_node_line), else the nodes go through the trie of lines.
+   Returns the lines written, -1 without memory. */
 static PROF__NI long prof__folded_merged(prof__folded *f, prof__w *w, prof_events *e, int which, size_t *with_stacks) {
     long lines = 0;
-    size_t i, norder = 0, maxd = 0;
-    /* the per-node sums, order and cleaned frames in one block, in huge
-       pages when it is big: 16 B a node, filled whole (61k distinct
+    size_t i, norder, maxd = 0, nstk = e->stk ? (e->capstk < e->n ? e->capstk : e->n) : 0;
+    int part, two = nstk >= prof__par_min_events && nstk >= PROF__FPARTS && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+    /* the per-node sums, orders and cleaned frames in one block, in huge
+       pages when it is big: 16 B a node (32 with two threads: a second
+       sum and order, and the joined order), filled whole (61k distinct
        stacks took 470 page faults in 4 KiB pages) */
-    char *block = (char *)prof__malloc_huge_from(e->nnodes, sizeof(int64_t) + 2 * sizeof(uint32_t), PROF__HUGE / 4);
+    char *block = (char *)prof__malloc_huge_from(e->nnodes, two ? 2 * sizeof(int64_t) + 4 * sizeof(uint32_t) : sizeof(int64_t) + 2 * sizeof(uint32_t), PROF__HUGE / 4);
     int64_t *nsum = (int64_t *)(void *)block;
-    uint32_t *order = block ? (uint32_t *)(void *)(block + e->nnodes * sizeof *nsum) : NULL, *cf = order ? order + e->nnodes : NULL;
+    uint32_t *order = block ? (uint32_t *)(void *)(block + e->nnodes * sizeof *nsum * (two ? 2 : 1)) : NULL, *cf = order ? order + e->nnodes : NULL;
+    prof__fjob job;
     if (!block) goto oom;
-    memset(nsum, 0, e->nnodes * sizeof *nsum);
     memset(cf, 0, e->nnodes * sizeof *cf);
-    {
-        const prof__ev *ev = e->ev;
-        const uint32_t *stk = e->stk;
-        size_t nstk = stk ? (e->capstk < e->n ? e->capstk : e->n) : 0, with = 0;
-        for (i = 0; i < nstk; i++) {
-            uint32_t node = stk[i];
-            const prof__ev *v = &ev[i];
-            int64_t value;
-            int32_t c;
-            if (!node) continue;
-            with++;
-            /* ns; summed before the cut to whole microseconds, so that
-               many short calls are not each cut to 0. Self CPU time as
-               prof__self_cpu's (the children are CPU events). */
-            if (which == 0) {
-                if (!prof__in_tree(v)) continue;
-                value = v->end - v->start;
-                for (c = v->first_child; c >= 0; c = ev[c].next_sibling) prof__sat_sub(&value, ev[c].end - ev[c].start);
-            } else {
-                value = prof__self_dev(e, i);
-            }
-            if (value <= 0) continue;
-            if (!nsum[node]) order[norder++] = node;
-            prof__sat_add(&nsum[node], value);
+    memset(&job, 0, sizeof job);
+    job.e = e;
+    job.which = which;
+    job.nstk = nstk;
+    job.nparts = two ? PROF__FPARTS : 1;
+    job.sum[0].nsum = nsum;
+    job.sum[0].order = order;
+    if (two) {
+        pthread_t th;
+        uint32_t *joined = cf + e->nnodes;
+        job.sum[1].nsum = nsum + e->nnodes;
+        job.sum[1].order = joined + e->nnodes;
+        if (prof__spawn(&th, prof__folded_sum_main, &job)) {
+            prof__folded_sum_take(&job, 0);
+            pthread_join(th, NULL);
+        } else {
+            prof__folded_sum_take(&job, 0);
         }
-        *with_stacks += with;
+        /* the parts' new nodes in turn, each node at its first (cf
+           marks the nodes taken, cleared after), and the helper's sums
+           into this thread's */
+        for (norder = 0, part = 0; part < job.nparts; part++) {
+            const prof__fsum *s = &job.sum[job.owner[part]];
+            for (i = job.seg[part][0]; i < job.seg[part][1]; i++)
+                if (!cf[s->order[i]]) {
+                    cf[s->order[i]] = 1;
+                    joined[norder++] = s->order[i];
+                }
+        }
+        for (i = 0; i < norder; i++) cf[joined[i]] = 0;
+        for (i = 0; i < job.sum[1].norder; i++) prof__sat_add(&nsum[job.sum[1].order[i]], job.sum[1].nsum[job.sum[1].order[i]]);
+        order = joined;
+    } else {
+        prof__folded_sum_take(&job, 0);
+        norder = job.sum[0].norder;
     }
+    *with_stacks += job.sum[0].with + job.sum[1].with;
     for (i = 0; i < norder; i++) {
         uint32_t a;
         if ((size_t)prof__node_depth(e, order[i]) > maxd) maxd = (size_t)prof__node_depth(e, order[i]);
