@@ -37,6 +37,14 @@ static int stray_files(const char *keep) {
     if (d) closedir(d);
     return n;
 }
+static void clear_out(void) {
+    DIR *d = opendir(OUT);
+    struct dirent *de;
+    char path[512];
+    while (d && (de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.' && snprintf(path, sizeof path, "%s/%s", OUT, de->d_name) < (int)sizeof path) remove(path);
+    if (d) closedir(d);
+}
 /* The trace one pass on one thread writes (no guess) into *ref. */
 static int reference(prof_events *ev, char **ref, size_t *len) {
     size_t old = prof__par_min_events;
@@ -307,6 +315,7 @@ int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
+    clear_out(); /* a run killed midway (the OOM killer, ^C) leaves its files: not this run's */
     test_oom_sweep();
     test_write_errors();
     test_long_pending();
