@@ -117,7 +117,7 @@ static void *churn_worker(void *p) {
     return NULL;
 }
 static void test_many_threads(void) {
-    long n = check_under_valgrind() ? 40 : check_scale(20000, 4), k, j, bad_parent = 0, bad_thread = 0, bad_name = 0;
+    long n = check_under_valgrind() ? 40 : check_scale(20000, 10), k, j, bad_parent = 0, bad_thread = 0, bad_name = 0;
     long open = 0, ranges = 0, dtors = 0;
     churn_arg *args = (churn_arg *)calloc((size_t)n, sizeof *args);
     prof_config cfg;
@@ -279,7 +279,7 @@ static void test_big_and_reserve(void) {
     prof_config cfg;
     prof_events *ev;
     pthread_t th;
-    long n = check_under_valgrind() ? 2000 : check_scale(400000, 2), k, small = check_under_valgrind() ? 6 : 40;
+    long n = check_under_valgrind() ? 2000 : check_under_sanitizer() ? 140000 : 400000, k, small = check_under_valgrind() ? 6 : 40;
     int r;
     for (r = 0; r < 2; r++) {
         prof_shutdown();
@@ -304,6 +304,83 @@ static void test_big_and_reserve(void) {
         prof_events_free(ev);
     }
     prof_shutdown();
+}
+
+/* ----- a thread that lives across sessions, and a small cap ----- */
+/* Session 1 leaves it two blocks (512 and 1024 records); in session 2 it
+   writes a few records into the first again and exits: the second block
+   (nothing of session 2 in it) goes, the first is cut to its records. */
+typedef struct across_arg { pthread_barrier_t *bar; } across_arg;
+static void *across_worker(void *p) {
+    across_arg *a = (across_arg *)p;
+    int i;
+    for (i = 0; i < 700; i++) { PROF_SCOPE("s1"); }
+    pthread_barrier_wait(a->bar); /* recorded */
+    pthread_barrier_wait(a->bar); /* session 2 started */
+    { PROF_SCOPE("s2"); { PROF_SCOPE_DYN("s2-dyn"); } }
+    return NULL;
+}
+static void *capped_worker(void *p) {
+    int i;
+    (void)p;
+    for (i = 0; i < 5; i++) { PROF_SCOPE("capped"); }
+    return NULL;
+}
+static void test_across_sessions_and_cap(void) {
+    prof_config cfg;
+    prof_events *ev;
+    pthread_t th;
+    pthread_barrier_t bar;
+    across_arg a;
+    prof__tstate *t;
+    size_t bytes = 0, recs = 0;
+    int k, found = 0, n = check_under_valgrind() ? 20 : 300;
+    memset(&cfg, 0, sizeof cfg);
+    pthread_barrier_init(&bar, NULL, 2);
+    a.bar = &bar;
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    pthread_create(&th, NULL, across_worker, &a);
+    pthread_barrier_wait(&bar);
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) CHECK_EQ_INT(count_named(ev, "s1"), 700);
+    prof_events_free(ev);
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    pthread_barrier_wait(&bar);
+    pthread_join(th, NULL);
+    pthread_mutex_lock(&prof__g_lock);
+    for (t = prof__g.threads; t; t = t->next)
+        if (t->dead && t->bound_epoch == prof__g_epoch) {
+            found++;
+            bytes = state_bytes(t, &recs);
+        }
+    pthread_mutex_unlock(&prof__g_lock);
+    CHECK_EQ_INT(found, 1);
+    CHECK_MSG(bytes <= 512 + 24 * recs, "the thread holds %zu bytes for %zu records", bytes, recs);
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(count_named(ev, "s1"), 0);
+        CHECK_EQ_INT(count_named(ev, "s2"), 1);
+        CHECK_EQ_INT(count_named(ev, "s2-dyn"), 1);
+        stats_add_up(prof_events_stats(ev));
+    }
+    prof_events_free(ev);
+    pthread_barrier_destroy(&bar);
+
+    /* each exiting thread hands its unused share of the cap back: 5 scopes
+       a thread, one after the other, fit a cap of 2000 */
+    cfg.max_events = 2000;
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    for (k = 0; k < n; k++) {
+        pthread_create(&th, NULL, capped_worker, NULL);
+        pthread_join(th, NULL);
+    }
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(count_named(ev, "capped"), 5 * n);
+        CHECK_EQ_INT(prof_events_stats(ev).dropped, 0);
+        stats_add_up(prof_events_stats(ev));
+    }
+    prof_events_free(ev);
 }
 
 /* ----- prof_stop while threads exit ----- */
@@ -464,6 +541,7 @@ int main(void) {
     TIMED(test_many_threads());
     TIMED(test_names_across_blocks());
     TIMED(test_big_and_reserve());
+    TIMED(test_across_sessions_and_cap());
     TIMED(test_stop_while_exiting());
     TIMED(test_stop_between_copy_and_lock());
     TIMED(test_exit_outside_session());
