@@ -255,7 +255,8 @@
                       and blocks a thread holds serve only that thread:
                       for N threads, reserve the events plus N blocks.
                       An exited thread's full blocks go back to the pool
-                      (at the next prof_stop or prof_start) while it holds
+                      (at the next prof_stop or prof_start; at its exit
+                      if no session's records are in them) while it holds
                       less than the reserve; the pool stays until a
                       prof_stop without a reserve or prof_shutdown. Each
                       later recording window of a schedule is topped up
