@@ -255,7 +255,8 @@
                       and blocks a thread holds serve only that thread:
                       for N threads, reserve the events plus N blocks.
                       An exited thread's full blocks go back to the pool
-                      (at the next prof_stop or prof_start) while it holds
+                      (at the next prof_stop or prof_start; at its exit
+                      if no session's records are in them) while it holds
                       less than the reserve; the pool stays until a
                       prof_stop without a reserve or prof_shutdown. Each
                       later recording window of a schedule is topped up
@@ -487,6 +488,13 @@
    (prof_events_count, _get, the tables and the exporters build the tree
    and other caches on first use); different lists on different threads at
    once are fine.
+   A thread that exits during a session keeps only its records until
+   prof_stop (24 bytes each, plus under 512 for a thread that wrote few:
+   the block it was on is cut to its records; its name and PROF_SCOPE_DYN
+   names of 4 KiB and more stay as they were); one that exits outside a
+   session, or after prof_stop has read it, frees everything at once. So
+   threads that come and go (one per request) cost memory for the events
+   kept, not for the threads.
 
    THREADS OF ITS OWN
    ==================
@@ -2494,6 +2502,9 @@ typedef struct prof__tstate {
     prof__arena dyn_arena;     /* PROF_SCOPE_DYN names, reset each session */
     prof__dyn_site **dyn_tab;
     size_t dyn_cap, dyn_n;
+    struct prof__tstate **prevp; /* the link to it (prof__g.threads or the
+                                    previous state's next): an exiting
+                                    thread unlinks itself at once */
 } prof__tstate;
 
 prof__thread prof__g_unattached;
@@ -2523,6 +2534,9 @@ static struct {
     uint64_t tick_start;
     int64_t mono_start, real_start;
     uint32_t last_epoch;
+    uint32_t reaped_epoch;     /* last_epoch when exited threads were last
+                                  reaped: no collector reads the threads of
+                                  that session (or earlier) any more */
 } prof__g;
 /* thread list and recording windows; never taken on the hot path.
    Lock order, outermost first (a thread holding one may take only those
@@ -2533,10 +2547,11 @@ static struct {
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A thread's first block: 12 KiB, three pages. Every thread that records
-   maps and faults it in (at its first scope), and keeps it until the
-   prof_stop after it exits: a program that starts a thread per task pays
-   that per task (384 KiB blocks measured 0.3-0.7 ms and 384 KiB a thread
-   here). Busy threads double their blocks from there. */
+   maps and faults it in (at its first scope); at its exit the block it is
+   on shrinks to its records (prof__thread_exit), so a program that starts
+   a thread per task holds its records until prof_stop, not 12 KiB a task
+   (384 KiB blocks measured 0.3-0.7 ms and 384 KiB a thread here). Busy
+   threads double their blocks from there. */
 #define PROF__FIRST_BLOCK 512u
 #define PROF__MAX_BLOCK 349525u    /* records: 8 MiB */
 
@@ -2548,8 +2563,11 @@ static PROF__NI uint64_t prof__gettid(void) {
 #endif
 }
 
+/* map_bytes 0: nothing mapped (a block compacted at its thread's exit has
+   its records in its own allocation, prof__block_compact; one that
+   prof_stop moved into its list has given its pages away). */
 static PROF__NI void prof__block_free(prof__block *b) {
-    munmap(b->recs, b->map_bytes);
+    if (b->map_bytes) munmap(b->recs, b->map_bytes);
     PROF_FREE(b);
 }
 /* Gives the pages of a big block past its first `keep` records back to the
@@ -2622,21 +2640,20 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
     prof__arena_free(&t->dyn_arena);
     PROF_FREE(t);
 }
-
-static PROF__NI void prof__thread_exit(void *p) {
-    prof__tstate *t = (prof__tstate *)p;
-    /* an exiting thread hands its unused shares of the cap back */
-    if (t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
-        uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;
-        __atomic_fetch_add(&prof__g.budget, (int64_t)(left + t->xcredits), __ATOMIC_RELAXED);
-        t->gate_end = t->hot.gate.word;
-        t->xcredits = 0;
-    }
-    pthread_mutex_lock(&prof__g_lock);
-    t->dead = 1;
-    pthread_mutex_unlock(&prof__g_lock);
-    prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
+/* The thread list (prof__g_lock held): doubly linked through prevp, so a
+   thread that exits takes itself out without a walk. */
+static PROF__NI void prof__tstate_link_locked(prof__tstate *t) {
+    t->next = prof__g.threads;
+    if (t->next) t->next->prevp = &t->next;
+    t->prevp = &prof__g.threads;
+    prof__g.threads = t;
 }
+static PROF__NI void prof__tstate_unlink_locked(prof__tstate *t) {
+    *t->prevp = t->next;
+    if (t->next) t->next->prevp = t->prevp;
+}
+
+static PROF__NI void prof__thread_exit(void *p); /* (after the blocks' pool: it gives blocks back) */
 
 /* ----- the prefault thread -----
    A fresh page costs microseconds on first touch (far more under a
@@ -3016,7 +3033,8 @@ static PROF__NI size_t prof__share(void) {
 #if defined(PROF__TEST_HOOKS)
 enum { PROF__HOOK_ENDED = 1,   /* recording ended (epoch cleared), no thread snapshotted yet */
        PROF__HOOK_SNAPPED = 2, /* every thread snapshotted, no record decoded yet */
-       PROF__HOOK_SHUTDOWN = 3 /* prof_shutdown: past the kept records, before it frees */ };
+       PROF__HOOK_SHUTDOWN = 3, /* prof_shutdown: past the kept records, before it frees */
+       PROF__HOOK_EXIT_COPIED = 4 /* a thread's exit: its block copied (prof__block_compact), prof__g_lock not taken yet */ };
 static void (*prof__test_hook)(int where);
 #define PROF__TEST_HOOK(where) do { if (prof__test_hook) prof__test_hook(where); } while (0)
 #else
@@ -3155,8 +3173,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
     t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
     pthread_mutex_lock(&prof__g_lock);
     if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
-    t->next = prof__g.threads;
-    prof__g.threads = t;
+    prof__tstate_link_locked(t);
     pthread_setspecific(prof__g.key, t);
     pthread_mutex_unlock(&prof__g_lock);
     prof__tls = &t->hot;
@@ -3848,37 +3865,168 @@ PROF_API void prof_set_thread_name(const char *name) {
 }
 
 
-/* An exited thread's full blocks go back to the ready pool while it holds
-   less than the reserve (reserve_events), so threads that come and go do
-   not fault in new blocks each session; the rest are freed with it. */
-static PROF__NI void prof__reap_dead_locked(void) {
-    prof__tstate **pp = &prof__g.threads;
-    while (*pp) {
-        prof__tstate *t = *pp;
-        if (t->dead) {
-            prof__block *b = t->head, *rest = NULL, **tail = &rest, *next;
-            size_t held;
-            *pp = t->next;
-            pthread_mutex_lock(&prof__pf_lock);
-            held = (size_t)prof__pf.n_ready * PROF__MAX_BLOCK;
-            for (; b; b = next) {
-                next = b->next;
-                b->next = NULL;
-                if (b->cap == PROF__MAX_BLOCK && held < prof__pf.keep) {
-                    prof__pf_push_locked(b);
-                    held += PROF__MAX_BLOCK;
-                } else {
-                    *tail = b;
-                    tail = &b->next;
-                }
-            }
-            pthread_mutex_unlock(&prof__pf_lock);
-            t->head = rest;
-            prof__tstate_free(t);
+/* A chain of blocks that no thread reads any more: full-size ones go back
+   to the ready pool while it holds less than the reserve (reserve_events),
+   so threads that come and go do not fault in new blocks each session;
+   the rest are freed. */
+static PROF__NI void prof__blocks_release(prof__block *b) {
+    prof__block *rest = NULL, *next;
+    size_t held;
+    pthread_mutex_lock(&prof__pf_lock);
+    held = (size_t)prof__pf.n_ready * PROF__MAX_BLOCK;
+    for (; b; b = next) {
+        next = b->next;
+        b->next = NULL;
+        if (b->cap == PROF__MAX_BLOCK && b->map_bytes && held < prof__pf.keep) {
+            prof__pf_push_locked(b);
+            held += PROF__MAX_BLOCK;
         } else {
-            pp = &t->next;
+            b->next = rest;
+            rest = b;
         }
     }
+    pthread_mutex_unlock(&prof__pf_lock);
+    for (; rest; rest = next) {
+        next = rest->next;
+        prof__block_free(rest);
+    }
+}
+static PROF__NI void prof__tstate_reap(prof__tstate *t) {
+    prof__blocks_release(t->head);
+    t->head = NULL;
+    prof__tstate_free(t);
+}
+/* Exited threads kept for a collection go, once no collector reads them:
+   at the end of prof_stop's reading and before a session's reserve or
+   start (a collection kept by a failed prof_stop is gone by then). */
+static PROF__NI void prof__reap_dead_locked(void) {
+    prof__tstate *t, *next;
+    for (t = prof__g.threads; t; t = next) {
+        next = t->next;
+        if (!t->dead) continue;
+        prof__tstate_unlink_locked(t);
+        prof__tstate_reap(t);
+    }
+    prof__g.reaped_epoch = prof__g.last_epoch;
+}
+
+/* At its thread's exit, the block it is on shrunk to its records: a copy
+   in one allocation with the block's header (map_bytes 0), when the block
+   is at most half full. A thread that wrote a few records then holds
+   them, not a 12 KiB block, until prof_stop. A PROF_SCOPE_DYN record
+   names its NAME extension by address, and names only records before it:
+   those in the block move with it (one in an earlier block stays put).
+   NULL: nothing to shrink (no block, mostly full, out of memory, or one
+   the prefault thread may be faulting in: it has an owner, see
+   prof__pf_take). Only the owner writes its records, so the copy needs no
+   lock; the caller swaps it in under prof__g_lock if the session is still
+   the thread's. */
+static PROF__NI prof__block *prof__block_compact(prof__tstate *t) {
+    prof__block *b = t->cur, *nb;
+    prof__rec *r;
+    char *mem;
+    size_t used, i;
+    uintptr_t lo, hi;
+    if (!b || b->owner || !b->map_bytes || t->hot.pos < b->recs || t->hot.pos > b->recs + b->cap) return NULL;
+    used = (size_t)(t->hot.pos - b->recs);
+    if (used * 2 > b->cap || !(mem = (char *)PROF_MALLOC(sizeof *nb + used * sizeof(prof__rec)))) return NULL;
+    nb = (prof__block *)(void *)mem;
+    *nb = *b;
+    nb->next = NULL;
+    nb->cap = nb->limit = nb->used = used;
+    nb->map_bytes = nb->faulted = 0;
+    nb->recs = r = (prof__rec *)(void *)(mem + sizeof *nb); /* (sizeof *nb: a multiple of 8) */
+    if (used) memcpy(r, b->recs, used * sizeof *r);
+    lo = (uintptr_t)b->recs;
+    hi = (uintptr_t)(b->recs + used);
+    for (i = 0; i < used; i++) {
+        uintptr_t w = (uintptr_t)r[i].site, at = w & ~(uintptr_t)7u;
+        if ((w & 7u) == PROF__TAG_EXT && ((w >> 3) & 31u) == PROF__EXT_NAME) i += w >> 8; /* its name's bytes */
+        else if ((w & 7u) == PROF__TAG_DYN && at >= lo && at < hi) r[i].site = (const void *)((uintptr_t)r + (w - lo));
+    }
+    return nb;
+}
+
+/* A thread exits (its pthread key's destructor). What it holds until
+   prof_stop is its records and little more:
+   - the PROF_BEGIN stack and the DYN names' table go at once (only their
+     owner reads them; prof_stop names the open ranges of its own thread
+     only); the DYN names stay, records point into dyn_arena;
+   - bound to the session that records: its unused shares of the cap go
+     back, it no longer counts among the threads that split the cap, the
+     blocks past the one it is on (room from earlier sessions, holding
+     nothing of this one) go, and that block shrinks to its records
+     (prof__block_compact) or, where the prefault thread may follow it,
+     gives back its pages past them (without a reserve). Under
+     prof__g_lock, which prof_stop holds from ending the session to
+     reading the records: either the snapshot sees the swap whole, or the
+     session has ended and nothing is swapped (a collection kept by a
+     failed prof_stop reads the blocks as they were);
+   - bound to no session whose records a collector may still read (an
+     earlier one, one read already, none): the state and its blocks go
+     now. A state bound to the last session while it is being collected
+     stays, dead, until the collection has read it. */
+static PROF__NI void prof__thread_exit(void *p) {
+    prof__tstate *t = (prof__tstate *)p;
+    prof__block *nb, *cur, *gone = NULL, *rest = NULL;
+    uint32_t epoch;
+    int live, now;
+    prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
+    PROF_FREE(t->open);
+    t->open = NULL;
+    t->n_open = t->cap_open = 0;
+    t->n_lost = 0;
+    PROF_FREE(t->dyn_tab);
+    t->dyn_tab = NULL;
+    t->dyn_cap = t->dyn_n = 0;
+    nb = t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__block_compact(t) : NULL;
+    if (nb) PROF__TEST_HOOK(PROF__HOOK_EXIT_COPIED);
+    pthread_mutex_lock(&prof__g_lock);
+    epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    live = epoch && t->bound_epoch == epoch;
+    now = !live && (!t->bound_epoch || t->bound_epoch != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
+    if (live) {
+        size_t keep;
+        uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;
+        __atomic_fetch_add(&prof__g.budget, (int64_t)(left + t->xcredits), __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
+        t->gate_end = t->hot.gate.word;
+        t->xcredits = 0;
+        pthread_mutex_lock(&prof__pf_lock);
+        keep = prof__pf.keep;
+        pthread_mutex_unlock(&prof__pf_lock);
+        cur = t->cur;
+        if (cur) {
+            rest = cur->next;
+            PROF__STORE(&cur->next, (prof__block *)NULL);
+        } else {
+            rest = t->head;
+            PROF__STORE(&t->head, (prof__block *)NULL);
+        }
+        if (nb && keep && cur->cap == PROF__MAX_BLOCK) { /* a reserve's block: back to the pool at the next reap */
+            gone = nb;
+            nb = NULL;
+        }
+        if (nb) {
+            prof__block **link = &t->head;
+            while (*link != cur) link = &(*link)->next;
+            PROF__STORE(link, nb);
+            PROF__STORE(&t->cur, nb);
+            PROF__STORE(&t->hot.pos, nb->recs + nb->cap);
+            t->hot.end = nb->recs + nb->cap;
+            gone = cur;
+        } else if (cur && !keep && t->hot.pos >= cur->recs && t->hot.pos <= cur->recs + cur->cap) {
+            prof__block_trim(cur, (size_t)(t->hot.pos - cur->recs));
+        }
+    } else {
+        gone = nb; /* the session ended meanwhile: the blocks stay as the snapshot saw them */
+    }
+    if (now) prof__tstate_unlink_locked(t);
+    else t->dead = 1;
+    pthread_mutex_unlock(&prof__g_lock);
+    if (gone) prof__block_free(gone);
+    if (rest) prof__blocks_release(rest);
+    if (now) prof__tstate_reap(t);
 }
 
 static PROF__NI int prof__shutdown_kept(void); /* (session control) */
@@ -3886,7 +4034,7 @@ static PROF__NI void prof__shutdown_done(int locked);
 PROF_API void prof_shutdown(void) {
     /* Frees the calling thread's buffers and those of exited threads. Other
        live threads keep theirs: a scope they opened may still write into it. */
-    prof__tstate **pp;
+    prof__tstate *t, *next;
     /* first: a kept collection reads those buffers; and prof_stop's lock
        held to the end, so that no prof_stop keeps one meanwhile (no
        session then, yet its records are in those buffers) */
@@ -3894,11 +4042,11 @@ PROF_API void prof_shutdown(void) {
     PROF__TEST_HOOK(PROF__HOOK_SHUTDOWN);
     pthread_mutex_lock(&prof__g_lock);
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
-        pp = &prof__g.threads;
-        while (*pp) {
-            prof__tstate *t = *pp;
+        prof__g.reaped_epoch = prof__g.last_epoch; /* no collection left: threads exiting from now go at once */
+        for (t = prof__g.threads; t; t = next) {
+            next = t->next;
             if (t->dead) {
-                *pp = t->next;
+                prof__tstate_unlink_locked(t);
                 prof__tstate_free(t);
             } else if (t == prof__self()) {
                 /* a scope of this thread may still be open: keep the state,
@@ -3909,9 +4057,6 @@ PROF_API void prof_shutdown(void) {
                 t->hot.pos = t->hot.end = NULL;
                 t->hot.gate.word = 0;
                 t->bound_epoch = 0;
-                pp = &t->next;
-            } else {
-                pp = &t->next;
             }
         }
         prof__pf_free_ready();
