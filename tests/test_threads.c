@@ -900,10 +900,11 @@ static void test_no_blocks_past_the_cap(void) {
     check_log_reset();
 }
 
-/* A thread per task: each thread that records keeps its first block until
-   the prof_stop after it exits, so that block must be small. 300 threads
-   of one scope each, one at a time: the resident memory they leave is a
-   few pages each (it was 384 KiB each, 115 MB here). */
+/* A thread per task: each thread that records maps a first block, which
+   at its exit shrinks to its records (tests/test_thread_churn.c has the
+   exact bound), so that block must be small to map. 300 threads of one
+   scope each, one at a time: the resident memory they leave is a few
+   pages each at most (it was 384 KiB each, 115 MB here). */
 static long rss_kib(void) {
     long pages = 0, resident = 0;
     FILE *f = fopen("/proc/self/statm", "r");
