@@ -130,6 +130,7 @@ all_cases() {
     echo c90-decls-gcc c90-decls-clang c90-decls-gcc-disabled c90-decls-clang-disabled c90-decls-gcc-nofeatures
     echo c89-gcc c89-clang
     echo disabled-define-empty disabled-define-one disabled-define-zero
+    echo probe17-static-fn-gcc probe17-static-fn-clang probe17-static-fn-gxx probe17-static-fn-clangxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -488,6 +489,22 @@ one_case() {
         if ! grep -m1 'error' "$out.log" | grep -q 'PROF_DISABLED is defined as 0'; then
             echo "  the first error is not prof.h's message:"; sed 's/^/    /' "$out.log" | head -5; return 1
         fi ;;
+    probe17-static-fn-gcc|probe17-static-fn-clang|probe17-static-fn-gxx|probe17-static-fn-clangxx)
+        # a static function called only in a macro argument, the feature
+        # compiled out: no "unneeded"/"unused" function under -Wall -Werror
+        local x=() d
+        case $base in
+        probe17-static-fn-gcc) cc=$GCC; std=-std=c11 ;;
+        probe17-static-fn-clang) cc=$CLANG; std=-std=c11 ;;
+        probe17-static-fn-gxx) cc=$GXX; std=-std=c++17; x=(-x c++) ;;
+        *) cc=$CLANGXX; std=-std=c++17; x=(-x c++) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        for d in -DPROF_DISABLED "-DPROF_NO_FLOPS -DPROF_NO_SHAPES"; do
+            # shellcheck disable=SC2086
+            run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" $d "${INC[@]}" \
+                -c "$here/probe17_static_fn_args.c" -o "$out.o" || return 1
+        done ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
