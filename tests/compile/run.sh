@@ -13,6 +13,12 @@
 # Cases that produce a program also link it and run it (in a scratch
 # directory).
 #
+# probe17-static-fn-{gcc,clang,gxx,clangxx}: a static function called only
+# inside a macro argument (PROF_COUNTER("q", queue_depth()), a FLOP count,
+# an async id, a dynamic name) under -DPROF_DISABLED and PROF_NO_FLOPS /
+# PROF_NO_SHAPES: clang's -Wunneeded-internal-declaration (in -Wall) must
+# stay quiet (sizeof alone does not count as a use there).
+#
 # disabled-args-{gcc,gxx}: under -DPROF_DISABLED, a variable used only as a
 # macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
 # -Wunused-variable / -Wunused-but-set-variable.
