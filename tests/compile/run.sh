@@ -13,6 +13,12 @@
 # Cases that produce a program also link it and run it (in a scratch
 # directory).
 #
+# probe17-static-fn-{gcc,clang,gxx,clangxx}: a static function called only
+# inside a macro argument (PROF_COUNTER("q", queue_depth()), a FLOP count,
+# an async id, a dynamic name) under -DPROF_DISABLED and PROF_NO_FLOPS /
+# PROF_NO_SHAPES: clang's -Wunneeded-internal-declaration (in -Wall) must
+# stay quiet (sizeof alone does not count as a use there).
+#
 # disabled-args-{gcc,gxx}: under -DPROF_DISABLED, a variable used only as a
 # macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
 # -Wunused-variable / -Wunused-but-set-variable.
@@ -130,6 +136,7 @@ all_cases() {
     echo c90-decls-gcc c90-decls-clang c90-decls-gcc-disabled c90-decls-clang-disabled c90-decls-gcc-nofeatures
     echo c89-gcc c89-clang
     echo disabled-define-empty disabled-define-one disabled-define-zero
+    echo probe17-static-fn-gcc probe17-static-fn-clang probe17-static-fn-gxx probe17-static-fn-clangxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -488,6 +495,22 @@ one_case() {
         if ! grep -m1 'error' "$out.log" | grep -q 'PROF_DISABLED is defined as 0'; then
             echo "  the first error is not prof.h's message:"; sed 's/^/    /' "$out.log" | head -5; return 1
         fi ;;
+    probe17-static-fn-gcc|probe17-static-fn-clang|probe17-static-fn-gxx|probe17-static-fn-clangxx)
+        # a static function called only in a macro argument, the feature
+        # compiled out: no "unneeded"/"unused" function under -Wall -Werror
+        local x=() d
+        case $base in
+        probe17-static-fn-gcc) cc=$GCC; std=-std=c11 ;;
+        probe17-static-fn-clang) cc=$CLANG; std=-std=c11 ;;
+        probe17-static-fn-gxx) cc=$GXX; std=-std=c++17; x=(-x c++) ;;
+        *) cc=$CLANGXX; std=-std=c++17; x=(-x c++) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        for d in -DPROF_DISABLED "-DPROF_NO_FLOPS -DPROF_NO_SHAPES"; do
+            # shellcheck disable=SC2086
+            run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" $d "${INC[@]}" \
+                -c "$here/probe17_static_fn_args.c" -o "$out.o" || return 1
+        done ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
