@@ -6064,11 +6064,14 @@ static void prof__register_atfork(void) { pthread_atfork(prof__atfork_prepare, p
 PROF_API prof_action prof_schedule_action(const prof_schedule *s, int64_t step) {
     int64_t n;
     if (!s || s->active <= 0) return PROF__RECORD; /* no schedule: record everything */
-    if (step < 0) return PROF__NONE;
+    /* negative counts: PyTorch asserts, prof_start refuses them; here (a
+       public function, no session) nothing is recorded, and a cycle of
+       length 0 is never divided by */
+    if (step < 0 || s->wait < 0 || s->warmup < 0 || s->repeat < 0 || s->skip_first < 0) return PROF__NONE;
     if (step < s->skip_first) return PROF__NONE;
     step -= s->skip_first;
     n = (int64_t)s->wait + s->warmup + s->active;
-    if (s->repeat > 0 && step >= (int64_t)s->repeat * n) return PROF__NONE;
+    if (s->repeat > 0 && step / n >= s->repeat) return PROF__NONE; /* (repeat * n can overflow) */
     step %= n;
     if (step < s->wait) return PROF__NONE;
     if (step < (int64_t)s->wait + s->warmup) return PROF__WARMUP;
