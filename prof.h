@@ -1421,6 +1421,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -8833,7 +8834,9 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
 /* write(2) of all n bytes; returns 0 or the errno. SIGPIPE and SIGXFSZ
    are held around the writes (prof__sig_hold, in >>table). The exporters'
    own threads run with every signal blocked (prof__spawn), so they take
-   this path too. Three system calls per 256 kB buffer. */
+   this path too. Three system calls per 256 kB buffer. A descriptor the
+   host made non-blocking (a pipe to a slow reader) says EAGAIN once the
+   pipe is full: wait for room rather than fail half-way through. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
     prof__sig_guard g;
     int err = 0;
@@ -8842,6 +8845,13 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
         ssize_t k = write(fd, s, n);
         if (k < 0) {
             if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                struct pollfd pfd;
+                pfd.fd = fd;
+                pfd.events = POLLOUT;
+                pfd.revents = 0;
+                if (poll(&pfd, 1, -1) >= 0 || errno == EINTR) continue;
+            }
             err = errno;
             break;
         }
@@ -9606,6 +9616,7 @@ typedef struct prof__out {
     const char *path;
     char *target;       /* where a symlink at path points, or NULL */
     int in_place;       /* an existing file written through (no writable directory) */
+    int stream;         /* a descriptor, pipe, device or /proc file: written as it goes */
 } prof__out;
 
 /* Frees what prof__out_open allocated (any of it may be NULL). */
@@ -9745,9 +9756,14 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
        new files). Regular files, /dev/shm's included, get a temporary name
        and a rename. */
     if ((fd = prof__fd_path(path)) >= 0) {
+        o->stream = 1;
         if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) err = errno;
     } else if (strncmp(path, "/proc/", 6) == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
-        if ((o->w->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) err = errno;
+        /* a FIFO's open waits for its reader: a signal's handler (no
+           SA_RESTART) ends that wait with EINTR, which is no failure */
+        o->stream = 1;
+        while ((o->w->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 && errno == EINTR) {}
+        if (o->w->fd < 0) err = errno;
     } else {
         err = prof__out_open_file(o, path);
     }
@@ -9774,6 +9790,8 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     rc = err == ENOMEM ? PROF_E_NOMEM : PROF_E_IO;
     if (o->in_place)
         return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable) failed: %s; the file was emptied", who, o->path, strerror(err));
+    if (o->stream)
+        return prof__report(PROF_LOG_ERROR, rc, "%s: writing to '%s' failed: %s; what was written before the error was sent and the rest was dropped (a pipe, descriptor or device is written as it goes)", who, o->path, strerror(err));
     return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' failed: %s; the file was not replaced (a file already there is unchanged)", who, o->path, strerror(err));
 }
 
