@@ -482,12 +482,14 @@
    the prof_malloc family, PROF_THREAD_NAME/prof_set_thread_name,
    prof_is_recording, prof_last_error (per thread). prof_start, prof_step,
    prof_stop, prof_shutdown, prof_set_log and the metadata calls take a
-   global lock: call them from any thread, one session at a time (not from
-   on_trace_ready: PROF_E_STATE). An event list and an averages list belong
-   to the caller: use each from one thread at a time, readers included
-   (prof_events_count, _get, the tables and the exporters build the tree
-   and other caches on first use); different lists on different threads at
-   once are fine.
+   global lock: call them from any thread, one session at a time (not
+   prof_start, prof_step, prof_stop or prof_shutdown from on_trace_ready or
+   from a log callback that they invoked, e.g. on a warning of prof_stop:
+   refused with PROF_E_STATE, never a wait on the caller's own lock). An
+   event list and an averages list belong to the caller: use each from one
+   thread at a time, readers included (prof_events_count, _get, the tables
+   and the exporters build the tree and other caches on first use);
+   different lists on different threads at once are fine.
    A thread that exits during a session keeps only its records until
    prof_stop (24 bytes each, plus under 512 for a thread that wrote few:
    the block it was on is cut to its records; its name and PROF_SCOPE_DYN
@@ -4040,6 +4042,7 @@ PROF_API void prof_shutdown(void) {
        held to the end, so that no prof_stop keeps one meanwhile (no
        session then, yet its records are in those buffers) */
     int locked = prof__shutdown_kept();
+    if (locked < 0) return; /* from the log callback inside a collection: refused */
     PROF__TEST_HOOK(PROF__HOOK_SHUTDOWN);
     pthread_mutex_lock(&prof__g_lock);
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
@@ -6014,6 +6017,21 @@ static struct {
     uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
     int reserve_warned;        /* a cut or failed reserve is reported once per prof_start */
 } prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0, 0 };
+/* This thread holds prof__s.lock: in prof_start, prof_step, prof_stop or
+   prof_shutdown, where the log callback (warnings: events dropped at the
+   cap, scopes left open) and on_trace_ready run. A prof_start, prof_step,
+   prof_stop or prof_shutdown from there would wait for the lock its own
+   caller holds (or free what the collection is reading): they check this
+   and refuse instead (PROF__REFUSE_REENTRY). */
+static __thread int prof__s_held;
+static PROF__NI void prof__s_lock(void) {
+    pthread_mutex_lock(&prof__s.lock);
+    prof__s_held = 1;
+}
+static PROF__NI void prof__s_unlock(void) {
+    prof__s_held = 0;
+    pthread_mutex_unlock(&prof__s.lock);
+}
 
 /* The child of a fork has only the forking thread: prof.h's locks, which
    another thread may have held at the fork, start afresh, and the prefault
@@ -6190,9 +6208,8 @@ static PROF__NI void prof__step_scope_close(void) {
     prof__s.step_t0 = 0;
 }
 
-/* on_trace_ready runs with the session lock held: a prof_start, prof_step
-   or prof_stop from inside it would wait for itself. They check this flag
-   and refuse instead. */
+/* on_trace_ready runs with the session lock held (prof__s_held): its
+   flag only words the refusal. */
 static __thread int prof__in_trace_ready;
 static PROF__NI void prof__deliver(prof_events *e) {
     if (e && prof__g.cfg.on_trace_ready) {
@@ -6201,10 +6218,11 @@ static PROF__NI void prof__deliver(prof_events *e) {
         prof__in_trace_ready = 0;
     }
 }
-#define PROF__REFUSE_IN_TRACE_READY(fn, ret) do {                                                        \
-        if (prof__in_trace_ready) {                                                                   \
-            prof__report(PROF_LOG_ERROR, PROF_E_STATE, fn ": called from on_trace_ready, which runs inside " \
-                         "prof_step or prof_stop; start, step and stop the session outside the callback"); \
+#define PROF__REFUSE_REENTRY(fn, ret) do {                                                               \
+        if (prof__s_held) {                                                                           \
+            prof__report(PROF_LOG_ERROR, PROF_E_STATE, fn ": called from %s, which runs inside prof_start, " \
+                         "prof_step or prof_stop; start, step and stop the session outside the callback",  \
+                         prof__in_trace_ready ? "on_trace_ready" : "the log callback");                   \
             return ret;                                                                               \
         } } while (0)
 
@@ -6242,21 +6260,27 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
 }
 
 /* prof_shutdown: a kept collection goes, and prof_stop's lock stays held
-   until prof__shutdown_done (1: taken). */
+   until prof__shutdown_done (1: taken). -1: refused, called from the log
+   callback while this thread's prof_start, prof_step or prof_stop holds
+   the lock (a collection may be reading the buffers prof_shutdown frees). */
 static PROF__NI int prof__shutdown_kept(void) {
-    if (prof__in_trace_ready) return 0; /* inside prof_stop or prof_step, which hold the lock: nothing is kept */
-    pthread_mutex_lock(&prof__s.lock);
+    if (prof__s_held && !prof__in_trace_ready) {
+        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_shutdown: called from the log callback, which runs inside prof_start, prof_step or prof_stop; call it outside the callback");
+        return -1;
+    }
+    if (prof__s_held) return 0; /* inside prof_stop or prof_step (on_trace_ready), which hold the lock: nothing is kept */
+    prof__s_lock();
     prof__discard_kept("prof_shutdown");
     return 1;
 }
 static PROF__NI void prof__shutdown_done(int locked) {
-    if (locked) pthread_mutex_unlock(&prof__s.lock);
+    if (locked) prof__s_unlock();
 }
 
 PROF_API prof_result prof_start(const prof_config *cfg) {
     prof_config c;
     const prof_schedule *s;
-    PROF__REFUSE_IN_TRACE_READY("prof_start", PROF_E_STATE); /* before anything changes, the log callback included */
+    PROF__REFUSE_REENTRY("prof_start", PROF_E_STATE); /* before anything changes, the log callback included */
     if (cfg) c = *cfg;
     else memset(&c, 0, sizeof c);
     if (c.log) prof_set_log(c.log, c.log_user_data);
@@ -6274,9 +6298,9 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     if (c.activities && !(c.activities & PROF_ACTIVITY_CPU))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities without PROF_ACTIVITY_CPU are not supported (prof.h records CPU scopes in every session); use PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA, or 0 for the default");
     pthread_once(&prof__fork_once, prof__register_atfork);
-    pthread_mutex_lock(&prof__s.lock);
+    prof__s_lock();
     if (prof__s.active) {
-        pthread_mutex_unlock(&prof__s.lock);
+        prof__s_unlock();
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
     }
     prof__discard_kept("prof_start");
@@ -6293,16 +6317,16 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     prof__s.action = prof_schedule_action(&c.schedule, 0);
     prof__transit(PROF__NONE, prof__s.action);
     prof__step_scope_open();
-    pthread_mutex_unlock(&prof__s.lock);
+    prof__s_unlock();
     return PROF_OK;
 }
 
 PROF_API prof_result prof_step(void) {
     prof__action next;
-    PROF__REFUSE_IN_TRACE_READY("prof_step", PROF_E_STATE);
-    pthread_mutex_lock(&prof__s.lock);
+    PROF__REFUSE_REENTRY("prof_step", PROF_E_STATE);
+    prof__s_lock();
     if (!prof__s.active) {
-        pthread_mutex_unlock(&prof__s.lock);
+        prof__s_unlock();
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_step: no session; call prof_start first");
     }
     prof__step_scope_close();
@@ -6311,7 +6335,7 @@ PROF_API prof_result prof_step(void) {
     prof__transit(prof__s.action, next);
     prof__s.action = next;
     prof__step_scope_open();
-    pthread_mutex_unlock(&prof__s.lock);
+    prof__s_unlock();
     return PROF_OK;
 }
 /* No lock: on_trace_ready runs inside prof_step and may ask. */
@@ -6319,30 +6343,30 @@ PROF_API int64_t prof_step_number(void) { return __atomic_load_n(&prof__s.step, 
 
 PROF_API prof_events *prof_stop(void) {
     prof_events *e = NULL;
-    PROF__REFUSE_IN_TRACE_READY("prof_stop", NULL);
-    pthread_mutex_lock(&prof__s.lock);
+    PROF__REFUSE_REENTRY("prof_stop", NULL);
+    prof__s_lock();
     if (prof__c_kept.phase) { /* an earlier prof_stop ran out of memory: its collection again */
         e = prof__end_recording(1);
         prof__deliver(e);
-        pthread_mutex_unlock(&prof__s.lock);
+        prof__s_unlock();
         return e;
     }
     if (!prof__s.active) {
-        pthread_mutex_unlock(&prof__s.lock);
+        prof__s_unlock();
         prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
         return NULL;
     }
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
         e = prof__end_recording(1);
-        if (!e) { prof__s.active = 0; pthread_mutex_unlock(&prof__s.lock); return NULL; }
+        if (!e) { prof__s.active = 0; prof__s_unlock(); return NULL; }
         prof__deliver(e);
     } else {
         prof_events_free(prof__end_recording(0)); /* warm-up: discarded */
         e = prof_events_create();
     }
     prof__s.active = 0;
-    pthread_mutex_unlock(&prof__s.lock);
+    prof__s_unlock();
     return e;
 }
 
