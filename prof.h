@@ -4102,7 +4102,7 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
 /* One thread's scopes, ev[0..n) in end order, put in start order with
    their links, when the links the stack pass finds are the ones
    _populate_cpu_children would (prof__c_link's rule), checked as they are
-   found. No array but the stack:
+   found. Three passes, no array but the stack:
    - forward (end order): each record takes the stack's entries that began
      at or after it as its children (as prof__run_preorder); its subtree is
      then ev[lo..k], kept in first_child, and each child's parent (its end
@@ -4114,62 +4114,80 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
      follow (first child: the next place; next sibling: the place after
      its subtree);
    - each event moved to its place, one cycle at a time.
-   The last two steps go subtree by subtree while the forward pass's reads
-   of them are still in the caches (prof__place_range; a large run's three
-   passes over the whole list were memory-bound): every PROF__PLACE_WINDOW
-   events, the stack's entries that hold no placed subtree yet are put in
-   start order as if they were roots. A later record that takes such an
-   entry as its child (an enclosing scope) shifts it by its depth at the
-   end (prof__place_straddler). The checks, per link (PyTorch's stack keeps
-   a parent p for a child v while v.start < p.end and v.end <= p.end, and
-   drops an earlier sibling s and its subtree when v.start >= s.end or
-   v.end > s.end), and per neighbour in start order ((start, -end) order:
-   a parent before its first child, the last event of a subtree before the
-   next sibling). Returns 1 when done, 0 if a check failed (the run back
-   in end order, the link fields used: the caller orders the run as before
-   and links it), -1 when out of memory (nothing moved). *seen gets
-   PROF__T_* as prof__c_link gives them. */
+   The checks, per link (PyTorch's stack keeps a parent p for a child v
+   while v.start < p.end and v.end <= p.end, and drops an earlier sibling s
+   and its subtree when v.start >= s.end or v.end > s.end), and per
+   neighbour in start order ((start, -end) order: a parent before its
+   first child, the last event of a subtree before the next sibling).
+   Returns 1 when done, 0 if a check failed (nothing moved, the link fields
+   used: the caller orders the run as before and links it), -1 when out of
+   memory. *seen gets PROF__T_* as prof__c_link gives them. */
 /* A stack entry is 12 bytes, as prof__run_preorder's: a flat loop keeps one
    per event until the pass ends (40-byte entries with the times copied in
    made prof_stop's peak 28 B an event higher). k: the event; lo: its
    subtree's first end-order index; u: its subtree's last event in start
-   order (k itself while a leaf). The times are read from the events. An
-   entry placed already has its root at k = lo and u at its subtree's last
-   index, whose event carries PROF__F_TAKEN (free here: only the merge of
-   several runs uses it, and a run is placed only when it is the only one)
-   with lo in node_id, so that the end finds placed subtrees going back. */
+   order (k itself while a leaf). The times are read from the events, which
+   this pass does not move until its last step. */
 typedef struct prof__place_ent { uint32_t k, lo, u; } prof__place_ent;
-#define PROF__PLACE_WINDOW 2048u /* events (96 KiB, its copy as much): placed while in the caches */
-#define PROF__PLACE_EAGER 32768u /* events: a shorter run sits in the caches whole; placed at the end */
 static __inline__ __attribute__((always_inline)) PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
     /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
        the last event of s's subtree comes before v in (start, -end) order */
     const prof__ev *se = &ev[s->k], *ve = &ev[v->k], *su = &ev[s->u];
     return (ve->start >= se->end || ve->end > se->end) && (su->start < ve->start || (su->start == ve->start && su->end >= ve->end));
 }
-/* The backward pass's step for ev[i] (not placed yet; its parent, if any,
-   done): depth in node_id, the final links. Returns its place. */
-static __inline__ __attribute__((always_inline)) PROF__NI int32_t prof__place_back(const prof_events *e, prof__ev *ev, size_t i, unsigned *f) {
-    prof__ev *v = &ev[i];
-    int32_t p = v->parent, lo = v->first_child, depth = 0, prep = -1, pre;
-    if (p >= 0) {
-        prep = ev[p].first_child - 1; /* p has a child: its first is at its place + 1 */
-        depth = ev[p].node_id + 1;
+static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n, prof__place_ent **stk, size_t *capstk, unsigned *seen) {
+    size_t top = 0, k, i;
+    prof__place_ent *s = *stk;
+    int32_t node_id;
+    unsigned f = 0;
+    if (!n) return 1;
+    for (k = 0; k < n; k++) {
+        int64_t start = ev[k].start, end = ev[k].end;
+        size_t p = top, j;
+        prof__place_ent *t;
+        uint32_t lo = (uint32_t)k;
+        while (p > 0 && ev[s[p - 1].k].start >= start) p--;
+        if (p < top) {
+            lo = s[p].lo;
+            for (j = p; j < top; j++) {
+                if (!(ev[s[j].k].start < end && ev[s[j].k].end <= end)) return 0;
+                if (j > p && !prof__place_order_ok(ev, &s[j - 1], &s[j])) return 0;
+                ev[s[j].k].parent = (int32_t)k;
+            }
+        }
+        if (ev[k].scope == 1) f |= PROF__T_BACKWARD;
+        ev[k].parent = -1;
+        ev[k].first_child = (int32_t)lo;
+        if (top == p && p + 1 > *capstk) { /* (children popped: room already) */
+            if (!prof__grow((void *)stk, capstk, p + 1, sizeof **stk)) return -1;
+            s = *stk;
+        }
+        t = &s[p];
+        t->u = p < top ? s[top - 1].u : (uint32_t)k; /* read before t (s[p]) is written */
+        t->k = (uint32_t)k;
+        t->lo = lo;
+        top = p + 1;
     }
-    pre = lo + depth;
-    if (p >= 0 && pre == prep + 1 && prof__same_name(e, &ev[p], v)) *f |= PROF__T_DUPS;
-    v->parent = prep;
-    v->first_child = lo < (int32_t)i ? pre + 1 : -1;
-    v->next_sibling = p >= 0 && (int32_t)i + 1 < p ? pre + (int32_t)i - lo + 1 : -1;
-    v->node_id = depth;
-    return pre;
-}
-/* Each event of ev[a..b] to its place (prof__place_back's, or for an event
-   placed before, its place + node_id): an event not moved yet is where
-   the backward pass saw it. */
-static PROF__NI void prof__place_move(prof__ev *ev, size_t a, size_t b, int32_t node_id) {
-    size_t i;
-    for (i = a; i <= b; i++) {
+    for (k = 1; k < top; k++) /* the roots */
+        if (!prof__place_order_ok(ev, &s[k - 1], &s[k])) return 0;
+    /* backward: depth in node_id, final links */
+    for (i = n; i-- > 0;) {
+        prof__ev *v = &ev[i];
+        int32_t p = v->parent, lo = v->first_child, depth = 0, prep = -1, pre;
+        if (p >= 0) {
+            prep = ev[p].first_child - 1; /* p has a child: its first is at its place + 1 */
+            depth = ev[p].node_id + 1;
+        }
+        pre = lo + depth;
+        if (p >= 0 && pre == prep + 1 && prof__same_name(e, &ev[p], v)) f |= PROF__T_DUPS;
+        v->parent = prep;
+        v->first_child = lo < (int32_t)i ? pre + 1 : -1;
+        v->next_sibling = p >= 0 && (int32_t)i + 1 < p ? pre + (int32_t)i - lo + 1 : -1;
+        v->node_id = depth;
+    }
+    /* each to its place: an event not moved yet is at its end-order index */
+    node_id = e->with_node_id ? e->node_id : -1;
+    for (i = 0; i < n; i++) {
         prof__ev t;
         size_t d, from = i;
         if (ev[i].flags & PROF__F_PLACED) { ev[i].flags = (uint16_t)(ev[i].flags & ~PROF__F_PLACED); continue; }
@@ -4186,173 +4204,8 @@ static PROF__NI void prof__place_move(prof__ev *ev, size_t a, size_t b, int32_t 
             from = d;
         }
     }
-}
-/* Whole subtrees ev[a..b] in end order, roots with parent -1, in start
-   order as if the roots were the run's. With tmp (room for b - a + 1),
-   each event is copied to its place there as the backward pass finds it
-   and the range copied back: two plain copies instead of the cycles'
-   tests and moves (the window is in the caches either way). */
-static PROF__NI void prof__place_range(const prof_events *e, prof__ev *ev, size_t a, size_t b, int32_t node_id, unsigned *f, prof__ev *tmp) {
-    size_t i;
-    if (!tmp) {
-        for (i = b + 1; i-- > a;) (void)prof__place_back(e, ev, i, f);
-        prof__place_move(ev, a, b, node_id);
-        return;
-    }
-    for (i = b + 1; i-- > a;) {
-        prof__ev *t = &tmp[(size_t)prof__place_back(e, ev, i, f) - a];
-        *t = ev[i];
-        t->node_id = node_id; /* (the depth stays in ev, for the children) */
-    }
-    memcpy(ev + a, tmp, (b - a + 1) * sizeof *ev);
-}
-/* A root's subtree ev[lo..hi] whose records took placed subtrees as
-   children: the backward pass over its events not placed (end order) and
-   its placed subtrees (each found going back by its last event's mark),
-   each of those shifted by its root's depth, then all moved. */
-static PROF__NI void prof__place_straddler(const prof_events *e, prof__ev *ev, size_t lo, size_t hi, int32_t node_id, unsigned *f) {
-    size_t x, y;
-    for (x = hi + 1; x-- > lo;) {
-        prof__ev *r;
-        int32_t p, d, pre, prep;
-        if (!(ev[x].flags & PROF__F_TAKEN)) { (void)prof__place_back(e, ev, x, f); continue; }
-        ev[x].flags = (uint16_t)(ev[x].flags & ~PROF__F_TAKEN);
-        y = (size_t)ev[x].node_id; /* placed: ev[y..x], its root at y, its parent (not placed) done */
-        r = &ev[y];
-        p = r->parent;
-        d = ev[p].node_id + 1;
-        prep = ev[p].first_child - 1;
-        pre = (int32_t)y + d;
-        if (pre == prep + 1 && prof__same_name(e, &ev[p], r)) *f |= PROF__T_DUPS;
-        r->parent = prep;
-        r->next_sibling = (int32_t)x + 1 < p ? pre + (int32_t)(x - y) + 1 : -1;
-        for (; y <= x; y++) { /* links one place per level above */
-            prof__ev *v = &ev[y];
-            if (v != r) v->parent += d;
-            if (v->first_child >= 0) v->first_child += d;
-            if (v != r && v->next_sibling >= 0) v->next_sibling += d;
-            v->node_id = d;
-        }
-        x = (size_t)(r - ev);
-    }
-    prof__place_move(ev, lo, hi, node_id);
-}
-/* A placed subtree ev[a..b] back in end order (a check failed later): an
-   event's end-order index is its subtree's end in start order - 1 - its
-   depth under a; both found going forward (parents first), then each
-   moved there. */
-static PROF__NI void prof__place_unplace(prof__ev *ev, size_t a, size_t b, int32_t node_id) {
-    size_t x, i;
-    ev[b].flags = (uint16_t)(ev[b].flags & ~PROF__F_TAKEN);
-    for (x = a; x <= b; x++) {
-        prof__ev *v = &ev[x];
-        int32_t d = 0, end = (int32_t)b + 1, p = v->parent;
-        if (x > a) {
-            d = ev[p].node_id + 1;
-            end = v->next_sibling >= 0 ? v->next_sibling : ev[p].first_child;
-        }
-        v->node_id = d;
-        v->first_child = end;
-        v->parent = end - 1 - d; /* (its children read node_id and first_child) */
-    }
-    for (i = a; i <= b; i++) {
-        prof__ev t;
-        if (ev[i].flags & PROF__F_PLACED) { ev[i].flags = (uint16_t)(ev[i].flags & ~PROF__F_PLACED); continue; }
-        t = ev[i];
-        for (;;) {
-            prof__ev u;
-            size_t d = (size_t)t.parent;
-            t.node_id = node_id;
-            if (d == i) { ev[i] = t; break; }
-            u = ev[d];
-            t.flags = (uint16_t)(t.flags | PROF__F_PLACED);
-            ev[d] = t;
-            t = u;
-        }
-    }
-}
-/* Every placed subtree back in end order: the stack's entries placed
-   (below fresh, the first end-order index not in a placed subtree or one
-   that took one), those inside the entries that took placed ones. */
-static PROF__NI void prof__place_undo(prof__ev *ev, const prof__place_ent *s, size_t top, size_t fresh, int32_t node_id) {
-    size_t j, x;
-    for (j = 0; j < top; j++) {
-        if (s[j].lo >= fresh) break;
-        if (s[j].k == s[j].lo) { prof__place_unplace(ev, s[j].lo, s[j].u, node_id); continue; }
-        for (x = (size_t)s[j].k + 1; x-- > s[j].lo;)
-            if (ev[x].flags & PROF__F_TAKEN) {
-                size_t a = (size_t)ev[x].node_id;
-                prof__place_unplace(ev, a, x, node_id);
-                x = a;
-            }
-    }
-}
-static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n, prof__place_ent **stk, size_t *capstk, unsigned *seen) {
-    size_t top = 0, k, j0, fresh = 0, window = n >= PROF__PLACE_EAGER ? PROF__PLACE_WINDOW : n + 1;
-    prof__place_ent *s;
-    prof__ev *tmp = NULL; /* prof__place_range's: a window's events (or a short run's), or none (room for no more) */
-    int32_t node_id = e->with_node_id ? e->node_id : -1;
-    unsigned f = 0;
-    if (!n) return 1;
-    /* placing as it goes: the stack cannot grow (fail) once events moved */
-    if (window <= n && !prof__grow((void *)stk, capstk, n, sizeof **stk)) return -1;
-    s = *stk;
-    if (window <= n || n <= PROF__PLACE_WINDOW) tmp = PROF__ALLOC(prof__ev, window <= n ? window : n);
-    for (k = 0; k < n; k++) {
-        int64_t start = ev[k].start, end = ev[k].end;
-        size_t p = top, j;
-        prof__place_ent *t;
-        uint32_t lo = (uint32_t)k;
-        while (p > 0 && ev[s[p - 1].k].start >= start) p--;
-        if (p < top) {
-            lo = s[p].lo;
-            for (j = p; j < top; j++) {
-                if (!(ev[s[j].k].start < end && ev[s[j].k].end <= end)) goto undo;
-                if (j > p && !prof__place_order_ok(ev, &s[j - 1], &s[j])) goto undo;
-                ev[s[j].k].parent = (int32_t)k;
-            }
-        }
-        if (ev[k].scope == 1) f |= PROF__T_BACKWARD;
-        ev[k].parent = -1;
-        ev[k].first_child = (int32_t)lo;
-        if (top == p && p + 1 > *capstk) { /* (children popped: room already) */
-            if (!prof__grow((void *)stk, capstk, p + 1, sizeof **stk)) { PROF_FREE(tmp); return -1; } /* (nothing placed yet: not as it goes) */
-            s = *stk;
-        }
-        t = &s[p];
-        t->u = p < top ? s[top - 1].u : (uint32_t)k; /* read before t (s[p]) is written */
-        t->k = (uint32_t)k;
-        t->lo = lo;
-        top = p + 1;
-        if (k + 1 - fresh >= window) { /* the entries on top with nothing placed, placed */
-            for (j0 = top; j0 > 0 && s[j0 - 1].lo >= fresh; j0--) {}
-            if (j0 < top) prof__place_range(e, ev, s[j0].lo, k, node_id, &f, tmp);
-            for (j = j0; j < top; j++) {
-                ev[s[j].k].flags = (uint16_t)(ev[s[j].k].flags | PROF__F_TAKEN);
-                ev[s[j].k].node_id = (int32_t)s[j].lo;
-                s[j].u = s[j].k;
-                s[j].k = s[j].lo;
-            }
-            fresh = k + 1;
-        }
-    }
-    for (k = 1; k < top; k++) /* the roots */
-        if (!prof__place_order_ok(ev, &s[k - 1], &s[k])) goto undo;
-    for (j0 = 0; j0 < top && s[j0].lo < fresh; j0++) {
-        if (s[j0].k != s[j0].lo) prof__place_straddler(e, ev, s[j0].lo, s[j0].k, node_id, &f);
-        else { /* a root placed: its mark off */
-            ev[s[j0].u].flags = (uint16_t)(ev[s[j0].u].flags & ~PROF__F_TAKEN);
-            ev[s[j0].u].node_id = node_id;
-        }
-    }
-    if (j0 < top) prof__place_range(e, ev, s[j0].lo, n - 1, node_id, &f, n - s[j0].lo <= window ? tmp : NULL);
-    PROF_FREE(tmp);
     *seen |= f;
     return 1;
-undo:
-    prof__place_undo(ev, s, top, fresh, node_id);
-    PROF_FREE(tmp);
-    return 0;
 }
 
 /* Visits the records a thread published before the snapshot: the blocks
