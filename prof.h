@@ -4188,24 +4188,19 @@ static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n
     /* each to its place: an event not moved yet is at its end-order index */
     node_id = e->with_node_id ? e->node_id : -1;
     for (i = 0; i < n; i++) {
-        prof__ev t, u; /* in hand, in turns: no copy of one into the other */
+        prof__ev t;
         size_t d, from = i;
         if (ev[i].flags & PROF__F_PLACED) { ev[i].flags = (uint16_t)(ev[i].flags & ~PROF__F_PLACED); continue; }
         t = ev[i];
         for (;;) {
+            prof__ev u;
             d = t.first_child >= 0 ? (size_t)t.first_child - 1 : from + (size_t)t.node_id;
             t.node_id = node_id;
             if (d == i) { ev[i] = t; break; }
             u = ev[d];
             t.flags = (uint16_t)(t.flags | PROF__F_PLACED);
             ev[d] = t;
-            from = d;
-            d = u.first_child >= 0 ? (size_t)u.first_child - 1 : from + (size_t)u.node_id;
-            u.node_id = node_id;
-            if (d == i) { ev[i] = u; break; }
-            t = ev[d];
-            u.flags = (uint16_t)(u.flags | PROF__F_PLACED);
-            ev[d] = u;
+            t = u;
             from = d;
         }
     }
