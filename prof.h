@@ -870,7 +870,10 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
    did; prof_malloc/calloc/realloc/free are drop-in wrappers of libc's.
    With threads, call prof_dealloc before the block goes back to the
    allocator (another thread may get its address at once) and prof_alloc
-   after it is had, as the wrappers do. */
+   after it is had, as the wrappers do. prof_alloc_ex's category (NULL:
+   none) is copied at the call; prof.h keeps each distinct text once for
+   the process, up to 1024 texts and 1 MiB, past which new texts are
+   recorded as "(other categories)" with one warning. */
 PROF_API void prof_alloc(const void *ptr, size_t bytes);
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category);
 PROF_API void prof_dealloc(const void *ptr);
@@ -3649,6 +3652,63 @@ static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
     return 1;
 }
 
+/* prof_alloc_ex's categories are copied at the call: a real allocator
+   builds them in a reused buffer or frees them before prof_stop reads the
+   records. Each text is kept once for the process (the live table keeps
+   an allocation's category across sessions, to its free), so the table is
+   bounded: PROF__CATS texts of PROF__CAT_BYTES in all; past that a new
+   text is recorded as "(other categories)", with one warning. Lookups
+   take no lock (the slots are only ever filled, with release stores);
+   inserts take prof__cat_lock, which nests inside nothing of prof.h's
+   and holds nothing else. */
+#define PROF__CATS 1024
+#define PROF__CAT_BYTES ((size_t)1 << 20)
+typedef struct prof__cat { uint64_t hash; size_t len; char text[1]; } prof__cat;
+static prof__cat *prof__cat_slot[2 * PROF__CATS];
+static pthread_mutex_t prof__cat_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t prof__cat_count, prof__cat_bytes;
+static PROF__NI const char *prof__cat_find(size_t j, uint64_t hash, const char *s, size_t len) {
+    prof__cat *c;
+    for (; (c = __atomic_load_n(&prof__cat_slot[j], __ATOMIC_ACQUIRE)) != NULL; j = (j + 1) & (2 * PROF__CATS - 1))
+        if (c->hash == hash && c->len == len && memcmp(c->text, s, len) == 0) return c->text;
+    return NULL;
+}
+static PROF__NI const char *prof__cat_intern(const char *s) {
+    static const char other[] = "(other categories)";
+    size_t len, j;
+    uint64_t hash;
+    const char *got;
+    prof__cat *c;
+    int full = 0;
+    if (!s || !*s || strcmp(s, "unknown") == 0) return NULL; /* PyTorch's unknown: no category */
+    len = strlen(s);
+    hash = prof__hash_bytes(s, len, 14695981039346656037ull);
+    j = prof__mix(hash) & (2 * PROF__CATS - 1);
+    if ((got = prof__cat_find(j, hash, s, len)) != NULL) return got;
+    pthread_mutex_lock(&prof__cat_lock);
+    if ((got = prof__cat_find(j, hash, s, len)) == NULL) { /* another thread may have put it in meanwhile */
+        if (prof__cat_count >= PROF__CATS || len > PROF__CAT_BYTES - prof__cat_bytes ||
+            !(c = (prof__cat *)PROF_MALLOC(offsetof(prof__cat, text) + len + 1))) {
+            full = prof__cat_count != (size_t)-1;
+            prof__cat_count = (size_t)-1; /* warned: every later new text is "other" too */
+            got = other;
+        } else {
+            c->hash = hash;
+            c->len = len;
+            memcpy(c->text, s, len + 1);
+            while (prof__cat_slot[j]) j = (j + 1) & (2 * PROF__CATS - 1);
+            __atomic_store_n(&prof__cat_slot[j], c, __ATOMIC_RELEASE);
+            prof__cat_count++;
+            prof__cat_bytes += len;
+            got = c->text;
+        }
+    }
+    pthread_mutex_unlock(&prof__cat_lock);
+    if (full)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_alloc_ex: more than %d distinct categories (or %zu bytes of them, or no memory): new ones are recorded as \"%s\"", PROF__CATS, PROF__CAT_BYTES, other);
+    return got;
+}
+
 static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category) {
     uint64_t t = prof__now();
     prof__thread *h;
@@ -3740,6 +3800,9 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 #endif
 }
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category) {
+#if !defined(PROF_NO_MEMORY)
+    if (ptr) category = prof__cat_intern(category);
+#endif
     prof__alloc_addr((uintptr_t)ptr, bytes, device, device_index, category);
 }
 PROF_API void prof_alloc(const void *ptr, size_t bytes) { prof__alloc_addr((uintptr_t)ptr, bytes, PROF_DEVICE_CPU, 0, NULL); }
@@ -13505,20 +13568,56 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
 static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device, int index) {
     return m->device_type == (int)device && (device == PROF_DEVICE_CPU || m->device_index == index);
 }
-PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, int device_index, const char **names, size_t max) {
-    size_t n = 1, i, j;
-    if (!e) return 0;
-    if (!names) max = 0; /* only counted */
+/* The column of each record on the device (col[i], when col is not NULL;
+   records elsewhere get 0) and the columns' names (up to max); returns
+   the number of columns. Categories are interned in the list's strings,
+   so a pointer is a text: the map goes from pointer to column. A text
+   "unknown" or "" is column 0, PyTorch's unknown. Without memory for the
+   map, each record looks back through the columns found so far. */
+static PROF__NI size_t prof__mem_columns(const prof_events *e, prof_device_type device, int device_index, const char **names, size_t max, uint32_t *col) {
+    prof__map map;
+    const char **found = NULL; /* the columns' names, for the fallback */
+    size_t n = 1, nfound = 0, capfound = 0, i;
+    memset(&map, 0, sizeof map);
     if (max > 0) names[0] = "unknown";
     for (i = 0; i < e->nmem; i++) {
         const char *c = e->mem[i].category;
+        uint32_t *slot = NULL, k = 0;
         int seen = 0;
-        if (!c || !prof__mem_on(&e->mem[i], device, device_index)) continue;
-        for (j = 0; j < i && !seen; j++)
-            seen = e->mem[j].category == c && prof__mem_on(&e->mem[j], device, device_index);
+        if (col) col[i] = 0;
+        if (!c || !*c || strcmp(c, "unknown") == 0 || !prof__mem_on(&e->mem[i], device, device_index)) continue;
+        if (!found && (slot = prof__map_slot(&map, (uint64_t)(uintptr_t)c, &seen)) != NULL) {
+            if (seen) { k = *slot; }
+            else { k = (uint32_t)n; *slot = k; }
+        } else { /* no memory for the map: a scan of the columns so far (at most 1024 texts a process) */
+            if (!found) {
+                size_t m;
+                capfound = n + 64;
+                if (!(found = PROF__ALLOC(const char *, capfound))) return 0;
+                found[0] = NULL;
+                for (m = 0; m < map.cap; m++) if (map.vals[m] != UINT32_MAX) found[map.vals[m]] = (const char *)(uintptr_t)map.keys[m];
+                nfound = n;
+                prof__map_free(&map);
+            }
+            for (k = 1; k < nfound && found[k] != c; k++) {}
+            seen = k < nfound;
+            if (!seen) {
+                if (!prof__grow(&found, &capfound, nfound + 1, sizeof *found)) { PROF_FREE(found); return 0; }
+                k = (uint32_t)nfound;
+                found[nfound++] = c;
+            }
+        }
+        if (col) col[i] = k;
         if (!seen) { if (n < max) names[n] = c; n++; }
     }
+    prof__map_free(&map);
+    PROF_FREE(found);
     return n;
+}
+PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, int device_index, const char **names, size_t max) {
+    if (!e) return 0;
+    if (!names) max = 0; /* only counted */
+    return prof__mem_columns(e, device, device_index, names, max, NULL);
 }
 PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *path, prof_device_type device, int device_index) {
     static const char *const who = "prof_export_memory_timeline";
@@ -13526,23 +13625,24 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     prof_result r;
     const char **cats = NULL;
     prof__i128 *live = NULL; /* exact sums, written whole (Python's are unbounded) */
-    uint32_t *ord = NULL, *tmp = NULL;
+    uint32_t *ord = NULL, *tmp = NULL, *col = NULL; /* col: each record's column */
     size_t ncat, i, n = 0, pass;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
-    ncat = prof_memory_categories(e, device, device_index, NULL, 0);
-    cats = PROF__ALLOC(const char *, ncat);
-    live = PROF__ALLOC(prof__i128, ncat);
     ord = PROF__ALLOC(uint32_t, e->nmem + 1);
     tmp = PROF__ALLOC(uint32_t, e->nmem + 1);
-    if (!cats || !live || !ord || !tmp) {
-        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp);
+    col = PROF__ALLOC(uint32_t, e->nmem + 1);
+    ncat = col ? prof__mem_columns(e, device, device_index, NULL, 0, col) : 0;
+    cats = PROF__ALLOC(const char *, ncat);
+    live = PROF__ALLOC(prof__i128, ncat);
+    if (!ncat || !cats || !live || !ord || !tmp || !col) {
+        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(col);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
-    prof_memory_categories(e, device, device_index, cats, ncat);
+    prof__mem_columns(e, device, device_index, cats, ncat, NULL);
     for (i = 0; i < e->nmem; i++) if (prof__mem_on(&e->mem[i], device, device_index)) ord[n++] = (uint32_t)i;
     prof__msort_u32(ord, tmp, n, prof__mem_ts_less, e);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) {
-        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp);
+        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(col);
         return r;
     }
     /* two passes over the same points: the times, then the sizes */
@@ -13553,10 +13653,8 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
         if (pass == 1) PROF__W_LIT(o.w, "], [");
         for (i = 0; i < n; i++) {
             const prof__memrec *m = &e->mem[ord[i]];
-            size_t c = 0, k;
-            if (m->category) for (c = 1; c < ncat && cats[c] != m->category; c++) {}
-            if (c >= ncat) c = 0;
-            live[c] += m->bytes;
+            size_t k;
+            live[col[ord[i]]] += m->bytes;
             if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
             if (!first) PROF__W_LIT(o.w, ", ");
             first = 0;
@@ -13570,7 +13668,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
         }
     }
     PROF__W_LIT(o.w, "]]\n");
-    PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp);
+    PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(col);
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }

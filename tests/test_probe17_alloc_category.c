@@ -11,8 +11,24 @@
 #include "prof.h"
 #include "check.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Allocations with categories cat_0 .. cat_1099 from a reused buffer,
+   each at its own address (thread k at k * 1 MiB up). */
+static void *many_categories(void *arg) {
+    uintptr_t k = (uintptr_t)arg;
+    char buf[32];
+    int i;
+    PROF_SCOPE("many");
+    for (i = 0; i < 1100; i++) {
+        snprintf(buf, sizeof buf, "cat_%d", i);
+        prof_alloc_ex((void *)(0x100000 * (k + 1) + 16 * (uintptr_t)i), 8, PROF_DEVICE_CPU, 0, buf);
+    }
+    return NULL;
+}
 
 int main(void) {
     prof_config cfg;
@@ -39,6 +55,9 @@ int main(void) {
             prof_alloc_ex((void *)0x3000, 16, PROF_DEVICE_CPU, 0, heap);
             free(heap); /* gone before prof_stop */
         }
+        /* "unknown" and "" are PyTorch's unknown column, not columns of their own */
+        prof_alloc_ex((void *)0x4000, 8, PROF_DEVICE_CPU, 0, "unknown");
+        prof_alloc_ex((void *)0x5000, 8, PROF_DEVICE_CPU, 0, "");
         memset(buf, 'X', sizeof buf - 1);
         buf[sizeof buf - 1] = 0;
     }
@@ -55,6 +74,40 @@ int main(void) {
     CHECK_EQ_INT(seen0, 1);
     CHECK_EQ_INT(seen1, 1);
     CHECK_EQ_INT(seen_heap, 1);
+    prof_events_free(ev);
+
+    /* The copies are bounded: 1024 distinct texts for the process (3 are
+       taken above); 1100 more give 1021 of their own and the rest one
+       "(other categories)" column, with one warning. Two threads intern
+       the same texts at once (each text once, whatever the race). */
+    check_log_reset();
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    {
+        pthread_t th[2];
+        int k;
+        for (k = 0; k < 2; k++) CHECK(pthread_create(&th[k], NULL, many_categories, (void *)(uintptr_t)k) == 0);
+        for (k = 0; k < 2; k++) pthread_join(th[k], NULL);
+    }
+    ev = prof_stop();
+    CHECK(ev != NULL);
+    n = prof_memory_categories(ev, PROF_DEVICE_CPU, 0, NULL, 0);
+    CHECK_EQ_INT(n, 1 + 1021 + 1); /* unknown, cat_0 .. cat_1020, (other categories) */
+    {
+        const char **all = (const char **)calloc(n, sizeof *all);
+        CHECK(all != NULL);
+        if (all) {
+            int other = 0, cats = 0;
+            CHECK_EQ_INT(prof_memory_categories(ev, PROF_DEVICE_CPU, 0, all, n), n);
+            for (i = 1; i < n; i++) {
+                if (strcmp(all[i], "(other categories)") == 0) other++;
+                else if (strncmp(all[i], "cat_", 4) == 0) cats++;
+            }
+            CHECK_EQ_INT(other, 1);
+            CHECK_EQ_INT(cats, 1021);
+            free(all);
+        }
+    }
+    CHECK_EQ_INT(check_log_find(PROF_E_DROPPED, "distinct categories", NULL), 1);
     prof_events_free(ev);
     return check_report();
 }
