@@ -189,8 +189,10 @@
                       allocations and async begins/ends count as events too.
                       The cap counts events, not memory: a plain scope is
                       one 24-byte record; shapes add 1 + (values + 1) / 2
-                      records (up to 33), FLOPs, an overload name and
-                      autograd fields one each, a native stack 1 + (frames
+                      records (up to 33), FLOPs and autograd fields one
+                      each, an overload name 2 + bytes / 16 (copied: one
+                      of 4 KiB or more once per session and thread
+                      instead), a native stack 1 + (frames
                       + 1) / 2 (up to 17), an allocation 2 in all; a
                       PROF_SCOPE_DYN 1 + (name bytes + 24) / 24 for its
                       name, only for an admitted scope (a name of 4 KiB or
@@ -660,7 +662,8 @@ typedef struct prof_site {
 #define PROF_SITE_CUDA_SYNC 64u    /* cuda_sync */
 
 /* What a scope can carry besides its name (PROF_SCOPE_ARGS). The pointers
-   must stay valid until the scope ends; strings should be constants. */
+   must stay valid until the scope ends, where the shapes and the overload
+   name are copied. */
 typedef struct prof_args {
     const int64_t *shapes;    /* per input: its number of dims, then the dims */
     int shapes_len;           /* int64 values in `shapes` (at most 64) */
@@ -3386,12 +3389,19 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
    The low three bits of a record's first word say what it is. Extension
    records (tag 3) carry data for the record that follows them; a scope with
    arguments writes its extensions and its own record in one reservation,
-   so nothing can separate them. */
+   so nothing can separate them. DATA records carry a header's payload:
+   SHAPES (aux values) and NATIVE (aux addresses) two values a record,
+   OVERLOAD aux bytes and a NUL, 16 bytes a record (aux 0: t0 points to
+   the name in the thread's table); FLOPS, AUTOGRAD and MEMADDR have their
+   values in the header. NAME is the bytes of a DYN record's name. */
 enum { PROF__EXT_DATA = 0, PROF__EXT_SHAPES = 1, PROF__EXT_FLOPS = 2, PROF__EXT_OVERLOAD = 3,
        PROF__EXT_AUTOGRAD = 4, PROF__EXT_MEMADDR = 5, PROF__EXT_NATIVE = 6,
        PROF__EXT_NAME = 7 /* not for the next record: a DYN record points to it */ };
 #define PROF__EXT(kind, aux) ((const void *)(uintptr_t)(3u | ((uintptr_t)(kind) << 3) | ((uintptr_t)(aux) << 8)))
 #define PROF__NATIVE_MAX 32
+/* Names copied into the records (PROF_SCOPE_DYN's, overload names) are
+   shorter than this; longer ones go to the thread's name table. */
+#define PROF__DYN_INLINE_MAX ((size_t)4096)
 
 /* k contiguous records in the current block (a new block if they do not fit). */
 static PROF__NI prof__rec *prof__slots(prof__thread *h, size_t k) {
@@ -3409,6 +3419,21 @@ static PROF__NI void prof__put_data(prof__rec **r, const uint64_t *v, size_t n) 
     }
 }
 
+/* n bytes into DATA records, 16 a record (the last one's rest zero). */
+static PROF__NI void prof__put_bytes(prof__rec **r, const char *s, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i += 16) {
+        uint64_t w[2] = { 0, 0 };
+        memcpy(w, s + i, n - i < 16 ? n - i : 16);
+        (*r)->site = PROF__EXT(PROF__EXT_DATA, 0);
+        (*r)->t0 = w[0];
+        (*r)->t1 = w[1];
+        (*r)++;
+    }
+}
+/* The origin of long overload names in the thread's name table. */
+static const prof_site prof__overload_origin = { "(overload name)", "", "", 0, 0 };
+
 PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a) {
     uint64_t t1 = prof__now();
     prof__thread *h = s->t;
@@ -3417,7 +3442,8 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     int flops = a && (f & PROF__F_FLOPS) && a->flops != 0;
     int over = a && a->overload_name && a->overload_name[0];
     int ag = a && (a->scope || (a->set & (PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD)));
-    size_t k;
+    size_t k, over_len = 0, over_recs = 0;
+    const char *over_long = NULL; /* a name of 4 KiB or more: copied into the thread's table */
     prof__rec *r, *start;
 #if defined(PROF_NO_SHAPES)
     shapes = 0;
@@ -3425,8 +3451,17 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
 #if defined(PROF_NO_FLOPS)
     flops = 0;
 #endif
-    k = 1 + (size_t)flops + (size_t)over + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
     if (!h) return;
+    if (over) { /* copied now: the caller's buffer may be reused once the scope ends */
+        over_len = strlen(a->overload_name);
+        if (over_len < PROF__DYN_INLINE_MAX) over_recs = (over_len + 16) / 16; /* its bytes and NUL, 16 a record */
+        else {
+            const prof_site *named = prof__intern_site(&prof__overload_origin, a->overload_name);
+            if (!named) { prof__scope_lost(prof__tstate_of(h), 0, 1); return; }
+            over_long = named->name;
+        }
+    }
+    k = 1 + (size_t)flops + (size_t)over + over_recs + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
     r = start = prof__slots(h, k);
     if (r) {
         if (shapes) {
@@ -3436,7 +3471,13 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
             prof__put_data(&r, (const uint64_t *)(const void *)a->shapes, (size_t)a->shapes_len);
         }
         if (flops) { r->site = PROF__EXT(PROF__EXT_FLOPS, 0); r->t0 = (uint64_t)a->flops; r->t1 = 0; r++; }
-        if (over) { r->site = PROF__EXT(PROF__EXT_OVERLOAD, 0); r->t0 = (uint64_t)(uintptr_t)a->overload_name; r->t1 = 0; r++; }
+        if (over) {
+            r->site = PROF__EXT(PROF__EXT_OVERLOAD, over_long ? 0 : over_len);
+            r->t0 = (uint64_t)(uintptr_t)over_long;
+            r->t1 = 0;
+            r++;
+            if (!over_long) prof__put_bytes(&r, a->overload_name, over_len + 1);
+        }
         if (ag) {
             unsigned aux = (unsigned)(a->scope & 0xff) | ((a->set & PROF_ARGS_SEQUENCE_NR) ? 0x100u : 0) | ((a->set & PROF_ARGS_FWD_THREAD) ? 0x200u : 0);
             r->site = PROF__EXT(PROF__EXT_AUTOGRAD, aux);
@@ -3507,7 +3548,6 @@ PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow
    its scope record points to; the collector interns it. No lookup here, so
    the cost does not grow with the number of distinct names. A name too
    long for a block's share goes to the thread's table instead. */
-#define PROF__DYN_INLINE_MAX ((size_t)4096)
 /* The n bytes of a name and its NUL (n >= 1) into the records after its
    header, with no call and no byte loop: whole words read from inside the
    name only (the last one overlaps the one before it), so the copy never
@@ -4624,6 +4664,8 @@ typedef struct prof__collector {
     prof__ex_cache_ent ex_cache[16];
     prof__shape_cache_ent shape_cache[16]; /* shapes by their raw values, the same way */
     const prof__rec *op_miss;    /* the op header prof__c_op_fast stopped at: not tried again */
+    char *over_buf;              /* an overload name's bytes, gathered from its DATA records */
+    size_t capover_buf;
     /* the list's two arrays (events, extras) as prof__c_reserve made
        them, which take the pages of the blocks read (prof__c_recycle):
        base, bytes mapped, and the byte offset up to which pages were
@@ -4645,6 +4687,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     PROF_FREE(c->scratch);
     PROF_FREE(c->asyncs);
     PROF_FREE(c->addrs);
+    PROF_FREE(c->over_buf);
     prof__map_free(&c->ptr_map);
     prof__map_free(&c->native_map);
     prof__map_free(&c->shape_map);
@@ -5195,7 +5238,22 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
         c->addrs[c->naddrs] = aux; /* count, then the addresses */
         *slot = (uint32_t)c->naddrs++;
     } else if (kind == PROF__EXT_FLOPS) { pd->has_flops = 1; pd->flops = (int64_t)r->t0; }
-    else if (kind == PROF__EXT_OVERLOAD) { pd->has_over = 1; pd->over = (const char *)(uintptr_t)r->t0; }
+    else if (kind == PROF__EXT_OVERLOAD) {
+        pd->has_over = 1;
+        pd->over = (const char *)(uintptr_t)r->t0; /* aux 0: in the thread's name table */
+        if (aux) { /* aux bytes and a NUL in the DATA records after it (one reservation: all there) */
+            const prof__rec *d = it->b->recs + it->i;
+            size_t nd = ((size_t)aux + 16) / 16, i;
+            char *buf;
+            if (nd > it->n - it->i) { pd->has_over = 0; return 0; } /* (cannot be: the scope record follows them) */
+            if (!prof__grow((void *)&c->over_buf, &c->capover_buf, nd * 16, 1)) return -1;
+            buf = c->over_buf;
+            for (i = 0; i < nd; i++) { memcpy(buf + 16 * i, &d[i].t0, 8); memcpy(buf + 16 * i + 8, &d[i].t1, 8); }
+            if (!(pd->over = prof__intern_n(&c->e->strs, buf, aux))) return -1;
+            *nrec += nd;
+            it->i += nd;
+        }
+    }
     else if (kind == PROF__EXT_AUTOGRAD) { pd->has_ag = 1; pd->ag_aux = aux; pd->seq = (int64_t)r->t0; pd->fwd = r->t1; }
     else if (kind == PROF__EXT_MEMADDR) { pd->has_mem = 1; pd->mem_ptr = r->t0; pd->mem_cat = (const char *)(uintptr_t)r->t1; }
     return 0;
