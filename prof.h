@@ -125,7 +125,10 @@
    Whole project (every file that includes prof.h must agree):
      PROF_DISABLED      defined = every macro above compiles to nothing
                         (-DPROF_DISABLED, -DPROF_DISABLED=1 and an empty
-                        #define PROF_DISABLED alike). The functions stay, so
+                        #define PROF_DISABLED alike); their arguments
+                        are not evaluated, yet count as used (no -Wunused
+                        for a variable or static function that only feeds
+                        them). The functions stay, so
                         hand-built event lists still work. -DPROF_DISABLED=0
                         stops the build with a message: defined means on;
                         to record, leave it undefined.
@@ -1076,9 +1079,6 @@ PROF_API prof__entered prof__scope_enter_slow(void);
 PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
-/* Declared, never defined: it only appears inside sizeof, to mark macro
-   arguments used where a switch compiles them out. */
-PROF_API int prof__use_(int, ...);
 /* The thread-local pointer lives in the implementation file. Executables
    read it with one or two instructions. In a shared library (-fPIC) the
    compiler's model calls __tls_get_addr on every scope (15% of a scope's
@@ -1246,27 +1246,38 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 
 /* Declarations in every build mode: a scope macro is one when recording,
    so it stays one here (C90-style code under -Wdeclaration-after-statement
-   sees no change). A typedef emits no code and evaluates nothing; sizeof
-   keeps variables that only feed the profiler "used", so -Wunused stays
-   quiet. The statement macros stay statements. */
-#define PROF__DECL_NOTHING(id, size)                                          \
-        typedef char PROF__CAT(prof__off_, id)[(size) ? 1 : 1] __attribute__((unused))
+   sees no change). The statement macros stay statements. A typedef emits
+   no code and evaluates nothing. Arguments the switch compiles out stay
+   "used", never evaluated: PROF__UNEVAL(x) is 0 && (x, 0), so a variable
+   or a static function that only feeds the profiler (PROF_COUNTER("q",
+   queue_depth())) raises no -Wunused warning. sizeof would not do: clang
+   counts a function named only inside sizeof as not needed
+   (-Wunneeded-internal-declaration, in -Wall). A declaration with such an
+   argument is a constant the optimiser drops (one store at -O0). */
+#define PROF__DECL_NOTHING(id)                                                \
+        typedef char PROF__CAT(prof__off_, id) __attribute__((unused))
+#define PROF__UNEVAL(x) (0 && ((void)(x), 0))
+#define PROF__DECL_USE(id, x)                                                 \
+        const int PROF__CAT(prof__off_, id) __attribute__((unused)) = PROF__UNEVAL(x)
+/* Takes PROF_SCOPE_SHAPES's arguments where shapes are compiled out; never
+   called (PROF__UNEVAL). */
+PROF__INLINE int prof__use_(int n, ...) { return n; }
 #if defined(PROF_DISABLED)
-#  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID, 1)
-#  define PROF_SCOPE_DYN(name) PROF__DECL_NOTHING(PROF__ID, sizeof(name))
-#  define PROF_FUNC() PROF__DECL_NOTHING(PROF__ID, 1)
+#  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID)
+#  define PROF_SCOPE_DYN(name) PROF__DECL_USE(PROF__ID, name)
+#  define PROF_FUNC() PROF__DECL_NOTHING(PROF__ID)
 #  define PROF_BEGIN(name) ((void)0)
-#  define PROF_BEGIN_DYN(name) ((void)sizeof(name))
+#  define PROF_BEGIN_DYN(name) ((void)PROF__UNEVAL(name))
 #  define PROF_END() ((void)0)
 #  define PROF_MARK(name) ((void)0)
-#  define PROF_COUNTER(name, value) ((void)sizeof(value))
-#  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID, 1)
-#  define PROF_SCOPE_ARGS(name, args) PROF__DECL_NOTHING(PROF__ID, sizeof(args))
-#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_NOTHING(PROF__ID, sizeof(prof__use_(0, __VA_ARGS__)))
-#  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
-#  define PROF_ASYNC_BEGIN(name, id) ((void)sizeof(id))
-#  define PROF_ASYNC_END(id) ((void)sizeof(id))
-#  define PROF_THREAD_NAME(name) ((void)sizeof(name))
+#  define PROF_COUNTER(name, value) ((void)PROF__UNEVAL(value))
+#  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID)
+#  define PROF_SCOPE_ARGS(name, args) PROF__DECL_USE(PROF__ID, args)
+#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_USE(PROF__ID, prof__use_(0, __VA_ARGS__))
+#  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_USE(PROF__ID, flops)
+#  define PROF_ASYNC_BEGIN(name, id) ((void)PROF__UNEVAL(id))
+#  define PROF_ASYNC_END(id) ((void)PROF__UNEVAL(id))
+#  define PROF_THREAD_NAME(name) ((void)PROF__UNEVAL(name))
 #else
 PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes, int len, int64_t flops) {
     prof_args a;
@@ -1382,13 +1393,13 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
-        PROF__DECL_NOTHING(PROF__ID, sizeof(prof__use_(0, __VA_ARGS__)))
+        PROF__DECL_USE(PROF__ID, prof__use_(0, __VA_ARGS__))
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
 #  if defined(PROF_NO_FLOPS)
 #    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
-        PROF__DECL_NOTHING(PROF__ID, sizeof(flops))
+        PROF__DECL_USE(PROF__ID, flops)
 #  else
 #    define PROF_SCOPE_FLOPS(name, flops) PROF__SCOPE_FLOPS_ID(PROF__ID, name, flops)
 #  endif

@@ -8,11 +8,12 @@
    emitted"), where gcc is quiet. Run by run.sh probe17-static-fn-*. */
 #include "prof.h"
 
-static double queue_depth(void) { return 3.0; }
-static long long mm_flops(int n) { return 2LL * n * n * n; }
-static unsigned long next_id(void) { static unsigned long id; return ++id; }
-static const char *stage_name(void) { return "stage"; }
-static int rows(int n) { return n + 1; }
+static int probe17_calls; /* the helpers' calls: none where the macros are compiled out */
+static double queue_depth(void) { probe17_calls++; return 3.0; }
+static long long mm_flops(int n) { probe17_calls++; return 2LL * n * n * n; }
+static unsigned long next_id(void) { static unsigned long id; probe17_calls++; return ++id; }
+static const char *stage_name(void) { probe17_calls++; return "stage"; }
+static int rows(int n) { probe17_calls++; return n + 1; }
 
 int probe17_step(int n);
 int probe17_step(int n) {
@@ -24,3 +25,11 @@ int probe17_step(int n) {
     PROF_ASYNC_END(1);
     return n;
 }
+
+#if defined(PROBE17_MAIN) && defined(PROF_DISABLED)
+/* Compiled out, the arguments are used but never evaluated. */
+int main(void) {
+    (void)probe17_step(3);
+    return probe17_calls == 0 ? 0 : 1;
+}
+#endif

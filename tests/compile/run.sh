@@ -17,7 +17,8 @@
 # inside a macro argument (PROF_COUNTER("q", queue_depth()), a FLOP count,
 # an async id, a dynamic name) under -DPROF_DISABLED and PROF_NO_FLOPS /
 # PROF_NO_SHAPES: clang's -Wunneeded-internal-declaration (in -Wall) must
-# stay quiet (sizeof alone does not count as a use there).
+# stay quiet (sizeof alone does not count as a use there); under
+# -DPROF_DISABLED the program runs and none of the functions is called.
 #
 # disabled-args-{gcc,gxx}: under -DPROF_DISABLED, a variable used only as a
 # macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
@@ -510,7 +511,11 @@ one_case() {
             # shellcheck disable=SC2086
             run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" $d "${INC[@]}" \
                 -c "$here/probe17_static_fn_args.c" -o "$out.o" || return 1
-        done ;;
+        done
+        # compiled out, the arguments are never evaluated
+        run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" -DPROF_DISABLED -DPROBE17_MAIN "${INC[@]}" \
+            "$here/probe17_static_fn_args.c" -o "$out" || return 1
+        run_cmd "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
