@@ -889,7 +889,8 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes);
 PROF_API void prof_free(void *ptr);
 PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
 /* The timeline's category names in column order ("unknown" first); returns
-   how many there are (names may be NULL to count). */
+   how many there are (names may be NULL to count); 0: ev NULL, or out
+   of memory (an error logged). */
 PROF_API size_t prof_memory_categories(prof_events *ev, prof_device_type device, int device_index, const char **names, size_t max);
 
 /* FLOPs as PyTorch's formulas count them (2 per multiply-add): matmul and
@@ -13639,54 +13640,38 @@ static PROF__NI int prof__mem_on(const prof__memrec *m, prof_device_type device,
 }
 /* The column of each record on the device (col[i], when col is not NULL;
    records elsewhere get 0) and the columns' names (up to max); returns
-   the number of columns. Categories are interned in the list's strings,
-   so a pointer is a text: the map goes from pointer to column. A text
-   "unknown" or "" is column 0, PyTorch's unknown. Without memory for the
-   map, each record looks back through the columns found so far. */
+   the number of columns, 0 out of memory. Categories are interned in the
+   list's strings, so a pointer is a text: the map goes from pointer to
+   column. A text "unknown" or "" is column 0, PyTorch's unknown. */
 static PROF__NI size_t prof__mem_columns(const prof_events *e, prof_device_type device, int device_index, const char **names, size_t max, uint32_t *col) {
     prof__map map;
-    const char **found = NULL; /* the columns' names, for the fallback */
-    size_t n = 1, nfound = 0, capfound = 0, i;
+    size_t n = 1, i;
     memset(&map, 0, sizeof map);
     if (max > 0) names[0] = "unknown";
     for (i = 0; i < e->nmem; i++) {
         const char *c = e->mem[i].category;
-        uint32_t *slot = NULL, k = 0;
+        uint32_t *slot;
         int seen = 0;
         if (col) col[i] = 0;
         if (!c || !*c || strcmp(c, "unknown") == 0 || !prof__mem_on(&e->mem[i], device, device_index)) continue;
-        if (!found && (slot = prof__map_slot(&map, (uint64_t)(uintptr_t)c, &seen)) != NULL) {
-            if (seen) { k = *slot; }
-            else { k = (uint32_t)n; *slot = k; }
-        } else { /* no memory for the map: a scan of the columns so far (at most 1024 texts a process) */
-            if (!found) {
-                size_t m;
-                capfound = n + 64;
-                if (!(found = PROF__ALLOC(const char *, capfound))) return 0;
-                found[0] = NULL;
-                for (m = 0; m < map.cap; m++) if (map.vals[m] != UINT32_MAX) found[map.vals[m]] = (const char *)(uintptr_t)map.keys[m];
-                nfound = n;
-                prof__map_free(&map);
-            }
-            for (k = 1; k < nfound && found[k] != c; k++) {}
-            seen = k < nfound;
-            if (!seen) {
-                if (!prof__grow(&found, &capfound, nfound + 1, sizeof *found)) { PROF_FREE(found); return 0; }
-                k = (uint32_t)nfound;
-                found[nfound++] = c;
-            }
+        if (!(slot = prof__map_slot(&map, (uint64_t)(uintptr_t)c, &seen))) { prof__map_free(&map); return 0; }
+        if (!seen) {
+            *slot = (uint32_t)n;
+            if (n < max) names[n] = c;
+            n++;
         }
-        if (col) col[i] = k;
-        if (!seen) { if (n < max) names[n] = c; n++; }
+        if (col) col[i] = *slot;
     }
     prof__map_free(&map);
-    PROF_FREE(found);
     return n;
 }
 PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, int device_index, const char **names, size_t max) {
+    size_t n;
     if (!e) return 0;
     if (!names) max = 0; /* only counted */
-    return prof__mem_columns(e, device, device_index, names, max, NULL);
+    if (!(n = prof__mem_columns(e, device, device_index, names, max, NULL)))
+        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_memory_categories: out of memory");
+    return n;
 }
 PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *path, prof_device_type device, int device_index) {
     static const char *const who = "prof_export_memory_timeline";
