@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CHECK__UNUSED __attribute__((unused))
@@ -170,6 +171,16 @@ static CHECK__UNUSED const check_log_entry *check_log_get(size_t i) {
 }
 
 /* ----- environment ----- */
+/* This process's resident memory in KiB, from /proc/self/statm; -1 when
+   it cannot be read. */
+static CHECK__UNUSED long check_rss_kib(void) {
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+    fclose(f);
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
 /* 1 when running under valgrind (its preload library is in LD_PRELOAD). */
 /* A whole file as a NUL-terminated string (malloc'ed; NULL when it cannot be
    read): for tests that compare a written file with an expected text. */

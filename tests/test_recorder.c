@@ -1374,14 +1374,6 @@ static void test_exact_accounting(void) {
 /* Past the cap, PROF_SCOPE_DYN copies no name: 200k distinct 100-byte
    names under a cap of 10 leave the process about where it was (they cost
    20 MB and more before). */
-static long rss_kib(void) {
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-    fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
 static void test_dyn_names_past_cap(void) {
     prof_config c = config();
     prof_events *ev;
@@ -1393,13 +1385,13 @@ static void test_dyn_names_past_cap(void) {
     name[sizeof name - 1] = 0;
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
     check_log_reset();
-    before = rss_kib();
+    before = check_rss_kib();
     for (i = 0; i < 200000; i++) {
         snprintf(name, 12, "%011d", i);
         name[11] = 'x';
         { PROF_SCOPE_DYN(name); }
     }
-    after = rss_kib();
+    after = check_rss_kib();
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     CHECK_EQ_INT(prof_events_count(ev), 10);
@@ -1504,9 +1496,9 @@ static void test_deep_stacks(void) {
         else PROF_BEGIN("level_even");
     }
     for (k = 0; k < DEPTH; k++) PROF_END();
-    before = rss_kib();
+    before = check_rss_kib();
     ev = prof_stop();
-    after = rss_kib();
+    after = check_rss_kib();
     if (!CHECK(ev != NULL)) return;
     CHECK_EQ_INT(prof_events_count(ev), DEPTH);
     CHECK_MSG(after - before < 32 * 1024, "prof_stop of %d nested scopes with stacks grew the process by %ld KiB", DEPTH, after - before);
@@ -1515,12 +1507,12 @@ static void test_deep_stacks(void) {
     x = get(ev, 0);
     CHECK_EQ_INT(x.stack_depth, 1);
     /* every event's array, read in start order, stays one chain's worth */
-    before = rss_kib();
+    before = check_rss_kib();
     for (k = 0; k < DEPTH; k++) {
         x = get(ev, k);
         if (x.stack_depth != k + 1 || !x.stack || strncmp(x.stack[x.stack_depth - 1], "level_even (", 12) != 0) { CHECK_EQ_INT(x.stack_depth, k + 1); break; }
     }
-    after = rss_kib();
+    after = check_rss_kib();
     CHECK_MSG(after - before < 32 * 1024, "reading %d deep stacks grew the process by %ld KiB", DEPTH, after - before);
     prof_events_free(ev);
 }

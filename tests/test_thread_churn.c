@@ -42,14 +42,6 @@ static int stats_add_up(prof_stats st) {
                      "entered %llu != recorded %llu + dropped %llu + open %llu", (unsigned long long)st.scopes_entered,
                      (unsigned long long)st.scopes_recorded, (unsigned long long)st.scopes_dropped, (unsigned long long)st.open_at_stop);
 }
-static long rss_kib(void) {
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-    fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
 /* States in prof.h's thread list. */
 static size_t n_states(void) {
     size_t n = 0;
@@ -133,7 +125,7 @@ static void test_many_threads(void) {
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
     { PROF_SCOPE("warm"); }
     if (!g_dtor_key) pthread_key_create(&g_dtor_key, late_dtor); /* after prof.h's key: its destructor runs later */
-    before = rss_kib();
+    before = check_rss_kib();
     for (k = 0; k < n; k += 8) {
         pthread_t th[8];
         for (j = 0; j < 8 && k + j < n; j++) {
@@ -142,7 +134,7 @@ static void test_many_threads(void) {
         }
         for (j = 0; j < 8 && k + j < n; j++) pthread_join(th[j], NULL);
     }
-    after = rss_kib();
+    after = check_rss_kib();
     /* what the exited threads hold, still in the session */
     pthread_mutex_lock(&prof__g_lock);
     for (t = prof__g.threads; t; t = t->next) {

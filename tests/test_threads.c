@@ -905,14 +905,6 @@ static void test_no_blocks_past_the_cap(void) {
    exact bound), so that block must be small to map. 300 threads of one
    scope each, one at a time: the resident memory they leave is a few
    pages each at most (it was 384 KiB each, 115 MB here). */
-static long rss_kib(void) {
-    long pages = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f) return -1;
-    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
-    fclose(f);
-    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
 static void *one_task(void *arg) {
     (void)arg;
     { PROF_SCOPE("task"); }
@@ -927,13 +919,13 @@ static void test_thread_per_task_memory(void) {
     prof_shutdown();
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
     { PROF_SCOPE("warm"); }
-    before = rss_kib();
+    before = check_rss_kib();
     for (k = 0; k < n; k++) {
         pthread_t th;
         if (!CHECK(pthread_create(&th, NULL, one_task, NULL) == 0)) break;
         pthread_join(th, NULL);
     }
-    after = rss_kib();
+    after = check_rss_kib();
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     CHECK_EQ_INT(count_named(ev, "task"), n);
