@@ -669,7 +669,9 @@ typedef struct prof_site {
    name are copied. */
 typedef struct prof_args {
     const int64_t *shapes;    /* per input: its number of dims, then the dims */
-    int shapes_len;           /* int64 values in `shapes` (at most 64) */
+    int shapes_len;           /* int64 values in `shapes`, 1 to 64 (0: no
+                                 shapes; more, or negative: counted in
+                                 prof_stats.malformed_shapes, shown [[]]) */
     int64_t flops;            /* 0 = none */
     const char *overload_name;
     int scope;                /* 0 forward, 1 backward function */
@@ -3450,7 +3452,13 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     uint64_t t1 = prof__now();
     prof__thread *h = s->t;
     unsigned f = __atomic_load_n(&prof__g_features, __ATOMIC_RELAXED);
-    int shapes = a && (f & PROF__F_SHAPES) && a->shapes && a->shapes_len > 0 && a->shapes_len <= 64;
+    int shapes = a && (f & PROF__F_SHAPES) && a->shapes && a->shapes_len != 0;
+    /* a length past what a record holds (or negative) is recorded as the
+       list [-1], which prof_stop counts in malformed_shapes and warns of:
+       cutting it could leave a list that parses and shows wrong shapes */
+    static const int64_t too_long[1] = { -1 };
+    const int64_t *vals = shapes && a->shapes_len > 0 && a->shapes_len <= 64 ? a->shapes : too_long;
+    size_t nvals = vals == too_long ? 1 : (size_t)a->shapes_len;
     int flops = a && (f & PROF__F_FLOPS) && a->flops != 0;
     int over = a && a->overload_name && a->overload_name[0];
     int ag = a && (a->scope || (a->set & (PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD)));
@@ -3473,14 +3481,14 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
             over_long = named->name;
         }
     }
-    k = 1 + (size_t)flops + (size_t)over + over_recs + (size_t)ag + (shapes ? 1 + ((size_t)a->shapes_len + 1) / 2 : 0);
+    k = 1 + (size_t)flops + (size_t)over + over_recs + (size_t)ag + (shapes ? 1 + (nvals + 1) / 2 : 0);
     r = start = prof__slots(h, k);
     if (r) {
         if (shapes) {
-            r->site = PROF__EXT(PROF__EXT_SHAPES, a->shapes_len);
+            r->site = PROF__EXT(PROF__EXT_SHAPES, nvals);
             r->t0 = r->t1 = 0;
             r++;
-            prof__put_data(&r, (const uint64_t *)(const void *)a->shapes, (size_t)a->shapes_len);
+            prof__put_data(&r, (const uint64_t *)(const void *)vals, nvals);
         }
         if (flops) { r->site = PROF__EXT(PROF__EXT_FLOPS, 0); r->t0 = (uint64_t)a->flops; r->t1 = 0; r++; }
         if (over) {
