@@ -995,6 +995,10 @@ PROF_API prof_result prof_events_set_export_options(prof_events *ev, const prof_
 /* Top-level keys of the trace (add_metadata / add_metadata_json). */
 PROF_API prof_result prof_events_add_metadata(prof_events *ev, const char *key, const char *value);
 PROF_API prof_result prof_events_add_metadata_json(prof_events *ev, const char *key, const char *json);
+/* 1 if json is one JSON value (RFC 8259), nested at most 64 deep (deeper
+   is refused: the check recurses), else 0. Numbers are checked for their
+   grammar only: 1e999 is accepted and reads as infinity in most parsers.
+   add_metadata_json refuses what this refuses (PROF_E_ARG). */
 PROF_API int prof_json_valid(const char *json);
 
 /* One-call report: the key_averages table to a stream and the files asked
@@ -10163,7 +10167,7 @@ typedef struct prof__meta { const char *key, *value; int is_json; struct prof__m
 static PROF__NI const char *prof__json_skip_ws(const char *s) { while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++; return s; }
 static PROF__NI const char *prof__json_value(const char *s, int depth) {
     s = prof__json_skip_ws(s);
-    if (depth > 64) return NULL;
+    if (depth >= 64) return NULL; /* 64 levels: [[...]] 64 deep */
     if (*s == '"') {
         s++;
         while (*s != '"') {

@@ -723,6 +723,13 @@ static prof_events *build_hand(keylist *keys, metalist *metas) {
             CHECK_MSG(check_log_has(PROF_E_ARG, "bad json"), "no PROF_E_ARG message naming the key for '%s'", BAD_JSON[i]);
             CHECK(!prof_json_valid(BAD_JSON[i]));
         }
+        { /* nesting: 64 levels are valid JSON here, 65 are refused (the manual's limit) */
+            char deep[2 * 65 + 1];
+            memset(deep, '[', 64); memset(deep + 64, ']', 64); deep[128] = 0;
+            CHECK(prof_json_valid(deep));
+            memset(deep, '[', 65); memset(deep + 65, ']', 65); deep[130] = 0;
+            CHECK(!prof_json_valid(deep));
+        }
         CHECK_EQ_INT(prof_events_add_metadata(ev, NULL, "x"), PROF_E_ARG);
         CHECK_EQ_INT(prof_events_add_metadata(ev, "x", NULL), PROF_E_ARG);
         CHECK_EQ_INT(prof_events_add_metadata_json(ev, "x", NULL), PROF_E_ARG);
