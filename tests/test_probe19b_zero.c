@@ -15,6 +15,10 @@
    covers the rest of the thread ("Tried to end P when Z was on the top of
    the stack", "Frame Z was still open at end of profile"): the flame chart
    is wrong from there on. DevTools' engine nests the same file correctly.
+   The same happens to a 1 ns event that begins with its parent and is
+   followed at once by a sibling (P [1000, 1010 us], A [1000 us, +1 ns],
+   B [+1 ns, 1005 us]): the touching rule trims A to "dur": 0.000
+   (one.json).
 
    Writes build/probe19b_zero/zero.json and its expectations; runs
    tests/js/check_trace.mjs and check_speedscope.mjs when node and
@@ -62,12 +66,29 @@ int main(void) {
         fclose(f);
     }
     prof_events_free(ev);
+    ev = prof_events_create();
+    add(ev, "P", 1000000, 1010000);
+    add(ev, "A", 1000000, 1000001);
+    add(ev, "B", 1000001, 1005000);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/one.json"), PROF_OK);
+    f = fopen(OUT "/one.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {\"1\": {\"scopes\": {\"P\": 1, \"A\": 1, \"B\": 1},\n"
+                   "  \"parents\": {\"P\": null, \"A\": \"P\", \"B\": \"P\"}}},\n"
+                   " \"exact_threads\": true}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
     if (system("node --version >/dev/null 2>&1") == 0 && stat("tests/js/node_modules/speedscope", &st) == 0) {
         fflush(stdout);
         CHECK_MSG(system("cd tests/js && node check_trace.mjs ../../" OUT "/zero.json ../../" OUT "/zero.expect.json") == 0,
                   "DevTools' trace engine: " OUT "/zero.json");
         CHECK_MSG(system("cd tests/js && node check_speedscope.mjs ../../" OUT "/zero.json ../../" OUT "/zero.expect.json") == 0,
                   "speedscope: " OUT "/zero.json (a zero-length child at its parent's start)");
+        CHECK_MSG(system("cd tests/js && node check_trace.mjs ../../" OUT "/one.json ../../" OUT "/one.expect.json") == 0,
+                  "DevTools' trace engine: " OUT "/one.json");
+        CHECK_MSG(system("cd tests/js && node check_speedscope.mjs ../../" OUT "/one.json ../../" OUT "/one.expect.json") == 0,
+                  "speedscope: " OUT "/one.json (a 1 ns child at its parent's start, trimmed to dur 0)");
     } else {
         printf("test_probe19b_zero: node or tests/js/node_modules missing: skipped\n");
     }
