@@ -18,7 +18,10 @@
    The same happens to a 1 ns event that begins with its parent and is
    followed at once by a sibling (P [1000, 1010 us], A [1000 us, +1 ns],
    B [+1 ns, 1005 us]): the touching rule trims A to "dur": 0.000
-   (one.json).
+   (one.json). And a 1 ns event that ends with its parent, which ends with
+   its own parent (R [0, 100 us], E [60 us, 100 us], F [100 us - 1 ns,
+   100 us]): E is written to end at 99.999, F at ts 99.999 with "dur":
+   0.000, so DevTools' engine puts F under R, not E (chain.json).
 
    Writes build/probe19b_zero/zero.json and its expectations; runs
    tests/js/check_trace.mjs and check_speedscope.mjs when node and
@@ -79,6 +82,19 @@ int main(void) {
         fclose(f);
     }
     prof_events_free(ev);
+    ev = prof_events_create();
+    add(ev, "R", 0, 100000);
+    add(ev, "E", 60000, 100000);
+    add(ev, "F", 99999, 100000);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/chain.json"), PROF_OK);
+    f = fopen(OUT "/chain.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {\"1\": {\"scopes\": {\"R\": 1, \"E\": 1, \"F\": 1},\n"
+                   "  \"parents\": {\"R\": null, \"E\": \"R\", \"F\": \"E\"}}},\n"
+                   " \"exact_threads\": true}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
     if (system("node --version >/dev/null 2>&1") == 0 && stat("tests/js/node_modules/speedscope", &st) == 0) {
         fflush(stdout);
         CHECK_MSG(system("cd tests/js && node check_trace.mjs ../../" OUT "/zero.json ../../" OUT "/zero.expect.json") == 0,
@@ -89,6 +105,8 @@ int main(void) {
                   "DevTools' trace engine: " OUT "/one.json");
         CHECK_MSG(system("cd tests/js && node check_speedscope.mjs ../../" OUT "/one.json ../../" OUT "/one.expect.json") == 0,
                   "speedscope: " OUT "/one.json (a 1 ns child at its parent's start, trimmed to dur 0)");
+        CHECK_MSG(system("cd tests/js && node check_trace.mjs ../../" OUT "/chain.json ../../" OUT "/chain.expect.json") == 0,
+                  "DevTools' trace engine: " OUT "/chain.json (a 1 ns child that ends with its parent, trimmed to dur 0 at the parent's written end)");
     } else {
         printf("test_probe19b_zero: node or tests/js/node_modules missing: skipped\n");
     }
