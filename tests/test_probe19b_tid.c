@@ -1,11 +1,16 @@
-/* Threads of a hand-built list (prof_event_desc.thread is a uint64_t) whose
-   ids differ only past what the formats' readers keep must stay apart:
+/* Threads of a hand-built list (prof_event_desc.thread is a uint64_t) must
+   stay apart in the JSON trace for the readers the README names:
 
-   - JSON trace: DevTools' trace engine and speedscope (JavaScript) read
-     "tid" as a double, so 2^64-1 and 2^64-2 (or
-     2^53 and 2^53+1) are one thread there; their events then overlap on
-     one track and DevTools drops them (tests/js/check_trace.mjs: "trace
-     engine left 1 of 2 complete events out of its call tree").
+   - Perfetto's JSON importer (ui.perfetto.dev, trace_processor) reads
+     "tid" with json::CoerceToUint32, which gives nullopt past 2^32 - 1,
+     and then uses tid = pid: every thread id of 2^32 or more (a pthread_t,
+     Python's threading.get_ident() such as 140000000000, a hash) lands on
+     the process's main-thread track, merged with the others there.
+   - DevTools' trace engine and speedscope (JavaScript) read "tid" as a
+     double, so 2^64-1 and 2^64-2 (or 2^53 and 2^53+1) are one thread
+     there; their events then overlap on one track and DevTools drops them
+     (tests/js/check_trace.mjs: "trace engine left 1 of 2 complete events
+     out of its call tree").
    (Perfetto's ThreadDescriptor.tid is an int64: the .pftrace keeps them
    apart, though tests/export/check_perfetto.py's i32() folds 7 and 2^32+7.)
 
@@ -29,7 +34,7 @@ static void add(prof_events *ev, const char *n, uint64_t th, int64_t s, int64_t 
 }
 
 /* The distinct "tid" values of the JSON text, as text and as doubles. */
-static void count_tids(const char *path, int *ntext, int *ndouble) {
+static void count_tids(const char *path, int *ntext, int *ndouble, int *nbig) {
     static char buf[1 << 16];
     char texts[64][32];
     double dbl[64];
@@ -37,7 +42,7 @@ static void count_tids(const char *path, int *ntext, int *ndouble) {
     int nt = 0, nd = 0, i;
     const char *p;
     FILE *f = fopen(path, "rb");
-    *ntext = *ndouble = 0;
+    *ntext = *ndouble = *nbig = 0;
     if (!CHECK(f != NULL)) return;
     n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
@@ -52,6 +57,7 @@ static void count_tids(const char *path, int *ntext, int *ndouble) {
         if (strcmp(t, "0") == 0) continue; /* process metadata */
         for (i = 0; i < nt; i++) seen |= strcmp(texts[i], t) == 0;
         if (!seen && nt < 64) strcpy(texts[nt++], t);
+        if (!seen && strtoull(t, NULL, 10) > 4294967295ull) ++*nbig;
         d = strtod(t, NULL);
         seen = 0;
         for (i = 0; i < nd; i++) seen |= dbl[i] == d;
@@ -62,7 +68,7 @@ static void count_tids(const char *path, int *ntext, int *ndouble) {
 
 int main(void) {
     prof_events *ev = prof_events_create();
-    int nt, nd;
+    int nt, nd, nbig;
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
@@ -73,11 +79,14 @@ int main(void) {
     add(ev, "D", 9007199254740992ull, 5000, 15000);
     add(ev, "E", 4294967296ull + 7, 0, 10000);
     add(ev, "F", 7, 5000, 15000);
+    add(ev, "G", 140000000000ull, 0, 10000);       /* Python-style idents */
+    add(ev, "H", 140000000001ull, 5000, 15000);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/trace.json"), PROF_OK);
 
-    count_tids(OUT "/trace.json", &nt, &nd);
-    CHECK_EQ_INT(nt, 6);
-    CHECK_EQ_INT(nd, 6); /* as a JavaScript reader sees them: 4 today */
+    count_tids(OUT "/trace.json", &nt, &nd, &nbig);
+    CHECK_EQ_INT(nt, 8);
+    CHECK_EQ_INT(nd, 8);   /* as a JavaScript reader sees them: 6 today */
+    CHECK_EQ_INT(nbig, 0); /* tids Perfetto's JSON importer replaces by the pid: 7 today */
 
     prof_events_free(ev);
     return check_report();
