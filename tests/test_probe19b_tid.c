@@ -11,8 +11,12 @@
      there; their events then overlap on one track and DevTools drops them
      (tests/js/check_trace.mjs: "trace engine left 1 of 2 complete events
      out of its call tree").
-   (Perfetto's ThreadDescriptor.tid is an int64: the .pftrace keeps them
-   apart, though tests/export/check_perfetto.py's i32() folds 7 and 2^32+7.)
+   - prof_export_perfetto: ThreadDescriptor.tid is an int64 in the proto,
+     but trace_processor's TrackEventTokenizer reads it as
+     static_cast<uint32_t>(thread.tid()) (ReserveDescriptorThreadTrack), as
+     tests/export/check_perfetto.py's i32() models: 7 and 2^32+7 are one
+     thread there (check_perfetto.py: "thread 7: name ['thread 4294967303',
+     'thread 7']"), and 2^64-1 and 2^32-1 likewise.
 
    Files go to build/probe19b_tid/ (cwd = repo root). */
 #define PROF_IMPLEMENTATION
@@ -82,12 +86,22 @@ int main(void) {
     add(ev, "G", 140000000000ull, 0, 10000);       /* Python-style idents */
     add(ev, "H", 140000000001ull, 5000, 15000);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/trace.json"), PROF_OK);
+    CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/trace.json.pftrace"), PROF_OK);
 
     count_tids(OUT "/trace.json", &nt, &nd, &nbig);
     CHECK_EQ_INT(nt, 8);
     CHECK_EQ_INT(nd, 8);   /* as a JavaScript reader sees them: 6 today */
     CHECK_EQ_INT(nbig, 0); /* tids Perfetto's JSON importer replaces by the pid: 7 today */
 
+    if (system("protoc --version >/dev/null 2>&1") == 0) {
+        /* the eight ThreadDescriptors' tids as trace_processor keeps them (uint32) */
+        CHECK_MSG(system("protoc --decode=perfetto.protos.Trace -I tests/export/proto perfetto_trace.proto < " OUT "/trace.json.pftrace "
+                         "| grep -A3 'thread {' | sed -n 's/^ *tid: //p' "
+                         "| python3 -c 'import sys; v = {int(x) % 2**32 for x in sys.stdin}; sys.exit(0 if len(v) == 8 else 1)'") == 0,
+                  "Perfetto: the eight threads' tids are not eight distinct uint32 values (%s)", OUT "/trace.json.pftrace");
+    } else {
+        printf("test_probe19b_tid: protoc missing: Perfetto part skipped\n");
+    }
     prof_events_free(ev);
     return check_report();
 }
