@@ -16,7 +16,7 @@
      static_cast<uint32_t>(thread.tid()) (ReserveDescriptorThreadTrack), as
      tests/export/check_perfetto.py's i32() models: 7 and 2^32+7 are one
      thread there (check_perfetto.py: "thread 7: name ['thread 4294967303',
-     'thread 7']"), and 2^64-1 and 2^32-1 likewise.
+     'thread 7']"); any two ids equal mod 2^32 likewise.
 
    Files go to build/probe19b_tid/ (cwd = repo root). */
 #define PROF_IMPLEMENTATION
