@@ -706,7 +706,11 @@ typedef struct prof_shapes {
 /* Everything FunctionEvent's constructor takes. Zero = PyTorch's defaults. */
 typedef struct prof_event_desc {
     const char *name;          /* required */
-    uint64_t thread;
+    uint64_t thread;           /* any id; the trace files write an id past
+                                  INT32_MAX (which their readers keep in 32
+                                  bits or a double) as one of their own,
+                                  counted down from INT32_MAX, its default
+                                  name "thread <id>" with the real id */
     int64_t start_ns, end_ns;
     unsigned set;              /* PROF_EVENT_* bits */
     int node_id;               /* default -1 */
@@ -2067,7 +2071,14 @@ typedef struct prof__snode {
 } prof__snode;
 
 typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
-typedef struct prof__thr { uint64_t tid; const char *name; } prof__thr;
+/* tid: the thread's id as recorded or given (prof_event.thread, tables);
+   tid_w: the id the trace files carry. Perfetto's protobuf has 32-bit
+   thread ids, its JSON importer reads tid as a uint32 and JavaScript
+   viewers read it as a double, so a hand-built id past INT32_MAX would
+   merge threads there: such a thread is written under an id of its own
+   counted down from INT32_MAX (prof__thr_write_id), and its default name
+   keeps the real id. */
+typedef struct prof__thr { uint64_t tid; const char *name; uint32_t tid_w; } prof__thr;
 typedef struct prof__memrec {
     int64_t ts, bytes, total;  /* total: allocated on its device after this record */
     uint64_t ptr;
@@ -2082,6 +2093,7 @@ struct prof_events {
     prof__extra *ex; size_t nex, capex;
     prof_site *sites; size_t nsites, capsites; prof__map site_map;
     prof__thr *thr; size_t nthr, capthr; prof__map thr_map;
+    uint32_t tid_w_low;        /* the lowest id given to a thread whose own id is past INT32_MAX (0: none yet) */
     prof__kernel *kern; size_t nkern, capkern;
     prof__instant_ev *inst; size_t ninst, capinst;
     prof__arena arena;
@@ -2184,6 +2196,28 @@ static PROF__NI int64_t prof__site_index(prof_events *e, const char *name, const
     return prof__site_index_interned(e, &s);
 }
 
+/* prof__thr.tid_w for thread i: its own id up to INT32_MAX; past it, the
+   next id down from INT32_MAX that no thread has as its own. A thread added
+   later whose own id one of those took takes it back: the other thread
+   moves down. (Recorded ids are the kernel's, far below; only hand-built
+   lists get here, with few threads.) */
+#define PROF__TID_W_MAX ((uint64_t)INT32_MAX)
+static PROF__NI void prof__thr_write_id(prof_events *e, size_t i) {
+    uint32_t w;
+    size_t k;
+    if (e->thr[i].tid <= PROF__TID_W_MAX) {
+        w = (uint32_t)e->thr[i].tid;
+        e->thr[i].tid_w = w;
+        if (!e->tid_w_low || w < e->tid_w_low) return;
+        for (k = 0; k < i; k++) /* a thread written under this id gives it up */
+            if (e->thr[k].tid > PROF__TID_W_MAX && e->thr[k].tid_w == w) { prof__thr_write_id(e, k); break; }
+        return;
+    }
+    w = e->tid_w_low ? e->tid_w_low - 1 : (uint32_t)PROF__TID_W_MAX;
+    while (w > 0 && prof__map_get(&e->thr_map, w) != UINT32_MAX) w--; /* some thread's own id */
+    e->tid_w_low = w;
+    e->thr[i].tid_w = w;
+}
 static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
     uint32_t v = prof__map_get(&e->thr_map, tid);
     if (v != UINT32_MAX) {
@@ -2194,6 +2228,7 @@ static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const c
     e->thr[e->nthr].tid = tid;
     e->thr[e->nthr].name = (name && name[0]) ? prof__intern(&e->strs, name) : NULL;
     if (!prof__map_add(&e->thr_map, tid, (uint32_t)e->nthr)) return -1;
+    prof__thr_write_id(e, e->nthr);
     return (int64_t)e->nthr++;
 }
 
@@ -10250,7 +10285,7 @@ static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const pro
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, pid);
     else prof__w_i64(w, prof__x(e, v)->device_index);
     PROF__W_LIT(w, ", \"tid\": ");
-    if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid);
+    if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid_w);
     else prof__w_i64(w, prof__stream_of(e, v));
 }
 
@@ -11613,7 +11648,7 @@ static PROF__NI void prof__trace_instants(prof__w *w, const prof_events *e, uint
         PROF__W_LIT(w, ", \"pid\": ");
         prof__w_u64(w, pid);
         PROF__W_LIT(w, ", \"tid\": ");
-        prof__w_u64(w, e->thr[in->thread].tid);
+        prof__w_u64(w, e->thr[in->thread].tid_w);
         PROF__W_LIT(w, ", \"ts\": ");
         prof__w_us(w, in->ts);
         if (in->kind == 1) PROF__W_LIT(w, "},\n");
@@ -11649,7 +11684,7 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
             PROF__W_LIT(w, ", \"pid\": ");
             prof__w_u64(w, pid);
             PROF__W_LIT(w, ", \"tid\": ");
-            prof__w_u64(w, e->thr[a->thread].tid);
+            prof__w_u64(w, e->thr[a->thread].tid_w);
             PROF__W_LIT(w, ", \"ts\": ");
             prof__w_us(w, a->start);
             PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n  {\"ph\": \"f\", \"id\": ");
@@ -11729,7 +11764,7 @@ static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64
         PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": ");
         prof__w_u64(w, pid);
         PROF__W_LIT(w, ", \"tid\": ");
-        prof__w_u64(w, e->thr[mr->thread].tid);
+        prof__w_u64(w, e->thr[mr->thread].tid_w);
         PROF__W_LIT(w, ", \"ts\": ");
         prof__w_us(w, mr->ts);
         PROF__W_LIT(w, ", \"args\": {\"Total Reserved\": ");
@@ -11771,14 +11806,14 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
         PROF__W_LIT(w, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
         prof__w_u64(w, pid);
         PROF__W_LIT(w, ", \"tid\": ");
-        prof__w_u64(w, e->thr[i].tid);
+        prof__w_u64(w, e->thr[i].tid_w);
         PROF__W_LIT(w, ", \"args\": {\"name\": ");
         if (e->thr[i].name) prof__w_json_str(w, e->thr[i].name);
         else prof__w_json_str(w, tn);
         PROF__W_LIT(w, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
         prof__w_u64(w, pid);
         PROF__W_LIT(w, ", \"tid\": ");
-        prof__w_u64(w, e->thr[i].tid);
+        prof__w_u64(w, e->thr[i].tid_w);
         PROF__W_LIT(w, ", \"args\": {\"sort_index\": ");
         prof__w_u64(w, i);
         PROF__W_LIT(w, "}}");
@@ -11828,7 +11863,7 @@ static PROF__NI void prof__trace_tids(prof__trace_ctx *cx, const prof_events *e)
         PROF__W_LIT(&tw, ", \"pid\": ");
         prof__w_u64(&tw, cx->pid);
         PROF__W_LIT(&tw, ", \"tid\": ");
-        prof__w_u64(&tw, e->thr[i].tid);
+        prof__w_u64(&tw, e->thr[i].tid_w);
         cx->tid_json_len[i] = (unsigned char)tw.n;
         if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
     }
@@ -12829,7 +12864,7 @@ static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint64_t pid, int
     prof__pb_u(m, 1, PROF__PFT_UUID_THREAD(i));
     s->n = 0;
     prof__pb_i(s, 1, (int64_t)(int32_t)pid);
-    prof__pb_i(s, 2, (int64_t)e->thr[i].tid);
+    prof__pb_i(s, 2, (int64_t)e->thr[i].tid_w);
     if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
     prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
     prof__pb_sub(m, 4, s);

@@ -228,6 +228,11 @@ static void put_hex(FILE *f, const char *s, size_t n) {
 }
 /* check_export.py's byte-string spec: hex, or {"rep_hex", "times"} for a
    long string that repeats a short pattern (the 1 MB names). */
+/* The id the trace writes for a thread: its own up to INT32_MAX; past it
+   ids counted down from INT32_MAX (the lists here have one such thread,
+   T2, and no thread whose own id is INT32_MAX). */
+static uint64_t written_tid(uint64_t tid) { return tid > 2147483647u ? 2147483647u : tid; }
+
 static void put_spec(FILE *f, const char *s) {
     size_t n = strlen(s), per;
     if (n > 4096) {
@@ -282,7 +287,7 @@ static void put_events(FILE *f, prof_events *ev, cat_fn cat) {
         put_spec(f, e.trace_name);
         fprintf(f, ", \"cat\": \"%s\"", cat(&e));
         if (dev) fprintf(f, ", \"pid\": %d, \"tid\": %lld", e.device_index, (long long)e.device_resource_id);
-        else fprintf(f, ", \"tid\": %llu", (unsigned long long)e.thread);
+        else fprintf(f, ", \"tid\": %llu", (unsigned long long)written_tid(e.thread));
         fprintf(f, ", \"start_ns\": %lld, \"end_ns\": %lld, \"parent\": %lld", (long long)e.start_ns, (long long)e.end_ns, (long long)e.parent);
         if (e.is_async) fprintf(f, ", \"async\": true");
         if (e.input_shapes) { fprintf(f, ", \"shapes\": "); put_js(f, e.input_shapes); }
@@ -359,7 +364,7 @@ static void put_threads(FILE *f, const lane *l, size_t n, const tname *names, si
     size_t i, j;
     fprintf(f, "\"threads\": [");
     for (i = 0; i < n; i++) {
-        fprintf(f, "%s\n  {\"tid\": %llu", i ? "," : "", (unsigned long long)l[i].tid);
+        fprintf(f, "%s\n  {\"tid\": %llu", i ? "," : "", (unsigned long long)(l[i].dev ? l[i].tid : written_tid(l[i].tid)));
         if (l[i].dev) {
             char label[64];
             fprintf(f, ", \"pid\": %lld", (long long)l[i].pid);
@@ -377,6 +382,11 @@ static void put_threads(FILE *f, const lane *l, size_t n, const tname *names, si
                 fprintf(f, ", \"name\": ");
                 put_spec(f, t->name);
                 if (t->trunc) fprintf(f, ", \"trunc\": true");
+            } else if (l[i].tid != written_tid(l[i].tid)) { /* the default name keeps the real id */
+                char label[64];
+                snprintf(label, sizeof label, "thread %llu", (unsigned long long)l[i].tid);
+                fprintf(f, ", \"name\": ");
+                put_spec(f, label);
             } else {
                 fprintf(f, ", \"name\": null");
             }

@@ -85,22 +85,34 @@ int main(void) {
     add(ev, "F", 7, 5000, 15000);
     add(ev, "G", 140000000000ull, 0, 10000);       /* Python-style idents */
     add(ev, "H", 140000000001ull, 5000, 15000);
+    /* a thread whose own id is the one the first big id is written under
+       (ids past INT32_MAX are written under ids counted down from it):
+       that one moves */
+    add(ev, "I", 2147483647ull, 5000, 15000);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/trace.json"), PROF_OK);
     CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/trace.json.pftrace"), PROF_OK);
 
     count_tids(OUT "/trace.json", &nt, &nd, &nbig);
-    CHECK_EQ_INT(nt, 8);
-    CHECK_EQ_INT(nd, 8);   /* as a JavaScript reader sees them: 6 today */
+    CHECK_EQ_INT(nt, 9);
+    CHECK_EQ_INT(nd, 9);   /* as a JavaScript reader sees them: 7 before */
     CHECK_EQ_INT(nbig, 0); /* tids Perfetto's JSON importer replaces by the pid: 7 today */
 
     if (system("protoc --version >/dev/null 2>&1") == 0) {
         /* the eight ThreadDescriptors' tids as trace_processor keeps them (uint32) */
         CHECK_MSG(system("protoc --decode=perfetto.protos.Trace -I tests/export/proto perfetto_trace.proto < " OUT "/trace.json.pftrace "
                          "| grep -A3 'thread {' | sed -n 's/^ *tid: //p' "
-                         "| python3 -c 'import sys; v = {int(x) % 2**32 for x in sys.stdin}; sys.exit(0 if len(v) == 8 else 1)'") == 0,
-                  "Perfetto: the eight threads' tids are not eight distinct uint32 values (%s)", OUT "/trace.json.pftrace");
+                         "| python3 -c 'import sys; v = {int(x) % 2**32 for x in sys.stdin}; sys.exit(0 if len(v) == 9 else 1)'") == 0,
+                  "Perfetto: the nine threads' tids are not eight distinct uint32 values (%s)", OUT "/trace.json.pftrace");
     } else {
         printf("test_probe19b_tid: protoc missing: Perfetto part skipped\n");
+    }
+    { /* the default names keep the real ids; prof_event.thread too */
+        char *text = check_read_file(OUT "/trace.json");
+        prof_event e;
+        CHECK(text && strstr(text, "\"thread 18446744073709551615\"") && strstr(text, "\"thread 140000000000\"") && strstr(text, "\"tid\": 7,"));
+        free(text);
+        CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK);
+        CHECK(e.thread == 18446744073709551615ull || e.thread == 9007199254740993ull || e.thread == 4294967303ull || e.thread == 140000000000ull);
     }
     prof_events_free(ev);
     return check_report();
