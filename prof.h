@@ -420,6 +420,11 @@
    For times that are multiples of 125 ns (exact in binary floats) the two
    agree byte for byte, which tests/tables checks; tests/tables/fuzz.py
    --fine compares other times under the rounding rule it states.
+   Sums of int64 values (times, memory, FLOPs, counts) stop at the int64
+   limits at each step instead of wrapping; Python's integers keep
+   growing, so where a partial sum passes +-2^63 and later terms bring it
+   back (values near 2^63 only), prof.h's result is the limit or off by
+   what was cut, where PyTorch's is exact.
 
    OUTPUT FILES
    ============
