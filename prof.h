@@ -453,6 +453,13 @@
    the next event of its thread begins: then it ends 1 ns earlier (1 ns
    per level of a chain that ends together), so that ts + dur, added as
    doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
+   Not where a nanosecond has no room: an event written with dur 0 (it
+   lasted 0 ns, or 1 ns and touches its follower) at the ts of another
+   event's begin, or a 1 ns event that begins at its parent's written end
+   (a chain ending together), is mis-nested by speedscope's importer (which
+   puts an end before a begin at equal ts) or parented one level up by
+   DevTools. Only clocks coarser than a few ns (some ARM counters) or
+   hand-built lists make such events; x86 TSCs do not.
    Past 2^50 ns from the base (13 days), ends are written as the double
    they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
    engine ignores "i"); [memory] instants keep Kineto's "i". An async
