@@ -1,0 +1,79 @@
+/* PROF_BEGIN past the event cap still grows the thread's range stack by
+   one entry per call: the cap bounds the records, but not the memory of
+   ranges it refused. A program with a range that is begun and not ended on
+   some path (an early return past its PROF_END; the manual counts the
+   opposite mistake, an unbalanced PROF_END) grows without bound for as
+   long as the session lasts, whatever max_events says: with max_events =
+   1000, 20 million PROF_BEGIN grew the resident set by 469 MB here.
+
+   Every range begun past the cap is dropped with everything inside it,
+   so the refused ranges are always the innermost ones of the stack: a
+   count of them is all PROF_END needs to match them. Wanted: past the cap
+   prof.h's memory stays flat, and the accounting stays exact (every range
+   entered is recorded, dropped or open; none unbalanced). Measured with
+   allocator hooks that count the live bytes prof.h holds. */
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+#include <string.h>
+
+static long g_live; /* bytes prof.h holds through PROF_MALLOC/REALLOC */
+static void *test_malloc(size_t n) {
+    size_t *p = (size_t *)malloc(n + 16);
+    if (!p) return NULL;
+    p[0] = n;
+    __atomic_add_fetch(&g_live, (long)n, __ATOMIC_RELAXED);
+    return (char *)p + 16;
+}
+static void test_free(void *q) {
+    size_t *p;
+    if (!q) return;
+    p = (size_t *)(void *)((char *)q - 16);
+    __atomic_sub_fetch(&g_live, (long)p[0], __ATOMIC_RELAXED);
+    free(p);
+}
+static void *test_realloc(void *q, size_t n) {
+    size_t *p, old;
+    if (!q) return test_malloc(n);
+    p = (size_t *)(void *)((char *)q - 16);
+    old = p[0];
+    p = (size_t *)realloc(p, n + 16);
+    if (!p) return NULL;
+    p[0] = n;
+    __atomic_add_fetch(&g_live, (long)n - (long)old, __ATOMIC_RELAXED);
+    return (char *)p + 16;
+}
+#define PROF_MALLOC(n) test_malloc(n)
+#define PROF_REALLOC(p, n) test_realloc((p), (n))
+#define PROF_FREE(p) test_free(p)
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+int main(void) {
+    enum { CAP = 100, N = 1000000 };
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    long i, at_cap, grown;
+    prof_set_log(check_log, NULL);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_events = CAP;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return check_report();
+    for (i = 0; i < 2 * CAP; i++) PROF_BEGIN("leak"); /* the cap is met here */
+    at_cap = __atomic_load_n(&g_live, __ATOMIC_RELAXED);
+    for (; i < N; i++) PROF_BEGIN("leak");
+    grown = __atomic_load_n(&g_live, __ATOMIC_RELAXED) - at_cap;
+    printf("%ld PROF_BEGIN past a cap of %d: prof.h's heap grew %ld bytes\n", (long)N - 2 * CAP, CAP, grown);
+    CHECK(grown < 64 * 1024);
+    for (i = 0; i < N; i++) PROF_END();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return check_report();
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.scopes_entered, N);
+    CHECK_EQ_INT(st.scopes_recorded, CAP);
+    CHECK_EQ_INT(st.scopes_dropped, N - CAP);
+    CHECK_EQ_INT(st.open_at_stop, 0);
+    CHECK_EQ_INT(st.unbalanced_ends, 0);
+    prof_events_free(ev);
+    return check_report();
+}
