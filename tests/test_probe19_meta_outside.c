@@ -2,8 +2,8 @@
    recording (before prof_start, after prof_stop) return PROF_OK, log
    nothing, and the key is thrown away by the next prof_start
    (prof__meta_clear_locked): it is in no trace. The caller was told it
-   worked and lost the data. PyTorch warns in that case ("Profiler is not
-   initialized: skipping profiling metadata").
+   worked and lost the data. (PyTorch's _add_metadata_json, as recalled,
+   logs a warning when Kineto is not initialized; not checked here.)
    Wanted: an error (PROF_E_STATE, logged), or the key kept for the next
    session's trace; not PROF_OK and silence.
 
