@@ -2565,7 +2565,8 @@ typedef struct prof__tstate {
                                   scope then goes the slow way) */
     int capped;                /* the cap refused a share: no scope begins
                                   recording on this thread again this session */
-    int busy;                  /* in prof__gate_refill / prof__scope_lost */
+    int busy;                  /* in prof__gate_refill / prof__scope_lost, or
+                                  rebinding (prof__thread_bind) */
     uint64_t xcredits;         /* share of the cap for marks, counters,
                                   allocations and async records */
     uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
@@ -3268,6 +3269,21 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
     if (!epoch) return NULL;
     if (!t && !(t = prof__attach())) return NULL;
     if (t->bound_epoch != epoch) {
+        /* Inside `busy`, with the epoch read again there (seq_cst, as in
+           prof__gate_enter): prof_stop sets the epoch to 0 and then waits
+           out every thread's `busy` before it counts the threads bound to
+           the session, so a thread either binds before that count (and is
+           snapshotted whole) or sees the session ended; binding in between
+           wrote past the snapshot array and raced the collector over the
+           blocks and names freed here. `outer`: already inside a gate
+           section (the owner's own flag), which ends it. */
+        int outer = __atomic_load_n(&t->busy, __ATOMIC_RELAXED);
+        __atomic_store_n(&t->busy, 1, __ATOMIC_SEQ_CST);
+        epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_SEQ_CST);
+        if (!epoch || t->bound_epoch == epoch) {
+            if (!outer) __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+            return epoch ? &t->hot : NULL;
+        }
         /* open PROF_BEGIN entries carry over: ranges begun in an earlier
            session still close, just without a record */
         t->dyn_n = 0;
@@ -3309,6 +3325,7 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
             }
         }
         PROF__STORE(&t->bound_epoch, epoch);
+        if (!outer) __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
     }
     return &t->hot;
 }
@@ -5036,11 +5053,15 @@ static PROF__NI void prof__c_end(prof__collector *c) {
 /* Phase 2 (prof__g_lock held): each thread bound to the session is
    snapshotted with its counts, into c->st (each attempt's list starts
    from them). The room for the snapshots is had before anything is read:
-   no thread binds to a session that ended, so the count holds. */
+   no thread binds to a session that ended, and one that was binding when
+   it ended (prof__thread_bind, inside `busy`) is waited out first, so the
+   count holds. */
 static PROF__NI int prof__c_snapshot(prof__collector *c) {
     prof__tstate *t;
     size_t n = 0;
     int xk;
+    for (t = prof__g.threads; t; t = t->next)
+        while (__atomic_load_n(&t->busy, __ATOMIC_SEQ_CST)) sched_yield();
     for (t = prof__g.threads; t; t = t->next) n += PROF__LOAD(&t->bound_epoch) == c->epoch;
     if (!prof__reserve_exact((void *)&c->snaps, &c->capsnap, n ? n : 1, sizeof *c->snaps)) return -1;
 #if defined(PROF_CUPTI)

@@ -40,6 +40,7 @@ static int g_worker_in_bind;  /* the worker waits in its first block's allocatio
 static int g_release;         /* ... until this is set */
 static int g_worker_bound;    /* its scope began (bind returned) */
 static void *g_guarded;       /* the snapshot array, with the guard behind it */
+static size_t g_guarded_n;    /* its size: room for one or two threads */
 static int g_guard_broken = -1; /* main thread only */
 
 static void pause_ms(int ms) {
@@ -56,18 +57,19 @@ static int wait_flag(int *flag, int ms) {
 static void *test_malloc(size_t n) {
     if (tl_worker && n == g_block_size && !__atomic_load_n(&g_worker_in_bind, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&g_worker_in_bind, 1, __ATOMIC_RELEASE);
-        wait_flag(&g_release, 5000);
+        wait_flag(&g_release, 1000); /* fixed: prof_stop waits for this bind, which then goes on after 1 s */
     }
     return malloc(n);
 }
 static void *test_realloc(void *p, size_t n) {
-    if (!p && n == g_snap_size && __atomic_load_n(&g_armed, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), g_main) && !__atomic_load_n(&g_guarded, __ATOMIC_ACQUIRE)) {
+    if (!p && (n == g_snap_size || n == 2 * g_snap_size) && __atomic_load_n(&g_armed, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), g_main) && !__atomic_load_n(&g_guarded, __ATOMIC_ACQUIRE)) {
         void *q;
         /* between prof__c_snapshot's count and its writes: let the worker
            finish binding, then hand out the array with a guard */
         __atomic_store_n(&g_release, 1, __ATOMIC_RELEASE);
         wait_flag(&g_worker_bound, 2000);
         if ((q = malloc(n + GUARD)) != NULL) memset((char *)q + n, 0xAB, GUARD);
+        g_guarded_n = n;
         __atomic_store_n(&g_guarded, q, __ATOMIC_RELEASE);
         return q;
     }
@@ -78,7 +80,7 @@ static void test_free(void *p) {
         size_t i;
         g_guard_broken = 0;
         for (i = 0; i < GUARD; i++)
-            if (((unsigned char *)p)[g_snap_size + i] != 0xAB) { g_guard_broken = 1; break; }
+            if (((unsigned char *)p)[g_guarded_n + i] != 0xAB) { g_guard_broken = 1; break; }
         __atomic_store_n(&g_guarded, (void *)NULL, __ATOMIC_RELEASE);
     }
     free(p);
