@@ -2575,6 +2575,10 @@ typedef struct prof__tstate {
     uint32_t n_lost;           /* BEGINs above the stack that could not be kept (out of
                                   memory): the next ENDs close them, not the stack */
     prof__arena dyn_arena;     /* PROF_SCOPE_DYN names, reset each session */
+    prof__arena dyn_arena_old; /* the last session's, kept one session more:
+                                  a long-named scope open across prof_stop
+                                  and prof_start ends in the new session
+                                  with its site in there */
     prof__dyn_site **dyn_tab;
     size_t dyn_cap, dyn_n;
     struct prof__tstate **prevp; /* the link to it (prof__g.threads or the
@@ -2713,6 +2717,7 @@ static PROF__NI void prof__tstate_free(prof__tstate *t) {
     PROF_FREE(t->name);
     PROF_FREE(t->dyn_tab);
     prof__arena_free(&t->dyn_arena);
+    prof__arena_free(&t->dyn_arena_old);
     PROF_FREE(t);
 }
 /* The thread list (prof__g_lock held): doubly linked through prevp, so a
@@ -3288,7 +3293,9 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
            session still close, just without a record */
         t->dyn_n = 0;
         if (t->dyn_tab) memset(t->dyn_tab, 0, t->dyn_cap * sizeof *t->dyn_tab);
-        prof__arena_free(&t->dyn_arena);
+        prof__arena_free(&t->dyn_arena_old);
+        t->dyn_arena_old = t->dyn_arena;
+        t->dyn_arena.head = NULL;
         /* A scope whose entry read the epoch before the last prof_stop
            and passed the old gate after the next prof_start (preempted in
            between) began after tick_start, but counts for no session:
@@ -4809,8 +4816,10 @@ static PROF__NI int prof__c_stale_scope(const prof__collector *c, uint64_t t0) {
    it, so it counts from the session's start. */
 static PROF__NI int prof__c_stale_rec(const prof__collector *c, const prof__rec *r, uintptr_t tag) {
     if (!prof__c_stale_scope(c, r->t0)) return 0;
-    if (tag == PROF__TAG_SCOPE && ((const prof_site *)r->site)->func == prof__step_func) return prof__c_stale(r->t0);
-    return 1;
+    /* begun before the session: stale whatever its site, which is not
+       read (a long name's site may be in an arena freed since) */
+    if (prof__c_stale(r->t0)) return 1;
+    return !(tag == PROF__TAG_SCOPE && ((const prof_site *)r->site)->func == prof__step_func);
 }
 
 /* Sites and names: a recorded site pointer -> the list's site index. */

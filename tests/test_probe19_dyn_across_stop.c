@@ -91,5 +91,24 @@ int main(void) {
     CHECK_EQ_INT(prof_events_count(ev), 1); /* "second" only */
     CHECK_EQ_INT(st.scopes_entered, st.scopes_recorded + st.scopes_dropped + st.open_at_stop);
     prof_events_free(ev);
+    /* open across two stops and starts: its arena is freed by then too
+       (an arena is kept one session more, not two) */
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    {
+        int k;
+        PROF_SCOPE_DYN(name);
+        for (k = 0; k < 2; k++) {
+            ev = prof_stop();
+            CHECK(ev != NULL);
+            if (ev) CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, k == 0 ? 1 : 0); /* a session's own scopes only */
+            prof_events_free(ev);
+            CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+            { PROF_SCOPE_DYN(name + k + 1); } /* a long name of this session */
+        }
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return check_report();
+    CHECK_EQ_INT(prof_events_count(ev), 1); /* the last session's own DYN scope */
+    prof_events_free(ev);
     return check_report();
 }
