@@ -1632,8 +1632,16 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
     log = prof__g_log;
     user = prof__g_log_user;
     pthread_mutex_unlock(&prof__log_lock); /* not held in the callback, which may call prof.h */
-    if (log) log(level, code, msg, user);
-    else fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
+    {
+        /* the write to stderr (or the callback's) is a cancellation point,
+           and the caller may hold one of prof.h's locks: a thread cancelled
+           there would keep it forever (its own exit handler waits for it) */
+        int cancel_state;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+        if (log) log(level, code, msg, user);
+        else fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
+        pthread_setcancelstate(cancel_state, NULL);
+    }
     return code;
 }
 
@@ -6246,13 +6254,25 @@ static struct {
    caller holds (or free what the collection is reading): they check this
    and refuse instead (PROF__REFUSE_REENTRY). */
 static __thread int prof__s_held;
+/* No cancellation while the session lock is held: prof_start, prof_step
+   and prof_stop sleep (the clock's fit), write (warnings) and call the
+   user (on_trace_ready), all cancellation points; a thread cancelled
+   there kept the lock, and prof__g_lock under it, so its own exit handler
+   and every later call waited forever. A cancel sent meanwhile acts at
+   the thread's next cancellation point after the call. */
+static __thread int prof__s_cancel_state;
 static PROF__NI void prof__s_lock(void) {
+    int state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
     pthread_mutex_lock(&prof__s.lock);
     prof__s_held = 1;
+    prof__s_cancel_state = state;
 }
 static PROF__NI void prof__s_unlock(void) {
+    int state = prof__s_cancel_state;
     prof__s_held = 0;
     pthread_mutex_unlock(&prof__s.lock);
+    pthread_setcancelstate(state, NULL);
 }
 
 /* The child of a fork has only the forking thread: prof.h's locks, which
