@@ -886,7 +886,9 @@ PROF_API prof_result prof_step(void);
 PROF_API int64_t prof_step_number(void);
 /* What torch.profiler.schedule(...)(step) returns for this schedule. */
 PROF_API prof_action prof_schedule_action(const prof_schedule *schedule, int64_t step);
-/* Top-level trace keys for the session being recorded. */
+/* Top-level trace keys for the session being recorded (between prof_start
+   and prof_stop; outside it, PROF_E_STATE: prof_start clears them). A key
+   set again takes the new value. */
 PROF_API prof_result prof_add_metadata(const char *key, const char *value);
 PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
 
@@ -6553,7 +6555,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     prof__g.cfg = c;
     prof__meta_clear_locked();
     pthread_mutex_unlock(&prof__g_lock);
-    prof__s.active = 1;
+    __atomic_store_n(&prof__s.active, 1, __ATOMIC_RELEASE); /* (read without the lock by prof_add_metadata) */
     prof__s.reserve_warned = 0;
     __atomic_store_n(&prof__s.step, (int64_t)0, __ATOMIC_RELAXED);
     prof__s.action = prof_schedule_action(&c.schedule, 0);
@@ -6601,13 +6603,13 @@ PROF_API prof_events *prof_stop(void) {
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
         e = prof__end_recording(1);
-        if (!e) { prof__s.active = 0; prof__s_unlock(); return NULL; }
+        if (!e) { __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE); prof__s_unlock(); return NULL; }
         prof__deliver(e);
     } else {
         prof_events_free(prof__end_recording(0)); /* warm-up: discarded */
         e = prof_events_create();
     }
-    prof__s.active = 0;
+    __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE);
     prof__s_unlock();
     return e;
 }
@@ -6632,6 +6634,11 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
     if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: '%s' is one of the trace's own keys", who, key);
     if (is_json && !prof_json_valid(value))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the value for '%s' is not valid JSON", who, key);
+    /* (prof_start clears the keys: one given between sessions would be
+       lost without a word) */
+    if (!__atomic_load_n(&prof__s.active, __ATOMIC_ACQUIRE))
+        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "%s: no session is recording; '%s' is not kept (call it after prof_start, or add it to a list with prof_events_add_metadata%s)",
+                            who, key, is_json ? "_json" : "");
     kv = PROF__ALLOC(prof__kv, 1);
     if (!kv || !(kv->key = prof__strdup(key)) || !(kv->value = prof__strdup(value))) {
         if (kv) { PROF_FREE(kv->key); PROF_FREE(kv); }
@@ -6640,7 +6647,18 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
     kv->is_json = is_json;
     kv->next = NULL;
     pthread_mutex_lock(&prof__g_lock);
-    for (pp = &prof__g_meta; *pp; pp = &(*pp)->next) {}
+    for (pp = &prof__g_meta; *pp && strcmp((*pp)->key, key) != 0; pp = &(*pp)->next) {}
+    if (*pp) { /* set again: the new value replaces the old one (only it is written) */
+        char *old = (*pp)->value;
+        (*pp)->value = kv->value;
+        (*pp)->is_json = is_json;
+        kv->value = old;
+        pthread_mutex_unlock(&prof__g_lock);
+        PROF_FREE(kv->key);
+        PROF_FREE(kv->value);
+        PROF_FREE(kv);
+        return PROF_OK;
+    }
     *pp = kv;
     pthread_mutex_unlock(&prof__g_lock);
     return PROF_OK;
