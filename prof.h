@@ -2545,7 +2545,11 @@ typedef struct prof__block {
     prof__rec *recs;
 } prof__block;
 
-typedef struct prof__open { const prof_site *site; uint64_t t0; uint32_t epoch; } prof__open; /* epoch 0: begun while off */
+/* A PROF_BEGIN range open on a thread. epoch 0: begun while off (or
+   refused by the cap, or lost): no record, and t0 counts the ranges of
+   that kind stacked right on it, so that unmatched BEGINs past the cap
+   or outside sessions cost no memory per call. */
+typedef struct prof__open { const prof_site *site; uint64_t t0; uint32_t epoch; } prof__open;
 typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct prof__dyn_site *next; } prof__dyn_site;
 
 #define PROF__LINE 64
@@ -3412,6 +3416,10 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
    `epoch` 0: stacked unrecorded (begun while off, or refused). */
 static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, uint32_t epoch) {
     prof__open *o;
+    if (!epoch && !t->n_lost && t->n_open > 0 && t->open[t->n_open - 1].epoch == 0 && t->open[t->n_open - 1].t0 < UINT64_MAX) {
+        t->open[t->n_open - 1].t0++; /* one more unrecorded range on the last */
+        return;
+    }
     if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
@@ -3459,7 +3467,9 @@ PROF_API PROF__NI void prof__end(void) {
         if (epoch && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL) PROF__STORER(&prof__tstate_of(h)->unbalanced, prof__tstate_of(h)->unbalanced + 1);
         return;
     }
-    o = t->open[--t->n_open];
+    o = t->open[t->n_open - 1];
+    if (o.epoch == 0 && o.t0 > 0) { t->open[t->n_open - 1].t0--; return; } /* one of the unrecorded ranges it counts */
+    t->n_open--;
     if (!epoch || o.epoch != epoch || !(h = prof__thread_get())) return; /* begun while off or in another session */
     if (!(r = prof__slot(h))) { prof__scope_lost(t, 0, 1); return; }
     r->site = o.site;

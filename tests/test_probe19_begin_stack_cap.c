@@ -49,6 +49,42 @@ static void *test_realloc(void *q, size_t n) {
 #include "prof.h"
 #include "check.h"
 
+/* Ranges begun while off are counted on one stack entry: their ENDs still
+   pair with them in order around a recorded range begun in a session. */
+static void nesting_across_sessions(void) {
+    prof_config cfg;
+    prof_events *ev;
+    prof_event e;
+    memset(&cfg, 0, sizeof cfg);
+    PROF_BEGIN("off 1");
+    PROF_BEGIN("off 2");
+    PROF_BEGIN("off 3");
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    PROF_BEGIN("on");
+    PROF_BEGIN("inner");
+    PROF_END();        /* inner */
+    PROF_END();        /* on */
+    PROF_END();        /* off 3 */
+    PROF_BEGIN("on 2");
+    PROF_END();        /* on 2 */
+    PROF_END();        /* off 2 */
+    PROF_END();        /* off 1 */
+    PROF_END();        /* none: unbalanced */
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    CHECK_EQ_INT(prof_events_stats(ev).unbalanced_ends, 1);
+    CHECK_EQ_INT(prof_events_stats(ev).open_at_stop, 0);
+    if (prof_events_count(ev) == 3) {
+        CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK);
+        CHECK_EQ_STR(e.name, "on");
+        CHECK_EQ_INT(e.n_children, 1);
+        CHECK_EQ_INT(prof_events_get(ev, 2, &e), PROF_OK);
+        CHECK_EQ_STR(e.name, "on 2");
+    }
+    prof_events_free(ev);
+}
+
 int main(void) {
     enum { CAP = 100, N = 1000000 };
     prof_config cfg;
@@ -75,5 +111,6 @@ int main(void) {
     CHECK_EQ_INT(st.open_at_stop, 0);
     CHECK_EQ_INT(st.unbalanced_ends, 0);
     prof_events_free(ev);
+    nesting_across_sessions();
     return check_report();
 }
