@@ -686,7 +686,9 @@ typedef struct prof_args {
                                  prof_stats.malformed_shapes, shown [[]]) */
     int64_t flops;            /* 0 = none */
     const char *overload_name;
-    int scope;                /* 0 forward, 1 backward function */
+    int scope;                /* RecordScope: 0 forward, 1 backward function;
+                                 outside 0-255 recorded as 0, counted in
+                                 prof_stats.malformed_args */
     int64_t sequence_nr;      /* with PROF_ARGS_SEQUENCE_NR */
     uint64_t fwd_thread;      /* with PROF_ARGS_FWD_THREAD */
     unsigned set;
@@ -796,6 +798,9 @@ typedef struct prof_stats {
                                    (reserve_events) or exited threads'
                                    blocks kept for it; the rest were faulted
                                    in by the recording threads */
+    uint64_t malformed_args;    /* PROF_SCOPE_ARGS scopes whose prof_args.scope
+                                   was not 0-255: recorded as 0 (prof_stop
+                                   warns) */
     uint64_t malformed_shapes;  /* scopes whose shape values were not, per
                                    input, a number of dims and then that many
                                    dims: their Input Shapes show what could
@@ -3547,15 +3552,16 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     uint64_t t1 = prof__now();
     prof__thread *h = s->t;
     unsigned f = __atomic_load_n(&prof__g_features, __ATOMIC_RELAXED);
-    int shapes = a && (f & PROF__F_SHAPES) && a->shapes && a->shapes_len != 0;
+    int shapes = a && (f & PROF__F_SHAPES) && a->shapes_len != 0;
     /* a length past what a record holds (or negative) is recorded as the
        list [-1], which prof_stop counts in malformed_shapes and warns of:
        cutting it could leave a list that parses and shows wrong shapes */
     static const int64_t too_long[1] = { -1 };
-    const int64_t *vals = shapes && a->shapes_len > 0 && a->shapes_len <= 64 ? a->shapes : too_long;
+    const int64_t *vals = shapes && a->shapes && a->shapes_len > 0 && a->shapes_len <= 64 ? a->shapes : too_long;
     size_t nvals = vals == too_long ? 1 : (size_t)a->shapes_len;
     int flops = a && (f & PROF__F_FLOPS) && a->flops != 0;
     int over = a && a->overload_name && a->overload_name[0];
+    int bad_scope = a && (a->scope < 0 || a->scope > 255); /* recorded as 0, counted in malformed_args */
     int ag = a && (a->scope || (a->set & (PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD)));
     size_t k, over_len = 0, over_recs = 0;
     const char *over_long = NULL; /* a name of 4 KiB or more: copied into the thread's table */
@@ -3594,7 +3600,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
             if (!over_long) prof__put_bytes(&r, a->overload_name, over_len + 1);
         }
         if (ag) {
-            unsigned aux = (unsigned)(a->scope & 0xff) | ((a->set & PROF_ARGS_SEQUENCE_NR) ? 0x100u : 0) | ((a->set & PROF_ARGS_FWD_THREAD) ? 0x200u : 0);
+            unsigned aux = (bad_scope ? 0x400u : (unsigned)(a->scope & 0xff)) | ((a->set & PROF_ARGS_SEQUENCE_NR) ? 0x100u : 0) | ((a->set & PROF_ARGS_FWD_THREAD) ? 0x200u : 0);
             r->site = PROF__EXT(PROF__EXT_AUTOGRAD, aux);
             r->t0 = (uint64_t)a->sequence_nr;
             r->t1 = a->fwd_thread;
@@ -5375,7 +5381,10 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
             it->i += nd;
         }
     }
-    else if (kind == PROF__EXT_AUTOGRAD) { pd->has_ag = 1; pd->ag_aux = aux; pd->seq = (int64_t)r->t0; pd->fwd = r->t1; }
+    else if (kind == PROF__EXT_AUTOGRAD) {
+        pd->has_ag = 1; pd->ag_aux = aux & ~0x400u; pd->seq = (int64_t)r->t0; pd->fwd = r->t1;
+        if (aux & 0x400u) c->e->stats.malformed_args++; /* a scope outside 0-255, recorded as 0 */
+    }
     else if (kind == PROF__EXT_MEMADDR) { pd->has_mem = 1; pd->mem_ptr = r->t0; pd->mem_cat = (const char *)(uintptr_t)r->t1; }
     return 0;
 }
@@ -5631,7 +5640,7 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
         uintptr_t w = (uintptr_t)r->site;
         unsigned kind = (unsigned)(w >> 3) & 31u;
         if (kind == PROF__EXT_FLOPS && !has_flops) { has_flops = 1; flops = (int64_t)r->t0; }
-        else if (kind == PROF__EXT_AUTOGRAD && !has_ag) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; fwd = r->t1; }
+        else if (kind == PROF__EXT_AUTOGRAD && !has_ag && !((w >> 8) & 0x400u)) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; fwd = r->t1; }
         else return 0;
     }
     if (k >= lim || ((uintptr_t)(r = &recs[k])->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
@@ -6121,6 +6130,9 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read",
                      (unsigned long long)st->malformed_shapes, st->malformed_shapes == 1 ? " had" : "s had",
                      st->malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
+    if (st->malformed_args)
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu PROF_SCOPE_ARGS scope%s a prof_args.scope outside 0-255 (a RecordScope); recorded as 0 (forward)",
+                     (unsigned long long)st->malformed_args, st->malformed_args == 1 ? " had" : "s had");
     if (st->unknown_frees)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu free%s of pointers that prof_alloc never saw %s ignored",
                      (unsigned long long)st->unknown_frees, st->unknown_frees == 1 ? "" : "s", st->unknown_frees == 1 ? "was" : "were");
