@@ -5877,10 +5877,23 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
     size_t i;
     c->e->stats.open_at_stop = c->open_total;
     /* threads that recorded: not those only bound to the session (prof_start
-       binds the calling thread ahead of its first scope) */
-    c->e->stats.threads = 0;
-    for (i = 0; i < c->nsnap; i++)
-        if (c->snaps[i].nrec || c->snaps[i].entered || c->snaps[i].dropped || c->snaps[i].other) c->e->stats.threads++;
+       binds the calling thread ahead of its first scope); by id, as the
+       list has them: a thread that records again from a TLS destructor run
+       after prof.h's has a second state (without memory for the map each
+       state counts) */
+    {
+        prof__map seen;
+        memset(&seen, 0, sizeof seen);
+        c->e->stats.threads = 0;
+        for (i = 0; i < c->nsnap; i++) {
+            const prof__snap *sn = &c->snaps[i];
+            if (!(sn->nrec || sn->entered || sn->dropped || sn->other)) continue;
+            if (prof__map_get(&seen, sn->t->tid) != UINT32_MAX) continue;
+            (void)prof__map_add(&seen, sn->t->tid, 0);
+            c->e->stats.threads++;
+        }
+        prof__map_free(&seen);
+    }
     t = prof__self();
     if (t && PROF__LOADR(&t->bound_epoch) == c->epoch && t->n_open > 0) {
         int32_t k;
