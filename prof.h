@@ -814,7 +814,8 @@ typedef struct prof_stats {
     uint64_t scopes_recorded;   /* of those, recorded (before any merge) */
     uint64_t scopes_dropped;    /* of those, dropped: begun past the cap
                                    (with all they enclose), or lost for
-                                   lack of memory */
+                                   lack of memory (with the scopes recorded
+                                   inside them) */
     uint64_t merged;            /* events _remove_dup_nodes merged into
                                    their parent (recursion through one
                                    operator name) */
@@ -2586,6 +2587,11 @@ typedef struct prof__tstate {
                                   recording on this thread again this session */
     int busy;                  /* in prof__gate_refill / prof__scope_lost, or
                                   rebinding (prof__thread_bind) */
+    uint64_t lost_span[8][2];  /* ticks from, to of scopes admitted and then
+                                  lost for lack of memory, whose children
+                                  prof_stop drops with them (written inside
+                                  `busy`); past 8 the last one widens */
+    uint32_t n_lost_span;
     uint64_t xcredits;         /* share of the cap for marks, counters,
                                   allocations and async records */
     uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
@@ -3167,6 +3173,32 @@ static PROF__NI void prof__scope_lost(prof__tstate *t, int refused, int nomem) {
     if (nomem) PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
     prof__gate_leave(t);
 }
+/* The site of a scope admitted whose name could not be copied (no
+   memory): it is counted lost when it begins, and its record, written
+   when it ends as any other, only tells prof_stop its span. */
+static const prof_site prof__lost_site = { "(lost)", "", "", 0, 0 };
+/* A scope admitted and lost for lack of memory when it ended (no room for
+   its record), counted unless it was already (prof__lost_site): its
+   children, recorded before it, would stay as orphans, so its span is kept
+   and prof_stop drops what lies inside it with it. */
+static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *site, uint64_t t0, uint64_t t1) {
+    uint32_t k;
+    if (!prof__gate_enter(t)) return;
+    if (site != &prof__lost_site) {
+        PROF__STORER(&t->dropped, t->dropped + 1);
+        PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
+    }
+    k = t->n_lost_span;
+    if (k < 8) {
+        t->lost_span[k][0] = t0;
+        t->lost_span[k][1] = t1;
+        t->n_lost_span = k + 1;
+    } else { /* the 8th widens to cover the rest: more is dropped, all counted */
+        if (t0 < t->lost_span[7][0]) t->lost_span[7][0] = t0;
+        if (t1 > t->lost_span[7][1]) t->lost_span[7][1] = t1;
+    }
+    prof__gate_leave(t);
+}
 
 /* The gate is spent (or the thread just bound): a new share, of which this
    scope takes one, or the scope is refused. 1 = admitted. */
@@ -3243,7 +3275,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
 PROF_API PROF__NI __attribute__((noinline)) void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
     prof__tstate *t = prof__tstate_of(h);
     prof__rec *r = prof__grow_n(h, 1);
-    if (!r) { prof__scope_lost(t, 0, 1); return; }
+    if (!r) { prof__scope_lost_span(t, site, t0, t1); return; }
     r->site = site;
     r->t0 = t0;
     r->t1 = t1;
@@ -3328,6 +3360,7 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         PROF__STORER(&t->scopes_before, 0);
         memset(t->xdropped, 0, sizeof t->xdropped);
         t->xcredits = 0;
+        t->n_lost_span = 0;
         t->capped = 0;
         /* spent: the first scope takes a share */
         t->gate_epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? epoch + 2 : epoch;
@@ -3455,6 +3488,8 @@ static PROF__NI void prof__begin_named(const prof_site *site, const char *name, 
         const prof_site *named = dyn ? prof__intern_site(site, name) : site;
         if (named) { prof__begin_push(t, named, epoch); return; }
         prof__scope_lost(t, 0, 1);
+        prof__begin_push(t, &prof__lost_site, epoch); /* its END tells prof_stop its span */
+        return;
     }
     prof__begin_push(t, site, 0);
 }
@@ -3476,7 +3511,7 @@ PROF_API PROF__NI void prof__end(void) {
     if (o.epoch == 0 && o.t0 > 0) { t->open[t->n_open - 1].t0--; return; } /* one of the unrecorded ranges it counts */
     t->n_open--;
     if (!epoch || o.epoch != epoch || !(h = prof__thread_get())) return; /* begun while off or in another session */
-    if (!(r = prof__slot(h))) { prof__scope_lost(t, 0, 1); return; }
+    if (!(r = prof__slot(h))) { prof__scope_lost_span(t, o.site, o.t0, t1); return; }
     r->site = o.site;
     r->t0 = o.t0;
     r->t1 = t1;
@@ -3578,7 +3613,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         if (over_len < PROF__DYN_INLINE_MAX) over_recs = (over_len + 16) / 16; /* its bytes and NUL, 16 a record */
         else {
             const prof_site *named = prof__intern_site(&prof__overload_origin, a->overload_name);
-            if (!named) { prof__scope_lost(prof__tstate_of(h), 0, 1); return; }
+            if (!named) { prof__scope_lost_span(prof__tstate_of(h), s->site, s->t0, t1); return; }
             over_long = named->name;
         }
     }
@@ -3611,7 +3646,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
         r->t1 = t1;
         PROF__STORE(&h->pos, start + k);
     } else {
-        prof__scope_lost(prof__tstate_of(h), 0, 1);
+        prof__scope_lost_span(prof__tstate_of(h), s->site, s->t0, t1);
     }
 }
 
@@ -3723,7 +3758,15 @@ static PROF__NI __attribute__((noinline)) prof__scope prof__scope_enter_named_sl
     s.site = site;
     s.t0 = 0;
     if (!t || !prof__admit(t)) return s;
-    if (!(s.site = prof__dyn_inline(h, site, name))) { prof__scope_lost(t, 0, 1); s.site = site; return s; }
+    if (!(s.site = prof__dyn_inline(h, site, name))) {
+        /* lost, but still timed: its record (site prof__lost_site) tells
+           prof_stop which recorded scopes were inside it */
+        prof__scope_lost(t, 0, 1);
+        s.site = &prof__lost_site;
+        s.t = &t->hot;
+        s.t0 = prof__now();
+        return s;
+    }
     s.t = &t->hot;
     s.t0 = prof__scope_start(s.t, caller);
     return s;
@@ -4648,6 +4691,7 @@ typedef struct prof__pending {
 
 /* An async begin or end. They pair by time per id after both passes: an
    id may be reused once its range ended (an object's address, say). */
+typedef struct prof__span { int64_t from, to; } prof__span; /* ns: a lost scope's (prof__c_drop_lost) */
 typedef struct prof__async_rec { uint64_t id; int64_t ts; uint32_t thread, site; int is_end; } prof__async_rec;
 static PROF__NI int prof__async_less(const void *ctx, uint32_t ia, uint32_t ib) {
     const prof__async_rec *a = (const prof__async_rec *)ctx + ia, *b = (const prof__async_rec *)ctx + ib;
@@ -4737,6 +4781,9 @@ typedef struct prof__collector {
                                     ProfilerStep#N is entered on the thread that began the step and
                                     recorded on the one that ended it */
     uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
+    prof__span *lspan;           /* one thread's lost scopes' spans (prof__c_drop_lost) */
+    size_t nlspan, caplspan;
+    uint64_t lost_inside;        /* events dropped as inside them (in dropped_nomem's warning) */
     /* shapes as recorded -> their repr, each distinct list formatted once */
     prof__map shape_map;
     prof__map ex_map;            /* shared extras (prof__c_shared_extra) */
@@ -4817,6 +4864,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
     PROF_FREE(c->shape_vals);
     PROF_FREE(c->dpend);
     PROF_FREE(c->mark_dpend);
+    PROF_FREE(c->lspan);
 #if defined(PROF_CUPTI)
     PROF_FREE(c->cuthr);
     prof__cupti_bufs_free(c->cukept);
@@ -5169,6 +5217,7 @@ static PROF__NI int prof__c_list(prof__collector *c) {
     e->profile_memory = prof__g.cfg.profile_memory;
     e->with_flops = prof__g.cfg.with_flops;
     e->stats = c->st;
+    c->lost_inside = 0;
     if (prof__g.cfg.record_shapes && !(e->no_shapes = prof__intern(&e->strs, "[]"))) return -1;
     if (!(c->step_name = prof__intern(&e->strs, "ProfilerStep*"))) return -1;
     return 0;
@@ -5716,6 +5765,59 @@ static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c
     return done;
 }
 
+/* Lost scopes (prof__scope_lost_span, prof__lost_site): a scope admitted
+   and then lost for lack of memory has no event, so the scopes recorded
+   inside it go too: kept, they would show as its parent's children, a tree
+   that never was. Spans in ns, from the records and from the thread's own
+   list; one begun before the thread bound to the session is none of its
+   (its children are top-level events, as under any earlier scope). */
+static PROF__NI int prof__c_lost_span(prof__collector *c, uint64_t t0, uint64_t t1) {
+    if (!PROF__PUSH_OK(c->lspan, c->nlspan, c->caplspan)) return -1;
+    c->lspan[c->nlspan].from = prof__c_ns(t0);
+    c->lspan[c->nlspan].to = prof__c_ns(t1);
+    c->nlspan++;
+    return 0;
+}
+static int prof__span_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__span *s = (const prof__span *)ctx;
+    return s[a].from != s[b].from ? s[a].from < s[b].from : s[a].to > s[b].to;
+}
+/* Drops the thread's events (sn->kbeg to the list's end) inside a lost
+   scope's span; *inside: how many. */
+static PROF__NI int prof__c_drop_lost(prof__collector *c, const prof__snap *sn, uint64_t *inside) {
+    prof_events *e = c->e;
+    const prof__tstate *t = sn->t;
+    uint32_t *ord, k;
+    prof__span *m;
+    size_t i, n, nm = 0, keep;
+    *inside = 0;
+    for (k = 0; k < t->n_lost_span && k < 8; k++)
+        if (!prof__c_stale_scope(c, t->lost_span[k][0]) && prof__c_lost_span(c, t->lost_span[k][0], t->lost_span[k][1]) != 0) return -1;
+    if (!(n = c->nlspan)) return 0;
+    /* in start order (the longer first), nested ones left out: disjoint */
+    if (!(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
+    for (i = 0; i < n; i++) ord[i] = (uint32_t)i;
+    prof__msort_u32(ord, ord + n, n, prof__span_less, c->lspan);
+    if (!(m = PROF__ALLOC(prof__span, n))) { PROF_FREE(ord); return -1; }
+    for (i = 0; i < n; i++) {
+        const prof__span *sp = &c->lspan[ord[i]];
+        if (nm && sp->from <= m[nm - 1].to) { if (sp->to > m[nm - 1].to) m[nm - 1].to = sp->to; } /* inside (or, widened, overlapping) */
+        else m[nm++] = *sp;
+    }
+    PROF_FREE(ord);
+    for (i = keep = sn->kbeg; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        size_t lo = 0, hi = nm;
+        while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (m[mid].from <= v->start) lo = mid + 1; else hi = mid; }
+        if (lo > 0 && v->end <= m[lo - 1].to) { ++*inside; continue; }
+        if (keep != i) e->ev[keep] = *v;
+        keep++;
+    }
+    e->n = keep;
+    PROF_FREE(m);
+    return 0;
+}
+
 /* Phase 3: one thread's records -> events (its scopes, in end order),
    memory records, marks and counter samples, async begins and ends; then
    its open scopes. Out of memory it returns at once: the next attempt
@@ -5726,6 +5828,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     prof__pending pd;
     prof__rec_iter it;
     const prof__rec *r;
+    uint64_t inside = 0;
     int64_t thr = prof__thread_index(e, sn->t->tid, sn->t->name);
     if (thr < 0) return -1;
     c->decoding = sn;
@@ -5738,6 +5841,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         memset(&pd, 0, sizeof pd);
         prof__map_free(&c->native_map);
         c->ndpend = c->dpend_done = 0;
+        c->nlspan = 0;
         sn->kbeg = e->n;
         c->mark.b = sn->cur ? PROF__LOAD(&sn->t->head) : NULL;
         (void)prof__c_mark_take(c, c->mark.b); /* (no pending name: nothing to copy, cannot fail) */
@@ -5754,6 +5858,11 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
                 if (c->release && prof__c_dyn_pending(c, r) != 0) return -1;
                 prof__rec_skip_name(&it, r);
             } else if (prof__c_extension(c, &pd, r, &it, &sn->nrec) != 0) return -1;
+            continue;
+        }
+        if (word == (uintptr_t)&prof__lost_site) { /* a lost scope's span: what it held goes with it */
+            if (!prof__c_stale_scope(c, r->t0) && !prof__c_late(c, r->t1) && prof__c_lost_span(c, r->t0, r->t1) != 0) return -1;
+            prof__pending_reset(&pd);
             continue;
         }
         /* (a stale DYN record's name may be in a block reused since: not read) */
@@ -5807,12 +5916,16 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
         }
         prof__pending_reset(&pd);
     }
+    if (prof__c_drop_lost(c, sn, &inside) != 0) return -1;
     c->decode_resume = 0;
     sn->kend = e->n;
     /* open = entered - recorded - dropped - begun after the stop (those
        are in `entered` when their thread passed the gate in time) */
     e->stats.scopes_recorded += sn->kend - sn->kbeg;
-    c->open_net += (int64_t)sn->entered - (int64_t)(sn->kend - sn->kbeg) - (int64_t)sn->dropped - (int64_t)sn->began_late;
+    e->stats.scopes_dropped += inside;
+    e->stats.dropped += inside;
+    c->lost_inside += inside;
+    c->open_net += (int64_t)sn->entered - (int64_t)(sn->kend - sn->kbeg) - (int64_t)(sn->dropped + inside) - (int64_t)sn->began_late;
     e->stats.scopes_entered -= sn->began_late;
     return 0;
 }
@@ -5898,7 +6011,7 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
     if (t && PROF__LOADR(&t->bound_epoch) == c->epoch && t->n_open > 0) {
         int32_t k;
         for (k = 0; k < t->n_open; k++)
-            if (t->open[k].epoch == c->epoch) {
+            if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */
                 c->named_open++;
                 prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
                              t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
@@ -6124,6 +6237,9 @@ static PROF__NI int prof__c_link(prof__collector *c) {
 static PROF__NI void prof__c_warn(const prof__collector *c) {
     const prof_stats *st = &c->e->stats;
     uint64_t open_total = c->open_total;
+    if (c->lost_inside)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped with the scope%s around them, which lacked memory for their own records",
+                     (unsigned long long)c->lost_inside, c->lost_inside == 1 ? " was" : "s were", c->lost_inside == 1 ? "" : "s");
     if (c->cpu_dropped > c->dropped_nomem)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped when the cap of %zu event%s reached; raise prof_config.max_events",
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), c->cpu_dropped - c->dropped_nomem == 1 ? " was" : "s were",
@@ -6482,7 +6598,7 @@ static PROF__NI void prof__step_scope_close(void) {
         r->t1 = t1;
         PROF__STORE(&h->pos, r + 1);
     } else {
-        prof__scope_lost(prof__tstate_of(h), 0, 1);
+        prof__scope_lost_span(prof__tstate_of(h), &step_site, prof__s.step_t0, t1);
     }
     prof__s.step_t0 = 0;
 }
