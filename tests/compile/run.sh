@@ -92,6 +92,10 @@
 # -DPROF_DISABLED=1 compile every macro out (no event recorded); =0 stops
 # the build with prof.h's message.
 #
+# probe19c-lua-flags-{gcc,clang}: the implementation and Lua-style scopes
+# in one file built with Lua's makefile warnings (gcc: -Wlogical-op too)
+# and -Werror: builds, runs, counts its events.
+#
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
 #
@@ -138,6 +142,7 @@ all_cases() {
     echo c89-gcc c89-clang
     echo disabled-define-empty disabled-define-one disabled-define-zero
     echo probe17-static-fn-gcc probe17-static-fn-clang probe17-static-fn-gxx probe17-static-fn-clangxx
+    echo probe19c-lua-flags-gcc probe19c-lua-flags-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -516,6 +521,20 @@ one_case() {
         run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" -DPROF_DISABLED -DPROBE17_MAIN "${INC[@]}" \
             "$here/probe17_static_fn_args.c" -o "$out" || return 1
         run_cmd "$out" || return 1 ;;
+    probe19c-lua-flags-gcc|probe19c-lua-flags-clang)
+        # Lua's makefile flags (CWARNSCPP, CWARNSC; CWARNGCC for gcc, with
+        # -Wlogical-op) on a file that holds the implementation and scopes
+        # in Lua's style: builds under -Werror, runs, counts its events
+        local luaw=(-Wextra -Wshadow -Wundef -Wwrite-strings -Wredundant-decls -Wdisabled-optimization
+                    -Wdouble-promotion -Wmissing-declarations -Wconversion -Wdeclaration-after-statement
+                    -Wmissing-prototypes -Wnested-externs -Wstrict-prototypes -Wc++-compat -Wold-style-definition)
+        cc=$GCC
+        if [[ $base == probe19c-lua-flags-clang ]]; then cc=$CLANG
+        else luaw+=(-Wlogical-op -Wno-aggressive-loop-optimizations); fi
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c99 -Wall -O2 "${luaw[@]}" -fno-stack-protector -fno-common -Werror "${INC[@]}" \
+            "$here/probe19c_lua_flags.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
