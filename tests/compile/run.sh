@@ -95,6 +95,8 @@
 # probe19c-lua-flags-{gcc,clang}: the implementation and Lua-style scopes
 # in one file built with Lua's makefile warnings (gcc: -Wlogical-op too)
 # and -Werror: builds, runs, counts its events.
+# probe19c-bad-function-cast-{gcc,clang}: PROF_COUNTER, PROF_SCOPE_FLOPS
+# and PROF_ASYNC_BEGIN/END given a function call, under -Wbad-function-cast.
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -143,6 +145,7 @@ all_cases() {
     echo disabled-define-empty disabled-define-one disabled-define-zero
     echo probe17-static-fn-gcc probe17-static-fn-clang probe17-static-fn-gxx probe17-static-fn-clangxx
     echo probe19c-lua-flags-gcc probe19c-lua-flags-clang
+    echo probe19c-bad-function-cast-gcc probe19c-bad-function-cast-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -535,6 +538,13 @@ one_case() {
         run_cmd "$cc" -std=c99 -Wall -O2 "${luaw[@]}" -fno-stack-protector -fno-common -Werror "${INC[@]}" \
             "$here/probe19c_lua_flags.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    probe19c-bad-function-cast-gcc|probe19c-bad-function-cast-clang)
+        # a function call as a numeric macro argument under -Wbad-function-cast
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wbad-function-cast "${INC[@]}" \
+            -c "$here/probe19c_bad_function_cast.c" -o "$out.o" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
