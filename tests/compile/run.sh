@@ -97,6 +97,10 @@
 # and -Werror: builds, runs, counts its events.
 # probe19c-bad-function-cast-{gcc,clang}: PROF_COUNTER, PROF_SCOPE_FLOPS
 # and PROF_ASYNC_BEGIN/END given a function call, under -Wbad-function-cast.
+# probe19c-computed-goto-{gcc,gxx}: a scope in a case of a computed-goto
+# interpreter loop (Lua's luaV_execute with gcc) left by goto *p: the
+# scope must be recorded (gcc runs no cleanup/destructor there; clang
+# refuses the build).
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -146,6 +150,7 @@ all_cases() {
     echo probe17-static-fn-gcc probe17-static-fn-clang probe17-static-fn-gxx probe17-static-fn-clangxx
     echo probe19c-lua-flags-gcc probe19c-lua-flags-clang
     echo probe19c-bad-function-cast-gcc probe19c-bad-function-cast-clang
+    echo probe19c-computed-goto-gcc probe19c-computed-goto-gxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -545,6 +550,17 @@ one_case() {
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c11 "${WARN[@]}" -Wbad-function-cast "${INC[@]}" \
             -c "$here/probe19c_bad_function_cast.c" -o "$out.o" || return 1 ;;
+    probe19c-computed-goto-gcc|probe19c-computed-goto-gxx)
+        # a scope left by a computed goto (Lua's jump table): recorded, or
+        # refused at compile time as clang does; never silently left open
+        # (no -Wpedantic: goto *p is a GNU extension)
+        local x=()
+        cc=$GCC
+        [[ $base == *-gxx ]] && { cc=$GXX; x=(-x c++ -std=gnu++17); }
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${x[@]}" -Wall -Wextra -Werror "${INC[@]}" \
+            "$here/probe19c_computed_goto.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
