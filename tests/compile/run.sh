@@ -101,6 +101,10 @@
 # interpreter loop (Lua's luaV_execute with gcc) left by goto *p: the
 # scope must be recorded (gcc runs no cleanup/destructor there; clang
 # refuses the build).
+# probe19c-c99-inline-{gcc,clang}[-disabled]: every macro inside C99
+# `inline` functions with external linkage (a header's inline helpers):
+# the macros must name no static function there (both compilers warn by
+# default, C99 6.7.4p3), recording or compiled out.
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -151,6 +155,7 @@ all_cases() {
     echo probe19c-lua-flags-gcc probe19c-lua-flags-clang
     echo probe19c-bad-function-cast-gcc probe19c-bad-function-cast-clang
     echo probe19c-computed-goto-gcc probe19c-computed-goto-gxx
+    echo probe19c-c99-inline-gcc probe19c-c99-inline-clang probe19c-c99-inline-gcc-disabled probe19c-c99-inline-clang-disabled
 }
 
 # directory holding libcupti.so, or nothing
@@ -561,6 +566,15 @@ one_case() {
         run_cmd "$cc" "${x[@]}" -Wall -Wextra -Werror "${INC[@]}" \
             "$here/probe19c_computed_goto.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    probe19c-c99-inline-gcc|probe19c-c99-inline-clang)
+        # every macro in C99 inline functions with external linkage (no
+        # static helper may be named there): quiet under -Werror, also
+        # compiled out
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${defs[@]}" "${INC[@]}" \
+            -c "$here/probe19c_c99_inline.c" -o "$out.o" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
