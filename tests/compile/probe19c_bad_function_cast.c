@@ -12,6 +12,8 @@ static int queue_depth(void) { return 3; }
 static size_t bytes_pending(void) { return 4096u; }
 static double gemm_flops(void) { return 2.0 * 64 * 64 * 64; }
 static long long request_id(void) { return 42; }
+static char buffer[16];
+static void *current_buffer(void) { return buffer; } /* an address as the async id */
 
 int probe19c_bfc(void);
 
@@ -20,6 +22,8 @@ int probe19c_bfc(void) {
     PROF_COUNTER("pending", bytes_pending());
     PROF_ASYNC_BEGIN("request", request_id());
     PROF_ASYNC_END(request_id());
+    PROF_ASYNC_BEGIN("buffer", current_buffer());
+    PROF_ASYNC_END(current_buffer());
     {
         PROF_SCOPE_FLOPS("gemm", gemm_flops());
         return 1;
