@@ -105,6 +105,10 @@
 # `inline` functions with external linkage (a header's inline helpers):
 # the macros must name no static function there (both compilers warn by
 # default, C99 6.7.4p3), recording or compiled out.
+# probe19c-double-include-{gcc,clang}: prof.h included first, then again
+# after #define PROF_IMPLEMENTATION, in strict -std=c11: builds and runs,
+# or stops with a first error that names the earlier inclusion (the
+# strict-mode message tells to include prof.h first, which this file did).
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -156,6 +160,7 @@ all_cases() {
     echo probe19c-bad-function-cast-gcc probe19c-bad-function-cast-clang
     echo probe19c-computed-goto-gcc probe19c-computed-goto-gxx
     echo probe19c-c99-inline-gcc probe19c-c99-inline-clang probe19c-c99-inline-gcc-disabled probe19c-c99-inline-clang-disabled
+    echo probe19c-double-include-gcc probe19c-double-include-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -575,6 +580,19 @@ one_case() {
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${defs[@]}" "${INC[@]}" \
             -c "$here/probe19c_c99_inline.c" -o "$out.o" || return 1 ;;
+    probe19c-double-include-gcc|probe19c-double-include-clang)
+        # prof.h, then PROF_IMPLEMENTATION and prof.h again, in strict C11:
+        # builds and runs, or the first error names the earlier inclusion
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        if "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" "$here/probe19c_double_include.c" -o "$out" "${LIBS[@]}" >"$out.log" 2>&1; then
+            run_prog "$out" || return 1
+        elif ! grep -m1 'error' "$out.log" | grep -q 'PROF_IMPLEMENTATION'; then
+            echo "  prof.h included first, then again with PROF_IMPLEMENTATION: the build stops, and its first error does not name the cause:"
+            grep -m1 'error' "$out.log" | sed 's/^/    /'
+            return 1
+        fi ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
