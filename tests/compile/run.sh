@@ -109,6 +109,9 @@
 # after #define PROF_IMPLEMENTATION, in strict -std=c11: builds and runs,
 # or stops with a first error that names the earlier inclusion (the
 # strict-mode message tells to include prof.h first, which this file did).
+# probe19c-shapes-size-t-{gcc,clang}: PROF_SCOPE_SHAPES with size_t and
+# unsigned long dims in C under -Wconversion -Wsign-conversion (C++
+# converts them; the other macros convert theirs).
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -161,6 +164,7 @@ all_cases() {
     echo probe19c-computed-goto-gcc probe19c-computed-goto-gxx
     echo probe19c-c99-inline-gcc probe19c-c99-inline-clang probe19c-c99-inline-gcc-disabled probe19c-c99-inline-clang-disabled
     echo probe19c-double-include-gcc probe19c-double-include-clang
+    echo probe19c-shapes-size-t-gcc probe19c-shapes-size-t-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -593,6 +597,13 @@ one_case() {
             grep -m1 'error' "$out.log" | sed 's/^/    /'
             return 1
         fi ;;
+    probe19c-shapes-size-t-gcc|probe19c-shapes-size-t-clang)
+        # size_t dims in C under -Wconversion -Wsign-conversion
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wconversion -Wsign-conversion "${INC[@]}" \
+            -c "$here/probe19c_shapes_size_t.c" -o "$out.o" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
