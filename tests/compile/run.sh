@@ -112,6 +112,9 @@
 # probe19c-shapes-size-t-{gcc,clang}: PROF_SCOPE_SHAPES with size_t and
 # unsigned long dims in C under -Wconversion -Wsign-conversion (C++
 # converts them; the other macros convert theirs).
+# probe19c-hidden-exe-{gcc,clang}: every file built with -fvisibility=hidden
+# (cJSON's CMake), the implementation in the executable (-rdynamic), the
+# macros in a linked shared library: links and records the library's scopes.
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -165,6 +168,7 @@ all_cases() {
     echo probe19c-c99-inline-gcc probe19c-c99-inline-clang probe19c-c99-inline-gcc-disabled probe19c-c99-inline-clang-disabled
     echo probe19c-double-include-gcc probe19c-double-include-clang
     echo probe19c-shapes-size-t-gcc probe19c-shapes-size-t-clang
+    echo probe19c-hidden-exe-gcc probe19c-hidden-exe-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -604,6 +608,17 @@ one_case() {
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c11 "${WARN[@]}" -Wconversion -Wsign-conversion "${INC[@]}" \
             -c "$here/probe19c_shapes_size_t.c" -o "$out.o" || return 1 ;;
+    probe19c-hidden-exe-gcc|probe19c-hidden-exe-clang)
+        # everything built with -fvisibility=hidden, the implementation in
+        # the executable (-rdynamic), the macros in a linked library
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "${INC[@]}" -fPIC -shared \
+            "$here/probe19c_hidden_exe_lib.c" -o "$scratch/libprobe19c_hidden.so" "${LIBS[@]}" || return 1
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "${INC[@]}" -rdynamic \
+            "$here/probe19c_hidden_exe_main.c" -o "$out" -L"$scratch" -lprobe19c_hidden -Wl,-rpath,"$scratch" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
     esac
