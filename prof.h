@@ -9272,6 +9272,14 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
    this path too. Three system calls per 256 kB buffer. A descriptor the
    host made non-blocking (a pipe to a slow reader) says EAGAIN once the
    pipe is full: wait for room rather than fail half-way through. */
+/* EAGAIN, or EWOULDBLOCK where it differs (equal on Linux: gcc's
+   -Wlogical-op flags the two compared together) */
+static __inline__ int prof__would_block(int err) {
+#if defined(EWOULDBLOCK) && EWOULDBLOCK != EAGAIN
+    if (err == EWOULDBLOCK) return 1;
+#endif
+    return err == EAGAIN;
+}
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
     prof__sig_guard g;
     int err = 0;
@@ -9280,7 +9288,7 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
         ssize_t k = write(fd, s, n);
         if (k < 0) {
             if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (prof__would_block(errno)) {
                 struct pollfd pfd;
                 pfd.fd = fd;
                 pfd.events = POLLOUT;
