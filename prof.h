@@ -1178,11 +1178,14 @@ template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T
 }
 #else
 #define PROF__NULL ((void *)0)
-#define PROF__TO_INT(x) ((int)(x))
+/* The casts take a comma expression, not the argument itself: gcc's
+   -Wbad-function-cast flags a cast whose operand is a call of another
+   type (PROF_COUNTER("q", queue_depth())). */
+#define PROF__TO_INT(x) ((int)((void)0, (x)))
 #define PROF__CSTR(x) (x)
-#define prof__to_f64(x) ((double)(x))
-#define prof__to_u64(x) ((uint64_t)(x))
-#define prof__to_i64(x) ((int64_t)(x))
+#define prof__to_f64(x) ((double)((void)0, (x)))
+#define prof__to_u64(x) ((uint64_t)((void)0, (x)))
+#define prof__to_i64(x) ((int64_t)((void)0, (x)))
 #endif
 
 /* The clock: the TSC on x86-64 (prof_start warns if the CPU does not say
