@@ -98,10 +98,16 @@
    A jump into a scope's range (a goto over it to a later label, a case
    label after it) does not compile, in C with gcc and clang as in C++: it
    would skip the scope's start. Jumps out of a scope, and within one, are
-   fine.
+   fine, except a computed goto (goto *p, GNU C: an interpreter's jump
+   table), on which gcc and g++ run no cleanup or destructor (clang refuses
+   to compile it): time such a block with PROF_BEGIN/PROF_END, or put the
+   scope in a function the block calls. In C, the macros name prof.h's
+   static inline helpers, which an inline function with external linkage
+   may not (C99 6.7.4p3; gcc and clang warn): make such a function static
+   inline. Compiled out (PROF_DISABLED), they name none.
    A scope that never reaches its end in C (a longjmp over it, as in Lua's
-   errors and setjmp-based coroutines; exit() or, without -fexceptions,
-   pthread_exit inside it) has no event: prof_stats counts it in
+   errors and setjmp-based coroutines; a computed goto; exit() or, without
+   -fexceptions, pthread_exit inside it) has no event: prof_stats counts it in
    open_at_stop (prof_stop warns of open scopes), it keeps the share of
    max_events it took when it began, and the scopes that ended inside it
    are kept, under its nearest recorded ancestor. The accounting stays
@@ -151,9 +157,10 @@
                         the TSC (x86-64) or the virtual counter (aarch64).
      PROF_API           linkage of prof.h's external symbols: the public
                         functions and what the macros reach (default:
-                        extern). The implementation in a library built with
-                        -fvisibility=hidden, the macros also used outside
-                        it: -DPROF_API='extern __attribute__((visibility(
+                        extern). Built with -fvisibility=hidden, with the
+                        macros in one module (a library, or the -rdynamic
+                        executable) and the implementation in another:
+                        -DPROF_API='extern __attribute__((visibility(
                         "default")))' in every file. It must declare, not
                         define (static is not supported).
      PROF_TLS_MODEL     TLS model of the recorder's one thread-local pointer
@@ -551,6 +558,9 @@
    on (see >>impl; below that, prof.h says what to change). */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1
+#endif
+#if defined(PROF_IMPLEMENTATION)
+#define PROF__IMPL_WITH_HEADER /* (else the header came in an earlier #include: see >>impl) */
 #endif
 
 /* "-DPROF_DISABLED" is 1, "#define PROF_DISABLED" is empty: both mean on,
@@ -1294,8 +1304,10 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #define PROF__DECL_USE(id, x)                                                 \
         const int PROF__CAT(prof__off_, id) __attribute__((unused)) = PROF__UNEVAL(x)
 /* Takes PROF_SCOPE_SHAPES's arguments where shapes are compiled out; never
-   called (PROF__UNEVAL). */
-PROF__INLINE int prof__use_(int n, ...) { return n; }
+   called (PROF__UNEVAL: compilers drop the right of 0 && even at -O0), so
+   never defined either: a static one could not be named from a C99
+   inline function with external linkage (6.7.4p3). */
+int prof__use_(int n, ...);
 #if defined(PROF_DISABLED)
 #  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID)
 #  define PROF_SCOPE_DYN(name) PROF__DECL_USE(PROF__ID, name)
@@ -1409,8 +1421,13 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #      define PROF__SHAPES_LIMIT(id, arr) typedef char PROF__CAT(prof__shapes_at_most_64_values_, id) \
             [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((unused))
 #    endif
+/* (the dims are converted to int64 as in C++: size_t dims under
+   -Wconversion are not the user's mistake) */
 #  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
+        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wconversion\"") \
+        _Pragma("GCC diagnostic ignored \"-Wsign-conversion\"")              \
         const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
+        _Pragma("GCC diagnostic pop")                                         \
         PROF__SHAPES_LIMIT(id, PROF__CAT(prof__shp_, id));                     \
         const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id), \
             PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0); \
@@ -1498,7 +1515,9 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
    screen of errors. */
 #if defined(__GLIBC__) && !defined(__USE_XOPEN2K)
 /* (in strict ISO C, glibc reads -pthread's _REENTRANT as POSIX 1995) */
-#  if !defined(__STRICT_ANSI__) || defined(_XOPEN_SOURCE) || \
+#  if !defined(PROF__IMPL_WITH_HEADER)
+#    error "prof.h: this file included prof.h before it defined PROF_IMPLEMENTATION, and the system headers of that first #include fixed the feature set without the POSIX the implementation needs (strict ISO C or an old _POSIX_C_SOURCE: clock_gettime, sigset_t, posix_memalign, ...). Fix: define PROF_IMPLEMENTATION before the first #include of prof.h in this file, or compile it with -D_DEFAULT_SOURCE."
+#  elif !defined(__STRICT_ANSI__) || defined(_XOPEN_SOURCE) || \
       (defined(_POSIX_C_SOURCE) && !(defined(_REENTRANT) && _POSIX_C_SOURCE == 199506L))
 #    error "prof.h: this file sets _POSIX_C_SOURCE below 200112L (or _XOPEN_SOURCE below 600) before a system header, which hides functions the implementation needs (posix_memalign, lstat, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
 #  else
@@ -6255,7 +6274,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
                      st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile (a scope jumped over by longjmp, or left by exit or pthread_exit, stays open)",
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile (a scope jumped over by longjmp, left by a computed goto (goto *p), or by exit or pthread_exit, stays open)",
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
                      c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
     if (st->malformed_shapes)
@@ -13696,7 +13715,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     r = prof__out_close(&o, who);
     /* an empty file, as PyTorch writes it, but not without a word */
     if (r == PROF_OK && e->n && !with_stacks)
-        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE)", who, path);
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE, which finds no frames in code built with -fno-asynchronous-unwind-tables)", who, path);
     else if (r == PROF_OK && with_stacks && !lines)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: every stack's %s is under 1 us, so %s is empty (the values are whole microseconds)%s", who,
                      which == 0 ? "self CPU time" : "self device time", path, merge ? "" : "; prof_export_stacks_merged sums the calls of a stack first");
