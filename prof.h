@@ -9571,6 +9571,7 @@ static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
     if (v >= INT64_MIN && v <= INT64_MAX) { prof__w_i64(w, (int64_t)v); return; }
     if (v < 0) PROF__W_LIT(w, "-");
     u = v < 0 ? (prof__u128)0 - (prof__u128)v : (prof__u128)v;
+    if (u < e19) { prof__w_u64(w, (uint64_t)u); return; } /* [2^63, 10^19): one part, no leading 0 */
     if (u / e19 >= e19) { /* three 19-digit parts at most */
         prof__w_u64(w, (uint64_t)(u / e19 / e19));
         prof__w_u64_pad19(w, (uint64_t)(u / e19 % e19));
