@@ -4806,6 +4806,7 @@ typedef struct prof__collector {
     prof__span *lspan;           /* one thread's lost scopes' spans (prof__c_drop_lost) */
     size_t nlspan, caplspan;
     uint64_t lost_inside;        /* events dropped as inside them (in dropped_nomem's warning) */
+    const char *who;             /* "prof_stop" or "prof_step" (a window's end), for its warnings */
     /* shapes as recorded -> their repr, each distinct list formatted once */
     prof__map shape_map;
     prof__map ex_map;            /* shared extras (prof__c_shared_extra) */
@@ -6035,8 +6036,8 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
         for (k = 0; k < t->n_open; k++)
             if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */
                 c->named_open++;
-                prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
-                             t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
+                prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
+                             c->who ? c->who : "prof_stop", t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
             }
     }
 }
@@ -6260,37 +6261,37 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
     const prof_stats *st = &c->e->stats;
     uint64_t open_total = c->open_total;
     if (c->lost_inside)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped with the scope%s around them, which lacked memory for their own records",
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped with the scope%s around them, which lacked memory for their own records", c->who,
                      (unsigned long long)c->lost_inside, c->lost_inside == 1 ? " was" : "s were", c->lost_inside == 1 ? "" : "s");
     if (c->cpu_dropped > c->dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped when the cap of %zu event%s reached; raise prof_config.max_events",
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped when the cap of %zu event%s reached; raise prof_config.max_events", c->who,
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), c->cpu_dropped - c->dropped_nomem == 1 ? " was" : "s were",
                      prof__g.cfg.max_events, prof__g.cfg.max_events == 1 ? " was" : "s was");
     if (c->dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "prof_stop: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)",
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)", c->who,
                      (unsigned long long)c->dropped_nomem, c->dropped_nomem == 1 ? " was" : "s were");
     if (st->unbalanced_ends)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored",
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored", c->who,
                      (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
                      st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "prof_stop: %llu scope%s still open%s; %s not in the profile (a scope jumped over by longjmp, left by a computed goto (goto *p), or by exit or pthread_exit, stays open)",
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu scope%s still open%s; %s not in the profile (still running then, as on another thread or across a step; or jumped over by longjmp, left by a computed goto (goto *p), exit or pthread_exit)", c->who,
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
                      c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
     if (st->malformed_shapes)
-        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read",
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: %llu scope%s input shapes that are not, per input, a number of dims followed by that many dims (PROF_SCOPE_SHAPES(name, 2, m, k, 1, n)); %s what could be read", c->who,
                      (unsigned long long)st->malformed_shapes, st->malformed_shapes == 1 ? " had" : "s had",
                      st->malformed_shapes == 1 ? "its Input Shapes show" : "their Input Shapes show");
     if (st->malformed_args)
-        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu PROF_SCOPE_ARGS scope%s a prof_args.scope outside 0-255 (a RecordScope); recorded as 0 (forward)",
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: %llu PROF_SCOPE_ARGS scope%s a prof_args.scope outside 0-255 (a RecordScope); recorded as 0 (forward)", c->who,
                      (unsigned long long)st->malformed_args, st->malformed_args == 1 ? " had" : "s had");
     if (st->unknown_frees)
-        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_stop: %llu free%s of pointers that prof_alloc never saw %s ignored",
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: %llu free%s of pointers that prof_alloc never saw %s ignored", c->who,
                      (unsigned long long)st->unknown_frees, st->unknown_frees == 1 ? "" : "s", st->unknown_frees == 1 ? "was" : "were");
     /* past the cap an async begin may be kept and its end dropped (ranges
        are not nested: no room is kept for their ends), so say which */
     if (st->unmatched_async)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "prof_stop: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again)%s; %s ignored",
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again)%s; %s ignored", c->who,
                      (unsigned long long)st->unmatched_async, st->unmatched_async == 1 ? "" : "s",
                      st->async_dropped ? ", some because the cap (max_events) dropped their other half" : "",
                      st->unmatched_async == 1 ? "it was" : "they were");
@@ -6565,11 +6566,12 @@ static prof__collector prof__c_kept;
    prof_stop; the events gain the session's metadata. Out of memory, the
    collection is kept for the next prof_stop with `keep` (prof_stop), or
    discarded (a schedule's step: the next window begins at once). */
-static PROF__NI prof_events *prof__end_recording(int keep) {
+static PROF__NI prof_events *prof__end_recording(int keep, const char *who) {
     prof__collector *c = &prof__c_kept;
     prof_events *e;
     prof__kv *m;
     if (!c->phase && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
+    c->who = who;
     if (prof__collect(c) != 0) {
         const char *what = c->phase >= PROF__C_READ ? "analysing events" : "collecting events";
         if (keep) {
@@ -6647,7 +6649,7 @@ static PROF__NI void prof__deliver(prof_events *e) {
 static PROF__NI void prof__transit(prof__action from, prof__action to) {
     if (from == to && from != PROF__RECORD_AND_SAVE) return;
     if (from == PROF__RECORD_AND_SAVE) {
-        prof_events *e = prof__end_recording(0);
+        prof_events *e = prof__end_recording(0, "prof_step");
         prof__deliver(e);
         prof_events_free(e);
     } else if (from == PROF__WARMUP || (from == PROF__RECORD && to != PROF__RECORD_AND_SAVE)) {
@@ -6655,7 +6657,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
             prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_step: schedule goes from %s to %s; the recorded steps are discarded",
                          from == PROF__WARMUP ? "warm-up" : "recording", to == PROF__NONE ? "nothing" : "warm-up");
         /* warm-up steps are recorded only to be thrown away */
-        prof_events_free(prof__end_recording(0));
+        prof_events_free(prof__end_recording(0, "prof_step"));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return;
     }
@@ -6763,7 +6765,7 @@ PROF_API prof_events *prof_stop(void) {
     PROF__REFUSE_REENTRY("prof_stop", NULL);
     prof__s_lock();
     if (prof__c_kept.phase) { /* an earlier prof_stop ran out of memory: its collection again */
-        e = prof__end_recording(1);
+        e = prof__end_recording(1, "prof_stop");
         prof__deliver(e);
         prof__s_unlock();
         return e;
@@ -6775,11 +6777,11 @@ PROF_API prof_events *prof_stop(void) {
     }
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
-        e = prof__end_recording(1);
+        e = prof__end_recording(1, "prof_stop");
         if (!e) { __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE); prof__s_unlock(); return NULL; }
         prof__deliver(e);
     } else {
-        prof_events_free(prof__end_recording(0)); /* warm-up: discarded */
+        prof_events_free(prof__end_recording(0, "prof_stop")); /* warm-up: discarded */
         e = prof_events_create();
     }
     __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE);
