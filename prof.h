@@ -4323,6 +4323,7 @@ static PROF__NI void prof__thread_exit(void *p) {
 
 static PROF__NI int prof__shutdown_kept(void); /* (session control) */
 static PROF__NI void prof__shutdown_done(int locked);
+static int prof__session_active(void); /* (>>collect: session control) */
 PROF_API void prof_shutdown(void) {
     /* Frees the calling thread's buffers and those of exited threads. Other
        live threads keep theirs: a scope they opened may still write into it. */
@@ -4354,6 +4355,8 @@ PROF_API void prof_shutdown(void) {
         }
         prof__pf_free_ready();
     }
+    /* the keys of a session that ended (prof_start would clear them) */
+    if (!prof__session_active()) prof__meta_clear_locked();
     pthread_mutex_unlock(&prof__g_lock);
     prof__shutdown_done(locked);
 }
@@ -6423,6 +6426,7 @@ static struct {
     uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
     int reserve_warned;        /* a cut or failed reserve is reported once per prof_start */
 } prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0, 0 };
+static int prof__session_active(void) { return __atomic_load_n(&prof__s.active, __ATOMIC_ACQUIRE); }
 /* This thread holds prof__s.lock: in prof_start, prof_step, prof_stop or
    prof_shutdown, where the log callback (warnings: events dropped at the
    cap, scopes left open) and on_trace_ready run. A prof_start, prof_step,
