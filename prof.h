@@ -460,12 +460,19 @@
    the next event of its thread begins: then it ends 1 ns earlier (1 ns
    per level of a chain that ends together), so that ts + dur, added as
    doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
-   Not where a nanosecond has no room: an event written with dur 0 (it
-   lasted 0 ns, or 1 ns and touches its follower) at the ts of another
-   event's begin, or a 1 ns event that begins at its parent's written end
-   (a chain ending together), is mis-nested by speedscope's importer (which
-   puts an end before a begin at equal ts) or parented one level up by
-   DevTools. Only clocks coarser than a few ns (some ARM counters) or
+   Where 1 ns leaves no room (a 1 ns event that touches its follower;
+   children that begin in the last ns of a trimmed event, down a chain
+   that ends together) the trimmed events end in equal sub-ns steps of
+   that last ns instead, and a zero-length event is written with half a
+   ns (or half its room in its parent), in up to three more decimals
+   (e.g. "dur": 0.0005), so that every event keeps a positive dur inside
+   its parent and speedscope's importer (which puts an end before a begin
+   at equal ts) nests it as DevTools does. What remains: zero-length
+   events at the same ns, siblings, are written with the same dur and
+   shown the later inside the earlier (none can end before the next
+   begins without moving a ts); and near 2^46 ns from the base (~19.5
+   hours) a step of a chain more than a few levels deep inside one ns
+   nears an ulp. Only clocks coarser than a few ns (some ARM counters) or
    hand-built lists make such events; x86 TSCs do not.
    Past 2^50 ns from the base (13 days), ends are written as the double
    they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
@@ -10697,7 +10704,8 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    follower's start). 1 ns before u, as ever, where that leaves room for
    its descendants: the chain of last children that end within 2 ns of u
    (d levels, the deepest starting at lo), each a positive dur in steps of
-   at least g, a few ulps at the event's magnitude. Else (a 1 ns event
+   at least g, a few ulps at the event's magnitude (up to 14 levels; a
+   1 ns trim always where each level had a whole ns). Else (a 1 ns event
    that touches its follower, a child that starts in its parent's trimmed
    last ns) the room (lo, u) is cut in d + 2 equal steps, and the event
    takes the last: whole-ns bounds keep every end on a ps. */
@@ -10711,13 +10719,15 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
         while (e->ev[k].next_sibling >= 0) k = e->ev[k].next_sibling;
         if ((e->ev[k].end - v->start) * 1000 < u - 2000) break; /* it and all below end > 1 ns before the trimmed end */
         c = k;
-        if (d < 14) d++;
+        d++;
     }
     if (c != idx) lo = (e->ev[c].start - v->start) * 1000;
     if (b > 40) g = b > 46 ? 64 : (int64_t)1 << (b - 40);
-    if (u - 1000 - lo >= (d + 1) * g) return u - 1000;
+    /* at most 960: where 1 ns each fits, whole ns are kept, as ever */
+    if (u - 1000 - lo >= (d < 14 ? (d + 1) * g : 960)) return u - 1000;
     room = u - lo;
-    return room > 0 ? u - room / (d + 2) : 0; /* no room: never, where the bounds come from here */
+    if (room <= 0) return 0; /* never, where the bounds come from here */
+    return u - (room / (d + 2) ? room / (d + 2) : 1); /* 1 ps: a chain of 1000 levels in one ns (then the deepest end at lo) */
 }
 static __inline__ int64_t prof__lim(int64_t end) { return end < PROF__EXACT_NS && end > -PROF__EXACT_NS ? end : INT64_MIN; }
 static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__dur_path *path) {

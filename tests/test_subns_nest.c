@@ -173,7 +173,8 @@ static void deep(prof_events *ev, int64_t b) {
 int main(void) {
     prof_events *ev;
     struct stat st;
-    char *j, s[64];
+    char *j, s[64], names[40][8];
+    int k;
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
@@ -222,6 +223,22 @@ int main(void) {
     deep(ev, (int64_t)1 << 45);
     free(export_checked(ev, "deep_far", 0, NULL, NULL));
     viewers("deep_far");
+    prof_events_free(ev);
+
+    ev = prof_events_create();
+    add(ev, "R", 0, 100000);
+    for (k = 0; k < 40; k++) { /* 40 levels in R's last ns, and each ends with it */
+        snprintf(names[k], sizeof names[k], "L%d", k);
+        add(ev, names[k], 99999, 100000);
+    }
+    add(ev, "N", 100000, 100010);
+    j = export_checked(ev, "deep40", 0, NULL, NULL);
+    if (CHECK(j != NULL)) {
+        CHECK_EQ_STR(dur_of(j, "R", s, sizeof s), "99.999977"); /* 1 ns in 41 steps of 23 or 24 ps */
+        CHECK_EQ_STR(dur_of(j, "L39", s, sizeof s), "0.000024");
+    }
+    free(j);
+    viewers("deep40");
     prof_events_free(ev);
 
     ev = prof_events_create();
