@@ -460,12 +460,19 @@
    the next event of its thread begins: then it ends 1 ns earlier (1 ns
    per level of a chain that ends together), so that ts + dur, added as
    doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
-   Not where a nanosecond has no room: an event written with dur 0 (it
-   lasted 0 ns, or 1 ns and touches its follower) at the ts of another
-   event's begin, or a 1 ns event that begins at its parent's written end
-   (a chain ending together), is mis-nested by speedscope's importer (which
-   puts an end before a begin at equal ts) or parented one level up by
-   DevTools. Only clocks coarser than a few ns (some ARM counters) or
+   Where 1 ns leaves no room (a 1 ns event that touches its follower;
+   children that begin in the last ns of a trimmed event, down a chain
+   that ends together) the trimmed events end in equal sub-ns steps of
+   that last ns instead, and a zero-length event is written with half a
+   ns (or half its room in its parent), in up to three more decimals
+   (e.g. "dur": 0.0005), so that every event keeps a positive dur inside
+   its parent and speedscope's importer (which puts an end before a begin
+   at equal ts) nests it as DevTools does. What remains: zero-length
+   events at the same ns, siblings, are written with the same dur and
+   shown the later inside the earlier (none can end before the next
+   begins without moving a ts); and near 2^46 ns from the base (~19.5
+   hours) a step of a chain more than a few levels deep inside one ns
+   nears an ulp. Only clocks coarser than a few ns (some ARM counters) or
    hand-built lists make such events; x86 TSCs do not.
    Past 2^50 ns from the base (13 days), ends are written as the double
    they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
@@ -10638,6 +10645,7 @@ typedef struct prof__dur_level {
     int32_t idx;
     int has_end_d;
     int64_t start, dur;        /* ns */
+    int32_t ps;                /* picoseconds written past dur (0..999): a sub-ns end (prof__sub_end) */
     int64_t lim;               /* start + dur where no rounding can reverse an end before it (PROF__EXACT_NS),
                                   else INT64_MIN: a child that ends before lim takes prof__w_events_fast */
     double fit;                /* dur as written in us when fitted, else -1 */
@@ -10698,6 +10706,36 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    a nanosecond nears an ulp, no gap survives the rounding: there every
    end is written as exactly its bound (its own end as parsed, or its
    parent's written end), with a fitted dur. */
+/* The written end, in ps after the start, of an event that must end
+   before u (ps after its start: its parent's written end, or its
+   follower's start). 1 ns before u, as ever, where that leaves room for
+   its descendants: the chain of last children that end within 2 ns of u
+   (d levels, the deepest starting at lo), each a positive dur in steps of
+   at least g, a few ulps at the event's magnitude (up to 14 levels; a
+   1 ns trim always where each level had a whole ns). Else (a 1 ns event
+   that touches its follower, a child that starts in its parent's trimmed
+   last ns) the room (lo, u) is cut in d + 2 equal steps, and the event
+   takes the last: whole-ns bounds keep every end on a ps. */
+static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t u) {
+    const prof__ev *v = &e->ev[idx];
+    int64_t lo = 0, g = 1, room;
+    int32_t c = idx, k;
+    const int64_t mag = v->end > -v->start ? v->end : -v->start; /* the larger of |start|, |end| */
+    int d = 0, b = mag > 0 ? 64 - __builtin_clzll((unsigned long long)mag) : 0;
+    while ((k = e->ev[c].first_child) >= 0) {
+        while (e->ev[k].next_sibling >= 0) k = e->ev[k].next_sibling;
+        if ((e->ev[k].end - v->start) * 1000 < u - 2000) break; /* it and all below end > 1 ns before the trimmed end */
+        c = k;
+        d++;
+    }
+    if (c != idx) lo = (e->ev[c].start - v->start) * 1000;
+    if (b > 40) g = b > 46 ? 64 : (int64_t)1 << (b - 40);
+    /* at most 960: where 1 ns each fits, whole ns are kept, as ever */
+    if (u - 1000 - lo >= (d < 14 ? (d + 1) * g : 960)) return u - 1000;
+    room = u - lo;
+    if (room <= 0) return 0; /* never, where the bounds come from here */
+    return u - (room / (d + 2) ? room / (d + 2) : 1); /* 1 ps: a chain of 1000 levels in one ns (then the deepest end at lo) */
+}
 static __inline__ int64_t prof__lim(int64_t end) { return end < PROF__EXACT_NS && end > -PROF__EXACT_NS ? end : INT64_MIN; }
 static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__dur_path *path) {
     const prof__ev *v = &e->ev[idx];
@@ -10708,12 +10746,21 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     l->start = v->start;
     l->fit = -1;
     l->has_end_d = 0;
+    l->ps = 0;
     if (!far) {
-        int64_t end = v->end;
-        if (p && end >= p->start + p->dur) end = p->start + p->dur - 1;
-        if (end == v->end && prof__touches_next(e, (size_t)idx, path->root_touch)) end--;
-        l->dur = end > v->start ? end - v->start : 0;
-        l->lim = prof__lim(l->start + l->dur);
+        int64_t pe = p ? p->start + p->dur : 0, w;
+        if (v->end == v->start) { /* a zero-length event: half a ns, or half its room in its parent */
+            w = p && (pe - v->start) * 1000 + p->ps < 1000 ? ((pe - v->start) * 1000 + p->ps) / 2 : 500;
+        } else if (p && (v->end > pe || (v->end == pe && !p->ps))) {
+            w = prof__sub_end(e, idx, (pe - v->start) * 1000 + p->ps);
+        } else if (prof__touches_next(e, (size_t)idx, path->root_touch)) {
+            w = prof__sub_end(e, idx, (v->end - v->start) * 1000);
+        } else {
+            w = (v->end - v->start) * 1000;
+        }
+        l->dur = w / 1000;
+        l->ps = (int32_t)(w % 1000);
+        l->lim = prof__lim(l->start + l->dur + (l->ps > 0));
     } else {
         double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
         if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
@@ -11069,8 +11116,17 @@ static PROF__NI void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t 
     PROF__D_LIT(d, ", \"ts\": ");
     d = prof__put_us(d, v->start);
     PROF__D_LIT(d, ", \"dur\": ");
-    if (PROF__LIKELY(lv->fit < 0)) d = prof__put_us(d, lv->dur);
-    else d = prof__put_fit(d, lv->fit);
+    if (PROF__LIKELY(lv->fit < 0)) {
+        d = prof__put_us(d, lv->dur);
+        if (PROF__UNLIKELY(lv->ps)) { /* a sub-ns end: up to three more digits */
+            d[0] = (char)('0' + lv->ps / 100);
+            d[1] = (char)('0' + lv->ps / 10 % 10);
+            d[2] = (char)('0' + lv->ps % 10);
+            d += lv->ps % 10 ? 3 : lv->ps % 100 ? 2 : 1;
+        }
+    } else {
+        d = prof__put_fit(d, lv->fit);
+    }
     if (PROF__UNLIKELY(cx->light)) {
         PROF__D_LIT(d, ", \"args\": {");
     } else if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL))) {
@@ -11594,14 +11650,15 @@ static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v
    touches its follower, and whether it is a leaf, go either way from
    event to event, and a mispredicted branch costs more than the work.
    Without a next sibling, the event itself stands in: it "touches" only
-   when dur is 0, which stays 0 either way; a top-level one's is in
-   root_touch. Returns the written dur. */
-static PROF__ALWAYS int64_t prof__fast_dur(const prof__fast *f, const prof__ev *v, size_t i, int root_touches) {
+   when it has zero length; a top-level one's is in root_touch. Returns
+   the written dur; *rare: the event is left to prof__w_event (its dur
+   would be 0, or it touches and has children, whose room it checks). */
+static PROF__ALWAYS int64_t prof__fast_dur(const prof__fast *f, const prof__ev *v, size_t i, int root_touches, int *rare) {
     const int32_t next = v->next_sibling;
     const size_t has_next = (size_t)0 - (size_t)(next >= 0); /* all ones or 0: a mask, which compilers keep (a ?: they may not) */
     const int touches = (f->ev[i ^ ((i ^ (size_t)(uint32_t)next) & has_next)].start == v->end) | root_touches;
-    int64_t dur = v->end - v->start - touches;
-    if (PROF__UNLIKELY(dur < 0)) dur = touches ? 0 : v->end - v->start; /* prof__touches_next: dur - 1, but not below 0 */
+    const int64_t dur = v->end - v->start - touches;
+    *rare = (dur <= 0) | (touches & (v->first_child >= 0)); /* a sub-ns end, or one that looks at the children: prof__push_level */
     return dur;
 }
 /* The event's level, pushed: a leaf's is written too but left off the
@@ -11612,6 +11669,7 @@ static PROF__ALWAYS void prof__fast_push(prof__fast *f, const prof__ev *v, size_
     l->idx = (int32_t)i;
     l->start = start;
     l->dur = dur;
+    l->ps = 0;
     l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, end < PROF__EXACT_NS */
     l->has_end_d = 0;     /* fit is not set: only the level prof__written_dur returns is read for it */
     f->path->hint[(i & 63) | leaf << 6] = top + 1; /* a leaf's goes to [64, 128): it would push out its parent's */
@@ -11724,12 +11782,13 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
         const prof__ev *v = &f.ev[i];
         const int64_t start = v->start; /* read once: the stores below may alias the event */
         const uint32_t site = v->site;
-        int root_touches, top;
+        int root_touches, top, rare;
         int64_t dur;
         size_t hn;
         char *d;
         if (!prof__fast_parent(&f, v, i, &top, &root_touches) || !prof__fast_room(&f, w, hn = f.site_len[site])) break;
-        dur = prof__fast_dur(&f, v, i, root_touches);
+        dur = prof__fast_dur(&f, v, i, root_touches, &rare);
+        if (PROF__UNLIKELY(rare)) break; /* prof__w_event writes it */
         prof__fast_push(&f, v, i, top, start, dur);
         d = prof__fast_head(&f, f.buf + f.pos, site, hn, v->thread);
         d = prof__fast_times(&f, d, start, dur);
