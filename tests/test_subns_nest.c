@@ -173,7 +173,7 @@ static void deep(prof_events *ev, int64_t b) {
 int main(void) {
     prof_events *ev;
     struct stat st;
-    char *j, s[64], names[40][8];
+    char *j, s[64], names[40][16];
     int k;
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
