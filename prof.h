@@ -3500,7 +3500,7 @@ static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, ui
            does not close the enclosing BEGIN; none is stacked again until
            the lost ones are closed, which keeps the order */
         t->n_lost++;
-        if (epoch) prof__scope_lost(t, 0, 1);
+        if (epoch && site != &prof__lost_site) prof__scope_lost(t, 0, 1); /* (a lost one was counted when its name failed) */
         return;
     }
     o = &t->open[t->n_open++];
@@ -6580,7 +6580,8 @@ static prof__collector prof__c_kept;
 static PROF__NI prof_events *prof__end_recording(int keep, const char *who) {
     prof__collector *c = &prof__c_kept;
     prof_events *e;
-    prof__kv *m;
+    prof__kv *m, *kv = NULL;
+    size_t n, i;
     if (!c->phase && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
     c->who = who;
     if (prof__collect(c) != 0) {
@@ -6596,7 +6597,28 @@ static PROF__NI prof_events *prof__end_recording(int keep, const char *who) {
     e = c->e;
     c->e = NULL;
     prof__c_free(c);
-    for (m = prof__g_meta; m; m = m->next) prof__add_meta(e, m->key, m->value, m->is_json);
+    /* the session's keys, copied under prof__g_lock (prof_add_metadata
+       may replace a value meanwhile, from another thread, and free the
+       old one), then added with the lock free (its messages call the
+       user's log) */
+    pthread_mutex_lock(&prof__g_lock);
+    for (n = 0, m = prof__g_meta; m; m = m->next) n++;
+    if (n && (kv = PROF__ALLOC(prof__kv, n)) != NULL) {
+        for (i = 0, m = prof__g_meta; m; m = m->next, i++) {
+            kv[i].key = prof__strdup(m->key);
+            kv[i].value = prof__strdup(m->value);
+            kv[i].is_json = m->is_json;
+        }
+    }
+    pthread_mutex_unlock(&prof__g_lock);
+    if (n && !kv) prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory: the trace has none of the session's metadata", who);
+    for (i = 0; kv && i < n; i++) {
+        if (kv[i].key && kv[i].value) prof__add_meta(e, kv[i].key, kv[i].value, kv[i].is_json);
+        else prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory: a metadata key is not in the trace", who);
+        PROF_FREE(kv[i].key);
+        PROF_FREE(kv[i].value);
+    }
+    PROF_FREE(kv);
     return e;
 }
 /* prof_start and prof_shutdown: a kept collection goes (prof_stop's lock held). */
@@ -10477,7 +10499,6 @@ typedef struct prof__meta { const char *key, *value; int is_json; struct prof__m
 static PROF__NI const char *prof__json_skip_ws(const char *s) { while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++; return s; }
 static PROF__NI const char *prof__json_value(const char *s, int depth) {
     s = prof__json_skip_ws(s);
-    if (depth >= 64) return NULL; /* 64 levels: [[...]] 64 deep */
     if (*s == '"') {
         s++;
         while (*s != '"') {
@@ -10498,6 +10519,7 @@ static PROF__NI const char *prof__json_value(const char *s, int depth) {
     if (*s == '{' || *s == '[') {
         char close = *s == '{' ? '}' : ']';
         int obj = *s == '{';
+        if (depth >= 64) return NULL; /* 64 levels of arrays and objects: [[...]] 64 deep */
         s = prof__json_skip_ws(s + 1);
         if (*s == close) return s + 1;
         for (;;) {
@@ -10721,9 +10743,16 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
     int64_t lo = 0, g = 1, room;
     int32_t c = idx, k;
     const int64_t mag = v->end > -v->start ? v->end : -v->start; /* the larger of |start|, |end| */
-    int d = 0, b = mag > 0 ? 64 - __builtin_clzll((unsigned long long)mag) : 0;
+    int d = 0, b = mag > 0 ? 64 - __builtin_clzll((unsigned long long)mag) : 0, hops = 0;
     while ((k = e->ev[c].first_child) >= 0) {
-        while (e->ev[k].next_sibling >= 0) k = e->ev[k].next_sibling;
+        while (e->ev[k].next_sibling >= 0 && hops < 4096) { k = e->ev[k].next_sibling; hops++; }
+        /* Past 4096 siblings in all, the chain stops here: this runs again
+           for each chunk's path (and each level of it), so a parent of a
+           million children that ends at its follower's start would cost
+           a walk over them each time. The levels below are then trimmed
+           by whole ns as before sub-ns ends (only a last child beginning
+           in such a parent's last ns can then end past it). */
+        if (e->ev[k].next_sibling >= 0) break;
         if ((e->ev[k].end - v->start) * 1000 < u - 2000) break; /* it and all below end > 1 ns before the trimmed end */
         c = k;
         d++;

@@ -739,6 +739,8 @@ static prof_events *build_hand(keylist *keys, metalist *metas) {
             CHECK(prof_json_valid(deep));
             memset(deep, '[', 65); memset(deep + 65, ']', 65); deep[130] = 0;
             CHECK(!prof_json_valid(deep));
+            memset(deep, '[', 64); deep[64] = '0'; memset(deep + 65, ']', 64); deep[129] = 0;
+            CHECK(prof_json_valid(deep)); /* a value inside the 64th level is no 65th */
         }
         CHECK_EQ_INT(prof_events_add_metadata(ev, NULL, "x"), PROF_E_ARG);
         CHECK_EQ_INT(prof_events_add_metadata(ev, "x", NULL), PROF_E_ARG);
