@@ -6016,10 +6016,8 @@ static PROF__NI int prof__c_async(prof__collector *c) {
     return 0;
 }
 
-/* Phase 5 (still locked): the threads' counts settle; the calling
-   thread's still-open PROF_BEGIN ranges are named. */
+/* Phase 5 (still locked): the threads' counts settle. */
 static PROF__NI void prof__c_threads(prof__collector *c) {
-    prof__tstate *t;
     size_t i;
     c->e->stats.open_at_stop = c->open_total;
     /* threads that recorded: not those only bound to the session (prof_start
@@ -6040,16 +6038,22 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
         }
         prof__map_free(&seen);
     }
-    t = prof__self();
-    if (t && PROF__LOADR(&t->bound_epoch) == c->epoch && t->n_open > 0) {
-        int32_t k;
-        for (k = 0; k < t->n_open; k++)
-            if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */
-                c->named_open++;
-                prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
-                             c->who ? c->who : "prof_stop", t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
-            }
-    }
+}
+
+/* Phase 5, its words (unlocked, right after it): the calling thread's
+   still-open PROF_BEGIN ranges, named. Only this thread changes its own
+   stack, and it is here; the lock is released first, as the log callback
+   may call prof.h functions that take it (prof_set_thread_name). */
+static PROF__NI void prof__c_name_open(prof__collector *c) {
+    prof__tstate *t = prof__self();
+    int32_t k;
+    if (!t || PROF__LOADR(&t->bound_epoch) != c->epoch) return;
+    for (k = 0; k < t->n_open; k++)
+        if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */
+            c->named_open++;
+            prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
+                         c->who ? c->who : "prof_stop", t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
+        }
 }
 
 /* Phase 6 (unlocked): CUPTI's records join the async ranges. CUPTI's
@@ -6406,6 +6410,7 @@ static PROF__NI int prof__collect(prof__collector *c) {
         pthread_mutex_unlock(&prof__g_lock);
         prof__map_free(&c->ptr_map);
         prof__map_free(&c->native_map);
+        if (!rc) prof__c_name_open(c);
     }
     if (!rc && c->phase == PROF__C_READ && (rc = prof__c_cupti(c)) == 0) c->phase = PROF__C_CUDA;
     if (!rc && c->phase == PROF__C_CUDA) rc = prof__c_order(c);
