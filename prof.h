@@ -5464,8 +5464,7 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
         }
     }
     else if (kind == PROF__EXT_AUTOGRAD) {
-        pd->has_ag = 1; pd->ag_aux = aux & ~0x400u; pd->seq = (int64_t)r->t0; pd->fwd = r->t1;
-        if (aux & 0x400u) c->e->stats.malformed_args++; /* a scope outside 0-255, recorded as 0 */
+        pd->has_ag = 1; pd->ag_aux = aux; pd->seq = (int64_t)r->t0; pd->fwd = r->t1; /* (0x400: counted with its event, prof__c_scope) */
     }
     else if (kind == PROF__EXT_MEMADDR) { pd->has_mem = 1; pd->mem_ptr = r->t0; pd->mem_cat = (const char *)(uintptr_t)r->t1; }
     return 0;
@@ -5604,6 +5603,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         if (step) x->trace_name = prof__intern(&e->strs, name);
         x->native_off = nat;
     }
+    if (pd->has_ag && (pd->ag_aux & 0x400u)) e->stats.malformed_args++; /* a scope outside 0-255, recorded as 0; here, as a stale or late scope is no event */
     e->n++;
     return 0;
 }
@@ -5824,7 +5824,7 @@ static PROF__NI int prof__c_drop_lost(prof__collector *c, const prof__snap *sn, 
     prof__span *m;
     size_t i, n, nm = 0, keep;
     *inside = 0;
-    for (k = 0; k < t->n_lost_span && k < 8; k++)
+    for (k = 0; k < t->n_lost_span; k++) /* (at most 8) */
         if (!prof__c_stale_scope(c, t->lost_span[k][0]) && prof__c_lost_span(c, t->lost_span[k][0], t->lost_span[k][1]) != 0) return -1;
     if (!(n = c->nlspan)) return 0;
     /* in start order (the longer first), nested ones left out: disjoint */
