@@ -521,6 +521,10 @@
    thread at a time, readers included (prof_events_count, _get, the tables
    and the exporters build the tree and other caches on first use);
    different lists on different threads at once are fine.
+   pthread_cancel: prof_start, prof_step, prof_stop, prof_shutdown, the
+   exporters and the log messages hold cancellation off while they run
+   (a lock held, a temporary file open); a cancel sent meanwhile acts at
+   the thread's next cancellation point after the call returns.
    A thread that exits during a session keeps only its records until
    prof_stop (24 bytes each, plus under 512 for a thread that wrote few:
    the block it was on is cut to its records; its name and PROF_SCOPE_DYN
@@ -10123,6 +10127,9 @@ typedef struct prof__out {
     char *target;       /* where a symlink at path points, or NULL */
     int in_place;       /* an existing file written through (no writable directory) */
     int stream;         /* a descriptor, pipe, device or /proc file: written as it goes */
+    int cancel_state;   /* the caller's, restored by prof__out_close: an export is
+                           not cancelled half-way (its temporary file left, its
+                           descriptor leaked); a pending cancel acts after it */
 } prof__out;
 
 /* Frees what prof__out_open allocated (any of it may be NULL). */
@@ -10250,11 +10257,15 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
 static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const char *who) {
     struct stat st;
     int fd, err = 0;
+    prof_result rc;
     memset(o, 0, sizeof o[0]);
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &o->cancel_state);
     if (prof__out_alloc(o) != 0) {
         prof__out_free(o);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        pthread_setcancelstate(o->cancel_state, NULL);
+        return rc;
     }
     o->path = path;
     /* Descriptors, devices, pipes and files under /proc are written in
@@ -10275,12 +10286,16 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     }
     if (err) {
         prof__out_free(o);
-        if (err < 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-        return prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
+        if (err < 0) rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        else rc = prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
+        pthread_setcancelstate(o->cancel_state, NULL);
+        return rc;
     }
     return PROF_OK;
 }
-static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
+/* prof__out_close's work: the file finished (renamed into place, or
+   removed), the writer freed, the error reported. */
+static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     int err;
     prof_result rc;
     prof__w_finish(o->w);
@@ -10299,6 +10314,12 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
     if (o->stream)
         return prof__report(PROF_LOG_ERROR, rc, "%s: writing to '%s' failed: %s; what was written before the error was sent and the rest was dropped (a pipe, descriptor or device is written as it goes)", who, o->path, strerror(err));
     return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' failed: %s; the file was not replaced (a file already there is unchanged)", who, o->path, strerror(err));
+}
+static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
+    int cancel_state = o->cancel_state;
+    prof_result rc = prof__out_end(o, who);
+    pthread_setcancelstate(cancel_state, NULL); /* (a pending cancel acts from here) */
+    return rc;
 }
 
 /* ----- >>x_options: export options (prof_events_set_export_options) -----
