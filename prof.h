@@ -522,7 +522,8 @@
    and the exporters build the tree and other caches on first use);
    different lists on different threads at once are fine.
    pthread_cancel: prof_start, prof_step, prof_stop, prof_shutdown, the
-   exporters and the log messages hold cancellation off while they run
+   exporters, the print_table calls and the log messages hold cancellation
+   off while they run
    (a lock held, a temporary file open); a cancel sent meanwhile acts at
    the thread's next cancellation point after the call returns.
    A thread that exits during a session keeps only its records until
@@ -9249,15 +9250,17 @@ static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
    here rather than at the host's next write or exit. */
 static PROF__NI prof_result prof__print(FILE *f, char *s) {
     size_t n;
-    int err = 0;
+    int err = 0, cancel_state;
     prof__sig_guard g;
     if (!s) return prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM;
     n = strlen(s);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* (fwrite is a cancellation point: s would leak) */
     prof__sig_hold(&g);
     errno = 0;
     if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
     prof__sig_release(&g, err);
     PROF_FREE(s);
+    pthread_setcancelstate(cancel_state, NULL);
     if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "table: writing the table failed: %s", strerror(err));
     return PROF_OK;
 }

@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define NEXPORT 7 /* the exporters, then the table through a FILE */
 static prof_events *g_ev;
+static FILE *g_table_file; /* the cancelled thread's, opened before (fopen and fclose are cancellation points) */
 static char g_dir[64];
 
 static prof_result run_export(int k, const char *path) {
@@ -30,10 +32,15 @@ static prof_result run_export(int k, const char *path) {
     case 2: return prof_export_pprof(g_ev, path, "self_cpu_time_total");
     case 3: return prof_export_stacks(g_ev, path, "self_cpu_time_total");
     case 4: return prof_export_stacks_merged(g_ev, path, "self_cpu_time_total");
-    default: return prof_export_memory_timeline(g_ev, path, PROF_DEVICE_CPU, -1);
+    case 5: return prof_export_memory_timeline(g_ev, path, PROF_DEVICE_CPU, -1);
+    default: { /* the table, through a FILE */
+        FILE *f = g_table_file ? g_table_file : fopen(path, "w");
+        prof_result r = f ? prof_events_print_table(f, g_ev, NULL) : PROF_E_IO;
+        if (f && f != g_table_file) fclose(f);
+        return r;
+    }
     }
 }
-#define NEXPORT 6
 
 static int g_k;
 static prof_result g_rc = (prof_result)-99;
@@ -41,8 +48,16 @@ static void *exporter(void *arg) {
     char path[128];
     (void)arg;
     snprintf(path, sizeof path, "%s/a.%d", g_dir, g_k);
+    if (g_k == NEXPORT - 1) g_table_file = fopen(path, "w");
     pthread_cancel(pthread_self()); /* pending: acts at the first cancellation point */
     g_rc = run_export(g_k, path);
+    if (g_table_file) {
+        int state;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+        fclose(g_table_file);
+        g_table_file = NULL;
+        pthread_setcancelstate(state, NULL);
+    }
     pthread_testcancel();
     return NULL;
 }
