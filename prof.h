@@ -13905,9 +13905,20 @@ static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char 
     for (k = n - 2; k > 0 && f[k] >= '0' && f[k] <= '9'; k--) {}
     if (k == n - 2 || f[k] != ':') return;
     {
-        size_t colon = k, open;
-        for (open = colon; open > 0 && !(f[open] == '(' && f[open - 1] == ' '); open--) {}
-        if (open == 0) return;
+        /* the " (" before the file: the nearest one whose file has its
+           parentheses whole ("/home/me/proj (2)/a.c" keeps its own " ("),
+           else the nearest (a name may hold " (" too: "get (cached)") */
+        size_t colon = k, open, pick = 0;
+        long d = 0; /* ')' less '(' in f[open + 1 .. colon) */
+        for (open = colon; open > 0; open--) {
+            if (f[open] == '(' && f[open - 1] == ' ') {
+                if (!pick) pick = open;
+                if (d == 0) { pick = open; break; }
+            }
+            if (f[open] == ')') d++;
+            else if (f[open] == '(' && --d < 0) break; /* no file further left is whole */
+        }
+        if (!(open = pick)) return;
         *name_len = open - 1;
         *file = f + open + 1;
         *file_len = colon - open - 1;
