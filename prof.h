@@ -23,7 +23,10 @@
    stops with the cause and the fix (include prof.h first in that file, or
    raise the macro).
    C: C99 and later; files in C90 (-std=c89/gnu89) build too, without
-   -pedantic (its variadic macros and __func__ are C99's). C++11 and later.
+   -pedantic (its variadic macros and __func__ are C99's). C++11 and later;
+   in a C++ file the implementation turns off, for itself alone, the
+   C++-style warnings C code cannot help (-Wold-style-cast,
+   -Wuseless-cast, -Wzero-as-null-pointer-constant).
 
    QUICK START
    ===========
@@ -1498,6 +1501,20 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 /* >>impl =================================================================*/
 #if defined(PROF_IMPLEMENTATION) && !defined(PROF__IMPLEMENTED)
 #define PROF__IMPLEMENTED
+/* The implementation is C. In a C++ file, the warnings about C++ style
+   that C code cannot help (C casts, ones that are no-ops in C++, NULL
+   and glibc's initialisers as 0) are off for it alone: a project's own
+   flags (fmt's, -Wold-style-cast -Wuseless-cast
+   -Wzero-as-null-pointer-constant) still apply to its code. */
+#if defined(__cplusplus) && defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wold-style-cast"
+#  pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
+#  if !defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wuseless-cast"
+#  endif
+#  define PROF__IMPL_CXX_PRAGMAS
+#endif
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15023,6 +15040,9 @@ done:
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(PROF__IMPL_CXX_PRAGMAS)
+#  pragma GCC diagnostic pop
 #endif
 #endif /* PROF_IMPLEMENTATION */
 

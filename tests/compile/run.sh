@@ -64,7 +64,8 @@
 # in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
 # the macros expand in the user's code and must add none of them. The
 # implementation file gets the same warnings (in C++ all but the C++-style
-# ones), since it too is a user's file built with the user's flags.
+# ones, which probe20b-cxx-impl-* adds), since it too is a user's file
+# built with the user's flags.
 #
 # runtime-name-{gxx,clangxx}: PROF_SCOPE(s.c_str()) must not compile in C++
 # (as it does not in C); PROF_SCOPE_DYN with the same name must.
@@ -118,6 +119,11 @@
 # (cJSON's CMake), the implementation in the executable (-rdynamic), the
 # macros in a linked shared library: with the manual's PROF_API of default
 # visibility, links and records the library's scopes.
+#
+# probe20b-cxx-impl-{gxx,clangxx}: the implementation in a C++ file built
+# with fmt's gcc source flags (-Wuseless-cast, -Wzero-as-null-pointer-
+# constant, -Wold-style-cast and the rest of its PEDANTIC_COMPILE_FLAGS)
+# and -Werror: builds, runs, counts its scopes.
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -175,6 +181,7 @@ all_cases() {
     echo probe19c-double-include-gcc probe19c-double-include-clang
     echo probe19c-shapes-size-t-gcc probe19c-shapes-size-t-clang
     echo probe19c-hidden-exe-gcc probe19c-hidden-exe-clang
+    echo probe20b-cxx-impl-gxx probe20b-cxx-impl-clangxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -392,8 +399,9 @@ one_case() {
         # user code with the warnings projects add on top of the matrix's,
         # every recording macro in it. The implementation lives in a user's
         # file too, so it gets the same warnings: in C all of them, in C++
-        # those that are not about C++ style (prof.h's implementation is C;
-        # the manual says to build it without -Wold-style-cast and the like)
+        # those that are not about C++ style (prof.h's implementation is C
+        # and turns those off for itself: probe20b-cxx-impl-* builds it in
+        # C++ with all of them)
         local strict=(-Wshadow -Wconversion -Wsign-conversion -Wundef -Wcast-qual -Wcast-align
                       -Wredundant-decls -Wdouble-promotion -Wnull-dereference -Wfloat-equal -Wvla)
         local impl_cc=$GCC impl_lang=(-std=c11) impl_strict
@@ -626,6 +634,25 @@ one_case() {
             "$here/probe19c_hidden_exe_lib.c" -o "$scratch/libprobe19c_hidden.so" "${LIBS[@]}" || return 1
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "${api[@]}" "${INC[@]}" -rdynamic \
             "$here/probe19c_hidden_exe_main.c" -o "$out" -L"$scratch" -lprobe19c_hidden -Wl,-rpath,"$scratch" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe20b-cxx-impl-gxx|probe20b-cxx-impl-clangxx)
+        # fmt's PEDANTIC_COMPILE_FLAGS (its CMakeLists.txt, one list per
+        # compiler) on a C++ file holding the implementation
+        local fmtw
+        if [[ $base == *-clangxx ]]; then cc=$CLANGXX
+            fmtw=(-pedantic -Wconversion -Wundef -Wdeprecated -Wweak-vtables -Wshadow
+                  -Wno-gnu-zero-variadic-macro-arguments -Wzero-as-null-pointer-constant)
+        else cc=$GXX
+            fmtw=(-pedantic-errors -pedantic -Wold-style-cast -Wundef -Wredundant-decls -Wwrite-strings
+                  -Wpointer-arith -Wcast-qual -Wformat=2 -Wmissing-include-dirs -Wcast-align -Wctor-dtor-privacy
+                  -Wdisabled-optimization -Winvalid-pch -Woverloaded-virtual -Wconversion -Wno-ctor-dtor-privacy
+                  -Wno-format-nonliteral -Wno-dangling-else -Wno-unused-local-typedefs -Wdouble-promotion
+                  -Wtrampolines -Wzero-as-null-pointer-constant -Wuseless-cast -Wvector-operation-performance
+                  -Wsized-deallocation -Wshadow -Wshift-overflow=2 -Wduplicated-cond)
+        fi
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c++17 "${WARN[@]}" "${fmtw[@]}" "${INC[@]}" \
+            "$here/probe20b_cxx_impl.cpp" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
