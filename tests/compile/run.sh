@@ -229,6 +229,22 @@ compile_fails() {
     fi
 }
 
+# For the cases named *-gcc / *-clang (one_case's $base): cc=$GCC, or
+# $CLANG for *-clang; 77 (skip) when it is not installed.
+pick_gcc_or_clang() {
+    cc=$GCC
+    [[ $base == *-clang ]] && cc=$CLANG
+    have "$cc" || { echo "  $cc not found"; return 77; }
+}
+
+# c11_object FILE FLAGS...: $cc compiles tests/compile/FILE to $out.o in
+# C11 under -Werror (WARN) and FLAGS.
+c11_object() {
+    local file=$1
+    shift
+    run_cmd "$cc" -std=c11 "${WARN[@]}" "$@" "${INC[@]}" -c "$here/$file" -o "$out.o"
+}
+
 # one_case NAME -> 0 pass, 1 fail, 77 skip
 one_case() {
     local name=$1 base=$1 defs=() cc std src lang out opt=-O0
@@ -560,20 +576,15 @@ one_case() {
         local luaw=(-Wextra -Wshadow -Wundef -Wwrite-strings -Wredundant-decls -Wdisabled-optimization
                     -Wdouble-promotion -Wmissing-declarations -Wconversion -Wdeclaration-after-statement
                     -Wmissing-prototypes -Wnested-externs -Wstrict-prototypes -Wc++-compat -Wold-style-definition)
-        cc=$GCC
-        if [[ $base == probe19c-lua-flags-clang ]]; then cc=$CLANG
-        else luaw+=(-Wlogical-op -Wno-aggressive-loop-optimizations); fi
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
+        [[ $base == *-gcc ]] && luaw+=(-Wlogical-op -Wno-aggressive-loop-optimizations)
         run_cmd "$cc" -std=c99 -Wall -O2 "${luaw[@]}" -fno-stack-protector -fno-common -Werror "${INC[@]}" \
             "$here/probe19c_lua_flags.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     probe19c-bad-function-cast-gcc|probe19c-bad-function-cast-clang)
         # a function call as a numeric macro argument under -Wbad-function-cast
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wbad-function-cast "${INC[@]}" \
-            -c "$here/probe19c_bad_function_cast.c" -o "$out.o" || return 1 ;;
+        pick_gcc_or_clang || return $?
+        c11_object probe19c_bad_function_cast.c -Wbad-function-cast || return 1 ;;
     probe19c-computed-goto-gcc|probe19c-computed-goto-gxx)
         # a scope left by a computed goto (Lua's jump table): recorded, or
         # refused at compile time as clang does; never silently left open
@@ -589,17 +600,12 @@ one_case() {
         # every macro in C99 inline functions with external linkage (no
         # static helper may be named there): quiet under -Werror, also
         # compiled out
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${defs[@]}" "${INC[@]}" \
-            -c "$here/probe19c_c99_inline.c" -o "$out.o" || return 1 ;;
+        pick_gcc_or_clang || return $?
+        c11_object probe19c_c99_inline.c -O2 "${defs[@]}" || return 1 ;;
     probe19c-double-include-gcc|probe19c-double-include-clang)
         # prof.h, then PROF_IMPLEMENTATION and prof.h again, in strict C11:
         # builds and runs, or the first error names the earlier inclusion
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         if "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" "$here/probe19c_double_include.c" -o "$out" "${LIBS[@]}" >"$out.log" 2>&1; then
             run_prog "$out" || return 1
         elif ! grep -m1 'error' "$out.log" | grep -q 'PROF_IMPLEMENTATION'; then
@@ -609,17 +615,12 @@ one_case() {
         fi ;;
     probe19c-shapes-size-t-gcc|probe19c-shapes-size-t-clang)
         # size_t dims in C under -Wconversion -Wsign-conversion
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wconversion -Wsign-conversion "${INC[@]}" \
-            -c "$here/probe19c_shapes_size_t.c" -o "$out.o" || return 1 ;;
+        pick_gcc_or_clang || return $?
+        c11_object probe19c_shapes_size_t.c -Wconversion -Wsign-conversion || return 1 ;;
     probe19c-hidden-exe-gcc|probe19c-hidden-exe-clang)
         # everything built with -fvisibility=hidden, the implementation in
         # the executable (-rdynamic), the macros in a linked library
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         # with the manual's remedy: PROF_API of default visibility in every file
         local api=(-DPROF_API='extern __attribute__((visibility("default")))')
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "${api[@]}" "${INC[@]}" -fPIC -shared \
