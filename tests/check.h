@@ -229,6 +229,19 @@ static CHECK__UNUSED long check_scale(long n, long div) {
     return n > 0 ? n : 1;
 }
 
+/* ----- hand-built event lists ----- */
+/* Adds the event name on thread, [start, end] ns, to ev: one CHECK that
+   prof_events_add took it. */
+static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = thread;
+    d.start_ns = start;
+    d.end_ns = end;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
+
 /* ----- the JSON trace's viewers (cwd = repo root) ----- */
 /* 1 when node and tests/js/node_modules are there, so that check_viewers
    can run DevTools' trace engine and speedscope (asked once). */

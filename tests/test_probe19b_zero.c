@@ -37,13 +37,6 @@
 
 #define OUT "build/probe19b_zero"
 
-static void add(prof_events *ev, const char *n, int64_t s, int64_t e) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = n; d.thread = 1; d.start_ns = s; d.end_ns = e;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
 /* One case: its list, exported to OUT/file.json, and the viewers' nesting
    written by hand in OUT/file.expect.json (not from prof.h's tree). */
 typedef struct { const char *name; int64_t start, end; } span;
@@ -94,7 +87,7 @@ int main(void) {
         prof_event e;
         char path[256];
         FILE *f;
-        for (sp = c->spans; sp->name; sp++) add(ev, sp->name, sp->start, sp->end);
+        for (sp = c->spans; sp->name; sp++) check_add_event(ev, sp->name, 1, sp->start, sp->end);
         if (i == 0) {
             CHECK_EQ_INT(prof_events_count(ev), 4);
             CHECK_EQ_INT(prof_events_get(ev, 1, &e), PROF_OK);

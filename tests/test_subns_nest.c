@@ -33,13 +33,6 @@
 
 #define OUT "build/subns_nest"
 
-static void add(prof_events *ev, const char *n, int64_t s, int64_t e) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = n; d.thread = 1; d.start_ns = s; d.end_ns = e;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
 /* The "dur" string written for the event named n ("" if none). */
 static const char *dur_of(const char *json, const char *n, char *out, size_t cap) {
     char key[64];
@@ -153,7 +146,7 @@ static void run_case(const nest_case *c) {
     const dur_want *d;
     char *j, s[64];
     if (c->build) c->build(ev);
-    for (sp = c->spans; sp && sp->name; sp++) add(ev, sp->name, c->base + sp->start, c->base + sp->end);
+    for (sp = c->spans; sp && sp->name; sp++) check_add_event(ev, sp->name, 1, c->base + sp->start, c->base + sp->end);
     j = export_checked(ev, c->file, c->twins_ok, c->moved, c->moved_to);
     if (c->durs[0].name && CHECK(j != NULL)) {
         for (d = c->durs; d->name; d++)
@@ -184,12 +177,12 @@ static const span twins[] = {{"P", 0, 10000}, {"Z1", 0, 0}, {"Z2", 0, 0}, {"Q", 
 static void deep40(prof_events *ev) {
     static char names[40][16];
     int k;
-    add(ev, "R", 0, 100000);
+    check_add_event(ev, "R", 1, 0, 100000);
     for (k = 0; k < 40; k++) { /* 40 levels in R's last ns, and each ends with it */
         snprintf(names[k], sizeof names[k], "L%d", k);
-        add(ev, names[k], 99999, 100000);
+        check_add_event(ev, names[k], 1, 99999, 100000);
     }
-    add(ev, "N", 100000, 100010);
+    check_add_event(ev, "N", 1, 100000, 100010);
 }
 
 static const nest_case cases[] = {
