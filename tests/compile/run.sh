@@ -381,9 +381,7 @@ one_case() {
         fi ;;
     no-libm-gcc|no-libm-clang)
         # prof.h links with -pthread -ldl alone: no -lm
-        cc=$GCC
-        [[ $base == no-libm-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${INC[@]}" "$here/matrix.c" -o "$out" -pthread -ldl || return 1
         run_prog "$out" || return 1 ;;
     shapes-limit-gcc|shapes-limit-gcc-c99|shapes-limit-gxx)
@@ -435,10 +433,8 @@ one_case() {
         run_prog "$out" || return 1 ;;
     shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-ie)
         local model=() calls
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
+        pick_gcc_or_clang || return $?
         [[ $base == shared-dlopen-ie ]] && model=(-DPROF_TLS_MODEL='"initial-exec"')
-        have "$cc" || { echo "  $cc not found"; return 77; }
         have objdump || { echo "  objdump not found"; return 77; }
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${model[@]}" "${INC[@]}" -fPIC -shared \
             "$here/shared_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
@@ -458,9 +454,7 @@ one_case() {
         fi ;;
     visibility-hidden-gcc|visibility-hidden-clang)
         local api='-DPROF_API=extern __attribute__((visibility("default")))'
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "$api" "${INC[@]}" -fPIC -shared \
             "$here/visibility_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "$api" "${INC[@]}" "$here/visibility_main.c" "$out.so" \
@@ -513,10 +507,8 @@ one_case() {
         done ;;
     c90-decls-gcc|c90-decls-clang|c90-decls-gcc-nofeatures)
         local feat=()
-        cc=$GCC
-        [[ $base == c90-decls-clang ]] && cc=$CLANG
+        pick_gcc_or_clang || return $?
         [[ $base == c90-decls-gcc-nofeatures ]] && feat=(-DPROF_NO_SHAPES -DPROF_NO_FLOPS)
-        have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c99 "${WARN[@]}" -Wdeclaration-after-statement "${defs[@]}" "${feat[@]}" "${INC[@]}" \
             -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
         run_cmd "$cc" -std=c99 "${WARN[@]}" "${defs[@]}" "${feat[@]}" "${INC[@]}" \
@@ -526,9 +518,7 @@ one_case() {
         # the manual's C90 promise: files in -std=c89 build and record, the
         # implementation's too, without -Wpedantic (variadic macros and
         # __func__ are C99's)
-        cc=$GCC
-        [[ $base == c89-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         run_cmd "$cc" -std=c89 -Wall -Wextra -Werror -Wdeclaration-after-statement "${INC[@]}" \
             -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
         run_cmd "$cc" -std=c89 -Wall -Wextra -Werror "${INC[@]}" \
