@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -226,6 +227,44 @@ static CHECK__UNUSED int check_under_sanitizer(void) {
 static CHECK__UNUSED long check_scale(long n, long div) {
     if (div > 1 && (check_under_valgrind() || check_under_sanitizer())) n /= div;
     return n > 0 ? n : 1;
+}
+
+/* ----- hand-built event lists ----- */
+/* Adds the event name on thread, [start, end] ns, to ev: one CHECK that
+   prof_events_add took it. */
+static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = thread;
+    d.start_ns = start;
+    d.end_ns = end;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
+
+/* ----- the JSON trace's viewers (cwd = repo root) ----- */
+/* 1 when node and tests/js/node_modules are there, so that check_viewers
+   can run DevTools' trace engine and speedscope (asked once). */
+static CHECK__UNUSED int check_have_viewers(void) {
+    static int have = -1;
+    struct stat st;
+    if (have < 0) have = system("node --version >/dev/null 2>&1") == 0 && stat("tests/js/node_modules/speedscope", &st) == 0;
+    return have;
+}
+/* dir/name.json loaded by tests/js/check_trace.mjs (DevTools' trace
+   engine) and, when speedscope is set, check_speedscope.mjs, each checked
+   against dir/name.expect.json: one CHECK each. Nothing when
+   check_have_viewers() is 0. */
+static CHECK__UNUSED void check_viewers(const char *dir, const char *name, int speedscope) {
+    static const char *const tools[2] = {"check_trace.mjs", "check_speedscope.mjs"};
+    char cmd[512];
+    int t;
+    if (!check_have_viewers()) return;
+    for (t = 0; t < (speedscope ? 2 : 1); t++) {
+        fflush(stdout);
+        snprintf(cmd, sizeof cmd, "cd tests/js && node %s ../../%s/%s.json ../../%s/%s.expect.json", tools[t], dir, name, dir, name);
+        CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    }
 }
 
 /* ----- report ----- */

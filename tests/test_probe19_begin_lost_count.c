@@ -4,15 +4,11 @@
    failure counted it a second time, so scopes_dropped passed the scopes
    entered and open_at_stop (clamped at 0) hid a scope still open. */
 #define _GNU_SOURCE 1
+#define FAIL_ALLOC_ALL /* every prof.h allocation fails while g_fail_all is set */
+#include "fail_alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail_all; /* every prof.h allocation fails while set */
-static void *test_malloc(size_t n) { return __atomic_load_n(&g_fail_all, __ATOMIC_RELAXED) ? NULL : malloc(n); }
-static void *test_realloc(void *p, size_t n) { return __atomic_load_n(&g_fail_all, __ATOMIC_RELAXED) ? NULL : realloc(p, n); }
-#define PROF_MALLOC(n) test_malloc(n)
-#define PROF_REALLOC(p, n) test_realloc((p), (n))
-#define PROF_FREE(p) free(p)
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"

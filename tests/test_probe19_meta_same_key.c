@@ -12,34 +12,11 @@
 
    Files go to build/probe19/ (cwd = repo root). */
 #define _GNU_SOURCE 1
-#include <malloc.h>
+#define FAIL_ALLOC_COUNT_LIVE /* g_live: the bytes prof.h holds */
+#include "fail_alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
-static long g_live; /* bytes prof.h holds through PROF_MALLOC/REALLOC */
-/* counted by the blocks' usable sizes (glibc; valgrind too), so that each
-   block is handed out as malloc made it: an offset pointer would be an
-   interior one, which valgrind's leak check calls "possibly lost" */
-static void *test_malloc(size_t n) {
-    void *p = malloc(n);
-    if (p) __atomic_add_fetch(&g_live, (long)malloc_usable_size(p), __ATOMIC_RELAXED);
-    return p;
-}
-static void test_free(void *q) {
-    if (!q) return;
-    __atomic_sub_fetch(&g_live, (long)malloc_usable_size(q), __ATOMIC_RELAXED);
-    free(q);
-}
-static void *test_realloc(void *q, size_t n) {
-    long old = q ? (long)malloc_usable_size(q) : 0;
-    void *p = realloc(q, n);
-    if (!p) return NULL;
-    __atomic_add_fetch(&g_live, (long)malloc_usable_size(p) - old, __ATOMIC_RELAXED);
-    return p;
-}
-#define PROF_MALLOC(n) test_malloc(n)
-#define PROF_REALLOC(p, n) test_realloc((p), (n))
-#define PROF_FREE(p) test_free(p)
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"

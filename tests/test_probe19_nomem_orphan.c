@@ -27,15 +27,11 @@
    parent: its time counts as that parent's, a tree that never was.
    Wanted: the child recorded under its own parent, or dropped with it. */
 #define _GNU_SOURCE 1
+#define FAIL_ALLOC_ALL /* every prof.h allocation fails while g_fail_all is set */
+#include "fail_alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail_all; /* every prof.h allocation fails while set */
-static void *test_malloc(size_t n) { return __atomic_load_n(&g_fail_all, __ATOMIC_RELAXED) ? NULL : malloc(n); }
-static void *test_realloc(void *p, size_t n) { return __atomic_load_n(&g_fail_all, __ATOMIC_RELAXED) ? NULL : realloc(p, n); }
-#define PROF_MALLOC(n) test_malloc(n)
-#define PROF_REALLOC(p, n) test_realloc((p), (n))
-#define PROF_FREE(p) free(p)
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"

@@ -30,13 +30,6 @@
 
 #define OUT "build/probe19b_tid"
 
-static void add(prof_events *ev, const char *n, uint64_t th, int64_t s, int64_t e) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = n; d.thread = th; d.start_ns = s; d.end_ns = e;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
 /* The distinct "tid" values of the JSON text, as text and as doubles. */
 static void count_tids(const char *path, int *ntext, int *ndouble, int *nbig) {
     static char buf[1 << 16];
@@ -77,18 +70,18 @@ int main(void) {
     mkdir("build", 0777);
     mkdir(OUT, 0777);
     /* per pair: one range each, overlapping across the two threads */
-    add(ev, "A", 18446744073709551615ull, 0, 10000);
-    add(ev, "B", 18446744073709551614ull, 5000, 15000);
-    add(ev, "C", 9007199254740993ull, 0, 10000);
-    add(ev, "D", 9007199254740992ull, 5000, 15000);
-    add(ev, "E", 4294967296ull + 7, 0, 10000);
-    add(ev, "F", 7, 5000, 15000);
-    add(ev, "G", 140000000000ull, 0, 10000);       /* Python-style idents */
-    add(ev, "H", 140000000001ull, 5000, 15000);
+    check_add_event(ev, "A", 18446744073709551615ull, 0, 10000);
+    check_add_event(ev, "B", 18446744073709551614ull, 5000, 15000);
+    check_add_event(ev, "C", 9007199254740993ull, 0, 10000);
+    check_add_event(ev, "D", 9007199254740992ull, 5000, 15000);
+    check_add_event(ev, "E", 4294967296ull + 7, 0, 10000);
+    check_add_event(ev, "F", 7, 5000, 15000);
+    check_add_event(ev, "G", 140000000000ull, 0, 10000);       /* Python-style idents */
+    check_add_event(ev, "H", 140000000001ull, 5000, 15000);
     /* a thread whose own id is the one the first big id is written under
        (ids past INT32_MAX are written under ids counted down from it):
        that one moves */
-    add(ev, "I", 2147483647ull, 5000, 15000);
+    check_add_event(ev, "I", 2147483647ull, 5000, 15000);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/trace.json"), PROF_OK);
     CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/trace.json.pftrace"), PROF_OK);
 

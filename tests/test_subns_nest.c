@@ -33,27 +33,6 @@
 
 #define OUT "build/subns_nest"
 
-static void add(prof_events *ev, const char *n, int64_t s, int64_t e) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = n; d.thread = 1; d.start_ns = s; d.end_ns = e;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *b;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b = (char *)malloc((size_t)n + 1);
-    if (b) b[fread(b, 1, (size_t)n, f)] = 0;
-    fclose(f);
-    return b;
-}
-
 /* The "dur" string written for the event named n ("" if none). */
 static const char *dur_of(const char *json, const char *n, char *out, size_t cap) {
     char key[64];
@@ -114,10 +93,10 @@ static char *export_checked(prof_events *ev, const char *name, int twins_ok, con
     snprintf(path, sizeof path, OUT "/%s.json", name);
     prof__trace_fast = 0;
     CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
-    b = slurp(path);
+    b = check_read_file(path);
     prof__trace_fast = 1;
     CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
-    a = slurp(path);
+    a = check_read_file(path);
     CHECK_MSG(a && b && strcmp(a, b) == 0, path); /* the fast path and prof__w_event write the same */
     free(b);
     if (a) check_nesting(ev, a, name, twins_ok);
@@ -147,135 +126,93 @@ static char *export_checked(prof_events *ev, const char *name, int twins_ok, con
     return a;
 }
 
-static int g_node;
-static void viewers(const char *name) {
-    char cmd[512];
-    if (!g_node) return;
-    fflush(stdout);
-    snprintf(cmd, sizeof cmd, "cd tests/js && node check_trace.mjs ../../" OUT "/%s.json ../../" OUT "/%s.expect.json", name, name);
-    CHECK_MSG(system(cmd) == 0, cmd);
-    snprintf(cmd, sizeof cmd, "cd tests/js && node check_speedscope.mjs ../../" OUT "/%s.json ../../" OUT "/%s.expect.json", name, name);
-    CHECK_MSG(system(cmd) == 0, cmd);
+/* Builds one case's list, exports it (export_checked), pins the exact "dur"
+   strings it names and runs the viewers on the file. */
+typedef struct { const char *name; int64_t start, end; } span;
+typedef struct { const char *name, *dur; } dur_want;
+typedef struct {
+    const char *file;                  /* OUT/file.json */
+    const span *spans;                 /* ended by a NULL name; each moved by base */
+    int64_t base;
+    void (*build)(prof_events *ev);    /* instead of spans */
+    int twins_ok;                      /* check_nesting's */
+    const char *moved, *moved_to;      /* export_checked's */
+    dur_want durs[8];                  /* ended by a NULL name */
+} nest_case;
+
+static void run_case(const nest_case *c) {
+    prof_events *ev = prof_events_create();
+    const span *sp;
+    const dur_want *d;
+    char *j, s[64];
+    if (c->build) c->build(ev);
+    for (sp = c->spans; sp && sp->name; sp++) check_add_event(ev, sp->name, 1, c->base + sp->start, c->base + sp->end);
+    j = export_checked(ev, c->file, c->twins_ok, c->moved, c->moved_to);
+    if (c->durs[0].name && CHECK(j != NULL)) {
+        for (d = c->durs; d->name; d++)
+            CHECK_MSG(strcmp(dur_of(j, d->name, s, sizeof s), d->dur) == 0, "%s: dur of %s is \"%s\", not \"%s\"", c->file, d->name, s, d->dur);
+    }
+    free(j);
+    check_viewers(OUT, c->file, 1);
+    prof_events_free(ev);
 }
 
-static void deep(prof_events *ev, int64_t b) {
-    add(ev, "R", b, b + 100000);
-    add(ev, "E1", b + 60000, b + 100000);
-    add(ev, "E2", b + 99990, b + 100000);
-    add(ev, "E3", b + 99995, b + 100000);
-    add(ev, "E4", b + 99999, b + 100000);
-    add(ev, "E5", b + 99999, b + 100000);
-    add(ev, "E6", b + 99999, b + 100000);
-    add(ev, "Z", b + 99999, b + 99999);
-    add(ev, "N", b + 100000, b + 100010); /* R touches it */
+static const span starts[] = {
+    {"Q", 0, 10000}, {"P", 0, 5000}, {"O", 0, 1}, {"Z", 0, 0},
+    {"Y", 3000, 3000}, /* alone at its ts: a zero-length event is written with half a ns all the same */
+    {"S", 20000, 30000}, {NULL, 0, 0}};
+static const span deep[] = {
+    {"R", 0, 100000}, {"E1", 60000, 100000}, {"E2", 99990, 100000}, {"E3", 99995, 100000},
+    {"E4", 99999, 100000}, {"E5", 99999, 100000}, {"E6", 99999, 100000}, {"Z", 99999, 99999},
+    {"N", 100000, 100010}, /* R touches it */
+    {NULL, 0, 0}};
+static const span touch[] = {
+    {"A", 0, 10000}, {"F", 5000, 8000},
+    {"G", 9999, 10000}, /* in A's last ns, which A's touch would trim */
+    {"H", 9999, 9999}, {"B", 10000, 20000},
+    {"C", 10000, 10001}, /* 1 ns, at B's start, back to back */
+    {"D", 10001, 10002}, {"E", 10002, 15000}, {NULL, 0, 0}};
+static const span twins[] = {{"P", 0, 10000}, {"Z1", 0, 0}, {"Z2", 0, 0}, {"Q", 20000, 30000}, {NULL, 0, 0}};
+
+static void deep40(prof_events *ev) {
+    static char names[40][16];
+    int k;
+    check_add_event(ev, "R", 1, 0, 100000);
+    for (k = 0; k < 40; k++) { /* 40 levels in R's last ns, and each ends with it */
+        snprintf(names[k], sizeof names[k], "L%d", k);
+        check_add_event(ev, names[k], 1, 99999, 100000);
+    }
+    check_add_event(ev, "N", 1, 100000, 100010);
 }
+
+static const nest_case cases[] = {
+    {"starts", starts, 0, NULL, 0, NULL, NULL,
+     {{"Q", "10.000"}, /* whole ns where they nest, as ever */
+      {"P", "5.000"}, {"O", "0.001"}, {"Z", "0.0005"}, {"Y", "0.0005"}, {NULL, NULL}}},
+    /* R's last ns (it touches N) holds the starts of E4, E5, E6 and Z: R
+       and the 7 levels of its chain below end in 9 steps of 1/9 ns (1 ns
+       each took 8 ns, ending E4 before it began) */
+    {"deep", deep, 0, NULL, 0, NULL, NULL,
+     {{"R", "99.999889"}, {"E1", "39.999778"}, {"E2", "0.009667"}, {"E3", "0.004556"},
+      {"E4", "0.000445"}, {"Z", "0.000111"}, {"N", "0.010"}, {NULL, NULL}}},
+    {"deep_far", deep, (int64_t)1 << 45, NULL, 0, NULL, NULL, {{NULL, NULL}}},
+    {"deep40", NULL, 0, deep40, 0, NULL, NULL,
+     {{"R", "99.999977"}, /* 1 ns in 41 steps of 23 or 24 ps */
+      {"L39", "0.000024"}, {NULL, NULL}}},
+    {"touch", touch, 0, NULL, 0, NULL, NULL,
+     {{"A", "9.99975"}, /* G, H in its last ns: 4 steps of 1/4 ns */
+      {"G", "0.0005"}, {"H", "0.00025"}, {"F", "3.000"}, {"C", "0.0005"}, {"D", "0.0005"},
+      {"E", "4.998"}, {NULL, NULL}}},
+    {"twins", twins, 0, NULL, 1, "Z2", "Z1", /* the viewers show Z2 inside Z1 */
+     {{"Z1", "0.0005"}, {"Z2", "0.0005"}, {NULL, NULL}}},
+};
 
 int main(void) {
-    prof_events *ev;
-    struct stat st;
-    char *j, s[64], names[40][16];
-    int k;
+    size_t i;
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
-    g_node = system("node --version >/dev/null 2>&1") == 0 && stat("tests/js/node_modules/speedscope", &st) == 0;
-    if (!g_node) printf("test_subns_nest: node or tests/js/node_modules missing: viewer checks skipped\n");
-
-    ev = prof_events_create();
-    add(ev, "Q", 0, 10000);
-    add(ev, "P", 0, 5000);
-    add(ev, "O", 0, 1);
-    add(ev, "Z", 0, 0);
-    add(ev, "Y", 3000, 3000); /* alone at its ts: a zero-length event is written with half a ns all the same */
-    add(ev, "S", 20000, 30000);
-    j = export_checked(ev, "starts", 0, NULL, NULL);
-    if (CHECK(j != NULL)) {
-        CHECK_EQ_STR(dur_of(j, "Q", s, sizeof s), "10.000"); /* whole ns where they nest, as ever */
-        CHECK_EQ_STR(dur_of(j, "P", s, sizeof s), "5.000");
-        CHECK_EQ_STR(dur_of(j, "O", s, sizeof s), "0.001");
-        CHECK_EQ_STR(dur_of(j, "Z", s, sizeof s), "0.0005");
-        CHECK_EQ_STR(dur_of(j, "Y", s, sizeof s), "0.0005");
-    }
-    free(j);
-    viewers("starts");
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    deep(ev, 0);
-    j = export_checked(ev, "deep", 0, NULL, NULL);
-    if (CHECK(j != NULL)) {
-        /* R's last ns (it touches N) holds the starts of E4, E5, E6 and Z:
-           R and the 7 levels of its chain below end in 9 steps of 1/9 ns
-           (1 ns each took 8 ns, ending E4 before it began) */
-        CHECK_EQ_STR(dur_of(j, "R", s, sizeof s), "99.999889");
-        CHECK_EQ_STR(dur_of(j, "E1", s, sizeof s), "39.999778");
-        CHECK_EQ_STR(dur_of(j, "E2", s, sizeof s), "0.009667");
-        CHECK_EQ_STR(dur_of(j, "E3", s, sizeof s), "0.004556");
-        CHECK_EQ_STR(dur_of(j, "E4", s, sizeof s), "0.000445");
-        CHECK_EQ_STR(dur_of(j, "Z", s, sizeof s), "0.000111");
-        CHECK_EQ_STR(dur_of(j, "N", s, sizeof s), "0.010");
-    }
-    free(j);
-    viewers("deep");
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    deep(ev, (int64_t)1 << 45);
-    free(export_checked(ev, "deep_far", 0, NULL, NULL));
-    viewers("deep_far");
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    add(ev, "R", 0, 100000);
-    for (k = 0; k < 40; k++) { /* 40 levels in R's last ns, and each ends with it */
-        snprintf(names[k], sizeof names[k], "L%d", k);
-        add(ev, names[k], 99999, 100000);
-    }
-    add(ev, "N", 100000, 100010);
-    j = export_checked(ev, "deep40", 0, NULL, NULL);
-    if (CHECK(j != NULL)) {
-        CHECK_EQ_STR(dur_of(j, "R", s, sizeof s), "99.999977"); /* 1 ns in 41 steps of 23 or 24 ps */
-        CHECK_EQ_STR(dur_of(j, "L39", s, sizeof s), "0.000024");
-    }
-    free(j);
-    viewers("deep40");
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    add(ev, "A", 0, 10000);
-    add(ev, "F", 5000, 8000);
-    add(ev, "G", 9999, 10000); /* in A's last ns, which A's touch would trim */
-    add(ev, "H", 9999, 9999);
-    add(ev, "B", 10000, 20000);
-    add(ev, "C", 10000, 10001); /* 1 ns, at B's start, back to back */
-    add(ev, "D", 10001, 10002);
-    add(ev, "E", 10002, 15000);
-    j = export_checked(ev, "touch", 0, NULL, NULL);
-    if (CHECK(j != NULL)) {
-        CHECK_EQ_STR(dur_of(j, "A", s, sizeof s), "9.99975"); /* G, H in its last ns: 4 steps of 1/4 ns */
-        CHECK_EQ_STR(dur_of(j, "G", s, sizeof s), "0.0005");
-        CHECK_EQ_STR(dur_of(j, "H", s, sizeof s), "0.00025");
-        CHECK_EQ_STR(dur_of(j, "F", s, sizeof s), "3.000");
-        CHECK_EQ_STR(dur_of(j, "C", s, sizeof s), "0.0005");
-        CHECK_EQ_STR(dur_of(j, "D", s, sizeof s), "0.0005");
-        CHECK_EQ_STR(dur_of(j, "E", s, sizeof s), "4.998");
-    }
-    free(j);
-    viewers("touch");
-    prof_events_free(ev);
-
-    ev = prof_events_create();
-    add(ev, "P", 0, 10000);
-    add(ev, "Z1", 0, 0);
-    add(ev, "Z2", 0, 0);
-    add(ev, "Q", 20000, 30000);
-    j = export_checked(ev, "twins", 1, "Z2", "Z1"); /* the viewers show Z2 inside Z1 */
-    if (CHECK(j != NULL)) {
-        CHECK_EQ_STR(dur_of(j, "Z1", s, sizeof s), "0.0005");
-        CHECK_EQ_STR(dur_of(j, "Z2", s, sizeof s), "0.0005");
-    }
-    free(j);
-    viewers("twins");
-    prof_events_free(ev);
+    if (!check_have_viewers()) printf("test_subns_nest: node or tests/js/node_modules missing: viewer checks skipped\n");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i]);
     return check_report();
 }

@@ -236,6 +236,22 @@ compile_fails() {
     fi
 }
 
+# For the cases named *-gcc / *-clang (one_case's $base): cc=$GCC, or
+# $CLANG for *-clang; 77 (skip) when it is not installed.
+pick_gcc_or_clang() {
+    cc=$GCC
+    [[ $base == *-clang ]] && cc=$CLANG
+    have "$cc" || { echo "  $cc not found"; return 77; }
+}
+
+# c11_object FILE FLAGS...: $cc compiles tests/compile/FILE to $out.o in
+# C11 under -Werror (WARN) and FLAGS.
+c11_object() {
+    local file=$1
+    shift
+    run_cmd "$cc" -std=c11 "${WARN[@]}" "$@" "${INC[@]}" -c "$here/$file" -o "$out.o"
+}
+
 # one_case NAME -> 0 pass, 1 fail, 77 skip
 one_case() {
     local name=$1 base=$1 defs=() cc std src lang out opt=-O0
@@ -372,9 +388,7 @@ one_case() {
         fi ;;
     no-libm-gcc|no-libm-clang)
         # prof.h links with -pthread -ldl alone: no -lm
-        cc=$GCC
-        [[ $base == no-libm-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${INC[@]}" "$here/matrix.c" -o "$out" -pthread -ldl || return 1
         run_prog "$out" || return 1 ;;
     shapes-limit-gcc|shapes-limit-gcc-c99|shapes-limit-gxx)
@@ -427,10 +441,8 @@ one_case() {
         run_prog "$out" || return 1 ;;
     shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-ie)
         local model=() calls
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
+        pick_gcc_or_clang || return $?
         [[ $base == shared-dlopen-ie ]] && model=(-DPROF_TLS_MODEL='"initial-exec"')
-        have "$cc" || { echo "  $cc not found"; return 77; }
         have objdump || { echo "  objdump not found"; return 77; }
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${model[@]}" "${INC[@]}" -fPIC -shared \
             "$here/shared_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
@@ -450,9 +462,7 @@ one_case() {
         fi ;;
     visibility-hidden-gcc|visibility-hidden-clang)
         local api='-DPROF_API=extern __attribute__((visibility("default")))'
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "$api" "${INC[@]}" -fPIC -shared \
             "$here/visibility_lib.c" -o "$out.so" "${LIBS[@]}" || return 1
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "$api" "${INC[@]}" "$here/visibility_main.c" "$out.so" \
@@ -505,10 +515,8 @@ one_case() {
         done ;;
     c90-decls-gcc|c90-decls-clang|c90-decls-gcc-nofeatures)
         local feat=()
-        cc=$GCC
-        [[ $base == c90-decls-clang ]] && cc=$CLANG
+        pick_gcc_or_clang || return $?
         [[ $base == c90-decls-gcc-nofeatures ]] && feat=(-DPROF_NO_SHAPES -DPROF_NO_FLOPS)
-        have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c99 "${WARN[@]}" -Wdeclaration-after-statement "${defs[@]}" "${feat[@]}" "${INC[@]}" \
             -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
         run_cmd "$cc" -std=c99 "${WARN[@]}" "${defs[@]}" "${feat[@]}" "${INC[@]}" \
@@ -518,9 +526,7 @@ one_case() {
         # the manual's C90 promise: files in -std=c89 build and record, the
         # implementation's too, without -Wpedantic (variadic macros and
         # __func__ are C99's)
-        cc=$GCC
-        [[ $base == c89-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         run_cmd "$cc" -std=c89 -Wall -Wextra -Werror -Wdeclaration-after-statement "${INC[@]}" \
             -c "$here/c90_decls.c" -o "$out.decls.o" || return 1
         run_cmd "$cc" -std=c89 -Wall -Wextra -Werror "${INC[@]}" \
@@ -568,20 +574,15 @@ one_case() {
         local luaw=(-Wextra -Wshadow -Wundef -Wwrite-strings -Wredundant-decls -Wdisabled-optimization
                     -Wdouble-promotion -Wmissing-declarations -Wconversion -Wdeclaration-after-statement
                     -Wmissing-prototypes -Wnested-externs -Wstrict-prototypes -Wc++-compat -Wold-style-definition)
-        cc=$GCC
-        if [[ $base == probe19c-lua-flags-clang ]]; then cc=$CLANG
-        else luaw+=(-Wlogical-op -Wno-aggressive-loop-optimizations); fi
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
+        [[ $base == *-gcc ]] && luaw+=(-Wlogical-op -Wno-aggressive-loop-optimizations)
         run_cmd "$cc" -std=c99 -Wall -O2 "${luaw[@]}" -fno-stack-protector -fno-common -Werror "${INC[@]}" \
             "$here/probe19c_lua_flags.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     probe19c-bad-function-cast-gcc|probe19c-bad-function-cast-clang)
         # a function call as a numeric macro argument under -Wbad-function-cast
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wbad-function-cast "${INC[@]}" \
-            -c "$here/probe19c_bad_function_cast.c" -o "$out.o" || return 1 ;;
+        pick_gcc_or_clang || return $?
+        c11_object probe19c_bad_function_cast.c -Wbad-function-cast || return 1 ;;
     probe19c-computed-goto-gcc|probe19c-computed-goto-gxx)
         # a scope left by a computed goto (Lua's jump table): recorded, or
         # refused at compile time as clang does; never silently left open
@@ -597,17 +598,12 @@ one_case() {
         # every macro in C99 inline functions with external linkage (no
         # static helper may be named there): quiet under -Werror, also
         # compiled out
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 "${defs[@]}" "${INC[@]}" \
-            -c "$here/probe19c_c99_inline.c" -o "$out.o" || return 1 ;;
+        pick_gcc_or_clang || return $?
+        c11_object probe19c_c99_inline.c -O2 "${defs[@]}" || return 1 ;;
     probe19c-double-include-gcc|probe19c-double-include-clang)
         # prof.h, then PROF_IMPLEMENTATION and prof.h again, in strict C11:
         # builds and runs, or the first error names the earlier inclusion
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         if "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" "$here/probe19c_double_include.c" -o "$out" "${LIBS[@]}" >"$out.log" 2>&1; then
             run_prog "$out" || return 1
         elif ! grep -m1 'error' "$out.log" | grep -q 'PROF_IMPLEMENTATION'; then
@@ -617,17 +613,12 @@ one_case() {
         fi ;;
     probe19c-shapes-size-t-gcc|probe19c-shapes-size-t-clang)
         # size_t dims in C under -Wconversion -Wsign-conversion
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wconversion -Wsign-conversion "${INC[@]}" \
-            -c "$here/probe19c_shapes_size_t.c" -o "$out.o" || return 1 ;;
+        pick_gcc_or_clang || return $?
+        c11_object probe19c_shapes_size_t.c -Wconversion -Wsign-conversion || return 1 ;;
     probe19c-hidden-exe-gcc|probe19c-hidden-exe-clang)
         # everything built with -fvisibility=hidden, the implementation in
         # the executable (-rdynamic), the macros in a linked library
-        cc=$GCC
-        [[ $base == *-clang ]] && cc=$CLANG
-        have "$cc" || { echo "  $cc not found"; return 77; }
+        pick_gcc_or_clang || return $?
         # with the manual's remedy: PROF_API of default visibility in every file
         local api=(-DPROF_API='extern __attribute__((visibility("default")))')
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -fvisibility=hidden "${api[@]}" "${INC[@]}" -fPIC -shared \
