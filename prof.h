@@ -526,9 +526,8 @@
    different lists on different threads at once are fine.
    pthread_cancel: prof_start, prof_step, prof_stop, prof_shutdown, the
    exporters, the print_table calls and the log messages hold cancellation
-   off while they run
-   (a lock held, a temporary file open); a cancel sent meanwhile acts at
-   the thread's next cancellation point after the call returns.
+   off while they run (a lock held, a temporary file open); a cancel sent
+   meanwhile acts at the thread's next cancellation point after the call.
    A thread that exits during a session keeps only its records until
    prof_stop (24 bytes each, plus under 512 for a thread that wrote few:
    the block it was on is cut to its records; its name and PROF_SCOPE_DYN
