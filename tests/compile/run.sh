@@ -124,6 +124,10 @@
 # with fmt's gcc source flags (-Wuseless-cast, -Wzero-as-null-pointer-
 # constant, -Wold-style-cast and the rest of its PEDANTIC_COMPILE_FLAGS)
 # and -Werror: builds, runs, counts its scopes.
+# probe20b-c89-pedantic-{gcc,clang} (run by name only): zstd's c89build
+# flags (-std=c89 -Wpedantic -Wno-long-long -Wno-variadic-macros ...): gcc's
+# only refusal is __func__ in every scope macro's call site (see the file);
+# clang accepts it.
 #
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
@@ -182,6 +186,8 @@ all_cases() {
     echo probe19c-shapes-size-t-gcc probe19c-shapes-size-t-clang
     echo probe19c-hidden-exe-gcc probe19c-hidden-exe-clang
     echo probe20b-cxx-impl-gxx probe20b-cxx-impl-clangxx
+    # probe20b-c89-pedantic-{gcc,clang}: C90 with -Wpedantic, outside the
+    # manual's promise, run by name only
 }
 
 # directory holding libcupti.so, or nothing
@@ -644,6 +650,19 @@ one_case() {
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" -std=c++17 "${WARN[@]}" "${fmtw[@]}" "${INC[@]}" \
             "$here/probe20b_cxx_impl.cpp" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe20b-c89-pedantic-gcc|probe20b-c89-pedantic-clang)
+        # zstd's make c89build CFLAGS and its DEBUGFLAGS
+        local zflags=(-std=c89 -Werror -Wno-attributes -Wpedantic -Wno-long-long -Wno-variadic-macros -O0
+                      -Wall -Wextra -Wcast-qual -Wcast-align -Wshadow -Wstrict-aliasing=1 -Wswitch-enum
+                      -Wdeclaration-after-statement -Wstrict-prototypes -Wundef -Wpointer-arith -Wvla -Wformat=2
+                      -Winit-self -Wfloat-equal -Wwrite-strings -Wredundant-decls -Wmissing-prototypes -Wc++-compat)
+        cc=$GCC
+        [[ $base == *-clang ]] && cc=$CLANG
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$cc" "${zflags[@]}" "${INC[@]}" -c "$here/probe20b_c89_pedantic.c" -o "$out.o" || return 1
+        run_cmd "$cc" "$out.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
