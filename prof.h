@@ -22,8 +22,10 @@
    with no feature-test macro, or with an older _POSIX_C_SOURCE, prof.h
    stops with the cause and the fix (include prof.h first in that file, or
    raise the macro).
-   C: C99 and later; files in C90 (-std=c89/gnu89) build too, without
-   -pedantic (its variadic macros and __func__ are C99's). C++11 and later;
+   C: C99 and later; files in C90 (-std=c89/gnu89) that use the macros
+   build too, with -Wpedantic only beside -Wno-variadic-macros (the macros
+   are variadic, as C99's; zstd's C90 build does so). The implementation
+   wants C99 or later. C++11 and later;
    in a C++ file the implementation turns off, for itself alone, the
    C++-style warnings C code cannot help (-Wold-style-cast,
    -Wuseless-cast, -Wzero-as-null-pointer-constant).
@@ -1290,7 +1292,14 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #else
 #define PROF__ID __LINE__
 #endif
-#define PROF__SITE_INIT(name, flags) { (name), __FILE__, __func__, __LINE__, (flags) }
+/* __func__ is C99's: in C under gcc's -std=c89 -Wpedantic (zstd's C90
+   build, with -Wno-variadic-macros) __extension__ keeps it quiet */
+#if !defined(__cplusplus) && defined(__GNUC__)
+#define PROF__FUNC __extension__ __func__
+#else
+#define PROF__FUNC __func__
+#endif
+#define PROF__SITE_INIT(name, flags) { (name), __FILE__, PROF__FUNC, __LINE__, (flags) }
 /* A call site is initialised once: C rejects a name that is not a constant
    by itself; C++ would initialise the site from the first call's name and
    keep that pointer (a dangling one, for a temporary string), so there the
@@ -1478,7 +1487,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_SCOPE(name) PROF__SCOPE_ID(PROF__ID, name, 0)
 #  define PROF_SCOPE_OP(name) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP)
 #  define PROF_SCOPE_DYN(name) PROF__SCOPE_DYN_ID(PROF__ID, name)
-#  define PROF_FUNC() PROF__SCOPE_ID(PROF__ID, __func__, 0)
+#  define PROF_FUNC() PROF__SCOPE_ID(PROF__ID, PROF__FUNC, 0)
 #  define PROF_BEGIN(name) do {                                               \
         static PROF__SITE_CONST prof_site prof__site_b = PROF__SITE_INIT(name, 0);        \
         prof__begin(&prof__site_b); } while (0)

@@ -1,20 +1,18 @@
 /* probe20b-c89-pedantic-{gcc,clang}: prof.h in a file built with zstd's own
    C90 build (its Makefile's c89build: -std=c89 -Werror -Wno-attributes
    -Wpedantic -Wno-long-long -Wno-variadic-macros -O0, plus lib/libzstd.mk's
-   DEBUGFLAGS). The manual promises C90 only without -pedantic, for the
-   variadic macros and __func__; such projects silence the first two
-   (-Wno-variadic-macros, -Wno-long-long), and what is left is __func__:
-   prof.h's call site (PROF__SITE_INIT's func field) names __func__ in
-   every scope macro, PROF_SCOPE("name") included, so with gcc 12 each
-   fails with "ISO C90 does not support '__func__' predefined identifier"
-   (prof.h:1286 and, for PROF_FUNC, 1474; clang 14 accepts __func__ there
-   and passes). Nothing else in the macros is refused. `__extension__
-   __func__` is accepted by gcc and clang under -std=c89 -Wpedantic
-   -Werror with the same value: with it (in PROF__SITE_INIT and PROF_FUNC)
-   this builds, runs and counts 12 scopes. The implementation is built
-   apart (c_impl.c, C11): under these flags it would also meet -Wformat=2's
-   "ISO C90 does not support the 'z' length modifier" (%zu, about ten
-   places). Run by name only: outside what the manual promises. */
+   DEBUGFLAGS). Such projects silence the variadic macros
+   (-Wno-variadic-macros) and long long (-Wno-long-long); what was left
+   was __func__: prof.h's call site (PROF__SITE_INIT's func field) named
+   __func__ in every scope macro, PROF_SCOPE("name") included, so with
+   gcc 12 each failed with "ISO C90 does not support '__func__' predefined
+   identifier" (clang 14 accepts __func__ there). Nothing else in the
+   macros is refused. prof.h now writes `__extension__ __func__` in C
+   under gcc and clang (PROF__FUNC), the same value: this builds, runs and
+   counts 12 scopes. The implementation is built apart (c_impl.c, C11):
+   under these flags it would meet -Wformat=2's "ISO C90 does not support
+   the 'z' length modifier" (%zu, about ten places); the manual says to
+   build it as C99 or later. */
 #include <stdio.h>
 #include <string.h>
 #include "prof.h"
