@@ -10503,6 +10503,38 @@ static PROF__NI int64_t prof__stream_of(const prof_events *e, const prof__ev *v)
     const prof__extra *x = prof__x(e, v);
     return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid;
 }
+/* The same as the trace's tid: a thread's as written (prof__thr.tid_w, at
+   most INT32_MAX, which Perfetto's JSON importer and JavaScript read
+   whole); a stream given as it is. */
+static PROF__NI int64_t prof__stream_tid(const prof_events *e, const prof__ev *v) {
+    const prof__extra *x = prof__x(e, v);
+    return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid_w;
+}
+/* A device event's lane, (device index, stream), in a map of lanes: the
+   map holds an event of each lane as its value, keyed by the pair's hash
+   and told apart by the pair itself, so two lanes stay two whatever their
+   numbers. The lane's slot (the caller may put another event of the same
+   lane there), *found saying whether it was there; NULL without memory. */
+static PROF__NI uint32_t *prof__lane_slot(prof__map *m, const prof_events *e, uint32_t i, int *found) {
+    const prof__ev *v = &e->ev[i];
+    const int32_t dev = prof__x(e, v)->device_index;
+    const int64_t stream = prof__stream_of(e, v);
+    const uint64_t h = prof__mix((uint64_t)stream ^ prof__mix((uint64_t)(uint32_t)dev ^ 0x1a4eu));
+    size_t j;
+    if ((m->n + 1) * 4 >= m->cap * 3 && !prof__map_rehash(m, m->cap ? m->cap * 2 : 64)) return NULL;
+    for (j = prof__mix(h) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {
+        const prof__ev *u = &e->ev[m->vals[j]];
+        if (m->keys[j] == h && prof__x(e, u)->device_index == dev && prof__stream_of(e, u) == stream) {
+            *found = 1;
+            return &m->vals[j];
+        }
+    }
+    *found = 0;
+    m->keys[j] = h;
+    m->vals[j] = i;
+    m->n++;
+    return &m->vals[j];
+}
 
 /* Event i's stack for the exporters: its node in the list's stack tree
    (0: none; equal stacks have equal nodes) and its frames innermost first,
@@ -10637,7 +10669,7 @@ static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const pro
     else prof__w_i64(w, prof__x(e, v)->device_index);
     PROF__W_LIT(w, ", \"tid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid_w);
-    else prof__w_i64(w, prof__stream_of(e, v));
+    else prof__w_i64(w, prof__stream_tid(e, v));
 }
 
 /* ----- ts and dur that nest in doubles -----
@@ -10937,8 +10969,7 @@ static PROF__NI void prof__touch_scan(prof__touch_part *p) {
             found = *slot != UINT32_MAX;
             if (!found) p->first[t] = (uint32_t)i;
         } else {
-            uint64_t lane = prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v));
-            if (!(slot = prof__map_slot(&last, lane, &found))) { p->oom = 1; break; }
+            if (!(slot = prof__lane_slot(&last, e, (uint32_t)i, &found))) { p->oom = 1; break; }
         }
         if (found && ev[*slot].end == v->start) __atomic_fetch_or(&p->bits[*slot >> 3], (unsigned char)(1u << (*slot & 7)), __ATOMIC_RELAXED); /* a worker may read the byte's other bits (prof__tpipe) */
         if (found && ev[*slot].end > v->start) p->overlap = 1;
@@ -12112,20 +12143,22 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
     size_t i;
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {
-        prof__map lanes;
+        prof__map devs, lanes;
+        memset(&devs, 0, sizeof devs);
         memset(&lanes, 0, sizeof lanes);
         for (i = 0; i < e->n && !w->err; i++) {
             const prof__ev *v = &e->ev[i];
             const prof__extra *x;
-            int64_t stream;
+            int64_t stream, tid;
             int found;
             uint32_t *slot;
             char label[64];
             if (v->device_type == PROF_DEVICE_CPU) continue;
             x = prof__x(e, v);
             stream = prof__stream_of(e, v);
+            tid = prof__stream_tid(e, v);
             /* a device first seen: name its process */
-            if (!(slot = prof__map_slot(&lanes, prof__mix((uint64_t)x->device_index) ^ 0x5bd1e995u, &found))) { w->err = ENOMEM; break; }
+            if (!(slot = prof__map_slot(&devs, (uint64_t)(uint32_t)x->device_index, &found))) { w->err = ENOMEM; break; }
             if (!found) {
                 *slot = 1;
                 snprintf(label, sizeof label, "GPU %d", x->device_index);
@@ -12140,29 +12173,29 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
                 PROF__W_LIT(w, "}},\n  {\"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
                 prof__w_i64(w, x->device_index);
                 PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"sort_index\": ");
-                prof__w_i64(w, 0x1000000 + x->device_index);
+                prof__w_i64(w, (int64_t)0x1000000 + x->device_index); /* (int64: an index near INT32_MAX) */
                 PROF__W_LIT(w, "}},\n");
             }
-            if (!(slot = prof__map_slot(&lanes, prof__mix(((uint64_t)x->device_index << 40) ^ (uint64_t)stream) + 1, &found))) { w->err = ENOMEM; break; }
+            if (!(slot = prof__lane_slot(&lanes, e, (uint32_t)i, &found))) { w->err = ENOMEM; break; }
             if (!found) {
-                *slot = 1;
                 if (stream < 0) snprintf(label, sizeof label, "sync"); /* context-wide synchronization */
-                else snprintf(label, sizeof label, "stream %lld", (long long)stream);
+                else snprintf(label, sizeof label, "stream %lld", (long long)stream); /* (the real id, where the tid is a thread's as written) */
                 PROF__W_LIT(w, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
                 prof__w_i64(w, x->device_index);
                 PROF__W_LIT(w, ", \"tid\": ");
-                prof__w_i64(w, stream);
+                prof__w_i64(w, tid);
                 PROF__W_LIT(w, ", \"args\": {\"name\": ");
                 prof__w_json_str(w, label);
                 PROF__W_LIT(w, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
                 prof__w_i64(w, x->device_index);
                 PROF__W_LIT(w, ", \"tid\": ");
-                prof__w_i64(w, stream);
+                prof__w_i64(w, tid);
                 PROF__W_LIT(w, ", \"args\": {\"sort_index\": ");
-                prof__w_i64(w, stream);
+                prof__w_i64(w, tid);
                 PROF__W_LIT(w, "}},\n");
             }
         }
+        prof__map_free(&devs);
         prof__map_free(&lanes);
     }
 }
@@ -12498,6 +12531,7 @@ typedef struct prof__pft {
     prof__pft_lanes *lanes;
     size_t nlanes, caplanes;
     prof__map lane_map;          /* group -> index into lanes */
+    prof__map stream_lanes;      /* a device event's lane (prof__lane_slot) -> its first event */
     prof__map stream_rank;       /* a device event's group -> its stream's rank */
     prof__map api;               /* correlation -> the CPU event of its API call */
     prof__map frame_iid;         /* frame string address -> frame iid */
@@ -13009,9 +13043,14 @@ static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq
     return 1;
 }
 
-/* The lane group of a device event: its device and stream. */
-static PROF__NI uint64_t prof__pft_stream_group(const prof_events *e, const prof__ev *v) {
-    return prof__mix(((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ (uint64_t)prof__stream_of(e, v)) ^ 0x9e37u;
+/* The lane group of device event i: its device and stream, as the first
+   event of that lane (<< 2 | 2: apart from the threads' groups, whose bit
+   0 is set); 0 without memory. */
+static PROF__NI uint64_t prof__pft_stream_group(prof__pft *pf, size_t i) {
+    int found;
+    uint32_t *slot = prof__lane_slot(&pf->stream_lanes, pf->e, (uint32_t)i, &found);
+    if (!slot) { pf->oom = 1; return 0; }
+    return ((uint64_t)*slot << 2) | 2;
 }
 /* An event that does not nest in its thread's slices (async, overlapping)
    or a device event: a begin and an end on a lane of sequence 1, by device
@@ -13027,7 +13066,7 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     if (v->device_type != PROF_DEVICE_CPU) {
         const prof__extra *x = prof__x(e, v);
         int64_t stream = prof__stream_of(e, v);
-        group = prof__pft_stream_group(e, v);
+        if (!(group = prof__pft_stream_group(pf, i))) return;
         parent = PROF__PFT_UUID_MEMORY(v->device_type, x->device_index) ^ ((uint64_t)1 << 40); /* the device's process track */
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
@@ -13196,15 +13235,18 @@ static PROF__NI void prof__pft_stream_ranks(prof__pft *pf) {
     size_t n = 0, cap = 0, i;
     int found;
     for (i = 0; i < e->n; i++) { /* the first event of each stream */
+        uint64_t group;
+        uint32_t *slot;
         if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
-        if (!prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[i]), &found)) { pf->oom = 1; break; }
+        if (!(group = prof__pft_stream_group(pf, i)) || !(slot = prof__map_slot(&pf->stream_rank, group, &found))) { pf->oom = 1; break; }
         if (found) continue;
+        *slot = 0; /* (ranked below) */
         if (!prof__grow((void *)&first, &cap, n + 1, sizeof *first)) { pf->oom = 1; break; }
         first[n++] = (uint32_t)i;
     }
     if (!pf->oom && n && (tmp = PROF__ALLOC(uint32_t, n))) {
         prof__msort_u32(first, tmp, n, prof__pft_stream_less, e);
-        for (i = 0; i < n; i++) *prof__map_slot(&pf->stream_rank, prof__pft_stream_group(e, &e->ev[first[i]]), &found) = (uint32_t)i;
+        for (i = 0; i < n; i++) *prof__map_slot(&pf->stream_rank, ((uint64_t)first[i] << 2) | 2, &found) = (uint32_t)i; /* (first[i] is its lane's first event: its group) */
         PROF_FREE(tmp);
     } else if (n) {
         pf->oom = 1;
@@ -13357,7 +13399,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
     PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
     PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
-    prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
+    prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_lanes); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF_FREE(pf->order);
