@@ -10663,10 +10663,17 @@ PROF_API prof_result prof_events_add_metadata(prof_events *e, const char *key, c
 PROF_API prof_result prof_events_add_metadata_json(prof_events *e, const char *key, const char *json) { return prof__add_meta(e, key, json, 1); }
 
 /* ----- >>x_chrome: Chrome trace in Kineto's layout ----- */
+/* A device's pid in the trace: its index, as Kineto writes it, unless
+   that is the process's own id (PID 1, a container's entrypoint, with
+   GPU 1), which would put the GPU's lanes in the CPU's process: then
+   INT32_MAX - index. Its args keep the index ("device"). */
+static PROF__NI int64_t prof__dev_pid(int32_t device_index, uint64_t pid) {
+    return (uint64_t)(int64_t)device_index == pid ? (int64_t)INT32_MAX - device_index : (int64_t)device_index;
+}
 static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const prof__ev *v, uint64_t pid) {
     PROF__W_LIT(w, "\"pid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, pid);
-    else prof__w_i64(w, prof__x(e, v)->device_index);
+    else prof__w_i64(w, prof__dev_pid(prof__x(e, v)->device_index, pid));
     PROF__W_LIT(w, ", \"tid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid_w);
     else prof__w_i64(w, prof__stream_tid(e, v));
@@ -12139,7 +12146,7 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
         prof__map_free(&flows);
     }
 }
-static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
+static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uint64_t pid) {
     size_t i;
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {
@@ -12163,15 +12170,15 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
                 *slot = 1;
                 snprintf(label, sizeof label, "GPU %d", x->device_index);
                 PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
-                prof__w_i64(w, x->device_index);
+                prof__w_i64(w, prof__dev_pid(x->device_index, pid));
                 PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"name\": ");
                 prof__w_json_str(w, label);
                 PROF__W_LIT(w, "}},\n  {\"name\": \"process_labels\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
-                prof__w_i64(w, x->device_index);
+                prof__w_i64(w, prof__dev_pid(x->device_index, pid));
                 PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"labels\": ");
                 prof__w_json_str(w, label);
                 PROF__W_LIT(w, "}},\n  {\"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
-                prof__w_i64(w, x->device_index);
+                prof__w_i64(w, prof__dev_pid(x->device_index, pid));
                 PROF__W_LIT(w, ", \"tid\": 0, \"args\": {\"sort_index\": ");
                 prof__w_i64(w, (int64_t)0x1000000 + x->device_index); /* (int64: an index near INT32_MAX) */
                 PROF__W_LIT(w, "}},\n");
@@ -12181,13 +12188,13 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e) {
                 if (stream < 0) snprintf(label, sizeof label, "sync"); /* context-wide synchronization */
                 else snprintf(label, sizeof label, "stream %lld", (long long)stream); /* (the real id, where the tid is a thread's as written) */
                 PROF__W_LIT(w, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
-                prof__w_i64(w, x->device_index);
+                prof__w_i64(w, prof__dev_pid(x->device_index, pid));
                 PROF__W_LIT(w, ", \"tid\": ");
                 prof__w_i64(w, tid);
                 PROF__W_LIT(w, ", \"args\": {\"name\": ");
                 prof__w_json_str(w, label);
                 PROF__W_LIT(w, "}},\n  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
-                prof__w_i64(w, x->device_index);
+                prof__w_i64(w, prof__dev_pid(x->device_index, pid));
                 PROF__W_LIT(w, ", \"tid\": ");
                 prof__w_i64(w, tid);
                 PROF__W_LIT(w, ", \"args\": {\"sort_index\": ");
@@ -12447,7 +12454,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
         }
         prof__trace_instants(o.w, e, pid);
         prof__trace_flows(o.w, e, &api, pid);
-        if (cx->on_device) prof__trace_gpu_lanes(o.w, e);
+        if (cx->on_device) prof__trace_gpu_lanes(o.w, e, pid);
         prof__trace_memory(o.w, e, pid);
         prof__trace_cpu_lanes(o.w, e, pid);
         PROF__W_LIT(o.w, "\n  ],\n  \"traceName\": ");
