@@ -519,9 +519,11 @@
    prof_is_recording, prof_last_error (per thread). prof_start, prof_step,
    prof_stop, prof_shutdown, prof_set_log and the metadata calls take a
    global lock: call them from any thread, one session at a time (not
-   prof_start, prof_step, prof_stop or prof_shutdown from on_trace_ready or
-   from a log callback that they invoked, e.g. on a warning of prof_stop:
-   refused with PROF_E_STATE, never a wait on the caller's own lock). An
+   prof_start, prof_step or prof_stop from on_trace_ready or from a log
+   callback that they invoked, e.g. on a warning of prof_stop: refused with
+   PROF_E_STATE, never a wait on the caller's own lock; prof_shutdown from
+   such a log callback is refused the same way, with its error logged, and
+   from on_trace_ready it runs, and the schedule goes on). An
    event list and an averages list belong to the caller: use each from one
    thread at a time, readers included (prof_events_count, _get, the tables
    and the exporters build the tree and other caches on first use);
@@ -2157,7 +2159,9 @@ typedef struct prof__snode {
     const char **arr;          /* the frames innermost first, once made */
 } prof__snode;
 
-typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next; } prof__kernel;
+/* An event's kernels: a list from its extra's kern_head, in launch order;
+   the head's `tail` is the list's last (appending costs no walk). */
+typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next, tail; } prof__kernel;
 /* tid: the thread's id as recorded or given (prof_event.thread, tables);
    tid_w: the id the trace files carry. Perfetto's protobuf has 32-bit
    thread ids, its JSON importer reads tid as a uint32 and JavaScript
@@ -2244,7 +2248,7 @@ PROF_API void prof_events_free(prof_events *e) {
 }
 
 PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
-    if (!e) return PROF_E_ARG;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_reserve: the event list is NULL");
     if (n > (size_t)INT32_MAX) /* event indices are int32, as prof_events_add enforces */
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_reserve: %zu events is more than a list holds (2^31 - 1)", n);
     if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev))
@@ -7024,6 +7028,7 @@ PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, con
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
     prof__extra *x;
     if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
+    if (!name) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: the kernel's name is NULL");
     if (duration_ns < 0) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: negative duration %lld ns", (long long)duration_ns);
     if (e->ev[index].device_type != PROF_DEVICE_CPU)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
@@ -7033,12 +7038,13 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
     e->kern[e->nkern].device = device;
     e->kern[e->nkern].dur = duration_ns;
     e->kern[e->nkern].next = -1;
+    e->kern[e->nkern].tail = (int32_t)e->nkern;
     /* append at the tail so kernels keep launch order */
     if (x->kern_head < 0) x->kern_head = (int32_t)e->nkern;
     else {
-        int32_t k = x->kern_head;
-        while (e->kern[k].next >= 0) k = e->kern[k].next;
-        e->kern[k].next = (int32_t)e->nkern;
+        prof__kernel *head = &e->kern[x->kern_head];
+        e->kern[head->tail].next = (int32_t)e->nkern;
+        head->tail = (int32_t)e->nkern;
     }
     prof__sat_add(&x->kern_ns, duration_ns);
     e->nkern++;
@@ -7386,7 +7392,10 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     e->tree_built = 1;
     return PROF_OK;
 }
-PROF_API prof_result prof_events_build_tree(prof_events *e) { return prof__build_tree(e); }
+PROF_API prof_result prof_events_build_tree(prof_events *e) {
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: the event list is NULL");
+    return prof__build_tree(e);
+}
 
 /* ----- after the tree: memory per event and stacks ----- */
 /* Each event's cpu/device_memory_usage is the sum of the allocations and
@@ -15086,6 +15095,12 @@ done:
             if (e->ex[i].kern_head >= (int32_t)nkern0) e->ex[i].kern_head = -1;
         for (i = 0; i < nkern0; i++)
             if (e->kern[i].next >= (int32_t)nkern0) e->kern[i].next = -1;
+        for (i = 1; i < e->nex; i++) { /* the heads' tails: each list's last left */
+            int32_t h = e->ex[i].kern_head, k = h;
+            if (h < 0 || e->kern[h].tail < (int32_t)nkern0) continue;
+            while (e->kern[k].next >= 0) k = e->kern[k].next;
+            e->kern[h].tail = k;
+        }
         e->nkern = nkern0;
     }
     prof__map_free(&hid);

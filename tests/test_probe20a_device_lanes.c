@@ -13,9 +13,16 @@
       keyed by ((uint64_t)device_index << 40) ^ stream, so (device 0,
       stream 2^40) and (device 1, stream 0) are one key, as are (2, 7) and
       (3, 7 ^ 2^40): the second of each pair gets no thread_name, and
-      viewers show it unnamed. Correct: every lane named ("stream 0" on
-      pid 1, "stream 1099511627783" on pid 3), e.g. by keying the map on
-      both values (or comparing them on a hit). */
+      viewers show it unnamed. prof_export_perfetto keys its lanes the
+      same way (((uint64_t)(uint32_t)device_index << 40) ^ stream), so
+      there GPU 1's stream 0 becomes a lane "stream 0 (2)" under GPU 0's
+      stream 2^40 (its parent_uuid), i.e. GPU 1's kernels are drawn under
+      GPU 0, and GPU 3's stream under GPU 2 ("stream 1099511627783 (2)").
+      The JSON trim of touching events (prof__touch, the same key) also
+      treats such two lanes as one. Correct: every lane named ("stream 0"
+      on pid 1, "stream 1099511627783" on pid 3) and on its own GPU's
+      track, e.g. by keying the maps on both values (or comparing them on
+      a hit). */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -90,6 +97,23 @@ int main(void) {
         CHECK_MSG(strstr(p, "\"pid\": 3, \"tid\": 1099511627783, \"args\": {\"name\": \"stream 1099511627783\"}") != NULL,
                   "GPU 3's stream 7 ^ 2^40 has no thread_name (its lane key equals GPU 2's stream 7)");
         free(p);
+    }
+    CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/lanes.pftrace"), PROF_OK);
+    {
+        size_t n = 0, i;
+        int dup = 0, named = 0;
+        p = check_read_file_n(OUT "/lanes.pftrace", &n);
+        if (CHECK(p != NULL)) {
+            /* TrackDescriptor.name (field 2): 0x12, length, bytes */
+            for (i = 0; i + 10 <= n; i++) {
+                if (memcmp(p + i, "\x12\x08stream 0", 10) == 0) named++;
+                if (i + 12 <= n && memcmp(p + i, "stream 0 (2)", 12) == 0) dup++;
+                if (i + 24 <= n && memcmp(p + i, "stream 1099511627783 (2)", 24) == 0) dup++;
+            }
+            CHECK_MSG(named == 1, "Perfetto: %d tracks named \"stream 0\" (GPU 1's)", named);
+            CHECK_MSG(dup == 0, "Perfetto: %d lanes of one GPU put under another GPU's stream as \"(2)\"", dup);
+            free(p);
+        }
     }
     prof_events_free(ev);
     return check_report();

@@ -122,7 +122,10 @@ static void test_add_errors(void) {
     CHECK_EQ_INT(prof_events_stats(ev).events, 0);
     prof_events_free(ev);
     CHECK_EQ_INT(prof_events_count(NULL), 0);
+    check_log_reset();
     CHECK_EQ_INT(prof_events_build_tree(NULL), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_reserve(NULL, 1), PROF_E_ARG);
+    CHECK_EQ_INT(check_log_total(), 2); /* each error with its message, as the manual says */
     prof_events_free(NULL);
 }
 
