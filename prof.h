@@ -2179,6 +2179,8 @@ typedef struct prof__memrec {
 } prof__memrec;
 typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
 
+/* A list's metadata entry (prof_events_add_metadata): keys interned, values owned. */
+typedef struct prof__meta { const char *key; char *value; int is_json; struct prof__meta *next; } prof__meta;
 struct prof_events {
     prof__ev *ev; size_t n, cap;
     prof__extra *ex; size_t nex, capex;
@@ -2205,7 +2207,9 @@ struct prof_events {
     int64_t base_real_ns;      /* wall-clock time of the session start */
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
-    struct prof__meta *meta;   /* add_metadata, in insertion order */
+    struct prof__meta *meta;   /* add_metadata, in insertion order (keys
+                                  interned, values owned: a key set again
+                                  frees its old value) */
     uint32_t *stk;             /* node per event, NULL when no event has a stack */
     size_t capstk;
     prof__snode *nodes;        /* [0] is the empty stack */
@@ -2222,7 +2226,9 @@ struct prof_events {
                                   (None) by hand, "[]" when recorded with
                                   record_shapes, as Kineto's ops then are */
     prof_export_options xopt;  /* prof_events_set_export_options (>>exporters);
-                                  its prefix interned in strs */
+                                  its prefix, xprefix, owned: options set
+                                  again free the old one */
+    char *xprefix;
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -2241,6 +2247,8 @@ PROF_API void prof_events_free(prof_events *e) {
     PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
     PROF_FREE(e->nodes);
     PROF_FREE(e->native_addrs);
+    PROF_FREE(e->xprefix);
+    { prof__meta *m; for (m = e->meta; m; m = m->next) PROF_FREE(m->value); } /* (the nodes are in the arena) */
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
     prof__arena_free(&e->arena);
@@ -10364,13 +10372,18 @@ static PROF__NI prof_result prof__out_close(prof__out *o, const char *who) {
    and prof_event.stack stay as recorded, as PyTorch prints them. */
 PROF_API prof_result prof_events_set_export_options(prof_events *e, const prof_export_options *opt) {
     prof_export_options o;
+    char *copy = NULL;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_export_options: the event list is NULL");
     memset(&o, 0, sizeof o);
     if (opt) o = *opt;
     if (o.args != PROF_ARGS_FULL && o.args != PROF_ARGS_LIGHT)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_set_export_options: args %d is not PROF_ARGS_FULL or PROF_ARGS_LIGHT", (int)o.args);
-    if (o.source_prefix && !(o.source_prefix = prof__intern(&e->strs, o.source_prefix)))
+    /* the prefix copied, the old one freed: set again and again, the list does not grow */
+    if (o.source_prefix && !(copy = prof__strdup(o.source_prefix)))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_export_options: out of memory");
+    o.source_prefix = copy;
+    PROF_FREE(e->xprefix);
+    e->xprefix = copy;
     e->xopt = o;
     return PROF_OK;
 }
@@ -10588,7 +10601,6 @@ static PROF__NI uint32_t prof__flow_corr(const prof_events *e, const prof__ev *v
 }
 
 /* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
-typedef struct prof__meta { const char *key, *value; int is_json; struct prof__meta *next; } prof__meta;
 
 /* Skips one JSON value; returns NULL if s does not start with one. */
 static PROF__NI const char *prof__json_skip_ws(const char *s) { while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++; return s; }
@@ -10653,18 +10665,32 @@ PROF_API int prof_json_valid(const char *json) {
 
 static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json) {
     prof__meta *m, **pp;
+    const char *k;
+    char *copy;
     if (!e || !key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: list, key and value must not be NULL");
     if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: '%s' is one of the trace's own keys", key);
     if (is_json && !prof_json_valid(value))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata_json: the value for '%s' is not valid JSON", key);
-    m = (prof__meta *)prof__arena_alloc(&e->arena, sizeof *m);
-    if (!m || !(m->key = prof__intern(&e->strs, key)) || !(m->value = prof__intern(&e->strs, value)))
+    /* a key set again replaces its value, freed: a list updated before
+       each export (a "step" key) stays the size of its keys and values */
+    if (!(k = prof__intern(&e->strs, key)) || !(copy = prof__strdup(value)))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
+    for (pp = &e->meta; *pp; pp = &(*pp)->next) {
+        if ((*pp)->key == k) {
+            PROF_FREE((*pp)->value);
+            (*pp)->value = copy;
+            (*pp)->is_json = is_json;
+            return PROF_OK;
+        }
+    }
+    if (!(m = (prof__meta *)prof__arena_alloc(&e->arena, sizeof *m))) {
+        PROF_FREE(copy);
+        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
+    }
+    m->key = k;
+    m->value = copy;
     m->is_json = is_json;
     m->next = NULL;
-    for (pp = &e->meta; *pp; pp = &(*pp)->next) {
-        if ((*pp)->key == m->key) { (*pp)->value = m->value; (*pp)->is_json = is_json; return PROF_OK; }
-    }
     *pp = m;
     return PROF_OK;
 }
