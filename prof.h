@@ -933,7 +933,8 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
    after it is had, as the wrappers do. prof_alloc_ex's category (NULL:
    none) is copied at the call; prof.h keeps each distinct text once for
    the process, up to 1024 texts and 1 MiB, past which new texts are
-   recorded as "(other categories)" with one warning. */
+   recorded as "(other categories)" with one warning (so is a text that
+   alone does not fit, or finds no memory; later ones that fit are kept). */
 PROF_API void prof_alloc(const void *ptr, size_t bytes);
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category);
 PROF_API void prof_dealloc(const void *ptr);
@@ -3942,6 +3943,7 @@ typedef struct prof__cat { uint64_t hash; size_t len; char text[1]; } prof__cat;
 static prof__cat *prof__cat_slot[2 * PROF__CATS];
 static pthread_mutex_t prof__cat_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t prof__cat_count, prof__cat_bytes;
+static int prof__cat_warned; /* once for the process */
 static PROF__NI const char *prof__cat_find(size_t j, uint64_t hash, const char *s, size_t len) {
     prof__cat *c;
     for (; (c = __atomic_load_n(&prof__cat_slot[j], __ATOMIC_ACQUIRE)) != NULL; j = (j + 1) & (2 * PROF__CATS - 1))
@@ -3962,10 +3964,12 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
     if ((got = prof__cat_find(j, hash, s, len)) != NULL) return got;
     pthread_mutex_lock(&prof__cat_lock);
     if ((got = prof__cat_find(j, hash, s, len)) == NULL) { /* another thread may have put it in meanwhile */
+        /* only this text is "other": one too long, or no memory for it,
+           leaves the room to the texts that fit */
         if (prof__cat_count >= PROF__CATS || len > PROF__CAT_BYTES - prof__cat_bytes ||
             !(c = (prof__cat *)PROF_MALLOC(offsetof(prof__cat, text) + len + 1))) {
-            full = prof__cat_count != (size_t)-1;
-            prof__cat_count = (size_t)-1; /* warned: every later new text is "other" too */
+            full = !prof__cat_warned;
+            prof__cat_warned = 1;
             got = other;
         } else {
             c->hash = hash;
