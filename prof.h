@@ -538,7 +538,10 @@
    names of 4 KiB and more stay as they were); one that exits outside a
    session, or after prof_stop has read it, frees everything at once. So
    threads that come and go (one per request) cost memory for the events
-   kept, not for the threads.
+   kept, not for the threads; except that each one's counts (scopes
+   entered, dropped) are read at prof_stop, so a thread that recorded
+   nothing, as past the cap, still keeps its ~400-byte state until then:
+   a long capped session under such churn grows by that much a thread.
 
    THREADS OF ITS OWN
    ==================
