@@ -538,10 +538,11 @@
    names of 4 KiB and more stay as they were); one that exits outside a
    session, or after prof_stop has read it, frees everything at once. So
    threads that come and go (one per request) cost memory for the events
-   kept, not for the threads; except that each one's counts (scopes
-   entered, dropped) are read at prof_stop, so a thread that recorded
-   nothing, as past the cap, still keeps its ~400-byte state until then:
-   a long capped session under such churn grows by that much a thread.
+   kept, not for the threads: one that recorded nothing (as past the cap)
+   gives its state back at exit, its counts (scopes entered, dropped) kept
+   for prof_stop. (Built with PROF_CUPTI it keeps its ~400-byte state
+   until prof_stop: CUPTI's API records are joined to threads through
+   the states.)
 
    THREADS OF ITS OWN
    ==================
@@ -2716,6 +2717,13 @@ static struct {
     uint32_t reaped_epoch;     /* last_epoch when exited threads were last
                                   reaped: no collector reads the threads of
                                   that session (or earlier) any more */
+    struct {                   /* the counts of threads that exited during
+                                  session `epoch` with no records (as past
+                                  the cap), whose states went at once
+                                  (prof__thread_exit); prof_stop adds them */
+        uint32_t epoch;
+        uint64_t threads, entered, dropped, dropped_nomem, unbalanced, xdropped[4];
+    } exited;
 } prof__g;
 /* thread list and recording windows; never taken on the hot path.
    Lock order, outermost first (a thread holding one may take only those
@@ -4314,6 +4322,32 @@ static PROF__NI prof__block *prof__block_compact(prof__tstate *t) {
      earlier one, one read already, none): the state and its blocks go
      now. A state bound to the last session while it is being collected
      stays, dead, until the collection has read it. */
+/* prof__thread_exit, prof__g_lock held, for a thread bound to the
+   recording session that has no block (so no record): its counts go to
+   prof__g.exited, so that its state can go at once (threads that come
+   and go past the cap would each keep ~400 bytes until prof_stop).
+   0: kept as it is (CUPTI joins its API records by the threads' ids,
+   which the snapshot takes from the states). */
+static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
+#if defined(PROF_CUPTI)
+    (void)t; (void)epoch;
+    return 0;
+#else
+    uint64_t entered = t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused, other = t->unbalanced;
+    int k;
+    if (prof__g.exited.epoch != epoch) {
+        memset(&prof__g.exited, 0, sizeof prof__g.exited);
+        prof__g.exited.epoch = epoch;
+    }
+    for (k = 0; k < 4; k++) { prof__g.exited.xdropped[k] += t->xdropped[k]; other += t->xdropped[k]; }
+    prof__g.exited.threads += entered || t->dropped || other; /* as prof__c_threads counts one */
+    prof__g.exited.entered += entered;
+    prof__g.exited.dropped += t->dropped;
+    prof__g.exited.dropped_nomem += t->dropped_nomem;
+    prof__g.exited.unbalanced += t->unbalanced;
+    return 1;
+#endif
+}
 static PROF__NI void prof__thread_exit(void *p) {
     prof__tstate *t = (prof__tstate *)p;
     prof__block *nb, *cur, *gone = NULL, *rest = NULL;
@@ -4340,31 +4374,35 @@ static PROF__NI void prof__thread_exit(void *p) {
         __atomic_fetch_sub(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         t->gate_end = t->hot.gate.word;
         t->xcredits = 0;
-        pthread_mutex_lock(&prof__pf_lock);
-        keep = prof__pf.keep;
-        pthread_mutex_unlock(&prof__pf_lock);
-        cur = t->cur;
-        if (cur) {
-            rest = cur->next;
-            PROF__STORE(&cur->next, (prof__block *)NULL);
+        if (!t->head && prof__exit_counted_locked(t, epoch)) { /* no block, no record: its counts are the session's now */
+            now = 1;
         } else {
-            rest = t->head;
-            PROF__STORE(&t->head, (prof__block *)NULL);
-        }
-        if (nb && keep && cur->cap == PROF__MAX_BLOCK) { /* a reserve's block: back to the pool at the next reap */
-            gone = nb;
-            nb = NULL;
-        }
-        if (nb) {
-            prof__block **link = &t->head;
-            while (*link != cur) link = &(*link)->next;
-            PROF__STORE(link, nb);
-            PROF__STORE(&t->cur, nb);
-            PROF__STORE(&t->hot.pos, nb->recs + nb->cap);
-            t->hot.end = nb->recs + nb->cap;
-            gone = cur;
-        } else if (cur && !keep && t->hot.pos >= cur->recs && t->hot.pos <= cur->recs + cur->cap) {
-            prof__block_trim(cur, (size_t)(t->hot.pos - cur->recs));
+            pthread_mutex_lock(&prof__pf_lock);
+            keep = prof__pf.keep;
+            pthread_mutex_unlock(&prof__pf_lock);
+            cur = t->cur;
+            if (cur) {
+                rest = cur->next;
+                PROF__STORE(&cur->next, (prof__block *)NULL);
+            } else {
+                rest = t->head;
+                PROF__STORE(&t->head, (prof__block *)NULL);
+            }
+            if (nb && keep && cur->cap == PROF__MAX_BLOCK) { /* a reserve's block: back to the pool at the next reap */
+                gone = nb;
+                nb = NULL;
+            }
+            if (nb) {
+                prof__block **link = &t->head;
+                while (*link != cur) link = &(*link)->next;
+                PROF__STORE(link, nb);
+                PROF__STORE(&t->cur, nb);
+                PROF__STORE(&t->hot.pos, nb->recs + nb->cap);
+                t->hot.end = nb->recs + nb->cap;
+                gone = cur;
+            } else if (cur && !keep && t->hot.pos >= cur->recs && t->hot.pos <= cur->recs + cur->cap) {
+                prof__block_trim(cur, (size_t)(t->hot.pos - cur->recs));
+            }
         }
     } else {
         gone = nb; /* the session ended meanwhile: the blocks stay as the snapshot saw them */
@@ -4862,6 +4900,7 @@ typedef struct prof__collector {
                                     ProfilerStep#N is entered on the thread that began the step and
                                     recorded on the one that ended it */
     uint64_t cpu_dropped;        /* before CUPTI adds its own (which it reports) */
+    uint64_t exited_threads;     /* threads that recorded nothing, gone before the snapshot (prof__g.exited) */
     prof__span *lspan;           /* one thread's lost scopes' spans (prof__c_drop_lost) */
     size_t nlspan, caplspan;
     uint64_t lost_inside;        /* events dropped as inside them (in dropped_nomem's warning) */
@@ -5261,6 +5300,16 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         c->st.scopes_dropped += sn->dropped;
         c->dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         c->st.unbalanced_ends += PROF__LOADR(&t->unbalanced);
+    }
+    if (prof__g.exited.epoch == c->epoch) { /* threads gone with nothing recorded (prof__exit_counted_locked) */
+        for (xk = 0; xk < 4; xk++) c->xdropped[xk] += prof__g.exited.xdropped[xk];
+        c->st.scopes_entered += prof__g.exited.entered;
+        c->st.scopes_dropped += prof__g.exited.dropped;
+        c->dropped_nomem += prof__g.exited.dropped_nomem;
+        c->st.unbalanced_ends += prof__g.exited.unbalanced;
+        c->open_net += (int64_t)prof__g.exited.entered - (int64_t)prof__g.exited.dropped;
+        c->exited_threads = prof__g.exited.threads;
+        prof__g.exited.epoch = 0;
     }
     c->st.blocks_added = __atomic_load_n(&prof__pf.added, __ATOMIC_RELAXED);
     pthread_mutex_lock(&prof__pf_lock);
@@ -6077,7 +6126,7 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
     {
         prof__map seen;
         memset(&seen, 0, sizeof seen);
-        c->e->stats.threads = 0;
+        c->e->stats.threads = c->exited_threads;
         for (i = 0; i < c->nsnap; i++) {
             const prof__snap *sn = &c->snaps[i];
             if (!(sn->nrec || sn->entered || sn->dropped || sn->other)) continue;
