@@ -34,21 +34,6 @@
 
 #define OUT "build/probe20a_device_lanes"
 
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long len;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = (char *)malloc((size_t)len + 1);
-    if (p && fread(p, 1, (size_t)len, f) != (size_t)len) { free(p); p = NULL; }
-    if (p) p[len] = 0;
-    fclose(f);
-    return p;
-}
-
 static void add(prof_events *ev, const char *name, int device, int64_t stream) {
     prof_event_desc d;
     memset(&d, 0, sizeof d);
@@ -73,7 +58,7 @@ int main(void) {
     ev = prof_events_create();
     add(ev, "k_big", 2147483647, 3);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/big.json"), PROF_OK);
-    p = slurp(OUT "/big.json");
+    p = check_read_file(OUT "/big.json");
     if (CHECK(p != NULL)) {
         CHECK_MSG(strstr(p, "\"pid\": 2147483647, \"tid\": 0, \"args\": {\"sort_index\": 2164260863}") != NULL,
                   "GPU 2147483647's process_sort_index must be 0x1000000 + 2147483647 = 2164260863");
@@ -88,7 +73,7 @@ int main(void) {
     add(ev, "k2", 2, 7);
     add(ev, "k3", 3, 7 ^ ((int64_t)1 << 40));
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/lanes.json"), PROF_OK);
-    p = slurp(OUT "/lanes.json");
+    p = check_read_file(OUT "/lanes.json");
     if (CHECK(p != NULL)) {
         CHECK(strstr(p, "\"pid\": 0, \"tid\": 1099511627776, \"args\": {\"name\": \"stream 1099511627776\"}") != NULL);
         CHECK_MSG(strstr(p, "\"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"stream 0\"}") != NULL,

@@ -28,21 +28,6 @@
 
 #define OUT "build/probe20a_frame_paren"
 
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long len;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = (char *)malloc((size_t)len + 1);
-    if (p && fread(p, 1, (size_t)len, f) != (size_t)len) { free(p); p = NULL; }
-    if (p) p[len] = 0;
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
 static int has(const char *p, size_t n, const char *s, size_t k) {
     size_t i;
     for (i = 0; i + k <= n; i++) if (memcmp(p + i, s, k) == 0) return 1;
@@ -75,7 +60,7 @@ int main(void) {
     CHECK_EQ_INT(prof_events_count(ev), 3);
 
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/t.json"), PROF_OK);
-    p = slurp(OUT "/t.json", &n);
+    p = check_read_file_n(OUT "/t.json", &n);
     if (CHECK(p != NULL)) {
         CHECK_MSG(strstr(p, "\"Call stack\": \"inner (src/a.c:10);outer (lib/b.c:20)\"") != NULL,
                   "the common directory \"/tmp/proj (2)/\" must be cut from the Call stack as from any path");
@@ -83,14 +68,14 @@ int main(void) {
     }
 
     CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/s.folded", NULL), PROF_OK);
-    p = slurp(OUT "/s.folded", &n);
+    p = check_read_file_n(OUT "/s.folded", &n);
     if (CHECK(p != NULL)) {
         CHECK_MSG(strstr(p, "outer_(lib/b.c:20);inner_(src/a.c:10) ") != NULL, "folded stacks: got '%s'", p);
         free(p);
     }
 
     CHECK_EQ_INT(prof_export_pprof(ev, OUT "/p.pb", NULL), PROF_OK);
-    p = slurp(OUT "/p.pb", &n);
+    p = check_read_file_n(OUT "/p.pb", &n);
     if (CHECK(p != NULL)) {
         /* string_table entries: field 6, wire type 2 (0x32), length, bytes */
         CHECK_MSG(has(p, n, "\x32\x05outer", 7), "pprof: no function name \"outer\"");
@@ -103,7 +88,7 @@ int main(void) {
     }
 
     CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/t.pftrace"), PROF_OK);
-    p = slurp(OUT "/t.pftrace", &n);
+    p = check_read_file_n(OUT "/t.pftrace", &n);
     if (CHECK(p != NULL)) {
         CHECK_MSG(has(p, n, "outer (lib/b.c:20)", 18), "perfetto: the frame must show the cut path, as its source location does");
         CHECK_MSG(!has(p, n, "outer (/tmp/proj (2)/lib/b.c:20)", 32), "perfetto: the frame kept the whole path");
