@@ -1956,12 +1956,18 @@ static PROF__NI uint32_t prof__map_get(const prof__map *m, uint64_t key) {
    either side leaves nothing to undo: find, make, add; on a failed add,
    drop the element just made. */
 typedef int (*prof__map_same)(const void *key, uint32_t val);
-static PROF__NI uint32_t prof__map_find(const prof__map *m, uint64_t hash, prof__map_same same, const void *key) {
+/* The key's slot (its value may be changed to another element equal to
+   the key), NULL when absent. */
+static PROF__NI uint32_t *prof__map_find_slot(const prof__map *m, uint64_t hash, prof__map_same same, const void *key) {
     size_t j;
-    if (!m->cap) return UINT32_MAX;
+    if (!m->cap) return NULL;
     for (j = prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
-        if (m->keys[j] == hash && same(key, m->vals[j])) return m->vals[j];
-    return UINT32_MAX;
+        if (m->keys[j] == hash && same(key, m->vals[j])) return &m->vals[j];
+    return NULL;
+}
+static PROF__NI uint32_t prof__map_find(const prof__map *m, uint64_t hash, prof__map_same same, const void *key) {
+    const uint32_t *slot = prof__map_find_slot(m, hash, same, key);
+    return slot ? *slot : UINT32_MAX;
 }
 /* Adds val under hash (absent, as prof__map_find said); 0: out of memory,
    the map unchanged. */
@@ -10593,25 +10599,24 @@ static PROF__NI int64_t prof__stream_tid(const prof_events *e, const prof__ev *v
    and told apart by the pair itself, so two lanes stay two whatever their
    numbers. The lane's slot (the caller may put another event of the same
    lane there), *found saying whether it was there; NULL without memory. */
+typedef struct prof__lanekey { const prof_events *e; int32_t dev; int64_t stream; } prof__lanekey;
+static PROF__NI int prof__lane_same(const void *key, uint32_t v) {
+    const prof__lanekey *k = (const prof__lanekey *)key;
+    const prof__ev *u = &k->e->ev[v];
+    return prof__x(k->e, u)->device_index == k->dev && prof__stream_of(k->e, u) == k->stream;
+}
 static PROF__NI uint32_t *prof__lane_slot(prof__map *m, const prof_events *e, uint32_t i, int *found) {
-    const prof__ev *v = &e->ev[i];
-    const int32_t dev = prof__x(e, v)->device_index;
-    const int64_t stream = prof__stream_of(e, v);
-    const uint64_t h = prof__mix((uint64_t)stream ^ prof__mix((uint64_t)(uint32_t)dev ^ 0x1a4eu));
-    size_t j;
-    if ((m->n + 1) * 4 >= m->cap * 3 && !prof__map_rehash(m, m->cap ? m->cap * 2 : 64)) return NULL;
-    for (j = prof__mix(h) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {
-        const prof__ev *u = &e->ev[m->vals[j]];
-        if (m->keys[j] == h && prof__x(e, u)->device_index == dev && prof__stream_of(e, u) == stream) {
-            *found = 1;
-            return &m->vals[j];
-        }
-    }
+    prof__lanekey k;
+    uint64_t h;
+    uint32_t *slot;
+    k.e = e;
+    k.dev = prof__x(e, &e->ev[i])->device_index;
+    k.stream = prof__stream_of(e, &e->ev[i]);
+    h = prof__mix((uint64_t)k.stream ^ prof__mix((uint64_t)(uint32_t)k.dev ^ 0x1a4eu));
+    if ((slot = prof__map_find_slot(m, h, prof__lane_same, &k)) != NULL) { *found = 1; return slot; }
     *found = 0;
-    m->keys[j] = h;
-    m->vals[j] = i;
-    m->n++;
-    return &m->vals[j];
+    if (!prof__map_add(m, h, i)) return NULL;
+    return prof__map_find_slot(m, h, prof__lane_same, &k);
 }
 
 /* Event i's stack for the exporters: its node in the list's stack tree
