@@ -94,9 +94,10 @@ int main(void) {
     snprintf(root, sizeof root, "%s", __FILE__);
     slash = strrchr(root, '/');
     if (slash) root[slash - root] = 0;
+    else snprintf(root, sizeof root, "tests");
     slash = strrchr(root, '/');
     if (slash) root[slash - root] = 0;
-    else snprintf(root, sizeof root, "..");
+    else snprintf(root, sizeof root, ".");
     if (!CHECK(mkdtemp(dir) != NULL)) return check_report();
     snprintf(src, sizeof src, "%s/lib.c", dir);
     snprintf(so, sizeof so, "%s/lib.so", dir);
