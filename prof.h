@@ -129,7 +129,10 @@
    library whose code recorded loaded until prof_stop returns: its records
    point at its macros' static data, which prof_stop reads (a dlclose
    before then can crash prof_stop). The list prof_stop returns holds
-   copies, so a dlclose after it is fine.
+   copies, so a dlclose after it is fine. A library with its own copy of
+   the implementation may be dlclose'd while threads that recorded through
+   it live on: they exit without calling into it (each leaves its state,
+   a few hundred bytes, behind).
 
    CONFIGURATION MACROS
    ====================
@@ -3399,6 +3402,24 @@ static PROF__NI prof__tstate *prof__attach(void) {
     prof__tls = &t->hot;
     return t;
 }
+/* A copy of the implementation in a library that is dlclose'd: the
+   threads that recorded through it hold its key, whose destructor
+   (prof__thread_exit) would run in unmapped code when they exit. The key
+   goes with the copy, so they exit without calling into it (their states
+   are not freed then: a few hundred bytes each). Also at the process's
+   exit, where no thread's destructor runs anyway; a thread that records
+   after that makes a new key. Only if the lock is free: an exit() from a
+   signal handler that interrupted prof.h inside it must not wait for it
+   (the process is ending; a library whose code runs while it is unloaded
+   is lost anyway). */
+__attribute__((destructor)) static void prof__unload(void) {
+    if (pthread_mutex_trylock(&prof__g_lock) != 0) return;
+    if (prof__g.key_ready) {
+        pthread_key_delete(prof__g.key);
+        prof__g.key_ready = 0;
+    }
+    pthread_mutex_unlock(&prof__g_lock);
+}
 
 /* Attaches the calling thread, or rebinds its buffer to a new session,
    and gives it a first block before it reads the clock (not when the cap
@@ -3953,7 +3974,7 @@ static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
    text is recorded as "(other categories)", with one warning. Lookups
    take no lock (the slots are only ever filled, with release stores);
    inserts take prof__cat_lock, which nests inside nothing of prof.h's
-   and holds nothing else. */
+   and holds nothing else (the child of a fork makes it afresh). */
 #define PROF__CATS 1024
 #define PROF__CAT_BYTES ((size_t)1 << 20)
 typedef struct prof__cat { uint64_t hash; size_t len; char text[1]; } prof__cat;
@@ -3979,6 +4000,7 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
     hash = prof__hash_bytes(s, len, 14695981039346656037ull);
     j = prof__mix(hash) & (2 * PROF__CATS - 1);
     if ((got = prof__cat_find(j, hash, s, len)) != NULL) return got;
+    pthread_once(&prof__fork_once, prof__register_atfork); /* a fork from here on takes the lock around it */
     pthread_mutex_lock(&prof__cat_lock);
     if ((got = prof__cat_find(j, hash, s, len)) == NULL) { /* another thread may have put it in meanwhile */
         /* only this text is "other": one too long, or no memory for it,
@@ -6594,6 +6616,14 @@ static void prof__atfork_child(void) {
         if (prof__pf.n_early > n) prof__pf.n_early = n;
     }
     prof__live_fork(1);
+#if !defined(PROF_NO_MEMORY)
+    {
+        /* a category insert the fork caught is whole or not there (its
+           slot is filled last but for the counts: one off at worst) */
+        pthread_mutex_t m5 = PTHREAD_MUTEX_INITIALIZER;
+        prof__cat_lock = m5;
+    }
+#endif
     {
         /* A thread the fork caught inside its gate section (prof__gate_enter
            to _leave) does not exist here: prof_stop would wait for its
