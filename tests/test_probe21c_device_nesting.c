@@ -1,0 +1,187 @@
+/* Device events in the JSON trace must nest strictly on their lane, as
+   CPU events do (manual, TIMES IN THE JSON TRACE: "so that ts + dur, added
+   as doubles by viewers (DevTools, speedscope, Perfetto), nests strictly";
+   a CPU event that overlaps its thread's without nesting is written as a
+   pair "so DevTools keeps it"). On a device stream (pid = device, tid =
+   stream) prof_export_chrome_trace writes every event as an "X" as it is,
+   so DevTools' trace engine (tests/js/check_trace.mjs) leaves kernels out
+   of its tree, and speedscope warns and ends the wrong frame:
+
+   1. Two kernels of one stream that overlap without nesting, [100, 200]
+      and [150, 300] ns. Real with Hopper's programmatic dependent launch,
+      where a kernel begins before the one before it on its stream has
+      ended, and any hand-built list. DevTools: '"k2" ts=0.15 dur=0.15'
+      left out of the call tree. prof_export_perfetto already puts the
+      second on a lane of its own under the stream (prof__pft_lane_event,
+      "stream 7 (2)"); the JSON has no such treatment: prof__trace_overlaps
+      skips every event with device_type != CPU, so none is written as a
+      pair or moved.
+   2. A kernel inside another on the stream ([100, 300] holding
+      [150, 200]), then one that begins where the outer one ends ([300,
+      400]). The 1 ns trim at a touching follower is decided per lane by
+      prof__touch_scan, which compares each top-level event only with the
+      lane's LAST one ([150, 200]), never with the still-open [100, 300]:
+      that is written to end at 0.300 exactly where the next begins, and
+      DevTools drops '"k4" ts=0.3 dur=0.1'. (The same shape on a CPU
+      thread is trimmed right: there the inner one is a child and the
+      outer one's next sibling is the follower.)
+   3. Streams are written "as given" as the tid (prof__stream_tid), also
+      past 2^53, where JavaScript reads two streams as one number: streams
+      2^53 and 2^53 + 1 become one thread in DevTools and speedscope, whose
+      two kernels then overlap (DevTools drops one; speedscope shows one
+      profile, "stream 9007199254740993 (tid 9007199254740992)"). CPU
+      thread ids past INT32_MAX are remapped for this very reason (manual,
+      prof_event_desc.thread); a stream id is not.
+
+   The check here needs no viewer: it reads the JSON's "X" events per (pid,
+   tid) as doubles, as a viewer does, and asks that every two on one lane
+   either nest (the later ends no later than the earlier) or come strictly
+   after it (DevTools puts an event that starts exactly at another's end
+   inside it); and that every kernel is in the file (as an "X" or a "b").
+   With node and tests/js/node_modules, check_trace.mjs also runs (it
+   fails on any complete event the engine left out of its tree).
+
+   Fix (>>x_chrome): give device lanes the CPU treatment, keyed by (device,
+   stream): in prof__trace_overlaps, walk device events too with a stack
+   per lane, so that an event that overlaps its lane's without nesting is
+   written apart (a pair, or better a second lane tid like Perfetto's
+   "stream 7 (2)"), and in prof__touch_scan keep the lane's open events
+   (a stack, as prof__trace_overlaps does) so that an event that touches a
+   follower is trimmed whatever it encloses; and write a stream id that
+   a double cannot hold (|id| > 2^53) as an id of the writer's own, as
+   thread ids past INT32_MAX are, with the real id in its thread_name and
+   args. */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define OUT "build/probe21c_device_nesting"
+
+static void add_kernel(prof_events *ev, const char *name, int64_t stream, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = start;
+    d.end_ns = end;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_resource_id = stream;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
+
+typedef struct xev { char name[32]; double pid, tid, ts, end; } xev;
+
+/* The "X" events of a trace prof.h wrote (one event a line), with pid and
+   tid as the doubles a JavaScript viewer reads. */
+static int read_x(const char *text, xev *out, int max) {
+    int n = 0;
+    const char *line = text;
+    while (line && *line && n < max) {
+        const char *eol = strchr(line, '\n'), *p;
+        if (strncmp(line, "  {\"ph\": \"X\"", 12) == 0) {
+            xev *x = &out[n];
+            double dur;
+            memset(x, 0, sizeof *x);
+            if ((p = strstr(line, "\"name\": \"")) != NULL) sscanf(p + 9, "%31[^\"]", x->name);
+            if ((p = strstr(line, "\"pid\": ")) != NULL) x->pid = strtod(p + 7, NULL);
+            if ((p = strstr(line, "\"tid\": ")) != NULL) x->tid = strtod(p + 7, NULL);
+            if ((p = strstr(line, "\"ts\": ")) != NULL) x->ts = strtod(p + 6, NULL);
+            dur = (p = strstr(line, "\"dur\": ")) != NULL ? strtod(p + 7, NULL) : 0;
+            x->end = x->ts + dur;
+            n++;
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    return n;
+}
+
+/* Every two "X" events of one lane nest or follow strictly; each name in
+   names is in the file as an "X" or a "b" event. */
+static void check_lanes(const char *path, const char *const *names, int nnames) {
+    char *text = check_read_file(path);
+    xev x[64];
+    int n, i, j;
+    if (!CHECK(text != NULL)) return;
+    n = read_x(text, x, 64);
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            const xev *a = &x[i], *b = &x[j];
+            if (i == j || a->pid != b->pid || a->tid != b->tid) continue;
+            if (b->ts < a->ts || (b->ts == a->ts && (b->end > a->end || (b->end == a->end && j < i)))) continue; /* a first */
+            CHECK_MSG(b->end <= a->end || b->ts > a->end,
+                      "%s: on lane pid %.17g tid %.17g, \"%s\" [%.6f, %.6f] begins inside \"%s\" [%.6f, %.6f] and ends after it: DevTools leaves it out of its tree",
+                      path, a->pid, a->tid, b->name, b->ts, b->end, a->name, a->ts, a->end);
+        }
+    }
+    for (i = 0; i < nnames; i++) {
+        char pat[64];
+        snprintf(pat, sizeof pat, "\"name\": \"%s\"", names[i]);
+        CHECK_MSG(strstr(text, pat) != NULL, "%s: kernel %s is not in the trace", path, names[i]);
+    }
+    free(text);
+}
+
+/* DevTools' trace engine, when installed: no complete event left out. */
+static void check_engine(const char *name) {
+    char path[256];
+    FILE *f;
+    snprintf(path, sizeof path, OUT "/%s.expect.json", name);
+    f = fopen(path, "w");
+    if (!CHECK(f != NULL)) return;
+    fputs("{\"threads\": {}, \"exact_threads\": false}\n", f);
+    fclose(f);
+    check_viewers(OUT, name, 0);
+}
+
+static void run(const char *name, prof_events *ev, const char *const *names, int nnames) {
+    char path[256];
+    snprintf(path, sizeof path, OUT "/%s.json", name);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+    check_lanes(path, names, nnames);
+    check_engine(name);
+}
+
+int main(void) {
+    static const char *const k12[] = {"k1", "k2"};
+    static const char *const k124[] = {"k1", "k2", "k4"};
+    prof_events *ev;
+    prof_set_log(check_log, NULL);
+    mkdir("build", 0777);
+    mkdir(OUT, 0777);
+
+    /* 1. overlapping kernels on one stream */
+    ev = prof_events_create();
+    add_kernel(ev, "k1", 7, 100, 200);
+    add_kernel(ev, "k2", 7, 150, 300);
+    run("overlap", ev, k12, 2);
+    prof_events_free(ev);
+
+    /* 2. a kernel inside another, then one at the outer one's end */
+    ev = prof_events_create();
+    add_kernel(ev, "k1", 7, 100, 300);
+    add_kernel(ev, "k2", 7, 150, 200);
+    add_kernel(ev, "k4", 7, 300, 400);
+    run("nest_touch", ev, k124, 3);
+    prof_events_free(ev);
+
+    /* 3. two streams that are one double */
+    ev = prof_events_create();
+    add_kernel(ev, "k1", (int64_t)1 << 53, 100, 200);
+    add_kernel(ev, "k2", ((int64_t)1 << 53) + 1, 150, 300);
+    run("stream_2p53", ev, k12, 2);
+    {
+        char *text = check_read_file(OUT "/stream_2p53.json");
+        xev x[8];
+        int n = text ? read_x(text, x, 8) : 0;
+        if (CHECK_EQ_INT(n, 2)) CHECK_MSG(x[0].tid != x[1].tid, "streams 2^53 and 2^53 + 1 are written as tids a JSON reader reads as one number (%.17g)", x[0].tid);
+        free(text);
+    }
+    prof_events_free(ev);
+    return check_report();
+}
