@@ -500,6 +500,14 @@
    lists, a scope open across prof_step) is such a pair too, so DevTools
    keeps it; prof_export_perfetto puts the same events on "overlapping"
    lanes, with the same category. Lists whose events nest have none.
+   A device's stream is a lane as a thread is: kernels that overlap on it
+   without nesting (a programmatic dependent launch begins before the
+   kernel ahead of it ends) are such pairs, on the device's pid and the
+   stream's tid (prof_export_perfetto gives them a second lane of the
+   stream, "stream N (2)", category "kernel"), and one that ends where
+   the next begins is trimmed as above. A stream id is written as it is:
+   streams that differ only past 2^53 (hand-built lists) read as one in
+   JSON readers, which parse numbers as doubles.
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
@@ -11068,32 +11076,89 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    the other core waited, ~5 ms of a 1M-event export that write(2) alone
    takes ~35 ms to copy. A big trace written to its own temporary file
    does without the pass: prof__tpipe finds the bits as it writes. */
+/* The events the JSON trace writes as pairs though no async ranges, chosen
+   as prof__trace_events chooses them, for prof_export_perfetto: the
+   device events among them get the pairs' category there, as its CPU
+   "overlapping" lanes do. -1 without memory. */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap, int *sort);
+static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_t **out, size_t *nout);
+static PROF__NI int prof__json_pairs(const prof_events *e, uint32_t **ovl, size_t *novl) {
+    int on_device = 0, overlap = 0, sort = !e->in_order;
+    unsigned char *bits = prof__root_touch(e, NULL, 0, &on_device, &overlap, &sort);
+    *ovl = NULL;
+    *novl = 0;
+    if (!bits) return -1;
+    PROF_FREE(bits);
+    return overlap || sort ? prof__trace_overlaps(e, sort, ovl, novl) : 0;
+}
+/* Whether event i is one of the events written as pairs (ovl, n of them,
+   in index order: prof__trace_overlaps): the first of them at i or after
+   (n: none). */
+static PROF__NI size_t prof__overlap_at(const uint32_t *ovl, size_t n, size_t i) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ovl[mid] < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
 /* One part of the pass: events [lo, hi) (lo a multiple of 8, so parts set
    bits in bytes of their own), each thread's first and last top-level
    event in it in first[] and last[] (nthr + 1 slots, UINT32_MAX: none)
-   for joining the parts; a device's lanes are keyed in a map of the part's
-   own (dev: it met one). */
+   for joining the parts. A device event ends a part's scan (dev: the
+   whole list is then read in one pass, `whole`), where a device's lanes
+   are keyed in a map: a lane's value is its innermost event still open,
+   `up` (allocated then, one per event) the one that encloses each, so
+   that an event that encloses others on its stream is found touching its
+   follower too (a device's events have no parents to tell). `order`: the
+   list's events in start order where the list is not in it (whole only). */
 typedef struct prof__touch_part {
     const prof_events *e;
-    const uint32_t *ovl;
+    const uint32_t *ovl, *order;
     size_t novl, lo, hi;
     unsigned char *bits;
-    uint32_t *first, *last;
-    int overlap, dev, oom;
+    uint32_t *first, *last, *up;
+    int whole, overlap, dev, oom;
+    int unordered;             /* a device's events out of start order (whole only) */
 } prof__touch_part;
+/* A device event i on its lane (the lane's slot): the events it does not
+   nest in close first, each marked where it ends at i's start. */
+static PROF__NI void prof__touch_device(prof__touch_part *p, uint32_t *slot, int found, uint32_t i) {
+    const prof__ev *const ev = p->e->ev;
+    uint32_t j = found ? *slot : UINT32_MAX;
+    if (j != UINT32_MAX && !p->order && (ev[i].start < ev[j].start || (ev[i].start == ev[j].start && ev[i].end > ev[j].end)))
+        p->unordered = 1; /* (the list's order is for its CPU events: the caller reads it again in start order) */
+    for (; j != UINT32_MAX && ev[j].end <= ev[i].start; j = p->up[j])
+        if (ev[j].end == ev[i].start) __atomic_fetch_or(&p->bits[j >> 3], (unsigned char)(1u << (j & 7)), __ATOMIC_RELAXED);
+    if (j != UINT32_MAX) p->overlap = 1; /* open on the lane: i nests in it, or overlaps it */
+    p->up[i] = j;
+    *slot = i;
+}
 static PROF__NI void prof__touch_scan(prof__touch_part *p) {
-    prof__map last; /* device lane -> its last top-level event so far */
+    prof__map lanes; /* device lane -> its innermost open event */
     const prof_events *e = p->e;
     const prof__ev *const ev = e->ev;
-    unsigned dev = 0;
-    size_t i, k = 0;
-    memset(&last, 0, sizeof last);
-    for (i = p->lo; i < p->hi; i++) {
+    size_t at, k = 0;
+    memset(&lanes, 0, sizeof lanes);
+    for (at = p->lo; at < p->hi; at++) {
+        const size_t i = p->order ? p->order[at] : at;
         const prof__ev *v = &ev[i];
         uint32_t *slot;
         int found = 1;
-        dev |= (unsigned)(v->device_type ^ PROF_DEVICE_CPU); /* not 0: an event on a device */
-        if (PROF__UNLIKELY(k < p->novl) && p->ovl[k] == i) { k++; continue; }
+        if (v->device_type != PROF_DEVICE_CPU) {
+            p->dev = 1;
+            if (!p->whole) break; /* the caller reads the list again in one pass */
+        }
+        if (PROF__UNLIKELY(k < p->novl)) {
+            if (p->order) { /* ovl is in index order: looked up */
+                size_t o = prof__overlap_at(p->ovl, p->novl, i);
+                if (o < p->novl && p->ovl[o] == i) continue;
+            } else if (p->ovl[k] == i) {
+                k++;
+                continue;
+            }
+        }
         if (v->next_sibling >= 0 && ev[v->next_sibling].start < v->end) p->overlap = 1;
         if (v->parent >= 0 || (v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue; /* most events: not top-level; [memory] rows are not written, a CPU async range not as "X" (a device's still is) */
         if (v->device_type == PROF_DEVICE_CPU) {
@@ -11102,14 +11167,15 @@ static PROF__NI void prof__touch_scan(prof__touch_part *p) {
             found = *slot != UINT32_MAX;
             if (!found) p->first[t] = (uint32_t)i;
         } else {
-            if (!(slot = prof__lane_slot(&last, e, (uint32_t)i, &found))) { p->oom = 1; break; }
+            if ((!p->up && !(p->up = PROF__ALLOC(uint32_t, e->n))) || !(slot = prof__lane_slot(&lanes, e, (uint32_t)i, &found))) { p->oom = 1; break; }
+            prof__touch_device(p, slot, found, (uint32_t)i);
+            continue;
         }
         if (found && ev[*slot].end == v->start) __atomic_fetch_or(&p->bits[*slot >> 3], (unsigned char)(1u << (*slot & 7)), __ATOMIC_RELAXED); /* a worker may read the byte's other bits (prof__tpipe) */
         if (found && ev[*slot].end > v->start) p->overlap = 1;
         *slot = (uint32_t)i;
     }
-    p->dev = dev != 0;
-    prof__map_free(&last);
+    prof__map_free(&lanes);
 }
 /* The parts of a big list, taken in turn by this thread and one more:
    on a busy machine the other may start late, and this one then takes
@@ -11156,7 +11222,36 @@ static PROF__NI int prof__touch_parts(prof__touch_part *part) {
     }
     return ok;
 }
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap) {
+/* The pass in one go, in start order (`sort`: sorted first, for a list
+   built in another order, or whose device events are not in it). */
+static PROF__NI void prof__touch_whole(prof__touch_part *p, const uint32_t *ovl, size_t novl, int sort) {
+    const prof_events *e = p->e;
+    uint32_t *order = NULL, *tmp = NULL;
+    size_t i;
+    memset(p->bits, 0, e->n / 8 + 1);
+    memset(p->first, 0xFF, 2 * (e->nthr + 1) * sizeof *p->first); /* first and last */
+    if (sort) {
+        if (!(order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) p->oom = 1;
+        for (i = 0; order && tmp && i < e->n; i++) order[i] = (uint32_t)i;
+        if (order && tmp) prof__msort_u32(order, tmp, e->n, prof__ev_order_less, e->ev);
+        PROF_FREE(tmp);
+    }
+    p->ovl = ovl;
+    p->novl = novl;
+    p->order = order;
+    p->lo = 0;
+    p->hi = e->n;
+    p->whole = 1;
+    p->overlap = p->dev = p->unordered = 0;
+    if (!p->oom) prof__touch_scan(p);
+    PROF_FREE(order);
+    PROF_FREE(p->up);
+    p->order = NULL;
+    p->up = NULL;
+}
+/* *sort: in: read the list in sorted order (it is not in start order);
+   out: whether it had to be (its device events were not either). */
+static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap, int *sort) {
     const size_t slots = e->nthr + 1;
     uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * PROF__TOUCH_PARTS * slots); /* first and last per thread, for each part */
     unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
@@ -11172,15 +11267,9 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
         part[k].first = lanes + (size_t)(2 * k) * slots;
         part[k].last = part[k].first + slots;
     }
-    if (novl || !prof__touch_parts(part)) { /* in one pass, from a clean slate (the parts may have begun) */
-        memset(bits, 0, e->n / 8 + 1);
-        memset(lanes, 0xFF, 2 * slots * sizeof *lanes);
-        part[0].ovl = ovl;
-        part[0].novl = novl;
-        part[0].lo = 0;
-        part[0].hi = e->n;
-        part[0].overlap = part[0].oom = 0;
-        prof__touch_scan(&part[0]);
+    if (novl || *sort || !prof__touch_parts(part)) { /* in one pass, from a clean slate (the parts may have begun) */
+        prof__touch_whole(part, ovl, novl, *sort);
+        if (part[0].unordered && !part[0].oom) prof__touch_whole(part, ovl, novl, *sort = 1);
     }
     PROF_FREE(lanes);
     if (part[0].oom) { PROF_FREE(bits); return NULL; }
@@ -11189,46 +11278,75 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
     return bits;
 }
 
-/* Events that overlap on their thread. A list built by hand may hold CPU
+/* Events that overlap on their lane. A list built by hand may hold CPU
    events that overlap without nesting (one begins inside another and ends
-   after it); as "X" events DevTools' trace engine drops the later one. They
+   after it), and CUPTI reports kernels of one stream that overlap (a
+   programmatic dependent launch begins before the kernel ahead of it
+   ends); as "X" events DevTools' trace engine drops the later one. They
    are written as async pairs instead, as PROF_ASYNC ranges are
    (prof__w_async_pair), chosen as the Perfetto writer chooses its
    overlapping lanes (prof__pft_event): in (start, -end) order on each
-   thread, an event that ends after the innermost event still open at its
-   start (of those that nest). Their indices in list order, in *out (NULL,
-   n 0, where all nest: nested lists come out as before); -1 without memory. */
+   lane (a thread, or a device's stream), an event that ends after the
+   innermost event still open at its start (of those that nest). Their
+   indices in list order, in *out (NULL, n 0, where all nest: nested lists
+   come out as before); -1 without memory. `sort`: the list is not in
+   start order (prof__root_touch). */
 static PROF__NI int prof__uint_less(const void *ctx, uint32_t a, uint32_t b) { (void)ctx; return a < b; }
-static PROF__NI int prof__trace_overlaps(const prof_events *e, uint32_t **out, size_t *nout) {
-    size_t nt = e->nthr, i, n = 0, cap = 0;
-    int64_t **st = PROF__ALLOC(int64_t *, nt + 1);
-    size_t *dep = PROF__ALLOC(size_t, 2 * (nt + 1)), *scap = dep ? dep + nt + 1 : NULL;
+/* A lane's events still open: their ends, innermost last. */
+typedef struct prof__olane { int64_t *st; size_t dep, cap; } prof__olane;
+/* The lanes: the threads' first (0 .. nthr - 1), then each device stream
+   as met (its lane numbered through the lane's first event). */
+typedef struct prof__olanes { prof__olane *l; size_t n, cap; prof__map dev, dev_id; } prof__olanes;
+static PROF__NI prof__olane *prof__olane_of(prof__olanes *ls, const prof_events *e, uint32_t k) {
+    const prof__ev *v = &e->ev[k];
+    uint32_t *first, *id;
+    int found;
+    if (v->device_type == PROF_DEVICE_CPU) return v->thread < e->nthr ? &ls->l[v->thread] : NULL;
+    if (!(first = prof__lane_slot(&ls->dev, e, k, &found)) || !(id = prof__map_slot(&ls->dev_id, *first, &found))) return NULL;
+    if (!found) {
+        if (!prof__grow((void *)&ls->l, &ls->cap, ls->n + 1, sizeof *ls->l)) return NULL; /* (the maps are freed with the rest) */
+        memset(&ls->l[ls->n], 0, sizeof ls->l[ls->n]);
+        *id = (uint32_t)ls->n++;
+    }
+    return &ls->l[*id];
+}
+static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_t **out, size_t *nout) {
+    size_t i, n = 0, cap = 0;
+    prof__olanes ls;
     uint32_t *order = NULL, *tmp = NULL, *ovl = NULL;
     int rc = -1;
     *out = NULL;
     *nout = 0;
-    if (st) memset(st, 0, (nt + 1) * sizeof *st); /* freed at done, also when dep failed */
-    if (!st || !dep) goto done;
-    memset(dep, 0, 2 * (nt + 1) * sizeof *dep);
-    if (!e->in_order) { /* a list built in another order: sorted indices */
+    memset(&ls, 0, sizeof ls);
+    if (!prof__grow((void *)&ls.l, &ls.cap, e->nthr + 1, sizeof *ls.l)) goto done;
+    memset(ls.l, 0, (e->nthr + 1) * sizeof *ls.l);
+    ls.n = e->nthr;
+    if (sort) { /* a list built in another order: sorted indices */
         if (!(order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) goto done;
         for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
         prof__msort_u32(order, tmp, e->n, prof__ev_order_less, e->ev);
     }
     for (i = 0; i < e->n; i++) {
-        uint32_t k = order ? order[i] : (uint32_t)i, t = e->ev[k].thread;
+        uint32_t k = order ? order[i] : (uint32_t)i;
         const prof__ev *v = &e->ev[k];
+        prof__olane *l;
         size_t d;
-        if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || t >= nt) continue;
-        for (d = dep[t]; d > 0 && st[t][d - 1] <= v->start; d--) {}
-        if (d == 0 || st[t][d - 1] >= v->end) { /* nests: open on the thread */
-            if (d == scap[t] && !prof__grow((void *)&st[t], &scap[t], d + 1, sizeof **st)) goto done;
-            st[t][d++] = v->end;
+        /* not on a lane: [memory] rows, a CPU async range (a pair anyway;
+           a device's is an "X" on its stream) */
+        if ((v->flags & PROF__F_MEMROW) || ((v->flags & PROF__F_ASYNC) && v->device_type == PROF_DEVICE_CPU)) continue;
+        if (!(l = prof__olane_of(&ls, e, k))) {
+            if (v->device_type == PROF_DEVICE_CPU) continue; /* a thread out of range */
+            goto done;
+        }
+        for (d = l->dep; d > 0 && l->st[d - 1] <= v->start; d--) {}
+        if (d == 0 || l->st[d - 1] >= v->end) { /* nests: open on the lane */
+            if (d == l->cap && !prof__grow((void *)&l->st, &l->cap, d + 1, sizeof *l->st)) goto done;
+            l->st[d++] = v->end;
         } else {
             if (!prof__grow((void *)&ovl, &cap, n + 1, sizeof *ovl)) goto done;
             ovl[n++] = k;
         }
-        dep[t] = d;
+        l->dep = d;
     }
     if (n && order) {
         prof__msort_u32(ovl, tmp, n, prof__uint_less, NULL);
@@ -11238,23 +11356,14 @@ static PROF__NI int prof__trace_overlaps(const prof_events *e, uint32_t **out, s
     ovl = NULL;
     rc = 0;
 done:
-    for (i = 0; st && i <= nt; i++) PROF_FREE(st[i]);
-    PROF_FREE(st);
-    PROF_FREE(dep);
+    for (i = 0; i < ls.n; i++) PROF_FREE(ls.l[i].st);
+    PROF_FREE(ls.l);
+    prof__map_free(&ls.dev);
+    prof__map_free(&ls.dev_id);
     PROF_FREE(order);
     PROF_FREE(tmp);
     PROF_FREE(ovl);
     return rc;
-}
-/* Whether event i is one of them: the first of them at i or after (n: none). */
-static PROF__NI size_t prof__overlap_at(const uint32_t *ovl, size_t n, size_t i) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ovl[mid] < i) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of
@@ -12488,7 +12597,7 @@ static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
    top-level events that touch their follower, the memo of stacks. */
 static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__trace_ctx *cx);
 static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_ctx *cx, prof__map *api, const prof__xpaths *xp, int may_guess) {
-    int overlap = 0;
+    int overlap = 0, sort;
     if ((cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS)) != NULL) memset(cx->cache, 0, PROF__CLEAN_SLOTS * sizeof *cx->cache); /* optional */
     cx->xp = xp;
     if (may_guess && w->can_redo && e->in_order && !e->use_device && e->n >= prof__par_min_events && e->n < UINT32_MAX) {
@@ -12496,14 +12605,15 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
         return;
     }
     cx->on_device = 1;
+    sort = !e->in_order;
     /* NULL is out of memory: the export fails rather than write every
        top-level dur as if it touched its follower (a nanosecond short) */
-    if (!(cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap))) { w->err = ENOMEM; return; }
-    if (overlap || !e->in_order) { /* events that may overlap: found, and left off the lanes */
-        if (prof__trace_overlaps(e, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
+    if (!(cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap, &sort))) { w->err = ENOMEM; return; }
+    if (overlap || sort) { /* events that may overlap: found, and left off the lanes */
+        if (prof__trace_overlaps(e, sort, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
         if (cx->novl) {
             PROF_FREE(cx->root_touch);
-            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap))) { w->err = ENOMEM; return; }
+            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap, &sort))) { w->err = ENOMEM; return; }
         }
     }
     cx->path.root_touch = cx->root_touch;
@@ -12680,6 +12790,8 @@ typedef struct prof__pft {
     prof__buf pkt, msg, sub, sub2; /* scratch for the packet being built */
     int oom;
     int as_pair;                 /* the slice being written is one the JSON writes as a b/e pair */
+    uint32_t *dev_pairs;         /* of those, where the list has device events: all (prof__json_pairs) */
+    size_t ndev_pairs;
     prof__xpaths xp;             /* the source paths as written */
 } prof__pft;
 
@@ -12971,7 +13083,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     prof__buf *te = &pf->msg, *in = &pf->sub2;
-    unsigned cat = v->device_type == PROF_DEVICE_CPU && ((v->flags & PROF__F_ASYNC) || pf->as_pair) ? (unsigned)PROF__CAT_ASYNC /* as the JSON's b/e pairs */
+    unsigned cat = (v->device_type == PROF_DEVICE_CPU && (v->flags & PROF__F_ASYNC)) || pf->as_pair ? (unsigned)PROF__CAT_ASYNC /* as the JSON's b/e pairs */
                    : prof__pft_cat(e->sites[v->site].flags, v->device_type == PROF_DEVICE_CPU);
     uint64_t stack;
     /* interned data first: it uses sub and sub2 */
@@ -13213,7 +13325,10 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
     }
     track = prof__pft_lane(pf, group, v->start, v->end, parent, name, rank0);
     if (!track) return;
-    pf->as_pair = v->device_type == PROF_DEVICE_CPU; /* an overlapping event: the JSON's pair (prof__trace_overlaps) */
+    { /* an overlapping event: the JSON's pair (prof__trace_overlaps); a device's where the JSON's is */
+        size_t k = prof__overlap_at(pf->dev_pairs, pf->ndev_pairs, i);
+        pf->as_pair = v->device_type == PROF_DEVICE_CPU || (k < pf->ndev_pairs && pf->dev_pairs[k] == i);
+    }
     prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
     pf->as_pair = 0;
     prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
@@ -13536,6 +13651,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF_FREE(pf->order);
+    PROF_FREE(pf->dev_pairs);
     PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
     prof__xp_free(&pf->xp);
 }
@@ -13588,6 +13704,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof__process_name(pname, sizeof pname);
     prof__pft_seq_start(&pf, PROF__PFT_SEQ_MISC, t0, 0);
     prof__pft_descriptors(&pf, (uint64_t)getpid(), pname);
+    if (pf.stream_rank.n && prof__json_pairs(e, &pf.dev_pairs, &pf.ndev_pairs) != 0) pf.oom = 1; /* (streams: device events) */
     for (i = 0; i < e->nthr; i++) prof__pft_thread(&pf, i, (uint64_t)getpid(), t0);
     for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, pf.order ? pf.order[i] : i);
     for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX);
