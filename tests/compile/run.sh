@@ -129,6 +129,31 @@
 # implementation in C11): gcc refused __func__ in every scope macro's call
 # site until prof.h wrote it `__extension__ __func__` (see the file).
 #
+# probe21a-weverything-user-{clang,clangxx}: user code with every recording
+# macro (strict_user.c / .cpp) under clang's -Weverything less only what no
+# project keeps on (-Wpadded, -Wreserved-identifier; in C
+# -Wdeclaration-after-statement, in C++ -Wc++98-compat*), recording,
+# -DPROF_DISABLED and with the features compiled out; linked and run.
+# probe21a-weverything-impl-{clang,clangxx}: the implementation and every
+# macro in one file (probe21a_hardening.c) under the same: builds, runs.
+# probe21a-short-enums-{gcc,gxx}: that file with -fshort-enums (enums as
+# small as their values: -Wtype-limits in -Wextra); builds, runs.
+# probe21a-winline-{gcc,gxx}: -Winline -Werror (netray's and other
+# makefiles): user code at -Os and -Og, the implementation at -O2 and -O3;
+# linked and run.
+# probe21a-unsuffixed-float-gcc: user code under -Wunsuffixed-float-constants
+# (Intel SGX SDK's C flags): the macros bring no unsuffixed constant.
+# probe21a-hardening-{gcc,clang}: probe21a_hardening.c built as distros
+# harden (-D_FORTIFY_SOURCE=3 -fstack-protector-all -fstack-clash-protection
+# -ftrivial-auto-var-init=pattern) and run: fortify's checks of memcpy,
+# snprintf and the like happen at run time, over a session with every
+# feature and prof_report writing every file. probe21a-ubsan-{gcc,clang}:
+# the same program under -fsanitize=undefined,bounds
+# -fno-sanitize-recover=all (-fsanitize=bounds-strict with gcc).
+# probe21a-lto-{gcc,clang}: two_tu_impl.c and two_tu_main.c built and linked
+# with -flto -O2 and -Werror at link time too (where cross-unit type
+# mismatches, -Wlto-type-mismatch and -Wodr, are found); runs.
+#
 # Exit status: 0 all passed, 1 something failed, 77 everything selected
 # was skipped (compiler / CUDA missing).
 #
@@ -187,6 +212,11 @@ all_cases() {
     echo probe19c-hidden-exe-gcc probe19c-hidden-exe-clang
     echo probe20b-cxx-impl-gxx probe20b-cxx-impl-clangxx
     echo probe20b-c89-pedantic-gcc probe20b-c89-pedantic-clang
+    echo probe21a-weverything-user-clang probe21a-weverything-user-clangxx
+    echo probe21a-weverything-impl-clang probe21a-weverything-impl-clangxx
+    echo probe21a-short-enums-gcc probe21a-short-enums-gxx probe21a-winline-gcc probe21a-winline-gxx
+    echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
+    echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
 }
 
 # directory holding libcupti.so, or nothing
@@ -662,6 +692,90 @@ one_case() {
         run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" "${zflags[@]}" "${INC[@]}" -c "$here/probe20b_c89_pedantic.c" -o "$out.o" || return 1
         run_cmd "$cc" "$out.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-weverything-user-clang|probe21a-weverything-user-clangxx)
+        # -Weverything on the user's code: every macro, three configurations
+        local ev=(-Weverything -Wno-padded -Wno-reserved-identifier) d
+        if [[ $base == *-clangxx ]]; then cc=$CLANGXX; std=-std=c++17; src=$here/strict_user.cpp
+            ev+=(-Wno-c++98-compat -Wno-c++98-compat-pedantic)
+        else cc=$CLANG; std=-std=c11; src=$here/strict_user.c
+            ev+=(-Wno-declaration-after-statement)
+        fi
+        have "$cc" && have "$CLANG" || { echo "  $cc or $CLANG not found"; return 77; }
+        for d in -DPROF_DISABLED "-DPROF_NO_SHAPES -DPROF_NO_FLOPS -DPROF_NO_MEMORY -DPROF_NO_STACK"; do
+            # shellcheck disable=SC2086
+            run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${ev[@]}" $d "${INC[@]}" -fsyntax-only "$src" || return 1
+        done
+        run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${ev[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
+        run_cmd "$CLANG" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-weverything-impl-clang|probe21a-weverything-impl-clangxx)
+        # -Weverything on the file that holds the implementation
+        local ev=(-Weverything -Wno-padded -Wno-reserved-identifier)
+        if [[ $base == *-clangxx ]]; then cc=$CLANGXX; lang=(-x c++ -std=c++17)
+            ev+=(-Wno-c++98-compat -Wno-c++98-compat-pedantic)
+        else cc=$CLANG; lang=(-std=c11)
+            ev+=(-Wno-declaration-after-statement)
+        fi
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${lang[@]}" "${WARN[@]}" "${ev[@]}" "${INC[@]}" \
+            "$here/probe21a_hardening.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-short-enums-gcc|probe21a-short-enums-gxx)
+        local x=(-std=c11)
+        cc=$GCC
+        [[ $base == *-gxx ]] && { cc=$GXX; x=(-x c++ -std=c++17); }
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${x[@]}" "${WARN[@]}" -O2 -fshort-enums "${INC[@]}" \
+            "$here/probe21a_hardening.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-winline-gcc|probe21a-winline-gxx)
+        # -Winline warns where a function declared inline is not inlined:
+        # gcc inlines nothing "unlikely" at -Os, nothing at -Og, and stops
+        # at its growth limits at -O2/-O3 in the implementation
+        local x=(-std=c11) ux=(-std=c11) o
+        cc=$GCC; src=$here/strict_user.c
+        if [[ $base == *-gxx ]]; then cc=$GXX; src=$here/strict_user.cpp; x=(-x c++ -std=c++17); ux=(-std=c++17); fi
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        for o in -Os -Og; do
+            run_cmd "$cc" "${ux[@]}" "${WARN[@]}" "$o" -Winline "${INC[@]}" -c "$src" -o "$out.main$o.o" || return 1
+        done
+        for o in -O3 -O2; do
+            run_cmd "$cc" "${x[@]}" "${WARN[@]}" "$o" -Winline "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        done
+        run_cmd "$cc" "$out.main-Os.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-unsuffixed-float-gcc)
+        cc=$GCC
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -Wunsuffixed-float-constants "${INC[@]}" \
+            -c "$here/probe21a_user_float.c" -o "$out.main.o" || return 1
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-hardening-gcc|probe21a-hardening-clang|probe21a-ubsan-gcc|probe21a-ubsan-clang)
+        local hard=(-O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 -fstack-protector-all -fstack-clash-protection
+                    -ftrivial-auto-var-init=pattern)
+        pick_gcc_or_clang || return $?
+        if [[ $base == probe21a-ubsan-* ]]; then
+            hard=(-O1 -fsanitize=undefined,bounds -fno-sanitize-recover=all)
+            [[ $base == *-gcc ]] && hard+=(-fsanitize=bounds-strict)
+        fi
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${hard[@]}" "${INC[@]}" \
+            "$here/probe21a_hardening.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe21a-lto-gcc|probe21a-lto-clang)
+        # gcc: one partition, or lto-wrapper warns "using serial compilation"
+        local ld=(-flto -flto-partition=one)
+        pick_gcc_or_clang || return $?
+        if [[ $base == *-clang ]]; then
+            have ld.lld || { echo "  ld.lld not found (clang's -flto links with it)"; return 77; }
+            ld=(-flto -fuse-ld=lld)
+        fi
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/two_tu_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/two_tu_main.c" -o "$out.main.o" || return 1
+        run_cmd "$cc" "${WARN[@]}" -O2 "${ld[@]}" "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
