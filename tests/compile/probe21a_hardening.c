@@ -8,7 +8,9 @@
    and every file it can (each must be there and non-empty). A flag that
    changes code generation only shows its effect when the code runs, so
    each case runs this (fortify's and the sanitizers' checks are run-time
-   checks). Exit 0 when all went well. */
+   checks). Exit 0 when all went well. Also the file that
+   probe21a-weverything-impl-* and probe21a-short-enums-* build, in C and
+   as C++ (the casts below are C++-clean for that). */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "strict_user.h"

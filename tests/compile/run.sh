@@ -135,14 +135,20 @@
 # -Wdeclaration-after-statement, in C++ -Wc++98-compat*), recording,
 # -DPROF_DISABLED and with the features compiled out; linked and run.
 # probe21a-weverything-impl-{clang,clangxx}: the implementation and every
-# macro in one file (probe21a_hardening.c) under the same: builds, runs.
+# macro in one file (probe21a_hardening.c) under the same: builds, runs
+# (clang 14 said -Wdisabled-macro-expansion: prof_report passed stdout,
+# glibc's `#define stdout stdout`, inside PROF__REPORT_PART's argument).
 # probe21a-short-enums-{gcc,gxx}: that file with -fshort-enums (enums as
-# small as their values: -Wtype-limits in -Wextra); builds, runs.
+# small as their values): builds, runs (gcc 12 said -Wtype-limits, in
+# -Wextra, at `(int)r < 0` checks of an enum that is now unsigned char).
 # probe21a-winline-{gcc,gxx}: -Winline -Werror (netray's and other
-# makefiles): user code at -Os and -Og, the implementation at -O2 and -O3;
-# linked and run.
+# makefiles): user code at -Os and -Og, the implementation at -O3, -Os,
+# -Og and -O2; linked and run (the header's helpers as always_inline, and
+# the implementation under #pragma GCC diagnostic ignored "-Winline", pass;
+# a pragma does not reach the calls inlined into the user's functions).
 # probe21a-unsuffixed-float-gcc: user code under -Wunsuffixed-float-constants
-# (Intel SGX SDK's C flags): the macros bring no unsuffixed constant.
+# (Intel SGX SDK's C flags): the macros bring no unsuffixed constant
+# (PROF_MARK passed 0.0).
 # probe21a-hardening-{gcc,clang}: probe21a_hardening.c built as distros
 # harden (-D_FORTIFY_SOURCE=3 -fstack-protector-all -fstack-clash-protection
 # -ftrivial-auto-var-init=pattern) and run: fortify's checks of memcpy,
@@ -733,7 +739,7 @@ one_case() {
     probe21a-winline-gcc|probe21a-winline-gxx)
         # -Winline warns where a function declared inline is not inlined:
         # gcc inlines nothing "unlikely" at -Os, nothing at -Og, and stops
-        # at its growth limits at -O2/-O3 in the implementation
+        # at its growth limits at -O2/-O3 (in the implementation)
         local x=(-std=c11) ux=(-std=c11) o
         cc=$GCC; src=$here/strict_user.c
         if [[ $base == *-gxx ]]; then cc=$GXX; src=$here/strict_user.cpp; x=(-x c++ -std=c++17); ux=(-std=c++17); fi
@@ -741,7 +747,7 @@ one_case() {
         for o in -Os -Og; do
             run_cmd "$cc" "${ux[@]}" "${WARN[@]}" "$o" -Winline "${INC[@]}" -c "$src" -o "$out.main$o.o" || return 1
         done
-        for o in -O3 -O2; do
+        for o in -O3 -Os -Og -O2; do
             run_cmd "$cc" "${x[@]}" "${WARN[@]}" "$o" -Winline "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
         done
         run_cmd "$cc" "$out.main-Os.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
