@@ -1,0 +1,166 @@
+/* fork() while another thread is inside prof_stop. The manual (SIGNALS):
+   "A fork() is fine: the child starts with prof.h's locks free". The child
+   then goes on with prof.h: it stops the session it inherited, starts a
+   new one, records, stops it. The parent's results are its own.
+   The fork is placed exactly with the test hooks of prof_stop
+   (PROF__TEST_HOOKS): the stopping thread waits in the hook until another
+   thread has forked.
+   Found, in the child (the parent is fine):
+   - forked after the snapshot (PROF__HOOK_SNAPPED): its prof_stop finds
+     the collection the parent's prof_stop was making (prof__c_kept with a
+     phase) and finishes it, returning the 1000 events recorded before the
+     fork, but through the path for a collection kept by an out-of-memory
+     prof_stop, which leaves prof__s.active alone (the failed prof_stop
+     had cleared it; the fork caught it set). The session is never over:
+     prof_start fails "a session is already running; call prof_stop
+     first" (PROF_E_STATE) after a prof_stop that returned a list.
+   - forked after recording ended, before the snapshot (PROF__HOOK_ENDED,
+     the epoch is 0 and prof__c_kept.phase is still PROF__C_NONE: the
+     hook, the clock's calibration, then the phase): its prof_stop returns
+     NULL and reports nothing (no log message, no error code: the "no
+     session" check in prof__end_recording returns NULL silently), and the
+     1000 events recorded before the fork, still in its memory, are lost.
+   Wanted: a prof_stop in the child either returns the events or reports
+   why not, and after it the child can start a session (the lead may
+   choose between the events and an error for the second case: the test
+   accepts either, never a silent NULL). A fix: prof_stop's path for a
+   kept collection clears prof__s.active once it returns a list (as the
+   normal path does); prof__c_end sets its phase before anything a fork
+   can catch it in (or prof__atfork_child finishes the step: a collector
+   whose epoch is set and phase is NONE). Hangs end through alarm(10) in
+   the child. */
+#define PROF__TEST_HOOKS
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N_BEFORE 1000
+#define N_CHILD 500
+
+static int g_where, g_req, g_done;
+static pthread_mutex_t g_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static size_t g_parent_events, g_parent_a;
+
+static void hook(int where) {
+    if (where != g_where) return;
+    pthread_mutex_lock(&g_m);
+    g_req = 1;
+    pthread_cond_broadcast(&g_cv);
+    while (!g_done) pthread_cond_wait(&g_cv, &g_m);
+    pthread_mutex_unlock(&g_m);
+}
+
+static size_t count_named(prof_events *e, const char *name) {
+    size_t i, k = 0;
+    for (i = 0; e && i < prof_events_count(e); i++) {
+        prof_event x;
+        if (prof_events_get(e, i, &x) == PROF_OK && strcmp(x.name, name) == 0) k++;
+    }
+    return k;
+}
+
+static void *stopper(void *arg) {
+    prof_events *e = prof_stop();
+    (void)arg;
+    g_parent_events = e ? prof_events_count(e) : 0;
+    g_parent_a = count_named(e, "before_fork");
+    prof_events_free(e);
+    return NULL;
+}
+
+/* The child's verdict: a letter for the first step that went wrong, 'y' when all went right. */
+static char child(void) {
+    prof_config cfg;
+    prof_events *e;
+    size_t logged;
+    int i;
+    prof__test_hook = NULL;
+    alarm(10);
+    check_log_reset();
+    e = prof_stop();
+    logged = check_log_total();
+    if (e) {
+        if (count_named(e, "before_fork") != N_BEFORE) return 'c'; /* a list, but not the events of the session */
+        prof_events_free(e);
+    } else if (!logged) {
+        return 'n'; /* NULL and nothing said why */
+    }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.log = check_log;
+    if (prof_start(&cfg) != PROF_OK) return 's'; /* the child cannot start a session */
+    for (i = 0; i < N_CHILD; i++) { PROF_SCOPE("child"); }
+    if (!(e = prof_stop())) return 't';
+    i = count_named(e, "child") == N_CHILD && prof_events_count(e) == N_CHILD;
+    prof_events_free(e);
+    return i ? 'y' : 'u';
+}
+
+static const char *verdict_text(char v) {
+    switch (v) {
+    case 'c': return "its prof_stop returned a list without the session's events";
+    case 'n': return "its prof_stop returned NULL and reported nothing (the events recorded before the fork are lost)";
+    case 's': return "prof_start failed after prof_stop (PROF_E_STATE: a session is already running)";
+    case 't': return "its own session's prof_stop returned NULL";
+    case 'u': return "its own session's list is not its events";
+    case 'y': return "ok";
+    default: return "no verdict (a crash or a hang: SIGALRM)";
+    }
+}
+
+static void run(int where, const char *name) {
+    prof_config cfg;
+    pthread_t t;
+    pid_t pid;
+    int i, status = 0, fds[2];
+    char verdict = 0;
+    g_where = where;
+    g_req = g_done = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.log = check_log;
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    for (i = 0; i < N_BEFORE; i++) { PROF_SCOPE("before_fork"); }
+    prof__test_hook = hook;
+    if (!CHECK(pipe(fds) == 0)) return;
+    if (!CHECK(pthread_create(&t, NULL, stopper, NULL) == 0)) return;
+    pthread_mutex_lock(&g_m);
+    while (!g_req) pthread_cond_wait(&g_cv, &g_m); /* the other thread is at the hook, inside prof_stop */
+    pthread_mutex_unlock(&g_m);
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        /* the verdict through a pipe: under valgrind the child's exit status
+           also reports the other thread's stack, which it cannot reach */
+        close(fds[0]);
+        verdict = child();
+        if (write(fds[1], &verdict, 1) != 1) _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    pthread_mutex_lock(&g_m);
+    g_done = 1;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_m);
+    pthread_join(t, NULL);
+    prof__test_hook = NULL;
+    if (CHECK(pid > 0)) {
+        if (read(fds[0], &verdict, 1) != 1) verdict = 0;
+        waitpid(pid, &status, 0);
+        CHECK_MSG(verdict == 'y', "fork while another thread was in prof_stop (%s): the child: %s (status 0x%x)", name, verdict_text(verdict), status);
+    }
+    close(fds[0]);
+    /* the parent's results are its own */
+    CHECK_EQ_INT(g_parent_a, N_BEFORE);
+    CHECK_EQ_INT(g_parent_events, N_BEFORE);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    run(PROF__HOOK_SNAPPED, "every thread snapshotted");
+    run(PROF__HOOK_ENDED, "recording ended, before the snapshot");
+    return check_report();
+}
