@@ -1184,10 +1184,13 @@ PROF_API prof__thread prof__g_unattached;
 #error "prof.h needs gcc or clang (cleanup attribute, __atomic builtins, __thread)"
 #endif
 
+/* The recording helpers the macros call: always inlined, as the hot path
+   is measured (and so that -Winline, which some projects build with, has
+   no call to warn about at -Os or -Og, where gcc would keep them apart). */
 #if defined(__cplusplus)
-#define PROF__INLINE inline
+#define PROF__INLINE inline __attribute__((always_inline))
 #else
-#define PROF__INLINE static __inline__
+#define PROF__INLINE static __inline__ __attribute__((always_inline))
 #endif
 
 /* The macros expand in the user's code, which may be C++ built with
@@ -1516,7 +1519,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_THREAD_NAME(name) prof_set_thread_name(PROF__CSTR(name))
 #  define PROF_MARK(name) do {                                                \
         static PROF__SITE_CONST prof_site prof__site_m = PROF__SITE_INIT(name, 0);        \
-        prof__instant(&prof__site_m, PROF__TAG_MARK, 0.0); } while (0)
+        prof__instant(&prof__site_m, PROF__TAG_MARK, 0); } while (0)
 #  define PROF_COUNTER(name, value) do {                                      \
         static PROF__SITE_CONST prof_site prof__site_c = PROF__SITE_INIT(name, 0);        \
         prof__instant(&prof__site_c, PROF__TAG_COUNTER, prof__to_f64(value)); } while (0)
@@ -1532,6 +1535,14 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
    and glibc's initialisers as 0) are off for it alone: a project's own
    flags (fmt's, -Wold-style-cast -Wuseless-cast
    -Wzero-as-null-pointer-constant) still apply to its code. */
+/* -Winline (some projects build with it) is off for the implementation,
+   whose small inline helpers gcc keeps apart where its growth limits say
+   so: that is its choice to make, not a fault in the user's build. */
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Winline"
+#  define PROF__IMPL_GCC_PRAGMAS
+#endif
 #if defined(__cplusplus) && defined(__GNUC__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Wold-style-cast"
@@ -1669,7 +1680,7 @@ static __thread char prof__last_error_buf[512];
 static __thread prof_result prof__last_error_code; /* of the last error this thread reported */
 
 PROF_API const char *prof_result_string(prof_result r) {
-    if ((int)r < 0 || r >= PROF_RESULT_COUNT) return "unknown result";
+    if ((unsigned)r >= (unsigned)PROF_RESULT_COUNT) return "unknown result"; /* (unsigned: one test for both ends, also with -fshort-enums) */
     return prof__result_text[r];
 }
 PROF_API const char *prof_last_error(void) { return prof__last_error_buf; }
@@ -7038,7 +7049,7 @@ static PROF__NI void prof__tree_invalidate(prof_events *e) {
    prof_events_add_memory takes them. */
 static PROF__NI prof_result prof__desc_check(const prof_event_desc *d) {
     int k;
-    if ((int)d->device_type < 0 || (int)d->device_type > 31)
+    if ((unsigned)d->device_type > 31u) /* (a negative value too) */
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add: event '%s' has device type %d, not a device type 0-31 (PROF_DEVICE_CPU, PROF_DEVICE_CUDA or another of torch's DeviceType numbers)",
                             d->name, (int)d->device_type);
     if (d->scope < 0 || d->scope > 255)
@@ -7166,7 +7177,7 @@ PROF_API prof_result prof_events_add_memory(prof_events *e, uint64_t thread, int
     int64_t thr;
     prof__memrec *m;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: the event list is NULL");
-    if ((int)device < 0 || (int)device > 31 || device_index < 0 || device_index > 63)
+    if ((unsigned)device > 31u || device_index < 0 || device_index > 63)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: device %d:%d is not a device type 0-31 and index 0-63", (int)device, device_index);
     if (e->nmem >= (size_t)UINT32_MAX - 1) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_add_memory: too many memory records");
     thr = prof__thread_index(e, thread, NULL);
@@ -14500,10 +14511,11 @@ PROF_API prof_result prof_report(prof_events *e, const prof_report_options *opt)
 #define PROF__REPORT_PART(call) do { r = (call); if (r != PROF_OK && first == PROF_OK) first = r; } while (0)
     if (!o.no_table) {
         prof_averages *avg;
+        FILE *out = o.out ? o.out : stdout; /* (not in the macro's argument: stdout is a macro, which clang's -Wdisabled-macro-expansion flags there) */
         prof__last_error_code = PROF_OK;
         avg = prof_key_averages(e, &o.group);
         if (!avg) PROF__REPORT_PART(prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM);
-        else PROF__REPORT_PART(prof_averages_print_table(o.out ? o.out : stdout, avg, &o.table));
+        else PROF__REPORT_PART(prof_averages_print_table(out, avg, &o.table));
         prof_averages_free(avg);
     }
     if (o.chrome_trace) PROF__REPORT_PART(prof_export_chrome_trace(e, o.chrome_trace));
@@ -15348,6 +15360,9 @@ done:
 }
 #endif
 #if defined(PROF__IMPL_CXX_PRAGMAS)
+#  pragma GCC diagnostic pop
+#endif
+#if defined(PROF__IMPL_GCC_PRAGMAS)
 #  pragma GCC diagnostic pop
 #endif
 #endif /* PROF_IMPLEMENTATION */
