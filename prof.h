@@ -28,7 +28,15 @@
    wants C99 or later. C++11 and later;
    in a C++ file the implementation turns off, for itself alone, the
    C++-style warnings C code cannot help (-Wold-style-cast,
-   -Wuseless-cast, -Wzero-as-null-pointer-constant).
+   -Wuseless-cast, -Wzero-as-null-pointer-constant), and -Winline in any
+   language (gcc's growth limits, not a fault). In the user's own code,
+   -Winline may name the recording helpers at -Os or -Og (in C++ also at
+   -O2: a scope's end on the unwinding path), where gcc keeps them out of
+   line; they are not forced inline, since that would bring -Wclobbered
+   warnings into functions that call setjmp. clang's -Weverything (less
+   -Wpadded and -Wreserved-identifier) and -fshort-enums are clean.
+   With -static, PROF_STACK_NATIVE finds no symbol names (dladdr has none
+   to give): its frames are addresses.
 
    QUICK START
    ===========
@@ -521,7 +529,13 @@
    block (a crash) can follow. (The hot path stays two timestamps and a
    store; guarding it against its own interruption would cost more.)
    (A fork() is fine: the child starts with prof.h's locks free and its
-   memory table whole.)
+   memory table whole, and goes on with the session it inherited. A fork
+   while another thread is inside
+   prof_start, prof_step, prof_stop or prof_shutdown leaves the child
+   with no session, since that thread's work cannot be finished there:
+   its prof_stop says so, and prof_start begins afresh. The parent is not
+   affected either way. vfork and posix_spawn run no fork handlers: only
+   exec the child.)
 
    THREAD SAFETY
    =============
@@ -1184,13 +1198,16 @@ PROF_API prof__thread prof__g_unattached;
 #error "prof.h needs gcc or clang (cleanup attribute, __atomic builtins, __thread)"
 #endif
 
-/* The recording helpers the macros call: always inlined, as the hot path
-   is measured (and so that -Winline, which some projects build with, has
-   no call to warn about at -Os or -Og, where gcc would keep them apart). */
+/* The recording helpers the macros call. Not always_inline: gcc would then
+   inline them into a function that calls setjmp too, where it does not
+   otherwise, and -Wclobbered (in -Wextra) would flag their locals; so a
+   project built with -Winline at -Os or -Og (in C++ also at -O2, where a
+   scope's end on the unwinding path is cold) may see gcc say it kept them
+   out of line. */
 #if defined(__cplusplus)
-#define PROF__INLINE inline __attribute__((always_inline))
+#define PROF__INLINE inline
 #else
-#define PROF__INLINE static __inline__ __attribute__((always_inline))
+#define PROF__INLINE static __inline__
 #endif
 
 /* The macros expand in the user's code, which may be C++ built with
@@ -4231,12 +4248,14 @@ typedef struct prof__kv { char *key, *value; int is_json; struct prof__kv *next;
 static prof__kv *prof__g_meta;
 
 static PROF__NI void prof__meta_clear_locked(void) {
+    /* each node off the list before it is freed: a fork's child (whose
+       lock is made afresh) never meets one half freed */
     while (prof__g_meta) {
-        prof__kv *n = prof__g_meta->next;
-        PROF_FREE(prof__g_meta->key);
-        PROF_FREE(prof__g_meta->value);
-        PROF_FREE(prof__g_meta);
-        prof__g_meta = n;
+        prof__kv *m = prof__g_meta;
+        __atomic_store_n(&prof__g_meta, m->next, __ATOMIC_SEQ_CST);
+        PROF_FREE(m->key);
+        PROF_FREE(m->value);
+        PROF_FREE(m);
     }
 }
 static PROF__NI char *prof__strdup(const char *s) {
@@ -6582,7 +6601,9 @@ static struct {
     prof__action action;
     uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
     int reserve_warned;        /* a cut or failed reserve is reported once per prof_start */
-} prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0, 0 };
+    int busy;                  /* a thread holds the lock (set and cleared with it): a fork's
+                                  child, where that thread does not exist, ends the session */
+} prof__s = { PTHREAD_MUTEX_INITIALIZER, 0, 0, PROF__NONE, 0, 0, 0 };
 static int prof__session_active(void) { return __atomic_load_n(&prof__s.active, __ATOMIC_ACQUIRE); }
 /* This thread holds prof__s.lock: in prof_start, prof_step, prof_stop or
    prof_shutdown, where the log callback (warnings: events dropped at the
@@ -6603,14 +6624,20 @@ static PROF__NI void prof__s_lock(void) {
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
     pthread_mutex_lock(&prof__s.lock);
     prof__s_held = 1;
+    prof__s.busy = 1;
     prof__s_cancel_state = state;
 }
 static PROF__NI void prof__s_unlock(void) {
     int state = prof__s_cancel_state;
     prof__s_held = 0;
+    prof__s.busy = 0;
     pthread_mutex_unlock(&prof__s.lock);
     pthread_setcancelstate(state, NULL);
 }
+
+/* A collection that ran out of memory, kept with its records for the
+   next prof_stop (phase > PROF__C_NONE); prof_stop's lock guards it. */
+static prof__collector prof__c_kept;
 
 /* The child of a fork has only the forking thread: prof.h's locks, which
    another thread may have held at the fork, start afresh, and the prefault
@@ -6620,6 +6647,22 @@ static PROF__NI void prof__s_unlock(void) {
 static void prof__atfork_child(void) {
     pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    if (prof__s.busy && !prof__s_held) {
+        /* Another thread was inside prof_start, prof_step, prof_stop or
+           prof_shutdown: its work (a collection half made, arrays being
+           moved, a session half begun) cannot be finished or undone
+           here. The child has no session then: its prof_stop says so,
+           prof_start begins afresh; what that thread held is left (not
+           freed: it may be freed already). A fork from inside such a call
+           (on_trace_ready, the log callback) keeps it: its thread is the
+           child's. */
+        memset(&prof__c_kept, 0, sizeof prof__c_kept);
+        __atomic_store_n(&prof__g_epoch, 0u, __ATOMIC_RELAXED);
+        prof__s.active = 0;
+        prof__s.action = PROF__NONE;
+        prof__s.step_t0 = 0;
+    }
+    prof__s.busy = prof__s_held;
     prof__g_lock = m1;
     prof__s.lock = m2;
     prof__pf_lock = m3;
@@ -6726,10 +6769,6 @@ static PROF__NI void prof__begin_recording(void) {
     /* Attach the calling thread now so its first scope pays nothing extra. */
     prof__thread_bind(PROF__BIND_START);
 }
-
-/* A collection that ran out of memory, kept with its records for the
-   next prof_stop (phase > PROF__C_NONE); prof_stop's lock guards it. */
-static prof__collector prof__c_kept;
 
 /* Ends the recording window, or resumes a collection kept by a failed
    prof_stop; the events gain the session's metadata. Out of memory, the
