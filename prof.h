@@ -454,7 +454,9 @@
    An export writes a temporary file next to the target and renames it over
    the target once every byte is written, so a failed export (full disk,
    write error) leaves the old file, or none, never a half-written one that
-   looks complete. A replaced file keeps its mode and, where allowed, its
+   looks complete (a process that exits or is killed in the middle of an
+   export leaves that temporary file, "<target>.tmp<pid>.<n>" (for a long
+   name "prof<pid>.<n>.tmp"), beside the target). A replaced file keeps its mode and, where allowed, its
    owner; hard links to it keep the old content. A symlink at the path is
    followed (also a dangling one: the file is made where it points; a loop
    is an error). A file the user may write in a directory they may not is
