@@ -139,8 +139,8 @@
    before then can crash prof_stop). The list prof_stop returns holds
    copies, so a dlclose after it is fine. A library with its own copy of
    the implementation may be dlclose'd while threads that recorded through
-   it live on: they exit without calling into it (each leaves its state,
-   a few hundred bytes, behind).
+   it live on: they exit without calling into it (each leaves its state
+   and its current record block, 12 KiB or more, behind).
 
    CONFIGURATION MACROS
    ====================
@@ -454,9 +454,9 @@
    An export writes a temporary file next to the target and renames it over
    the target once every byte is written, so a failed export (full disk,
    write error) leaves the old file, or none, never a half-written one that
-   looks complete (a process that exits or is killed in the middle of an
-   export leaves that temporary file, "<target>.tmp<pid>.<n>" (for a long
-   name "prof<pid>.<n>.tmp"), beside the target). A replaced file keeps its mode and, where allowed, its
+   looks complete. A process that exits or is killed in the middle of an
+   export leaves that temporary file beside the target: "<target>.tmp<pid>.<n>",
+   or for a long name the hidden ".prof<pid>.<n>.tmp". A replaced file keeps its mode and, where allowed, its
    owner; hard links to it keep the old content. A symlink at the path is
    followed (also a dangling one: the file is made where it points; a loop
    is an error). A file the user may write in a directory they may not is
@@ -514,7 +514,8 @@
    without nesting (a programmatic dependent launch begins before the
    kernel ahead of it ends) are such pairs, on the device's pid and the
    stream's tid (prof_export_perfetto gives them a second lane of the
-   stream, "stream N (2)", category "kernel"), and one that ends where
+   stream, "stream N (2)", with the pairs' category, as a thread's
+   overlapping lanes), and one that ends where
    the next begins is trimmed as above. A stream id is written as it is:
    streams that differ only past 2^53 (hand-built lists) read as one in
    JSON readers, which parse numbers as doubles.
@@ -3444,7 +3445,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
    threads that recorded through it hold its key, whose destructor
    (prof__thread_exit) would run in unmapped code when they exit. The key
    goes with the copy, so they exit without calling into it (their states
-   are not freed then: a few hundred bytes each). Also at the process's
+   and current blocks are not freed then: 12 KiB or more each). Also at the process's
    exit, where no thread's destructor runs anyway; a thread that records
    after that makes a new key. Only if the lock is free: an exit() from a
    signal handler that interrupted prof.h inside it must not wait for it
@@ -4038,7 +4039,7 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
     hash = prof__hash_bytes(s, len, 14695981039346656037ull);
     j = prof__mix(hash) & (2 * PROF__CATS - 1);
     if ((got = prof__cat_find(j, hash, s, len)) != NULL) return got;
-    pthread_once(&prof__fork_once, prof__register_atfork); /* a fork from here on takes the lock around it */
+    pthread_once(&prof__fork_once, prof__register_atfork); /* the child of a fork from here on makes the lock afresh (prof__atfork_child) */
     pthread_mutex_lock(&prof__cat_lock);
     if ((got = prof__cat_find(j, hash, s, len)) == NULL) { /* another thread may have put it in meanwhile */
         /* only this text is "other": one too long, or no memory for it,
@@ -6623,16 +6624,17 @@ static __thread int prof__s_held;
 static __thread int prof__s_cancel_state;
 static PROF__NI void prof__s_lock(void) {
     int state;
+    pthread_once(&prof__fork_once, prof__register_atfork); /* (a fork meanwhile: its child frees the lock and sees `busy`) */
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
     pthread_mutex_lock(&prof__s.lock);
     prof__s_held = 1;
-    prof__s.busy = 1;
+    __atomic_store_n(&prof__s.busy, 1, __ATOMIC_SEQ_CST); /* before the work it guards, on any CPU */
     prof__s_cancel_state = state;
 }
 static PROF__NI void prof__s_unlock(void) {
     int state = prof__s_cancel_state;
     prof__s_held = 0;
-    prof__s.busy = 0;
+    __atomic_store_n(&prof__s.busy, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&prof__s.lock);
     pthread_setcancelstate(state, NULL);
 }
@@ -11115,7 +11117,8 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
 
 /* prof__dur_path.root_touch: for each top-level event, whether the next
    top-level event of its lane (thread, or device and stream) starts exactly
-   where it ends. Events come in start order. NULL without memory (then
+   where it ends. Events are read in start order (sorted where the list,
+   or its device events, are not in it). NULL without memory (then
    every top-level event is bounded by its own end: nesting stays exact,
    some lose a nanosecond). Events written as pairs (ovl, n of them, in
    order: prof__trace_overlaps) are not on the lane. *on_device: whether
@@ -11128,21 +11131,6 @@ static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, s
    the other core waited, ~5 ms of a 1M-event export that write(2) alone
    takes ~35 ms to copy. A big trace written to its own temporary file
    does without the pass: prof__tpipe finds the bits as it writes. */
-/* The events the JSON trace writes as pairs though no async ranges, chosen
-   as prof__trace_events chooses them, for prof_export_perfetto: the
-   device events among them get the pairs' category there, as its CPU
-   "overlapping" lanes do. -1 without memory. */
-static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap, int *sort);
-static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_t **out, size_t *nout);
-static PROF__NI int prof__json_pairs(const prof_events *e, uint32_t **ovl, size_t *novl) {
-    int on_device = 0, overlap = 0, sort = !e->in_order;
-    unsigned char *bits = prof__root_touch(e, NULL, 0, &on_device, &overlap, &sort);
-    *ovl = NULL;
-    *novl = 0;
-    if (!bits) return -1;
-    PROF_FREE(bits);
-    return overlap || sort ? prof__trace_overlaps(e, sort, ovl, novl) : 0;
-}
 /* Whether event i is one of the events written as pairs (ovl, n of them,
    in index order: prof__trace_overlaps): the first of them at i or after
    (n: none). */
@@ -11321,7 +11309,10 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
     }
     if (novl || *sort || !prof__touch_parts(part)) { /* in one pass, from a clean slate (the parts may have begun) */
         prof__touch_whole(part, ovl, novl, *sort);
-        if (part[0].unordered && !part[0].oom) prof__touch_whole(part, ovl, novl, *sort = 1);
+        if (part[0].unordered && !part[0].oom) {
+            *sort = 1;
+            prof__touch_whole(part, ovl, novl, 1);
+        }
     }
     PROF_FREE(lanes);
     if (part[0].oom) { PROF_FREE(bits); return NULL; }
@@ -11416,6 +11407,19 @@ done:
     PROF_FREE(tmp);
     PROF_FREE(ovl);
     return rc;
+}
+/* The events the JSON trace writes as pairs though no async ranges, chosen
+   as prof__trace_events chooses them, for prof_export_perfetto: the
+   device events among them get the pairs' category there, as its CPU
+   "overlapping" lanes do. -1 without memory. */
+static PROF__NI int prof__json_pairs(const prof_events *e, uint32_t **ovl, size_t *novl) {
+    int on_device = 0, overlap = 0, sort = !e->in_order;
+    unsigned char *bits = prof__root_touch(e, NULL, 0, &on_device, &overlap, &sort);
+    *ovl = NULL;
+    *novl = 0;
+    if (!bits) return -1;
+    PROF_FREE(bits);
+    return overlap || sort ? prof__trace_overlaps(e, sort, ovl, novl) : 0;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of

@@ -3,10 +3,11 @@
    programmatic dependent launch makes them (the second begins while the
    first is finishing). prof_stop keeps both (prof_events_get), and
    prof_export_perfetto gives the second a lane of its own under the
-   stream; prof_export_chrome_trace writes both as "X" events on the
-   stream's tid as they are (prof__trace_overlaps skips device events), so
-   DevTools' trace engine leaves the second out of its call tree and
-   speedscope ends the wrong frame. Fix: see test_probe21c_device_nesting.c.
+   stream. Found: prof_export_chrome_trace wrote both as "X" events on the
+   stream's tid as they were (prof__trace_overlaps skipped device events),
+   so DevTools' trace engine left the second out of its call tree and
+   speedscope ended the wrong frame. Fixed: the second is an async pair
+   (see test_probe21c_device_nesting.c).
    The check reads the JSON's "X" events per (pid, tid) as doubles and asks
    that every two on one lane nest or follow (and runs
    tests/js/check_trace.mjs when node is there). */

@@ -1,4 +1,4 @@
-/* A hand-built list need not be in start order (prof_events_add keeps the
+/* Found: a hand-built list need not be in start order (prof_events_add keeps the
    order it is given; the exporters sort where they need to:
    prof__trace_overlaps sorts a list that is not e->in_order). The JSON
    trace's 1 ns trim of a top-level event whose follower on its lane
@@ -21,10 +21,10 @@
    viewer does, and asks that every two on one lane nest or follow (the
    later begins at or after the earlier's ts + dur); with node and tests/js/node_modules check_trace.mjs runs too.
 
-   Fix (>>x_chrome, prof__root_touch): when !e->in_order, walk the events
-   in (start, -end) order (the sorted indices prof__trace_overlaps already
-   makes with prof__ev_order_less, e.g. made once and handed to both), so
-   that "the next top-level event of its lane" is the next in time. */
+   Fixed (>>x_chrome, prof__touch_whole): a list that is not in start
+   order (!e->in_order, or device events out of order) is read in
+   (start, -end) order, so that "the next top-level event of its lane" is
+   the next in time. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
