@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -347,6 +348,40 @@ static CHECK__UNUSED void check_viewers_any(const char *dir, const char *name) {
     fputs("{\"threads\": {}, \"exact_threads\": false}\n", f);
     fclose(f);
     check_viewers(dir, name, 0);
+}
+
+/* fork() while another thread is held at a chosen point inside prof.h (the
+   fork tests): `child` runs in the child and its verdict byte comes back
+   through a pipe (under valgrind the child's exit status also reports the
+   held thread's stack, which the child cannot reach); then `release` lets
+   the held thread go on (the caller joins it). Returns the verdict, 0 when
+   none came (a crash, or a hang its own alarm() ended), and the child's
+   wait status in *status. */
+static CHECK__UNUSED char check_fork_verdict(char (*child)(void), void (*release)(void), int *status) {
+    int fds[2];
+    char verdict = 0;
+    pid_t pid;
+    *status = 0;
+    if (!CHECK(pipe(fds) == 0)) {
+        release();
+        return 0;
+    }
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        verdict = child();
+        if (write(fds[1], &verdict, 1) != 1) _exit(2);
+        _exit(0);
+    }
+    close(fds[1]);
+    release();
+    if (CHECK(pid > 0)) {
+        if (read(fds[0], &verdict, 1) != 1) verdict = 0;
+        waitpid(pid, status, 0);
+    }
+    close(fds[0]);
+    return verdict;
 }
 
 #endif /* PROF_TEST_CHECK_H */

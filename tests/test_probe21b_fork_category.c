@@ -62,7 +62,7 @@ static void *allocator(void *arg) {
 }
 
 /* The child: a new category of its own, then one recorded in a session. */
-static int child(void) {
+static char child(void) {
     static char mine[32];
     prof_config cfg;
     prof_events *ev;
@@ -71,54 +71,41 @@ static int child(void) {
     prof_dealloc(mine);
     memset(&cfg, 0, sizeof cfg);
     cfg.profile_memory = 1;
-    if (prof_start(&cfg) != PROF_OK) return 2;
+    if (prof_start(&cfg) != PROF_OK) return '2';
     {
         PROF_SCOPE("child_scope");
         prof_alloc_ex(mine, 8, PROF_DEVICE_CPU, 0, "child_category_2");
         prof_dealloc(mine);
     }
-    if (!(ev = prof_stop())) return 3;
+    if (!(ev = prof_stop())) return '3';
     prof_events_free(ev);
-    return 0;
+    return '0';
 }
 
-int main(void) {
-    pthread_t t;
-    pid_t pid;
-    int status = 0, fds[2];
-    char verdict = 0;
-    prof_set_log(check_log, NULL);
-    prof_alloc_ex(g_block, 16, PROF_DEVICE_CPU, 0, "warm_up"); /* prof.h's fork handlers are in */
-    prof_dealloc(g_block);
-    if (!CHECK(pipe(fds) == 0)) return check_report();
-    if (!CHECK(pthread_create(&t, NULL, allocator, NULL) == 0)) return check_report();
-    pthread_mutex_lock(&g_m);
-    while (!g_inside) pthread_cond_wait(&g_cv, &g_m); /* the other thread holds prof__cat_lock now */
-    pthread_mutex_unlock(&g_m);
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        /* the verdict through a pipe: under valgrind the child's exit status
-           also reports the other thread's stack, which it cannot reach */
-        close(fds[0]);
-        verdict = (char)('0' + child());
-        if (write(fds[1], &verdict, 1) != 1) _exit(2);
-        _exit(0);
-    }
-    close(fds[1]);
+/* lets the allocating thread leave prof__cat_lock */
+static void release(void) {
     pthread_mutex_lock(&g_m);
     g_forked = 1;
     pthread_cond_broadcast(&g_cv);
     pthread_mutex_unlock(&g_m);
+}
+
+int main(void) {
+    pthread_t t;
+    int status;
+    char verdict;
+    prof_set_log(check_log, NULL);
+    prof_alloc_ex(g_block, 16, PROF_DEVICE_CPU, 0, "warm_up"); /* prof.h's fork handlers are in */
+    prof_dealloc(g_block);
+    if (!CHECK(pthread_create(&t, NULL, allocator, NULL) == 0)) return check_report();
+    pthread_mutex_lock(&g_m);
+    while (!g_inside) pthread_cond_wait(&g_cv, &g_m); /* the other thread holds prof__cat_lock now */
+    pthread_mutex_unlock(&g_m);
+    verdict = check_fork_verdict(child, release, &status);
     pthread_join(t, NULL);
-    if (CHECK(pid > 0)) {
-        if (read(fds[0], &verdict, 1) != 1) verdict = 0;
-        waitpid(pid, &status, 0);
-        CHECK_MSG(verdict == '0', "the child forked while another thread interned a category: verdict '%c', %s %d%s", verdict ? verdict : '-',
-                  WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-                  WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? " (SIGALRM: its prof_alloc_ex waited for prof__cat_lock forever)" : "");
-    }
-    close(fds[0]);
+    CHECK_MSG(verdict == '0', "the child forked while another thread interned a category: verdict '%c', %s %d%s", verdict ? verdict : '-',
+              WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+              WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? " (SIGALRM: its prof_alloc_ex waited for prof__cat_lock forever)" : "");
     /* the parent goes on as before */
     prof_alloc_ex(g_block, 16, PROF_DEVICE_CPU, 0, "parent_after_fork");
     prof_dealloc(g_block);

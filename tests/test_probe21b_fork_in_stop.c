@@ -177,12 +177,19 @@ static const char *verdict_text(char v) {
     }
 }
 
+/* lets the stopping thread leave the hook */
+static void release(void) {
+    pthread_mutex_lock(&g_m);
+    g_done = 1;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_m);
+}
+
 static void run(int where, int mode, const char *name) {
     prof_config cfg;
     pthread_t t;
-    pid_t pid;
-    int i, status = 0, fds[2];
-    char verdict = 0;
+    int i, status;
+    char verdict;
     g_where = where;
     g_mode = mode;
     g_req = g_done = 0;
@@ -193,7 +200,6 @@ static void run(int where, int mode, const char *name) {
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
     for (i = 0; i < N_BEFORE; i++) { PROF_SCOPE_SHAPES("before_fork", 2, 3, 4, 2, 4, 5); }
     prof__test_hook = hook;
-    if (!CHECK(pipe(fds) == 0)) return;
     if (!CHECK(pthread_create(&t, NULL, stopper, NULL) == 0)) return;
     {
         struct timespec until;
@@ -207,34 +213,13 @@ static void run(int where, int mode, const char *name) {
         if (!CHECK_MSG(reached, "%s: prof_stop never reached the place of the fork", name)) {
             g_mode = 0;
             pthread_join(t, NULL);
-            close(fds[0]);
-            close(fds[1]);
             return;
         }
     }
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        /* the verdict through a pipe: under valgrind the child's exit status
-           also reports the other thread's stack, which it cannot reach */
-        close(fds[0]);
-        verdict = child();
-        if (write(fds[1], &verdict, 1) != 1) _exit(2);
-        _exit(0);
-    }
-    close(fds[1]);
-    pthread_mutex_lock(&g_m);
-    g_done = 1;
-    pthread_cond_broadcast(&g_cv);
-    pthread_mutex_unlock(&g_m);
+    verdict = check_fork_verdict(child, release, &status);
     pthread_join(t, NULL);
     prof__test_hook = NULL;
-    if (CHECK(pid > 0)) {
-        if (read(fds[0], &verdict, 1) != 1) verdict = 0;
-        waitpid(pid, &status, 0);
-        CHECK_MSG(verdict == 'y', "fork while another thread was in prof_stop (%s): the child: %s (status 0x%x)", name, verdict_text(verdict), status);
-    }
-    close(fds[0]);
+    CHECK_MSG(verdict == 'y', "fork while another thread was in prof_stop (%s): the child: %s (status 0x%x)", name, verdict_text(verdict), status);
     /* the parent's results are its own */
     CHECK_EQ_INT(g_parent_a, N_BEFORE);
     CHECK_EQ_INT(g_parent_events, N_BEFORE);

@@ -103,46 +103,33 @@ static char child(void) {
     return g_double ? 'd' : 'y';
 }
 
+/* lets the starting thread go on with its frees */
+static void release(void) {
+    pthread_mutex_lock(&g_m);
+    g_forked = 1;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_m);
+}
+
 int main(void) {
     prof_config cfg;
     pthread_t t;
-    pid_t pid;
-    int status = 0, fds[2];
-    char verdict = 0;
+    int status;
+    char verdict;
     prof_set_log(check_log, NULL);
     /* a session with one key; it stays until the next prof_start */
     memset(&cfg, 0, sizeof cfg);
     if (!CHECK(prof_start(&cfg) == PROF_OK)) return check_report();
     CHECK_EQ_INT(prof_add_metadata("parent_key", "parent_value"), PROF_OK);
     prof_events_free(prof_stop());
-    if (!CHECK(pipe(fds) == 0)) return check_report();
     if (!CHECK(pthread_create(&t, NULL, starter, NULL) == 0)) return check_report();
     pthread_mutex_lock(&g_m);
     while (!g_inside) pthread_cond_wait(&g_cv, &g_m); /* the other thread is between the frees */
     pthread_mutex_unlock(&g_m);
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        /* the verdict through a pipe: under valgrind the child's exit status
-           also reports the other thread's stack, which it cannot reach */
-        close(fds[0]);
-        verdict = child();
-        if (write(fds[1], &verdict, 1) != 1) _exit(2);
-        _exit(0);
-    }
-    close(fds[1]);
-    pthread_mutex_lock(&g_m);
-    g_forked = 1;
-    pthread_cond_broadcast(&g_cv);
-    pthread_mutex_unlock(&g_m);
+    verdict = check_fork_verdict(child, release, &status);
     pthread_join(t, NULL);
-    if (CHECK(pid > 0)) {
-        if (read(fds[0], &verdict, 1) != 1) verdict = 0;
-        waitpid(pid, &status, 0);
-        CHECK_MSG(verdict == 'y', "the child forked while another thread's prof_start cleared the metadata: verdict '%c', %s %d%s", verdict ? verdict : '-',
-                  WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-                  verdict == 'd' || (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) ? " (the child's prof_start freed again the key's name and value that prof__g_meta still held)" : "");
-    }
-    close(fds[0]);
+    CHECK_MSG(verdict == 'y', "the child forked while another thread's prof_start cleared the metadata: verdict '%c', %s %d%s", verdict ? verdict : '-',
+              WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+              verdict == 'd' || (WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) ? " (the child's prof_start freed again the key's name and value that prof__g_meta still held)" : "");
     return check_report();
 }
