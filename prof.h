@@ -3180,18 +3180,37 @@ static PROF__NI void prof__pf_free_ready(void) {
    memory, the address-space and data limits and the cgroup's memory.max
    (the blocks are faulted in, so overcommit would not save the process
    from the OOM killer); 1 GiB when none can be read. */
+/* The start of a small system file (/proc, /sys) as a string, cut to
+   cap - 1 bytes; "" if it cannot be read. Opened close-on-exec: another
+   thread of the host may fork and exec meanwhile, and its child must not
+   inherit the descriptor (fopen's "r" would leave it open). */
+static PROF__NI size_t prof__read_small(const char *path, char *out, size_t cap) {
+    size_t k = 0;
+    int fd;
+    while ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EINTR) {}
+    if (fd >= 0) {
+        while (k + 1 < cap) {
+            ssize_t r = read(fd, out + k, cap - 1 - k);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            k += (size_t)r;
+        }
+        close(fd);
+    }
+    out[k] = 0;
+    return k;
+}
 static PROF__NI uint64_t prof__reserve_limit_bytes(void) {
     uint64_t lim = UINT64_MAX;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     struct rlimit rl;
-    FILE *f;
+    char text[32];
     if (pages > 0 && page > 0) lim = (uint64_t)pages * (uint64_t)page;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
     if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
-    if ((f = fopen("/sys/fs/cgroup/memory.max", "r")) != NULL) {
-        unsigned long long v;
-        if (fscanf(f, "%llu", &v) == 1 && (uint64_t)v < lim) lim = (uint64_t)v; /* "max" reads as no number */
-        fclose(f);
+    if (prof__read_small("/sys/fs/cgroup/memory.max", text, sizeof text) && text[0] >= '0' && text[0] <= '9') { /* "max": no limit */
+        unsigned long long v = strtoull(text, NULL, 10);
+        if ((uint64_t)v < lim) lim = (uint64_t)v;
     }
     return lim == UINT64_MAX ? (uint64_t)1 << 30 : lim / 2;
 }
@@ -10663,12 +10682,7 @@ static PROF__NI void prof__w_category(prof__w *w, unsigned f, int on_cpu) {
     prof__w_str(w, prof__pft_cats[prof__pft_cat(f, on_cpu)]);
 }
 static PROF__NI void prof__process_name(char *out, size_t n) {
-    FILE *f = fopen("/proc/self/comm", "r");
-    size_t k = 0;
-    if (f) {
-        k = fread(out, 1, n - 1, f);
-        fclose(f);
-    }
+    size_t k = prof__read_small("/proc/self/comm", out, n);
     while (k && (out[k - 1] == '\n' || out[k - 1] == '\r')) k--;
     out[k] = 0;
     if (!k) snprintf(out, n, "process %ld", (long)getpid());
