@@ -34,7 +34,8 @@
    -O2: a scope's end on the unwinding path), where gcc keeps them out of
    line; they are not forced inline, since that would bring -Wclobbered
    warnings into functions that call setjmp. clang's -Weverything (less
-   -Wpadded and -Wreserved-identifier) and -fshort-enums are clean.
+   -Wpadded and -Wreserved-identifier, and in C++ -Wc++98-compat and
+   -Wc++98-compat-pedantic) and -fshort-enums are clean.
    With -static, PROF_STACK_NATIVE finds no symbol names (dladdr has none
    to give): its frames are addresses.
 
@@ -57,6 +58,8 @@
        prof_report(ev, &opt);                 // returns the first error
        prof_events_free(ev);
 
+   (In C++, `prof_config cfg{};` and `prof_report_options opt{};`: g++'s
+   -Wmissing-field-initializers flags `= {0}` there.)
    prof_report is the common case in one call; the functions it calls
    (prof_key_averages, prof_averages_print_table, prof_export_*) are public
    for everything else.
@@ -66,8 +69,11 @@
    PROF_SCOPE(name)       Records the rest of the enclosing block as one event
                           on every exit path (return, break, goto): the cleanup
                           attribute in C, RAII in C++. `name` must be a string
-                          constant (or __func__): anything else fails to
-                          compile, in C and in C++. Several on one line work.
+                          constant or __func__ (a pointer or a local array
+                          fails to compile, in C and in C++); an array of
+                          static storage compiles too, and its text is
+                          read at prof_stop, so it must not change in
+                          between. Several on one line work.
    PROF_SCOPE_DYN(name)   Same, for a name built at run time: it is copied
                           into the thread's records (only when the event
                           cap admits the scope) and interned by prof_stop,
@@ -168,7 +174,11 @@
                         driver or GPU, one info line, once per process.
      PROF_NO_SHAPES, PROF_NO_FLOPS, PROF_NO_MEMORY, PROF_NO_STACK
                         defined = that feature is compiled out: its macros
-                        become plain scopes, its functions do nothing.
+                        become plain scopes, and its recording calls
+                        (prof_alloc, prof_alloc_ex, prof_dealloc) record
+                        nothing; prof_flops_* and the prof_malloc family
+                        still compute and allocate. The matching
+                        prof_config field is ignored, without a warning.
      PROF_CLOCK_MONOTONIC  defined = time scopes with clock_gettime instead of
                         the TSC (x86-64) or the virtual counter (aarch64).
      PROF_API           linkage of prof.h's external symbols: the public
@@ -239,7 +249,10 @@
                       torch.profiler.schedule(skip_first, wait, warmup,
                       active, repeat) driven by prof_step()
    with_node_id, node_id, world_size
-                      the rank of this process (Node ID column, trace)
+                      the rank of this process (Node ID column, trace's
+                      distributedInfo), written as given; without
+                      with_node_id the trace says rank 0 of world size 1
+                      and node_id, world_size are not read
    activities         PROF_ACTIVITY_CPU, alone or with PROF_ACTIVITY_CUDA
                       (GPU activity, under PROF_CUPTI). 0 = both. Without
                       the CPU bit prof_start fails (PROF_E_ARG): scopes are
@@ -386,7 +399,9 @@
    stack share it, and a chain of nested stacks shares one array. Errors
    are prof_result codes; a log callback in
    prof_config receives every error with a message, and prof_last_error()
-   returns the last message of the calling thread. prof.h never exits or
+   returns the calling thread's last error message ("" before any; never
+   NULL): warnings and info lines are not kept, and a later success does
+   not clear it. prof.h never exits or
    aborts the host program.
    Names and other strings are any bytes (NUL ends them): every export
    and table writes valid UTF-8 as it is and invalid UTF-8 as U+FFFD,
@@ -694,7 +709,7 @@ typedef struct prof_config {
                                  events are dropped and counted. */
     int with_node_id;         /* 1 = every event carries node_id (MPI rank) */
     int node_id;              /* used when with_node_id is set */
-    int world_size;           /* for the trace's distributedInfo; 0 = unknown */
+    int world_size;           /* for the trace's distributedInfo, with with_node_id; 0 = unknown (written as 0) */
     int record_shapes;        /* keep the shapes given to PROF_SCOPE_SHAPES/ARGS */
     int profile_memory;       /* record prof_alloc/prof_dealloc; memory columns */
     int with_stack;           /* PROF_STACK_SCOPES: each event's stack is its
@@ -995,7 +1010,7 @@ PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
-PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse */
+PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse; during a session it does nothing (prof_stop first) */
 
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
