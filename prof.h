@@ -1010,7 +1010,7 @@ PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
-PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse; during a session it does nothing (prof_stop first) */
+PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse; during a session it frees nothing and warns (prof_stop first) */
 
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
@@ -4528,11 +4528,12 @@ PROF_API void prof_shutdown(void) {
     /* first: a kept collection reads those buffers; and prof_stop's lock
        held to the end, so that no prof_stop keeps one meanwhile (no
        session then, yet its records are in those buffers) */
-    int locked = prof__shutdown_kept();
+    int locked = prof__shutdown_kept(), recording;
     if (locked < 0) return; /* from the log callback inside a collection: refused */
     PROF__TEST_HOOK(PROF__HOOK_SHUTDOWN);
     pthread_mutex_lock(&prof__g_lock);
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
+    recording = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) != 0;
+    if (!recording) {
         prof__g.reaped_epoch = prof__g.last_epoch; /* no collection left: threads exiting from now go at once */
         for (t = prof__g.threads; t; t = next) {
             next = t->next;
@@ -4556,6 +4557,8 @@ PROF_API void prof_shutdown(void) {
     if (!prof__session_active()) prof__meta_clear_locked();
     pthread_mutex_unlock(&prof__g_lock);
     prof__shutdown_done(locked);
+    /* (not from on_trace_ready, where the next window may be recording already) */
+    if (recording && locked) prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_shutdown: a session is recording, so nothing was freed (its buffers are in use); call prof_stop first");
 }
 
 /* >>collect ==============================================================*/
