@@ -4542,13 +4542,16 @@ PROF_API void prof_shutdown(void) {
                 prof__tstate_free(t);
             } else if (t == prof__self()) {
                 /* a scope of this thread may still be open: keep the state,
-                   drop the blocks; its late close then finds no room */
+                   drop the blocks; its late close then finds no room. The
+                   state lets go of them before they are freed: a child
+                   forked meanwhile (by another thread) keeps the state,
+                   and must not find freed blocks in it. */
                 prof__block *b = t->head;
-                while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
                 t->head = t->cur = NULL;
                 t->hot.pos = t->hot.end = NULL;
                 t->hot.gate.word = 0;
                 t->bound_epoch = 0;
+                while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
             }
         }
         prof__pf_free_ready();
