@@ -1,0 +1,77 @@
+/* A read of a hand-built list must not change what the list analyses to.
+   The manual calls prof_events_count, _get, the tables and the exporters
+   readers that "build the tree and other caches on first use", and lets
+   events be added after that (an index holds "until the tree is built";
+   the tree is "called for you when needed"). But the first build runs
+   _remove_dup_nodes and deletes the merged events from the list; a later
+   prof_events_add then rebuilds from what is left, so the same events give
+   a different profile depending on whether the caller looked at the list
+   in between.
+
+   Events: a [0, 100], a [10, 20] inside it, b [30, 40] inside it.
+   Added in one go (as PyTorch's EventList is built: once, from all
+   events), the outer a has two children (a and b), so _remove_dup_nodes
+   merges nothing: 3 events, key_averages "a" count 2, CPU total 110 ns.
+   With a prof_events_count after the second add, the first build sees a
+   with one child of its own name and merges it away (stats.merged 1);
+   after b is added the list has 2 events and "a" is count 1, CPU total
+   100 ns: a silent change of the counts and totals by a read.
+
+   Correct: the list analyses to the same events, counts and totals
+   whether or not it was read before the last add (here the one-go
+   result: 3 events, merged 0, "a" count 2 total 110, self 90). */
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+
+#include <string.h>
+
+static void add(prof_events *ev, const char *name, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = start;
+    d.end_ns = end;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
+
+static const prof_avg *row(const prof_averages *av, const char *key) {
+    size_t i;
+    for (i = 0; i < prof_averages_count(av); i++)
+        if (strcmp(prof_averages_get(av, i)->key, key) == 0) return prof_averages_get(av, i);
+    return NULL;
+}
+
+/* peek = 1: the caller reads the list (prof_events_count) between adds */
+static void build(int peek) {
+    prof_events *ev = prof_events_create();
+    prof_averages *av;
+    const prof_avg *a;
+    add(ev, "a", 0, 100);
+    add(ev, "a", 10, 20);
+    if (peek) (void)prof_events_count(ev);
+    add(ev, "b", 30, 40);
+    printf("peek %d: %zu events, merged %llu\n", peek, prof_events_count(ev),
+           (unsigned long long)prof_events_stats(ev).merged);
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    CHECK_EQ_INT(prof_events_stats(ev).merged, 0);
+    av = prof_key_averages(ev, NULL);
+    CHECK(av != NULL);
+    a = av ? row(av, "a") : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_EQ_INT(a->count, 2);
+        CHECK_EQ_INT(a->cpu_time_total_ns, 110);
+        CHECK_EQ_INT(a->self_cpu_time_total_ns, 90);
+    }
+    prof_averages_free(av);
+    prof_events_free(ev);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    build(0); /* the reference: no read before the last add */
+    build(1);
+    return check_report();
+}
