@@ -446,7 +446,10 @@
    prof_events_add/add_memory that reads the events) and counted in
    prof_events_count but not in prof_stats.events. Like the merges of
    _remove_dup_nodes, they move the events after them: an index that
-   prof_events_add returned holds until the tree is built.
+   prof_events_add returned holds until the tree is built. A list read
+   and then added to is analysed as if every event had been added at
+   once (PyTorch's one pass over its EventList): the rebuilt tree starts
+   from all the events added, the merged ones and their kernels put back.
 
    NUMBERS
    =======
@@ -1046,7 +1049,7 @@ PROF_API void prof_events_set_flags(prof_events *ev, int profile_memory, int wit
 PROF_API size_t prof_events_count(const prof_events *ev);
 PROF_API prof_result prof_events_get(prof_events *ev, size_t index, prof_event *out);
 PROF_API int64_t prof_events_child(prof_events *ev, size_t index, size_t k);
-PROF_API prof_stats prof_events_stats(const prof_events *ev);
+PROF_API prof_stats prof_events_stats(const prof_events *ev); /* builds the tree first, as the readers do */
 PROF_API prof_result prof_events_build_tree(prof_events *ev);
 
 /* Aggregation */
@@ -2297,6 +2300,12 @@ struct prof_events {
                                   its prefix, xprefix, owned: options set
                                   again free the old one */
     char *xprefix;
+    /* What the last _remove_dup_nodes took out (prof__remove_dup_nodes), so
+       that a tree rebuilt after more events were added merges the whole
+       list again, as one pass over all of them would: the merged events,
+       and the kernels each merge took from a parent. */
+    struct prof__dup *dups; size_t ndups;
+    struct prof__dupkern *dupk; size_t ndupk, capdupk;
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -2316,6 +2325,7 @@ PROF_API void prof_events_free(prof_events *e) {
     PROF_FREE(e->nodes);
     PROF_FREE(e->native_addrs);
     PROF_FREE(e->xprefix);
+    PROF_FREE(e->dups); PROF_FREE(e->dupk);
     { prof__meta *m; for (m = e->meta; m; m = m->next) PROF_FREE(m->value); } /* (the nodes are in the arena) */
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
@@ -2433,15 +2443,21 @@ static PROF__NI uint32_t prof__stack_node(const prof_events *e, size_t i) {
 static PROF__NI uint32_t prof__node_parent(const prof_events *e, uint32_t n) { return e->nodes[n].parent; }
 static PROF__NI const char *prof__node_frame(const prof_events *e, uint32_t n) { return e->nodes[n].frame; }
 static PROF__NI int32_t prof__node_depth(const prof_events *e, uint32_t n) { return n ? (int32_t)e->nodes[n].depth : 0; }
+/* Stack slots for events 0 .. n - 1 (new ones empty). */
+static PROF__NI int prof__stack_room(prof_events *e, size_t n) {
+    size_t old = e->capstk, want = e->cap > n ? e->cap : n;
+    if (n <= e->capstk) return 0;
+    if (!e->stk) { /* filled whole (prof_stop's stacks): in huge pages from its first byte */
+        if (!(e->stk = (uint32_t *)prof__malloc_huge(want, sizeof *e->stk))) return -1;
+        e->capstk = want;
+    } else if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
+    memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
+    return 0;
+}
 static PROF__NI int prof__stack_set(prof_events *e, size_t i, uint32_t node) {
     if (i >= e->capstk) {
-        size_t old = e->capstk, want = e->cap > i + 1 ? e->cap : i + 1;
         if (!node) return 0; /* absent is empty */
-        if (!e->stk) { /* filled whole (prof_stop's stacks): in huge pages from its first byte */
-            if (!(e->stk = (uint32_t *)prof__malloc_huge(want, sizeof *e->stk))) return -1;
-            e->capstk = want;
-        } else if (!prof__grow((void *)&e->stk, &e->capstk, want, sizeof *e->stk)) return -1;
-        memset(e->stk + old, 0, (e->capstk - old) * sizeof *e->stk);
+        if (prof__stack_room(e, i + 1) != 0) return -1;
     }
     e->stk[i] = node;
     e->nodes_flat = 0;
@@ -7313,7 +7329,12 @@ PROF_API size_t prof_events_count(const prof_events *e) {
 }
 PROF_API prof_stats prof_events_stats(const prof_events *e) {
     prof_stats s;
-    if (e) return e->stats;
+    prof_events *m;
+    if (e) { /* after the tree, as every reader: a hand-built list's events and merged count its merges */
+        memcpy(&m, &e, sizeof m);
+        (void)prof_events_build_tree(m); /* out of memory: the figures as they are (reported) */
+        return m->stats;
+    }
     memset(&s, 0, sizeof s);
     return s;
 }
@@ -7466,12 +7487,55 @@ static PROF__NI int prof__populate_children(prof_events *e) {
 /* A parent whose only child has its name absorbs it: the child's children
    and kernels move up (the kernels replace the parent's, as in PyTorch).
    A pass that ran out of memory leaves children marked deleted and still
-   in the list; the next build links every event afresh, so the marks go
-   first (else a marked child would stay in the list, or be cut out with
-   its children made top-level: a failed prof_stop's retry). */
+   in the list, and gives the parents their kernels back; the next build
+   links every event afresh, so the marks go first (else a marked child
+   would stay in the list, or be cut out with its children made
+   top-level: a failed prof_stop's retry).
+   PyTorch merges once, over every event of its EventList. A list here can
+   be read (tree built, events merged) and then added to, so the merged
+   events are kept aside with their places (e->dups) and the kernels each
+   merge replaced (e->dupk, in merge order), and a rebuild puts them back
+   first (prof__dups_restore): the tree is always that of every event added,
+   whatever was read in between. */
+typedef struct prof__dup { prof__ev ev; uint32_t pos, node; } prof__dup;                /* a merged event: its place before the merge, its stack node */
+typedef struct prof__dupkern { uint32_t extra; int32_t kern_head; int64_t kern_ns; } prof__dupkern; /* a parent's kernels before a merge */
+static PROF__NI void prof__dupk_undo(prof_events *e) {
+    while (e->ndupk) {
+        const prof__dupkern *k = &e->dupk[--e->ndupk];
+        e->ex[k->extra].kern_head = k->kern_head;
+        e->ex[k->extra].kern_ns = k->kern_ns;
+    }
+}
+/* The list as it was before the last merges, then the events added since. */
+static PROF__NI int prof__dups_restore(prof_events *e) {
+    size_t nd = e->ndups, n = e->n + nd, t, src = e->n, k = nd, i;
+    int stacks = e->stk != NULL;
+    if (!nd) return 0;
+    for (i = 0; i < nd && !stacks; i++) stacks = e->dups[i].node != 0;
+    if (!prof__grow((void *)&e->ev, &e->cap, n, sizeof *e->ev) || (stacks && prof__stack_room(e, n) != 0)) return -1;
+    for (t = n; t-- > 0;) { /* from the back: each event moves up by the merged ones before it */
+        if (k && e->dups[k - 1].pos == t) {
+            k--;
+            e->ev[t] = e->dups[k].ev;
+            if (stacks) e->stk[t] = e->dups[k].node;
+        } else {
+            src--;
+            e->ev[t] = e->ev[src];
+            if (stacks) e->stk[t] = prof__stack_node(e, src);
+        }
+    }
+    e->nodes_flat = 0;
+    prof__dupk_undo(e);
+    e->n = n;
+    e->stats.merged -= nd;
+    e->stats.events = n;
+    e->ndups = 0;
+    return 0;
+}
 static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
     size_t i, deleted_total = 0;
     for (i = 0; i < e->n; i++) e->ev[i].flags = (uint16_t)(e->ev[i].flags & ~PROF__F_DELETED);
+    e->ndupk = 0;
     for (;;) {
         size_t deleted = 0;
         for (i = 0; i < e->n; i++) {
@@ -7487,7 +7551,12 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
                 int32_t kh = v->extra ? e->ex[v->extra].kern_head : -1;
                 int64_t kn = v->extra ? e->ex[v->extra].kern_ns : 0;
                 prof__extra *px = prof__extra_of(e, p);
-                if (!px) return -1;
+                prof__dupkern *was;
+                if (!px || (e->ndupk >= e->capdupk && !PROF__PUSH_OK(e->dupk, e->ndupk, e->capdupk))) { prof__dupk_undo(e); return -1; }
+                was = &e->dupk[e->ndupk++];
+                was->extra = p->extra;
+                was->kern_head = px->kern_head;
+                was->kern_ns = px->kern_ns;
                 px->kern_head = kh;
                 px->kern_ns = kn;
             }
@@ -7500,19 +7569,34 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
     }
     if (deleted_total) {
         int32_t *map = PROF__ALLOC(int32_t, e->n);
-        size_t w = 0;
-        if (!map) return -1;
+        prof__dup *dups = PROF__ALLOC(prof__dup, deleted_total);
+        size_t w = 0, d = 0;
+        if (!map || !dups) {
+            PROF_FREE(map);
+            PROF_FREE(dups);
+            prof__dupk_undo(e);
+            return -1;
+        }
         for (i = 0; i < e->n; i++) map[i] = (e->ev[i].flags & PROF__F_DELETED) ? -1 : (int32_t)w++;
         w = 0;
         for (i = 0; i < e->n; i++) {
             prof__ev v = e->ev[i];
-            if (v.flags & PROF__F_DELETED) continue;
+            if (v.flags & PROF__F_DELETED) {
+                v.flags = (uint16_t)(v.flags & ~PROF__F_DELETED);
+                dups[d].ev = v;
+                dups[d].pos = (uint32_t)i;
+                dups[d++].node = prof__stack_node(e, i);
+                continue;
+            }
             if (v.parent >= 0) v.parent = map[v.parent];
             if (v.first_child >= 0) v.first_child = map[v.first_child];
             if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
             if (w < e->capstk) e->stk[w] = prof__stack_node(e, i); /* past capstk: no stack, not the slot's old one */
             e->ev[w++] = v;
         }
+        PROF_FREE(e->dups);
+        e->dups = dups;
+        e->ndups = d;
         e->stats.merged += e->n - w;
         e->n = w;
         e->stats.events = w;
@@ -7575,7 +7659,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     int seen;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
-    if (prof__memrows_drop(e) != 0) /* remade below, from the events as they are now */
+    if (prof__memrows_drop(e) != 0 || prof__dups_restore(e) != 0) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (e->links_ready) { /* prof_stop linked the events as it ordered them */
