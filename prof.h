@@ -86,7 +86,8 @@
                           unbalanced PROF_END is counted and reported.
    PROF_BEGIN_DYN(name)   PROF_BEGIN with a run-time name (copied).
    PROF_MARK(name)        An instant event.
-   PROF_COUNTER(name, v)  A sample of a counter track (double).
+   PROF_COUNTER(name, v)  A sample of a counter track (double; NaN and
+                          infinities are written as null in the JSON).
    PROF_ASYNC_BEGIN(name, id) / PROF_ASYNC_END(id)
                           A range that may end on another thread, matched by
                           a 64-bit id (is_async: no parent, no self time).
@@ -271,7 +272,11 @@
                       PROF_CUDA_ALL_API keeps every API call,
                       PROF_CUDA_SYNC records synchronization (cuda_sync)
                       on the stream's lane ("sync" when it has none).
-   log, log_user_data where errors and warnings go (default stderr)
+   log, log_user_data where messages go from this prof_start on, also
+                      after prof_stop, until prof_set_log or another
+                      prof_start with a log (NULL: keep the current one,
+                      stderr unless prof_set_log set one); log_user_data
+                      must live as long
    no_prefault_thread 1 = no helper thread. By default, once a thread has
                       recorded ~65k events in a session, a helper thread
                       maps and faults in its next 8 MiB record blocks ahead
@@ -665,7 +670,7 @@ extern "C" {
     X(PROF_E_STATE,          "call not valid in the current session state")   \
     X(PROF_E_NOMEM,          "out of memory")                                 \
     X(PROF_E_IO,             "cannot write output file")                      \
-    X(PROF_E_DROPPED,        "events were dropped: the event cap was reached") \
+    X(PROF_E_DROPPED,        "events were dropped or left out (the event cap, lack of memory, CUDA's buffers)") \
     X(PROF_E_UNBALANCED,     "unbalanced PROF_BEGIN/PROF_END")                \
     X(PROF_E_OPEN_SCOPES,    "scopes were still open at prof_stop")           \
     X(PROF_E_UNKNOWN_KEY,    "unknown sort key or metric")                    \
@@ -725,7 +730,7 @@ typedef struct prof_config {
     unsigned activities;      /* PROF_ACTIVITY_*; 0 = CPU, plus CUDA when
                                  compiled with PROF_CUPTI. Must include CPU:
                                  CUDA alone is refused (PROF_E_ARG) */
-    prof_log_fn log;          /* NULL = errors go to stderr */
+    prof_log_fn log;          /* NULL = keep the current log (stderr unless prof_set_log set one) */
     void *log_user_data;
     int no_prefault_thread;   /* 1 = recording threads fault in their own
                                  record blocks (see the manual above) */
@@ -783,7 +788,7 @@ enum {
     PROF_EVENT_RESOURCE_ID  = 1u << 3,
     PROF_EVENT_ASYNC        = 1u << 4,
     PROF_EVENT_USER_ANNOTATION = 1u << 5,
-    PROF_EVENT_SHAPES       = 1u << 6,       /* input_shapes given (else None) */
+    PROF_EVENT_SHAPES       = 1u << 6,       /* input_shapes given (else None, or [] in a list recorded with record_shapes) */
     PROF_EVENT_LEGACY       = 1u << 7        /* is_legacy: kernels counted on the op itself */
 };
 
@@ -823,7 +828,9 @@ typedef struct prof_event_desc {
     int line;
 } prof_event_desc;
 
-/* A complete, read-only view of one event, with the derived values. */
+/* A complete, read-only view of one event, with the derived values. Its
+   strings, stack and shapes belong to the list: valid until
+   prof_events_free, also across later adds and tree rebuilds. */
 typedef struct prof_event {
     const char *name, *overload_name, *trace_name;
     const char *file, *func;
@@ -910,7 +917,9 @@ typedef struct prof_group_options {
     int group_by_overload_name;
 } prof_group_options;
 
-/* One row of key_averages (FunctionEventAvg). A raw event is a row of count 1. */
+/* One row of key_averages (FunctionEventAvg). A raw event is a row of
+   count 1. A prof_averages owns its rows and their strings: it outlives
+   the event list it came from. */
 typedef struct prof_avg {
     const char *key, *overload_name;
     const char *input_shapes;  /* NULL = None, "" when not grouped by shapes */
@@ -967,8 +976,12 @@ PROF_API int prof_is_recording(void);
 /* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1,
    and starts, stops or delivers windows as torch.profiler.profile.step(). */
 PROF_API prof_result prof_step(void);
+/* Steps taken since prof_start (ProfilerStep#N's N; 0 right after it);
+   after prof_stop, the last session's count until the next prof_start. */
 PROF_API int64_t prof_step_number(void);
-/* What torch.profiler.schedule(...)(step) returns for this schedule. */
+/* What torch.profiler.schedule(...)(step) returns for this schedule; NULL
+   or active 0: PROF_ACTION_RECORD (torch's default schedule); step < 0:
+   PROF_ACTION_NONE (torch asserts step >= 0). */
 PROF_API prof_action prof_schedule_action(const prof_schedule *schedule, int64_t step);
 /* Top-level trace keys for the session being recorded (between prof_start
    and prof_stop; outside it, PROF_E_STATE: prof_start clears them). A key
@@ -992,6 +1005,11 @@ PROF_API void *prof_malloc(size_t bytes);
 PROF_API void *prof_calloc(size_t count, size_t size);
 PROF_API void *prof_realloc(void *ptr, size_t bytes);
 PROF_API void prof_free(void *ptr);
+/* PyTorch's export_memory_timeline JSON: [times, sizes], times in
+   microseconds since the session start, one per distinct allocation time
+   on that device (PROF_DEVICE_CPU: every index), sizes[i][c] the bytes
+   live in category c after times[i], categories in
+   prof_memory_categories' order ("unknown" first). */
 PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
 /* The timeline's category names in column order ("unknown" first); returns
    how many there are (names may be NULL to count); 0: ev NULL, or out
@@ -1625,7 +1643,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
       (defined(_POSIX_C_SOURCE) && !(defined(_REENTRANT) && _POSIX_C_SOURCE == 199506L))
 #    error "prof.h: this file sets _POSIX_C_SOURCE below 200112L (or _XOPEN_SOURCE below 600) before a system header, which hides functions the implementation needs (posix_memalign, lstat, ...). Fix: define _POSIX_C_SOURCE as 200809L in this file, or define PROF_IMPLEMENTATION in a file of its own that includes prof.h first."
 #  else
-#    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no feature-test macro) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
+#    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no POSIX feature-test macro of 200112L or later) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
 #  endif
 #endif
 #if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)

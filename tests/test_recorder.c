@@ -1004,7 +1004,7 @@ static void test_state_errors(void) {
     c.activities = 0;
     /* result strings */
     CHECK_EQ_STR(prof_result_string(PROF_OK), "ok");
-    CHECK_EQ_STR(prof_result_string(PROF_E_DROPPED), "events were dropped: the event cap was reached");
+    CHECK_EQ_STR(prof_result_string(PROF_E_DROPPED), "events were dropped or left out (the event cap, lack of memory, CUDA's buffers)");
     CHECK_EQ_STR(prof_result_string((prof_result)-1), "unknown result");
     CHECK_EQ_STR(prof_result_string(PROF_RESULT_COUNT), "unknown result");
 }
