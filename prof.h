@@ -134,11 +134,12 @@
    exact and the profile holds only whole events. C++ exceptions unwind
    through PROF_SCOPE and record it. A PROF_BEGIN jumped over stays on its
    thread's range stack: the next PROF_END closes it.
-   A scope must end on the thread that began it. In a C++20 coroutine, do
-   not hold a scope across a co_await that may resume on another thread:
-   its end would write into the first thread's records while that thread
-   records too, which loses records and can crash the program. End the
-   scope before the co_await, or time such a span with PROF_ASYNC_BEGIN/END.
+   A scope must end on the thread that began it. In a C++20 coroutine (or
+   a fiber), do not hold a scope across a co_await that may resume on
+   another thread: such an end is not recorded (a warning at prof_stop
+   counts it with the unbalanced ends, and the first thread's scope shows
+   as open at the stop). End the scope before the co_await, or time such
+   a span with PROF_ASYNC_BEGIN/END.
    The macros work in shared libraries, linked or dlopen'ed (with the
    implementation in the executable, link it with -rdynamic). Keep a
    library whose code recorded loaded until prof_stop returns: its records
@@ -870,7 +871,10 @@ typedef struct prof_stats {
                                    counter samples, allocations and async
                                    records dropped (and CUPTI's records)
                                    (prof_stop's warning tells which) */
-    uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN */
+    uint64_t unbalanced_ends;   /* PROF_END without a PROF_BEGIN, and scope
+                                   ends on another thread than their
+                                   beginning's (not recorded; that thread
+                                   counts the scope open) */
     uint64_t open_at_stop;      /* scopes still open when prof_stop began
                                    (those that closed while it ran included) */
     uint64_t threads;           /* threads that recorded */
@@ -1194,6 +1198,7 @@ typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0
 PROF_API uint32_t prof__g_epoch;            /* 0 = not recording */
 PROF_API prof__thread *prof__thread_get(void);
 PROF_API void prof__leave_slow(prof__thread *t, const prof_site *site, uint64_t t0, uint64_t t1);
+PROF_API void prof__leave_foreign(void);
 PROF_API uint64_t prof__clock_fallback(void);
 PROF_API const prof_site *prof__intern_site(const prof_site *site, const char *name);
 PROF_API void prof__begin(const prof_site *site);
@@ -1340,7 +1345,12 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
     if (PROF__LIKELY(s->t != PROF__NULL)) {
         uint64_t t1 = prof__now();
         prof__thread *t = s->t;
-        prof__rec *r = t->pos;
+        prof__rec *r;
+        /* a scope held across a switch of fibers or coroutines ends on
+           another thread: the first thread's buffer is not this one's to
+           write (it may be writing it, or gone with its thread) */
+        if (PROF__UNLIKELY(t != prof__tls)) { prof__leave_foreign(); return; }
+        r = t->pos;
         if (PROF__LIKELY(r != t->end)) {
             r->site = s->site;
             r->t0 = s->t0;
@@ -3712,6 +3722,15 @@ static PROF__NI void prof__begin_named(const prof_site *site, const char *name, 
 }
 PROF_API PROF__NI void prof__begin(const prof_site *site) { prof__begin_named(site, NULL, 0); }
 PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) { prof__begin_named(site, name, 1); }
+/* A scope's end on another thread than its beginning's (prof__scope_leave,
+   prof__scope_leave_args): not recorded, and counted with this thread's
+   unbalanced ends. The beginning's thread counts the scope open at the
+   stop (its event is not in the profile), whatever became of it. */
+PROF_API PROF__NI void prof__leave_foreign(void) {
+    prof__thread *h;
+    if (__atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE) && (h = prof__thread_bind(PROF__BIND_NO_BLOCK)) != NULL)
+        PROF__STORER(&prof__tstate_of(h)->unbalanced, prof__tstate_of(h)->unbalanced + 1);
+}
 PROF_API PROF__NI void prof__end(void) {
     uint64_t t1 = prof__now();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
@@ -3825,6 +3844,7 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
     flops = 0;
 #endif
     if (!h) return;
+    if (h != prof__tls) { prof__leave_foreign(); return; } /* ended on another thread (prof__scope_leave) */
     if (over) { /* copied now: the caller's buffer may be reused once the scope ends */
         over_len = strlen(a->overload_name);
         if (over_len < PROF__DYN_INLINE_MAX) over_recs = (over_len + 16) / 16; /* its bytes and NUL, 16 a record */
@@ -6526,8 +6546,8 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)", c->who,
                      (unsigned long long)c->dropped_nomem, c->dropped_nomem == 1 ? " was" : "s were");
     if (st->unbalanced_ends)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu PROF_END call%s had no open PROF_BEGIN; %s ignored", c->who,
-                     (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s",
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu scope end%s matched nothing begun on %s thread (a PROF_END without a PROF_BEGIN, or a scope held across a switch to another thread, as by a coroutine); %s ignored", c->who,
+                     (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s", st->unbalanced_ends == 1 ? "its" : "their",
                      st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu scope%s still open%s; %s not in the profile (still running then, as on another thread or across a step; or jumped over by longjmp, left by a computed goto (goto *p), exit or pthread_exit)", c->who,

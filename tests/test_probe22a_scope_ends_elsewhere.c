@@ -22,6 +22,8 @@
    (scopes entered == recorded + dropped + open). One way: the scope's
    end compares s.t with prof__tls (one thread-local load) and takes the
    slow path when they differ. The manual's sentence then changes too.
+   Fixed: the end compares s.t with prof__tls and, when they differ, is
+   counted with B's unbalanced ends (prof__leave_foreign), not written.
    The scenario runs in a child, so a crash is a failure with its signal.
    Skipped under TSan, which does not follow swapcontext between threads
    without its fiber annotations. */
@@ -95,6 +97,7 @@ static int scenario(void) {
            (unsigned long long)st.open_at_stop, (unsigned long long)st.unbalanced_ends);
     if (st.scopes_entered != st.scopes_recorded + st.scopes_dropped + st.open_at_stop) return 8;
     if (st.scopes_recorded != 2) return 9; /* b_own, after_resume */
+    if (st.unbalanced_ends != 1) return 10; /* the end on B: counted, not recorded */
     prof_events_free(ev);
     prof_shutdown();
     return 0;
