@@ -160,6 +160,10 @@
 # feature and prof_report writing every file. probe21a-ubsan-{gcc,clang}:
 # the same program under -fsanitize=undefined,bounds
 # -fno-sanitize-recover=all (-fsanitize=bounds-strict with gcc).
+# probe22b-attr-macros-{gcc,clang,gxx,clangxx}: the implementation and
+# the scope macros in a file that defines noinline, always_inline, unused
+# and printf as object-like macros first (Linux tools, FD.io VPP, embedded
+# printf libraries do): builds under -Werror in C11 and C++17, runs.
 # probe21a-lto-{gcc,clang}: two_tu_impl.c and two_tu_main.c built and linked
 # with -flto -O2 and -Werror at link time too (where cross-unit type
 # mismatches, -Wlto-type-mismatch and -Wodr, are found); runs.
@@ -227,6 +231,7 @@ all_cases() {
     echo probe21a-short-enums-gcc probe21a-short-enums-gxx probe21a-winline-gcc probe21a-winline-gxx
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
+    echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -792,6 +797,16 @@ one_case() {
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/two_tu_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/two_tu_main.c" -o "$out.main.o" || return 1
         run_cmd "$cc" "${WARN[@]}" -O2 "${ld[@]}" "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    probe22b-attr-macros-gcc|probe22b-attr-macros-clang|probe22b-attr-macros-gxx|probe22b-attr-macros-clangxx)
+        local x=(-std=c11)
+        case $base in
+        *-gcc) cc=$GCC ;; *-clang) cc=$CLANG ;;
+        *-gxx) cc=$GXX; x=(-x c++ -std=c++17) ;; *-clangxx) cc=$CLANGXX; x=(-x c++ -std=c++17) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${x[@]}" "${WARN[@]}" "${INC[@]}" \
+            "$here/probe22b_attr_macros.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
