@@ -1219,7 +1219,7 @@ PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
    then glibc must place the library's whole TLS block in its small static
    reserve, which a dlopen can run out of: so it is not the default. */
 #if defined(PROF_TLS_MODEL)
-#define PROF__TLS_ATTR __attribute__((tls_model(PROF_TLS_MODEL)))
+#define PROF__TLS_ATTR __attribute__((__tls_model__(PROF_TLS_MODEL)))
 #else
 #define PROF__TLS_ATTR
 #endif
@@ -1235,7 +1235,7 @@ PROF_API prof__thread prof__g_unattached;
 #error "prof.h needs C++11 or later in C++ (-std=c++11)"
 #endif
 #if defined(__GNUC__) || defined(__clang__)
-#define PROF__NOINSTRUMENT __attribute__((no_instrument_function))
+#define PROF__NOINSTRUMENT __attribute__((__no_instrument_function__))
 #define PROF__LIKELY(x) __builtin_expect(!!(x), 1)
 #define PROF__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
@@ -1409,10 +1409,10 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
    (-Wunneeded-internal-declaration, in -Wall). A declaration with such an
    argument is a constant the optimiser drops (one store at -O0). */
 #define PROF__DECL_NOTHING(id)                                                \
-        typedef char PROF__CAT(prof__off_, id) __attribute__((unused))
+        typedef char PROF__CAT(prof__off_, id) __attribute__((__unused__))
 #define PROF__UNEVAL(x) (0 && ((void)(x), 0))
 #define PROF__DECL_USE(id, x)                                                 \
-        const int PROF__CAT(prof__off_, id) __attribute__((unused)) = PROF__UNEVAL(x)
+        const int PROF__CAT(prof__off_, id) __attribute__((__unused__)) = PROF__UNEVAL(x)
 /* Takes PROF_SCOPE_SHAPES's arguments where shapes are compiled out; never
    called (PROF__UNEVAL: compilers drop the right of 0 && even at -O0), so
    never defined either: a static one could not be named from a C99
@@ -1487,17 +1487,17 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof_
 #    define PROF__NO_JUMP_IN(id)                                             \
         _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wvla\"") \
         typedef char PROF__CAT(prof__no_jump_into_scope_, id)[1 + 0 * PROF__CAT(prof__site_, id).line] \
-            __attribute__((unused));                                          \
+            __attribute__((__unused__));                                          \
         _Pragma("GCC diagnostic pop")
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         PROF__NO_JUMP_IN(id)                                                  \
-        prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
+        prof__scope PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_cleanup), __unused__)) = \
             prof__scope_enter(&PROF__CAT(prof__site_, id))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         PROF__NO_JUMP_IN(id)                                                  \
-        prof__scope PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_cleanup), unused)) = \
+        prof__scope PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_cleanup), __unused__)) = \
             prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
 typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
 PROF__INLINE PROF__NOINSTRUMENT prof__scope_args prof__scope_args_enter(const prof_site *site, const prof_args *a) {
@@ -1512,7 +1512,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
         PROF__NO_JUMP_IN(id)                                                  \
-        prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((cleanup(prof__scope_args_cleanup), unused)) = \
+        prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_args_cleanup), __unused__)) = \
             prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
 #  endif
 #  define PROF__SCOPE_ARGS_ID(id, name, args) PROF__SCOPE_ARGS_AT(id, name, args)
@@ -1529,7 +1529,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
             "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)")
 #    else
 #      define PROF__SHAPES_LIMIT(id, arr) typedef char PROF__CAT(prof__shapes_at_most_64_values_, id) \
-            [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((unused))
+            [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((__unused__))
 #    endif
 /* (the dims are converted to int64 as in C++: size_t dims under
    -Wconversion are not the user's mistake) */
@@ -1758,7 +1758,7 @@ PROF_API void prof_set_log(prof_log_fn log, void *user_data) {
 }
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((__format__(__printf__, 3, 4)))
 #endif
 static PROF__NI prof_result prof__report(prof_log_level level, prof_result code, const char *fmt, ...) {
     va_list ap;
@@ -2152,7 +2152,7 @@ static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
 static PROF__NI void prof__buf_str(prof__buf *b, const char *s) { prof__buf_put(b, s, strlen(s)); }
 static PROF__NI void prof__buf_chars(prof__buf *b, char c, long n) { while (n-- > 0) prof__buf_put(b, &c, 1); }
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+__attribute__((__format__(__printf__, 2, 3)))
 #endif
 static PROF__NI void prof__buf_fmt(prof__buf *b, const char *fmt, ...) {
     char tmp[128];
@@ -3481,7 +3481,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
 /* The hot path's slow side: the block is full (or there is none yet).
    Never inlined: in the hot loop it would take registers from the path
    that matters. */
-PROF_API PROF__NI __attribute__((noinline)) void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
+PROF_API PROF__NI __attribute__((__noinline__)) void prof__leave_slow(prof__thread *h, const prof_site *site, uint64_t t0, uint64_t t1) {
     prof__tstate *t = prof__tstate_of(h);
     prof__rec *r = prof__grow_n(h, 1);
     if (!r) { prof__scope_lost_span(t, site, t0, t1); return; }
@@ -3529,7 +3529,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
    signal handler that interrupted prof.h inside it must not wait for it
    (the process is ending; a library whose code runs while it is unloaded
    is lost anyway). */
-__attribute__((destructor)) static void prof__unload(void) {
+__attribute__((__destructor__)) static void prof__unload(void) {
     if (pthread_mutex_trylock(&prof__g_lock) != 0) return;
     if (prof__g.key_ready) {
         pthread_key_delete(prof__g.key);
@@ -3927,7 +3927,7 @@ static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller) {
 
 /* A scope the hot path could not admit: the thread's first in a session,
    its share of the cap spent, or native-stack mode. t NULL: not recorded. */
-PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow(void) {
+PROF_API PROF__NI __attribute__((__noinline__)) prof__entered prof__scope_enter_slow(void) {
     prof__entered s;
     s.t0 = 0;
     s.t = prof__thread_get();
@@ -3946,7 +3946,7 @@ PROF_API PROF__NI __attribute__((noinline)) prof__entered prof__scope_enter_slow
    name only (the last one overlaps the one before it), so the copy never
    reads past the NUL (sanitizers and valgrind see no stray read); the
    records have room for whole words past the end. */
-static PROF__NI __inline__ __attribute__((always_inline)) void prof__name_copy(char *d, const char *s, size_t n) {
+static PROF__NI __inline__ __attribute__((__always_inline__)) void prof__name_copy(char *d, const char *s, size_t n) {
     if (n >= 8) {
         uint64_t w;
         size_t i;
@@ -3966,7 +3966,7 @@ static PROF__NI __inline__ __attribute__((always_inline)) void prof__name_copy(c
     }
 }
 /* The name's header and bytes at r (k records, room checked). */
-static PROF__NI __inline__ __attribute__((always_inline)) const prof_site *prof__dyn_put(prof__rec *r, size_t k, const prof_site *site,
+static PROF__NI __inline__ __attribute__((__always_inline__)) const prof_site *prof__dyn_put(prof__rec *r, size_t k, const prof_site *site,
                                                                                          const char *name, size_t len) {
     r->site = PROF__EXT(PROF__EXT_NAME, k - 1);
     r->t0 = (uint64_t)(uintptr_t)site;
@@ -3987,7 +3987,7 @@ static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_si
 }
 /* Not admitted by the gate, no room in the block, or a long name. Out of
    line, so that the common path below saves no registers. */
-static PROF__NI __attribute__((noinline)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller) {
+static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller) {
     prof__scope s;
     prof__thread *h = prof__thread_get();
     prof__tstate *t = h ? prof__tstate_of(h) : NULL;
@@ -4827,7 +4827,7 @@ static PROF__NI int prof__run_preorder(prof__ev *ev, size_t n, uint32_t **stk, s
    order (k itself while a leaf). The times are read from the events, which
    this pass does not move until its last step. */
 typedef struct prof__place_ent { uint32_t k, lo, u; } prof__place_ent;
-static __inline__ __attribute__((always_inline)) PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
+static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__place_order_ok(const prof__ev *ev, const prof__place_ent *s, const prof__place_ent *v) {
     /* v follows sibling s: PyTorch's stack drops s (and its subtree), and
        the last event of s's subtree comes before v in (start, -end) order */
     const prof__ev *se = &ev[s->k], *ve = &ev[v->k], *su = &ev[s->u];
@@ -5157,7 +5157,7 @@ static PROF__NI void prof__collector_free(prof__collector *c) {
 }
 
 /* ticks of the session's clock -> ns since the session began */
-static __inline__ __attribute__((always_inline)) PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
+static __inline__ __attribute__((__always_inline__)) PROF__NI int64_t prof__c_ns(uint64_t x) { return prof__ticks_to_ns(x - prof__g.tick_start); }
 /* opened before this session began (a scope that straddled prof_start);
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
@@ -5801,7 +5801,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
 /* A scope record and its extensions -> the list's next event (and its
    extra record), in place. */
 /* A scope record's event, before its extras and links. */
-static __inline__ __attribute__((always_inline)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope, uint16_t flags) {
+static __inline__ __attribute__((__always_inline__)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope, uint16_t flags) {
     const prof_events *e = c->e;
     prof__ev v;
     v.start = prof__c_ns(r->t0);
@@ -5890,7 +5890,7 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
    stale or late scope, a site not in the cache or a step's, no room): the
    general loop takes that one. Never leaves the block. Returns the records
    done. */
-static __attribute__((noinline)) PROF__NI size_t prof__c_plain_run(prof__collector *c, prof__rec_iter *it, uint32_t thr) {
+static __attribute__((__noinline__)) PROF__NI size_t prof__c_plain_run(prof__collector *c, prof__rec_iter *it, uint32_t thr) {
     prof_events *e = c->e;
     const prof__rec *recs = it->b->recs;
     size_t i = it->i, lim = it->n, n = e->n, room;
@@ -5927,7 +5927,7 @@ static __attribute__((noinline)) PROF__NI size_t prof__c_plain_run(prof__collect
    (prof__c_shapes' and prof__c_shared_extra's loops over pd->shapes).
    The hash also tests that each record is a DATA one (the same pass):
    *ok 0 if not. */
-static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n, int *ok) {
+static __inline__ __attribute__((__always_inline__)) PROF__NI uint64_t prof__c_vals_hash(uint64_t h, const prof__rec *d, unsigned n, int *ok) {
     const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
     const prof__rec *pairs = d + n / 2;
     uintptr_t bad = 0;
@@ -5942,7 +5942,7 @@ static __inline__ __attribute__((always_inline)) PROF__NI uint64_t prof__c_vals_
     *ok = !bad;
     return h;
 }
-static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
+static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
     const prof__rec *pairs = d + n / 2;
     for (; d < pairs; d++, v += 2)
         if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
@@ -5959,7 +5959,7 @@ static __inline__ __attribute__((always_inline)) PROF__NI int prof__c_vals_same(
    recs (its block's, lim records). Returns the index past the op's
    records when done, 0 to go the general way (a cache miss, no room, a
    stale or late scope, a step, anything else pending). */
-static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(prof__collector *c, const prof__rec *recs, size_t at, size_t lim, uint32_t thr) {
+static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_one(prof__collector *c, const prof__rec *recs, size_t at, size_t lim, uint32_t thr) {
     prof_events *e = c->e;
     const prof__rec *hdr = &recs[at], *d = hdr + 1, *r;
     size_t k = at + 1;
@@ -6031,7 +6031,7 @@ static __inline__ __attribute__((always_inline)) PROF__NI size_t prof__c_op_one(
    one's header is the record the iterator just gave (counted), the next
    ones' are not taken until their op is. Returns 1 if it took any (the
    iterator is past them, nrec counts them), 0 if not (nothing read). */
-static __attribute__((noinline)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, uint32_t thr, prof__snap *sn) {
+static __attribute__((__noinline__)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, uint32_t thr, prof__snap *sn) {
     const prof__rec *recs = it->b->recs;
     size_t at = it->i - 1, past;
     int done = 0;
@@ -8500,7 +8500,7 @@ static PROF__NI uint32_t prof__group_find(prof__grouping *gr, prof_averages *a, 
    `more`: grouped by overload name or input shapes (a constant where it
    is inlined, so the loop without them does not test them). UINT32_MAX:
    out of memory. */
-static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node, int more) {
+static __inline__ __attribute__((__always_inline__)) uint32_t prof__group_row(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node, int more) {
     const prof_events *e = gr->e;
     const prof__ev *v = &e->ev[i];
     prof__gcache *c;
@@ -8537,13 +8537,13 @@ static __inline__ __attribute__((always_inline)) uint32_t prof__group_row(prof__
 }
 /* The same, out of line: the memo loop's misses (a call there keeps the
    loop's registers for the hits). */
-static PROF__NI __attribute__((noinline)) uint32_t prof__group_row_miss(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node) { return prof__group_row(gr, a, i, node, 0); }
+static PROF__NI __attribute__((__noinline__)) uint32_t prof__group_row_miss(prof__grouping *gr, prof_averages *a, size_t i, uint32_t node) { return prof__group_row(gr, a, i, node, 0); }
 /* Adds event i's numbers to its row r (count, CPU and self CPU time to
    h's: the row's own, or its acc), as prof__row_of_event and
    FunctionEventAvg.add compute them (the same sums, saturating, in the
    same order), reading only what the event has: a child's memory only
    when the child has an extra record, device times only with use_device. */
-static __inline__ __attribute__((always_inline)) void prof__group_add(const prof_events *e, size_t i, int64_t *count, int64_t *cpu_sum, int64_t *self_sum, prof_avg *r) {
+static __inline__ __attribute__((__always_inline__)) void prof__group_add(const prof_events *e, size_t i, int64_t *count, int64_t *cpu_sum, int64_t *self_sum, prof_avg *r) {
     const prof__ev *v = &e->ev[i], *ev = e->ev;
     int64_t cpu = prof__cpu_total(v);
     ++*count;
@@ -8746,7 +8746,7 @@ static PROF__NI int prof__grouping_memos(prof__grouping *gr, prof_averages *a) {
     return 0;
 }
 /* The place of an acc's sums (prof__gmemo's acc). */
-static __inline__ __attribute__((always_inline)) prof__ghot *prof__gsums(const prof__grouping *gr, uint32_t acc) {
+static __inline__ __attribute__((__always_inline__)) prof__ghot *prof__gsums(const prof__grouping *gr, uint32_t acc) {
     return acc <= gr->e->nnodes ? &gr->memo[acc].h : &gr->xacc[acc - gr->e->nnodes - 1].h;
 }
 /* The events by stack with memos: each event's memo entry tested here,
@@ -9650,7 +9650,7 @@ PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
    against ~0.3 ms to fill a buffer) stalls nothing, and neither side
    signals the other unless it sleeps. A failed write stops the
    formatting at its next hand-over and is reported by the close. */
-#define PROF__ALWAYS __inline__ __attribute__((always_inline)) /* a few instructions, called per event: no call */
+#define PROF__ALWAYS __inline__ __attribute__((__always_inline__)) /* a few instructions, called per event: no call */
 #define PROF__W_CHUNK ((size_t)256 << 10)
 #define PROF__W_NBUF 4 /* a file's buffers: one being filled, the others queued or free */
 #define PROF__ESC_MAX ((size_t)1 << 16) /* longest site name escaped ahead, as JSON */
@@ -15063,7 +15063,7 @@ static PROF__NI int64_t prof__cug_ns(const prof__cu_gather *g, uint64_t t) { ret
 static PROF__NI int prof__cug_in(const prof__cu_gather *g, uint64_t t) { return (int64_t)t >= g->mono_start && (int64_t)t <= g->mono_stop; }
 /* The name formatted into the scratch buffer: NULL when out of memory. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+__attribute__((__format__(__printf__, 2, 3)))
 #endif
 static PROF__NI const char *prof__cug_name(prof__cu_gather *g, const char *fmt, ...) {
     va_list ap;
