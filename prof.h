@@ -14344,6 +14344,11 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
     }
     return lines;
 }
+/* A stacks file (folded or pprof) of a list with events and no stack: empty,
+   as PyTorch writes it, but not without a word. */
+static PROF__NI void prof__warn_no_stacks(const char *who, const char *path) {
+    prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE, which finds no frames in code built with -fno-asynchronous-unwind-tables)", who, path);
+}
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
     const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
     int which = prof__stack_metric(metric);
@@ -14367,9 +14372,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
         return prof__out_close(&o, who);
     }
     r = prof__out_close(&o, who);
-    /* an empty file, as PyTorch writes it, but not without a word */
-    if (r == PROF_OK && e->n && !with_stacks)
-        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE, which finds no frames in code built with -fno-asynchronous-unwind-tables)", who, path);
+    if (r == PROF_OK && e->n && !with_stacks) prof__warn_no_stacks(who, path);
     else if (r == PROF_OK && with_stacks && !lines)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: every stack's %s is under 1 us, so %s is empty (the values are whole microseconds)%s", who,
                      which == 0 ? "self CPU time" : "self device time", path, merge ? "" : "; prof_export_stacks_merged sums the calls of a stack first");
@@ -14574,7 +14577,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     prof__out o;
     prof_result r;
     prof__pp p;
-    size_t i;
+    size_t i, with_stacks = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if (which < 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "%s: metric '%s' is not one of self_cpu_time_total, self_cuda_time_total, self_device_time_total, self_xpu_time_total, self_privateuse1_time_total", who, metric ? metric : "(null)");
@@ -14587,6 +14590,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     for (i = 0; i < e->n && !p.oom; i++) {
         int64_t v;
         if (prof__pft_frames(e, i).depth <= 0) continue;
+        with_stacks++;
         v = which == 0 ? prof__self_cpu(e, &e->ev[i]) : prof__self_dev(e, i);
         if (v > 0) prof__pp_add(&p, i, v);
     }
@@ -14599,7 +14603,9 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
         return prof__out_close(&o, who);
     }
     prof__pp_free(&p);
-    return prof__out_close(&o, who);
+    r = prof__out_close(&o, who);
+    if (r == PROF_OK && e->n && !with_stacks) prof__warn_no_stacks(who, path);
+    return r;
 }
 
 /* ----- >>x_timeline: memory timeline (export_memory_timeline) -----

@@ -1544,6 +1544,12 @@ static void test_errors(void) {
             CHECK(stat(ERR_DIR "/empty.stacks", &st) == 0 && st.st_size == 0);
             CHECK(check_log_has(PROF_E_ARG, "no event has a stack"));
             check_log_reset();
+            /* pprof too: a profile with no sample, and the same warning
+               (it said nothing: found by probe22b) */
+            CHECK_EQ_INT(prof_export_pprof(plain, ERR_DIR "/empty.pb", "self_cpu_time_total"), PROF_OK);
+            CHECK(stat(ERR_DIR "/empty.pb", &st) == 0);
+            CHECK(check_log_has(PROF_E_ARG, "prof_export_pprof: no event has a stack"));
+            check_log_reset();
             /* events with stacks but none of 1 us or more: empty, as
                PyTorch writes it, and a warning that says why */
             CHECK_EQ_INT(prof_export_stacks(ev, ERR_DIR "/zero.stacks", "self_cuda_time_total"), PROF_OK);
