@@ -127,7 +127,7 @@
    inline. Compiled out (PROF_DISABLED), they name none.
    A scope that never reaches its end in C (a longjmp over it, as in Lua's
    errors and setjmp-based coroutines; a computed goto; exit() or, without
-   -fexceptions, pthread_exit inside it) has no event: prof_stats counts it in
+   -fexceptions, pthread_exit or a pthread_cancel acting inside it) has no event: prof_stats counts it in
    open_at_stop (prof_stop warns of open scopes), it keeps the share of
    max_events it took when it began, and the scopes that ended inside it
    are kept, under its nearest recorded ancestor. The accounting stays
@@ -583,7 +583,8 @@
    pthread_cancel: prof_start, prof_step, prof_stop, prof_shutdown, the
    exporters, the print_table calls and the log messages hold cancellation
    off while they run (a lock held, a temporary file open); a cancel sent
-   meanwhile acts at the thread's next cancellation point after the call.
+   meanwhile acts at the thread's next cancellation point after the call
+   (a loop of nothing but prof.h calls has none: add pthread_testcancel).
    A thread that exits during a session keeps only its records until
    prof_stop (24 bytes each, plus under 512 for a thread that wrote few:
    the block it was on is cut to its records; its name and PROF_SCOPE_DYN
@@ -6550,7 +6551,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      (unsigned long long)st->unbalanced_ends, st->unbalanced_ends == 1 ? "" : "s", st->unbalanced_ends == 1 ? "its" : "their",
                      st->unbalanced_ends == 1 ? "it was" : "they were");
     if (open_total)
-        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu scope%s still open%s; %s not in the profile (still running then, as on another thread or across a step; or jumped over by longjmp, left by a computed goto (goto *p), exit or pthread_exit)", c->who,
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu scope%s still open%s; %s not in the profile (still running then, as on another thread or across a step; or jumped over by longjmp, left by a computed goto (goto *p), exit, pthread_exit or pthread_cancel)", c->who,
                      (unsigned long long)open_total, open_total == 1 ? " was" : "s were",
                      c->named_open ? " in all (the PROF_BEGIN ranges named above included)" : "", open_total == 1 ? "it is" : "they are");
     if (st->malformed_shapes)
