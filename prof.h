@@ -1036,7 +1036,7 @@ PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
-PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse; during a session it frees nothing and warns (prof_stop first) */
+PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse (exited threads', and the caller's with its long run-time names); during a session it frees nothing and warns (prof_stop first) */
 
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
@@ -4607,6 +4607,17 @@ PROF_API void prof_shutdown(void) {
                 t->hot.gate.word = 0;
                 t->bound_epoch = 0;
                 while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
+                /* and its long run-time names, unless an open PROF_BEGIN
+                   range holds one (prof_stop names it): a scope still open
+                   with one began before any later session, whose prof_stop
+                   leaves its record out without reading its site */
+                if (t->n_open == 0) {
+                    prof__arena_free(&t->dyn_arena);
+                    prof__arena_free(&t->dyn_arena_old);
+                    PROF_FREE(t->dyn_tab);
+                    t->dyn_tab = NULL;
+                    t->dyn_cap = t->dyn_n = 0;
+                }
             }
         }
         prof__pf_free_ready();
