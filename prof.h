@@ -4093,6 +4093,27 @@ static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
     sh->used = sh->n;
     return 1;
 }
+/* prof_shutdown: the shards give back what their live allocations do not
+   need: all of it when they track none, else down to 4 slots each (those
+   still tracked stay, for their frees; no memory to move them: as is). */
+static PROF__NI void prof__live_trim(void) {
+    int i;
+    if (!__atomic_load_n(&prof__live_ready, __ATOMIC_ACQUIRE)) return;
+    for (i = 0; i < PROF__SHARDS; i++) {
+        prof__shard *sh = &prof__g_live[i];
+        size_t want = 64;
+        pthread_mutex_lock(&sh->lock);
+        while (want < sh->n * 4) want *= 2;
+        if (!sh->n) {
+            PROF_FREE(sh->slots);
+            sh->slots = NULL;
+            sh->cap = sh->used = 0;
+        } else if (want < sh->cap) {
+            (void)prof__live_rehash(sh, want);
+        }
+        pthread_mutex_unlock(&sh->lock);
+    }
+}
 
 /* prof_alloc_ex's categories are copied at the call: a real allocator
    builds them in a reused buffer or frees them before prof_stop reads the
@@ -4173,6 +4194,7 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
 
 #else
 static void prof__live_fork(int dir) { (void)dir; }
+static void prof__live_trim(void) {}
 #endif
 
 /* Addresses travel as integers: the memory behind them is never read.
@@ -4625,6 +4647,7 @@ PROF_API void prof_shutdown(void) {
     /* the keys of a session that ended (prof_start would clear them) */
     if (!prof__session_active()) prof__meta_clear_locked();
     pthread_mutex_unlock(&prof__g_lock);
+    if (!recording) prof__live_trim(); /* (a shard's lock: taken alone) */
     prof__shutdown_done(locked);
     /* (not from on_trace_ready, where the next window may be recording already) */
     if (recording && locked) prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_shutdown: a session is recording, so nothing was freed (its buffers are in use); call prof_stop first");
