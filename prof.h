@@ -596,6 +596,13 @@
    for prof_stop. (Built with PROF_CUPTI it keeps its ~400-byte state
    until prof_stop: CUPTI's API records are joined to threads through
    the states.)
+   prof_shutdown, outside a session, frees what prof.h keeps between
+   sessions: exited threads' states, the reserve's and the calling
+   thread's record blocks, the calling thread's long run-time names (not
+   while a PROF_BEGIN range of it is open), and the slots of the live
+   allocations' table beyond what the allocations still tracked need.
+   Other live threads keep their state and current block (a scope of
+   theirs may still be open), freed when they exit.
 
    THREADS OF ITS OWN
    ==================
