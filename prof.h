@@ -2342,6 +2342,7 @@ struct prof_events {
        and the kernels each merge took from a parent. */
     struct prof__dup *dups; size_t ndups;
     struct prof__dupkern *dupk; size_t ndupk, capdupk;
+    int dups_added;            /* events added since: the next build puts them back */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -7312,6 +7313,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     }
     e->ev[e->n] = v;
     prof__tree_invalidate(e);
+    e->dups_added = e->ndups != 0;
     e->stats.events = e->n + 1 - e->nmemrows;
     return (int64_t)e->n++;
 }
@@ -7579,8 +7581,8 @@ static PROF__NI int prof__populate_children(prof_events *e) {
    whatever was read in between. */
 typedef struct prof__dup { prof__ev ev; uint32_t pos, node; } prof__dup;                /* a merged event: its place before the merge, its stack node */
 typedef struct prof__dupkern { uint32_t extra; int32_t kern_head; int64_t kern_ns; } prof__dupkern; /* a parent's kernels before a merge */
-static PROF__NI void prof__dupk_undo(prof_events *e) {
-    while (e->ndupk) {
+static PROF__NI void prof__dupk_undo(prof_events *e, size_t to) {
+    while (e->ndupk > to) {
         const prof__dupkern *k = &e->dupk[--e->ndupk];
         e->ex[k->extra].kern_head = k->kern_head;
         e->ex[k->extra].kern_ns = k->kern_ns;
@@ -7605,17 +7607,18 @@ static PROF__NI int prof__dups_restore(prof_events *e) {
         }
     }
     e->nodes_flat = 0;
-    prof__dupk_undo(e);
+    prof__dupk_undo(e, 0);
     e->n = n;
     e->stats.merged -= nd;
     e->stats.events = n;
     e->ndups = 0;
+    e->dups_added = 0;
     return 0;
 }
 static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
     size_t i, deleted_total = 0;
+    size_t k0 = e->ndupk; /* a batch not put back (no event added since: a kernel or memory record, say) stays */
     for (i = 0; i < e->n; i++) e->ev[i].flags = (uint16_t)(e->ev[i].flags & ~PROF__F_DELETED);
-    e->ndupk = 0;
     for (;;) {
         size_t deleted = 0;
         for (i = 0; i < e->n; i++) {
@@ -7632,7 +7635,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
                 int64_t kn = v->extra ? e->ex[v->extra].kern_ns : 0;
                 prof__extra *px = prof__extra_of(e, p);
                 prof__dupkern *was;
-                if (!px || (e->ndupk >= e->capdupk && !PROF__PUSH_OK(e->dupk, e->ndupk, e->capdupk))) { prof__dupk_undo(e); return -1; }
+                if (!px || (e->ndupk >= e->capdupk && !PROF__PUSH_OK(e->dupk, e->ndupk, e->capdupk))) { prof__dupk_undo(e, k0); return -1; }
                 was = &e->dupk[e->ndupk++];
                 was->extra = p->extra;
                 was->kern_head = px->kern_head;
@@ -7654,7 +7657,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
         if (!map || !dups) {
             PROF_FREE(map);
             PROF_FREE(dups);
-            prof__dupk_undo(e);
+            prof__dupk_undo(e, k0);
             return -1;
         }
         for (i = 0; i < e->n; i++) map[i] = (e->ev[i].flags & PROF__F_DELETED) ? -1 : (int32_t)w++;
@@ -7673,6 +7676,12 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (v.next_sibling >= 0) v.next_sibling = map[v.next_sibling];
             if (w < e->capstk) e->stk[w] = prof__stack_node(e, i); /* past capstk: no stack, not the slot's old one */
             e->ev[w++] = v;
+        }
+        /* an earlier batch (merges on a list already merged: none expected)
+           can no longer be put back in place: it goes, with its log */
+        if (k0) {
+            memmove(e->dupk, e->dupk + k0, (e->ndupk - k0) * sizeof *e->dupk);
+            e->ndupk -= k0;
         }
         PROF_FREE(e->dups);
         e->dups = dups;
@@ -7739,7 +7748,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     int seen;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
-    if (prof__memrows_drop(e) != 0 || prof__dups_restore(e) != 0) /* remade below, from the events as they are now */
+    if (prof__memrows_drop(e) != 0 || (e->dups_added && prof__dups_restore(e) != 0)) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (e->links_ready) { /* prof_stop linked the events as it ordered them */

@@ -25,8 +25,10 @@
    Fixed: the end compares s.t with prof__tls and, when they differ, is
    counted with B's unbalanced ends (prof__leave_foreign), not written.
    The scenario runs in a child, so a crash is a failure with its signal.
-   Skipped under TSan, which does not follow swapcontext between threads
-   without its fiber annotations. */
+   Skipped under TSan and ASan, which do not follow swapcontext between
+   threads without their fiber annotations (ASan says so at the first
+   swapcontext, and under ctest's load crashed inside the fiber). The plain
+   and valgrind runs check it. */
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -37,10 +39,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define TEST_TSAN 1
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
 #define TEST_TSAN 1
 #endif
 #endif
@@ -107,7 +109,7 @@ int main(void) {
     int status = 0;
     pid_t pid;
 #if defined(TEST_TSAN)
-    printf("skipped under TSan: swapcontext between threads needs its fiber annotations\n");
+    printf("skipped under TSan and ASan: neither follows swapcontext between threads without its fiber annotations (ASan's own warning; under load its stack bookkeeping crashed the fiber)\n");
     return 0;
 #endif
     prof_set_log(check_log, NULL);
