@@ -31,16 +31,6 @@
 
 #include <string.h>
 
-static void add(prof_events *ev, const char *name, int64_t start, int64_t end) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = 1;
-    d.start_ns = start;
-    d.end_ns = end;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
 static const prof_avg *row(const prof_averages *av, const char *key) {
     size_t i;
     for (i = 0; i < prof_averages_count(av); i++)
@@ -53,10 +43,10 @@ static void build(int peek) {
     prof_events *ev = prof_events_create();
     prof_averages *av;
     const prof_avg *a;
-    add(ev, "a", 0, 100);
-    add(ev, "a", 10, 20);
+    check_add_event(ev, "a", 1, 0, 100);
+    check_add_event(ev, "a", 1, 10, 20);
     if (peek) (void)prof_events_count(ev);
-    add(ev, "b", 30, 40);
+    check_add_event(ev, "b", 1, 30, 40);
     CHECK_EQ_INT(prof_events_stats(ev).events, 3); /* stats first: it builds the tree too */
     CHECK_EQ_INT(prof_events_count(ev), 3);
     CHECK_EQ_INT(prof_events_stats(ev).merged, 0);
