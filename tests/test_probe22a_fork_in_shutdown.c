@@ -118,16 +118,23 @@ static const char *verdict_text(char v) {
     }
 }
 
+static pthread_t g_shutter;
+/* lets the shutting thread go on and waits for it (in the parent, once it has forked) */
+static void release_shutter(void) {
+    pthread_mutex_lock(&g_m);
+    g_done = 1;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_m);
+    pthread_join(g_shutter, NULL);
+}
+
 static void run(int mode, const char *name) {
-    pthread_t t;
-    pid_t pid;
-    int status = 0, fds[2], reached;
-    char verdict = 0;
+    int status, reached;
+    char verdict;
     struct timespec until;
     g_mode = mode;
     g_req = g_done = 0;
-    if (!CHECK(pipe(fds) == 0)) return;
-    if (!CHECK(pthread_create(&t, NULL, shutter, NULL) == 0)) return;
+    if (!CHECK(pthread_create(&g_shutter, NULL, shutter, NULL) == 0)) return;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 10;
     pthread_mutex_lock(&g_m);
@@ -135,38 +142,14 @@ static void run(int mode, const char *name) {
     reached = g_req;
     pthread_mutex_unlock(&g_m);
     if (!CHECK_MSG(reached, "%s: prof_shutdown never reached the place of the fork", name)) {
-        pthread_mutex_lock(&g_m);
-        g_done = 1;
-        pthread_cond_broadcast(&g_cv);
-        pthread_mutex_unlock(&g_m);
-        pthread_join(t, NULL);
-        close(fds[0]);
-        close(fds[1]);
+        release_shutter();
         return;
     }
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        /* the verdict through a pipe: under valgrind the child's exit status
-           also reports the other thread's stack, which it cannot reach */
-        close(fds[0]);
-        verdict = child();
-        if (write(fds[1], &verdict, 1) != 1) _exit(2);
-        _exit(0);
-    }
-    close(fds[1]);
-    pthread_mutex_lock(&g_m);
-    g_done = 1;
-    pthread_cond_broadcast(&g_cv);
-    pthread_mutex_unlock(&g_m);
-    pthread_join(t, NULL);
-    if (CHECK(pid > 0)) {
-        if (read(fds[0], &verdict, 1) != 1) verdict = 0;
-        waitpid(pid, &status, 0);
-        CHECK_MSG(verdict == 'y', "fork while another thread was inside prof_shutdown (%s): the child: %s (%s %d)", name, verdict_text(verdict),
-                  WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    }
-    close(fds[0]);
+    /* the verdict comes through a pipe: under valgrind the child's exit
+       status also reports the other thread's stack, which it cannot reach */
+    verdict = check_fork_verdict(child, release_shutter, &status);
+    CHECK_MSG(verdict == 'y', "fork while another thread was inside prof_shutdown (%s): the child: %s (%s %d)", name, verdict_text(verdict),
+              WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     CHECK_EQ_INT(g_parent_events, N_PARENT); /* the parent's results are its own */
 }
 

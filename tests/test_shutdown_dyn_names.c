@@ -24,13 +24,19 @@
 
 static char g_name[LEN + 1];
 
-static void session_of_long_names(int n) {
+/* every session here: the defaults, warnings to check.h's log */
+static void start(int profile_memory) {
     prof_config cfg;
-    prof_events *ev;
-    int i;
     memset(&cfg, 0, sizeof cfg);
     cfg.log = check_log;
+    cfg.profile_memory = profile_memory;
     CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+}
+
+static void session_of_long_names(int n) {
+    prof_events *ev;
+    int i;
+    start(0);
     for (i = 0; i < n; i++) {
         snprintf(g_name, 16, "%08d", i); /* distinct in its first bytes, 5000 long */
         g_name[8] = 'x';
@@ -59,16 +65,13 @@ int main(void) {
     /* a PROF_SCOPE_DYN open across the shutdown ends in a later session:
        left out (it began before it), its freed name never read */
     {
-        prof_config cfg;
         prof_events *ev;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.log = check_log;
-        CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+        start(0);
         {
             PROF_SCOPE_DYN(g_name);
             prof_events_free(prof_stop());
             prof_shutdown();
-            CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+            start(0);
         }
         { PROF_SCOPE("after"); }
         ev = prof_stop();
@@ -78,18 +81,15 @@ int main(void) {
     /* an open PROF_BEGIN_DYN range keeps them (its entry points at its
        name); it ends in the next session, without a record */
     {
-        prof_config cfg;
         prof_events *ev;
         prof_stats st;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.log = check_log;
-        CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+        start(0);
         PROF_BEGIN_DYN(g_name);
         check_log_reset();
         prof_events_free(prof_stop());
         CHECK(check_log_has(PROF_E_OPEN_SCOPES, "xxxx")); /* named at the stop */
         prof_shutdown();
-        CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+        start(0);
         PROF_END();
         ev = prof_stop();
         st = prof_events_stats(ev);
@@ -102,15 +102,11 @@ int main(void) {
     /* the live allocations' table */
     {
         static char blocks[100000];
-        prof_config cfg;
         prof_events *ev;
         long base;
         int i;
         base = __atomic_load_n(&g_live, __ATOMIC_RELAXED);
-        memset(&cfg, 0, sizeof cfg);
-        cfg.log = check_log;
-        cfg.profile_memory = 1;
-        CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+        start(1);
         {
             PROF_SCOPE("allocs");
             for (i = 0; i < 100000; i++) prof_alloc(&blocks[i], 1);
@@ -122,7 +118,7 @@ int main(void) {
         prof_shutdown();
         CHECK_MSG(g_live - base < 64 * 1024, "after prof_shutdown the live allocations' table still holds %ld bytes", g_live - base);
         /* the one still live is still known: its free is charged */
-        CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+        start(1);
         { PROF_SCOPE("free_it"); prof_dealloc(&blocks[0]); }
         ev = prof_stop();
         if (CHECK(ev != NULL)) {
