@@ -237,10 +237,14 @@
                       more: copied once per session and site instead).
                       Threads take the cap in shares (a quarter of what is
                       left, split among them, single events near the end);
-                      a thread that stops recording keeps the unused rest
-                      of its share until it exits or the session ends, so
-                      with idle threads drops can begin a little before the
-                      cap (by at most about a quarter of it). prof_stats
+                      a thread's shares start at 64 events and double as
+                      it uses them, and all the threads' shares together
+                      stay within a quarter of the cap. A thread that
+                      stops recording (a pool's idle worker) keeps the
+                      unused rest of its share until it exits or the
+                      session ends, so drops can begin a little before the
+                      cap: by at most a quarter of it, and by less than 64
+                      events a thread that recorded little. prof_stats
                       accounts for every scope: scopes_entered ==
                       scopes_recorded + scopes_dropped + open_at_stop.
    record_shapes, profile_memory, with_stack, with_flops
@@ -2779,11 +2783,15 @@ typedef struct prof__tstate {
                                   recording on this thread again this session */
     int busy;                  /* in prof__gate_refill / prof__scope_lost, or
                                   rebinding (prof__thread_bind) */
+    uint32_t held_gate;        /* the size of the current share, counted in
+                                  prof__g.held (prof__share) */
     uint64_t lost_span[8][2];  /* ticks from, to of scopes admitted and then
                                   lost for lack of memory, whose children
                                   prof_stop drops with them (written inside
                                   `busy`); past 8 the last one widens */
     uint32_t n_lost_span;
+    uint32_t share_next;       /* the most the next share may be: it
+                                  doubles with each share taken */
     uint64_t xcredits;         /* share of the cap for marks, counters,
                                   allocations and async records */
     uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
@@ -2791,6 +2799,8 @@ typedef struct prof__tstate {
     int32_t n_open, cap_open;
     uint32_t n_lost;           /* BEGINs above the stack that could not be kept (out of
                                   memory): the next ENDs close them, not the stack */
+    uint32_t held_x;           /* the size of the current x share (xcredits'
+                                  whole), counted in prof__g.held */
     prof__arena dyn_arena;     /* PROF_SCOPE_DYN names, reset each session */
     prof__arena dyn_arena_old; /* the last session's, kept one session more:
                                   a long-named scope open across prof_stop
@@ -2825,6 +2835,8 @@ static struct {
     int key_ready;
     prof__tstate *threads;
     int64_t budget;            /* records left under the cap this session */
+    int64_t held, held_max;    /* the threads' current shares together,
+                                  and the most they may be (prof__share) */
     uint32_t nbound;           /* threads recording this session */
     prof_config cfg;
     uint64_t tick_start;
@@ -3335,15 +3347,30 @@ static PROF__NI size_t prof__reserve(size_t want) {
             return (size_t)take;
     }
 }
-/* A share of the cap: a quarter of what is left, split among the recording
-   threads, so a thread never sits on budget another one needs; near the
-   cap shares are single events, which keeps the count exact. */
-static PROF__NI size_t prof__share(void) {
+/* A share of the cap for t, replacing its current one (*held, spent): a
+   quarter of what is left, split among the recording threads, so a thread
+   never sits on budget another one needs; near the cap shares are single
+   events, which keeps the count exact. A thread that goes idle keeps the
+   unused rest of its share, and the threads of a pool bind one after
+   another, each taking its share of what the others left: so the shares
+   held together are bounded too, by a quarter of the cap (64 idle workers
+   held 56% of it, and drops began at 44%), and a thread's shares start
+   small and double as it uses them, so a worker that records a little
+   holds little. */
+enum { PROF__SHARE_FIRST = 64, PROF__SHARE_MAX = 0x40000000 /* the gate's low half holds it */ };
+static PROF__NI size_t prof__share(prof__tstate *t, uint32_t *held) {
     int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
     int64_t want = left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1));
+    int64_t room = __atomic_load_n(&prof__g.held_max, __ATOMIC_RELAXED) - (__atomic_load_n(&prof__g.held, __ATOMIC_RELAXED) - (int64_t)*held); /* what the others leave */
+    size_t got;
+    if (want > room) want = room;
+    if (want > (int64_t)t->share_next) want = (int64_t)t->share_next;
     if (want < 1) want = 1;
-    if (want > 0x40000000) want = 0x40000000; /* the gate's low half holds it */
-    return prof__reserve((size_t)want);
+    got = prof__reserve((size_t)want);
+    if (got == (size_t)t->share_next && t->share_next < PROF__SHARE_MAX) t->share_next *= 2;
+    __atomic_fetch_add(&prof__g.held, (int64_t)got - (int64_t)*held, __ATOMIC_RELAXED);
+    *held = (uint32_t)got;
+    return got;
 }
 
 /* ----- test hooks -----
@@ -3423,7 +3450,7 @@ static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *sit
 static PROF__NI int prof__gate_refill(prof__tstate *t) {
     size_t got = 0;
     if (!t->capped && prof__gate_enter(t)) {
-        got = prof__share();
+        got = prof__share(t, &t->held_gate);
         if (got) {
             uint64_t hi = (uint64_t)t->gate_epoch << 32;
             PROF__STORER(&t->scopes_before, t->scopes_before + (t->hot.gate.word - t->gate_base));
@@ -3453,7 +3480,7 @@ static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
     PROF__STORER(&t->xdropped[kind], t->xdropped[kind] + 1);
 }
 static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
-    if (!t->xcredits && !(t->xcredits = prof__share())) { prof__x_lost(t, kind); return 0; }
+    if (!t->xcredits && !(t->xcredits = prof__share(t, &t->held_x))) { prof__x_lost(t, kind); return 0; }
     t->xcredits--;
     return 1;
 }
@@ -3596,6 +3623,8 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         PROF__STORER(&t->scopes_before, 0);
         memset(t->xdropped, 0, sizeof t->xdropped);
         t->xcredits = 0;
+        t->held_gate = t->held_x = 0;
+        t->share_next = PROF__SHARE_FIRST;
         t->n_lost_span = 0;
         t->capped = 0;
         /* spent: the first scope takes a share */
@@ -4559,9 +4588,11 @@ static PROF__NI void prof__thread_exit(void *p) {
         size_t keep;
         uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;
         __atomic_fetch_add(&prof__g.budget, (int64_t)(left + t->xcredits), __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&prof__g.held, (int64_t)t->held_gate + (int64_t)t->held_x, __ATOMIC_RELAXED);
         __atomic_fetch_sub(&prof__g.nbound, 1u, __ATOMIC_RELAXED);
         t->gate_end = t->hot.gate.word;
         t->xcredits = 0;
+        t->held_gate = t->held_x = 0;
         if (!t->head && prof__exit_counted_locked(t, epoch)) { /* no block, no record: its counts are the session's now */
             now = 1;
         } else {
@@ -6875,6 +6906,8 @@ static PROF__NI void prof__begin_recording(void) {
     pthread_mutex_lock(&prof__g_lock);
     prof__reap_dead_locked();
     __atomic_store_n(&prof__g.budget, (int64_t)c->max_events, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__g.held, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__g.held_max, (int64_t)(c->max_events / 4), __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g.nbound, 0u, __ATOMIC_RELAXED);
     prof__pf_session(!c->no_prefault_thread, c->reserve_events != 0);
 #if defined(PROF_CUPTI)
