@@ -211,6 +211,15 @@
                         memos of 2 MiB and more when grouped by stack, and
                         the exporters' 4 MiB formatting pool, are allocated
                         2 MiB-aligned (posix_memalign) in huge pages.)
+                        A hook (or a malloc the program interposes) may
+                        report its blocks with prof_alloc/prof_dealloc and
+                        may be instrumented with PROF_SCOPE: prof.h marks
+                        the thread while it calls the allocator, and there
+                        those prof_alloc/prof_dealloc calls are not tracked,
+                        and a scope that would need a new record block, the
+                        thread's first state or a long name's copy is
+                        dropped (counted). No other prof.h call (start,
+                        stop, step, exports, metadata) may come from a hook.
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
@@ -1743,6 +1752,44 @@ extern "C" {
 #define PROF__STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define PROF__STORER(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
+/* prof.h calls the allocator (PROF_MALLOC/REALLOC/FREE) only through these,
+   which mark the thread while it runs. A hook that reports its blocks with
+   prof_alloc, or an allocator that is itself instrumented (PROF_SCOPE in a
+   pool allocator), re-enters prof.h from inside its own allocation: with a
+   lock held (the live allocations' table: a deadlock at the first
+   prof_alloc), or halfway through a thread's first state, a record block
+   or a name table (an endless recursion, a table changed under its own
+   growth). While marked, the thread's prof_alloc/prof_dealloc calls are
+   not tracked, and a scope that would need a new block, the thread's
+   state or a long name's copy is dropped (counted as for lack of memory). */
+static __thread int prof__in_alloc;
+/* The fences keep the mark in memory across the call: gcc knows malloc,
+   realloc and free as builtins that touch no variable of the program, and
+   would drop a plain increment and decrement around them. */
+#define PROF__IN_ALLOC(d) (prof__in_alloc += (d), __atomic_signal_fence(__ATOMIC_SEQ_CST))
+static PROF__NI void *prof__hook_malloc(size_t n) {
+    void *p;
+    PROF__IN_ALLOC(1);
+    p = PROF_MALLOC(n);
+    PROF__IN_ALLOC(-1);
+    return p;
+}
+static PROF__NI void *prof__hook_realloc(void *q, size_t n) {
+    void *p;
+    PROF__IN_ALLOC(1);
+    p = PROF_REALLOC(q, n);
+    PROF__IN_ALLOC(-1);
+    return p;
+}
+static PROF__NI void prof__hook_free(void *q) {
+    PROF__IN_ALLOC(1);
+    PROF_FREE(q);
+    PROF__IN_ALLOC(-1);
+}
+#define PROF__MALLOC(n) prof__hook_malloc(n)
+#define PROF__REALLOC(p, n) prof__hook_realloc((p), (n))
+#define PROF__FREE(p) prof__hook_free(p)
+
 /* ----- errors and logging ----- */
 static const char *const prof__result_text[] = {
 #define PROF__X(code, msg) msg,
@@ -1784,7 +1831,7 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
     if (len >= (int)sizeof msg) {
         /* Too long (a long path): the middle goes, so the message keeps its
            start (what failed) and its end (why), where the reason is. */
-        char *full = (char *)PROF_MALLOC((size_t)len + 1);
+        char *full = (char *)PROF__MALLOC((size_t)len + 1);
         if (full) {
             size_t head = 160, from = (size_t)len - (sizeof msg - 1 - head - 5);
             va_start(ap, fmt);
@@ -1795,7 +1842,7 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
             while (((unsigned char)full[from] & 0xC0) == 0x80) from++;
             memcpy(msg + head, " ... ", 5);
             memcpy(msg + head + 5, full + from, (size_t)len - from + 1);
-            PROF_FREE(full);
+            PROF__FREE(full);
         }
     }
     if (level == PROF_LOG_ERROR) {
@@ -1867,7 +1914,7 @@ static PROF__NI void prof__hint_huge_from(void *p, size_t bytes, size_t min) {
 }
 static PROF__NI void prof__hint_huge(void *p, size_t bytes) { prof__hint_huge_from(p, bytes, PROF__HUGE_HINT); }
 static PROF__NI void *prof__malloc(size_t bytes) {
-    void *p = PROF_MALLOC(bytes);
+    void *p = PROF__MALLOC(bytes);
     prof__hint_huge(p, bytes);
     return p;
 }
@@ -1907,7 +1954,7 @@ static PROF__NI void *prof__malloc_huge_from(size_t n, size_t elem, size_t min) 
 #else
     (void)min;
 #endif
-    return PROF_MALLOC(bytes ? bytes : 1);
+    return PROF__MALLOC(bytes ? bytes : 1);
 }
 static PROF__NI void *prof__malloc_huge(size_t n, size_t elem) { return prof__malloc_huge_from(n, elem, PROF__HUGE); }
 /* Grows the array whose pointer is at `pp` (a T**, passed as void *) to at
@@ -1925,7 +1972,7 @@ static PROF__NI int prof__grow(void *pp, size_t *cap, size_t need, size_t elem) 
     nc = *cap ? *cap : 16;
     while (nc < need) nc = nc > max / 2 ? max : nc * 2;
     memcpy(&p, pp, sizeof p);
-    np = PROF_REALLOC(p, nc * elem);
+    np = PROF__REALLOC(p, nc * elem);
     if (!np) return 0;
     prof__hint_huge(np, nc * elem);
     memcpy(pp, &np, sizeof np);
@@ -1939,7 +1986,7 @@ static PROF__NI int prof__reserve_exact(void *pp, size_t *cap, size_t need, size
     if (need <= *cap) return 1;
     if (need > PROF__MAX_ELEMS(elem)) return 0;
     memcpy(&p, pp, sizeof p);
-    if (!(np = PROF_REALLOC(p, need * elem))) return 0;
+    if (!(np = PROF__REALLOC(p, need * elem))) return 0;
     prof__hint_huge(np, need * elem);
     memcpy(pp, &np, sizeof np);
     *cap = need;
@@ -1955,7 +2002,7 @@ static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
     n = (n + 7) & ~(size_t)7;
     if (!c || c->size - c->used < n) {
         size_t sz = n > 65536 ? n : 65536;
-        c = (prof__chunk *)PROF_MALLOC(sizeof(prof__chunk) + sz);
+        c = (prof__chunk *)PROF__MALLOC(sizeof(prof__chunk) + sz);
         if (!c) return NULL;
         c->next = a->head;
         c->used = 0;
@@ -1967,7 +2014,7 @@ static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
 }
 static PROF__NI void prof__arena_free(prof__arena *a) {
     prof__chunk *c = a->head;
-    while (c) { prof__chunk *n = c->next; PROF_FREE(c); c = n; }
+    while (c) { prof__chunk *n = c->next; PROF__FREE(c); c = n; }
     a->head = NULL;
 }
 
@@ -2008,7 +2055,7 @@ static PROF__NI int prof__map_rehash(prof__map *m, size_t ncap) {
     nm.vals = PROF__ALLOC(uint32_t, ncap);
     nm.cap = ncap;
     nm.n = 0;
-    if (!nm.keys || !nm.vals) { PROF_FREE(nm.keys); PROF_FREE(nm.vals); return 0; }
+    if (!nm.keys || !nm.vals) { PROF__FREE(nm.keys); PROF__FREE(nm.vals); return 0; }
     for (i = 0; i < ncap; i++) nm.vals[i] = UINT32_MAX;
     for (i = 0; i < m->cap; i++) {
         if (m->vals[i] != UINT32_MAX) {
@@ -2019,8 +2066,8 @@ static PROF__NI int prof__map_rehash(prof__map *m, size_t ncap) {
             nm.n++;
         }
     }
-    PROF_FREE(m->keys);
-    PROF_FREE(m->vals);
+    PROF__FREE(m->keys);
+    PROF__FREE(m->vals);
     *m = nm;
     return 1;
 }
@@ -2081,8 +2128,8 @@ static PROF__NI int prof__map_add(prof__map *m, uint64_t hash, uint32_t val) {
     return 1;
 }
 static PROF__NI void prof__map_free(prof__map *m) {
-    PROF_FREE(m->keys);
-    PROF_FREE(m->vals);
+    PROF__FREE(m->keys);
+    PROF__FREE(m->vals);
     memset(m, 0, sizeof *m);
 }
 
@@ -2145,8 +2192,8 @@ static PROF__NI const char *prof__intern_n(prof__strtab *t, const char *s, size_
 static PROF__NI const char *prof__intern(prof__strtab *t, const char *s) { return prof__intern_n(t, s ? s : "", s ? strlen(s) : 0); }
 static PROF__NI void prof__strtab_free(prof__strtab *t) {
     prof__map_free(&t->map);
-    PROF_FREE(t->strs);
-    PROF_FREE(t->lens);
+    PROF__FREE(t->strs);
+    PROF__FREE(t->lens);
     t->strs = NULL;
     t->lens = NULL;
     t->n = t->cap = t->caplens = 0;
@@ -2355,23 +2402,23 @@ PROF_API prof_events *prof_events_create(void) {
     memset(e, 0, sizeof *e);
     e->strs.arena = &e->arena;
     e->nex = 1; /* extra index 0 means none */
-    if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF_FREE(e); return NULL; }
+    if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF__FREE(e); return NULL; }
     return e;
 }
 
 PROF_API void prof_events_free(prof_events *e) {
     if (!e) return;
-    PROF_FREE(e->ev); PROF_FREE(e->ex); PROF_FREE(e->sites); PROF_FREE(e->thr);
-    PROF_FREE(e->kern); PROF_FREE(e->inst); PROF_FREE(e->dev_memo); PROF_FREE(e->stk); PROF_FREE(e->mem);
-    PROF_FREE(e->nodes);
-    PROF_FREE(e->native_addrs);
-    PROF_FREE(e->xprefix);
-    PROF_FREE(e->dups); PROF_FREE(e->dupk);
-    { prof__meta *m; for (m = e->meta; m; m = m->next) PROF_FREE(m->value); } /* (the nodes are in the arena) */
+    PROF__FREE(e->ev); PROF__FREE(e->ex); PROF__FREE(e->sites); PROF__FREE(e->thr);
+    PROF__FREE(e->kern); PROF__FREE(e->inst); PROF__FREE(e->dev_memo); PROF__FREE(e->stk); PROF__FREE(e->mem);
+    PROF__FREE(e->nodes);
+    PROF__FREE(e->native_addrs);
+    PROF__FREE(e->xprefix);
+    PROF__FREE(e->dups); PROF__FREE(e->dupk);
+    { prof__meta *m; for (m = e->meta; m; m = m->next) PROF__FREE(m->value); } /* (the nodes are in the arena) */
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
     prof__arena_free(&e->arena);
-    PROF_FREE(e);
+    PROF__FREE(e);
 }
 
 PROF_API prof_result prof_events_reserve(prof_events *e, size_t n) {
@@ -2553,7 +2600,7 @@ static PROF__NI int prof__nodes_flatten(prof_events *e) {
     for (i = 0; i < e->n; i++) { uint32_t n = prof__stack_node(e, i); if (n && e->nodes[n].depth > maxd) maxd = e->nodes[n].depth; }
     count = PROF__ALLOC(size_t, maxd + 2);
     order = PROF__ALLOC(size_t, e->n + 1);
-    if (!count || !order) { PROF_FREE(count); PROF_FREE(order); return -1; }
+    if (!count || !order) { PROF__FREE(count); PROF__FREE(order); return -1; }
     memset(count, 0, (maxd + 2) * sizeof *count);
     {
         /* counting sort of the events by decreasing depth */
@@ -2568,14 +2615,14 @@ static PROF__NI int prof__nodes_flatten(prof_events *e) {
         size_t k = 0;
         if (!n || e->nodes[n].arr) continue;
         arr = (const char **)prof__arena_alloc(&e->arena, sizeof(char *) * e->nodes[n].depth);
-        if (!arr) { PROF_FREE(count); PROF_FREE(order); return -1; }
+        if (!arr) { PROF__FREE(count); PROF__FREE(order); return -1; }
         for (a = n; a; a = e->nodes[a].parent, k++) {
             arr[k] = e->nodes[a].frame;
             if (!e->nodes[a].arr) e->nodes[a].arr = arr + k;
         }
     }
-    PROF_FREE(count);
-    PROF_FREE(order);
+    PROF__FREE(count);
+    PROF__FREE(order);
     e->nodes_flat = 1;
     return 0;
 }
@@ -2606,7 +2653,7 @@ static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes 
     }
     prof__buf_str(&b, "]");
     r = b.oom ? NULL : prof__intern_n(&e->strs, b.p, b.n);
-    PROF_FREE(b.p);
+    PROF__FREE(b.p);
     return r;
 }
 
@@ -2883,7 +2930,7 @@ static PROF__NI uint64_t prof__gettid(void) {
    prof_stop moved into its list has given its pages away). */
 static PROF__NI void prof__block_free(prof__block *b) {
     if (b->map_bytes) munmap(b->recs, b->map_bytes);
-    PROF_FREE(b);
+    PROF__FREE(b);
 }
 /* Gives the pages of a big block past its first `keep` records back to the
    kernel, in whole 2 MiB steps (no huge page is split). Safe while the
@@ -2915,7 +2962,7 @@ static PROF__NI prof__block *prof__block_new(size_t cap, int prefault) {
     if (bytes >= PROF__HUGE) bytes = (bytes + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
     map = bytes >= PROF__HUGE ? bytes + PROF__HUGE : bytes;
     m = (char *)mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == (char *)MAP_FAILED) { PROF_FREE(b); return NULL; }
+    if (m == (char *)MAP_FAILED) { PROF__FREE(b); return NULL; }
     if (map != bytes) { /* trim to a 2 MiB boundary */
         lead = (PROF__HUGE - ((uintptr_t)m & (PROF__HUGE - 1))) & (PROF__HUGE - 1);
         if (lead) munmap(m, lead);
@@ -2949,12 +2996,12 @@ static PROF__NI prof__block *prof__block_new(size_t cap, int prefault) {
 static PROF__NI void prof__tstate_free(prof__tstate *t) {
     prof__block *b = t->head;
     while (b) { prof__block *n = b->next; prof__block_free(b); b = n; }
-    PROF_FREE(t->open);
-    PROF_FREE(t->name);
-    PROF_FREE(t->dyn_tab);
+    PROF__FREE(t->open);
+    PROF__FREE(t->name);
+    PROF__FREE(t->dyn_tab);
     prof__arena_free(&t->dyn_arena);
     prof__arena_free(&t->dyn_arena_old);
-    PROF_FREE(t);
+    PROF__FREE(t);
 }
 /* The thread list (prof__g_lock held): doubly linked through prevp, so a
    thread that exits takes itself out without a walk. */
@@ -3493,6 +3540,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     prof__block *blk, *cur = t->cur;
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     if (!epoch || t->bound_epoch != epoch) return NULL; /* session over */
+    if (prof__in_alloc) return NULL; /* inside prof.h's own allocation, maybe of this thread's next block */
     blk = cur ? cur->next : t->head;
     if (!blk) {
         size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
@@ -3538,10 +3586,12 @@ static PROF__NI prof__tstate *prof__attach(void) {
     prof__tstate *t;
 #if defined(PROF__LIBC_ALLOC)
     void *mem = NULL;
+    if (prof__in_alloc) return NULL; /* called from inside prof.h's own allocation */
     if (posix_memalign(&mem, PROF__LINE, sizeof(prof__tstate)) != 0) mem = NULL;
     t = (prof__tstate *)mem;
 #else
-    t = (prof__tstate *)PROF_MALLOC(sizeof(prof__tstate));
+    if (prof__in_alloc) return NULL; /* called from inside prof.h's own allocation */
+    t = (prof__tstate *)PROF__MALLOC(sizeof(prof__tstate));
 #endif
     if (!t) return NULL;
     memset(t, 0, sizeof *t);
@@ -3587,6 +3637,7 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch) return NULL;
     if (!t && !(t = prof__attach())) return NULL;
+    if (t->bound_epoch != epoch && prof__in_alloc) return NULL; /* not bound from inside prof.h's own allocation */
     if (t->bound_epoch != epoch) {
         /* Inside `busy`, with the epoch read again there (seq_cst, as in
            prof__gate_enter): prof_stop sets the epoch to 0 and then waits
@@ -3673,6 +3724,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     prof__dyn_site *d;
     char *copy;
     if (!t) return origin;
+    if (prof__in_alloc) return NULL; /* inside prof.h's own allocation, maybe this table's growth */
     if (!name) name = "";
     len = strlen(name);
     hash = prof__hash_bytes(name, len, (uint64_t)(uintptr_t)origin);
@@ -3696,7 +3748,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
                 d = n;
             }
         }
-        PROF_FREE(t->dyn_tab);
+        PROF__FREE(t->dyn_tab);
         t->dyn_tab = nt;
         t->dyn_cap = ncap;
     }
@@ -3725,7 +3777,7 @@ static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, ui
     }
     if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
-        prof__open *no = (prof__open *)PROF_REALLOC(t->open, (size_t)nc * sizeof *no);
+        prof__open *no = (prof__open *)PROF__REALLOC(t->open, (size_t)nc * sizeof *no);
         if (no) {
             t->open = no;
             t->cap_open = nc;
@@ -4124,7 +4176,7 @@ static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
             ns[j] = sh->slots[i];
         }
     }
-    PROF_FREE(sh->slots);
+    PROF__FREE(sh->slots);
     sh->slots = ns;
     sh->cap = ncap;
     sh->used = sh->n;
@@ -4142,7 +4194,7 @@ static PROF__NI void prof__live_trim(void) {
         pthread_mutex_lock(&sh->lock);
         while (want < sh->n * 4) want *= 2;
         if (!sh->n) {
-            PROF_FREE(sh->slots);
+            PROF__FREE(sh->slots);
             sh->slots = NULL;
             sh->cap = sh->used = 0;
         } else if (want < sh->cap) {
@@ -4192,7 +4244,7 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
         /* only this text is "other": one too long, or no memory for it,
            leaves the room to the texts that fit */
         if (prof__cat_count >= PROF__CATS || len > PROF__CAT_BYTES - prof__cat_bytes ||
-            !(c = (prof__cat *)PROF_MALLOC(offsetof(prof__cat, text) + len + 1))) {
+            !(c = (prof__cat *)PROF__MALLOC(offsetof(prof__cat, text) + len + 1))) {
             full = !prof__cat_warned;
             prof__cat_warned = 1;
             got = other;
@@ -4289,6 +4341,7 @@ static void prof__unknown_free(void) {
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
 #if !defined(PROF_NO_MEMORY)
     int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
+    if (prof__in_alloc) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
     if (p && prof__live_put(p, b, (int)device, device_index, category)) prof__mem_record(p, b, (int)device, device_index, category);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
@@ -4297,7 +4350,7 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
 static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 #if !defined(PROF_NO_MEMORY)
     prof__live found;
-    if (!p) return;
+    if (!p || prof__in_alloc) return; /* (as in prof__alloc_addr) */
     if (prof__live_take(p, &found)) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
     else prof__unknown_free();
 #else
@@ -4306,6 +4359,7 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 }
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category) {
 #if !defined(PROF_NO_MEMORY)
+    if (prof__in_alloc) return; /* (as in prof__alloc_addr) */
     if (ptr) category = prof__cat_intern(category);
 #endif
     prof__alloc_addr((uintptr_t)ptr, bytes, device, device_index, category);
@@ -4339,7 +4393,7 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
        goes back, and nothing is recorded. */
     uintptr_t old = (uintptr_t)ptr;
     prof__live was;
-    int had = old && prof__live_take(old, &was);
+    int had = old && !prof__in_alloc && prof__live_take(old, &was);
     p = realloc(ptr, bytes);
     if (!p && bytes != 0) {
         if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category);
@@ -4404,14 +4458,14 @@ static PROF__NI void prof__meta_clear_locked(void) {
     while (prof__g_meta) {
         prof__kv *m = prof__g_meta;
         __atomic_store_n(&prof__g_meta, m->next, __ATOMIC_SEQ_CST);
-        PROF_FREE(m->key);
-        PROF_FREE(m->value);
-        PROF_FREE(m);
+        PROF__FREE(m->key);
+        PROF__FREE(m->value);
+        PROF__FREE(m);
     }
 }
 static PROF__NI char *prof__strdup(const char *s) {
     size_t n = strlen(s) + 1;
-    char *c = (char *)PROF_MALLOC(n);
+    char *c = (char *)PROF__MALLOC(n);
     if (c) memcpy(c, s, n);
     return c;
 }
@@ -4434,7 +4488,7 @@ PROF_API void prof_set_thread_name(const char *name) {
     old = t->name;
     t->name = copy;
     pthread_mutex_unlock(&prof__g_lock);
-    PROF_FREE(old);
+    PROF__FREE(old);
 }
 
 
@@ -4502,7 +4556,7 @@ static PROF__NI prof__block *prof__block_compact(prof__tstate *t) {
     uintptr_t lo, hi;
     if (!b || b->owner || !b->map_bytes || t->hot.pos < b->recs || t->hot.pos > b->recs + b->cap) return NULL;
     used = (size_t)(t->hot.pos - b->recs);
-    if (used * 2 > b->cap || !(mem = (char *)PROF_MALLOC(sizeof *nb + used * sizeof(prof__rec)))) return NULL;
+    if (used * 2 > b->cap || !(mem = (char *)PROF__MALLOC(sizeof *nb + used * sizeof(prof__rec)))) return NULL;
     nb = (prof__block *)(void *)mem;
     *nb = *b;
     nb->next = NULL;
@@ -4571,11 +4625,11 @@ static PROF__NI void prof__thread_exit(void *p) {
     uint32_t epoch;
     int live, now;
     prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
-    PROF_FREE(t->open);
+    PROF__FREE(t->open);
     t->open = NULL;
     t->n_open = t->cap_open = 0;
     t->n_lost = 0;
-    PROF_FREE(t->dyn_tab);
+    PROF__FREE(t->dyn_tab);
     t->dyn_tab = NULL;
     t->dyn_cap = t->dyn_n = 0;
     nb = t->bound_epoch && t->bound_epoch == __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) ? prof__block_compact(t) : NULL;
@@ -4675,7 +4729,7 @@ PROF_API void prof_shutdown(void) {
                 if (t->n_open == 0) {
                     prof__arena_free(&t->dyn_arena);
                     prof__arena_free(&t->dyn_arena_old);
-                    PROF_FREE(t->dyn_tab);
+                    PROF__FREE(t->dyn_tab);
                     t->dyn_tab = NULL;
                     t->dyn_cap = t->dyn_n = 0;
                 }
@@ -4806,7 +4860,7 @@ static PROF__NI int prof__ev_merge_out(prof__ev **evp, size_t cap, const uint32_
             }
         }
     }
-    PROF_FREE(old);
+    PROF__FREE(old);
     *evp = nv;
     return 1;
 #else
@@ -5208,23 +5262,23 @@ typedef struct prof__collector {
 } prof__collector;
 
 static PROF__NI void prof__collector_free(prof__collector *c) {
-    PROF_FREE(c->snaps);
-    PROF_FREE(c->xkeys);
-    PROF_FREE(c->scratch);
-    PROF_FREE(c->asyncs);
-    PROF_FREE(c->addrs);
-    PROF_FREE(c->over_buf);
+    PROF__FREE(c->snaps);
+    PROF__FREE(c->xkeys);
+    PROF__FREE(c->scratch);
+    PROF__FREE(c->asyncs);
+    PROF__FREE(c->addrs);
+    PROF__FREE(c->over_buf);
     prof__map_free(&c->ptr_map);
     prof__map_free(&c->native_map);
     prof__map_free(&c->shape_map);
     prof__map_free(&c->ex_map);
-    PROF_FREE(c->shape_ents);
-    PROF_FREE(c->shape_vals);
-    PROF_FREE(c->dpend);
-    PROF_FREE(c->mark_dpend);
-    PROF_FREE(c->lspan);
+    PROF__FREE(c->shape_ents);
+    PROF__FREE(c->shape_vals);
+    PROF__FREE(c->dpend);
+    PROF__FREE(c->mark_dpend);
+    PROF__FREE(c->lspan);
 #if defined(PROF_CUPTI)
-    PROF_FREE(c->cuthr);
+    PROF__FREE(c->cuthr);
     prof__cupti_bufs_free(c->cukept);
     c->cukept = NULL;
 #endif
@@ -5608,7 +5662,7 @@ static PROF__NI void prof__c_room(prof__collector *c, int which, void *pp, size_
     if (want <= *cap || !(p = prof__malloc_huge(want, elem))) return;
     memcpy(&old, pp, sizeof old);
     if (n) memcpy(p, old, n * elem);
-    PROF_FREE(old);
+    PROF__FREE(old);
     memcpy(pp, &p, sizeof p);
     *cap = want;
 #if defined(PROF__RECYCLE)
@@ -6166,13 +6220,13 @@ static PROF__NI int prof__c_drop_lost(prof__collector *c, const prof__snap *sn, 
     if (!(ord = PROF__ALLOC(uint32_t, 2 * n))) return -1;
     for (i = 0; i < n; i++) ord[i] = (uint32_t)i;
     prof__msort_u32(ord, ord + n, n, prof__span_less, c->lspan);
-    if (!(m = PROF__ALLOC(prof__span, n))) { PROF_FREE(ord); return -1; }
+    if (!(m = PROF__ALLOC(prof__span, n))) { PROF__FREE(ord); return -1; }
     for (i = 0; i < n; i++) {
         const prof__span *sp = &c->lspan[ord[i]];
         if (nm && sp->from <= m[nm - 1].to) { if (sp->to > m[nm - 1].to) m[nm - 1].to = sp->to; } /* inside (or, widened, overlapping) */
         else m[nm++] = *sp;
     }
-    PROF_FREE(ord);
+    PROF__FREE(ord);
     for (i = keep = sn->kbeg; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         size_t lo = 0, hi = nm;
@@ -6182,7 +6236,7 @@ static PROF__NI int prof__c_drop_lost(prof__collector *c, const prof__snap *sn, 
         keep++;
     }
     e->n = keep;
-    PROF_FREE(m);
+    PROF__FREE(m);
     return 0;
 }
 
@@ -6345,8 +6399,8 @@ static PROF__NI int prof__c_async(prof__collector *c) {
         if (open != (size_t)-1) c->e->stats.unmatched_async++;
         i = j;
     }
-    PROF_FREE(ord);
-    PROF_FREE(c->asyncs);
+    PROF__FREE(ord);
+    PROF__FREE(c->asyncs);
     c->asyncs = NULL;
     return 0;
 }
@@ -6426,7 +6480,7 @@ static PROF__NI int prof__c_merge_out(prof__collector *c, const uint32_t *idx, s
         runs[3 * r + 2] = b[r] * sizeof(prof__ev);
     }
     done = prof__ev_merge_out(&c->e->ev, c->e->cap, idx, total, runs, nb);
-    PROF_FREE(runs);
+    PROF__FREE(runs);
     return done;
 }
 
@@ -6436,12 +6490,12 @@ static PROF__NI int prof__c_order_others(prof__collector *c, size_t total) {
     prof_events *e = c->e;
     size_t i;
     if (e->cap > total + total / 8 + 64) { /* the room for every record: cut to size (mremap, no copy, for a large list) */
-        prof__ev *nv = (prof__ev *)PROF_REALLOC(e->ev, (total + 1) * sizeof *e->ev);
+        prof__ev *nv = (prof__ev *)PROF__REALLOC(e->ev, (total + 1) * sizeof *e->ev);
         if (nv) { e->ev = nv; e->cap = total + 1; }
     }
     if (!prof__reserve_exact((void *)&e->ev, &e->cap, total + 1, sizeof *e->ev)) return -1;
     if (e->capex > e->nex + e->nex / 8 + 64) { /* the extras' room, likewise */
-        prof__extra *nx = (prof__extra *)PROF_REALLOC(e->ex, e->nex * sizeof *e->ex);
+        prof__extra *nx = (prof__extra *)PROF__REALLOC(e->ex, e->nex * sizeof *e->ex);
         if (nx) { e->ex = nx; e->capex = e->nex; }
     }
     for (i = 0; i < c->nx; i++) {
@@ -6459,7 +6513,7 @@ static PROF__NI int prof__c_order_others(prof__collector *c, size_t total) {
         v->device_type = k->device_type;
         v->flags = (uint16_t)(k->flags | (e->sites[v->site].flags ? 0 : PROF__F_USER_ANN)); /* CUDA records are not annotations */
     }
-    PROF_FREE(c->xkeys);
+    PROF__FREE(c->xkeys);
     c->xkeys = NULL;
     c->xcopied = 1;
     e->n = total;
@@ -6498,17 +6552,17 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         if (!c->order_sort && nruns == 1 && !pstk && len >= PROF__HUGE / sizeof *pstk && (pstk = (prof__place_ent *)prof__malloc_huge(len + 1, sizeof *pstk)) != NULL)
             cappstk = len + 1;
         if (!c->order_sort && nruns == 1 && (r = prof__run_place(e, e->ev + lo, len, &pstk, &cappstk, &c->seen)) != 0) { /* in order and linked, or out of memory */
-            PROF_FREE(pstk);
+            PROF__FREE(pstk);
             if (r < 0) return -1;
             c->linked = 1;
             continue;
         }
-        PROF_FREE(pstk); /* declined: the general way's stack is not added to it */
+        PROF__FREE(pstk); /* declined: the general way's stack is not added to it */
         pstk = NULL;
         cappstk = 0;
         if (!c->order_sort) {
             r = prof__run_preorder(e->ev + lo, len, &stk, &capstk);
-            PROF_FREE(stk);
+            PROF__FREE(stk);
             stk = NULL;
             capstk = 0;
             if (r < 0) return -1;
@@ -6527,7 +6581,7 @@ static PROF__NI int prof__c_order(prof__collector *c) {
     for (i = 0; i < c->nsnap; i++) runs += c->snaps[i].kend > c->snaps[i].kbeg;
     if (runs > 1) {
         size_t *b = PROF__ALLOC(size_t, c->nsnap + 2), nb = 0;
-        if (!b || (!c->scratch && !(c->scratch = (uint32_t *)prof__malloc_huge(2 * (total + 1), sizeof *c->scratch)))) { PROF_FREE(b); return -1; }
+        if (!b || (!c->scratch && !(c->scratch = (uint32_t *)prof__malloc_huge(2 * (total + 1), sizeof *c->scratch)))) { PROF__FREE(b); return -1; }
         idx = c->scratch;
         tmp = idx + total + 1;
         for (i = 0; i < total; i++) idx[i] = (uint32_t)i;
@@ -6543,9 +6597,9 @@ static PROF__NI int prof__c_order(prof__collector *c) {
         b[nb] = total;
         prof__ev_merge_runs(e->ev, idx, tmp, b, nb);
         if (!prof__c_merge_out(c, idx, total, b, nb)) prof__ev_gather(e->ev, idx, total);
-        PROF_FREE(b);
+        PROF__FREE(b);
     }
-    PROF_FREE(c->scratch);
+    PROF__FREE(c->scratch);
     c->scratch = NULL;
     c->phase = PROF__C_ORDERED;
     return 0;
@@ -6598,8 +6652,8 @@ static PROF__NI int prof__c_link(prof__collector *c) {
         t->s[t->n++] = (int32_t)i;
         t->s[t->n++] = -1;
     }
-    for (i = 0; i < e->nthr; i++) PROF_FREE(st[i].s);
-    PROF_FREE(st);
+    for (i = 0; i < e->nthr; i++) PROF__FREE(st[i].s);
+    PROF__FREE(st);
     e->links_ready = !rc;
     e->links_seen = seen;
     return rc;
@@ -6986,10 +7040,10 @@ static PROF__NI prof_events *prof__end_recording(int keep, const char *who) {
     for (i = 0; kv && i < n; i++) {
         if (kv[i].key && kv[i].value) prof__add_meta(e, kv[i].key, kv[i].value, kv[i].is_json);
         else prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory: a metadata key is not in the trace", who);
-        PROF_FREE(kv[i].key);
-        PROF_FREE(kv[i].value);
+        PROF__FREE(kv[i].key);
+        PROF__FREE(kv[i].value);
     }
-    PROF_FREE(kv);
+    PROF__FREE(kv);
     return e;
 }
 /* prof_start and prof_shutdown: a kept collection goes (prof_stop's lock held). */
@@ -7220,7 +7274,7 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
                             who, key, is_json ? "_json" : "");
     kv = PROF__ALLOC(prof__kv, 1);
     if (!kv || !(kv->key = prof__strdup(key)) || !(kv->value = prof__strdup(value))) {
-        if (kv) { PROF_FREE(kv->key); PROF_FREE(kv); }
+        if (kv) { PROF__FREE(kv->key); PROF__FREE(kv); }
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
     kv->is_json = is_json;
@@ -7233,9 +7287,9 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
         (*pp)->is_json = is_json;
         kv->value = old;
         pthread_mutex_unlock(&prof__g_lock);
-        PROF_FREE(kv->key);
-        PROF_FREE(kv->value);
-        PROF_FREE(kv);
+        PROF__FREE(kv->key);
+        PROF__FREE(kv->value);
+        PROF__FREE(kv);
         return PROF_OK;
     }
     *pp = kv;
@@ -7250,7 +7304,7 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json) {
    counts; prof_events_get is in >>aggregation, after the tree. */
 static PROF__NI void prof__tree_invalidate(prof_events *e) {
     e->tree_built = 0;
-    PROF_FREE(e->dev_memo);
+    PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
 }
 
@@ -7381,7 +7435,7 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
     }
     prof__sat_add(&x->kern_ns, duration_ns);
     e->nkern++;
-    PROF_FREE(e->dev_memo);
+    PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
     return PROF_OK;
 }
@@ -7544,7 +7598,7 @@ static PROF__NI unsigned prof__tree_sorted(prof_events *e, uint32_t *idx, uint32
         uint32_t *rank = PROF__ALLOC(uint32_t, e->nthr + 1), *cnt = PROF__ALLOC(uint32_t, e->nthr + 2), *ord = PROF__ALLOC(uint32_t, e->nthr + 1);
         size_t k;
         if (!rank || !cnt || !ord) {
-            PROF_FREE(rank); PROF_FREE(cnt); PROF_FREE(ord);
+            PROF__FREE(rank); PROF__FREE(cnt); PROF__FREE(ord);
             c.by = 0;
             prof__msort_u32(idx, tmp, n, prof__idx_less, &c); /* fall back to the comparison sort */
         } else {
@@ -7561,7 +7615,7 @@ static PROF__NI unsigned prof__tree_sorted(prof_events *e, uint32_t *idx, uint32
             for (k = 1; k <= e->nthr; k++) cnt[k] += cnt[k - 1];
             for (k = 0; k < n; k++) tmp[cnt[rank[e->ev[idx[k]].thread]]++] = idx[k];
             memcpy(idx, tmp, n * sizeof *idx);
-            PROF_FREE(rank); PROF_FREE(cnt); PROF_FREE(ord);
+            PROF__FREE(rank); PROF__FREE(cnt); PROF__FREE(ord);
         }
     }
     c.by = 1;
@@ -7588,14 +7642,14 @@ static PROF__NI int prof__populate_children(prof_events *e) {
     uint32_t *idx, *tmp;
     unsigned seen = 0;
     int in_order = g && prof__tree_in_order(e, g, &seen);
-    PROF_FREE(g);
+    PROF__FREE(g);
     e->in_order = in_order;
     if (in_order) return (int)seen;
     idx = PROF__ALLOC(uint32_t, e->n + 1);
     tmp = PROF__ALLOC(uint32_t, e->n + 1);
     if (idx && tmp) seen = prof__tree_sorted(e, idx, tmp);
-    PROF_FREE(idx);
-    PROF_FREE(tmp);
+    PROF__FREE(idx);
+    PROF__FREE(tmp);
     return idx && tmp ? (int)seen : -1;
 }
 
@@ -7688,8 +7742,8 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
         prof__dup *dups = PROF__ALLOC(prof__dup, deleted_total);
         size_t w = 0, d = 0;
         if (!map || !dups) {
-            PROF_FREE(map);
-            PROF_FREE(dups);
+            PROF__FREE(map);
+            PROF__FREE(dups);
             prof__dupk_undo(e, k0);
             return -1;
         }
@@ -7716,13 +7770,13 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             memmove(e->dupk, e->dupk + k0, (e->ndupk - k0) * sizeof *e->dupk);
             e->ndupk -= k0;
         }
-        PROF_FREE(e->dups);
+        PROF__FREE(e->dups);
         e->dups = dups;
         e->ndups = d;
         e->stats.merged += e->n - w;
         e->n = w;
         e->stats.events = w;
-        PROF_FREE(map);
+        PROF__FREE(map);
     }
     return 0;
 }
@@ -7795,7 +7849,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     if ((e->stacks_pending && prof__attach_stacks(e) != 0) || ((seen & PROF__T_DUPS) && prof__remove_dup_nodes(e) != 0) ||
         ((seen & PROF__T_BACKWARD) && prof__set_backward_stacks(e) != 0) || prof__memory_usage(e) != 0)
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
-    PROF_FREE(e->dev_memo);
+    PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
     e->tree_built = 1;
     return PROF_OK;
@@ -7846,10 +7900,10 @@ static PROF__NI int prof__memrows_drop(prof_events *e) {
         if (w < e->capstk) e->stk[w] = prof__stack_node(e, i);
         e->ev[w++] = v;
     }
-    PROF_FREE(map);
+    PROF__FREE(map);
     e->n = w;
     e->nmemrows = 0;
-    PROF_FREE(e->dev_memo);
+    PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
     return 0;
 }
@@ -7907,18 +7961,18 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
         if (v->first_child >= 0) v->first_child = map[v->first_child];
         if (v->next_sibling >= 0) v->next_sibling = map[v->next_sibling];
     }
-    PROF_FREE(map);
-    PROF_FREE(e->ev);
+    PROF__FREE(map);
+    PROF__FREE(e->ev);
     e->ev = nv;
     e->n = w;
     e->cap = cap;
-    if (nstk) { PROF_FREE(e->stk); e->stk = nstk; e->capstk = cap; }
+    if (nstk) { PROF__FREE(e->stk); e->stk = nstk; e->capstk = cap; }
     e->nmemrows = nrow;
-    PROF_FREE(e->dev_memo);
+    PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
     return 0;
 fail:
-    PROF_FREE(map); PROF_FREE(nv); PROF_FREE(nstk);
+    PROF__FREE(map); PROF__FREE(nv); PROF__FREE(nstk);
     return -1;
 }
 
@@ -7988,7 +8042,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     }
     rc = prof__memrows_make(e, byts, idx, tmp);
 done:
-    PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(idx); PROF_FREE(byts); PROF_FREE(cpu_pre); PROF_FREE(dev_pre);
+    PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(idx); PROF__FREE(byts); PROF__FREE(cpu_pre); PROF__FREE(dev_pre);
     return rc;
 }
 
@@ -8018,7 +8072,7 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
         prof__buf_str(&b, num);
         if (b.oom || !(label[i] = prof__intern_n(&e->strs, b.p, b.n))) rc = -1;
     }
-    PROF_FREE(b.p);
+    PROF__FREE(b.p);
     for (i = 0; i < e->n && !rc; i++) {
         const prof__ev *v = &e->ev[i];
         uint32_t node, parent;
@@ -8036,7 +8090,7 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
         }
         if (node == UINT32_MAX || prof__stack_set(e, i, node) != 0) rc = -1;
     }
-    PROF_FREE(label);
+    PROF__FREE(label);
     return rc;
 }
 
@@ -8103,8 +8157,8 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
         if (!rc && prof__stack_set(e, i, node) != 0) rc = -1;
     }
     prof__map_free(&names);
-    PROF_FREE(labels);
-    PROF_FREE(b.p);
+    PROF__FREE(labels);
+    PROF__FREE(b.p);
     return rc;
 #else
     (void)e;
@@ -8124,7 +8178,7 @@ static PROF__NI int prof__attach_stacks(prof_events *e) {
     if (!rc && (e->stacks_pending & PROF__F_NATIVE)) rc = prof__native_stacks(e, e->native_addrs);
     if (rc) return rc; /* out of memory: the stacks stay pending for the next build (a failed prof_stop's retry) */
     e->stacks_pending = 0;
-    PROF_FREE(e->native_addrs);
+    PROF__FREE(e->native_addrs);
     e->native_addrs = NULL;
     return rc;
 }
@@ -8166,7 +8220,7 @@ static PROF__NI int prof__dev_memo(prof_events *e) {
     if (e->dev_memo || !e->use_device) return 0;
     e->dev_memo = PROF__ALLOC(int64_t, e->n + 1);
     stk = PROF__ALLOC(int32_t, e->n + 1);
-    if (!e->dev_memo || !stk) { PROF_FREE(e->dev_memo); PROF_FREE(stk); e->dev_memo = NULL; return -1; }
+    if (!e->dev_memo || !stk) { PROF__FREE(e->dev_memo); PROF__FREE(stk); e->dev_memo = NULL; return -1; }
     for (i = 0; i < e->n; i++) e->dev_memo[i] = INT64_MIN;
     for (i = 0; i < e->n; i++) {
         size_t top = 0;
@@ -8191,7 +8245,7 @@ static PROF__NI int prof__dev_memo(prof_events *e) {
             top--;
         }
     }
-    PROF_FREE(stk);
+    PROF__FREE(stk);
     return 0;
 }
 static PROF__NI int64_t prof__dev_total(const prof_events *e, size_t i) { return e->dev_memo ? e->dev_memo[i] : 0; }
@@ -8430,7 +8484,7 @@ static PROF__NI int prof__gin(const prof__grouping *gr, const void *p) {
     return gr->arena && q >= a && q - a < gr->arena_bytes;
 }
 static PROF__NI void prof__gfree(const prof__grouping *gr, void *p) {
-    if (!prof__gin(gr, p)) PROF_FREE(p);
+    if (!prof__gin(gr, p)) PROF__FREE(p);
 }
 /* prof__grow for an array that may lie in the block: moved out into its
    own memory when it must grow. */
@@ -8660,16 +8714,16 @@ static __inline__ __attribute__((__always_inline__)) void prof__group_add(const 
 static PROF__NI void prof__grouping_free(prof__grouping *gr) {
     prof__gfree(gr, gr->fh);
     prof__gfree(gr, gr->first);
-    PROF_FREE(gr->cache);
+    PROF__FREE(gr->cache);
     prof__gfree(gr, gr->racc);
-    PROF_FREE(gr->xacc);
-    PROF_FREE(gr->copies);
+    PROF__FREE(gr->xacc);
+    PROF__FREE(gr->copies);
     prof__gfree(gr, gr->node_copy);
-    PROF_FREE(gr->site_copy);
+    PROF__FREE(gr->site_copy);
     if (prof__gin(gr, gr->rows.keys)) memset(&gr->rows, 0, sizeof gr->rows);
     prof__map_free(&gr->rows);
     prof__map_free(&gr->copied);
-    PROF_FREE(gr->arena); /* memo's too */
+    PROF__FREE(gr->arena); /* memo's too */
     gr->arena = NULL;
 }
 /* The averages' copy of a string of the list (NULL stays NULL): each
@@ -9024,7 +9078,7 @@ PROF_API prof_averages *prof_key_averages(prof_events *e, const prof_group_optio
     if (prof__group_finish(&gr, a) != 0) goto oom;
     prof__grouping_free(&gr);
     if (a->cap > a->n + a->n / 8 + 64) { /* room reserved and not used */
-        prof_avg *nr = (prof_avg *)PROF_REALLOC(a->rows, (a->n ? a->n : 1) * sizeof *a->rows);
+        prof_avg *nr = (prof_avg *)PROF__REALLOC(a->rows, (a->n ? a->n : 1) * sizeof *a->rows);
         if (nr) { a->rows = nr; a->cap = a->n ? a->n : 1; }
     }
     return a;
@@ -9037,11 +9091,11 @@ oom:
 
 PROF_API void prof_averages_free(prof_averages *a) {
     if (!a) return;
-    PROF_FREE(a->rows);
-    PROF_FREE(a->stacks);
+    PROF__FREE(a->rows);
+    PROF__FREE(a->stacks);
     prof__strtab_free(&a->strs);
     prof__arena_free(&a->arena);
-    PROF_FREE(a);
+    PROF__FREE(a);
 }
 PROF_API size_t prof_averages_count(const prof_averages *a) { return a ? a->n : 0; }
 PROF_API const prof_avg *prof_averages_get(const prof_averages *a, size_t i) { return (a && i < a->n) ? &a->rows[i] : NULL; }
@@ -9249,8 +9303,8 @@ static PROF__NI const char *prof__cell_text(char *cell, char **spill, int *oom, 
     size_t a = strlen(pre), c = strlen(post);
     char *out = cell;
     if (a + len + c + 1 > PROF__CELL) {
-        PROF_FREE(*spill);
-        *spill = (char *)PROF_MALLOC(a + len + c + 1);
+        PROF__FREE(*spill);
+        *spill = (char *)PROF__MALLOC(a + len + c + 1);
         if (*spill) out = *spill;
         else { *oom = 1; len = PROF__CELL - 1 - a - c; }
     }
@@ -9342,7 +9396,7 @@ static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
             for (k = 0; k < r->stack_depth; k++) if ((l = prof__wmemo_len(wm, r->stack[k]) + 4) > t->src_w) t->src_w = l;
         }
     }
-    PROF_FREE(wm);
+    PROF__FREE(wm);
     if (!t->use_device) t->has_dev_time = 0; /* device times are zero without a device */
     return 0;
 }
@@ -9362,7 +9416,7 @@ static PROF__NI int prof__tb_sort(prof__table *t) {
     key = PROF__ALLOC(uint64_t, n);
     src = PROF__ALLOC(uint32_t, n);
     dst = PROF__ALLOC(uint32_t, n);
-    if (!key || !src || !dst) { PROF_FREE(key); PROF_FREE(src); PROF_FREE(dst); return -1; }
+    if (!key || !src || !dst) { PROF__FREE(key); PROF__FREE(src); PROF__FREE(dst); return -1; }
     for (i = 0; i < n; i++) {
         key[i] = prof__sort_key_of(&base[i], t->sort_key);
         src[i] = (uint32_t)i;
@@ -9377,9 +9431,9 @@ static PROF__NI int prof__tb_sort(prof__table *t) {
         { uint32_t *x = src; src = dst; dst = x; }
     }
     for (i = 0; i < n; i++) t->rows[i] = base + src[i];
-    PROF_FREE(key);
-    PROF_FREE(src);
-    PROF_FREE(dst);
+    PROF__FREE(key);
+    PROF__FREE(src);
+    PROF__FREE(dst);
     return 0;
 }
 
@@ -9392,7 +9446,7 @@ static PROF__NI void prof__tb_col(prof__table *t, const char *text, size_t width
 /* A header naming the device: pre + devname + post (NULL: no memory). */
 static PROF__NI const char *prof__tb_dev_hdr(prof__table *t, int i, const char *pre, const char *post) {
     size_t a = strlen(pre), d = strlen(t->devname), c = strlen(post);
-    char *h = (char *)PROF_MALLOC(a + d + c + 1);
+    char *h = (char *)PROF__MALLOC(a + d + c + 1);
     if (!h) return NULL;
     memcpy(h, pre, a);
     memcpy(h + a, t->devname, d);
@@ -9426,7 +9480,7 @@ static PROF__NI int prof__tb_columns(prof__table *t) {
     if (o->max_name_column_width > 0 && t->name_w > (size_t)o->max_name_column_width) t->name_w = (size_t)o->max_name_column_width;
     if (o->max_shapes_column_width > 0 && t->shapes_w > (size_t)o->max_shapes_column_width) t->shapes_w = (size_t)o->max_shapes_column_width;
     if (t->has_stack && o->max_src_column_width > 0 && t->src_w > (size_t)o->max_src_column_width) t->src_w = (size_t)o->max_src_column_width;
-    if (!(t->devname = (char *)PROF_MALLOC(ulen + 1))) return -1;
+    if (!(t->devname = (char *)PROF__MALLOC(ulen + 1))) return -1;
     for (k = 0; k <= ulen; k++) t->devname[k] = (char)((u[k] >= 'a' && u[k] <= 'z') ? u[k] - 32 : u[k]);
     prof__tb_col(t, "Name", t->name_w, '>');
     if (t->has_overload) prof__tb_col(t, "Overload Name", t->name_w, '>');
@@ -9578,7 +9632,7 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
     int shown = 0;
     if (n == 0) return PROF_OK;
     /* on the heap: its cells are 24 KiB */
-    if (!(t = (prof__table *)PROF_MALLOC(sizeof *t))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
+    if (!(t = (prof__table *)PROF__MALLOC(sizeof *t))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
     memset(t, 0, sizeof *t);
     t->b = b;
     t->n = n;
@@ -9603,18 +9657,18 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
             rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
         }
     }
-    for (i = 0; i < PROF__MAXCOLS; i++) PROF_FREE(t->spill[i]);
-    for (i = 0; i < 6; i++) PROF_FREE(t->dev_hdr[i]);
-    PROF_FREE(t->devname);
-    PROF_FREE(t->rows);
-    PROF_FREE(t);
+    for (i = 0; i < PROF__MAXCOLS; i++) PROF__FREE(t->spill[i]);
+    for (i = 0; i < 6; i++) PROF__FREE(t->dev_hdr[i]);
+    PROF__FREE(t->devname);
+    PROF__FREE(t->rows);
+    PROF__FREE(t);
     return rc;
 }
 
 static PROF__NI char *prof__table_string(prof__buf *b, prof_result r) {
-    if (r != PROF_OK) { PROF_FREE(b->p); return NULL; }
+    if (r != PROF_OK) { PROF__FREE(b->p); return NULL; }
     if (!b->p) {
-        b->p = (char *)PROF_MALLOC(1);
+        b->p = (char *)PROF__MALLOC(1);
         if (b->p) b->p[0] = 0;
     }
     return b->p;
@@ -9636,9 +9690,9 @@ static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e,
     rows = PROF__ALLOC(prof_avg, e->n + 1);
     if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
     for (i = 0; i < e->n; i++)
-        if (prof__row_stack(e, i, &rows[i]) != 0) { PROF_FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
+        if (prof__row_stack(e, i, &rows[i]) != 0) { PROF__FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
     r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
-    PROF_FREE(rows);
+    PROF__FREE(rows);
     return r == PROF_OK ? prof__table_dropped(b, e->stats.scopes_dropped, e->stats.dropped) : r;
 }
 PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) {
@@ -9701,7 +9755,7 @@ static PROF__NI prof_result prof__print(FILE *f, char *s) {
     errno = 0;
     if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
     prof__sig_release(&g, err);
-    PROF_FREE(s);
+    PROF__FREE(s);
     pthread_setcancelstate(cancel_state, NULL);
     if (err) return prof__report(PROF_LOG_ERROR, PROF_E_IO, "table: writing the table failed: %s", strerror(err));
     return PROF_OK;
@@ -9716,7 +9770,7 @@ PROF_API prof_result prof_averages_print_table(FILE *f, const prof_averages *a, 
     prof__last_error_code = PROF_OK;
     return prof__print(f, prof_averages_table(a, opt));
 }
-PROF_API void prof_free_string(char *s) { PROF_FREE(s); }
+PROF_API void prof_free_string(char *s) { PROF__FREE(s); }
 
 /* >>exporters ============================================================*/
 /* >>x_writer. Streaming writer: fixed buffers and write(2), integers formatted by hand,
@@ -9858,11 +9912,11 @@ static PROF__NI void prof__w_start_thread(prof__w *w) {
     th->nbuf = w->nbuf;
     th->bufs = w->bufs;
     w->buf = w->bufs[0]; /* the one being filled: the queue starts with it */
-    if (pthread_mutex_init(&th->lock, NULL) != 0) { PROF_FREE(th); return; }
-    if (pthread_cond_init(&th->job_cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
-    if (pthread_cond_init(&th->free_cv, NULL) != 0) { pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th); return; }
+    if (pthread_mutex_init(&th->lock, NULL) != 0) { PROF__FREE(th); return; }
+    if (pthread_cond_init(&th->job_cv, NULL) != 0) { pthread_mutex_destroy(&th->lock); PROF__FREE(th); return; }
+    if (pthread_cond_init(&th->free_cv, NULL) != 0) { pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF__FREE(th); return; }
     if (!prof__spawn(&th->thread, prof__w_thread_main, th)) {
-        pthread_cond_destroy(&th->free_cv); pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF_FREE(th);
+        pthread_cond_destroy(&th->free_cv); pthread_cond_destroy(&th->job_cv); pthread_mutex_destroy(&th->lock); PROF__FREE(th);
         return;
     }
     w->th = th;
@@ -9928,7 +9982,7 @@ static PROF__NI void prof__w_finish(prof__w *w) {
         pthread_cond_destroy(&th->free_cv);
         pthread_cond_destroy(&th->job_cv);
         pthread_mutex_destroy(&th->lock);
-        PROF_FREE(th);
+        PROF__FREE(th);
         w->th = NULL;
     }
 }
@@ -10529,7 +10583,7 @@ static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *o
     if (w->fd < 0 || !prof__par_chunk || n < prof__par_min_events || n < 2 * prof__par_chunk || sysconf(_SC_NPROCESSORS_ONLN) < 2) return 0;
     memset(&p, 0, sizeof p);
     if (!(pool = prof__par_pool(&p))) {
-        for (b = 0; b < PROF__PAR_NBUF && (p.buf[b] = (char *)PROF_MALLOC(PROF__PAR_BUF)) != NULL; b++) {}
+        for (b = 0; b < PROF__PAR_NBUF && (p.buf[b] = (char *)PROF__MALLOC(PROF__PAR_BUF)) != NULL; b++) {}
         p.nbuf = b;
     }
     if (p.nbuf >= 2 && pthread_mutex_init(&p.lock, NULL) == 0) {
@@ -10560,8 +10614,8 @@ static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *o
         }
         pthread_mutex_destroy(&p.lock);
     }
-    if (pool) PROF_FREE(pool);
-    else for (b = 0; b < p.nbuf; b++) PROF_FREE(p.buf[b]);
+    if (pool) PROF__FREE(pool);
+    else for (b = 0; b < p.nbuf; b++) PROF__FREE(p.buf[b]);
     return ok;
 }
 
@@ -10580,12 +10634,12 @@ typedef struct prof__out {
 /* Frees what prof__out_open allocated (any of it may be NULL). */
 static PROF__NI void prof__out_free(prof__out *o) {
     if (o->w) {
-        PROF_FREE(o->w->bufs[0]);
-        if (o->w->nbuf > 1) PROF_FREE(o->w->bufs[1]); /* the others' block (prof__w_start_thread) */
-        PROF_FREE(o->w);
+        PROF__FREE(o->w->bufs[0]);
+        if (o->w->nbuf > 1) PROF__FREE(o->w->bufs[1]); /* the others' block (prof__w_start_thread) */
+        PROF__FREE(o->w);
     }
-    PROF_FREE(o->tmp);
-    PROF_FREE(o->target);
+    PROF__FREE(o->tmp);
+    PROF__FREE(o->target);
     o->w = NULL;
     o->tmp = o->target = NULL;
 }
@@ -10607,21 +10661,21 @@ static PROF__NI char *prof__follow_links(const char *path, int *err) {
         if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
         if ((n = readlink(at, link, sizeof link)) < 0 || (size_t)n == sizeof link) { /* a full buffer may be cut short */
             *err = n < 0 ? errno : ENAMETOOLONG;
-            PROF_FREE(cur);
+            PROF__FREE(cur);
             return NULL;
         }
         link[n] = 0;
         if (link[0] != '/') /* relative to the link's directory */
             for (k = 0; at[k]; k++) if (at[k] == '/') dir = k + 1;
-        next = (char *)PROF_MALLOC(dir + (size_t)n + 1);
-        if (!next) { *err = ENOMEM; PROF_FREE(cur); return NULL; }
+        next = (char *)PROF__MALLOC(dir + (size_t)n + 1);
+        if (!next) { *err = ENOMEM; PROF__FREE(cur); return NULL; }
         memcpy(next, at, dir);
         memcpy(next + dir, link, (size_t)n + 1);
-        PROF_FREE(cur);
+        PROF__FREE(cur);
         at = cur = next;
     }
     *err = ELOOP;
-    PROF_FREE(cur);
+    PROF__FREE(cur);
     return NULL;
 }
 
@@ -10644,10 +10698,10 @@ static PROF__NI int prof__fd_path(const char *path) {
 /* The writer and its first buffer (the others come with the writer
    thread, optional: none, no thread); 0, or -1 without memory. */
 static PROF__NI int prof__out_alloc(prof__out *o) {
-    o->w = (prof__w *)PROF_MALLOC(sizeof(prof__w));
+    o->w = (prof__w *)PROF__MALLOC(sizeof(prof__w));
     if (!o->w) return -1;
     memset(o->w, 0, sizeof *o->w);
-    if (!(o->w->bufs[0] = (char *)PROF_MALLOC(PROF__W_CHUNK))) return -1;
+    if (!(o->w->bufs[0] = (char *)PROF__MALLOC(PROF__W_CHUNK))) return -1;
     o->w->nbuf = 1;
     o->w->buf = o->w->bufs[0];
     o->w->cap = PROF__W_CHUNK;
@@ -10674,7 +10728,7 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
     if (err) return err;
     have_old = stat(target, &st) == 0 && S_ISREG(st.st_mode);
     len = strlen(target) + 48;
-    if (!(o->tmp = (char *)PROF_MALLOC(len))) return -1;
+    if (!(o->tmp = (char *)PROF__MALLOC(len))) return -1;
     base = strrchr(target, '/');
     base = base ? base + 1 : target;
     do {
@@ -10692,7 +10746,7 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
         if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
     }
     if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS) && access(target, W_OK) == 0) {
-        PROF_FREE(o->tmp);
+        PROF__FREE(o->tmp);
         o->tmp = NULL;
         o->in_place = 1;
         o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -10782,7 +10836,7 @@ PROF_API prof_result prof_events_set_export_options(prof_events *e, const prof_e
     if (o.source_prefix && !(copy = prof__strdup(o.source_prefix)))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_set_export_options: out of memory");
     o.source_prefix = copy;
-    PROF_FREE(e->xprefix);
+    PROF__FREE(e->xprefix);
     e->xprefix = copy;
     e->xopt = o;
     return PROF_OK;
@@ -10846,7 +10900,7 @@ static PROF__NI const char *prof__xp_cut_frame(prof__xpaths *xp, const char *f) 
     prof__buf_put(&b, f, head);
     prof__buf_str(&b, file + cut);
     r = b.oom ? NULL : prof__intern_n(&xp->strs, b.p, b.n);
-    PROF_FREE(b.p);
+    PROF__FREE(b.p);
     return r;
 }
 static PROF__NI int prof__xp_init(prof__xpaths *xp, const prof_events *e) {
@@ -10869,7 +10923,7 @@ static PROF__NI int prof__xp_init(prof__xpaths *xp, const prof_events *e) {
     return 0;
 }
 static PROF__NI void prof__xp_free(prof__xpaths *xp) {
-    PROF_FREE(xp->node);
+    PROF__FREE(xp->node);
     prof__map_free(&xp->of);
     prof__strtab_free(&xp->strs);
     prof__arena_free(&xp->arena);
@@ -11071,14 +11125,14 @@ static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, cons
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
     for (pp = &e->meta; *pp; pp = &(*pp)->next) {
         if ((*pp)->key == k) {
-            PROF_FREE((*pp)->value);
+            PROF__FREE((*pp)->value);
             (*pp)->value = copy;
             (*pp)->is_json = is_json;
             return PROF_OK;
         }
     }
     if (!(m = (prof__meta *)prof__arena_alloc(&e->arena, sizeof *m))) {
-        PROF_FREE(copy);
+        PROF__FREE(copy);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
     }
     m->key = k;
@@ -11215,8 +11269,8 @@ static PROF__NI int prof__path_room(prof__dur_path *path, int n) {
     return 1;
 }
 static PROF__NI void prof__path_free(prof__dur_path *path) {
-    PROF_FREE(path->lv);
-    PROF_FREE(path->chain);
+    PROF__FREE(path->lv);
+    PROF__FREE(path->chain);
     path->lv = NULL;
     path->chain = NULL;
     path->n = path->cap = 0;
@@ -11515,7 +11569,7 @@ static PROF__NI void prof__touch_whole(prof__touch_part *p, const uint32_t *ovl,
         if (!(order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) p->oom = 1;
         for (i = 0; order && tmp && i < e->n; i++) order[i] = (uint32_t)i;
         if (order && tmp) prof__msort_u32(order, tmp, e->n, prof__ev_order_less, e->ev);
-        PROF_FREE(tmp);
+        PROF__FREE(tmp);
     }
     p->ovl = ovl;
     p->novl = novl;
@@ -11525,8 +11579,8 @@ static PROF__NI void prof__touch_whole(prof__touch_part *p, const uint32_t *ovl,
     p->whole = 1;
     p->overlap = p->dev = p->unordered = 0;
     if (!p->oom) prof__touch_scan(p);
-    PROF_FREE(order);
-    PROF_FREE(p->up);
+    PROF__FREE(order);
+    PROF__FREE(p->up);
     p->order = NULL;
     p->up = NULL;
 }
@@ -11535,10 +11589,10 @@ static PROF__NI void prof__touch_whole(prof__touch_part *p, const uint32_t *ovl,
 static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap, int *sort) {
     const size_t slots = e->nthr + 1;
     uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * PROF__TOUCH_PARTS * slots); /* first and last per thread, for each part */
-    unsigned char *bits = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    unsigned char *bits = (unsigned char *)PROF__MALLOC(e->n / 8 + 1);
     prof__touch_part part[PROF__TOUCH_PARTS];
     int k;
-    if (!bits || !lanes) { PROF_FREE(bits); PROF_FREE(lanes); return NULL; }
+    if (!bits || !lanes) { PROF__FREE(bits); PROF__FREE(lanes); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
     memset(lanes, 0xFF, 2 * PROF__TOUCH_PARTS * slots * sizeof *lanes);
     memset(part, 0, sizeof part);
@@ -11555,8 +11609,8 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
             prof__touch_whole(part, ovl, novl, 1);
         }
     }
-    PROF_FREE(lanes);
-    if (part[0].oom) { PROF_FREE(bits); return NULL; }
+    PROF__FREE(lanes);
+    if (part[0].oom) { PROF__FREE(bits); return NULL; }
     *on_device = part[0].dev;
     if (part[0].overlap) *overlap = 1;
     return bits;
@@ -11640,13 +11694,13 @@ static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_
     ovl = NULL;
     rc = 0;
 done:
-    for (i = 0; i < ls.n; i++) PROF_FREE(ls.l[i].st);
-    PROF_FREE(ls.l);
+    for (i = 0; i < ls.n; i++) PROF__FREE(ls.l[i].st);
+    PROF__FREE(ls.l);
     prof__map_free(&ls.dev);
     prof__map_free(&ls.dev_id);
-    PROF_FREE(order);
-    PROF_FREE(tmp);
-    PROF_FREE(ovl);
+    PROF__FREE(order);
+    PROF__FREE(tmp);
+    PROF__FREE(ovl);
     return rc;
 }
 /* The events the JSON trace writes as pairs though no async ranges, chosen
@@ -11659,7 +11713,7 @@ static PROF__NI int prof__json_pairs(const prof_events *e, uint32_t **ovl, size_
     *ovl = NULL;
     *novl = 0;
     if (!bits) return -1;
-    PROF_FREE(bits);
+    PROF__FREE(bits);
     return overlap || sort ? prof__trace_overlaps(e, sort, ovl, novl) : 0;
 }
 
@@ -11851,13 +11905,13 @@ static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t
 static PROF__NI prof__memo *prof__memo_new(const prof_events *e) {
     prof__memo *m;
     if (!e->stk && !e->nex && !e->no_shapes) return NULL; /* no stacks, no op's shapes */
-    if ((m = (prof__memo *)PROF_MALLOC(sizeof *m)) != NULL) memset(m, 0, sizeof *m); /* node 0 is no stack: empty slots never match */
+    if ((m = (prof__memo *)PROF__MALLOC(sizeof *m)) != NULL) memset(m, 0, sizeof *m); /* node 0 is no stack: empty slots never match */
     return m;
 }
 static PROF__NI void prof__memo_free(prof__memo *m) {
     if (!m) return;
     prof__arena_free(&m->arena);
-    PROF_FREE(m);
+    PROF__FREE(m);
 }
 /* A kernel's launch, a copy's or set's bytes, a graph's ids (CUPTI). */
 static PROF__NI void prof__w_ev_cuda(prof__w *w, const prof__ev *v, const prof__cuinfo *c, int *first) {
@@ -12534,7 +12588,7 @@ static PROF__NI int prof__tp_ensure(prof__tpipe *tp, size_t end) {
    own context (its own cache of clean strings) and starts each chunk with
    an empty path of ancestors and the chunk's first index. */
 static void *prof__trace_worker_open(const void *proto) {
-    prof__trace_ctx *cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    prof__trace_ctx *cx = (prof__trace_ctx *)PROF__MALLOC(sizeof *cx);
     if (!cx) return NULL;
     *cx = *(const prof__trace_ctx *)proto;
     cx->path.lv = NULL; /* its own path */
@@ -12559,8 +12613,8 @@ static void prof__trace_worker_close(void *ctx) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
     prof__path_free(&cx->path);
     prof__memo_free(cx->memo);
-    PROF_FREE(cx->cache);
-    PROF_FREE(cx);
+    PROF__FREE(cx->cache);
+    PROF__FREE(cx);
 }
 static const prof__par_ops prof__trace_par_ops = { prof__trace_worker_open, prof__trace_worker_chunk, prof__trace_worker_items, prof__trace_worker_close };
 
@@ -12807,11 +12861,11 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
    scratch; names too long for the buffer are escaped per event instead.
    0, or -1 without memory (the tids are optional). */
 static PROF__NI int prof__trace_site_heads(prof__trace_ctx *cx, const prof_events *e, prof__arena *scratch) {
-    const char **site_json = (const char **)PROF_MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t) + 1));
-    char *esc = (char *)PROF_MALLOC(PROF__ESC_MAX);
+    const char **site_json = (const char **)PROF__MALLOC((e->nsites + 1) * (sizeof(const char *) + sizeof(size_t) + 1));
+    char *esc = (char *)PROF__MALLOC(PROF__ESC_MAX);
     size_t i;
     cx->site_json = site_json;
-    if (!site_json || !esc) { PROF_FREE(esc); return -1; }
+    if (!site_json || !esc) { PROF__FREE(esc); return -1; }
     { void *lens = site_json + e->nsites + 1; cx->site_json_len = (size_t *)lens; } /* the lengths follow the pointers, then the flags */
     cx->site_fast = (unsigned char *)(cx->site_json_len + e->nsites + 1);
     for (i = 0; i < e->nsites; i++) {
@@ -12825,19 +12879,19 @@ static PROF__NI int prof__trace_site_heads(prof__trace_ctx *cx, const prof_event
         prof__w_category(&tmpw, e->sites[i].flags, 1);
         PROF__W_LIT(&tmpw, "\", \"name\": ");
         prof__w_json_str(&tmpw, e->sites[i].name);
-        if (!(s = (char *)prof__arena_alloc(scratch, (tmpw.n > PROF__HEAD_MOVE ? tmpw.n : PROF__HEAD_MOVE) + PROF__HEAD_PAD))) { PROF_FREE(esc); return -1; } /* padded for the fixed moves */
+        if (!(s = (char *)prof__arena_alloc(scratch, (tmpw.n > PROF__HEAD_MOVE ? tmpw.n : PROF__HEAD_MOVE) + PROF__HEAD_PAD))) { PROF__FREE(esc); return -1; } /* padded for the fixed moves */
         memcpy(s, esc, tmpw.n);
         s[tmpw.n] = 0;
         site_json[i] = s;
         cx->site_json_len[i] = tmpw.n;
         cx->site_fast[i] = !(e->sites[i].flags & PROF__API_CALL) && cx->tid_json; /* an API call's External id is its op's */
     }
-    PROF_FREE(esc);
+    PROF__FREE(esc);
     return 0;
 }
 static PROF__NI void prof__trace_tids(prof__trace_ctx *cx, const prof_events *e) {
     size_t i;
-    cx->tid_json = (char *)PROF_MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* PROF__TID_JSON bytes each, then the lengths */
+    cx->tid_json = (char *)PROF__MALLOC((e->nthr + 1) * (PROF__TID_JSON + 1)); /* PROF__TID_JSON bytes each, then the lengths */
     cx->tid_json_len = cx->tid_json ? (unsigned char *)(cx->tid_json + (e->nthr + 1) * PROF__TID_JSON) : NULL;
     for (i = 0; cx->tid_json && i < e->nthr; i++) {
         prof__w tw;
@@ -12847,7 +12901,7 @@ static PROF__NI void prof__trace_tids(prof__trace_ctx *cx, const prof_events *e)
         PROF__W_LIT(&tw, ", \"tid\": ");
         prof__w_u64(&tw, e->thr[i].tid_w);
         cx->tid_json_len[i] = (unsigned char)tw.n;
-        if (tw.err) { PROF_FREE(cx->tid_json); cx->tid_json = NULL; }
+        if (tw.err) { PROF__FREE(cx->tid_json); cx->tid_json = NULL; }
     }
 }
 static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, uint64_t pid, prof__arena *scratch) {
@@ -12871,9 +12925,9 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
 static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
     prof__path_free(&cx->path);
     prof__memo_free(cx->memo);
-    PROF_FREE(cx->root_touch);
-    PROF_FREE(cx->ovl);
-    PROF_FREE(cx->cache);
+    PROF__FREE(cx->root_touch);
+    PROF__FREE(cx->ovl);
+    PROF__FREE(cx->cache);
     cx->memo = NULL;
     cx->root_touch = NULL;
     cx->ovl = NULL;
@@ -12885,9 +12939,9 @@ static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
 static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
     if (!cx) return;
     prof__trace_events_undo(cx);
-    PROF_FREE(cx->tid_json);
-    PROF_FREE(cx->site_json);
-    PROF_FREE(cx);
+    PROF__FREE(cx->tid_json);
+    PROF__FREE(cx->site_json);
+    PROF__FREE(cx);
 }
 /* The events, in parallel when the trace is big (prof__par_items), else
    here; with what only they need: the cache of clean strings, the
@@ -12909,7 +12963,7 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
     if (overlap || sort) { /* events that may overlap: found, and left off the lanes */
         if (prof__trace_overlaps(e, sort, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
         if (cx->novl) {
-            PROF_FREE(cx->root_touch);
+            PROF__FREE(cx->root_touch);
             if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap, &sort))) { w->err = ENOMEM; return; }
         }
     }
@@ -12930,9 +12984,9 @@ static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__
     prof__tpipe tp;
     uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * slots);
     memset(&tp, 0, sizeof tp);
-    cx->root_touch = (unsigned char *)PROF_MALLOC(e->n / 8 + 1);
+    cx->root_touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1);
     if (!lanes || !cx->root_touch || pthread_mutex_init(&tp.lock, NULL) != 0) { /* no memory: the pass first */
-        PROF_FREE(lanes);
+        PROF__FREE(lanes);
         w->err = PROF__W_REDO;
         return;
     }
@@ -12957,7 +13011,7 @@ static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__
     }
     cx->tp = NULL;
     pthread_mutex_destroy(&tp.lock);
-    PROF_FREE(lanes);
+    PROF__FREE(lanes);
 }
 PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) {
     static const char *const who = "prof_export_chrome_trace";
@@ -12972,7 +13026,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     if ((r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
     memset(&api, 0, sizeof api);
-    cx = (prof__trace_ctx *)PROF_MALLOC(sizeof *cx);
+    cx = (prof__trace_ctx *)PROF__MALLOC(sizeof *cx);
     if (cx) memset(cx, 0, sizeof *cx); /* prof__trace_ctx_free reads it also when prof__xp_init failed first */
     if (prof__xp_init(&xp, e) != 0 || !cx || prof__trace_ctx_init(cx, e, pid, &scratch) != 0)
         r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
@@ -13143,7 +13197,7 @@ static PROF__NI int prof__pft_lanes_grow(prof__pft_lanes *g) {
     if (cap > PROF__MAX_ELEMS(2 * sizeof *t) || !(t = PROF__ALLOC(int64_t, 2 * cap))) return 0;
     for (j = 0; j < cap; j++) t[cap + j] = j < g->cap ? g->tree[g->cap + j] : INT64_MAX;
     for (j = cap - 1; j >= 1; j--) t[j] = t[2 * j] < t[2 * j + 1] ? t[2 * j] : t[2 * j + 1];
-    PROF_FREE(g->tree);
+    PROF__FREE(g->tree);
     g->tree = t;
     g->cap = cap;
     return 1;
@@ -13392,7 +13446,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
         stack = prof__pft_intern_stack(pf, &idata, seq, i);
         if (idata.oom) pf->oom = 1;
         if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
-        PROF_FREE(idata.p);
+        PROF__FREE(idata.p);
     }
     te->n = 0;
     prof__pb_u(te, 9, 1); /* TYPE_SLICE_BEGIN */
@@ -13715,7 +13769,7 @@ static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in
         prof__pft_intern_site(pf, &idata, PROF__PFT_SEQ_MISC, in->site);
         if (idata.oom) pf->oom = 1;
         if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
-        PROF_FREE(idata.p);
+        PROF__FREE(idata.p);
         track = PROF__PFT_UUID_THREAD(in->thread);
     }
     te->n = 0;
@@ -13792,11 +13846,11 @@ static PROF__NI void prof__pft_stream_ranks(prof__pft *pf) {
     if (!pf->oom && n && (tmp = PROF__ALLOC(uint32_t, n))) {
         prof__msort_u32(first, tmp, n, prof__pft_stream_less, e);
         for (i = 0; i < n; i++) *prof__map_slot(&pf->stream_rank, ((uint64_t)first[i] << 2) | 2, &found) = (uint32_t)i; /* (first[i] is its lane's first event: its group) */
-        PROF_FREE(tmp);
+        PROF__FREE(tmp);
     } else if (n) {
         pf->oom = 1;
     }
-    PROF_FREE(first);
+    PROF__FREE(first);
 }
 
 /* Descriptors on sequence 1: the root track (threads in the order given
@@ -13935,21 +13989,21 @@ static PROF__NI int prof__pft_order(prof__pft *pf) {
     if (!(pf->order = PROF__ALLOC(uint32_t, e->n)) || !(tmp = PROF__ALLOC(uint32_t, e->n))) return -1;
     for (i = 0; i < e->n; i++) pf->order[i] = (uint32_t)i;
     prof__msort_u32(pf->order, tmp, e->n, prof__ev_order_less, e->ev);
-    PROF_FREE(tmp);
+    PROF__FREE(tmp);
     return 0;
 }
 static PROF__NI void prof__pft_free(prof__pft *pf) {
     size_t i;
-    for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF_FREE(pf->stack[i]);
-    for (i = 0; i < pf->nlanes; i++) PROF_FREE(pf->lanes[i].tree);
-    PROF_FREE(pf->stack); PROF_FREE(pf->depth); PROF_FREE(pf->cap); PROF_FREE(pf->last_ts);
-    PROF_FREE(pf->seen); PROF_FREE(pf->lanes); PROF_FREE(pf->head); PROF_FREE(pf->cache);
+    for (i = 0; pf->stack && i < pf->e->nthr; i++) PROF__FREE(pf->stack[i]);
+    for (i = 0; i < pf->nlanes; i++) PROF__FREE(pf->lanes[i].tree);
+    PROF__FREE(pf->stack); PROF__FREE(pf->depth); PROF__FREE(pf->cap); PROF__FREE(pf->last_ts);
+    PROF__FREE(pf->seen); PROF__FREE(pf->lanes); PROF__FREE(pf->head); PROF__FREE(pf->cache);
     prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_lanes); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
-    PROF_FREE(pf->order);
-    PROF_FREE(pf->dev_pairs);
-    PROF_FREE(pf->pkt.p); PROF_FREE(pf->msg.p); PROF_FREE(pf->sub.p); PROF_FREE(pf->sub2.p);
+    PROF__FREE(pf->order);
+    PROF__FREE(pf->dev_pairs);
+    PROF__FREE(pf->pkt.p); PROF__FREE(pf->msg.p); PROF__FREE(pf->sub.p); PROF__FREE(pf->sub2.p);
     prof__xp_free(&pf->xp);
 }
 
@@ -13969,7 +14023,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     pf.e = e;
     nseq = e->nthr + 2;
     big = e->nsites + 1 > PROF__PFT_SEEN_BITS / nseq; /* 60000 threads, each with a name of its own: 450 MB of bits */
-    pf.seen = big ? NULL : (unsigned char *)PROF_MALLOC(nseq * (e->nsites + 1) / 8 + 1);
+    pf.seen = big ? NULL : (unsigned char *)PROF__MALLOC(nseq * (e->nsites + 1) / 8 + 1);
     pf.stack = PROF__ALLOC(int32_t *, e->nthr + 1);
     if (pf.stack) memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack); /* prof__pft_free frees each, also when what follows fails */
     pf.depth = PROF__ALLOC(size_t, e->nthr + 1);
@@ -14178,14 +14232,14 @@ static PROF__NI int64_t prof__folded_line(prof__folded *f, const prof_events *e,
     return (int64_t)k - 1;
 }
 static PROF__NI void prof__folded_free(prof__folded *f) {
-    PROF_FREE(f->lines);
-    PROF_FREE(f->cframes);
-    PROF_FREE(f->cframe_len);
-    PROF_FREE(f->of_node);
-    PROF_FREE(f->out_node);
-    PROF_FREE(f->out);
-    PROF_FREE(f->chain);
-    PROF_FREE(f->line.p);
+    PROF__FREE(f->lines);
+    PROF__FREE(f->cframes);
+    PROF__FREE(f->cframe_len);
+    PROF__FREE(f->of_node);
+    PROF__FREE(f->out_node);
+    PROF__FREE(f->out);
+    PROF__FREE(f->chain);
+    PROF__FREE(f->line.p);
     prof__map_free(&f->line_map);
     prof__map_free(&f->clean_of);
     prof__strtab_free(&f->frames);
@@ -14393,10 +14447,10 @@ static PROF__NI long prof__folded_merged(prof__folded *f, prof__w *w, prof_event
             lines++;
         }
     }
-    PROF_FREE(nsum);
+    PROF__FREE(nsum);
     return lines;
 oom:
-    PROF_FREE(nsum);
+    PROF__FREE(nsum);
     return -1;
 }
 /* The events' lines, each event's own (PyTorch's export_stacks), or merged
@@ -14544,7 +14598,7 @@ static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char 
 }
 static PROF__NI void prof__pp_free(prof__pp *p) {
     prof__map_free(&p->stack_of); prof__map_free(&p->loc_of); prof__map_free(&p->str_idx); prof__map_free(&p->fn_of);
-    PROF_FREE(p->rep); PROF_FREE(p->value); PROF_FREE(p->loc_frame); PROF_FREE(p->table); PROF_FREE(p->fn_name); PROF_FREE(p->fn_file);
+    PROF__FREE(p->rep); PROF__FREE(p->value); PROF__FREE(p->loc_frame); PROF__FREE(p->table); PROF__FREE(p->fn_name); PROF__FREE(p->fn_file);
     prof__strtab_free(&p->strs); prof__arena_free(&p->arena);
     prof__xp_free(&p->xp);
 }
@@ -14609,7 +14663,7 @@ static PROF__NI int prof__pp_location(prof__pp *p, size_t i, prof__buf *s, prof_
     m->n = 0;
     prof__pb_u(m, 1, i + 1);
     prof__pb_sub(m, 4, &ln);
-    PROF_FREE(ln.p);
+    PROF__FREE(ln.p);
     prof__pb_sub(s, 4, m);
     return ln.oom ? -1 : 0;
 }
@@ -14652,8 +14706,8 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     prof__pb_i(&s, 9, p->e->base_real_ns);
     if (m.oom || s.oom) p->oom = 1;
     if (s.n) prof__w_put(w, s.p, s.n); /* s.p is NULL if its first growth failed */
-    PROF_FREE(m.p);
-    PROF_FREE(s.p);
+    PROF__FREE(m.p);
+    PROF__FREE(s.p);
 }
 PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const char *metric) {
     static const char *const who = "prof_export_pprof";
@@ -14752,14 +14806,14 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     cats = PROF__ALLOC(const char *, ncat);
     live = PROF__ALLOC(prof__i128, ncat);
     if (!ncat || !cats || !live || !ord || !tmp || !col) {
-        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(col);
+        PROF__FREE(cats); PROF__FREE(live); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
     prof__mem_columns(e, device, device_index, cats, ncat, NULL);
     for (i = 0; i < e->nmem; i++) if (prof__mem_on(&e->mem[i], device, device_index)) ord[n++] = (uint32_t)i;
     prof__msort_u32(ord, tmp, n, prof__mem_ts_less, e);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) {
-        PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(col);
+        PROF__FREE(cats); PROF__FREE(live); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
         return r;
     }
     /* two passes over the same points: the times, then the sizes */
@@ -14785,7 +14839,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
         }
     }
     PROF__W_LIT(o.w, "]]\n");
-    PROF_FREE(cats); PROF_FREE(live); PROF_FREE(ord); PROF_FREE(tmp); PROF_FREE(col);
+    PROF__FREE(cats); PROF__FREE(live); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
     return prof__out_close(&o, who);
 }
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
@@ -14915,7 +14969,7 @@ static void CUPTIAPI prof__cu_requested(uint8_t **buffer, size_t *size, size_t *
            for the buffer sits after what CUPTI may fill: made here, so
            that no allocation can fail when the buffer comes back full (its
            records were lost, and counted nowhere) */
-        b = (uint8_t *)PROF_MALLOC(PROF__CUPTI_BUFFER + sizeof(prof__cubuf));
+        b = (uint8_t *)PROF__MALLOC(PROF__CUPTI_BUFFER + sizeof(prof__cubuf));
         if (b) prof__cu.outstanding++;
     }
     pthread_mutex_unlock(&prof__cu.lock);
@@ -15204,7 +15258,7 @@ static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
     if (d->id < 64 && (prof__cu.devices_seen >> d->id & 1u)) return;
     /* the name as a JSON string: at most 6 bytes per byte, and the quotes */
     jcap = strlen(name) * 6 + 3;
-    if (!(jname = (char *)PROF_MALLOC(jcap))) return;
+    if (!(jname = (char *)PROF__MALLOC(jcap))) return;
     prof__w_mem(&jw, jname, jcap);
     prof__w_json_str(&jw, name);
     if (b->n) prof__buf_str(b, ",\n");
@@ -15218,7 +15272,7 @@ static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
                   d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp, d->maxRegistersPerBlock,
                   d->maxRegistersPerMultiprocessor, d->numThreadsPerWarp, d->maxSharedMemoryPerBlock,
                   d->maxSharedMemoryPerMultiprocessor, d->numMultiprocessors);
-    PROF_FREE(jname);
+    PROF__FREE(jname);
     if (b->oom) { /* no memory: the entry is left out, the next device may fit */
         b->oom = 0;
         b->n = at;
@@ -15240,7 +15294,7 @@ static PROF__NI prof__cubuf *prof__cug_take(prof__cu_gather *g) {
     if (prof__cu.dropped)
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
     prof__cu.dropped = 0;
-    PROF_FREE(prof__cu.hidden);
+    PROF__FREE(prof__cu.hidden);
     prof__cu.hidden = NULL;
     prof__cu.nhidden = prof__cu.caphidden = 0;
     pthread_mutex_unlock(&prof__cu.lock);
@@ -15432,7 +15486,7 @@ static PROF__NI void prof__cupti_bufs_free(prof__cubuf *list) {
     pthread_mutex_lock(&prof__cu.lock);
     while (list) {
         prof__cubuf *n = list->next;
-        PROF_FREE(list->data);
+        PROF__FREE(list->data);
         prof__cu.outstanding--;
         list = n;
     }
@@ -15449,7 +15503,7 @@ static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int 
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%llu CUDA kernels, copies or sets were not finished at prof_stop (those not begun are left out): call cudaDeviceSynchronize() before prof_stop",
                      (unsigned long long)e->stats.cuda_unfinished);
     prof__map_free(&g->ctx_dev);
-    PROF_FREE(g->name.p);
+    PROF__FREE(g->name.p);
     prof__cupti_bufs_free(list);
     return rc;
 }
@@ -15584,8 +15638,8 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
     }
     if (prof__cu.nhidden) {
         prof__cu_order ord;
-        cpu = (uint32_t *)PROF_MALLOC((e->n ? e->n : 1) * sizeof *cpu);
-        tmp = (uint32_t *)PROF_MALLOC((e->n ? e->n : 1) * sizeof *tmp);
+        cpu = (uint32_t *)PROF__MALLOC((e->n ? e->n : 1) * sizeof *cpu);
+        tmp = (uint32_t *)PROF__MALLOC((e->n ? e->n : 1) * sizeof *tmp);
         if (!cpu || !tmp) goto done;
         for (i = 0; i < e->n; i++)
             if (e->ev[i].device_type == PROF_DEVICE_CPU) cpu[ncpu++] = (uint32_t)i;
@@ -15622,10 +15676,10 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
     }
     rc = 0;
 done:
-    PROF_FREE(cpu);
-    PROF_FREE(tmp);
+    PROF__FREE(cpu);
+    PROF__FREE(tmp);
     if (rc == 0) {
-        PROF_FREE(prof__cu.hidden);
+        PROF__FREE(prof__cu.hidden);
         prof__cu.hidden = NULL;
         prof__cu.nhidden = prof__cu.caphidden = 0;
     } else if (e->nkern > nkern0) { /* the kernels attached here go: each was appended at its chain's tail */
