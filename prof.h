@@ -3523,8 +3523,13 @@ static PROF__NI int prof__admit(prof__tstate *t) {
 /* Marks, counter samples, allocations and async records share the cap
    through a share of their own (they are no scopes: no gate count). */
 enum { PROF__X_MARK = 0, PROF__X_COUNTER = 1, PROF__X_ALLOC = 2, PROF__X_ASYNC = 3 };
+/* Counted inside the gate, as a lost scope is: one that comes as prof_stop
+   ends the session (prof__grow_n found it over) is no loss of the session,
+   which prof_stop has counted or will count without it. */
 static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
+    if (!prof__gate_enter(t)) return;
     PROF__STORER(&t->xdropped[kind], t->xdropped[kind] + 1);
+    prof__gate_leave(t);
 }
 static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
     if (!t->xcredits && !(t->xcredits = prof__share(t, &t->held_x))) { prof__x_lost(t, kind); return 0; }
