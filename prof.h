@@ -1018,7 +1018,10 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
    did; prof_malloc/calloc/realloc/free are drop-in wrappers of libc's.
    With threads, call prof_dealloc before the block goes back to the
    allocator (another thread may get its address at once) and prof_alloc
-   after it is had, as the wrappers do. prof_alloc_ex's category (NULL:
+   after it is had, as the wrappers do. A block of 0 bytes is not recorded
+   (PyTorch's allocators report none). prof_alloc_ex takes device types
+   0-31 and indexes 0-63, as prof_events_add_memory does; another is an
+   error (PROF_E_ARG, said once) and not tracked. Its category (NULL:
    none) is copied at the call; prof.h keeps each distinct text once for
    the process, up to 1024 texts and 1 MiB, past which new texts are
    recorded as "(other categories)" with one warning (so is a text that
@@ -4347,7 +4350,10 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
 #if !defined(PROF_NO_MEMORY)
     int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
     if (prof__in_alloc) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
-    if (p && prof__live_put(p, b, (int)device, device_index, category)) prof__mem_record(p, b, (int)device, device_index, category);
+    /* a block of 0 bytes is tracked, so that its free is no unknown one,
+       but not recorded: PyTorch's allocators report none (c10's CPU
+       reporter returns first when nbytes is 0) */
+    if (p && prof__live_put(p, b, (int)device, device_index, category) && b) prof__mem_record(p, b, (int)device, device_index, category);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
 #endif
@@ -4356,7 +4362,9 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 #if !defined(PROF_NO_MEMORY)
     prof__live found;
     if (!p || prof__in_alloc) return; /* (as in prof__alloc_addr) */
-    if (prof__live_take(p, &found)) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
+    if (prof__live_take(p, &found)) {
+        if (found.bytes) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
+    }
     else prof__unknown_free();
 #else
     (void)p;
@@ -4364,7 +4372,16 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 }
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category) {
 #if !defined(PROF_NO_MEMORY)
+    static int warned;
     if (prof__in_alloc) return; /* (as in prof__alloc_addr) */
+    /* what a record holds (5 bits of type, 6 of index), as
+       prof_events_add_memory checks: cut, cuda:64 was added to cuda:0 */
+    if ((unsigned)device > 31u || device_index < 0 || device_index > 63) {
+        if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+            prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_alloc_ex: device %d:%d is not a device type 0-31 and index 0-63: not tracked (said once)", (int)device,
+                         device_index);
+        return;
+    }
     if (ptr) category = prof__cat_intern(category);
 #endif
     prof__alloc_addr((uintptr_t)ptr, bytes, device, device_index, category);
@@ -4404,7 +4421,7 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
         if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category);
         return p;
     }
-    if (had) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
+    if (had && was.bytes) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
     else if (old) prof__unknown_free();
 #else
     p = realloc(ptr, bytes);
