@@ -2088,15 +2088,21 @@ static PROF__NI uint32_t *prof__map_slot(prof__map *m, uint64_t key, int *found)
     m->n++;
     return &m->vals[j];
 }
-static PROF__NI uint32_t prof__map_get(const prof__map *m, uint64_t key) {
+/* The value of key, to read or change (never UINT32_MAX), NULL when absent;
+   never grows the map. */
+static PROF__NI uint32_t *prof__map_at(const prof__map *m, uint64_t key) {
     size_t j;
-    if (!m->cap) return UINT32_MAX;
+    if (!m->cap) return NULL;
     j = prof__mix(key) & (m->cap - 1);
     while (m->vals[j] != UINT32_MAX) {
-        if (m->keys[j] == key) return m->vals[j];
+        if (m->keys[j] == key) return &m->vals[j];
         j = (j + 1) & (m->cap - 1);
     }
-    return UINT32_MAX;
+    return NULL;
+}
+static PROF__NI uint32_t prof__map_get(const prof__map *m, uint64_t key) {
+    const uint32_t *v = prof__map_at(m, key);
+    return v ? *v : UINT32_MAX;
 }
 /* Keyed lookup, for keys that are not a 64-bit integer (strings, sites,
    stack nodes, shape lists, table rows): the map holds indices into the
@@ -6457,14 +6463,37 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
    may call prof.h functions that take it (prof_set_thread_name). */
 static PROF__NI void prof__c_name_open(prof__collector *c) {
     prof__tstate *t = prof__self();
+    prof__map count; /* site -> its open ranges: a line per site, not per range (1M ranges left by longjmp made 1M lines) */
+    uint32_t *slot;
     int32_t k;
+    int found, counted = 1, shown = 0;
     if (!t || PROF__LOADR(&t->bound_epoch) != c->epoch) return;
+    memset(&count, 0, sizeof count);
     for (k = 0; k < t->n_open; k++)
         if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */
             c->named_open++;
-            prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
-                         c->who ? c->who : "prof_stop", t->open[k].site->name, t->open[k].site->file, t->open[k].site->line);
+            if (counted && (slot = prof__map_slot(&count, (uint64_t)(uintptr_t)t->open[k].site, &found)) != NULL) *slot = found ? *slot + 1 : 1;
+            else counted = 0; /* no memory for the counts: a line per range, 16 at most */
         }
+    for (k = 0; k < t->n_open; k++) {
+        const prof_site *site = t->open[k].site;
+        uint32_t n = 1;
+        if (t->open[k].epoch != c->epoch || site == &prof__lost_site) continue;
+        if (counted) {
+            if (!(slot = prof__map_at(&count, (uint64_t)(uintptr_t)site)) || *slot == 0) continue; /* (said at its first) */
+            n = *slot;
+            *slot = 0;
+        } else if (++shown > 16) {
+            break;
+        }
+        if (n == 1)
+            prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d is still open; it is not in the profile",
+                         c->who ? c->who : "prof_stop", site->name, site->file, site->line);
+        else
+            prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d is still open %u times (left without their PROF_END); they are not in the profile",
+                         c->who ? c->who : "prof_stop", site->name, site->file, site->line, (unsigned)n);
+    }
+    prof__map_free(&count);
 }
 
 /* Phase 6 (unlocked): CUPTI's records join the async ranges. CUPTI's
