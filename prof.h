@@ -568,6 +568,15 @@
    a lost or corrupt record, a hang, or a write past the thread's record
    block (a crash) can follow. (The hot path stays two timestamps and a
    store; guarding it against its own interruption would cost more.)
+   For the same reason a handler must not leave the code it interrupted
+   with siglongjmp (a timer that jumps back to the top of a loop) when
+   that code may be a prof.h call or macro: as with malloc, a jump out
+   of the middle of a block switch or of a share of the cap leaves the
+   thread's buffer or counts half changed (a crash, a hang in prof_stop).
+   A longjmp (or a siglongjmp from your own code, not from prof.h's) over
+   open scopes is fine: they count as open at the stop (a C PROF_SCOPE's
+   cleanup does not run), PROF_BEGIN ranges left so are named a line per
+   site, and later scopes do not nest under them.
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
    while another thread is inside
@@ -588,7 +597,10 @@
    callback that they invoked, e.g. on a warning of prof_stop: refused with
    PROF_E_STATE, never a wait on the caller's own lock; prof_shutdown from
    such a log callback is refused the same way, with its error logged, and
-   from on_trace_ready it runs, and the schedule goes on). An
+   from on_trace_ready it runs, and the schedule goes on). The callbacks
+   (on_trace_ready, the log callback) must return: a longjmp or a C++
+   exception out of one leaves prof.h's session lock held and every later
+   prof_step, prof_stop and prof_start refused or waiting. An
    event list and an averages list belong to the caller: use each from one
    thread at a time, readers included (prof_events_count, _get, the tables
    and the exporters build the tree and other caches on first use);
