@@ -17,6 +17,7 @@ int main(void) {
     prof_config cfg;
     prof_events *ev;
     char *text;
+    mkdir("build", 0777); /* (the files go to build/, as the suite's, cwd = repo root) */
     prof_set_log(check_log, NULL);
     memset(&cfg, 0, sizeof cfg);
     cfg.profile_memory = 1;

@@ -21,6 +21,7 @@ int main(void) {
     void *p, *q;
     size_t i;
     char *text;
+    mkdir("build", 0777); /* (the files go to build/, as the suite's, cwd = repo root) */
     prof_set_log(check_log, NULL);
     memset(&cfg, 0, sizeof cfg);
     cfg.profile_memory = 1;
