@@ -1049,7 +1049,14 @@ PROF_API void prof_free(void *ptr);
    microseconds since the session start, one per distinct allocation time
    on that device (PROF_DEVICE_CPU: every index), sizes[i][c] the bytes
    live in category c after times[i], categories in
-   prof_memory_categories' order ("unknown" first). */
+   prof_memory_categories' order ("unknown" first). Records are matched
+   by address, as PyTorch's memory profile does: a block freed in the
+   session that was allocated before it (PyTorch's PREEXISTING) is live
+   from a first point of its own at the first time; a block reported
+   allocated again while live (two layers of hooks) replaces itself. The
+   trace's "Total Allocated" of each [memory] record counts the same way,
+   per device, so neither goes below zero. Records without an address
+   (prof_events_add_memory's) count as they are. */
 PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
 /* The timeline's category names in column order ("unknown" first); returns
    how many there are (names may be NULL to count); 0: ev NULL, or out
@@ -7936,6 +7943,43 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
     const prof_events *e = (const prof_events *)c;
     return e->mem[a].ts < e->mem[b].ts;
 }
+/* The records ord[0..n), in time order, replayed by address as PyTorch's
+   memory profile reads them: prev[k] is, for a free, the allocation it
+   takes back, PROF__MEM_NONE for a block allocated before the list (its
+   PREEXISTING: live from the first point, so a total never goes below
+   zero), and for an allocation, the one still live at its address that it
+   replaces (PROF__MEM_NONE: none; a block reported twice, by two layers of
+   hooks: INCREMENT_VERSION, the old bytes leave as the new come), and
+   PROF__MEM_ANON for a record with no address (prof_events_add_memory's),
+   which counts as it is. The timeline and the trace's Total Allocated
+   read it; the tables charge every record as it is, as PyTorch's do.
+   -1: out of memory. */
+#define PROF__MEM_NONE UINT32_MAX
+#define PROF__MEM_ANON (UINT32_MAX - 1)
+static PROF__NI int prof__mem_replay(const prof_events *e, const uint32_t *ord, size_t n, uint32_t *prev) {
+    enum { GONE = UINT32_MAX - 1 }; /* an address whose block was freed */
+    prof__map live; /* address and device -> the record that allocated its block, or GONE */
+    size_t k;
+    memset(&live, 0, sizeof live);
+    for (k = 0; k < n; k++) {
+        const prof__memrec *m = &e->mem[ord[k]];
+        uint64_t key;
+        int found;
+        uint32_t *slot, was;
+        if (!m->ptr) { prev[k] = PROF__MEM_ANON; continue; }
+        key = prof__mix(m->ptr) + (uint64_t)(unsigned)m->device_type * 64u + (uint64_t)(unsigned)m->device_index;
+        slot = prof__map_slot(&live, key, &found);
+        if (!slot) { prof__map_free(&live); return -1; }
+        was = found ? *slot : GONE;
+        if (was != GONE && (e->mem[was].ptr != m->ptr || e->mem[was].device_type != m->device_type || e->mem[was].device_index != m->device_index))
+            was = GONE; /* another block whose key is the same: this one is taken as new */
+        prev[k] = was == GONE || m->bytes == 0 ? PROF__MEM_NONE : was;
+        if (m->bytes > 0) *slot = ord[k];
+        else if (m->bytes < 0 || !found) *slot = GONE;
+    }
+    prof__map_free(&live);
+    return 0;
+}
 /* Memory that no CPU event of any thread was open around (both ends
    count) becomes an event of its own, "[memory]", as PyTorch's profiler
    makes one: on the allocating thread, at the record's time, with no
@@ -8046,6 +8090,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     uint32_t *ord, *tmp, *byts, *idx;
     prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
     int64_t totals[2][64];
+    uint32_t *prev;
     size_t i, nscratch;
     int rc = 0;
     if (prof__memrows_drop(e) != 0) return -1;
@@ -8057,15 +8102,23 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     byts = PROF__ALLOC(uint32_t, e->nmem);
     cpu_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
     dev_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
+    prev = (uint32_t *)(void *)cpu_pre; /* (free until the prefix sums) */
     if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre) { rc = -1; goto done; }
     for (i = 1; i < e->nex; i++) e->ex[i].rec_cpu_mem = e->ex[i].rec_dev_mem = 0;
-    /* running totals (Total Allocated) per device, in time order */
+    /* running totals (Total Allocated) per device, in time order, from
+       what the list shows was allocated before it (prof__mem_replay) */
     for (i = 0; i < e->nmem; i++) ord[i] = byts[i] = (uint32_t)i;
     prof__msort_u32(byts, tmp, e->nmem, prof__mem_ts_less, e);
+    if (prof__mem_replay(e, byts, e->nmem, prev) != 0) { rc = -1; goto done; }
     memset(totals, 0, sizeof totals);
+    for (i = 0; i < e->nmem; i++) {
+        const prof__memrec *m = &e->mem[byts[i]];
+        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[m->device_type ? 1 : 0][m->device_index & 63], m->bytes);
+    }
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[byts[i]];
         int d = m->device_type ? 1 : 0, x = m->device_index & 63;
+        if (m->bytes > 0 && prev[i] < PROF__MEM_ANON) prof__sat_sub(&totals[d][x], e->mem[prev[i]].bytes);
         prof__sat_add(&totals[d][x], m->bytes);
         m->total = totals[d][x];
     }
@@ -14858,9 +14911,10 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     prof__out o;
     prof_result r;
     const char **cats = NULL;
-    prof__i128 *live = NULL; /* exact sums, written whole (Python's are unbounded) */
+    prof__i128 *live = NULL, *pre = NULL; /* exact sums, written whole (Python's are unbounded) */
     uint32_t *ord = NULL, *tmp = NULL, *col = NULL; /* col: each record's column */
     size_t ncat, i, n = 0, pass;
+    int has_pre = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     ord = PROF__ALLOC(uint32_t, e->nmem + 1);
     tmp = PROF__ALLOC(uint32_t, e->nmem + 1);
@@ -14868,28 +14922,38 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     ncat = col ? prof__mem_columns(e, device, device_index, NULL, 0, col) : 0;
     cats = PROF__ALLOC(const char *, ncat);
     live = PROF__ALLOC(prof__i128, ncat);
-    if (!ncat || !cats || !live || !ord || !tmp || !col) {
-        PROF__FREE(cats); PROF__FREE(live); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
-        return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
-    }
+    pre = PROF__ALLOC(prof__i128, ncat);
+    if (!ncat || !cats || !live || !pre || !ord || !tmp || !col) goto nomem;
     prof__mem_columns(e, device, device_index, cats, ncat, NULL);
     for (i = 0; i < e->nmem; i++) if (prof__mem_on(&e->mem[i], device, device_index)) ord[n++] = (uint32_t)i;
     prof__msort_u32(ord, tmp, n, prof__mem_ts_less, e);
-    if ((r = prof__out_open(&o, path, who)) != PROF_OK) {
-        PROF__FREE(cats); PROF__FREE(live); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
-        return r;
-    }
+    /* tmp: each record's prev (prof__mem_replay). The blocks freed that
+       the list never saw allocated are live from the first point, in a
+       point of their own at its time (PyTorch's PREEXISTING at -1, given
+       the first time) */
+    if (prof__mem_replay(e, ord, n, tmp) != 0) goto nomem;
+    memset(pre, 0, ncat * sizeof *pre);
+    for (i = 0; i < n; i++)
+        if (e->mem[ord[i]].bytes < 0 && tmp[i] == PROF__MEM_NONE) {
+            pre[col[ord[i]]] -= e->mem[ord[i]].bytes;
+            has_pre = 1;
+        }
+    if ((r = prof__out_open(&o, path, who)) != PROF_OK) goto out;
     /* two passes over the same points: the times, then the sizes */
     PROF__W_LIT(o.w, "[[");
     for (pass = 0; pass < 2; pass++) {
         int first = 1;
-        memset(live, 0, ncat * sizeof *live);
+        memcpy(live, pre, ncat * sizeof *live);
         if (pass == 1) PROF__W_LIT(o.w, "], [");
-        for (i = 0; i < n; i++) {
-            const prof__memrec *m = &e->mem[ord[i]];
+        for (i = 0; i < n + (size_t)has_pre; i++) {
+            const prof__memrec *m = &e->mem[ord[has_pre ? (i ? i - 1 : 0) : i]];
             size_t k;
-            live[col[ord[i]]] += m->bytes;
-            if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
+            if (!has_pre || i) { /* (the first point of a list with blocks from before: those alone) */
+                size_t j = has_pre ? i - 1 : i;
+                if (m->bytes > 0 && tmp[j] < PROF__MEM_ANON) live[col[tmp[j]]] -= e->mem[tmp[j]].bytes; /* the block it replaces */
+                live[col[ord[j]]] += m->bytes;
+                if (j + 1 < n && e->mem[ord[j + 1]].ts == m->ts) continue; /* one point per time */
+            }
             if (!first) PROF__W_LIT(o.w, ", ");
             first = 0;
             if (pass == 0) { prof__w_us(o.w, m->ts); continue; }
@@ -14902,8 +14966,13 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
         }
     }
     PROF__W_LIT(o.w, "]]\n");
-    PROF__FREE(cats); PROF__FREE(live); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
-    return prof__out_close(&o, who);
+    r = prof__out_close(&o, who);
+out:
+    PROF__FREE(cats); PROF__FREE(live); PROF__FREE(pre); PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(col);
+    return r;
+nomem:
+    r = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    goto out;
 }
 PROF_API prof_result prof_export_stacks_merged(prof_events *e, const char *path, const char *metric) { return prof__export_stacks(e, path, metric, 1); }
 
