@@ -247,13 +247,15 @@
                       Threads take the cap in shares (a quarter of what is
                       left, split among them, single events near the end);
                       a thread's shares start at 64 events and double as
-                      it uses them, and all the threads' shares together
-                      stay within a quarter of the cap. A thread that
-                      stops recording (a pool's idle worker) keeps the
-                      unused rest of its share until it exits or the
-                      session ends, so drops can begin a little before the
-                      cap: by at most a quarter of it, and by less than 64
-                      events a thread that recorded little. prof_stats
+                      it uses them (scopes, and marks, counters,
+                      allocations and async records, each their own), and
+                      all the threads' shares together stay within a
+                      quarter of the cap. A thread that stops recording (a
+                      pool's idle worker) keeps the unused rest of its
+                      shares until it exits or the session ends, so drops
+                      can begin a little before the cap: by at most a
+                      quarter of it, and by less than 64 events of each
+                      kind a thread that recorded little. prof_stats
                       accounts for every scope: scopes_entered ==
                       scopes_recorded + scopes_dropped + open_at_stop.
    record_shapes, profile_memory, with_stack, with_flops
@@ -2865,8 +2867,9 @@ typedef struct prof__tstate {
                                   prof_stop drops with them (written inside
                                   `busy`); past 8 the last one widens */
     uint32_t n_lost_span;
-    uint32_t share_next;       /* the most the next share may be: it
-                                  doubles with each share taken */
+    uint16_t share_shift[2];   /* the most the next scope (0) or x (1) share
+                                  may be: PROF__SHARE_FIRST << it; it grows
+                                  by one with each share taken whole */
     uint64_t xcredits;         /* share of the cap for marks, counters,
                                   allocations and async records */
     uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
@@ -3430,19 +3433,21 @@ static PROF__NI size_t prof__reserve(size_t want) {
    another, each taking its share of what the others left: so the shares
    held together are bounded too, by a quarter of the cap (64 idle workers
    held 56% of it, and drops began at 44%), and a thread's shares start
-   small and double as it uses them, so a worker that records a little
-   holds little. */
+   small and double as it uses them (scope shares and the x shares of
+   marks, counters, allocations and async records each on their own), so
+   a worker that records a little holds little. x: which kind. */
 enum { PROF__SHARE_FIRST = 64, PROF__SHARE_MAX = 0x40000000 /* the gate's low half holds it */ };
-static PROF__NI size_t prof__share(prof__tstate *t, uint32_t *held) {
+static PROF__NI size_t prof__share(prof__tstate *t, uint32_t *held, int x) {
     int64_t left = __atomic_load_n(&prof__g.budget, __ATOMIC_RELAXED);
     int64_t want = left / (4 * ((int64_t)__atomic_load_n(&prof__g.nbound, __ATOMIC_RELAXED) + 1));
     int64_t room = __atomic_load_n(&prof__g.held_max, __ATOMIC_RELAXED) - (__atomic_load_n(&prof__g.held, __ATOMIC_RELAXED) - (int64_t)*held); /* what the others leave */
+    int64_t most = (int64_t)PROF__SHARE_FIRST << t->share_shift[x];
     size_t got;
     if (want > room) want = room;
-    if (want > (int64_t)t->share_next) want = (int64_t)t->share_next;
+    if (want > most) want = most;
     if (want < 1) want = 1;
     got = prof__reserve((size_t)want);
-    if (got == (size_t)t->share_next && t->share_next < PROF__SHARE_MAX) t->share_next *= 2;
+    if (got == (size_t)most && most < PROF__SHARE_MAX) t->share_shift[x]++;
     __atomic_fetch_add(&prof__g.held, (int64_t)got - (int64_t)*held, __ATOMIC_RELAXED);
     *held = (uint32_t)got;
     return got;
@@ -3525,7 +3530,7 @@ static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *sit
 static PROF__NI int prof__gate_refill(prof__tstate *t) {
     size_t got = 0;
     if (!t->capped && prof__gate_enter(t)) {
-        got = prof__share(t, &t->held_gate);
+        got = prof__share(t, &t->held_gate, 0);
         if (got) {
             uint64_t hi = (uint64_t)t->gate_epoch << 32;
             PROF__STORER(&t->scopes_before, t->scopes_before + (t->hot.gate.word - t->gate_base));
@@ -3560,7 +3565,7 @@ static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
     prof__gate_leave(t);
 }
 static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
-    if (!t->xcredits && !(t->xcredits = prof__share(t, &t->held_x))) { prof__x_lost(t, kind); return 0; }
+    if (!t->xcredits && !(t->xcredits = prof__share(t, &t->held_x, 1))) { prof__x_lost(t, kind); return 0; }
     t->xcredits--;
     return 1;
 }
@@ -3708,7 +3713,7 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         memset(t->xdropped, 0, sizeof t->xdropped);
         t->xcredits = 0;
         t->held_gate = t->held_x = 0;
-        t->share_next = PROF__SHARE_FIRST;
+        t->share_shift[0] = t->share_shift[1] = 0;
         t->n_lost_span = 0;
         t->capped = 0;
         /* spent: the first scope takes a share */
