@@ -529,8 +529,10 @@
    shown the later inside the earlier (none can end before the next
    begins without moving a ts); and near 2^46 ns from the base (~19.5
    hours) a step of a chain more than a few levels deep inside one ns
-   nears an ulp. Only clocks coarser than a few ns (some ARM counters) or
-   hand-built lists make such events; x86 TSCs do not.
+   nears an ulp. Zero-length events come from clocks coarser than a scope
+   (some ARM counters; an x86 TSC as some hypervisors show it, in 10 ns
+   steps: an empty scope there can read the same tick twice) and from
+   hand-built lists.
    Past 2^50 ns from the base (13 days), ends are written as the double
    they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
    engine ignores "i"); [memory] instants keep Kineto's "i". An async
