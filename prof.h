@@ -214,12 +214,15 @@
                         A hook (or a malloc the program interposes) may
                         report its blocks with prof_alloc/prof_dealloc and
                         may be instrumented with PROF_SCOPE: prof.h marks
-                        the thread while it calls the allocator, and there
-                        those prof_alloc/prof_dealloc calls are not tracked,
-                        and a scope that would need a new record block, the
-                        thread's first state or a long name's copy is
-                        dropped (counted). No other prof.h call (start,
-                        stop, step, exports, metadata) may come from a hook.
+                        the thread while it calls the allocator (and while
+                        libc allocates for it: a thread's state, a helper
+                        thread), and there those prof_alloc/prof_dealloc
+                        calls are not tracked, and a scope that would need
+                        a new record block or a long name's copy is
+                        dropped (counted); one on a thread that has no
+                        state yet is not seen at all. No other prof.h call
+                        (start, stop, step, exports, metadata) may come
+                        from a hook.
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
@@ -1972,8 +1975,12 @@ static PROF__NI void *prof__malloc_huge_from(size_t n, size_t elem, size_t min) 
 #if defined(PROF__LIBC_ALLOC) && defined(MADV_HUGEPAGE)
     if (bytes >= min && bytes <= (size_t)PTRDIFF_MAX - PROF__HUGE) {
         void *p = NULL;
+        int rc;
         bytes = (bytes + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
-        if (posix_memalign(&p, PROF__HUGE, bytes) != 0) return NULL;
+        PROF__IN_ALLOC(1); /* (as the PROF__MALLOC wrappers) */
+        rc = posix_memalign(&p, PROF__HUGE, bytes);
+        PROF__IN_ALLOC(-1);
+        if (rc != 0) return NULL;
         madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure changes nothing */
         return p;
     }
@@ -3112,10 +3119,16 @@ static struct {
    run on its threads), the normal time-sharing class whatever the creating
    thread's, and any CPU the process may use, not the creator's pinning (a
    helper pinned to the recording thread's core would save nothing). */
+/* Marked as prof.h's allocations are (PROF__IN_ALLOC): libc allocates
+   for a new thread (its attributes, stack, TLS), sometimes with a lock of
+   prof.h's held (the prefault helper's start), and a malloc tracker's
+   prof_alloc would come back into prof.h there. */
 static PROF__NI int prof__spawn(pthread_t *th, void *(*fn)(void *), void *arg) {
     pthread_attr_t attr;
     sigset_t all, old;
-    int ok, have_attr = pthread_attr_init(&attr) == 0;
+    int ok, have_attr;
+    PROF__IN_ALLOC(1);
+    have_attr = pthread_attr_init(&attr) == 0;
     if (have_attr) {
         struct sched_param sp;
         memset(&sp, 0, sizeof sp);
@@ -3135,6 +3148,7 @@ static PROF__NI int prof__spawn(pthread_t *th, void *(*fn)(void *), void *arg) {
     if (!ok && have_attr) ok = pthread_create(th, NULL, fn, arg) == 0; /* attributes refused: the defaults */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (have_attr) pthread_attr_destroy(&attr);
+    PROF__IN_ALLOC(-1);
     return ok;
 }
 
@@ -3566,8 +3580,16 @@ static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
     PROF__STORER(&t->xdropped[kind], t->xdropped[kind] + 1);
     prof__gate_leave(t);
 }
+/* The share is taken inside the gate, as a scope's: a thread preempted in
+   prof__share across prof_stop and the next prof_start would take it
+   from the new session's cap and count it against the old session's. */
 static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
-    if (!t->xcredits && !(t->xcredits = prof__share(t, &t->held_x, 1))) { prof__x_lost(t, kind); return 0; }
+    if (!t->xcredits) {
+        if (!prof__gate_enter(t)) return 0; /* the session is over: nothing to count */
+        t->xcredits = prof__share(t, &t->held_x, 1);
+        prof__gate_leave(t);
+        if (!t->xcredits) { prof__x_lost(t, kind); return 0; }
+    }
     t->xcredits--;
     return 1;
 }
@@ -3626,23 +3648,31 @@ static PROF__NI prof__tstate *prof__attach(void) {
     prof__tstate *t;
 #if defined(PROF__LIBC_ALLOC)
     void *mem = NULL;
+#endif
     if (prof__in_alloc) return NULL; /* called from inside prof.h's own allocation */
+    /* marked throughout: libc allocates here too (posix_memalign, and
+       pthread_setspecific's second-level array once a process has 32
+       keys), under prof__g_lock, and a malloc tracker that reports it
+       would come back here, the thread still without its state */
+    PROF__IN_ALLOC(1);
+#if defined(PROF__LIBC_ALLOC)
     if (posix_memalign(&mem, PROF__LINE, sizeof(prof__tstate)) != 0) mem = NULL;
     t = (prof__tstate *)mem;
 #else
-    if (prof__in_alloc) return NULL; /* called from inside prof.h's own allocation */
     t = (prof__tstate *)PROF__MALLOC(sizeof(prof__tstate));
 #endif
-    if (!t) return NULL;
-    memset(t, 0, sizeof *t);
-    t->tid = prof__gettid();
-    t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
-    pthread_mutex_lock(&prof__g_lock);
-    if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
-    prof__tstate_link_locked(t);
-    pthread_setspecific(prof__g.key, t);
-    pthread_mutex_unlock(&prof__g_lock);
-    prof__tls = &t->hot;
+    if (t) {
+        memset(t, 0, sizeof *t);
+        t->tid = prof__gettid();
+        t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
+        pthread_mutex_lock(&prof__g_lock);
+        if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
+        prof__tstate_link_locked(t);
+        pthread_setspecific(prof__g.key, t);
+        pthread_mutex_unlock(&prof__g_lock);
+        prof__tls = &t->hot;
+    }
+    PROF__IN_ALLOC(-1);
     return t;
 }
 /* A copy of the implementation in a library that is dlclose'd: the
@@ -3764,7 +3794,6 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     prof__dyn_site *d;
     char *copy;
     if (!t) return origin;
-    if (prof__in_alloc) return NULL; /* inside prof.h's own allocation, maybe this table's growth */
     if (!name) name = "";
     len = strlen(name);
     hash = prof__hash_bytes(name, len, (uint64_t)(uintptr_t)origin);
@@ -3773,6 +3802,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
         for (d = t->dyn_tab[i]; d; d = d->next)
             if (d->origin == origin && strcmp(d->site.name, name) == 0) return &d->site;
     }
+    if (prof__in_alloc) return NULL; /* inside prof.h's own allocation, maybe this table's growth */
     if ((t->dyn_n + 1) * 2 > t->dyn_cap) {
         size_t ncap = t->dyn_cap ? t->dyn_cap * 2 : 64, j;
         prof__dyn_site **nt = PROF__ALLOC(prof__dyn_site *, ncap);
@@ -4453,8 +4483,11 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
         if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category);
         return p;
     }
-    if (had && was.bytes) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
-    else if (old) prof__unknown_free();
+    if (had) {
+        if (was.bytes) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
+    } else if (old && !prof__in_alloc) {
+        prof__unknown_free();
+    }
 #else
     p = realloc(ptr, bytes);
 #endif
@@ -7963,9 +7996,9 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
    -1: out of memory. */
 #define PROF__MEM_NONE UINT32_MAX
 #define PROF__MEM_ANON (UINT32_MAX - 1)
+#define PROF__MEM_GONE (UINT32_MAX - 1) /* (in the replay's map: the block at that address was freed) */
 static PROF__NI int prof__mem_replay(const prof_events *e, const uint32_t *ord, size_t n, uint32_t *prev) {
-    enum { GONE = UINT32_MAX - 1 }; /* an address whose block was freed */
-    prof__map live; /* address and device -> the record that allocated its block, or GONE */
+    prof__map live; /* address and device -> the record that allocated its block, or PROF__MEM_GONE once freed */
     size_t k;
     memset(&live, 0, sizeof live);
     for (k = 0; k < n; k++) {
@@ -7977,12 +8010,12 @@ static PROF__NI int prof__mem_replay(const prof_events *e, const uint32_t *ord, 
         key = prof__mix(m->ptr) + (uint64_t)(unsigned)m->device_type * 64u + (uint64_t)(unsigned)m->device_index;
         slot = prof__map_slot(&live, key, &found);
         if (!slot) { prof__map_free(&live); return -1; }
-        was = found ? *slot : GONE;
-        if (was != GONE && (e->mem[was].ptr != m->ptr || e->mem[was].device_type != m->device_type || e->mem[was].device_index != m->device_index))
-            was = GONE; /* another block whose key is the same: this one is taken as new */
-        prev[k] = was == GONE || m->bytes == 0 ? PROF__MEM_NONE : was;
+        was = found ? *slot : PROF__MEM_GONE;
+        if (was != PROF__MEM_GONE && (e->mem[was].ptr != m->ptr || e->mem[was].device_type != m->device_type || e->mem[was].device_index != m->device_index))
+            was = PROF__MEM_GONE; /* another block whose key is the same: this one is taken as new */
+        prev[k] = was == PROF__MEM_GONE || m->bytes == 0 ? PROF__MEM_NONE : was;
         if (m->bytes > 0) *slot = ord[k];
-        else if (m->bytes < 0 || !found) *slot = GONE;
+        else if (m->bytes < 0 || !found) *slot = PROF__MEM_GONE;
     }
     prof__map_free(&live);
     return 0;
@@ -8109,8 +8142,8 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     byts = PROF__ALLOC(uint32_t, e->nmem);
     cpu_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
     dev_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
-    prev = (uint32_t *)(void *)cpu_pre; /* (free until the prefix sums) */
-    if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre) { rc = -1; goto done; }
+    prev = PROF__ALLOC(uint32_t, e->nmem);
+    if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre || !prev) { rc = -1; goto done; }
     for (i = 1; i < e->nex; i++) e->ex[i].rec_cpu_mem = e->ex[i].rec_dev_mem = 0;
     /* running totals (Total Allocated) per device, in time order, from
        what the list shows was allocated before it (prof__mem_replay) */
@@ -8165,7 +8198,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     }
     rc = prof__memrows_make(e, byts, idx, tmp);
 done:
-    PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(idx); PROF__FREE(byts); PROF__FREE(cpu_pre); PROF__FREE(dev_pre);
+    PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(idx); PROF__FREE(byts); PROF__FREE(cpu_pre); PROF__FREE(dev_pre); PROF__FREE(prev);
     return rc;
 }
 
