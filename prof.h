@@ -8129,7 +8129,7 @@ fail:
 static PROF__NI int prof__memory_usage(prof_events *e) {
     uint32_t *ord, *tmp, *byts, *idx;
     prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
-    int64_t totals[2][64];
+    int64_t *totals; /* [type * 64 + index]: a record holds types 0-31, indexes 0-63 */
     uint32_t *prev;
     size_t i, nscratch;
     int rc = 0;
@@ -8143,24 +8143,25 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     cpu_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
     dev_pre = PROF__ALLOC(prof__i128, e->nmem + 1);
     prev = PROF__ALLOC(uint32_t, e->nmem);
-    if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre || !prev) { rc = -1; goto done; }
+    totals = PROF__ALLOC(int64_t, 32 * 64);
+    if (!ord || !tmp || !idx || !byts || !cpu_pre || !dev_pre || !prev || !totals) { rc = -1; goto done; }
     for (i = 1; i < e->nex; i++) e->ex[i].rec_cpu_mem = e->ex[i].rec_dev_mem = 0;
     /* running totals (Total Allocated) per device, in time order, from
        what the list shows was allocated before it (prof__mem_replay) */
     for (i = 0; i < e->nmem; i++) ord[i] = byts[i] = (uint32_t)i;
     prof__msort_u32(byts, tmp, e->nmem, prof__mem_ts_less, e);
     if (prof__mem_replay(e, byts, e->nmem, prev) != 0) { rc = -1; goto done; }
-    memset(totals, 0, sizeof totals);
+    memset(totals, 0, 32 * 64 * sizeof *totals);
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[byts[i]];
-        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[m->device_type ? 1 : 0][m->device_index & 63], m->bytes);
+        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[(m->device_type & 31) * 64 + (m->device_index & 63)], m->bytes);
     }
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[byts[i]];
-        int d = m->device_type ? 1 : 0, x = m->device_index & 63;
-        if (m->bytes > 0 && prev[i] < PROF__MEM_ANON) prof__sat_sub(&totals[d][x], e->mem[prev[i]].bytes);
-        prof__sat_add(&totals[d][x], m->bytes);
-        m->total = totals[d][x];
+        int64_t *total = &totals[(m->device_type & 31) * 64 + (m->device_index & 63)];
+        if (m->bytes > 0 && prev[i] < PROF__MEM_ANON) prof__sat_sub(total, e->mem[prev[i]].bytes);
+        prof__sat_add(total, m->bytes);
+        m->total = *total;
     }
     prof__msort_u32(ord, tmp, e->nmem, prof__mem_thread_ts_less, e);
     /* prefix sums per thread, then a binary search per event */
@@ -8198,7 +8199,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     }
     rc = prof__memrows_make(e, byts, idx, tmp);
 done:
-    PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(idx); PROF__FREE(byts); PROF__FREE(cpu_pre); PROF__FREE(dev_pre); PROF__FREE(prev);
+    PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(idx); PROF__FREE(byts); PROF__FREE(cpu_pre); PROF__FREE(dev_pre); PROF__FREE(prev); PROF__FREE(totals);
     return rc;
 }
 
@@ -13953,7 +13954,8 @@ static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, pro
     if (!found) {
         char label[64];
         if (mr->device_type == PROF_DEVICE_CPU) snprintf(label, sizeof label, "[memory] CPU");
-        else snprintf(label, sizeof label, "[memory] device %d", mr->device_index);
+        else if (mr->device_type == PROF_DEVICE_CUDA) snprintf(label, sizeof label, "[memory] device %d", mr->device_index);
+        else snprintf(label, sizeof label, "[memory] device %d:%d", mr->device_type, mr->device_index); /* (another type's index 3 is no CUDA device 3) */
         prof__pft_track(pf, track, PROF__PFT_UUID_PROCESS, label, 0x10000 + (int)(track & 0xffff), 3 /* UNIT_SIZE_BYTES */);
     }
     te->n = 0;
