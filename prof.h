@@ -3845,7 +3845,9 @@ static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, ui
         t->open[t->n_open - 1].t0++; /* one more unrecorded range on the last */
         return;
     }
-    if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2) {
+    /* (not from inside prof.h's own allocation, which may be this stack's
+       growth: a hook's PROF_BEGIN is then lost, counted) */
+    if (!t->n_lost && t->n_open == t->cap_open && t->cap_open <= INT32_MAX / 2 && !prof__in_alloc) {
         int32_t nc = t->cap_open ? t->cap_open * 2 : 32;
         prof__open *no = (prof__open *)PROF__REALLOC(t->open, (size_t)nc * sizeof *no);
         if (no) {
