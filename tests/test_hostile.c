@@ -8,6 +8,7 @@
 #include "prof.h"
 #include "check.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +465,29 @@ static void test_table_invalid_utf8(void) {
     prof_events_free(rep);
 }
 
+/* Counter samples that are not finite: the JSON writes NaN and the
+   infinities as null, the Perfetto file the doubles themselves; the
+   checker takes them as the same sample (it raised TypeError on the
+   null: found by the s23-E API fuzzer). */
+static void test_perfetto_counter_nonfinite(void) {
+    prof_config cfg;
+    prof_events *ev;
+    memset(&cfg, 0, sizeof cfg);
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    {
+        PROF_SCOPE("samples"); /* (the checker aligns the two files' times on slices) */
+        PROF_COUNTER("q", 1.5);
+        PROF_COUNTER("q", NAN);
+        PROF_COUNTER("q", INFINITY);
+        PROF_COUNTER("q", -INFINITY);
+        PROF_COUNTER("q", 2.0);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    perfetto_vs_json(ev, "counter_nonfinite");
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
@@ -478,6 +502,7 @@ int main(void) {
     if (have_tools()) {
         test_perfetto_memory_rows();
         test_perfetto_no_shapes();
+        test_perfetto_counter_nonfinite();
     }
     else printf("test_hostile: python3 or protoc missing: the Perfetto checks are skipped\n");
     prof_shutdown();

@@ -565,14 +565,19 @@ def main():
     pm = sorted((thread_of(t)[1] if thread_of(t) else None, n, ts, c) for t, n, ts, a, c in instants if n != "metadata")
     if jm != pm:
         fail(f"marks differ: {pm[:3]} vs JSON {jm[:3]}")
-    jc = sorted((e["name"], ns(e["ts"]) + offset, float(list(e["args"].values())[0]), e["cat"]) for e in ev if e.get("ph") == "C")
+    # a counter's value as both files can say it: the JSON writes NaN and
+    # the infinities as null, the Perfetto file as the double itself
+    def cv(v):
+        v = None if v is None else float(v)
+        return (0, 0.0) if v is None or v != v or v in (float("inf"), float("-inf")) else (1, v)
+    jc = sorted((e["name"], ns(e["ts"]) + offset, cv(list(e["args"].values())[0]), e["cat"]) for e in ev if e.get("ph") == "C")
     by_name = defaultdict(set)
     for t, ts, (v, c) in counters:
         by_name[track_name(t)].add(t)
     for nm, ts_ in by_name.items():
         if len(ts_) != 1:
             fail(f"counter {str(nm)[:60]!r}: {len(ts_)} tracks, the JSON one series")
-    pc = sorted((track_name(t), ts, float(v), c) for t, ts, (v, c) in counters if not (track_name(t) or "").startswith("[memory]"))
+    pc = sorted((track_name(t), ts, cv(v), c) for t, ts, (v, c) in counters if not (track_name(t) or "").startswith("[memory]"))
     if jc != pc:
         fail(f"counters differ: {pc[:3]} vs JSON {jc[:3]}")
     jmem = sorted((ns(e["ts"]) + offset, int(e["args"]["Total Allocated"]), e["cat"]) for e in ev if e.get("ph") == "i" and e["name"] == "[memory]")
