@@ -21,28 +21,10 @@
 #include "prof.h"
 #include "check.h"
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#  if defined(__has_feature)
-#    if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && !__has_feature(memory_sanitizer)
-#      define TRACKER 1
-#    endif
-#  else
-#    define TRACKER 1
-#  endif
-#endif
+#define TRACKER_MEMALIGN
+#include "malloc_tracker.h"
 
 #if defined(TRACKER)
-extern void *__libc_memalign(size_t align, size_t n);
-static __thread int in_hook;
-static int tracking;
-int posix_memalign(void **out, size_t align, size_t n) {
-    void *p = __libc_memalign(align, n);
-    if (!p) return ENOMEM;
-    if (tracking && !in_hook) { in_hook = 1; prof_alloc(p, n); in_hook = 0; }
-    *out = p;
-    return 0;
-}
-
 static void *worker(void *arg) {
     (void)arg;
     { PROF_SCOPE("w"); }

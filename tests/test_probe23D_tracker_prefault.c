@@ -20,45 +20,9 @@
 #include "prof.h"
 #include "check.h"
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#  if defined(__has_feature)
-#    if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && !__has_feature(memory_sanitizer)
-#      define TRACKER 1
-#    endif
-#  else
-#    define TRACKER 1
-#  endif
-#endif
+#include "malloc_tracker.h"
 
 #if defined(TRACKER)
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-static __thread int in_hook;
-static int tracking; /* set in the child only */
-void *malloc(size_t n) {
-    void *p = __libc_malloc(n);
-    if (tracking && !in_hook && p) { in_hook = 1; prof_alloc(p, n); in_hook = 0; }
-    return p;
-}
-void *calloc(size_t n, size_t size) {
-    void *p = __libc_calloc(n, size);
-    if (tracking && !in_hook && p) { in_hook = 1; prof_alloc(p, n * size); in_hook = 0; }
-    return p;
-}
-void *realloc(void *p, size_t n) {
-    void *q;
-    if (tracking && !in_hook && p) { in_hook = 1; prof_dealloc(p); in_hook = 0; }
-    q = __libc_realloc(p, n);
-    if (tracking && !in_hook && q) { in_hook = 1; prof_alloc(q, n); in_hook = 0; }
-    return q;
-}
-void free(void *p) {
-    if (tracking && !in_hook && p) { in_hook = 1; prof_dealloc(p); in_hook = 0; }
-    __libc_free(p);
-}
-
 #define SCOPES 70000
 static void *worker(void *arg) {
     int i;
