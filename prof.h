@@ -14950,6 +14950,19 @@ PROF_API size_t prof_memory_categories(prof_events *e, prof_device_type device, 
         prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_memory_categories: out of memory");
     return n;
 }
+/* One point of the timeline: its time (pass 0) or its sizes (pass 1). */
+static PROF__NI void prof__timeline_point(prof__w *w, size_t pass, int64_t ts, const prof__i128 *live, size_t ncat, int *first) {
+    size_t k;
+    if (!*first) PROF__W_LIT(w, ", ");
+    *first = 0;
+    if (pass == 0) { prof__w_us(w, ts); return; }
+    PROF__W_LIT(w, "[");
+    for (k = 0; k < ncat; k++) {
+        if (k) PROF__W_LIT(w, ", ");
+        prof__w_i128(w, live[k]);
+    }
+    PROF__W_LIT(w, "]");
+}
 PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *path, prof_device_type device, int device_index) {
     static const char *const who = "prof_export_memory_timeline";
     prof__out o;
@@ -14989,24 +15002,13 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
         int first = 1;
         memcpy(live, pre, ncat * sizeof *live);
         if (pass == 1) PROF__W_LIT(o.w, "], [");
-        for (i = 0; i < n + (size_t)has_pre; i++) {
-            const prof__memrec *m = &e->mem[ord[has_pre ? (i ? i - 1 : 0) : i]];
-            size_t k;
-            if (!has_pre || i) { /* (the first point of a list with blocks from before: those alone) */
-                size_t j = has_pre ? i - 1 : i;
-                if (m->bytes > 0 && tmp[j] < PROF__MEM_ANON) live[col[tmp[j]]] -= e->mem[tmp[j]].bytes; /* the block it replaces */
-                live[col[ord[j]]] += m->bytes;
-                if (j + 1 < n && e->mem[ord[j + 1]].ts == m->ts) continue; /* one point per time */
-            }
-            if (!first) PROF__W_LIT(o.w, ", ");
-            first = 0;
-            if (pass == 0) { prof__w_us(o.w, m->ts); continue; }
-            PROF__W_LIT(o.w, "[");
-            for (k = 0; k < ncat; k++) {
-                if (k) PROF__W_LIT(o.w, ", ");
-                prof__w_i128(o.w, live[k]);
-            }
-            PROF__W_LIT(o.w, "]");
+        if (has_pre) prof__timeline_point(o.w, pass, e->mem[ord[0]].ts, live, ncat, &first); /* the blocks from before alone */
+        for (i = 0; i < n; i++) {
+            const prof__memrec *m = &e->mem[ord[i]];
+            if (m->bytes > 0 && tmp[i] < PROF__MEM_ANON) live[col[tmp[i]]] -= e->mem[tmp[i]].bytes; /* the block it replaces */
+            live[col[ord[i]]] += m->bytes;
+            if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
+            prof__timeline_point(o.w, pass, m->ts, live, ncat, &first);
         }
     }
     PROF__W_LIT(o.w, "]]\n");
