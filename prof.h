@@ -4362,9 +4362,12 @@ static void prof__live_trim(void) {}
    prof__live_put and prof__live_take change the live table only;
    prof__alloc_addr and prof__dealloc_addr also record the change. */
 #if !defined(PROF_NO_MEMORY)
-static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category) {
+/* *prev (when not NULL) gets the entry p replaces: bytes 0 when p was not
+   live. */
+static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category, prof__live *prev) {
     prof__shard *sh;
     size_t j;
+    if (prev) prev->bytes = 0;
     pthread_once(&prof__live_once, prof__live_init);
     sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
     pthread_mutex_lock(&sh->lock);
@@ -4375,6 +4378,7 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
     j = prof__mix(p) & (sh->cap - 1);
     while (sh->slots[j].ptr > PROF__TOMB && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
     if (sh->slots[j].ptr != p) { if (!sh->slots[j].ptr) sh->used++; sh->n++; }
+    else if (prev) *prev = sh->slots[j];
     sh->slots[j].ptr = p;
     sh->slots[j].bytes = b;
     sh->slots[j].category = category;
@@ -4413,11 +4417,17 @@ static void prof__unknown_free(void) {
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
 #if !defined(PROF_NO_MEMORY)
     int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
-    if (prof__in_alloc) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
+    prof__live was;
+    if (prof__in_alloc || !p) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
+    if (!prof__live_put(p, b, (int)device, device_index, category, &was)) return;
     /* a block of 0 bytes is tracked, so that its free is no unknown one,
        but not recorded: PyTorch's allocators report none (c10's CPU
-       reporter returns first when nbytes is 0) */
-    if (p && prof__live_put(p, b, (int)device, device_index, category) && b) prof__mem_record(p, b, (int)device, device_index, category);
+       reporter returns first when nbytes is 0). One that replaces a live
+       block of some bytes records that block's free instead: no later
+       record would say it went (the timeline replaces a block reported
+       again at its address, but a 0-byte block is no report) */
+    if (b) prof__mem_record(p, b, (int)device, device_index, category);
+    else if (was.bytes) prof__mem_record(p, -was.bytes, was.device_type, was.device_index, was.category);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
 #endif
@@ -4482,7 +4492,7 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
     int had = old && !prof__in_alloc && prof__live_take(old, &was);
     p = realloc(ptr, bytes);
     if (!p && bytes != 0) {
-        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category);
+        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category, NULL);
         return p;
     }
     if (had) {
