@@ -2853,7 +2853,8 @@ typedef struct prof__tstate {
                                   set by the owner under prof__g_lock */
     prof__block *head, *cur;
     uint64_t dropped, unbalanced;  /* dropped: scopes entered and not recorded */
-    uint64_t dropped_nomem;    /* of dropped, those lost for lack of memory */
+    uint64_t dropped_nomem;    /* lost for lack of memory: of dropped, and
+                                  of xdropped (prof__x_lost) */
     /* The cap (see prof__thread's gate). Scopes entered this session =
        scopes_before + gate - gate_base + refused. Written by the owner
        inside `busy`, which prof_stop waits out before it reads them. */
@@ -3575,9 +3576,12 @@ enum { PROF__X_MARK = 0, PROF__X_COUNTER = 1, PROF__X_ALLOC = 2, PROF__X_ASYNC =
 /* Counted inside the gate, as a lost scope is: one that comes as prof_stop
    ends the session (prof__grow_n found it over) is no loss of the session,
    which prof_stop has counted or will count without it. */
-static PROF__NI void prof__x_lost(prof__tstate *t, int kind) {
+static PROF__NI void prof__x_lost(prof__tstate *t, int kind, int nomem) {
     if (!prof__gate_enter(t)) return;
     PROF__STORER(&t->xdropped[kind], t->xdropped[kind] + 1);
+    /* no room and no block to be had (no memory, or inside prof.h's own
+       allocation): counted with the scopes lost so, not as the cap's */
+    if (nomem) PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
     prof__gate_leave(t);
 }
 /* The share is taken inside the gate, as a scope's: a thread preempted in
@@ -3588,7 +3592,7 @@ static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
         if (!prof__gate_enter(t)) return 0; /* the session is over: nothing to count */
         t->xcredits = prof__share(t, &t->held_x, 1);
         prof__gate_leave(t);
-        if (!t->xcredits) { prof__x_lost(t, kind); return 0; }
+        if (!t->xcredits) { prof__x_lost(t, kind, 0); return 0; }
     }
     t->xcredits--;
     return 1;
@@ -3925,7 +3929,7 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
     h = prof__thread_get();
     if (!h || !prof__admit_x(prof__tstate_of(h), kind)) return;
     r = prof__slot(h);
-    if (!r) { prof__x_lost(prof__tstate_of(h), kind); return; }
+    if (!r) { prof__x_lost(prof__tstate_of(h), kind, 1); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t0;
     memcpy(&r->t1, &value, sizeof value);
@@ -4197,7 +4201,7 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
     if (!(h = prof__thread_get()) || !prof__admit_x(prof__tstate_of(h), PROF__X_ASYNC)) return;
-    if (!(r = prof__slots(h, 1))) { prof__x_lost(prof__tstate_of(h), PROF__X_ASYNC); return; }
+    if (!(r = prof__slots(h, 1))) { prof__x_lost(prof__tstate_of(h), PROF__X_ASYNC, 1); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t;
     r->t1 = id;
@@ -4343,7 +4347,7 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return;
     if (!(h = prof__thread_get()) || !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC)) return;
-    if (!(r = prof__slots(h, 2))) { prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC); return; }
+    if (!(r = prof__slots(h, 2))) { prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 1); return; }
     r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
     r[0].t0 = ptr;
     r[0].t1 = (uint64_t)(uintptr_t)category;
@@ -6793,7 +6797,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), c->cpu_dropped - c->dropped_nomem == 1 ? " was" : "s were",
                      prof__g.cfg.max_events, prof__g.cfg.max_events == 1 ? " was" : "s was");
     if (c->dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated)", c->who,
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated, or were needed inside an allocator call prof.h made)", c->who,
                      (unsigned long long)c->dropped_nomem, c->dropped_nomem == 1 ? " was" : "s were");
     if (st->unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu scope end%s matched nothing begun on %s thread (a PROF_END without a PROF_BEGIN, or a scope held across a switch to another thread, as by a coroutine); %s ignored", c->who,
