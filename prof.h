@@ -10165,7 +10165,12 @@ static PROF__NI int prof__w_rewind(prof__w *w) {
     w->err = 0;
     w->n = 0;
     if (w->th) prof__w_wait_idle(w); /* takes over its error */
-    if (!w->err && (lseek(w->fd, 0, SEEK_SET) != 0 || ftruncate(w->fd, 0) != 0)) w->err = errno;
+    if (!w->err && lseek(w->fd, 0, SEEK_SET) != 0) w->err = errno;
+    if (!w->err) {
+        int rc;
+        while ((rc = ftruncate(w->fd, 0)) != 0 && errno == EINTR) {}
+        if (rc != 0) w->err = errno;
+    }
     w->written = 0;
     return w->err;
 }
@@ -10912,7 +10917,14 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
             snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)(base - target), target, (long)getpid(), n);
         }
         o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
-    } while (o->w->fd < 0 && errno == EEXIST && ++tries < 16);
+        /* a signal that ends the open (a network or FUSE file system, a
+           handler without SA_RESTART) is no failure: the name may have
+           been made before it came, so it goes, and the next is tried */
+        if (o->w->fd < 0 && errno == EINTR) {
+            unlink(o->tmp);
+            errno = EINTR;
+        }
+    } while (o->w->fd < 0 && (errno == EINTR || (errno == EEXIST && ++tries < 16)));
     o->w->can_redo = o->w->fd >= 0;
     if (o->w->fd >= 0 && have_old) {
         if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
@@ -10922,7 +10934,7 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
         PROF__FREE(o->tmp);
         o->tmp = NULL;
         o->in_place = 1;
-        o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        while ((o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0 && errno == EINTR) {}
     }
     return o->w->fd < 0 ? errno : 0;
 }
@@ -10972,8 +10984,12 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     prof_result rc;
     prof__w_finish(o->w);
     err = o->w->err;
-    if (err && o->in_place && ftruncate(o->w->fd, 0) != 0) {} /* nothing that looks complete */
-    if (close(o->w->fd) != 0 && !err) err = errno;
+    if (err && o->in_place) /* nothing that looks complete */
+        while (ftruncate(o->w->fd, 0) != 0 && errno == EINTR) {}
+    /* close is never retried: Linux frees the descriptor whatever it
+       says. EINTR (a signal during a network file system's flush) says
+       nothing of the bytes, which write(2) all took; EIO or ENOSPC does */
+    if (close(o->w->fd) != 0 && errno != EINTR && !err) err = errno;
     if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
     if (err && o->tmp) unlink(o->tmp);
     prof__out_free(o);
