@@ -1,0 +1,123 @@
+/* A launch whose CUPTI record ends a few ns after the scope around it.
+   The scopes are timed with the CPU's ticks (the TSC on x86-64), CUPTI's
+   API records with CLOCK_MONOTONIC through prof.h's timestamp callback;
+   prof_stop puts both on one timeline through a (tick, ns) pair read at
+   prof_start (prof__clock_pair: good to within half its read window, which
+   it accepts up to 2 us) and a rate fitted over the process's history. So
+   the two agree to some tens or hundreds of ns, not exactly, and a scope
+   that does little but launch (PROF_SCOPE("op") { k<<<...>>>(); }) ends
+   within that of its launch's end.
+   prof.h ties a kernel to the scope that owns its launching call's event,
+   and that event's parent comes from the tree, which nests it only if it
+   lies wholly inside (prof__cupti_correlate -> prof__cu_owner(e, a),
+   a = the API event, walking e->ev[a].parent). A call that overhangs its
+   scope by 10 ns is not the scope's child but its parent's: the kernel,
+   its CUDA time and "# of kernels" go to the enclosing scope ("outer"),
+   and "op" shows none. PyTorch (Kineto) ties the kernel to the op that was
+   open when the call began (the external correlation id pushed at the
+   op's start), whatever the clocks say about its end; prof.h does the same
+   for a filtered call (prof__cu_open_at: the innermost scope open at the
+   call's start), but not for a kept one such as cudaLaunchKernel.
+   Here the virtual clock stands for CLOCK_MONOTONIC (PROF_CLOCK_MONOTONIC,
+   as tests/test_cupti.c), and the API record is stamped [4000, 5010] ns
+   inside "op" [2000, 5000].
+   Wanted: "op" owns its kernel (n_kernels 1, 1 us of CUDA time, self 1
+   us), "outer" owns none of its own. A fix: in prof__cupti_correlate,
+   take the owner of a kept call from prof__cu_open_at(its thread, its
+   start), as for filtered calls (or clamp a CUPTI API event's end to the
+   scope open at its start before the tree is built). */
+#define clock_gettime test_clock_gettime /* prof.h's clock reads land in this file */
+#define PROF_CLOCK_MONOTONIC 1
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#undef clock_gettime
+#include "check.h"
+#include "fake_cupti_control.h"
+
+extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
+
+static int64_t vc_ns; /* virtual CLOCK_MONOTONIC */
+int test_clock_gettime(clockid_t clk, struct timespec *ts) {
+    if (clk == CLOCK_MONOTONIC) {
+        int64_t v = __atomic_load_n(&vc_ns, __ATOMIC_SEQ_CST);
+        ts->tv_sec = (time_t)(v / 1000000000);
+        ts->tv_nsec = (long)(v % 1000000000);
+        return 0;
+    }
+    return clock_gettime(clk, ts);
+}
+static int64_t g_base;
+static void at(int64_t t) { __atomic_store_n(&vc_ns, g_base + t, __ATOMIC_SEQ_CST); }
+static uint64_t T(int64_t t) { return (uint64_t)(g_base + t); }
+
+static int64_t find_event(prof_events *ev, const char *name) {
+    size_t i, n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return (int64_t)i;
+    }
+    return -1;
+}
+static prof_event get_event(prof_events *ev, int64_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    e.name = "(missing)";
+    e.parent = -2;
+    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
+    return e;
+}
+
+int main(void) {
+    prof_config c;
+    prof_events *ev;
+    CUpti_ActivityAPI a;
+    CUpti_ActivityKernel10 k;
+    unsetenv("FAKE_CUPTI_ENV");
+    fake_cupti_reset();
+    prof_set_log(check_log, NULL);
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        g_base = ((int64_t)ts.tv_sec + 1000) * 1000000000;
+    }
+    at(0);
+    memset(&c, 0, sizeof c);
+    c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    c.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return check_report();
+    at(1000);
+    {
+        PROF_SCOPE("outer");
+        at(2000);
+        {
+            PROF_SCOPE("op");
+            /* the launch, as CUPTI stamps it: 10 ns past the scope's end */
+            a = fake_cupti_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, T(4000), T(5010), 5);
+            CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
+            k = fake_cupti_kernel("op_kernel", T(6000), T(7000), 5);
+            CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
+            at(5000);
+        }
+        at(9000);
+    }
+    at(10000);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return check_report();
+    {
+        int64_t io = find_event(ev, "op"), iu = find_event(ev, "outer"), il = find_event(ev, "cudaLaunchKernel");
+        prof_event op = get_event(ev, io), outer = get_event(ev, iu), launch = get_event(ev, il);
+        CHECK(io >= 0 && iu >= 0 && il >= 0 && find_event(ev, "op_kernel") >= 0);
+        CHECK_MSG(op.n_kernels == 1 && op.device_time_total_ns == 1000 && op.self_device_time_total_ns == 1000,
+                  "\"op\" launched op_kernel (the call began inside it, 1 us before its end) but owns %zu kernels, %lld ns of CUDA time "
+                  "(self %lld); the call's record ends 10 ns after op (two clocks), so the tree made it outer's child",
+                  op.n_kernels, (long long)op.device_time_total_ns, (long long)op.self_device_time_total_ns);
+        CHECK_MSG(outer.self_device_time_total_ns == 0, "\"outer\" has %lld ns of self CUDA time: op's kernel",
+                  (long long)outer.self_device_time_total_ns);
+        /* (where the call itself nests is the tree's business: PyTorch's
+           tree, by time, would not nest it in op either) */
+        CHECK_EQ_INT(launch.thread, op.thread);
+    }
+    prof_events_free(ev);
+    prof_shutdown();
+    return check_report();
+}
