@@ -174,6 +174,11 @@
                         prof_stop gives CUPTI back (unsubscribe, finalize),
                         so another CUPTI client can follow. Without a
                         driver or GPU, one info line, once per process.
+                        CUPTI's activity buffers (CUDA 13: one per thread
+                        that calls CUDA) hold at most 256 MiB in all: 1
+                        MiB each, 64 KiB once fewer than 64 MiB are left,
+                        a full one shrunk to its records; past that CUPTI
+                        drops records, counted and said at prof_stop.
      PROF_NO_SHAPES, PROF_NO_FLOPS, PROF_NO_MEMORY, PROF_NO_STACK
                         defined = that feature is compiled out: its macros
                         become plain scopes, and its recording calls
@@ -4865,6 +4870,9 @@ static int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, s
                               int64_t mono_start, int64_t mono_stop, struct prof__cubuf **kept);
 static void prof__cupti_bufs_free(struct prof__cubuf *list);
 static int prof__cupti_correlate(prof_events *e);
+static void prof__cupti_atfork(int dir);
+#else
+static void prof__cupti_atfork(int dir) { (void)dir; }
 #endif
 
 typedef struct prof__snap { prof__tstate *t; prof__rec *pos; prof__block *cur; size_t kbeg, kend, nrec; uint64_t entered, dropped, other, began_late; } prof__snap;
@@ -7030,6 +7038,7 @@ static void prof__atfork_child(void) {
         if (prof__pf.n_early > n) prof__pf.n_early = n;
     }
     prof__live_fork(1);
+    prof__cupti_atfork(0);
 #if !defined(PROF_NO_MEMORY)
     {
         /* a category insert the fork caught is whole or not there (its
@@ -7057,8 +7066,14 @@ static void prof__atfork_child(void) {
         }
     }
 }
-static void prof__atfork_prepare(void) { prof__live_fork(-1); }
-static void prof__atfork_parent(void) { prof__live_fork(1); }
+static void prof__atfork_prepare(void) {
+    prof__cupti_atfork(-1);
+    prof__live_fork(-1);
+}
+static void prof__atfork_parent(void) {
+    prof__live_fork(1);
+    prof__cupti_atfork(1);
+}
 static void prof__register_atfork(void) { pthread_atfork(prof__atfork_prepare, prof__atfork_parent, prof__atfork_child); }
 
 /* torch.profiler.schedule, step by step. */
@@ -15119,10 +15134,21 @@ typedef CUpti_ActivityDevice4 prof__cu_device_rec;
 typedef CUpti_ActivityMemset4 prof__cu_memset_rec;    /* CUDA 11.6 on */
 typedef CUpti_ActivityMemcpyPtoP4 prof__cu_ptop_rec;  /* CUDA 11.6 on */
 
-#define PROF__CUPTI_BUFFER (1u << 20)   /* bytes per activity buffer */
-#define PROF__CUPTI_MAX_BUFFERS 256     /* at most 256 MiB in flight; CUPTI drops past it */
+/* CUPTI's activity buffers. CUDA 13 gives every thread that calls CUDA a
+   buffer of its own (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER), held
+   until it is full or flushed: a pool of request threads holds hundreds,
+   each with a few records. So the bytes are capped, not the buffers: 1 MiB
+   each while 64 more fit, 64 KiB each after that, and a completed buffer
+   shrinks to what it holds. Past the budget CUPTI gets no buffer and drops
+   the records it had for it (counted, said at prof_stop). */
+#define PROF__CUPTI_BUFFER ((size_t)1 << 20)
+#define PROF__CUPTI_SMALL ((size_t)64 << 10)
+#define PROF__CUPTI_BUDGET ((size_t)256 << 20)
 
-typedef struct prof__cubuf { uint8_t *data; size_t valid; struct prof__cubuf *next; } prof__cubuf;
+/* A buffer's node is its first bytes; CUPTI fills what follows (8-byte
+   aligned). bytes: the allocation's size, as counted in prof__cu.bytes. */
+typedef struct prof__cubuf { uint8_t *data; size_t valid, bytes; struct prof__cubuf *next; } prof__cubuf;
+#define PROF__CUBUF_HDR ((sizeof(prof__cubuf) + 15u) & ~(size_t)15u)
 /* An API call filtered out of the events: its thread and start still tie
    the GPU work it launched to a scope. */
 typedef struct prof__cuhidden { uint32_t correlation; uint64_t tid; int64_t start; } prof__cuhidden;
@@ -15132,14 +15158,15 @@ static struct {
     unsigned flags;            /* the session's prof_config.cuda_flags */
     uint64_t kinds_on;         /* bit k: kind prof__cu_kinds[k] enabled */
     prof__cubuf *done, **tail;
-    size_t outstanding;
-    uint64_t dropped;
+    size_t bytes;              /* of the buffers CUPTI holds and those done */
+    uint64_t dropped;          /* records CUPTI dropped (its count) */
+    uint64_t refused;          /* buffers not given: the budget spent, or no memory */
     prof__buf devices;         /* deviceProperties entries, each device once per process */
     uint64_t devices_seen;     /* bit id: device id < 64 already in devices */
     CUpti_SubscriberHandle subscriber;
     prof__cuhidden *hidden;    /* gather -> correlate */
     size_t nhidden, caphidden;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
 
 /* The subscription only reserves CUPTI for us; no callback is enabled. */
 static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
@@ -15169,38 +15196,74 @@ static PROF__NI int prof__cupti_ok(CUptiResult r, const char *what, int line) {
 
 static uint64_t CUPTIAPI prof__cu_timestamp(void) { return (uint64_t)prof__mono_ns(); }
 
+/* The lock is held for the counts only: never across an allocation (a
+   fork waits for it, prof__cupti_atfork). */
 static void CUPTIAPI prof__cu_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
-    uint8_t *b = NULL;
+    prof__cubuf *n = NULL;
+    size_t want = PROF__CUPTI_BUFFER;
     pthread_mutex_lock(&prof__cu.lock);
-    if (prof__cu.outstanding < PROF__CUPTI_MAX_BUFFERS) {
-        /* CUPTI wants 8-byte alignment; malloc gives 16. The list's node
-           for the buffer sits after what CUPTI may fill: made here, so
-           that no allocation can fail when the buffer comes back full (its
-           records were lost, and counted nowhere) */
-        b = (uint8_t *)PROF__MALLOC(PROF__CUPTI_BUFFER + sizeof(prof__cubuf));
-        if (b) prof__cu.outstanding++;
+    if (prof__cu.bytes + 64 * (PROF__CUBUF_HDR + PROF__CUPTI_BUFFER) > PROF__CUPTI_BUDGET) want = PROF__CUPTI_SMALL;
+    if (prof__cu.bytes + PROF__CUBUF_HDR + want <= PROF__CUPTI_BUDGET) prof__cu.bytes += PROF__CUBUF_HDR + want;
+    else {
+        prof__cu.refused++;
+        want = 0;
     }
     pthread_mutex_unlock(&prof__cu.lock);
-    *buffer = b;
-    *size = b ? PROF__CUPTI_BUFFER : 0;
+    if (want && !(n = (prof__cubuf *)PROF__MALLOC(PROF__CUBUF_HDR + want))) {
+        pthread_mutex_lock(&prof__cu.lock);
+        prof__cu.bytes -= PROF__CUBUF_HDR + want;
+        prof__cu.refused++;
+        pthread_mutex_unlock(&prof__cu.lock);
+    }
+    if (n) {
+        n->data = (uint8_t *)n + PROF__CUBUF_HDR;
+        n->bytes = PROF__CUBUF_HDR + want;
+        n->valid = 0;
+        n->next = NULL;
+    }
+    *buffer = n ? n->data : NULL;
+    *size = n ? want : 0;
     *max_records = 0;
 }
 
+/* A buffer CUPTI is done with: shrunk to its records (most of a thread's
+   own buffer is often empty), then queued for prof_stop. */
 static void CUPTIAPI prof__cu_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
-    prof__cubuf *n = buffer ? (prof__cubuf *)(void *)(buffer + PROF__CUPTI_BUFFER) : NULL; /* (see prof__cu_requested) */
+    prof__cubuf *n = buffer ? (prof__cubuf *)(void *)(buffer - PROF__CUBUF_HDR) : NULL; /* (see prof__cu_requested) */
+    size_t was, keep;
     (void)size;
     (void)ctx;
     (void)stream;
-    pthread_mutex_lock(&prof__cu.lock);
-    if (n) {
-        n->data = buffer;
-        n->valid = valid;
-        n->next = NULL;
-        if (!prof__cu.tail) prof__cu.tail = &prof__cu.done;
-        *prof__cu.tail = n;
-        prof__cu.tail = &n->next;
+    if (!n) return;
+    was = n->bytes;
+    keep = PROF__CUBUF_HDR + ((valid + 15u) & ~(size_t)15u);
+    if (keep + 4096 <= was) {
+        prof__cubuf *m = (prof__cubuf *)PROF__REALLOC(n, keep);
+        if (m) {
+            n = m;
+            n->bytes = keep;
+        }
     }
+    n->data = (uint8_t *)n + PROF__CUBUF_HDR;
+    n->valid = valid;
+    n->next = NULL;
+    pthread_mutex_lock(&prof__cu.lock);
+    prof__cu.bytes -= was - n->bytes;
+    if (!prof__cu.tail) prof__cu.tail = &prof__cu.done;
+    *prof__cu.tail = n;
+    prof__cu.tail = &n->next;
     pthread_mutex_unlock(&prof__cu.lock);
+}
+
+/* Around a fork (prof__atfork_*): the lock is taken, so that the child has
+   the done list whole, and then made afresh there. */
+static void prof__cupti_atfork(int dir) {
+    if (dir < 0) pthread_mutex_lock(&prof__cu.lock);
+    else if (dir > 0) pthread_mutex_unlock(&prof__cu.lock);
+    else {
+        pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+        prof__cu.lock = m;
+    }
 }
 
 /* Gives CUPTI back: another client (a second profiler, Nsight) can
@@ -15494,18 +15557,27 @@ static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
    hidden calls of a stop that failed before correlating forgotten). */
 static PROF__NI prof__cubuf *prof__cug_take(prof__cu_gather *g) {
     prof__cubuf *list;
+    prof__cuhidden *hidden;
+    uint64_t dropped, refused;
     pthread_mutex_lock(&prof__cu.lock);
     list = prof__cu.done;
     prof__cu.done = NULL;
     prof__cu.tail = &prof__cu.done;
-    g->e->stats.dropped += prof__cu.dropped; /* the cap's own warning counts only the CPU's */
-    if (prof__cu.dropped)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (buffers full)", (unsigned long long)prof__cu.dropped);
-    prof__cu.dropped = 0;
-    PROF__FREE(prof__cu.hidden);
+    dropped = prof__cu.dropped;
+    refused = prof__cu.refused;
+    prof__cu.dropped = prof__cu.refused = 0;
+    hidden = prof__cu.hidden;
     prof__cu.hidden = NULL;
     prof__cu.nhidden = prof__cu.caphidden = 0;
     pthread_mutex_unlock(&prof__cu.lock);
+    /* (said and freed out of the lock: the log callback is the user's) */
+    PROF__FREE(hidden);
+    g->e->stats.dropped += dropped; /* the cap's own warning counts only the CPU's */
+    if (dropped && refused)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records: prof.h refused %llu of its buffers (they hold at most %zu MiB in all, or there was no memory for more)",
+                     (unsigned long long)dropped, (unsigned long long)refused, PROF__CUPTI_BUDGET >> 20);
+    else if (dropped)
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "CUPTI dropped %llu activity records (its own buffers were full)", (unsigned long long)dropped);
     return list;
 }
 
@@ -15687,18 +15759,19 @@ static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
     }
 }
 
-/* CUPTI's buffers, given back (prof__cu.outstanding counts them; each
-   node is inside its buffer). */
+/* CUPTI's buffers, given back (prof__cu.bytes counts them; each node is
+   its buffer's first bytes). */
 static PROF__NI void prof__cupti_bufs_free(prof__cubuf *list) {
     if (!list) return;
-    pthread_mutex_lock(&prof__cu.lock);
     while (list) {
         prof__cubuf *n = list->next;
-        PROF__FREE(list->data);
-        prof__cu.outstanding--;
+        size_t bytes = list->bytes;
+        PROF__FREE(list);
+        pthread_mutex_lock(&prof__cu.lock);
+        prof__cu.bytes -= bytes;
+        pthread_mutex_unlock(&prof__cu.lock);
         list = n;
     }
-    pthread_mutex_unlock(&prof__cu.lock);
 }
 /* Phase 4: the warnings, the devices' properties, and the buffers freed
    (whatever happened before: this is the one cleanup). */
