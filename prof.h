@@ -15151,7 +15151,7 @@ typedef struct prof__cubuf { uint8_t *data; size_t valid, bytes; struct prof__cu
 #define PROF__CUBUF_HDR ((sizeof(prof__cubuf) + 15u) & ~(size_t)15u)
 /* An API call filtered out of the events: its thread and start still tie
    the GPU work it launched to a scope. */
-typedef struct prof__cuhidden { uint32_t correlation; uint64_t tid; int64_t start; } prof__cuhidden;
+typedef struct prof__cuhidden { uint32_t correlation; uint64_t tid; int64_t start, end; } prof__cuhidden;
 static struct {
     pthread_mutex_t lock;
     int enabled, warned, no_gpu, subscribed;
@@ -15664,6 +15664,7 @@ static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a
         prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
         prof__cu.hidden[prof__cu.nhidden].tid = tid;
         prof__cu.hidden[prof__cu.nhidden].start = prof__cug_ns(g, a->start);
+        prof__cu.hidden[prof__cu.nhidden].end = prof__cug_ns(g, a->end);
         prof__cu.nhidden++;
         return 0;
     }
@@ -15878,13 +15879,19 @@ static PROF__NI int64_t prof__cu_open_at(const prof_events *e, const uint32_t *c
     return p;
 }
 
-/* The scope that owns GPU work launched by API event `a` (or, a < 0, by a
-   filtered call of thread `tid` at `ts`): the first ancestor that is not a
-   CUDA call, so work launched by a driver call inside another call still
-   reaches the user's scope. */
-static PROF__NI int32_t prof__cu_owner(const prof_events *e, int32_t a) {
-    int32_t p;
-    for (p = a; p >= 0 && (e->sites[e->ev[p].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)); p = e->ev[p].parent) {}
+/* The scope that owns GPU work launched by a call of thread `tid` over
+   [start, end]: the innermost scope open at the call's middle that is no
+   CUDA call itself (so work launched by a driver call inside a runtime
+   call reaches the user's scope), as Kineto gives a kernel the op whose
+   correlation id was pushed when it was launched. The middle, not the
+   tree: CUPTI stamps calls with CLOCK_MONOTONIC and scopes are timed in
+   ticks, and the two agree only to within the start pair's window, so a
+   scope that only launches may end a few ns before its call does (the
+   call then nests in the scope around it), or a call may begin a few ns
+   after the scope before it ended. */
+static PROF__NI int32_t prof__cu_owner(const prof_events *e, const uint32_t *cpu, size_t ncpu, uint64_t tid, int64_t start, int64_t end) {
+    int32_t p = (int32_t)prof__cu_open_at(e, cpu, ncpu, tid, start + (end - start) / 2);
+    for (; p >= 0 && (e->sites[e->ev[p].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)); p = e->ev[p].parent) {}
     return p;
 }
 
@@ -15917,13 +15924,14 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
         if (!slot) goto done;
         if (!found) *slot = (uint32_t)i;
     }
-    if (prof__cu.nhidden) {
+    if (prof__cu.nhidden || api.n) { /* the scopes (CUDA calls left out) by thread and start */
         prof__cu_order ord;
         cpu = (uint32_t *)PROF__MALLOC((e->n ? e->n : 1) * sizeof *cpu);
         tmp = (uint32_t *)PROF__MALLOC((e->n ? e->n : 1) * sizeof *tmp);
         if (!cpu || !tmp) goto done;
         for (i = 0; i < e->n; i++)
-            if (e->ev[i].device_type == PROF_DEVICE_CPU) cpu[ncpu++] = (uint32_t)i;
+            if (e->ev[i].device_type == PROF_DEVICE_CPU && !(e->sites[e->ev[i].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)))
+                cpu[ncpu++] = (uint32_t)i;
         ord.e = e;
         prof__msort_u32(cpu, tmp, ncpu, prof__cu_before, &ord);
     }
@@ -15935,9 +15943,10 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
         if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
         x = &e->ex[v->extra];
         if (!x->correlation) continue;
-        if ((a = prof__map_get(&api, x->correlation)) != UINT32_MAX) p = prof__cu_owner(e, (int32_t)a);
+        if ((a = prof__map_get(&api, x->correlation)) != UINT32_MAX)
+            p = prof__cu_owner(e, cpu, ncpu, e->thr[e->ev[a].thread].tid, e->ev[a].start, e->ev[a].end);
         else if ((h = prof__map_get(&hid, x->correlation)) != UINT32_MAX)
-            p = prof__cu_owner(e, (int32_t)prof__cu_open_at(e, cpu, ncpu, prof__cu.hidden[h].tid, prof__cu.hidden[h].start));
+            p = prof__cu_owner(e, cpu, ncpu, prof__cu.hidden[h].tid, prof__cu.hidden[h].start, prof__cu.hidden[h].end);
         if (p >= 0 && prof__append_kernel(e, (size_t)p, e->sites[v->site].name, x->device_index, v->end - v->start) != PROF_OK) goto done;
     }
     for (i = 0; i < e->nmem; i++) {

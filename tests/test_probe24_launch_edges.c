@@ -1,0 +1,114 @@
+/* Which scope owns a kernel when CUPTI's stamps of its launch and the
+   scopes' ticks disagree by a few ns (the two clocks meet through the start
+   pair, see test_probe24A_launch_overhang): the innermost scope open at
+   the middle of the call, whatever its ends say. Two edges the tree and
+   the call's start each get wrong:
+   - the call stamped 10 ns before the scope that made it began ("op"
+     [2000, 5000], the call [1990, 3000]): the tree puts the call in
+     "outer", and the scope open at its start is "outer" too; op owns it;
+   - the call stamped as beginning exactly when the scope before it ended
+     ("prev" [2000, 3000], the call [3000, 4000] in "outer"): open at its
+     start is "prev" (its end is inclusive, as PyTorch's intervals), but
+     the call was made after prev, in outer: outer owns it. */
+#define clock_gettime test_clock_gettime /* prof.h's clock reads land in this file */
+#define PROF_CLOCK_MONOTONIC 1
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#undef clock_gettime
+#include "check.h"
+#include "fake_cupti_control.h"
+
+extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
+
+static int64_t vc_ns; /* virtual CLOCK_MONOTONIC */
+int test_clock_gettime(clockid_t clk, struct timespec *ts) {
+    if (clk == CLOCK_MONOTONIC) {
+        int64_t v = __atomic_load_n(&vc_ns, __ATOMIC_SEQ_CST);
+        ts->tv_sec = (time_t)(v / 1000000000);
+        ts->tv_nsec = (long)(v % 1000000000);
+        return 0;
+    }
+    return clock_gettime(clk, ts);
+}
+static int64_t g_base;
+static void at(int64_t t) { __atomic_store_n(&vc_ns, g_base + t, __ATOMIC_SEQ_CST); }
+static uint64_t T(int64_t t) { return (uint64_t)(g_base + t); }
+
+static int64_t find_event(prof_events *ev, const char *name) {
+    size_t i, n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return (int64_t)i;
+    }
+    return -1;
+}
+static prof_event get_event(prof_events *ev, int64_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    e.name = "(missing)";
+    e.parent = -2;
+    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
+    return e;
+}
+
+static prof_events *run(int which) {
+    prof_config c;
+    CUpti_ActivityAPI a;
+    CUpti_ActivityKernel10 k;
+    fake_cupti_reset();
+    at(0);
+    memset(&c, 0, sizeof c);
+    c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    c.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return NULL;
+    at(1000);
+    {
+        PROF_SCOPE("outer");
+        at(2000);
+        if (which == 0) {
+            PROF_SCOPE("op");
+            a = fake_cupti_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, T(1990), T(3000), 5);
+            CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
+            at(5000);
+        } else {
+            {
+                PROF_SCOPE("prev");
+                at(3000);
+            }
+            a = fake_cupti_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, T(3000), T(4000), 5);
+            CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
+        }
+        k = fake_cupti_kernel("the_kernel", T(6000), T(7000), 5);
+        CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
+        at(9000);
+    }
+    at(10000);
+    return prof_stop();
+}
+
+int main(void) {
+    prof_events *ev;
+    unsetenv("FAKE_CUPTI_ENV");
+    prof_set_log(check_log, NULL);
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        g_base = ((int64_t)ts.tv_sec + 1000) * 1000000000;
+    }
+    if (CHECK((ev = run(0)) != NULL)) {
+        prof_event op = get_event(ev, find_event(ev, "op")), outer = get_event(ev, find_event(ev, "outer"));
+        CHECK_MSG(op.n_kernels == 1 && op.self_device_time_total_ns == 1000, "op (its call stamped 10 ns before it) owns %zu kernels",
+                  op.n_kernels);
+        CHECK_EQ_INT(outer.self_device_time_total_ns, 0);
+        prof_events_free(ev);
+    }
+    if (CHECK((ev = run(1)) != NULL)) {
+        prof_event prev = get_event(ev, find_event(ev, "prev")), outer = get_event(ev, find_event(ev, "outer"));
+        CHECK_MSG(prev.n_kernels == 0, "prev (which ended as the call began) owns %zu kernels", prev.n_kernels);
+        CHECK_EQ_INT(outer.n_kernels, 1);
+        CHECK_EQ_INT(outer.self_device_time_total_ns, 1000);
+        prof_events_free(ev);
+    }
+    prof_shutdown();
+    return check_report();
+}
