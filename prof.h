@@ -2377,6 +2377,7 @@ typedef struct prof__memrec {
     uint64_t ptr;
     uint32_t thread;
     int device_type, device_index;
+    uint32_t corr;             /* CUPTI's correlation id, until the join gives it its thread */
     const char *category;
 } prof__memrec;
 typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
@@ -6427,6 +6428,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             m->ts = prof__c_ns(r->t0);
             m->bytes = (int64_t)r->t1;
             m->total = 0;
+            m->corr = 0;
             m->ptr = pd.has_mem ? pd.mem_ptr : 0;
             m->thread = (uint32_t)thr;
             m->device_type = (int)((word >> 3) & 31u);
@@ -15701,7 +15703,9 @@ static PROF__NI int prof__cug_sync(prof__cu_gather *g, const prof__cu_sync_rec *
 }
 /* An allocation or release; pinned and pageable host memory is the host's,
    not the device's. Its thread is the runtime call's: fixed up by
-   correlation afterwards. */
+   correlation afterwards (prof__cupti_correlate), which finds the record
+   by its thread PROF__CU_MEM_PENDING and its correlation id, whole. */
+#define PROF__CU_MEM_PENDING UINT32_MAX
 static PROF__NI int prof__cug_memory(prof__cu_gather *g, const prof__cu_memory_rec *m) {
     prof_events *e = g->e;
     int host = m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
@@ -15716,8 +15720,9 @@ static PROF__NI int prof__cug_memory(prof__cu_gather *g, const prof__cu_memory_r
     r->ts = prof__cug_ns(g, m->timestamp);
     r->bytes = bytes;
     r->total = 0;
+    r->corr = m->correlationId;
     r->ptr = m->address;
-    r->thread = UINT32_MAX - m->correlationId % 0x7fffffffu;
+    r->thread = PROF__CU_MEM_PENDING;
     r->device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
     r->device_index = host ? -1 : (int)m->deviceId;
     r->category = NULL;
@@ -15952,15 +15957,15 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[i];
         uint32_t a, h, corr;
-        if (m->thread < 0x80000000u) continue; /* not from CUPTI */
-        corr = UINT32_MAX - m->thread;
+        if (m->thread != PROF__CU_MEM_PENDING) continue; /* not from CUPTI, or joined */
+        corr = m->corr;
         if ((a = prof__map_get(&api, corr)) != UINT32_MAX) m->thread = e->ev[a].thread;
         else {
             /* a filtered call's thread, or with no launching call seen, a
                lane of its own */
             int64_t t = (h = prof__map_get(&hid, corr)) != UINT32_MAX ? prof__thread_index(e, prof__cu.hidden[h].tid, NULL)
                                                                         : prof__thread_index(e, 0, "CUDA");
-            if (t < 0) goto done;
+            if (t < 0) goto done; /* (kept pending for the retry) */
             m->thread = (uint32_t)t;
         }
     }
