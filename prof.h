@@ -701,6 +701,15 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* gcc's -Waggregate-return (on in some GNU-style builds: xz's) is off for
+   the header: the macros' inline helpers return their small scope structs,
+   which is no call the user wrote. The user's own calls of the API's
+   struct-returning functions (prof_events_stats) still warn. */
+#if defined(__GNUC__) && !defined(__clang__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Waggregate-return"
+#  define PROF__HDR_GCC_PRAGMAS
+#endif
 
 /* >>public ---------------------------------------------------------------*/
 
@@ -1502,6 +1511,21 @@ PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes,
     a.set = 0;
     return a;
 }
+/* The value of a call that returns a struct, in the user's function:
+   gcc's -Waggregate-return (some GNU-style builds turn it on: xz's) warns
+   at such a call unless inlining removed it, as at -O0. The macros make
+   their calls inside a statement expression that turns the warning off
+   around them (a pragma may not come inside a declaration); the same code
+   at -O1 and up. */
+#  if defined(__GNUC__) && !defined(__clang__)
+#    define PROF__AGG(type, call) __extension__({                          \
+            _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Waggregate-return\"") \
+            type prof__agg_ = (call);                                         \
+            _Pragma("GCC diagnostic pop")                                     \
+            prof__agg_; })
+#  else
+#    define PROF__AGG(type, call) (call)
+#  endif
 #  if defined(__cplusplus)
 struct prof__scope_guard {
     prof__scope s;
@@ -1548,12 +1572,12 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof_
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_cleanup), __unused__)) = \
-            prof__scope_enter(&PROF__CAT(prof__site_, id))
+            PROF__AGG(prof__scope, prof__scope_enter(&PROF__CAT(prof__site_, id)))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_cleanup), __unused__)) = \
-            prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name))
+            PROF__AGG(prof__scope, prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name)))
 typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
 PROF__INLINE PROF__NOINSTRUMENT prof__scope_args prof__scope_args_enter(const prof_site *site, const prof_args *a) {
     prof__scope_args x;
@@ -1568,14 +1592,14 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
         PROF__NO_JUMP_IN(id)                                                  \
         prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_args_cleanup), __unused__)) = \
-            prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args))
+            PROF__AGG(prof__scope_args, prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args)))
 #  endif
 #  define PROF__SCOPE_ARGS_ID(id, name, args) PROF__SCOPE_ARGS_AT(id, name, args)
 #  if defined(__cplusplus)
 #  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
-        const auto PROF__CAT(prof__shp_, id) = prof__make_i64s(__VA_ARGS__);  \
-        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id).v, \
-            PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id).v / sizeof(int64_t)), 0); \
+        const auto PROF__CAT(prof__shp_, id) = PROF__AGG(auto, prof__make_i64s(__VA_ARGS__)); \
+        const prof_args PROF__CAT(prof__arg_, id) = PROF__AGG(prof_args, prof__args_make(PROF__CAT(prof__shp_, id).v, \
+            PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id).v / sizeof(int64_t)), 0)); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
 #  else
 /* more than 64 values would be dropped at run time: refused here */
@@ -1594,13 +1618,13 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
         _Pragma("GCC diagnostic pop")                                         \
         PROF__SHAPES_LIMIT(id, PROF__CAT(prof__shp_, id));                     \
-        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__CAT(prof__shp_, id), \
-            PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0); \
+        const prof_args PROF__CAT(prof__arg_, id) = PROF__AGG(prof_args, prof__args_make(PROF__CAT(prof__shp_, id), \
+            PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id) / sizeof(int64_t)), 0)); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
 #  endif
 #  define PROF__SCOPE_SHAPES_ID(id, name, ...) PROF__SCOPE_SHAPES_AT(id, name, __VA_ARGS__)
 #  define PROF__SCOPE_FLOPS_AT(id, name, flops)                              \
-        const prof_args PROF__CAT(prof__arg_, id) = prof__args_make(PROF__NULL, 0, prof__to_i64(flops)); \
+        const prof_args PROF__CAT(prof__arg_, id) = PROF__AGG(prof_args, prof__args_make(PROF__NULL, 0, prof__to_i64(flops))); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
 #  define PROF__SCOPE_FLOPS_ID(id, name, flops) PROF__SCOPE_FLOPS_AT(id, name, flops)
 /* A scope marked as an operator (trace category cpu_op), with arguments:
@@ -1646,6 +1670,9 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         prof__instant(&prof__site_c, PROF__TAG_COUNTER, prof__to_f64(value)); } while (0)
 #endif
 
+#if defined(PROF__HDR_GCC_PRAGMAS)
+#  pragma GCC diagnostic pop
+#endif
 #endif /* PROF_H */
 
 /* >>impl =================================================================*/
@@ -1658,10 +1685,12 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
    -Wzero-as-null-pointer-constant) still apply to its code. */
 /* -Winline (some projects build with it) is off for the implementation,
    whose small inline helpers gcc keeps apart where its growth limits say
-   so: that is its choice to make, not a fault in the user's build. */
+   so: that is its choice to make, not a fault in the user's build; and
+   -Waggregate-return, as in the header. */
 #if defined(__GNUC__) && !defined(__clang__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Winline"
+#  pragma GCC diagnostic ignored "-Waggregate-return" /* (as in the header) */
 #  define PROF__IMPL_GCC_PRAGMAS
 #endif
 #if defined(__cplusplus) && defined(__GNUC__)

@@ -60,7 +60,8 @@
 # recording macro with assorted argument types, built with -Wshadow,
 # -Wconversion, -Wsign-conversion, -Wcast-qual, -Wdouble-promotion, -Wundef,
 # -Wvla, in C -Wdeclaration-after-statement (gcc: -Wstrict-aliasing=1,
-# -Wjump-misses-init; the implementation at -O2 so that they apply), ... and
+# -Wjump-misses-init, -Waggregate-return, the user's file at -O0 too; the
+# implementation at -O2 so that they apply), ... and
 # in C++ -Wold-style-cast, -Wzero-as-null-pointer-constant, -Wuseless-cast:
 # the macros expand in the user's code and must add none of them. The
 # implementation file gets the same warnings (in C++ all but the C++-style
@@ -472,11 +473,11 @@ one_case() {
         case $base in
         strict-gcc) cc=$GCC; std=-std=c11; src=$here/strict_user.c
             strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement
-                     -Wstrict-aliasing=1 -Wjump-misses-init) ;;
+                     -Wstrict-aliasing=1 -Wjump-misses-init -Waggregate-return) ;;
         strict-clang) cc=$CLANG; std=-std=c11; src=$here/strict_user.c; impl_cc=$CLANG
             strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement) ;;
         strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11)
-            strict+=(-Wstrict-aliasing=1) ;;
+            strict+=(-Wstrict-aliasing=1 -Waggregate-return) ;;
         *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANGXX; impl_lang=(-x c++ -std=c++11) ;;
         esac
         impl_strict=("${strict[@]}")
@@ -487,6 +488,11 @@ one_case() {
         have "$cc" && have "$impl_cc" || { echo "  $cc or $impl_cc not found"; return 77; }
         run_cmd "$impl_cc" "${impl_lang[@]}" "${WARN[@]}" -O2 "${impl_strict[@]}" "${defs[@]}" "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" "$std" "${WARN[@]}" -O2 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main.o" || return 1
+        # gcc's -Waggregate-return sees the macros' struct-returning calls
+        # only where nothing inlines them: the user's file at -O0 as well
+        case $base in strict-gcc*|strict-gxx*)
+            run_cmd "$cc" "$std" "${WARN[@]}" -O0 "${strict[@]}" "${defs[@]}" "${INC[@]}" -c "$src" -o "$out.main0.o" || return 1 ;;
+        esac
         run_cmd "$cc" "$out.main.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     shared-linked-gcc|shared-linked-clang|shared-dlopen-gcc|shared-dlopen-clang|shared-dlopen-ie)
