@@ -35,7 +35,10 @@
    line; they are not forced inline, since that would bring -Wclobbered
    warnings into functions that call setjmp. clang's -Weverything (less
    -Wpadded and -Wreserved-identifier, and in C++ -Wc++98-compat and
-   -Wc++98-compat-pedantic) and -fshort-enums are clean.
+   -Wc++98-compat-pedantic) and -fshort-enums are clean. gcc's
+   -Waggregate-return is off for prof.h's own code and the macros' calls
+   (at every -O level); the user's own calls of the functions that return
+   a struct (prof_events_stats) warn, as they would for any library.
    With -static, PROF_STACK_NATIVE finds no symbol names (dladdr has none
    to give): its frames are addresses.
 
