@@ -1,0 +1,151 @@
+/* A scope whose clock reads go backwards: its end tick is before its
+   start tick. On x86-64 prof.h times scopes with the TSC whenever CPUID
+   says it is invariant, and warns (prof_start) only when it is not, that
+   "times of threads on different cores may drift": a thread moved to
+   another core inside a scope then reads an end before its start. The
+   same happens where the TSC is invariant but the cores' counters are
+   not synchronized (firmware that writes TSC_ADJUST, some multi-socket
+   boards, VMs: the kernel then marks the TSC unstable and leaves it, as
+   on the session-24 VM, booted with tsc=unstable, while CPUID still says
+   invariant).
+
+   prof.h turns such a record into an event that ends before it starts:
+   end_ns < start_ns (prof_events_add refuses exactly that, PROF_E_ARG),
+   a negative CPU total and self time in the table ("-1.004us",
+   "-0.03%", the parent's self time above its total, "100.03%"), and
+   "dur": -1.004 in the JSON trace, which viewers cannot draw. Expected:
+   no event ends before it starts (the end clamped to the start, a
+   zero-length event, or the scope counted as dropped), so no negative
+   times anywhere.
+
+   Time is virtual (clock_gettime, nanosleep and __builtin_ia32_rdtsc land
+   here, as in test_probe24C_clock_slew.c); x86-64 only, elsewhere the
+   test is skipped (77). */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) && !defined(PROF_CLOCK_MONOTONIC)
+#define PROBE_FAKE_TSC 1
+#define clock_gettime test_clock_gettime
+#define nanosleep test_nanosleep
+#define __builtin_ia32_rdtsc test_rdtsc
+int test_clock_gettime(clockid_t clk, struct timespec *ts);
+int test_nanosleep(const struct timespec *req, struct timespec *rem);
+static uint64_t test_rdtsc(void);
+#endif
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#if defined(PROBE_FAKE_TSC)
+#undef clock_gettime
+#undef nanosleep
+#undef __builtin_ia32_rdtsc
+#endif
+#include "check.h"
+
+#define TRACE "build/test_probe24C_clock_backwards.json"
+
+#if defined(PROBE_FAKE_TSC)
+extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
+
+static int64_t vc = 1000000000000LL; /* virtual CLOCK_MONOTONIC, ns */
+static int nforced;                  /* the next rdtsc reads return these */
+static uint64_t forced[4];
+
+/* a TSC of 2.5 GHz: 5 ticks per 2 ns */
+static uint64_t ticks_at(int64_t v) { return (uint64_t)v / 2u * 5u + (uint64_t)v % 2u * 2u; }
+static uint64_t test_rdtsc(void) {
+    if (nforced) {
+        uint64_t t = forced[0];
+        memmove(forced, forced + 1, sizeof forced - sizeof *forced);
+        nforced--;
+        return t;
+    }
+    return ticks_at(__atomic_load_n(&vc, __ATOMIC_SEQ_CST));
+}
+int test_clock_gettime(clockid_t clk, struct timespec *ts) {
+    if (clk == CLOCK_MONOTONIC) {
+        int64_t v = __atomic_load_n(&vc, __ATOMIC_SEQ_CST);
+        ts->tv_sec = (time_t)(v / 1000000000);
+        ts->tv_nsec = (long)(v % 1000000000);
+        return 0;
+    }
+    return clock_gettime(clk, ts);
+}
+int test_nanosleep(const struct timespec *req, struct timespec *rem) {
+    (void)rem;
+    __atomic_add_fetch(&vc, (int64_t)req->tv_sec * 1000000000 + req->tv_nsec, __ATOMIC_SEQ_CST);
+    return 0;
+}
+#endif
+
+int main(void) {
+#if defined(PROBE_FAKE_TSC)
+    prof_config cfg;
+    prof_events *ev;
+    prof_averages *av;
+    prof_stats st;
+    int64_t base;
+    size_t i, n;
+    char *trace;
+    FILE *f;
+    long len;
+    mkdir("build", 0777);
+    prof_set_log(check_log, NULL);
+    memset(&cfg, 0, sizeof cfg);
+    base = vc;
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return check_report();
+    vc = base + 1000;
+    {
+        PROF_SCOPE("outer");
+        vc = base + 2000000;
+        /* inner: the end read 2500 ticks (1 us) before the start */
+        forced[0] = ticks_at(vc);
+        forced[1] = ticks_at(vc) - 2500;
+        nforced = 2;
+        { PROF_SCOPE("inner"); }
+        vc = base + 4000000;
+    }
+    vc = base + 30000000; /* past the first stop's 20 ms fit: no wait */
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return check_report();
+    n = prof_events_count(ev);
+    CHECK(n >= 1);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (!CHECK_EQ_INT(prof_events_get(ev, i, &e), PROF_OK)) continue;
+        CHECK_MSG(e.end_ns >= e.start_ns, "event '%s' ends at %lld ns, before it starts (%lld ns)", e.name, (long long)e.end_ns,
+                  (long long)e.start_ns);
+        CHECK_MSG(e.cpu_time_total_ns >= 0 && e.self_cpu_time_total_ns >= 0 && e.self_cpu_time_total_ns <= e.cpu_time_total_ns,
+                  "event '%s': cpu_time_total %lld ns, self %lld ns", e.name, (long long)e.cpu_time_total_ns,
+                  (long long)e.self_cpu_time_total_ns);
+    }
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.scopes_entered, st.scopes_recorded + st.scopes_dropped + st.open_at_stop);
+    av = prof_key_averages(ev, NULL);
+    if (CHECK(av != NULL)) {
+        char *t = prof_averages_table(av, NULL);
+        if (CHECK(t != NULL)) {
+            CHECK_MSG(!strstr(t, "-0.") && !strstr(t, "-1.") && !strstr(t, "100.03%"), "the table shows negative times:\n%s", t);
+            prof_free_string(t);
+        }
+        prof_averages_free(av);
+    }
+    if (CHECK_EQ_INT(prof_export_chrome_trace(ev, TRACE), PROF_OK) && CHECK((f = fopen(TRACE, "rb")) != NULL)) {
+        fseek(f, 0, SEEK_END);
+        len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        trace = (char *)malloc((size_t)len + 1);
+        if (CHECK(trace != NULL) && CHECK_EQ_INT(fread(trace, 1, (size_t)len, f), len)) {
+            trace[len] = 0;
+            CHECK_MSG(!strstr(trace, "\"dur\": -"), "the trace has a negative dur:\n%s", trace);
+        }
+        free(trace);
+        fclose(f);
+    }
+    prof_events_free(ev);
+    return check_report();
+#else
+    puts("test_probe24C_clock_backwards: skipped (the TSC is faked on x86-64 only)");
+    return 77;
+#endif
+}
