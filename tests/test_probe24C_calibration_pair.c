@@ -14,8 +14,8 @@
    up to 16 times for the tightest, under 2 us.
 
    Time is virtual (clock_gettime, nanosleep and __builtin_ia32_rdtsc land
-   here, as in test_probe24C_clock_slew.c; x86-64 only, elsewhere skipped,
-   77). A first session of 20 ms, then sessions of 2 ms, each with one
+   here, as in test_probe24C_clock_slew.c; x86-64 only, elsewhere skipped).
+   A first session of 20 ms, then sessions of 2 ms, each with one
    scope from 1 us to 1.9 ms; in session k the monotonic clock jumps by
    15 us (an interruption) right after the k-th TSC read of its prof_stop,
    k = 1..6, wherever prof_stop's reads fall. Each scope must come out to
@@ -122,6 +122,6 @@ int main(void) {
     return check_report();
 #else
     puts("test_probe24C_calibration_pair: skipped (the TSC is faked on x86-64 only)");
-    return 77;
+    return 0; /* (the plain unit test has no SKIP_RETURN_CODE) */
 #endif
 }

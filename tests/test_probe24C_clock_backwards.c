@@ -20,7 +20,7 @@
 
    Time is virtual (clock_gettime, nanosleep and __builtin_ia32_rdtsc land
    here, as in test_probe24C_clock_slew.c); x86-64 only, elsewhere the
-   test is skipped (77). */
+   test is skipped. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <time.h>
@@ -146,6 +146,6 @@ int main(void) {
     return check_report();
 #else
     puts("test_probe24C_clock_backwards: skipped (the TSC is faked on x86-64 only)");
-    return 77;
+    return 0; /* (the plain unit test has no SKIP_RETURN_CODE) */
 #endif
 }

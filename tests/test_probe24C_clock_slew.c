@@ -26,7 +26,7 @@
    CLOCK_MONOTONIC; prof.h says 10.000197 s (197 us late, 19.7 ppm: the
    history's average rate). Fitting the session over its own span
    (tick_start, mono_start) to a pair read at the stop gives it to the
-   ns. Elsewhere than x86-64 the TSC cannot be faked: skipped (77). */
+   ns. Elsewhere than x86-64 the TSC cannot be faked: skipped. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <time.h>
@@ -120,6 +120,6 @@ int main(void) {
     return check_report();
 #else
     puts("test_probe24C_clock_slew: skipped (the TSC is faked on x86-64 only)");
-    return 77;
+    return 0; /* (the plain unit test has no SKIP_RETURN_CODE) */
 #endif
 }
