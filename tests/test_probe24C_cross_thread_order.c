@@ -13,18 +13,18 @@
    predicted, the next scope's start is read speculatively before the
    acquiring load has its value, i.e. before the other thread's scope
    ended. On the 2-vCPU EPYC VM of session 24 the turn-taking below, with
-   sched_yield in the waits and the threads moved between CPUs, gives
-   hundreds to thousands of inverted pairs per run (b[i] starting up to
-   230 ns, once 48 us, before a[i] ended); with `lfence; rdtsc; lfence` in
-   a copy of prof.h, none in any run. The kernel's own vDSO clock_gettime
-   reads the TSC with rdtsc_ordered() for this reason, so
+   the threads moved between CPUs, gives 500-2000 inverted pairs per run
+   of 60000 turns, gcc or clang (b[i] starting typically 100-250 ns, once
+   48 us, before a[i] ended); with `lfence; rdtsc` in prof__now, in a copy
+   of prof.h, none in any run. The kernel's own vDSO clock_gettime reads
+   the TSC with rdtsc_ordered() for this reason, so
    -DPROF_CLOCK_MONOTONIC has none either.
 
    The check is exact: one inverted pair fails it. A correct clock never
    inverts them (the TSC is synchronized across cores wherever prof.h
    trusts it); how many inversions the current prof.h shows depends on the
-   CPU, and the waits with sched_yield and the CPU moves are what make
-   them frequent here. */
+   CPU and on the code of the waiting loops (hence three kinds of wait),
+   and the CPU moves make them frequent here. */
 #define _GNU_SOURCE
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -45,15 +45,38 @@ static void move_to(int k) {
     CPU_SET(k % ncpu, &s);
     (void)sched_setaffinity(0, sizeof s, &s);
 }
-static void wait_for(int who) {
+/* Three ways to wait, a third of the rounds each: how often the start is
+   read early depends on how the waiting loop's exit is predicted, so on
+   the code the compiler made of it (gcc's -O1 build of the first shows
+   ~1000 inversions per run here, clang's few; the second, the reverse). */
+static __attribute__((noinline)) void wait_yield(int who) {
     while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != who) sched_yield();
+}
+static __attribute__((noinline)) void wait_spin_yield(int who) {
+    int k = 0;
+    while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != who)
+        if (++k > 64) sched_yield();
+}
+static __attribute__((noinline)) void wait_pause(int who) {
+    int k = 0;
+    while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != who) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (++k > 1000) sched_yield();
+    }
+}
+static void wait_for(int who, int round) {
+    if (round < ROUNDS / 3) wait_yield(who);
+    else if (round < 2 * ROUNDS / 3) wait_spin_yield(who);
+    else wait_pause(who);
 }
 
 static void *thread_b(void *arg) {
     int i;
     (void)arg;
     for (i = 0; i < ROUNDS; i++) {
-        wait_for(1);
+        wait_for(1, i);
         if (i % 64 == 0) move_to(i / 64);
         { PROF_SCOPE("b"); }
         __atomic_store_n(&turn, 0, __ATOMIC_RELEASE);
@@ -82,7 +105,7 @@ int main(void) {
         if (i % 64 == 32) move_to((int)(i / 64) + 1);
         { PROF_SCOPE("a"); }
         __atomic_store_n(&turn, 1, __ATOMIC_RELEASE);
-        wait_for(0);
+        wait_for(0, (int)i);
     }
     pthread_join(tb, NULL);
     ev = prof_stop();
