@@ -6071,13 +6071,18 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
 }
 
 /* A scope record and its extensions -> the list's next event (and its
-   extra record), in place. */
+   extra record), in place. prof__c_clamp: a scope whose end tick reads
+   before its start (a thread moved between cores whose counters are not
+   in step: some firmware, some hypervisors) ends where it starts, as an
+   event that ends before it begins is no interval (negative times in
+   the table, a negative dur in the trace). */
 /* A scope record's event, before its extras and links. */
 static __inline__ __attribute__((__always_inline__)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope, uint16_t flags) {
     const prof_events *e = c->e;
     prof__ev v;
     v.start = prof__c_ns(r->t0);
     v.end = prof__c_ns(r->t1);
+    if (v.end < v.start) v.end = v.start; /* (prof__c_clamp) */
     v.site = site;
     v.thread = thr;
     v.parent = v.first_child = v.next_sibling = -1;
@@ -6185,6 +6190,7 @@ static __attribute__((__noinline__)) PROF__NI size_t prof__c_plain_run(prof__col
             c->site_cache[h] != s || c->site_cache_fl[h] == PROF__C_STEP) break;
         v.start = prof__c_ns(r->t0);
         v.end = prof__c_ns(r->t1);
+        if (v.end < v.start) v.end = v.start; /* (prof__c_clamp) */
         v.site = c->site_cache_idx[h];
         v.flags = c->site_cache_fl[h];
         ev[n++] = v;
