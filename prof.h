@@ -2822,18 +2822,21 @@ static PROF__NI void prof__clock_init(void) {
     prof__clk.ready = 1;
 }
 
-/* Refit ns_per_tick over the longest span available; a span shorter than
-   20 ms is stretched by waiting, once per process, so it is never noisy. */
-static PROF__NI void prof__clock_calibrate(void) {
+/* Refit ns_per_tick at a stop, from a tight pair (prof__clock_pair: an
+   interruption between the reads would skew the rate). A session of 20 ms
+   and more takes the rate over its own span, from its start's pair: the
+   rate of CLOCK_MONOTONIC against the ticks moves when NTP slews it (20
+   ppm is 200 us over 10 s), and CUPTI's times are CLOCK_MONOTONIC's, so
+   both meet exactly at the session's ends, as PyTorch fits each profile
+   from its own start and end. A shorter one takes the rate over the
+   process's profiling history, stretched to 20 ms by waiting (once per
+   process), so it is never noisy. */
+static PROF__NI void prof__clock_calibrate(uint64_t tick_start, int64_t mono_start) {
     uint64_t t;
     int64_t m;
     if (prof__clk.ticks_are_ns) return;
     for (;;) {
-        int64_t m0 = prof__mono_ns();
-        t = prof__now();
-        m = prof__mono_ns();
-        if (m - m0 > 20000) continue; /* preempted between the reads */
-        m = m0 + (m - m0) / 2;
+        prof__clock_pair(&t, &m);
         if (m - prof__clk.mono0 >= 20000000) break;
         {
             struct timespec req;
@@ -2842,7 +2845,10 @@ static PROF__NI void prof__clock_calibrate(void) {
             nanosleep(&req, NULL);
         }
     }
-    prof__clk.ns_per_tick = (double)(m - prof__clk.mono0) / (double)(t - prof__clk.tick0);
+    if (m - mono_start >= 20000000 && (int64_t)(t - tick_start) > 0)
+        prof__clk.ns_per_tick = (double)(m - mono_start) / (double)(int64_t)(t - tick_start);
+    else
+        prof__clk.ns_per_tick = (double)(m - prof__clk.mono0) / (double)(int64_t)(t - prof__clk.tick0);
 }
 static PROF__NI int64_t prof__ticks_to_ns(uint64_t ticks_since_start) {
     if (prof__clk.ticks_are_ns) return (int64_t)ticks_since_start;
@@ -5685,7 +5691,7 @@ static PROF__NI void prof__c_end(prof__collector *c) {
     PROF__TEST_HOOK(PROF__HOOK_ENDED);
     c->features = prof__g_features;
     c->st.unknown_frees = __atomic_exchange_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
-    prof__clock_calibrate();
+    prof__clock_calibrate(prof__g.tick_start, prof__g.mono_start);
     c->phase = PROF__C_ENDED;
 }
 
