@@ -13069,9 +13069,29 @@ static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64
         PROF__W_LIT(w, "}},\n");
     }
 }
+/* Which entries of the thread table are threads of the process: those
+   that ran something on the CPU (an event, a memory record, a mark) or
+   nothing at all (a hand-built list's). An entry that only device events
+   use is a GPU stream's (CUPTI files its records by stream), named under
+   its device's pid, not the process's. NULL without memory: all are. */
+static PROF__NI uint8_t *prof__cpu_threads(const prof_events *e) {
+    uint8_t *u = (uint8_t *)PROF__MALLOC(e->nthr + 1);
+    size_t i;
+    if (!u) return NULL;
+    memset(u, 0, e->nthr + 1);
+    for (i = 0; i < e->n; i++)
+        if (e->ev[i].thread < e->nthr) u[e->ev[i].thread] |= e->ev[i].device_type == PROF_DEVICE_CPU ? 1 : 2;
+    for (i = 0; i < e->nmem; i++)
+        if (e->mem[i].thread < e->nthr) u[e->mem[i].thread] |= 1;
+    for (i = 0; i < e->ninst; i++)
+        if (e->inst[i].thread < e->nthr) u[e->inst[i].thread] |= 1;
+    for (i = 0; i < e->nthr; i++) u[i] = u[i] != 2;
+    return u;
+}
 static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uint64_t pid) {
     char pname[256];
     size_t i;
+    uint8_t *cpu = prof__cpu_threads(e);
     /* Metadata events name the process and its threads. */
     prof__process_name(pname, sizeof pname);
     PROF__W_LIT(w, "  {\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
@@ -13087,6 +13107,7 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
     PROF__W_LIT(w, "}}");
     for (i = 0; i < e->nthr; i++) {
         char tn[96];
+        if (cpu && !cpu[i]) continue;
         if (e->thr[i].name) snprintf(tn, sizeof tn, "%s", e->thr[i].name);
         else snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
         PROF__W_LIT(w, ",\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
@@ -13104,6 +13125,7 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
         prof__w_u64(w, i);
         PROF__W_LIT(w, "}}");
     }
+    PROF__FREE(cpu);
 }
 /* The trace's shared context: each site's head of a CPU event (ph, cat
    and the escaped name) and each thread's pid and tid, made once so that
@@ -14307,7 +14329,12 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof__pft_seq_start(&pf, PROF__PFT_SEQ_MISC, t0, 0);
     prof__pft_descriptors(&pf, (uint64_t)getpid(), pname);
     if (pf.stream_rank.n && prof__json_pairs(e, &pf.dev_pairs, &pf.ndev_pairs) != 0) pf.oom = 1; /* (streams: device events) */
-    for (i = 0; i < e->nthr; i++) prof__pft_thread(&pf, i, (uint64_t)getpid(), t0);
+    {
+        uint8_t *cpu = prof__cpu_threads(e); /* (a stream's entry is no thread's track) */
+        for (i = 0; i < e->nthr; i++)
+            if (!cpu || cpu[i]) prof__pft_thread(&pf, i, (uint64_t)getpid(), t0);
+        PROF__FREE(cpu);
+    }
     for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, pf.order ? pf.order[i] : i);
     for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX);
     if (!pf.oom) prof__pft_instants(&pf);
