@@ -16006,8 +16006,9 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
         tmp = (uint32_t *)PROF__MALLOC((e->n ? e->n : 1) * sizeof *tmp);
         if (!cpu || !tmp) goto done;
         for (i = 0; i < e->n; i++)
-            if (e->ev[i].device_type == PROF_DEVICE_CPU && !(e->sites[e->ev[i].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)))
-                cpu[ncpu++] = (uint32_t)i;
+            if (e->ev[i].device_type == PROF_DEVICE_CPU && !(e->ev[i].flags & (PROF__F_ASYNC | PROF__F_MEMROW)) &&
+                !(e->sites[e->ev[i].site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)))
+                cpu[ncpu++] = (uint32_t)i; /* (an async range is no scope: not on the thread's stack) */
         ord.e = e;
         prof__msort_u32(cpu, tmp, ncpu, prof__cu_before, &ord);
     }
