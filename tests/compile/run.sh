@@ -151,6 +151,10 @@
 # always_inline, which would inline them into functions that call setjmp
 # where -Wclobbered then flags their locals (test_recorder's lj_session);
 # a pragma does not reach the calls in the user's functions (manual).
+# probe24B-xz-flags-gcc: xz's gcc warning set with -Werror (as its developer
+# builds use it: -Wstrict-overflow=3, -Waggregate-return, -Wsign-conversion,
+# ...) at -O2 and -O1: probe21a_hardening.c (the implementation and every
+# macro) and strict_user.c compile clean.
 # probe21a-unsuffixed-float-gcc: user code under -Wunsuffixed-float-constants
 # (Intel SGX SDK's C flags): the macros bring no unsuffixed constant
 # (PROF_MARK passed 0.0).
@@ -233,6 +237,7 @@ all_cases() {
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
+    echo probe24B-xz-flags-gcc
 }
 
 # directory holding libcupti.so, or nothing
@@ -773,6 +778,20 @@ one_case() {
         done
         run_cmd "$cc" "$out.main-O2.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    probe24B-xz-flags-gcc)
+        # xz's own gcc warning set (CMakeLists.txt, configure.ac; -Werror in
+        # its developer builds), at -O2 and -O1 as a Release build compiles:
+        # the implementation with every macro, and user code
+        local xzw=(-Wall -Wextra -Wvla -Wformat=2 -Winit-self -Wmissing-include-dirs -Wshift-overflow=2
+                   -Wstrict-overflow=3 -Walloc-zero -Wduplicated-cond -Wfloat-equal -Wundef -Wshadow
+                   -Wpointer-arith -Wbad-function-cast -Wwrite-strings -Wdate-time -Wsign-conversion
+                   -Wfloat-conversion -Wlogical-op -Waggregate-return -Werror) o
+        cc=$GCC
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        for o in -O2 -O1; do
+            run_cmd "$cc" -std=c99 $o "${xzw[@]}" "${INC[@]}" -c "$here/probe21a_hardening.c" -o "$out.impl.o" || return 1
+            run_cmd "$cc" -std=c99 $o "${xzw[@]}" "${INC[@]}" -c "$here/strict_user.c" -o "$out.user.o" || return 1
+        done ;;
     probe21a-unsuffixed-float-gcc)
         cc=$GCC
         have "$cc" || { echo "  $cc not found"; return 77; }
