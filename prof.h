@@ -245,6 +245,10 @@
                       line after its totals, and the trace in its
                       "prof_dropped" key. Marks, counter samples,
                       allocations and async begins/ends count as events too.
+                      An allocation and its free are kept or dropped as a
+                      pair: the free of a block whose allocation was
+                      recorded is recorded past the cap, that of one whose
+                      allocation was dropped is dropped (and counted).
                       The cap counts events, not memory: a plain scope is
                       one 24-byte record; shapes add 1 + (values + 1) / 2
                       records (up to 33), FLOPs and autograd fields one
@@ -4259,7 +4263,10 @@ static uint64_t prof__g_unknown_frees;
 static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
 static void prof__register_atfork(void);
 #if !defined(PROF_NO_MEMORY)
-typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; int device_type, device_index; } prof__live;
+/* A tracked block. sess: the session it was allocated in (prof__g_epoch, 0
+   = none); recorded: its allocation's record was kept, so its free is owed
+   a record (prof__mem_free). */
+typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; uint32_t sess; uint8_t device_type, device_index, recorded; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
 static prof__shard prof__g_live[PROF__SHARDS];
@@ -4385,13 +4392,19 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
     return got;
 }
 
-static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category) {
+/* The session's epoch when the record was kept, else 0. owed: the free of
+   a block whose allocation this session recorded, which the cap does not
+   refuse (as a scope's end: the pair is kept whole, or the block would
+   stay live in the timeline forever); a free whose allocation the cap
+   dropped is dropped with it (prof__mem_free). */
+static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category, int owed) {
     uint64_t t = prof__now();
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     prof__thread *h;
     prof__rec *r;
-    if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED) || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return;
-    if (!(h = prof__thread_get()) || !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC)) return;
-    if (!(r = prof__slots(h, 2))) { prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 1); return; }
+    if (!epoch || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return 0;
+    if (!(h = prof__thread_get()) || (!owed && !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC))) return 0;
+    if (!(r = prof__slots(h, 2))) { prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 1); return 0; }
     r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
     r[0].t0 = ptr;
     r[0].t1 = (uint64_t)(uintptr_t)category;
@@ -4399,6 +4412,7 @@ static PROF__NI void prof__mem_record(uintptr_t ptr, int64_t bytes, int device_t
     r[1].t0 = t;
     r[1].t1 = (uint64_t)bytes;
     PROF__STORE(&h->pos, r + 2);
+    return epoch;
 }
 
 #else
@@ -4412,7 +4426,7 @@ static void prof__live_trim(void) {}
 #if !defined(PROF_NO_MEMORY)
 /* *prev (when not NULL) gets the entry p replaces: bytes 0 when p was not
    live. */
-static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category, prof__live *prev) {
+static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category, uint32_t sess, int recorded, prof__live *prev) {
     prof__shard *sh;
     size_t j;
     if (prev) prev->bytes = 0;
@@ -4430,8 +4444,10 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
     sh->slots[j].ptr = p;
     sh->slots[j].bytes = b;
     sh->slots[j].category = category;
-    sh->slots[j].device_type = device;
-    sh->slots[j].device_index = device_index;
+    sh->slots[j].device_type = (uint8_t)device;             /* 0-31 */
+    sh->slots[j].device_index = (uint8_t)device_index;      /* 0-63 */
+    sh->slots[j].sess = sess;
+    sh->slots[j].recorded = (uint8_t)(recorded != 0);
     pthread_mutex_unlock(&sh->lock);
     return 1;
 }
@@ -4461,21 +4477,44 @@ static PROF__NI int prof__live_take(uintptr_t p, prof__live *found) {
 static void prof__unknown_free(void) {
     if (__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&prof__g_unknown_frees, 1u, __ATOMIC_RELAXED);
 }
+/* The free of a tracked block `was`, recorded as the pair needs: owed (past
+   the cap) when this session recorded its allocation; dropped, and counted
+   with the allocation the cap dropped, when this session did not; as any
+   record when it came from before the session (the timeline's blocks from
+   before the list). A block of 0 bytes has no record. */
+static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was) {
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    if (!was->bytes) return;
+    if (epoch && was->sess == epoch && !was->recorded) {
+        prof__thread *h = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY) ? prof__thread_get() : NULL;
+        if (h) prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 0);
+        return;
+    }
+    (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch);
+}
 #endif
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
 #if !defined(PROF_NO_MEMORY)
     int64_t b = bytes > (size_t)INT64_MAX ? INT64_MAX : (int64_t)bytes; /* a size_t past it would read as a free */
     prof__live was;
+    uint32_t sess, rec;
     if (prof__in_alloc || !p) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
-    if (!prof__live_put(p, b, (int)device, device_index, category, &was)) return;
+    /* recorded first, so that the table knows whether its free is owed */
+    sess = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    rec = b ? prof__mem_record(p, b, (int)device, device_index, category, 0) : 0;
+    if (!prof__live_put(p, b, (int)device, device_index, category, rec ? rec : sess, rec != 0, &was)) {
+        /* untracked (no memory for the table): its free will be an unknown
+           one, so the record is paired now, or the block stays live */
+        if (rec) (void)prof__mem_record(p, -b, (int)device, device_index, category, 1);
+        return;
+    }
     /* a block of 0 bytes is tracked, so that its free is no unknown one,
        but not recorded: PyTorch's allocators report none (c10's CPU
        reporter returns first when nbytes is 0). One that replaces a live
        block of some bytes records that block's free instead: no later
        record would say it went (the timeline replaces a block reported
        again at its address, but a 0-byte block is no report) */
-    if (b) prof__mem_record(p, b, (int)device, device_index, category);
-    else if (was.bytes) prof__mem_record(p, -was.bytes, was.device_type, was.device_index, was.category);
+    if (!b && was.bytes) prof__mem_free(p, &was);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
 #endif
@@ -4484,9 +4523,7 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 #if !defined(PROF_NO_MEMORY)
     prof__live found;
     if (!p || prof__in_alloc) return; /* (as in prof__alloc_addr) */
-    if (prof__live_take(p, &found)) {
-        if (found.bytes) prof__mem_record(p, -found.bytes, found.device_type, found.device_index, found.category);
-    }
+    if (prof__live_take(p, &found)) prof__mem_free(p, &found);
     else prof__unknown_free();
 #else
     (void)p;
@@ -4540,11 +4577,11 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
     int had = old && !prof__in_alloc && prof__live_take(old, &was);
     p = realloc(ptr, bytes);
     if (!p && bytes != 0) {
-        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category, NULL);
+        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category, was.sess, was.recorded, NULL);
         return p;
     }
     if (had) {
-        if (was.bytes) prof__mem_record(old, -was.bytes, was.device_type, was.device_index, was.category);
+        prof__mem_free(old, &was);
     } else if (old && !prof__in_alloc) {
         prof__unknown_free();
     }
