@@ -10015,16 +10015,31 @@ static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
    stream is flushed, so that a write that fails (a full disk, a pipe whose
    reader is gone: prof_report then still writes its files) is an error
    here rather than at the host's next write or exit. */
+static PROF__NI int prof__write_all(int fd, const char *s, size_t n);
+/* A stream on a pipe, socket or terminal is flushed (the host's bytes come
+   first) and the table written to its descriptor: stdio gives up on the
+   EINTR of a handler without SA_RESTART, or the EAGAIN of a non-blocking
+   pipe that is full for a moment, and glibc then drops what it buffered,
+   where prof__write_all retries and waits. Files (whose writes are not
+   interrupted) and streams without a descriptor take stdio. */
 static PROF__NI prof_result prof__print(FILE *f, char *s) {
     size_t n;
-    int err = 0, cancel_state;
+    int err = 0, cancel_state, fd;
     prof__sig_guard g;
     if (!s) return prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM;
     n = strlen(s);
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* (fwrite is a cancellation point: s would leak) */
     prof__sig_hold(&g);
     errno = 0;
-    if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
+    fd = fileno(f);
+    if (fd >= 0 && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
+        errno = 0;
+        if (fflush(f) != 0) err = errno ? errno : EIO;
+        else err = prof__write_all(fd, s, n);
+    } else {
+        errno = 0;
+        if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
+    }
     prof__sig_release(&g, err);
     PROF__FREE(s);
     pthread_setcancelstate(cancel_state, NULL);
@@ -11056,6 +11071,12 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
        and a rename. */
     if ((fd = prof__fd_path(path)) >= 0) {
         o->stream = 1;
+        /* what the host printed before comes first (not where the
+           descriptor is closed: the host may have closed its stream too) */
+        if (fd <= 2 && fcntl(fd, F_GETFD) >= 0) {
+            if (fd == 1) fflush(stdout);
+            else if (fd == 2) fflush(stderr);
+        }
         if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) err = errno;
     } else if (strncmp(path, "/proc/", 6) == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         /* a FIFO's open waits for its reader: a signal's handler (no
