@@ -715,6 +715,7 @@ extern "C" {
 #if defined(__GNUC__) && !defined(__clang__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Waggregate-return"
+#  pragma GCC diagnostic ignored "-Wstrict-overflow"
 #  define PROF__HDR_GCC_PRAGMAS
 #endif
 
@@ -1698,6 +1699,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Winline"
 #  pragma GCC diagnostic ignored "-Waggregate-return" /* (as in the header) */
+#  pragma GCC diagnostic ignored "-Wstrict-overflow"  /* the optimizer's notes (xz's -Wstrict-overflow=3) */
 #  define PROF__IMPL_GCC_PRAGMAS
 #endif
 #if defined(__cplusplus) && defined(__GNUC__)
@@ -2666,7 +2668,7 @@ static PROF__NI uint32_t prof__node_intern(prof_events *e, uint32_t parent, cons
 static PROF__NI uint32_t prof__node_of(prof_events *e, const char *const *stack, int depth) {
     uint32_t n = 0;
     int k;
-    for (k = depth - 1; k >= 0; k--) {
+    for (k = depth; k-- > 0;) {
         const char *f = prof__intern(&e->strs, stack[k]);
         if (!f || (n = prof__node_intern(e, n, f)) == UINT32_MAX) return UINT32_MAX;
     }
@@ -11700,7 +11702,7 @@ static PROF__NI int prof__path_rebuild(const prof_events *e, int32_t c, prof__du
         path->chain[n++] = c;
     }
     path->n = 0;
-    for (k = n - 1; k >= 0; k--) prof__push_level(e, path->chain[k], path);
+    for (k = n; k-- > 0;) prof__push_level(e, path->chain[k], path);
     return path->n - 1;
 }
 /* Event i's level as written: its dur in ns, or fitted (fit >= 0, in us);
@@ -11710,7 +11712,7 @@ static PROF__NI int prof__path_rebuild(const prof_events *e, int32_t c, prof__du
 static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t c = e->ev[i].parent;
     int top;
-    for (top = path->n - 1; top >= 0 && path->lv[top].idx != c; top--) {}
+    for (top = path->n; top-- > 0 && path->lv[top].idx != c;) {} /* (-1: not there) */
     if (c >= 0 && top < 0 && (top = prof__path_rebuild(e, c, path)) < 0) return NULL;
     if (!prof__path_room(path, top + 2)) return NULL;
     path->n = top + 1; /* 0 for a root */
@@ -12650,7 +12652,7 @@ static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v
     if (c >= 0) {
         int t = f->path->hint[c & 63];
         if (PROF__UNLIKELY((unsigned)t >= (unsigned)f->n || f->lv[t].idx != c)) {
-            for (t = f->n - 1; t >= 0 && f->lv[t].idx != c; t--) {}
+            for (t = f->n; t-- > 0 && f->lv[t].idx != c;) {}
             if (t < 0) return 0;
         }
         if (!(v->end < f->lv[t].lim)) return 0;
@@ -13677,7 +13679,7 @@ static PROF__NI uint64_t prof__pft_intern_stack(prof__pft *pf, prof__buf *m, uin
     *slot = 1;
     pf->sub2.n = 0;
     prof__pb_u(&pf->sub2, 1, iid);
-    for (k = st.depth - 1; k >= 0; k--) { /* bottom (outermost) frame first */
+    for (k = st.depth; k-- > 0;) { /* bottom (outermost) frame first */
         uint32_t *fs = prof__map_slot(&pf->frame_iid, (uint64_t)(uintptr_t)st.p[k], &found);
         uint64_t fid;
         if (!fs) { pf->oom = 1; return 0; }
