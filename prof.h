@@ -5501,13 +5501,16 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI int64_t prof__c_ns
 /* opened before this session began (a scope that straddled prof_start);
    anything in the snapshot that began later is this session's, even if it
    began while prof_stop was taking the lock */
-static PROF__NI int prof__c_stale(uint64_t x) { return x < prof__g.tick_start; }
+/* (Ticks are compared by their difference: a counter that passes 2^64
+   in a session, from an offset a hypervisor or firmware set, still
+   orders them.) */
+static PROF__NI int prof__c_stale(uint64_t x) { return (int64_t)(x - prof__g.tick_start) < 0; }
 /* A scope's start (its record's or its native stack header's t0): before
    the session or before its thread bound to it (prof__thread_bind). */
 static PROF__NI int prof__c_stale_scope(const struct prof__collector *c, uint64_t t0);
 /* ended after prof_stop began: open at the stop, not in the profile */
-static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return x > c->tick_stop; }
-static PROF__NI int prof__c_stale_scope(const prof__collector *c, uint64_t t0) { return t0 < c->scope_from; }
+static PROF__NI int prof__c_late(const prof__collector *c, uint64_t x) { return (int64_t)(x - c->tick_stop) > 0; }
+static PROF__NI int prof__c_stale_scope(const prof__collector *c, uint64_t t0) { return (int64_t)(t0 - c->scope_from) < 0; }
 /* Whether scope record r (tag: its site word's) began before its thread's
    session did. ProfilerStep#N's record is the exception: its thread is the
    one that ended the step, which may have bound after another thread began
@@ -6474,7 +6477,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
     c->decoding = sn;
     c->pd = &pd;
     c->scope_from = PROF__LOADR(&sn->t->bind_tick); /* (bound before the snapshot) */
-    if (c->scope_from < prof__g.tick_start) c->scope_from = prof__g.tick_start;
+    if ((int64_t)(c->scope_from - prof__g.tick_start) < 0) c->scope_from = prof__g.tick_start;
     if (c->decode_resume) {
         prof__c_mark_back(c);
     } else {
