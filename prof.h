@@ -285,7 +285,11 @@
    record_shapes, profile_memory, with_stack, with_flops
                       as torch.profiler.profile's options; with_stack is
                       PROF_STACK_SCOPES (the chain of enclosing scopes) or
-                      PROF_STACK_NATIVE (return addresses, named at stop)
+                      PROF_STACK_NATIVE (return addresses, named at stop
+                      by dladdr: an executable's functions need -rdynamic,
+                      and static functions have no name to give even so:
+                      their frames show as "?? (module+offset)", which
+                      addr2line -e module offset names)
    schedule, on_trace_ready
                       torch.profiler.schedule(skip_first, wait, warmup,
                       active, repeat) driven by prof_step()
