@@ -2825,6 +2825,8 @@ static PROF__NI int prof__tsc_invariant(void) {
 static PROF__NI void prof__clock_pair(uint64_t *tick, int64_t *mono) {
     int64_t best = INT64_MAX;
     int k;
+    *tick = 0; /* (set by the first try; gcc -O3 cannot tell) */
+    *mono = 0;
     for (k = 0; k < 16 && best > 2000; k++) {
         int64_t m0 = prof__mono_ns(), m1;
         uint64_t t = prof__now();
