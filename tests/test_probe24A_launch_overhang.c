@@ -34,21 +34,7 @@
 #include "check.h"
 #include "fake_cupti_control.h"
 
-extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
-
-static int64_t vc_ns; /* virtual CLOCK_MONOTONIC */
-int test_clock_gettime(clockid_t clk, struct timespec *ts) {
-    if (clk == CLOCK_MONOTONIC) {
-        int64_t v = __atomic_load_n(&vc_ns, __ATOMIC_SEQ_CST);
-        ts->tv_sec = (time_t)(v / 1000000000);
-        ts->tv_nsec = (long)(v % 1000000000);
-        return 0;
-    }
-    return clock_gettime(clk, ts);
-}
-static int64_t g_base;
-static void at(int64_t t) { __atomic_store_n(&vc_ns, g_base + t, __ATOMIC_SEQ_CST); }
-static uint64_t T(int64_t t) { return (uint64_t)(g_base + t); }
+#include "virtual_mono.h"
 
 static int64_t find_event(prof_events *ev, const char *name) {
     size_t i, n = prof_events_count(ev);
@@ -75,11 +61,7 @@ int main(void) {
     unsetenv("FAKE_CUPTI_ENV");
     fake_cupti_reset();
     prof_set_log(check_log, NULL);
-    {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        g_base = ((int64_t)ts.tv_sec + 1000) * 1000000000;
-    }
+    virtual_mono_init();
     at(0);
     memset(&c, 0, sizeof c);
     c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
