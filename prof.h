@@ -11316,12 +11316,22 @@ static PROF__NI int64_t prof__stream_of(const prof_events *e, const prof__ev *v)
     const prof__extra *x = prof__x(e, v);
     return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid;
 }
-/* The same as the trace's tid: a thread's as written (prof__thr.tid_w, at
-   most INT32_MAX, which Perfetto's JSON importer and JavaScript read
-   whole); a stream given as it is. */
-static PROF__NI int64_t prof__stream_tid(const prof_events *e, const prof__ev *v) {
+/* The trace's tid of a device event's lane before prof__trace_streams:
+   a thread's as written (prof__thr.tid_w), a stream as given. */
+static PROF__NI int64_t prof__stream_tid_raw(const prof_events *e, const prof__ev *v) {
     const prof__extra *x = prof__x(e, v);
     return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid_w;
+}
+/* Whether a lane's id is written as it is: an int32 (Kineto writes the
+   context-wide sync lane as -1). Perfetto's JSON importer reads tid as a
+   uint32 and JavaScript viewers as a double, so two streams past it would
+   share a track there. */
+#define PROF__TID_FITS(t) ((t) >= (int64_t)INT32_MIN && (t) <= (int64_t)INT32_MAX)
+/* The trace's tid of a device event's lane: a stream that does not fit
+   takes the id prof__trace_streams gave it (sw: stream -> id). */
+static PROF__NI int64_t prof__stream_tid(const prof_events *e, const prof__ev *v, const prof__map *sw) {
+    int64_t t = prof__stream_tid_raw(e, v);
+    return PROF__TID_FITS(t) ? t : (int64_t)prof__map_get(sw, (uint64_t)t);
 }
 /* A device event's lane, (device index, stream), in a map of lanes: the
    map holds an event of each lane as its value, keyed by the pair's hash
@@ -11495,13 +11505,13 @@ PROF_API prof_result prof_events_add_metadata_json(prof_events *e, const char *k
 static PROF__NI int64_t prof__dev_pid(int32_t device_index, uint64_t pid) {
     return (uint64_t)(int64_t)device_index == pid ? (int64_t)INT32_MAX - device_index : (int64_t)device_index;
 }
-static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const prof__ev *v, uint64_t pid) {
+static PROF__NI void prof__w_pid_tid(prof__w *w, const prof_events *e, const prof__ev *v, uint64_t pid, const prof__map *sw) {
     PROF__W_LIT(w, "\"pid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, pid);
     else prof__w_i64(w, prof__dev_pid(prof__x(e, v)->device_index, pid));
     PROF__W_LIT(w, ", \"tid\": ");
     if (v->device_type == PROF_DEVICE_CPU) prof__w_u64(w, e->thr[v->thread].tid_w);
-    else prof__w_i64(w, prof__stream_tid(e, v));
+    else prof__w_i64(w, prof__stream_tid(e, v, sw));
 }
 
 /* ----- ts and dur that nest in doubles -----
@@ -12096,6 +12106,7 @@ typedef struct prof__trace_ctx {
     size_t novl;
     int on_device;             /* any event on a device (else no GPU lanes to name) */
     struct prof__tpipe *tp;    /* root_touch still being found, or NULL (prof__trace_events) */
+    prof__map stream_w;        /* device lanes' streams that do not fit a tid -> their tids (prof__trace_streams) */
     prof__dur_path path;
 } prof__trace_ctx;
 
@@ -12150,7 +12161,7 @@ static PROF__NI void prof__w_ev_head(prof__w *w, const prof_events *e, const pro
         prof__w_put(w, cx->tid_json + (size_t)v->thread * PROF__TID_JSON, cx->tid_json_len[v->thread]);
     } else {
         PROF__W_LIT(w, ", ");
-        prof__w_pid_tid(w, e, v, cx->pid);
+        prof__w_pid_tid(w, e, v, cx->pid, &cx->stream_w);
     }
 }
 /* The fixed middle of every event: ts, dur (as prof__written_dur made it
@@ -12346,7 +12357,7 @@ static PROF__NI void prof__w_async_pair(prof__w *w, prof_events *e, size_t i, pr
         PROF__W_LIT(w, ", \"id\": \"");
         prof__w_str(w, id);
         PROF__W_LIT(w, "\", ");
-        prof__w_pid_tid(w, e, v, cx->pid);
+        prof__w_pid_tid(w, e, v, cx->pid, &cx->stream_w);
         if (!prof__w_room(w, 64)) return;
         d = w->buf + w->n;
         PROF__D_LIT(d, ", \"ts\": ");
@@ -13037,7 +13048,7 @@ static PROF__NI void prof__trace_instants(prof__w *w, const prof_events *e, uint
         }
     }
 }
-static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const prof__map *api, uint64_t pid) {
+static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const prof__map *api, uint64_t pid, const prof__map *sw) {
     size_t i;
     /* Flow arrows (ac2g) from each launching call to its kernel, copy or set.
        A flow's id is the correlation id; the kernels of one graph launch
@@ -13066,7 +13077,7 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
             PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n  {\"ph\": \"f\", \"id\": ");
             prof__w_u64(w, id);
             PROF__W_LIT(w, ", ");
-            prof__w_pid_tid(w, e, v, pid);
+            prof__w_pid_tid(w, e, v, pid, sw);
             PROF__W_LIT(w, ", \"ts\": ");
             prof__w_us(w, v->start);
             PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
@@ -13074,7 +13085,7 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
         prof__map_free(&flows);
     }
 }
-static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uint64_t pid) {
+static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uint64_t pid, const prof__map *sw) {
     size_t i;
     /* Lanes of the GPUs: one process per device, one thread per stream. */
     {
@@ -13091,7 +13102,7 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uin
             if (v->device_type == PROF_DEVICE_CPU) continue;
             x = prof__x(e, v);
             stream = prof__stream_of(e, v);
-            tid = prof__stream_tid(e, v);
+            tid = prof__stream_tid(e, v, sw);
             /* a device first seen: name its process */
             if (!(slot = prof__map_slot(&devs, (uint64_t)(uint32_t)x->device_index, &found))) { w->err = ENOMEM; break; }
             if (!found) {
@@ -13268,6 +13279,41 @@ static PROF__NI void prof__trace_tids(prof__trace_ctx *cx, const prof_events *e)
         if (tw.err) { PROF__FREE(cx->tid_json); cx->tid_json = NULL; }
     }
 }
+/* cx->stream_w: each device lane whose id does not fit a tid
+   (PROF__TID_FITS) gets one of its own, counted down from INT32_MAX past
+   the ids other lanes have as their own, in the order the events give
+   them; as prof__thr_write_id does for threads, and the lane's name keeps
+   the real id. -1 without memory. */
+static PROF__NI int prof__trace_streams(prof__trace_ctx *cx, const prof_events *e) {
+    prof__map own; /* the lanes' ids that fit, as keys */
+    size_t i;
+    uint32_t next = (uint32_t)INT32_MAX, *slot;
+    int any = 0, found, r = 0;
+    for (i = 1; i < e->nex && !any; i++) /* the extras first: most lists have no such stream */
+        any = e->ex[i].has_resource && !PROF__TID_FITS(e->ex[i].resource_id);
+    if (!any) return 0;
+    memset(&own, 0, sizeof own);
+    for (i = 0; i < e->n && r == 0; i++) {
+        int64_t t;
+        if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
+        t = prof__stream_tid_raw(e, &e->ev[i]);
+        if (!PROF__TID_FITS(t)) continue;
+        if (t >= 0 && (slot = prof__map_slot(&own, (uint64_t)t, &found)) == NULL) r = -1;
+        else if (t >= 0) *slot = 1;
+    }
+    for (i = 0; i < e->n && r == 0; i++) {
+        int64_t t;
+        if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
+        t = prof__stream_tid_raw(e, &e->ev[i]);
+        if (PROF__TID_FITS(t)) continue;
+        if (!(slot = prof__map_slot(&cx->stream_w, (uint64_t)t, &found))) { r = -1; break; }
+        if (found) continue;
+        while (next > 0 && prof__map_get(&own, next) != UINT32_MAX) next--; /* some lane's own id */
+        *slot = next > 0 ? next-- : 0;
+    }
+    prof__map_free(&own);
+    return r;
+}
 static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, uint64_t pid, prof__arena *scratch) {
     memset(cx, 0, sizeof *cx);
     cx->e = e;
@@ -13283,6 +13329,7 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->ids.i = UINT64_MAX;
     prof__trace_tids(cx, e); /* first: a site's fast flag needs them */
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
+    if (prof__trace_streams(cx, e) != 0) return -1;
     return 0;
 }
 /* Undoes prof__trace_events (for a second run, or the end). */
@@ -13303,6 +13350,7 @@ static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
 static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
     if (!cx) return;
     prof__trace_events_undo(cx);
+    prof__map_free(&cx->stream_w);
     PROF__FREE(cx->tid_json);
     PROF__FREE(cx->site_json);
     PROF__FREE(cx);
@@ -13404,8 +13452,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
             prof__trace_events(o.w, e, cx, &api, &xp, 0);
         }
         prof__trace_instants(o.w, e, pid);
-        prof__trace_flows(o.w, e, &api, pid);
-        if (cx->on_device) prof__trace_gpu_lanes(o.w, e, pid);
+        prof__trace_flows(o.w, e, &api, pid, &cx->stream_w);
+        if (cx->on_device) prof__trace_gpu_lanes(o.w, e, pid, &cx->stream_w);
         prof__trace_memory(o.w, e, pid);
         prof__trace_cpu_lanes(o.w, e, pid);
         PROF__W_LIT(o.w, "\n  ],\n  \"traceName\": ");
