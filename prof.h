@@ -2427,8 +2427,11 @@ typedef struct prof__snode {
 } prof__snode;
 
 /* An event's kernels: a list from its extra's kern_head, in launch order;
-   the head's `tail` is the list's last (appending costs no walk). */
-typedef struct prof__kernel { const char *name; int device; int64_t dur; int32_t next, tail; } prof__kernel;
+   the head's `tail` is the list's last (appending costs no walk). corr:
+   the CUPTI correlation id of the device event it stands for (0: a kernel
+   the user appended), which lets the trace find the op that owns a
+   device event (prof__trace_owners) wherever _remove_dup_nodes moved it. */
+typedef struct prof__kernel { const char *name; int32_t device; uint32_t corr; int64_t dur; int32_t next, tail; } prof__kernel;
 /* tid: the thread's id as recorded or given (prof_event.thread, tables);
    tid_w: the id the trace files carry. Perfetto's protobuf has 32-bit
    thread ids, its JSON importer reads tid as a uint32 and JavaScript
@@ -7663,14 +7666,14 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     return (int64_t)e->n++;
 }
 
-static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns);
+static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr);
 PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
-    prof_result r = prof__append_kernel(e, index, name, device, duration_ns);
+    prof_result r = prof__append_kernel(e, index, name, device, duration_ns, 0);
     if (r == PROF_OK) prof__tree_invalidate(e);
     return r;
 }
 /* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
-static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
+static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr) {
     prof__extra *x;
     if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
     if (!name) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: the kernel's name is NULL");
@@ -7681,6 +7684,7 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
     if (!x || !PROF__PUSH_OK(e->kern, e->nkern, e->capkern)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_append_kernel: out of memory");
     e->kern[e->nkern].name = prof__intern(&e->strs, name);
     e->kern[e->nkern].device = device;
+    e->kern[e->nkern].corr = corr;
     e->kern[e->nkern].dur = duration_ns;
     e->kern[e->nkern].next = -1;
     e->kern[e->nkern].tail = (int32_t)e->nkern;
@@ -12097,6 +12101,7 @@ typedef struct prof__trace_ctx {
     prof__ts_hi ts_hi;         /* the digits of the last ts above 10^8 ns (prof__put_ts) */
     prof__ids ids;             /* the ids of the next event (prof__w_events_fast) */
     const prof__map *calls;    /* correlation -> the CPU event of its API call, or NULL */
+    prof__map owners;          /* correlation -> the op its device work is counted in (prof__trace_owners) */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
     int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
@@ -12111,9 +12116,12 @@ typedef struct prof__trace_ctx {
 } prof__trace_ctx;
 
 /* Kineto's "External id" of an event that is not one of the profiler's own
-   ops: the id of the op it is linked to (the op a CUDA API call ran in, or
-   the op whose call launched a kernel, copy or set), else its own
-   correlation id, else its own index + 1. */
+   ops: the id of the op it is linked to, else its own correlation id, else
+   its own index + 1. The op of GPU work and of the call that launched it
+   is the one the table counts the work in (its kernel list holds it,
+   prof__trace_owners), also for a call Kineto's filter left out of the
+   list, as Kineto's external correlation gives both the op open at the
+   launch; the op of another CUDA API call is the op it ran in. */
 #define PROF__API_CALL (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER)
 static PROF__NI int32_t prof__op_of(const prof_events *e, int32_t i) { /* the nearest event that is no API call */
     while (i >= 0 && (e->sites[e->ev[i].site].flags & PROF__API_CALL)) i = e->ev[i].parent;
@@ -12122,8 +12130,11 @@ static PROF__NI int32_t prof__op_of(const prof_events *e, int32_t i) { /* the ne
 static PROF__NI uint64_t prof__linked_external_id(const prof_events *e, size_t i, const prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
+    uint32_t owner = x->correlation ? prof__map_get(&cx->owners, x->correlation) : UINT32_MAX;
     int32_t op = -1;
-    if (v->device_type == PROF_DEVICE_CPU) {
+    if (owner != UINT32_MAX) {
+        op = (int32_t)owner; /* the op the table counts its device work in: the call's and the work's id */
+    } else if (v->device_type == PROF_DEVICE_CPU) {
         op = prof__op_of(e, v->parent);
     } else if (x->correlation && cx->calls) {
         uint32_t call = prof__map_get(cx->calls, x->correlation);
@@ -13332,9 +13343,31 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     if (prof__trace_streams(cx, e) != 0) return -1;
     return 0;
 }
+/* cx->owners: each correlation id of device work the join gave to an op
+   (prof__cupti_correlate) -> that op, from the ops' kernel lists (which
+   _remove_dup_nodes may have moved to a parent). -1 without memory. */
+static PROF__NI int prof__trace_owners(prof__trace_ctx *cx, const prof_events *e) {
+    size_t i;
+    for (i = 0; i < e->nkern && !e->kern[i].corr; i++) {}
+    if (i >= e->nkern) return 0; /* no kernel from CUPTI: no pass over the events */
+    for (i = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        int32_t k;
+        if (!v->extra || v->device_type != PROF_DEVICE_CPU) continue;
+        for (k = e->ex[v->extra].kern_head; k >= 0; k = e->kern[k].next) {
+            int found;
+            uint32_t *slot;
+            if (!e->kern[k].corr) continue;
+            if (!(slot = prof__map_slot(&cx->owners, e->kern[k].corr, &found))) return -1;
+            *slot = (uint32_t)i;
+        }
+    }
+    return 0;
+}
 /* Undoes prof__trace_events (for a second run, or the end). */
 static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
     prof__path_free(&cx->path);
+    prof__map_free(&cx->owners);
     prof__memo_free(cx->memo);
     PROF__FREE(cx->root_touch);
     PROF__FREE(cx->ovl);
@@ -13383,7 +13416,7 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
     /* the API calls by correlation serve device events alone (their
        External id, the flows): without any, no pass over the extras
        (128 bytes each, one after the other before the events) */
-    if (cx->on_device && prof__api_calls(e, api) != 0) w->err = ENOMEM;
+    if (cx->on_device && (prof__api_calls(e, api) != 0 || prof__trace_owners(cx, e) != 0)) w->err = ENOMEM;
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
@@ -16164,7 +16197,7 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
             p = prof__cu_owner(e, cpu, ncpu, e->thr[e->ev[a].thread].tid, e->ev[a].start, e->ev[a].end);
         else if ((h = prof__map_get(&hid, x->correlation)) != UINT32_MAX)
             p = prof__cu_owner(e, cpu, ncpu, prof__cu.hidden[h].tid, prof__cu.hidden[h].start, prof__cu.hidden[h].end);
-        if (p >= 0 && prof__append_kernel(e, (size_t)p, e->sites[v->site].name, x->device_index, v->end - v->start) != PROF_OK) goto done;
+        if (p >= 0 && prof__append_kernel(e, (size_t)p, e->sites[v->site].name, x->device_index, v->end - v->start, x->correlation) != PROF_OK) goto done;
     }
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[i];

@@ -22,7 +22,9 @@
    as tests/test_cupti.c), and the API record is stamped [4000, 5010] ns
    inside "op" [2000, 5000].
    Wanted: "op" owns its kernel (n_kernels 1, 1 us of CUDA time, self 1
-   us), "outer" owns none of its own. A fix: in prof__cupti_correlate,
+   us), "outer" owns none of its own; in the JSON trace the call and the
+   kernel both carry op's "External id", as the table counts the kernel
+   in op (the trace once linked the call to its tree parent, outer). A fix: in prof__cupti_correlate,
    take the owner of a kept call from prof__cu_open_at(its thread, its
    start), as for filtered calls (or clamp a CUPTI API event's end to the
    scope open at its start before the tree is built). */
@@ -51,6 +53,15 @@ static prof_event get_event(prof_events *ev, int64_t i) {
     e.parent = -2;
     if (i >= 0) prof_events_get(ev, (size_t)i, &e);
     return e;
+}
+
+/* The "External id" in the args of the event named `name`, or -1. */
+static long ext_of(const char *text, const char *name) {
+    char key[128];
+    const char *p, *q;
+    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
+    if (!(p = strstr(text, key)) || !(q = strstr(p, "\"External id\": "))) return -1;
+    return strtol(q + 15, NULL, 10);
 }
 
 int main(void) {
@@ -98,6 +109,16 @@ int main(void) {
         /* (where the call itself nests is the tree's business: PyTorch's
            tree, by time, would not nest it in op either) */
         CHECK_EQ_INT(launch.thread, op.thread);
+        mkdir("build", 0777);
+        if (CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/probe24A_launch_overhang.json"), PROF_OK)) {
+            char *text = check_read_file("build/probe24A_launch_overhang.json");
+            if (CHECK(text != NULL)) {
+                long xo = ext_of(text, "op"), xl = ext_of(text, "cudaLaunchKernel"), xk = ext_of(text, "op_kernel");
+                CHECK_EQ_INT(xo, io + 1);
+                CHECK_MSG(xl == xo && xk == xo, "op's External id is %ld, its launch's %ld, its kernel's %ld", xo, xl, xk);
+                free(text);
+            }
+        }
     }
     prof_events_free(ev);
     prof_shutdown();

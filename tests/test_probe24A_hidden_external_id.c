@@ -1,0 +1,103 @@
+/* The JSON trace does not link GPU work of a filtered call to the op that
+   owns it. A call Kineto's filter leaves out (cuda_flags 0: the driver's
+   cuMemcpyHtoD_v2 of a driver-API program) is not an event, but
+   prof__cupti_correlate still gives its copy to the scope open at the
+   call (op: n_kernels 1, its CUDA time). The trace's "External id" of a
+   device event (prof__linked_external_id) looks only at the kept calls
+   (cx->calls) and, finding none, writes the copy's own correlation id
+   (5), while op is "External id": 1. Kineto's "External id" of GPU work is
+   the op's id (its external correlation maps every call, kept in the
+   trace or not, to the op open at it), and tools that tie kernels to ops
+   by it (HTA, the TensorBoard plugin) see the copy as nobody's: the
+   trace and the table disagree.
+   Wanted: the copy's "External id" is op's. A fix: remember, per device
+   event, the owner prof__cupti_correlate found (or give
+   prof__linked_external_id the filtered calls' owners too). */
+#define clock_gettime test_clock_gettime /* prof.h's clock reads land in this file */
+#define PROF_CLOCK_MONOTONIC 1
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#undef clock_gettime
+#include "check.h"
+#include "fake_cupti_control.h"
+
+#include <sys/stat.h>
+
+#define OUT "build/probe24A_hidden_external_id"
+
+extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
+
+static int64_t vc_ns; /* virtual CLOCK_MONOTONIC */
+int test_clock_gettime(clockid_t clk, struct timespec *ts) {
+    if (clk == CLOCK_MONOTONIC) {
+        int64_t v = __atomic_load_n(&vc_ns, __ATOMIC_SEQ_CST);
+        ts->tv_sec = (time_t)(v / 1000000000);
+        ts->tv_nsec = (long)(v % 1000000000);
+        return 0;
+    }
+    return clock_gettime(clk, ts);
+}
+static int64_t g_base;
+static void at(int64_t t) { __atomic_store_n(&vc_ns, g_base + t, __ATOMIC_SEQ_CST); }
+static uint64_t T(int64_t t) { return (uint64_t)(g_base + t); }
+
+/* The "External id" in the args of the event named `name`, or -1. */
+static long ext_of(const char *text, const char *name) {
+    char key[128];
+    const char *p, *q;
+    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
+    if (!(p = strstr(text, key)) || !(q = strstr(p, "\"External id\": "))) return -1;
+    return strtol(q + 15, NULL, 10);
+}
+
+int main(void) {
+    prof_config c;
+    prof_events *ev;
+    char *text;
+    unsetenv("FAKE_CUPTI_ENV");
+    fake_cupti_reset();
+    prof_set_log(check_log, NULL);
+    mkdir("build", 0777);
+    mkdir(OUT, 0777);
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        g_base = ((int64_t)ts.tv_sec + 1000) * 1000000000;
+    }
+    at(0);
+    memset(&c, 0, sizeof c);
+    c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    c.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return check_report();
+    at(1000);
+    {
+        PROF_SCOPE("op");
+        CUpti_ActivityAPI a = fake_cupti_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, T(3000), T(3500), 5);
+        CUpti_ActivityMemcpy6 m = fake_cupti_memcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 4096, T(3200), T(3400), 5);
+        m.runtimeCorrelationId = 0; /* no runtime call around it */
+        CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
+        CHECK_EQ_INT(fake_cupti_queue_memcpy(&m), 0);
+        at(5000);
+    }
+    at(6000);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return check_report();
+    {
+        size_t i;
+        for (i = 0; i < prof_events_count(ev); i++) {
+            prof_event e;
+            if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, "op") == 0) CHECK_EQ_INT(e.n_kernels, 1); /* the copy is op's */
+        }
+    }
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/trace.json"), PROF_OK);
+    text = check_read_file(OUT "/trace.json");
+    if (CHECK(text != NULL)) {
+        long op = ext_of(text, "op"), cp = ext_of(text, "Memcpy HtoD (Pageable -> Device)");
+        CHECK(op > 0);
+        CHECK_MSG(cp == op, "the copy (owned by op, \"External id\": %ld) is written with \"External id\": %ld (its correlation id)", op, cp);
+        free(text);
+    }
+    prof_events_free(ev);
+    prof_shutdown();
+    return check_report();
+}
