@@ -254,6 +254,15 @@
                       line after its totals, and the trace in its
                       "prof_dropped" key. Marks, counter samples,
                       allocations and async begins/ends count as events too.
+                      CUDA's records (PROF_CUPTI: API calls, kernels,
+                      copies, sets and syncs) reach the list at prof_stop:
+                      a call and the GPU work it launched are kept or
+                      dropped together; a thread's calls made after the
+                      cap refused it are dropped with its scopes, and the
+                      rest take the room the list has left, in the order
+                      the calls began, until one does not fit (CUDA's
+                      memory records are not capped here; CUPTI's
+                      buffers hold at most 256 MiB in all).
                       An allocation and its free are kept or dropped as a
                       pair: the free of a block whose allocation was
                       recorded is recorded past the cap, that of one whose
@@ -2950,6 +2959,8 @@ typedef struct prof__tstate {
                                   scope then goes the slow way) */
     int capped;                /* the cap refused a share: no scope begins
                                   recording on this thread again this session */
+    uint64_t capped_tick;      /* when (written inside `busy`): CUDA calls the
+                                  thread makes from then on are dropped too */
     int busy;                  /* in prof__gate_refill / prof__scope_lost, or
                                   rebinding (prof__thread_bind) */
     uint32_t held_gate;        /* the size of the current share, counted in
@@ -3638,6 +3649,7 @@ static PROF__NI int prof__gate_refill(prof__tstate *t) {
             __atomic_store_n(&t->hot.gate.word, t->gate_base + 1, __ATOMIC_RELAXED);
         } else {
             t->capped = 1;
+            PROF__STORER(&t->capped_tick, prof__now());
         }
         prof__gate_leave(t);
     }
@@ -4971,13 +4983,15 @@ PROF_API void prof_shutdown(void) {
    writers (PROF__EXT_*). */
 typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
 #if defined(PROF_CUPTI)
-typedef struct prof__cu_thr { uint64_t pthread_id, tid; } prof__cu_thr;
+/* A thread CUPTI may name: its ids, and the tick at which the cap refused
+   it (0: never; prof__cug_cap). */
+typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick; } prof__cu_thr;
 struct prof__cubuf; /* >>cupti: a buffer CUPTI filled */
 static void prof__cupti_start(unsigned activities);
 static void prof__cupti_stop(void);
 static int prof__cupti_active(void);
 static int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
-                              int64_t mono_start, int64_t mono_stop, struct prof__cubuf **kept);
+                              int64_t mono_start, int64_t mono_stop, size_t room, struct prof__cubuf **kept);
 static void prof__cupti_bufs_free(struct prof__cubuf *list);
 static int prof__cupti_correlate(prof_events *e);
 static void prof__cupti_atfork(int dir);
@@ -5797,14 +5811,15 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
            is not inside the newer block and that block counts as empty */
         sn->pos = PROF__LOAD(&t->hot.pos);
         sn->cur = PROF__LOAD(&t->cur);
-#if defined(PROF_CUPTI)
-        c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
-        c->cuthr[c->ncuthr].tid = t->tid;
-        c->ncuthr++;
-#endif
         /* the owner's counts are whole once it is out of `busy` (the
            section is a few instructions; it saw the session end or will) */
         while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) sched_yield();
+#if defined(PROF_CUPTI)
+        c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
+        c->cuthr[c->ncuthr].tid = t->tid;
+        c->cuthr[c->ncuthr].capped_tick = t->capped ? PROF__LOADR(&t->capped_tick) : 0;
+        c->ncuthr++;
+#endif
         /* the gate after pos: a scope begun in between counts as open */
         gate = __atomic_load_n(&t->hot.gate.word, __ATOMIC_RELAXED);
         sn->entered = PROF__LOADR(&t->scopes_before) + (gate - PROF__LOADR(&t->gate_base)) + PROF__LOADR(&t->refused);
@@ -6708,7 +6723,9 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
 #if defined(PROF_CUPTI)
     if (c->cuda) {
         if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
-        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop, &c->cukept) != 0) return -1;
+        size_t used = c->nscopes + c->nx, cap = prof__g.cfg.max_events; /* the list's events so far */
+        if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop,
+                               used < cap ? cap - used : 0, &c->cukept) != 0) return -1;
     }
 #endif
     /* CUDA memory recorded by hand (prof_alloc_ex, no CUPTI): the table
@@ -15715,6 +15732,7 @@ typedef struct prof__cu_gather {
     size_t nthr;
     int64_t mono_start, mono_stop;
     size_t first_key;           /* the first key this gather added */
+    size_t room;                /* the events the list may still take under the cap (prof__cug_cap) */
     prof__demangle_fn demangle; /* __cxa_demangle when the process has it */
     prof__map ctx_dev;          /* context -> device, for synchronization records */
     prof__buf name;             /* the name being formatted */
@@ -16009,6 +16027,134 @@ static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
     }
 }
 
+/* Phase 3b: the cap (max_events), for CUPTI's records, which reach the
+   list only now. A call and the GPU work it launched are kept or dropped
+   together (by their correlation id, collected in `gone`):
+   - once the cap refused a thread no new scope begins recording there, so
+     a CUDA call the thread made from then on is dropped as such a scope
+     is, with its work (also that of a filtered call); kept, the call would
+     be the child of a scope around the dropped one and its kernels that
+     scope's own;
+   - the rest take the room the list has left under the cap (g->room) in
+     the order the calls began: past it, every later call and its work are
+     dropped, as the cap drops what comes after it.
+   Dropped records count in prof_stats.dropped. -1 without memory. */
+typedef struct prof__cug_unit { int64_t start; uint32_t corr; } prof__cug_unit;
+static int prof__cug_unit_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__cug_unit *u = (const prof__cug_unit *)ctx;
+    return u[a].start < u[b].start;
+}
+static PROF__NI int prof__cug_gone_add(prof__map *gone, uint32_t corr) {
+    int found;
+    uint32_t *slot = prof__map_slot(gone, corr, &found);
+    if (!slot) return -1;
+    *slot = 1;
+    return 0;
+}
+/* The calls of threads the cap refused, made after it did. */
+static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
+    prof_events *e = g->e;
+    const prof__key *keys = *g->keys;
+    prof__map capped; /* tid -> index in g->thr of a thread the cap refused */
+    size_t i, n = *g->nkeys;
+    uint32_t k, *slot;
+    int found, rc = 0;
+    for (i = 0; i < g->nthr && !g->thr[i].capped_tick; i++) {}
+    if (i >= g->nthr) return 0;
+    memset(&capped, 0, sizeof capped);
+    for (i = 0; i < g->nthr && rc == 0; i++) {
+        if (!g->thr[i].capped_tick) continue;
+        if (!(slot = prof__map_slot(&capped, g->thr[i].tid, &found))) rc = -1;
+        else *slot = (uint32_t)i;
+    }
+#define PROF__CUG_PAST_CAP(tid, start) \
+    ((k = prof__map_get(&capped, (tid))) != UINT32_MAX && (start) >= prof__c_ns(g->thr[k].capped_tick))
+    for (i = g->first_key; i < n && rc == 0; i++) { /* the kept calls */
+        const prof__key *y = &keys[i];
+        if (y->device_type != PROF_DEVICE_CPU || !(e->sites[y->site].flags & PROF__API_CALL)) continue;
+        if (PROF__CUG_PAST_CAP(e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
+    }
+    for (i = 0; i < prof__cu.nhidden && rc == 0; i++) /* the filtered ones */
+        if (PROF__CUG_PAST_CAP(prof__cu.hidden[i].tid, prof__cu.hidden[i].start)) rc = prof__cug_gone_add(gone, prof__cu.hidden[i].correlation);
+#undef PROF__CUG_PAST_CAP
+    prof__map_free(&capped);
+    return rc;
+}
+/* The rest, in the room left: each call (or GPU work whose call is not
+   in the list) a unit of its correlation id, costing the records of that
+   id; taken in order of start until one does not fit. */
+static PROF__NI int prof__cug_cap_room(prof__cu_gather *g, prof__map *gone) {
+    prof_events *e = g->e;
+    const prof__key *keys = *g->keys;
+    prof__map cost;         /* correlation -> its records not gone yet */
+    prof__cug_unit *u = NULL;
+    uint32_t *idx = NULL, *slot;
+    size_t i, n = *g->nkeys, nu = 0, left = 0, room = g->room;
+    int found, rc = 0;
+    for (i = g->first_key; i < n; i++) left += prof__map_get(gone, e->ex[keys[i].extra].correlation) == UINT32_MAX;
+    if (left <= room) return 0;
+    memset(&cost, 0, sizeof cost);
+    u = PROF__ALLOC(prof__cug_unit, left + prof__cu.nhidden + 1);
+    idx = PROF__ALLOC(uint32_t, 2 * (left + prof__cu.nhidden + 1));
+    if (!u || !idx) rc = -1;
+    for (i = g->first_key; i < n && rc == 0; i++) {
+        const prof__key *y = &keys[i];
+        uint32_t corr = e->ex[y->extra].correlation;
+        if (prof__map_get(gone, corr) != UINT32_MAX) continue;
+        if (!(slot = prof__map_slot(&cost, corr, &found))) { rc = -1; break; }
+        *slot = found ? *slot + 1 : 1;
+        if (y->device_type == PROF_DEVICE_CPU || !found) { u[nu].start = y->start; u[nu].corr = corr; nu++; }
+    }
+    for (i = 0; i < prof__cu.nhidden && rc == 0; i++) {
+        uint32_t corr = prof__cu.hidden[i].correlation;
+        if (prof__map_get(gone, corr) != UINT32_MAX || prof__map_get(&cost, corr) == UINT32_MAX) continue; /* (nothing of it in the list) */
+        u[nu].start = prof__cu.hidden[i].start;
+        u[nu].corr = corr;
+        nu++;
+    }
+    for (i = 0; i < nu && rc == 0; i++) idx[i] = (uint32_t)i;
+    if (rc == 0) prof__msort_u32(idx, idx + nu, nu, prof__cug_unit_less, u);
+    for (i = 0; i < nu && rc == 0; i++) {
+        uint32_t corr = u[idx[i]].corr, *c = prof__map_at(&cost, corr);
+        if (!*c) continue; /* (its id was decided by an earlier unit) */
+        if (*c <= room) room -= *c;
+        else { room = 0; rc = prof__cug_gone_add(gone, corr); }
+        *c = 0;
+    }
+    PROF__FREE(u);
+    PROF__FREE(idx);
+    prof__map_free(&cost);
+    return rc;
+}
+static PROF__NI int prof__cug_cap(prof__cu_gather *g) {
+    prof_events *e = g->e;
+    prof__key *keys = *g->keys;
+    prof__map gone; /* the correlation ids dropped */
+    size_t i, k, n = *g->nkeys, calls = 0, work = 0;
+    int rc;
+    memset(&gone, 0, sizeof gone);
+    rc = prof__cug_cap_threads(g, &gone);
+    if (rc == 0) rc = prof__cug_cap_room(g, &gone);
+    for (i = k = g->first_key; i < n && rc == 0 && gone.n; i++) { /* the keys kept, in order */
+        const prof__key *y = &keys[i];
+        if (prof__map_get(&gone, e->ex[y->extra].correlation) != UINT32_MAX) {
+            if (y->device_type == PROF_DEVICE_CPU) calls++;
+            else work++;
+            continue;
+        }
+        keys[k++] = *y;
+    }
+    if (rc == 0 && gone.n) {
+        *g->nkeys = k;
+        e->stats.dropped += calls + work;
+        if (calls + work)
+            prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%zu CUDA API call%s and %zu kernel%s, cop%s or set%s dropped at the cap of %zu events (raise prof_config.max_events)",
+                         calls, calls == 1 ? "" : "s", work, work == 1 ? "" : "s", work == 1 ? "y" : "ies", work == 1 ? "" : "s", prof__g.cfg.max_events);
+    }
+    prof__map_free(&gone);
+    return rc;
+}
+
 /* CUPTI's buffers, given back (prof__cu.bytes counts them; each node is
    its buffer's first bytes). */
 static PROF__NI void prof__cupti_bufs_free(prof__cubuf *list) {
@@ -16047,7 +16193,7 @@ static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int 
    retry reads the same records once (a DEVICE record's name, freed when
    read, is cleared: its entry is made once per process anyway). */
 static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
-                                       int64_t mono_start, int64_t mono_stop, prof__cubuf **kept) {
+                                       int64_t mono_start, int64_t mono_stop, size_t room, prof__cubuf **kept) {
     prof__cu_gather g;
     prof__cubuf *list, *b, **tail;
     prof_stats st0;
@@ -16063,6 +16209,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     g.mono_start = mono_start;
     g.mono_stop = mono_stop;
     g.first_key = *nkeys;
+    g.room = room;
     {   /* a function pointer from dlsym: copied, as POSIX allows */
         void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
         memcpy(&g.demangle, &sym, sizeof g.demangle);
@@ -16086,6 +16233,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
         }
     }
     if (!rc) prof__cug_sync_devices(&g);
+    if (!rc) rc = prof__cug_cap(&g);
     if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;
     if (rc) {
         *nkeys = g.first_key;
