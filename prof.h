@@ -324,7 +324,9 @@
                       a dropped call still count for the scope around it.
                       PROF_CUDA_ALL_API keeps every API call,
                       PROF_CUDA_SYNC records synchronization (cuda_sync)
-                      on the stream's lane ("sync" when it has none).
+                      on the stream's lane ("sync" when it has none): CUDA
+                      time, as PyTorch counts it (a Stream Sync's wait is
+                      in its op's CUDA time and the table's total).
    log, log_user_data where messages go from this prof_start on, also
                       after prof_stop, until prof_set_log or another
                       prof_start with a log (NULL: keep the current one,
@@ -11416,7 +11418,7 @@ static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
    their own, get none). */
 static PROF__NI uint32_t prof__flow_corr(const prof_events *e, const prof__ev *v, const prof__map *api) {
     uint32_t corr;
-    if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) return 0;
+    if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN) || (e->sites[v->site].flags & PROF_SITE_CUDA_SYNC)) return 0;
     corr = e->ex[v->extra].correlation;
     return corr && prof__map_get(api, corr) != UINT32_MAX ? corr : 0;
 }
@@ -15939,8 +15941,10 @@ static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a
     return 0;
 }
 /* A synchronization: on its stream's lane (a context-wide one, which has
-   no stream, on its own "sync" lane); not device time (flagged as an
-   annotation); its device settled once every buffer was read. */
+   no stream, on its own "sync" lane); a CUDA event, as PyTorch's
+   deviceTypeFromActivity makes Kineto's cuda_sync (not an annotation: its
+   time is device time, counted in its op and the table's total, as
+   PyTorch counts it); its device settled once every buffer was read. */
 static PROF__NI int prof__cug_sync(prof__cu_gather *g, const prof__cu_sync_rec *s) {
     static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
     int64_t lane = s->streamId == CUPTI_INVALID_STREAM_ID ? -1 : (int64_t)s->streamId;
@@ -15950,7 +15954,7 @@ static PROF__NI int prof__cug_sync(prof__cu_gather *g, const prof__cu_sync_rec *
     if (!s->start || !prof__cug_in(g, s->start) || s->end < s->start) return 0;
     dev = prof__map_get(&g->ctx_dev, s->contextId);
     x = prof__cu_key(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, s->start), prof__cug_ns(g, s->end), (uint64_t)lane,
-                     names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, PROF__F_USER_ANN);
+                     names[(unsigned)s->type < 5 ? (unsigned)s->type : 0], PROF_SITE_CUDA_SYNC, PROF_DEVICE_CUDA, 0);
     if (!x || !(ci = (prof__cuinfo *)prof__arena_alloc(&g->e->arena, sizeof *ci))) return -1;
     x->correlation = s->correlationId;
     x->device_index = dev == UINT32_MAX ? 0 : (int)dev;

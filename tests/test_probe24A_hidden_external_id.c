@@ -20,26 +20,12 @@
 #undef clock_gettime
 #include "check.h"
 #include "fake_cupti_control.h"
+#include "virtual_mono.h"
 
 #include <sys/stat.h>
 
 #define OUT "build/probe24A_hidden_external_id"
 
-extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
-
-static int64_t vc_ns; /* virtual CLOCK_MONOTONIC */
-int test_clock_gettime(clockid_t clk, struct timespec *ts) {
-    if (clk == CLOCK_MONOTONIC) {
-        int64_t v = __atomic_load_n(&vc_ns, __ATOMIC_SEQ_CST);
-        ts->tv_sec = (time_t)(v / 1000000000);
-        ts->tv_nsec = (long)(v % 1000000000);
-        return 0;
-    }
-    return clock_gettime(clk, ts);
-}
-static int64_t g_base;
-static void at(int64_t t) { __atomic_store_n(&vc_ns, g_base + t, __ATOMIC_SEQ_CST); }
-static uint64_t T(int64_t t) { return (uint64_t)(g_base + t); }
 
 /* The "External id" in the args of the event named `name`, or -1. */
 static long ext_of(const char *text, const char *name) {
@@ -59,11 +45,7 @@ int main(void) {
     prof_set_log(check_log, NULL);
     mkdir("build", 0777);
     mkdir(OUT, 0777);
-    {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        g_base = ((int64_t)ts.tv_sec + 1000) * 1000000000;
-    }
+    virtual_mono_init();
     at(0);
     memset(&c, 0, sizeof c);
     c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
