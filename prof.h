@@ -301,7 +301,11 @@
                       addr2line -e module offset names)
    schedule, on_trace_ready
                       torch.profiler.schedule(skip_first, wait, warmup,
-                      active, repeat) driven by prof_step()
+                      active, repeat) driven by prof_step(). As in
+                      PyTorch, CUPTI is enabled when a warm-up begins and
+                      stays on into the recording that follows (its start-up
+                      cost falls in the discarded steps); the window keeps
+                      only GPU work that began in it
    with_node_id, node_id, world_size
                       the rank of this process (Node ID column, trace's
                       distributedInfo), written as given; without
@@ -3024,6 +3028,8 @@ static struct {
     prof_config cfg;
     uint64_t tick_start;
     int64_t mono_start, real_start;
+    int cupti_carry;           /* a schedule's warm-up ends into recording:
+                                  CUPTI stays on (prof__transit) */
     uint32_t last_epoch;
     uint32_t reaped_epoch;     /* last_epoch when exited threads were last
                                   reaped: no collector reads the threads of
@@ -7055,8 +7061,10 @@ static PROF__NI int prof__collect(prof__collector *c) {
     int rc = 0;
     if (c->phase == PROF__C_NONE) {
 #if defined(PROF_CUPTI)
-        c->cuda = prof__cupti_active();
-        prof__cupti_stop(); /* forced flush before the CPU side closes */
+        if (!prof__g.cupti_carry) { /* (carried on: the next window gathers) */
+            c->cuda = prof__cupti_active();
+            prof__cupti_stop(); /* forced flush before the CPU side closes */
+        }
         c->mono_stop = prof__mono_ns();
 #endif
         prof__pf_stop();
@@ -7246,9 +7254,11 @@ static PROF__NI void prof__begin_recording(void) {
     prof__pf_session(!c->no_prefault_thread, c->reserve_events != 0);
 #if defined(PROF_CUPTI)
     /* enabling can take long on a real GPU: done before the session's
-       start times are taken, so CPU and GPU share one origin */
-    prof__cupti_start(c->activities);
+       start times are taken, so CPU and GPU share one origin (unless a
+       warm-up left it on: its records before this origin are left out) */
+    if (!prof__cupti_active()) prof__cupti_start(c->activities);
 #endif
+    prof__g.cupti_carry = 0;
     prof__clock_init();
     if (c->record_shapes) f |= PROF__F_SHAPES;
     if (c->with_flops) f |= PROF__F_FLOPS;
@@ -7394,7 +7404,12 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
         if (to == PROF__NONE || from == PROF__RECORD)
             prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_step: schedule goes from %s to %s; the recorded steps are discarded",
                          from == PROF__WARMUP ? "warm-up" : "recording", to == PROF__NONE ? "nothing" : "warm-up");
-        /* warm-up steps are recorded only to be thrown away */
+        /* warm-up steps are recorded only to be thrown away; CUPTI stays
+           on from a warm-up into recording, which is what the warm-up
+           warms up (Kineto enables CUPTI when the warm-up begins and marks
+           the window's start when recording does), and what it recorded
+           before the window is left out by time */
+        prof__g.cupti_carry = from == PROF__WARMUP && to != PROF__NONE;
         prof_events_free(prof__end_recording(0, "prof_step"));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return;
