@@ -630,8 +630,11 @@
    prof_start, prof_step, prof_stop or prof_shutdown leaves the child
    with no session, since that thread's work cannot be finished there:
    its prof_stop says so, and prof_start begins afresh. The parent is not
-   affected either way. vfork and posix_spawn run no fork handlers: only
-   exec the child.)
+   affected either way. CUDA does not cross a fork: under PROF_CUPTI a
+   child of a process that used CUPTI calls it no more (its sessions
+   record the CPU, and say so once; the parent's GPU records stay the
+   parent's). vfork and posix_spawn run no fork handlers: only exec the
+   child.)
 
    THREAD SAFETY
    =============
@@ -15434,7 +15437,8 @@ typedef struct prof__cubuf { uint8_t *data; size_t valid, bytes; struct prof__cu
 typedef struct prof__cuhidden { uint32_t correlation; uint64_t tid; int64_t start, end; } prof__cuhidden;
 static struct {
     pthread_mutex_t lock;
-    int enabled, warned, no_gpu, subscribed;
+    int enabled, warned, subscribed;
+    int no_gpu;                /* 1: no CUDA in this process; 2: none in a forked child, not said yet */
     unsigned flags;            /* the session's prof_config.cuda_flags */
     uint64_t kinds_on;         /* bit k: kind prof__cu_kinds[k] enabled */
     prof__cubuf *done, **tail;
@@ -15543,6 +15547,15 @@ static void prof__cupti_atfork(int dir) {
     else {
         pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
         prof__cu.lock = m;
+        /* CUDA does not cross a fork: a child of a process that used it
+           cannot (the driver refuses it), and CUPTI's threads and locks
+           are the parent's, so a call into CUPTI here may never return.
+           The child calls CUPTI no more: its prof_stop closes the session
+           it inherited without the parent's GPU records (the parent's to
+           report), and its own sessions record the CPU (said once). */
+        if (prof__cu.subscribed || prof__cu.enabled) prof__cu.no_gpu = 2;
+        prof__cu.enabled = prof__cu.subscribed = 0;
+        prof__cu.kinds_on = 0;
     }
 }
 
@@ -15557,7 +15570,12 @@ static PROF__NI void prof__cupti_release(void) {
 
 static PROF__NI void prof__cupti_start(unsigned activities) {
     size_t k;
-    if (!(activities & PROF_ACTIVITY_CUDA) || prof__cu.no_gpu) return;
+    if (!(activities & PROF_ACTIVITY_CUDA)) return;
+    if (prof__cu.no_gpu == 2) { /* (said once) */
+        prof__report(PROF_LOG_INFO, PROF_E_CUPTI, "CUPTI: this process was forked from one that used CUDA, which a child cannot; CUDA activity is not recorded in it, the CPU profile goes on");
+        prof__cu.no_gpu = 1;
+    }
+    if (prof__cu.no_gpu) return;
     prof__cu.warned = 0;
     prof__cu.flags = prof__g.cfg.cuda_flags;
     prof__cu.kinds_on = 0;

@@ -19,7 +19,13 @@
    failure.
    Wanted: the child's prof_stop returns (prof__cu.lock made afresh in the
    atfork child handler, as the other locks are; or taken around the fork
-   in the prepare handler), and its next session records a kernel. */
+   in the prepare handler).
+   And CUDA does not cross a fork: a child of a process that used it
+   cannot use it (the driver refuses), and CUPTI's own threads and locks
+   stay the parent's, so a call into CUPTI in the child may never return.
+   The child's prof_stop and its own sessions call CUPTI no more (the
+   fake counts the calls), its session records the CPU and says once that
+   CUDA is not recorded. */
 #define _GNU_SOURCE 1
 #include <pthread.h>
 #include <signal.h>
@@ -83,16 +89,36 @@ static size_t count_kernels(prof_events *ev, const char *name) {
     return n;
 }
 
+static int64_t find_name(prof_events *ev, const char *name) {
+    size_t i;
+    for (i = 0; i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return (int64_t)i;
+    }
+    return -1;
+}
+
+static int cupti_calls(void) {
+    static const char *const names[] = { "cuptiActivityFlushAll", "cuptiActivityDisable", "cuptiActivityEnable", "cuptiSubscribe",
+                                         "cuptiUnsubscribe", "cuptiFinalize", "cuptiActivityGetNumDroppedRecords" };
+    size_t i;
+    int n = 0;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) n += fake_cupti_call_count(names[i]);
+    return n;
+}
+
 static int child(void) {
     prof_config c;
     prof_events *ev;
     pthread_t th;
     size_t n;
+    int calls0 = cupti_calls();
     g_forked = 1; /* (no more holds here) */
     alarm(5); /* a hang is a failure */
     ev = prof_stop(); /* the session inherited from the parent */
     if (!ev) { fprintf(stderr, "child: prof_stop of the inherited session returned NULL\n"); return 2; }
     prof_events_free(ev);
+    if (cupti_calls() != calls0) { fprintf(stderr, "child: prof_stop called CUPTI %d times\n", cupti_calls() - calls0); return 6; }
 #if defined(__SANITIZE_THREAD__)
     return 0; /* TSan refuses new threads in the child of a multi-threaded fork */
 #elif defined(__has_feature)
@@ -104,13 +130,19 @@ static int child(void) {
     c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
     if (prof_start(&c) != PROF_OK) { fprintf(stderr, "child: prof_start failed\n"); return 3; }
     g_t0 = now_ns();
-    if (pthread_create(&th, NULL, worker, (void *)"child_kernel") != 0) return 4;
-    pthread_join(th, NULL);
+    {
+        PROF_SCOPE("child_scope");
+        if (pthread_create(&th, NULL, worker, (void *)"child_kernel") != 0) return 4;
+        pthread_join(th, NULL);
+    }
     while (now_ns() < g_t0 + 100000) {}
     ev = prof_stop();
     n = count_kernels(ev, "child_kernel");
+    if (!ev || find_name(ev, "child_scope") < 0) { fprintf(stderr, "child: its own session lacks the CPU's scope\n"); return 7; }
     prof_events_free(ev);
-    if (n != 1) { fprintf(stderr, "child: its own session has %zu child_kernel, expected 1\n", n); return 5; }
+    if (n != 0) { fprintf(stderr, "child: its own session has %zu child_kernel, expected none (no CUDA after a fork)\n", n); return 5; }
+    if (cupti_calls() != calls0) { fprintf(stderr, "child: its session called CUPTI %d times\n", cupti_calls() - calls0); return 6; }
+    if (!check_log_has(PROF_E_CUPTI, "forked from one that used CUDA")) { fprintf(stderr, "child: no word that CUDA is not recorded\n"); return 8; }
     return 0;
 }
 
