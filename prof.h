@@ -16064,6 +16064,44 @@ static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
     }
 }
 
+/* Phase 3a: a release whose record says 0 bytes frees what the block's
+   allocation took (found by address, in time order: buffers of different
+   threads complete in any order), so that it is not live forever. -1
+   without memory. */
+typedef struct prof__cug_mem_order { const prof__memrec *m; } prof__cug_mem_order;
+static int prof__cug_mem_before(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__memrec *m = ((const prof__cug_mem_order *)ctx)->m;
+    return m[a].ts < m[b].ts;
+}
+static PROF__NI int prof__cug_release_sizes(prof__cu_gather *g, size_t nmem0) {
+    prof_events *e = g->e;
+    prof__map live; /* address -> 1 + the index of its allocation, 0 once released */
+    prof__cug_mem_order ord;
+    uint32_t *idx, *slot;
+    size_t i, n = e->nmem - nmem0;
+    int found, rc = 0;
+    for (i = nmem0; i < e->nmem && e->mem[i].bytes != 0; i++) {}
+    if (i >= e->nmem) return 0; /* every record has its size */
+    if (!(idx = PROF__ALLOC(uint32_t, 2 * n))) return -1;
+    memset(&live, 0, sizeof live);
+    for (i = 0; i < n; i++) idx[i] = (uint32_t)(nmem0 + i);
+    ord.m = e->mem;
+    prof__msort_u32(idx, idx + n, n, prof__cug_mem_before, &ord);
+    for (i = 0; i < n && rc == 0; i++) {
+        prof__memrec *m = &e->mem[idx[i]];
+        if (m->bytes > 0) {
+            if (!(slot = prof__map_slot(&live, m->ptr, &found))) rc = -1;
+            else *slot = idx[i] + 1;
+        } else if ((slot = prof__map_at(&live, m->ptr)) != NULL && *slot) {
+            if (m->bytes == 0) m->bytes = -e->mem[*slot - 1].bytes;
+            *slot = 0;
+        }
+    }
+    prof__map_free(&live);
+    PROF__FREE(idx);
+    return rc;
+}
+
 /* Phase 3b: the cap (max_events), for CUPTI's records, which reach the
    list only now. A call and the GPU work it launched are kept or dropped
    together (by their correlation id, collected in `gone`):
@@ -16270,6 +16308,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
         }
     }
     if (!rc) prof__cug_sync_devices(&g);
+    if (!rc) rc = prof__cug_release_sizes(&g, nmem0);
     if (!rc) rc = prof__cug_cap(&g);
     if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;
     if (rc) {
