@@ -13377,7 +13377,6 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->ids.i = UINT64_MAX;
     prof__trace_tids(cx, e); /* first: a site's fast flag needs them */
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
-    if (prof__trace_streams(cx, e) != 0) return -1;
     return 0;
 }
 /* cx->owners: each correlation id of device work the join gave to an op
@@ -13405,6 +13404,7 @@ static PROF__NI int prof__trace_owners(prof__trace_ctx *cx, const prof_events *e
 static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
     prof__path_free(&cx->path);
     prof__map_free(&cx->owners);
+    prof__map_free(&cx->stream_w);
     prof__memo_free(cx->memo);
     PROF__FREE(cx->root_touch);
     PROF__FREE(cx->ovl);
@@ -13420,7 +13420,6 @@ static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
 static PROF__NI void prof__trace_ctx_free(prof__trace_ctx *cx) {
     if (!cx) return;
     prof__trace_events_undo(cx);
-    prof__map_free(&cx->stream_w);
     PROF__FREE(cx->tid_json);
     PROF__FREE(cx->site_json);
     PROF__FREE(cx);
@@ -13453,7 +13452,7 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
     /* the API calls by correlation serve device events alone (their
        External id, the flows): without any, no pass over the extras
        (128 bytes each, one after the other before the events) */
-    if (cx->on_device && (prof__api_calls(e, api) != 0 || prof__trace_owners(cx, e) != 0)) w->err = ENOMEM;
+    if (cx->on_device && (prof__api_calls(e, api) != 0 || prof__trace_owners(cx, e) != 0 || prof__trace_streams(cx, e) != 0)) w->err = ENOMEM;
     cx->memo = prof__memo_new(e);              /* optional */
     cx->calls = api->n ? api : NULL;
     if (!prof__par_items(w, e->n, &prof__trace_par_ops, cx))
