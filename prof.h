@@ -16125,13 +16125,19 @@ static PROF__NI int prof__cug_gone_add(prof__map *gone, uint32_t corr) {
     *slot = 1;
     return 0;
 }
+/* Whether a call of thread `tid` at `start` came after the cap refused
+   the thread (capped: tid -> its index in g->thr). */
+static PROF__NI int prof__cug_past_cap(const prof__cu_gather *g, const prof__map *capped, uint64_t tid, int64_t start) {
+    uint32_t k = prof__map_get(capped, tid);
+    return k != UINT32_MAX && start >= prof__c_ns(g->thr[k].capped_tick);
+}
 /* The calls of threads the cap refused, made after it did. */
 static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
     prof_events *e = g->e;
     const prof__key *keys = *g->keys;
     prof__map capped; /* tid -> index in g->thr of a thread the cap refused */
     size_t i, n = *g->nkeys;
-    uint32_t k, *slot;
+    uint32_t *slot;
     int found, rc = 0;
     for (i = 0; i < g->nthr && !g->thr[i].capped_tick; i++) {}
     if (i >= g->nthr) return 0;
@@ -16141,16 +16147,14 @@ static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
         if (!(slot = prof__map_slot(&capped, g->thr[i].tid, &found))) rc = -1;
         else *slot = (uint32_t)i;
     }
-#define PROF__CUG_PAST_CAP(tid, start) \
-    ((k = prof__map_get(&capped, (tid))) != UINT32_MAX && (start) >= prof__c_ns(g->thr[k].capped_tick))
     for (i = g->first_key; i < n && rc == 0; i++) { /* the kept calls */
         const prof__key *y = &keys[i];
         if (y->device_type != PROF_DEVICE_CPU || !(e->sites[y->site].flags & PROF__API_CALL)) continue;
-        if (PROF__CUG_PAST_CAP(e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
+        if (prof__cug_past_cap(g, &capped, e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
     }
     for (i = 0; i < prof__cu.nhidden && rc == 0; i++) /* the filtered ones */
-        if (PROF__CUG_PAST_CAP(prof__cu.hidden[i].tid, prof__cu.hidden[i].start)) rc = prof__cug_gone_add(gone, prof__cu.hidden[i].correlation);
-#undef PROF__CUG_PAST_CAP
+        if (prof__cug_past_cap(g, &capped, prof__cu.hidden[i].tid, prof__cu.hidden[i].start))
+            rc = prof__cug_gone_add(gone, prof__cu.hidden[i].correlation);
     prof__map_free(&capped);
     return rc;
 }
