@@ -15,7 +15,9 @@
    Here the addresses are fixed integers (prof.h never reads the memory
    behind them), so the tables' chains, and the result, are the same on
    every run: 2048 blocks of 100 bytes, every odd one freed (tombstones),
-   every even one reported again with 300 bytes, then freed twice. */
+   every even one reported again with 300 bytes, then freed twice; and the
+   same with the even ones reported again with 0 bytes, which must record
+   the replaced block's free (the duplicate skips it: `prev` stays empty). */
 #define _GNU_SOURCE 1
 #include <stdint.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 enum { N = 2048 };
 
 static const void *addr(int i) { return (const void *)(uintptr_t)(0x10000000u + 64u * (unsigned)i); }
+static const void *addr2(int i) { return (const void *)(uintptr_t)(0x20000000u + 64u * (unsigned)i); }
 
 int main(void) {
     prof_config cfg;
@@ -47,22 +50,37 @@ int main(void) {
         for (i = 0; i < N; i += 2) prof_dealloc(addr(i));    /* frees the 300 */
         for (i = 0; i < N; i += 2) prof_dealloc(addr(i));    /* no longer live: unknown */
     }
+    {
+        /* the same with a report of 0 bytes: it replaces the live block and
+           records that block's free (manual, prof__alloc_addr) */
+        PROF_SCOPE("zero");
+        for (i = 0; i < N; i++) prof_alloc(addr2(i), 100);
+        for (i = 1; i < N; i += 2) prof_dealloc(addr2(i));
+        for (i = 0; i < N; i += 2) prof_alloc(addr2(i), 0);   /* records the 100's free */
+        for (i = 0; i < N; i += 2) prof_dealloc(addr2(i));    /* the 0-byte block: no record, not unknown */
+        for (i = 0; i < N; i += 2) prof_dealloc(addr2(i));    /* unknown */
+    }
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
     st = prof_events_stats(ev);
-    CHECK_EQ_INT(st.unknown_frees, N / 2);
-    CHECK_EQ_INT(st.allocs, N + N / 2 + N / 2 + N / 2);
+    CHECK_EQ_INT(st.unknown_frees, N / 2 + N / 2);
+    CHECK_EQ_INT(st.allocs, (N + N / 2 + N / 2 + N / 2) + (N + N / 2 + N / 2));
     n = prof_events_count(ev);
     for (k = 0; k < n; k++) {
         prof_event e;
         prof_events_get(ev, k, &e);
         if (strcmp(e.name, "hooks") == 0) {
-            found = 1;
+            found++;
             /* +100 N - 50 N (odd frees) + 150 N (reports of 300) - 150 N (their frees) */
             CHECK_EQ_INT(e.cpu_memory_usage, 50LL * N);
         }
+        if (strcmp(e.name, "zero") == 0) {
+            found++;
+            /* +100 N - 50 N (odd frees) - 50 N (the even ones' frees, recorded by the 0-byte reports) */
+            CHECK_EQ_INT(e.cpu_memory_usage, 0);
+        }
     }
-    CHECK(found);
+    CHECK_EQ_INT(found, 2);
     prof_events_free(ev);
     prof_shutdown();
     return check_report();
