@@ -4494,10 +4494,21 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
         pthread_mutex_unlock(&sh->lock);
         return 0;
     }
-    j = prof__mix(p) & (sh->cap - 1);
-    while (sh->slots[j].ptr > PROF__TOMB && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
-    if (sh->slots[j].ptr != p) { if (!sh->slots[j].ptr) sh->used++; sh->n++; }
-    else if (prev) *prev = sh->slots[j];
+    {
+        /* p's entry if it has one (past tombstones: a block reported again
+           while live replaces itself), else the first free slot on its
+           probe chain, a tombstone before an empty one */
+        size_t tomb = SIZE_MAX;
+        for (j = prof__mix(p) & (sh->cap - 1); sh->slots[j].ptr && sh->slots[j].ptr != p; j = (j + 1) & (sh->cap - 1))
+            if (sh->slots[j].ptr == PROF__TOMB && tomb == SIZE_MAX) tomb = j;
+        if (sh->slots[j].ptr == p) {
+            if (prev) *prev = sh->slots[j];
+        } else {
+            if (tomb != SIZE_MAX) j = tomb;
+            else sh->used++; /* (an empty slot taken) */
+            sh->n++;
+        }
+    }
     sh->slots[j].ptr = p;
     sh->slots[j].bytes = b;
     sh->slots[j].category = category;
