@@ -2525,6 +2525,13 @@ struct prof_events {
     struct prof__dup *dups; size_t ndups;
     struct prof__dupkern *dupk; size_t ndupk, capdupk;
     int dups_added;            /* events added since: the next build puts them back */
+    /* Events with many children (prof__kids_of): their children in order
+       and the values a walk over them gives, kept until the tree or the
+       device times change, so that reading such an event
+       (prof_events_get) or its k-th child (prof_events_child) again costs
+       no walk: a loop over N children that reads their parent is linear. */
+    struct prof__kids *kids; size_t nkids, capkids;
+    prof__map kids_map;        /* event -> its entry in kids */
 };
 
 PROF_API prof_events *prof_events_create(void) {
@@ -2537,8 +2544,10 @@ PROF_API prof_events *prof_events_create(void) {
     return e;
 }
 
+static PROF__NI void prof__kids_clear(prof_events *e);
 PROF_API void prof_events_free(prof_events *e) {
     if (!e) return;
+    prof__kids_clear(e);
     PROF__FREE(e->ev); PROF__FREE(e->ex); PROF__FREE(e->sites); PROF__FREE(e->thr);
     PROF__FREE(e->kern); PROF__FREE(e->inst); PROF__FREE(e->dev_memo); PROF__FREE(e->stk); PROF__FREE(e->mem);
     PROF__FREE(e->nodes);
@@ -7615,6 +7624,7 @@ static PROF__NI void prof__tree_invalidate(prof_events *e) {
     e->tree_built = 0;
     PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
+    prof__kids_clear(e);
 }
 
 /* The parts of a description that would otherwise be read past their end
@@ -7747,6 +7757,7 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
     e->nkern++;
     PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
+    prof__kids_clear(e);
     return PROF_OK;
 }
 
@@ -8624,15 +8635,62 @@ static PROF__NI prof_result prof__prepare(prof_events *e) {
     return PROF_OK;
 }
 
-/* One event as a row of count 1: the table treats events and averages alike. */
-static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r);
+/* An event with many children (PROF__KIDS_MIN or more): its children in
+   order and what they give its row. */
+typedef struct prof__kids {
+    int32_t *child;
+    size_t n;
+    int64_t self_cpu, self_mem[2], self_dev;
+} prof__kids;
+#define PROF__KIDS_MIN 64
+static PROF__NI void prof__kids_clear(prof_events *e) {
+    size_t k;
+    for (k = 0; k < e->nkids; k++) PROF__FREE(e->kids[k].child);
+    PROF__FREE(e->kids);
+    e->kids = NULL;
+    e->nkids = e->capkids = 0;
+    prof__map_free(&e->kids_map);
+}
+/* One event as a row of count 1: the table treats events and averages
+   alike. kc: the event's entry of prof__kids_of, or NULL (then the values
+   come from a walk over its children). */
+static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r, const prof__kids *kc);
+/* Event i's entry when it has PROF__KIDS_MIN children or more (made on
+   first use, after prof__prepare), else NULL; NULL also without memory
+   (the callers then walk). */
+static PROF__NI const prof__kids *prof__kids_of(prof_events *e, size_t i) {
+    const prof__ev *v = &e->ev[i];
+    prof__kids *kc;
+    prof_avg r;
+    size_t n = 0;
+    int32_t c;
+    uint32_t *slot;
+    int found;
+    for (c = v->first_child; c >= 0 && n < PROF__KIDS_MIN; c = e->ev[c].next_sibling) n++;
+    if (n < PROF__KIDS_MIN) return NULL;
+    if ((slot = prof__map_at(&e->kids_map, i)) != NULL) return &e->kids[*slot];
+    if (!PROF__PUSH_OK(e->kids, e->nkids, e->capkids)) return NULL;
+    kc = &e->kids[e->nkids];
+    n = prof__n_children(e, v);
+    if (!(kc->child = PROF__ALLOC(int32_t, n))) return NULL;
+    for (n = 0, c = v->first_child; c >= 0; c = e->ev[c].next_sibling) kc->child[n++] = c;
+    kc->n = n;
+    prof__row_of_event(e, i, &r, NULL);
+    kc->self_cpu = r.self_cpu_time_total_ns;
+    kc->self_mem[0] = r.self_cpu_memory_usage;
+    kc->self_mem[1] = r.self_device_memory_usage;
+    kc->self_dev = r.self_device_time_total_ns;
+    if (!(slot = prof__map_slot(&e->kids_map, i, &found))) { PROF__FREE(kc->child); return NULL; }
+    *slot = (uint32_t)e->nkids++;
+    return kc;
+}
 /* The same with its stack as an array (for the public view and the table). */
-static PROF__NI int prof__row_stack(prof_events *e, size_t i, prof_avg *r) {
-    prof__row_of_event(e, i, r);
+static PROF__NI int prof__row_stack(prof_events *e, size_t i, prof_avg *r, const prof__kids *kc) {
+    prof__row_of_event(e, i, r, kc);
     if (r->stack_depth && !(r->stack = prof__node_array(e, i))) return -1;
     return 0;
 }
-static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r) {
+static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg *r, const prof__kids *kc) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
     memset(r, 0, sizeof *r);
@@ -8649,19 +8707,20 @@ static PROF__NI void prof__row_of_event(const prof_events *e, size_t i, prof_avg
     r->has_cpu_parent = v->parent >= 0;
     r->count = 1;
     r->cpu_time_total_ns = prof__cpu_total(v);
-    r->self_cpu_time_total_ns = prof__self_cpu(e, v);
+    r->self_cpu_time_total_ns = kc ? kc->self_cpu : prof__self_cpu(e, v);
     r->device_time_total_ns = prof__dev_total(e, i);
-    r->self_device_time_total_ns = prof__self_dev(e, i);
+    r->self_device_time_total_ns = kc ? kc->self_dev : prof__self_dev(e, i);
     r->cpu_memory_usage = prof__mem_of(x, 0);
     r->device_memory_usage = prof__mem_of(x, 1);
-    r->self_cpu_memory_usage = prof__self_mem(e, v, 0);
-    r->self_device_memory_usage = prof__self_mem(e, v, 1);
+    r->self_cpu_memory_usage = kc ? kc->self_mem[0] : prof__self_mem(e, v, 0);
+    r->self_device_memory_usage = kc ? kc->self_mem[1] : prof__self_mem(e, v, 1);
     r->flops = x->flops;
 }
 
 PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) {
     const prof__ev *v;
     const prof__extra *x;
+    const prof__kids *kc;
     prof_avg r;
     prof_result res;
     if (!e || !out) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: the %s is NULL", !e ? "event list" : "output pointer");
@@ -8670,7 +8729,8 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
     v = &e->ev[i];
     x = prof__x(e, v);
-    if (prof__row_stack(e, i, &r) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_get: out of memory");
+    kc = prof__kids_of(e, i);
+    if (prof__row_stack(e, i, &r, kc) != 0) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_get: out of memory");
     memset(out, 0, sizeof *out);
     out->name = r.key;
     out->overload_name = r.overload_name;
@@ -8697,7 +8757,7 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     out->stack = r.stack;
     out->stack_depth = r.stack_depth;
     out->parent = v->parent;
-    out->n_children = prof__n_children(e, v);
+    out->n_children = kc ? kc->n : prof__n_children(e, v);
     {
         int32_t k;
         for (k = x->kern_head; k >= 0; k = e->kern[k].next) out->n_kernels++;
@@ -8714,8 +8774,10 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
 }
 
 PROF_API int64_t prof_events_child(prof_events *e, size_t i, size_t k) {
+    const prof__kids *kc;
     int32_t c;
     if (!e || prof__prepare(e) != PROF_OK || i >= e->n) return -1;
+    if ((kc = prof__kids_of(e, i)) != NULL) return k < kc->n ? kc->child[k] : -1; /* (no walk for a k-th of many) */
     for (c = e->ev[i].first_child; c >= 0 && k > 0; c = e->ev[c].next_sibling) k--;
     return c;
 }
@@ -9469,7 +9531,7 @@ PROF_API prof_avg prof_events_total_average(prof_events *e) {
     if (e && prof__prepare(e) == PROF_OK) {
         for (i = 0; i < e->n; i++) {
             prof_avg r;
-            prof__row_of_event(e, i, &r);
+            prof__row_of_event(e, i, &r, NULL);
             prof__total_add(&t, &r);
         }
         /* the last event's stack, as the loop above leaves it in Python */
@@ -10047,7 +10109,7 @@ static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e,
     rows = PROF__ALLOC(prof_avg, e->n + 1);
     if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
     for (i = 0; i < e->n; i++)
-        if (prof__row_stack(e, i, &rows[i]) != 0) { PROF__FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
+        if (prof__row_stack(e, i, &rows[i], NULL) != 0) { PROF__FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
     r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
     PROF__FREE(rows);
     return r == PROF_OK ? prof__table_dropped(b, e->stats.scopes_dropped, e->stats.dropped) : r;
