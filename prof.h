@@ -1386,7 +1386,17 @@ template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T
     prof__i64s<sizeof...(T)> r = { { prof__to_i64(x)... } };
     return r;
 }
+/* The same values where shapes are compiled out (PROF_DISABLED,
+   PROF_NO_SHAPES): checked as the recording build takes them, by
+   reference (C's variadic prof__use_ would copy them: a std::atomic cannot
+   be, and clang refuses a class with a destructor), never called. */
+template <typename... T> inline int prof__use_refs(const T &...x) {
+    static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
+    const int64_t v[] = { 0, prof__to_i64(x)... };
+    return static_cast<int>(v[0]);
 }
+}
+#define PROF__SHAPES_USE(...) prof__use_refs(__VA_ARGS__)
 #else
 #define PROF__NULL ((void *)0)
 /* The casts take a comma expression, not the argument itself: gcc's
@@ -1397,6 +1407,7 @@ template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T
 #define prof__to_f64(x) ((double)((void)0, (x)))
 #define prof__to_u64(x) ((uint64_t)((void)0, (x)))
 #define prof__to_i64(x) ((int64_t)((void)0, (x)))
+#define PROF__SHAPES_USE(...) prof__use_(0, __VA_ARGS__)
 #endif
 
 /* The clock: the TSC on x86-64 (prof_start warns if the CPU does not say
@@ -1546,7 +1557,7 @@ int prof__use_(int n, ...);
 #  define PROF_COUNTER(name, value) ((void)PROF__UNEVAL(value))
 #  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID)
 #  define PROF_SCOPE_ARGS(name, args) PROF__DECL_USE(PROF__ID, args)
-#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_USE(PROF__ID, prof__use_(0, __VA_ARGS__))
+#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_USE(PROF__ID, PROF__SHAPES_USE(__VA_ARGS__))
 #  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_USE(PROF__ID, flops)
 #  define PROF_ASYNC_BEGIN(name, id) ((void)PROF__UNEVAL(id))
 #  define PROF_ASYNC_END(id) ((void)PROF__UNEVAL(id))
@@ -1686,7 +1697,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
-        PROF__DECL_USE(PROF__ID, prof__use_(0, __VA_ARGS__))
+        PROF__DECL_USE(PROF__ID, PROF__SHAPES_USE(__VA_ARGS__))
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
@@ -13418,9 +13429,9 @@ static PROF__NI int prof__trace_streams(prof__trace_ctx *cx, const prof_events *
         int64_t t;
         if (e->ev[i].device_type == PROF_DEVICE_CPU) continue;
         t = prof__stream_tid_raw(e, &e->ev[i]);
-        if (!PROF__TID_FITS(t)) continue;
-        if (t >= 0 && (slot = prof__map_slot(&own, (uint64_t)t, &found)) == NULL) r = -1;
-        else if (t >= 0) *slot = 1;
+        if (!PROF__TID_FITS(t) || t < 0) continue;
+        if (!(slot = prof__map_slot(&own, (uint64_t)t, &found))) r = -1;
+        else *slot = 1;
     }
     for (i = 0; i < e->n && r == 0; i++) {
         int64_t t;
