@@ -2958,9 +2958,25 @@ typedef struct prof__block {
    that kind stacked right on it, so that unmatched BEGINs past the cap
    or outside sessions cost no memory per call. */
 typedef struct prof__open { const prof_site *site; uint64_t t0; uint32_t epoch; } prof__open;
+/* The sites of PROF_BEGIN ranges still open in session `epoch` when their
+   threads exited, to be named by prof_stop: 16 at most, each with its
+   name copied (a run-time name's memory goes with its thread), the rest
+   counted in `more`. */
+#define PROF__OPEN_SITES 16
+typedef struct prof__open_sites {
+    uint32_t epoch, n;
+    struct { char *name; const char *file; int line; uint64_t count; } s[PROF__OPEN_SITES];
+    uint64_t more;
+} prof__open_sites;
+static PROF__NI void prof__open_sites_clear(prof__open_sites *o) {
+    uint32_t k;
+    for (k = 0; k < o->n; k++) PROF__FREE(o->s[k].name);
+    memset(o, 0, sizeof *o);
+}
 typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct prof__dyn_site *next; } prof__dyn_site;
 
 #define PROF__LINE 64
+#define PROF__LOST_SPANS 7
 typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
     struct prof__tstate *next;
@@ -2986,18 +3002,21 @@ typedef struct prof__tstate {
     uint32_t gate_epoch;       /* gate's high half while the share lasts:
                                   bound_epoch, + 2 with native stacks (every
                                   scope then goes the slow way) */
-    int capped;                /* the cap refused a share: no scope begins
-                                  recording on this thread again this session */
-    uint64_t capped_tick;      /* when (written inside `busy`): CUDA calls the
-                                  thread makes from then on are dropped too */
+    uint64_t capped_tick;      /* 0, or when the cap refused a share (the tick
+                                  | 1, written inside `busy`): no scope begins
+                                  recording on this thread again this session,
+                                  and CUDA calls it makes from then on are
+                                  dropped too */
     int busy;                  /* in prof__gate_refill / prof__scope_lost, or
                                   rebinding (prof__thread_bind) */
     uint32_t held_gate;        /* the size of the current share, counted in
                                   prof__g.held (prof__share) */
-    uint64_t lost_span[8][2];  /* ticks from, to of scopes admitted and then
-                                  lost for lack of memory, whose children
-                                  prof_stop drops with them (written inside
-                                  `busy`); past 8 the last one widens */
+    uint64_t lost_span[PROF__LOST_SPANS][2]; /* ticks from, to of scopes
+                                  admitted and then lost for lack of memory,
+                                  whose children prof_stop drops with them
+                                  (written inside `busy`); past
+                                  PROF__LOST_SPANS the last one widens (7:
+                                  the state stays within 408 bytes) */
     uint32_t n_lost_span;
     uint16_t share_shift[2];   /* the most the next scope (0) or x (1) share
                                   may be: PROF__SHARE_FIRST << it; it grows
@@ -3064,6 +3083,9 @@ static struct {
         uint32_t epoch;
         uint64_t threads, entered, dropped, dropped_nomem, unbalanced, xdropped[4];
     } exited;
+    prof__open_sites exited_open; /* PROF_BEGIN ranges left open by threads
+                                  that exited (prof__thread_exit), for
+                                  prof_stop to name */
 } prof__g;
 /* thread list and recording windows; never taken on the hot path.
    Lock order, outermost first (a thread holding one may take only those
@@ -3655,13 +3677,13 @@ static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *sit
         PROF__STORER(&t->dropped_nomem, t->dropped_nomem + 1);
     }
     k = t->n_lost_span;
-    if (k < 8) {
+    if (k < PROF__LOST_SPANS) {
         t->lost_span[k][0] = t0;
         t->lost_span[k][1] = t1;
         t->n_lost_span = k + 1;
     } else { /* the 8th widens to cover the rest: more is dropped, all counted */
-        if (t0 < t->lost_span[7][0]) t->lost_span[7][0] = t0;
-        if (t1 > t->lost_span[7][1]) t->lost_span[7][1] = t1;
+        if (t0 < t->lost_span[PROF__LOST_SPANS - 1][0]) t->lost_span[PROF__LOST_SPANS - 1][0] = t0;
+        if (t1 > t->lost_span[PROF__LOST_SPANS - 1][1]) t->lost_span[PROF__LOST_SPANS - 1][1] = t1;
     }
     prof__gate_leave(t);
 }
@@ -3670,7 +3692,7 @@ static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *sit
    scope takes one, or the scope is refused. 1 = admitted. */
 static PROF__NI int prof__gate_refill(prof__tstate *t) {
     size_t got = 0;
-    if (!t->capped && prof__gate_enter(t)) {
+    if (!t->capped_tick && prof__gate_enter(t)) {
         got = prof__share(t, &t->held_gate, 0);
         if (got) {
             uint64_t hi = (uint64_t)t->gate_epoch << 32;
@@ -3679,8 +3701,7 @@ static PROF__NI int prof__gate_refill(prof__tstate *t) {
             t->gate_end = hi + ((uint64_t)1 << 32);
             __atomic_store_n(&t->hot.gate.word, t->gate_base + 1, __ATOMIC_RELAXED);
         } else {
-            t->capped = 1;
-            PROF__STORER(&t->capped_tick, prof__now());
+            PROF__STORER(&t->capped_tick, prof__now() | 1u);
         }
         prof__gate_leave(t);
     }
@@ -3876,7 +3897,7 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         t->held_gate = t->held_x = 0;
         t->share_shift[0] = t->share_shift[1] = 0;
         t->n_lost_span = 0;
-        t->capped = 0;
+        PROF__STORER(&t->capped_tick, 0);
         /* spent: the first scope takes a share */
         t->gate_epoch = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? epoch + 2 : epoch;
         t->gate_end = (uint64_t)(t->gate_epoch + 1) << 32;
@@ -4891,12 +4912,43 @@ static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
     return 1;
 #endif
 }
+/* An exiting thread's PROF_BEGIN ranges still open in the recording
+   session, kept for prof_stop to name (prof__c_name_open). */
+static PROF__NI void prof__exited_open_keep(prof__tstate *t) {
+    prof__open_sites *o = &prof__g.exited_open;
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED), j;
+    int32_t k;
+    if (!epoch || t->bound_epoch != epoch || !t->n_open) return;
+    pthread_mutex_lock(&prof__g_lock);
+    if (o->epoch != epoch) { /* an earlier session's, not collected */
+        prof__open_sites_clear(o);
+        o->epoch = epoch;
+    }
+    for (k = 0; k < t->n_open; k++) {
+        const prof_site *site = t->open[k].site;
+        if (t->open[k].epoch != epoch || site == &prof__lost_site) continue;
+        for (j = 0; j < o->n && !(o->s[j].line == site->line && o->s[j].file == site->file && strcmp(o->s[j].name, site->name) == 0); j++) {}
+        if (j < o->n) {
+            o->s[j].count++;
+        } else if (o->n < PROF__OPEN_SITES && (o->s[j].name = (char *)PROF__MALLOC(strlen(site->name) + 1)) != NULL) {
+            memcpy(o->s[j].name, site->name, strlen(site->name) + 1);
+            o->s[j].file = site->file;
+            o->s[j].line = site->line;
+            o->s[j].count = 1;
+            o->n++;
+        } else {
+            o->more++;
+        }
+    }
+    pthread_mutex_unlock(&prof__g_lock);
+}
 static PROF__NI void prof__thread_exit(void *p) {
     prof__tstate *t = (prof__tstate *)p;
     prof__block *nb, *cur, *gone = NULL, *rest = NULL;
     uint32_t epoch;
     int live, now;
     prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
+    prof__exited_open_keep(t);
     PROF__FREE(t->open);
     t->open = NULL;
     t->n_open = t->cap_open = 0;
@@ -5481,6 +5533,7 @@ typedef struct prof__collector {
     int64_t *shape_vals;
     size_t nshape_vals, capshape_vals;
     int named_open;              /* still-open PROF_BEGINs of the calling thread, warned about by name */
+    prof__open_sites xopen;      /* those of threads that exited (prof__g.exited_open, taken by the snapshot) */
     int linked;                  /* prof__c_order linked the events (one run: prof__run_place) */
     size_t nscopes;              /* the threads' scopes: the list's first events */
     int xcopied;                 /* prof__c_order put xkeys' events after them */
@@ -5539,6 +5592,7 @@ typedef struct prof__collector {
 } prof__collector;
 
 static PROF__NI void prof__collector_free(prof__collector *c) {
+    prof__open_sites_clear(&c->xopen);
     PROF__FREE(c->snaps);
     PROF__FREE(c->xkeys);
     PROF__FREE(c->scratch);
@@ -5859,7 +5913,7 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
 #if defined(PROF_CUPTI)
         c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
         c->cuthr[c->ncuthr].tid = t->tid;
-        c->cuthr[c->ncuthr].capped_tick = t->capped ? PROF__LOADR(&t->capped_tick) : 0;
+        c->cuthr[c->ncuthr].capped_tick = PROF__LOADR(&t->capped_tick);
         c->ncuthr++;
 #endif
         /* the gate after pos: a scope begun in between counts as open */
@@ -5872,6 +5926,12 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         c->st.scopes_dropped += sn->dropped;
         c->dropped_nomem += PROF__LOADR(&t->dropped_nomem);
         c->st.unbalanced_ends += PROF__LOADR(&t->unbalanced);
+    }
+    if (prof__g.exited_open.epoch == c->epoch) { /* (the struct and the names move) */
+        c->xopen = prof__g.exited_open;
+        memset(&prof__g.exited_open, 0, sizeof prof__g.exited_open);
+    } else if (prof__g.exited_open.n) {
+        prof__open_sites_clear(&prof__g.exited_open); /* an earlier session's */
     }
     if (prof__g.exited.epoch == c->epoch) { /* threads gone with nothing recorded (prof__exit_counted_locked) */
         for (xk = 0; xk < 4; xk++) c->xdropped[xk] += prof__g.exited.xdropped[xk];
@@ -6500,7 +6560,7 @@ static PROF__NI int prof__c_drop_lost(prof__collector *c, const prof__snap *sn, 
     prof__span *m;
     size_t i, n, nm = 0, keep;
     *inside = 0;
-    for (k = 0; k < t->n_lost_span; k++) /* (at most 8) */
+    for (k = 0; k < t->n_lost_span; k++) /* (at most PROF__LOST_SPANS) */
         if (!prof__c_stale_scope(c, t->lost_span[k][0]) && prof__c_lost_span(c, t->lost_span[k][0], t->lost_span[k][1]) != 0) return -1;
     if (!(n = c->nlspan)) return 0;
     /* in start order (the longer first), nested ones left out: disjoint */
@@ -6721,12 +6781,30 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
    still-open PROF_BEGIN ranges, named. Only this thread changes its own
    stack, and it is here; the lock is released first, as the log callback
    may call prof.h functions that take it (prof_set_thread_name). */
+static PROF__NI void prof__c_name_exited(prof__collector *c) {
+    const char *who = c->who ? c->who : "prof_stop";
+    uint32_t k;
+    for (k = 0; k < c->xopen.n; k++) {
+        c->named_open += (int)c->xopen.s[k].count;
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d was still open %llu time%s when %s thread exited (left without %s PROF_END); not in the profile",
+                     who, c->xopen.s[k].name, c->xopen.s[k].file, c->xopen.s[k].line, (unsigned long long)c->xopen.s[k].count,
+                     c->xopen.s[k].count == 1 ? "" : "s", c->xopen.s[k].count == 1 ? "its" : "their", c->xopen.s[k].count == 1 ? "its" : "their");
+    }
+    if (c->xopen.more) {
+        c->named_open += (int)c->xopen.more;
+        prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu more PROF_BEGIN range%s at other sites %s still open when %s thread%s exited",
+                     who, (unsigned long long)c->xopen.more, c->xopen.more == 1 ? "" : "s", c->xopen.more == 1 ? "was" : "were",
+                     c->xopen.more == 1 ? "its" : "their", c->xopen.more == 1 ? "" : "s");
+    }
+    prof__open_sites_clear(&c->xopen);
+}
 static PROF__NI void prof__c_name_open(prof__collector *c) {
     prof__tstate *t = prof__self();
     prof__map count; /* site -> its open ranges: a line per site, not per range (1M ranges left by longjmp made 1M lines) */
     uint32_t *slot;
     int32_t k;
     int found, counted = 1, shown = 0;
+    prof__c_name_exited(c);
     if (!t || PROF__LOADR(&t->bound_epoch) != c->epoch) return;
     memset(&count, 0, sizeof count);
     for (k = 0; k < t->n_open; k++)
