@@ -1756,6 +1756,10 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  pragma GCC diagnostic ignored "-Winline"
 #  pragma GCC diagnostic ignored "-Waggregate-return" /* (as in the header) */
 #  pragma GCC diagnostic ignored "-Wstrict-overflow"  /* the optimizer's notes (xz's -Wstrict-overflow=3) */
+#  if __GNUC__ >= 7 /* -Wformat-truncation=2 counts a double's 314 digits where
+                       the values are times, and every snprintf here may cut */
+#    pragma GCC diagnostic ignored "-Wformat-truncation"
+#  endif
 #  define PROF__IMPL_GCC_PRAGMAS
 #endif
 #if defined(__cplusplus) && defined(__GNUC__)

@@ -478,16 +478,16 @@ one_case() {
         case $base in
         strict-gcc) cc=$GCC; std=-std=c11; src=$here/strict_user.c
             strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement
-                     -Wstrict-aliasing=1 -Wjump-misses-init -Waggregate-return) ;;
+                     -Wstrict-aliasing=1 -Wjump-misses-init -Waggregate-return -Wformat-truncation=2 -Wformat-overflow=2) ;;
         strict-clang) cc=$CLANG; std=-std=c11; src=$here/strict_user.c; impl_cc=$CLANG
             strict+=(-Wstrict-prototypes -Wmissing-prototypes -Wbad-function-cast -Wdeclaration-after-statement) ;;
         strict-gxx) cc=$GXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$GXX; impl_lang=(-x c++ -std=c++11)
-            strict+=(-Wstrict-aliasing=1 -Waggregate-return) ;;
+            strict+=(-Wstrict-aliasing=1 -Waggregate-return -Wformat-truncation=2 -Wformat-overflow=2) ;;
         *) cc=$CLANGXX; std=-std=c++11; src=$here/strict_user.cpp; impl_cc=$CLANGXX; impl_lang=(-x c++ -std=c++11) ;;
         esac
         impl_strict=("${strict[@]}")
         case $base in
-        strict-gxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wuseless-cast -Wmissing-declarations -Wextra-semi) ;;
+        strict-gxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wuseless-cast -Wmissing-declarations -Wextra-semi -Weffc++) ;;
         strict-clangxx) strict+=(-Wold-style-cast -Wzero-as-null-pointer-constant -Wmissing-declarations -Wextra-semi) ;;
         esac
         have "$cc" && have "$impl_cc" || { echo "  $cc or $impl_cc not found"; return 77; }
