@@ -6846,8 +6846,8 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
     size_t i;
 #if defined(PROF_CUPTI)
     if (c->cuda) {
-        if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
         size_t used = c->nscopes + c->nx, cap = prof__g.cfg.max_events; /* the list's events so far */
+        if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
         if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop,
                                used < cap ? cap - used : 0, &c->cukept) != 0) return -1;
     }
