@@ -3672,7 +3672,8 @@ static const prof_site prof__lost_site = { "(lost)", "", "", 0, 0 };
 /* A scope admitted and lost for lack of memory when it ended (no room for
    its record), counted unless it was already (prof__lost_site): its
    children, recorded before it, would stay as orphans, so its span is kept
-   and prof_stop drops what lies inside it with it. */
+   and prof_stop drops what lies inside it with it (PROF__LOST_SPANS spans,
+   the last one widened to cover the rest). */
 static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *site, uint64_t t0, uint64_t t1) {
     uint32_t k;
     if (!prof__gate_enter(t)) return;
@@ -3685,7 +3686,7 @@ static PROF__NI void prof__scope_lost_span(prof__tstate *t, const prof_site *sit
         t->lost_span[k][0] = t0;
         t->lost_span[k][1] = t1;
         t->n_lost_span = k + 1;
-    } else { /* the 8th widens to cover the rest: more is dropped, all counted */
+    } else { /* the last widens to cover the rest: more is dropped, all counted */
         if (t0 < t->lost_span[PROF__LOST_SPANS - 1][0]) t->lost_span[PROF__LOST_SPANS - 1][0] = t0;
         if (t1 > t->lost_span[PROF__LOST_SPANS - 1][1]) t->lost_span[PROF__LOST_SPANS - 1][1] = t1;
     }
@@ -5067,6 +5068,7 @@ PROF_API void prof_shutdown(void) {
     }
     /* the keys of a session that ended (prof_start would clear them) */
     if (!prof__session_active()) prof__meta_clear_locked();
+    if (!recording) prof__open_sites_clear(&prof__g.exited_open); /* (a thread that exited as a stop began) */
     pthread_mutex_unlock(&prof__g_lock);
     if (!recording) prof__live_trim(); /* (a shard's lock: taken alone) */
     prof__shutdown_done(locked);
@@ -5088,6 +5090,7 @@ struct prof__cubuf; /* >>cupti: a buffer CUPTI filled */
 static void prof__cupti_start(unsigned activities);
 static void prof__cupti_stop(void);
 static int prof__cupti_active(void);
+static void prof__cupti_forget_done(void);
 static int prof__cupti_gather(prof_events *e, prof__key **keys, size_t *nkeys, size_t *capkeys, const prof__cu_thr *thr, size_t nthr,
                               int64_t mono_start, int64_t mono_stop, size_t room, struct prof__cubuf **kept);
 static void prof__cupti_bufs_free(struct prof__cubuf *list);
@@ -6846,7 +6849,9 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
     size_t i;
 #if defined(PROF_CUPTI)
     if (c->cuda) {
-        size_t used = c->nscopes + c->nx, cap = prof__g.cfg.max_events; /* the list's events so far */
+        /* the events so far: scopes, async ranges, marks and counter
+           samples, allocations (CUDA's are added by the gather) */
+        size_t used = c->nscopes + c->nx + c->e->ninst + c->e->nmem, cap = prof__g.cfg.max_events;
         if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1;
         if (prof__cupti_gather(c->e, &c->xkeys, &c->nx, &c->capx, c->cuthr, c->ncuthr, prof__g.mono_start, c->mono_stop,
                                used < cap ? cap - used : 0, &c->cukept) != 0) return -1;
@@ -7373,6 +7378,7 @@ static PROF__NI void prof__begin_recording(void) {
        start times are taken, so CPU and GPU share one origin (unless a
        warm-up left it on: its records before this origin are left out) */
     if (!prof__cupti_active()) prof__cupti_start(c->activities);
+    else prof__cupti_forget_done(); /* a warm-up's records, before this window */
 #endif
     prof__g.cupti_carry = 0;
     prof__clock_init();
@@ -15604,6 +15610,7 @@ static struct {
     pthread_mutex_t lock;
     int enabled, warned, subscribed;
     int no_gpu;                /* 1: no CUDA in this process; 2: none in a forked child, not said yet */
+    int used;                  /* cuptiSubscribe succeeded once in this process (a fork's child may not use CUDA) */
     unsigned flags;            /* the session's prof_config.cuda_flags */
     uint64_t kinds_on;         /* bit k: kind prof__cu_kinds[k] enabled */
     prof__cubuf *done, **tail;
@@ -15615,7 +15622,7 @@ static struct {
     CUpti_SubscriberHandle subscriber;
     prof__cuhidden *hidden;    /* gather -> correlate */
     size_t nhidden, caphidden;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
 
 /* The subscription only reserves CUPTI for us; no callback is enabled. */
 static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
@@ -15718,7 +15725,7 @@ static void prof__cupti_atfork(int dir) {
            The child calls CUPTI no more: its prof_stop closes the session
            it inherited without the parent's GPU records (the parent's to
            report), and its own sessions record the CPU (said once). */
-        if (prof__cu.subscribed || prof__cu.enabled) prof__cu.no_gpu = 2;
+        if (prof__cu.used) prof__cu.no_gpu = 2;
         prof__cu.enabled = prof__cu.subscribed = 0;
         prof__cu.kinds_on = 0;
     }
@@ -15761,6 +15768,7 @@ static PROF__NI void prof__cupti_start(unsigned activities) {
         }
         if (!prof__cupti_ok(r, "cuptiSubscribe(&prof__cu.subscriber, prof__cu_callback, NULL)", __LINE__)) return;
         prof__cu.subscribed = 1;
+        prof__cu.used = 1;
     }
     /* API records then carry gettid()'s ids, as the scopes do; the clock
        must be set before the first activity is enabled; the devices'
@@ -15792,6 +15800,21 @@ static PROF__NI void prof__cupti_start(unsigned activities) {
 }
 
 static PROF__NI int prof__cupti_active(void) { return prof__cu.enabled; }
+
+/* CUPTI carried on from a schedule's warm-up (prof__transit): the buffers
+   completed meanwhile hold only records from before the recording window
+   begins; they go now rather than hold the budget until the window's
+   stop, and so do the warm-up's counts of dropped records. */
+static PROF__NI void prof__cupti_forget_done(void) {
+    prof__cubuf *list;
+    pthread_mutex_lock(&prof__cu.lock);
+    list = prof__cu.done;
+    prof__cu.done = NULL;
+    prof__cu.tail = &prof__cu.done;
+    prof__cu.dropped = prof__cu.refused = 0;
+    pthread_mutex_unlock(&prof__cu.lock);
+    prof__cupti_bufs_free(list);
+}
 
 static PROF__NI void prof__cupti_stop(void) {
     size_t k, dropped = 0;
@@ -16176,7 +16199,7 @@ static PROF__NI int prof__cug_memory(prof__cu_gather *g, const prof__cu_memory_r
     prof__memrec *r;
     int64_t bytes;
     if (!m->timestamp || !prof__cug_in(g, m->timestamp)) return 0;
-    if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION) bytes = (int64_t)m->bytes;
+    if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION && m->bytes) bytes = (int64_t)m->bytes; /* (a 0-byte block is none, as on the CPU) */
     else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE) bytes = -(int64_t)m->bytes;
     else return 0;
     if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
@@ -16382,8 +16405,19 @@ static PROF__NI int prof__cug_cap(prof__cu_gather *g) {
     for (i = k = g->first_key; i < n && rc == 0 && gone.n; i++) { /* the keys kept, in order */
         const prof__key *y = &keys[i];
         if (prof__map_get(&gone, e->ex[y->extra].correlation) != UINT32_MAX) {
-            if (y->device_type == PROF_DEVICE_CPU) calls++;
-            else work++;
+            if (y->device_type != PROF_DEVICE_CPU) {
+                work++;
+                continue;
+            }
+            /* a dropped call goes with the filtered ones: CUDA's memory
+               records (not capped) still find its thread by it */
+            if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) { rc = -1; break; }
+            prof__cu.hidden[prof__cu.nhidden].correlation = e->ex[y->extra].correlation;
+            prof__cu.hidden[prof__cu.nhidden].tid = e->thr[y->thread].tid;
+            prof__cu.hidden[prof__cu.nhidden].start = y->start;
+            prof__cu.hidden[prof__cu.nhidden].end = y->end;
+            prof__cu.nhidden++;
+            calls++;
             continue;
         }
         keys[k++] = *y;
