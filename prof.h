@@ -623,7 +623,8 @@
    A longjmp (or a siglongjmp from your own code, not from prof.h's) over
    open scopes is fine: they count as open at the stop (a C PROF_SCOPE's
    cleanup does not run), PROF_BEGIN ranges left so are named a line per
-   site, and later scopes do not nest under them.
+   site (also those a thread left open when it exited), and later scopes
+   do not nest under them.
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
    while another thread is inside
@@ -1172,6 +1173,10 @@ PROF_API prof_result prof_events_add_memory(prof_events *ev, uint64_t thread, in
 PROF_API prof_result prof_events_set_device(prof_events *ev, const char *use_device);
 PROF_API void prof_events_set_flags(prof_events *ev, int profile_memory, int with_flops);
 PROF_API size_t prof_events_count(const prof_events *ev);
+/* One event with its derived values; prof_events_child: the index of its
+   k-th child (in start order), -1 past the last. An event with 64 children
+   or more keeps them and its self values after the first read, so reading
+   it, or all its children by k, again costs no walk over them. */
 PROF_API prof_result prof_events_get(prof_events *ev, size_t index, prof_event *out);
 PROF_API int64_t prof_events_child(prof_events *ev, size_t index, size_t k);
 PROF_API prof_stats prof_events_stats(const prof_events *ev); /* builds the tree first, as the readers do */
