@@ -16142,6 +16142,17 @@ static PROF__NI int prof__cug_memset(prof__cu_gather *g, const prof__cu_memset_r
     ci->graph_node = m->graphNodeId;
     return 0;
 }
+/* Keeps a CUDA call that is not an event (filtered out, or dropped by the
+   cap) aside: its GPU work and memory records find their thread by it. */
+static int prof__cu_hide(uint32_t correlation, uint64_t tid, int64_t start, int64_t end) {
+    if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) return -1;
+    prof__cu.hidden[prof__cu.nhidden].correlation = correlation;
+    prof__cu.hidden[prof__cu.nhidden].tid = tid;
+    prof__cu.hidden[prof__cu.nhidden].start = start;
+    prof__cu.hidden[prof__cu.nhidden].end = end;
+    prof__cu.nhidden++;
+    return 0;
+}
 /* A runtime or driver call: an event, or, filtered out, kept aside for the
    GPU work it launched. */
 static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a, int driver) {
@@ -16152,13 +16163,7 @@ static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a
     if (!(name = prof__cug_api_name(g, driver, a->cbid))) return -1;
     tid = prof__cu_tid(g->thr, g->nthr, a->threadId);
     if (!prof__cu_api_kept(name, driver)) {
-        if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) return -1;
-        prof__cu.hidden[prof__cu.nhidden].correlation = a->correlationId;
-        prof__cu.hidden[prof__cu.nhidden].tid = tid;
-        prof__cu.hidden[prof__cu.nhidden].start = prof__cug_ns(g, a->start);
-        prof__cu.hidden[prof__cu.nhidden].end = prof__cug_ns(g, a->end);
-        prof__cu.nhidden++;
-        return 0;
+        return prof__cu_hide(a->correlationId, tid, prof__cug_ns(g, a->start), prof__cug_ns(g, a->end));
     }
     x = prof__cu_key(g->e, g->keys, g->nkeys, g->capkeys, prof__cug_ns(g, a->start), prof__cug_ns(g, a->end), tid, name,
                      PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
@@ -16416,12 +16421,7 @@ static PROF__NI int prof__cug_cap(prof__cu_gather *g) {
             }
             /* a dropped call goes with the filtered ones: CUDA's memory
                records (not capped) still find its thread by it */
-            if (!PROF__PUSH_OK(prof__cu.hidden, prof__cu.nhidden, prof__cu.caphidden)) { rc = -1; break; }
-            prof__cu.hidden[prof__cu.nhidden].correlation = e->ex[y->extra].correlation;
-            prof__cu.hidden[prof__cu.nhidden].tid = e->thr[y->thread].tid;
-            prof__cu.hidden[prof__cu.nhidden].start = y->start;
-            prof__cu.hidden[prof__cu.nhidden].end = y->end;
-            prof__cu.nhidden++;
+            if ((rc = prof__cu_hide(e->ex[y->extra].correlation, e->thr[y->thread].tid, y->start, y->end)) != 0) break;
             calls++;
             continue;
         }
