@@ -29,6 +29,7 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,36 @@ static CHECK__UNUSED int check_under_sanitizer(void) {
 static CHECK__UNUSED long check_scale(long n, long div) {
     if (div > 1 && (check_under_valgrind() || check_under_sanitizer())) n /= div;
     return n > 0 ? n : 1;
+}
+
+/* A watchdog for a step that must not take quadratic time: check_watchdog
+   (s, what) fails the test with "what took too long" if the step is not
+   over in s seconds (6 * s under valgrind or a sanitizer, 10-50x slower,
+   which the quadratic path is still far beyond); check_watchdog(0, NULL)
+   ends it. (The suite's only timing: a failure is a wall, not a figure.) */
+static CHECK__UNUSED const char *check__watchdog_what;
+static CHECK__UNUSED void check__watchdog_fire(int sig) {
+    static const char tail[] = " took too long\n";
+    const char *w = check__watchdog_what ? check__watchdog_what : "a step";
+    (void)sig;
+    if (write(2, w, strlen(w)) < 0 || write(2, tail, sizeof tail - 1) < 0) _exit(1);
+    _exit(1);
+}
+static CHECK__UNUSED void check_watchdog(unsigned s, const char *what) {
+    if (!s) { alarm(0); return; }
+    check__watchdog_what = what;
+    signal(SIGALRM, check__watchdog_fire);
+    alarm(check_under_valgrind() || check_under_sanitizer() ? 6 * s : s);
+}
+
+/* The "External id" of the first event named name in a JSON trace's text
+   (the first "External id" after its name), or -1. */
+static CHECK__UNUSED long check_json_ext_id(const char *text, const char *name) {
+    char key[256];
+    const char *p, *q;
+    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
+    if (!(p = strstr(text, key)) || !(q = strstr(p, "\"External id\": "))) return -1;
+    return strtol(q + 15, NULL, 10);
 }
 
 /* ----- hand-built event lists ----- */

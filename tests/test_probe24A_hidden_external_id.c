@@ -27,15 +27,6 @@
 #define OUT "build/probe24A_hidden_external_id"
 
 
-/* The "External id" in the args of the event named `name`, or -1. */
-static long ext_of(const char *text, const char *name) {
-    char key[128];
-    const char *p, *q;
-    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
-    if (!(p = strstr(text, key)) || !(q = strstr(p, "\"External id\": "))) return -1;
-    return strtol(q + 15, NULL, 10);
-}
-
 int main(void) {
     prof_config c;
     prof_events *ev;
@@ -74,7 +65,7 @@ int main(void) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/trace.json"), PROF_OK);
     text = check_read_file(OUT "/trace.json");
     if (CHECK(text != NULL)) {
-        long op = ext_of(text, "op"), cp = ext_of(text, "Memcpy HtoD (Pageable -> Device)");
+        long op = check_json_ext_id(text, "op"), cp = check_json_ext_id(text, "Memcpy HtoD (Pageable -> Device)");
         CHECK(op > 0);
         CHECK_MSG(cp == op, "the copy (owned by op, \"External id\": %ld) is written with \"External id\": %ld (its correlation id)", op, cp);
         free(text);

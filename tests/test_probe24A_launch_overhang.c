@@ -55,15 +55,6 @@ static prof_event get_event(prof_events *ev, int64_t i) {
     return e;
 }
 
-/* The "External id" in the args of the event named `name`, or -1. */
-static long ext_of(const char *text, const char *name) {
-    char key[128];
-    const char *p, *q;
-    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
-    if (!(p = strstr(text, key)) || !(q = strstr(p, "\"External id\": "))) return -1;
-    return strtol(q + 15, NULL, 10);
-}
-
 int main(void) {
     prof_config c;
     prof_events *ev;
@@ -113,7 +104,7 @@ int main(void) {
         if (CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/probe24A_launch_overhang.json"), PROF_OK)) {
             char *text = check_read_file("build/probe24A_launch_overhang.json");
             if (CHECK(text != NULL)) {
-                long xo = ext_of(text, "op"), xl = ext_of(text, "cudaLaunchKernel"), xk = ext_of(text, "op_kernel");
+                long xo = check_json_ext_id(text, "op"), xl = check_json_ext_id(text, "cudaLaunchKernel"), xk = check_json_ext_id(text, "op_kernel");
                 CHECK_EQ_INT(xo, io + 1);
                 CHECK_MSG(xl == xo && xk == xo, "op's External id is %ld, its launch's %ld, its kernel's %ld", xo, xl, xk);
                 free(text);

@@ -21,24 +21,6 @@
 
 enum { N = 200000 };
 
-/* The watchdog's limit: 20 s, 120 s under a sanitizer or valgrind (slower
-   by 10-50x; the quadratic walk is still far past it there). */
-static unsigned limit_s(void) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return 120;
-#else
-    const char *pre = getenv("LD_PRELOAD");
-    return pre && strstr(pre, "vgpreload") ? 120 : 20;
-#endif
-}
-
-static void on_alarm(int sig) {
-    static const char msg[] = "test_probe25B_parent_get: reading the parent of 200000 children took too long (each read walks the parent's children)\n";
-    (void)sig;
-    if (write(2, msg, sizeof msg - 1) < 0) _exit(1);
-    _exit(1);
-}
-
 int main(void) {
     prof_config cfg;
     prof_events *ev;
@@ -56,8 +38,7 @@ int main(void) {
     if (!CHECK(ev != NULL)) return check_report();
     n = prof_events_count(ev);
     CHECK_EQ_INT((long long)n, N + 1);
-    signal(SIGALRM, on_alarm);
-    alarm(limit_s());
+    check_watchdog(20, "test_probe25B_parent_get: reading the parent of 200000 children (each read walking the parent's children?)");
     for (k = 0; k < n; k++) {
         prof_event e, p;
         prof_events_get(ev, k, &e);
@@ -65,7 +46,7 @@ int main(void) {
         prof_events_get(ev, (size_t)e.parent, &p);
         if (strcmp(p.name, "top") == 0 && p.n_children == N) with_top++;
     }
-    alarm(0);
+    check_watchdog(0, NULL);
     CHECK_EQ_INT((long long)with_top, N);
     prof_events_free(ev);
     prof_shutdown();
