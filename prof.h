@@ -534,9 +534,11 @@
    OUTPUT FILES
    ============
    An export writes a temporary file next to the target and renames it over
-   the target once every byte is written, so a failed export (full disk,
-   write error) leaves the old file, or none, never a half-written one that
-   looks complete. A process that exits or is killed in the middle of an
+   the target once every byte is written and synced to its disk (fsync), so
+   a failed export (full disk, write error, one the file system reports only
+   at the sync) leaves the old file, or none, never a half-written one that
+   looks complete, and neither does a crash of the machine after the export
+   returned. A process that exits or is killed in the middle of an
    export leaves that temporary file beside the target: "<target>.tmp<pid>.<n>",
    or for a long name the hidden ".prof<pid>.<n>.tmp". A replaced file keeps its mode and, where allowed, its
    owner; hard links to it keep the old content. A symlink at the path is
@@ -11357,6 +11359,19 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     err = o->w->err;
     if (err && o->in_place) /* nothing that looks complete */
         while (ftruncate(o->w->fd, 0) != 0 && errno == EINTR) {}
+    /* A file's bytes reach its disk before the rename makes it the target:
+       after a crash the target is the old file or the new one whole (not
+       an empty or partly written one, which some file systems leave of a
+       file renamed before its data was written); and a write error the
+       file system reports only at writeback (NFS, quotas, thin disks) fails
+       the export instead of replacing a good file. Where there is nothing
+       to sync (EINVAL, EROFS, ENOTSUP: a special file) it is no error. */
+    if (!err && !o->stream)
+        while (fsync(o->w->fd) != 0) {
+            if (errno == EINTR) continue;
+            if (errno != EINVAL && errno != EROFS && errno != ENOTSUP) err = errno;
+            break;
+        }
     /* close is never retried: Linux frees the descriptor whatever it
        says. EINTR (a signal during a network file system's flush) says
        nothing of the bytes, which write(2) all took; EIO or ENOSPC does */

@@ -5,7 +5,7 @@
    complete trace is thrown away for a signal. On Linux the descriptor is
    released whatever close returns (it must not be closed again), and
    EINTR says nothing about the bytes, which write(2) accepted (prof.h
-   does not fsync; close's other errors, EIO, ENOSPC or EDQUOT of a
+   has synced them; close's other errors, EIO, ENOSPC or EDQUOT of a
    deferred write, do say the file is incomplete and stay errors). EINTR,
    like EINTR elsewhere in prof.h, is not a failure: the export must
    succeed with the complete file.
