@@ -261,6 +261,28 @@ static CHECK__UNUSED long check_json_ext_id(const char *text, const char *name) 
     return strtol(q + 15, NULL, 10);
 }
 
+/* ----- every exporter, for tests of what all of them must do ----- */
+typedef prof_result (*check_export_fn)(prof_events *ev, const char *path);
+static CHECK__UNUSED prof_result check_ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
+static CHECK__UNUSED prof_result check_ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
+static CHECK__UNUSED prof_result check_ex_merged(prof_events *ev, const char *path) {
+    return prof_export_stacks_merged(ev, path, "self_cpu_time_total");
+}
+static CHECK__UNUSED prof_result check_ex_timeline(prof_events *ev, const char *path) {
+    return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0);
+}
+static CHECK__UNUSED prof_result check_ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
+static CHECK__UNUSED prof_result check_ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
+static CHECK__UNUSED const struct check_exporter {
+    const char *name;
+    check_export_fn fn;
+} CHECK_EXPORTERS[] = {
+    { "prof_export_chrome_trace", check_ex_trace },       { "prof_export_stacks", check_ex_stacks },
+    { "prof_export_stacks_merged", check_ex_merged },     { "prof_export_memory_timeline", check_ex_timeline },
+    { "prof_export_perfetto", check_ex_perfetto },        { "prof_export_pprof", check_ex_pprof },
+};
+#define CHECK_N_EXPORTERS (sizeof CHECK_EXPORTERS / sizeof CHECK_EXPORTERS[0])
+
 /* ----- hand-built event lists ----- */
 /* Adds the event name on thread, [start, end] ns, to ev: one CHECK that
    prof_events_add took it. */

@@ -1475,34 +1475,18 @@ static void test_js(void) {
 
 /* ----- error paths -------------------------------------------------------- */
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged },
-    { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 /* A failed export: PROF_E_IO, a message naming the path, no temporary file
    in dir, and the old content of an existing target. */
 static void expect_io_failure(prof_events *ev, size_t k, const char *path, const char *dir, const char *old) {
     prof_result r;
     check_log_reset();
-    r = EXPORTERS[k].fn(ev, path);
-    CHECK_MSG(r == PROF_E_IO, "%s(%s) returned %d (%s), expected PROF_E_IO", EXPORTERS[k].name, path, (int)r, prof_result_string(r));
-    CHECK_MSG(check_log_has(PROF_E_IO, path), "%s(%s): no PROF_E_IO message naming the path (last error: %s)", EXPORTERS[k].name, path,
+    r = CHECK_EXPORTERS[k].fn(ev, path);
+    CHECK_MSG(r == PROF_E_IO, "%s(%s) returned %d (%s), expected PROF_E_IO", CHECK_EXPORTERS[k].name, path, (int)r, prof_result_string(r));
+    CHECK_MSG(check_log_has(PROF_E_IO, path), "%s(%s): no PROF_E_IO message naming the path (last error: %s)", CHECK_EXPORTERS[k].name, path,
               prof_last_error() ? prof_last_error() : "(none)");
-    if (dir) CHECK_MSG(check_count_tmp(dir) == 0, "%s(%s) left a temporary file in %s", EXPORTERS[k].name, path, dir);
-    if (old) CHECK_MSG(file_is(path, old), "%s(%s): the existing target lost its content", EXPORTERS[k].name, path);
+    if (dir) CHECK_MSG(check_count_tmp(dir) == 0, "%s(%s) left a temporary file in %s", CHECK_EXPORTERS[k].name, path, dir);
+    if (old) CHECK_MSG(file_is(path, old), "%s(%s): the existing target lost its content", CHECK_EXPORTERS[k].name, path);
 }
 
 /* A list whose trace and stacks are a few tens of kB (more than the 4 kB
@@ -1564,11 +1548,11 @@ static void test_errors(void) {
     }
 
     /* a directory that does not exist */
-    for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, "/nonexistent/dir/x.json", NULL, NULL);
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) expect_io_failure(ev, k, "/nonexistent/dir/x.json", NULL, NULL);
 
     /* /dev/full: written in place (a device), fails at the first flush */
     if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
-        for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, "/dev/full", "/dev", NULL);
+        for (k = 0; k < CHECK_N_EXPORTERS; k++) expect_io_failure(ev, k, "/dev/full", "/dev", NULL);
         CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)); /* still the device */
     } else {
         printf("test_export: no /dev/full here, its check skipped\n");
@@ -1579,10 +1563,10 @@ static void test_errors(void) {
     if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0) {
         char shm[64];
         snprintf(shm, sizeof shm, "/dev/shm/prof-test-export-%ld", (long)getpid());
-        for (k = 0; k < N_EXPORTERS; k++) {
+        for (k = 0; k < CHECK_N_EXPORTERS; k++) {
             unlink(shm);
-            CHECK_MSG(EXPORTERS[k].fn(ev, shm) == PROF_OK, "%s(%s) failed: %s", EXPORTERS[k].name, shm, prof_last_error());
-            CHECK_MSG(stat(shm, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0, "%s(%s) wrote no file", EXPORTERS[k].name, shm);
+            CHECK_MSG(CHECK_EXPORTERS[k].fn(ev, shm) == PROF_OK, "%s(%s) failed: %s", CHECK_EXPORTERS[k].name, shm, prof_last_error());
+            CHECK_MSG(stat(shm, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0, "%s(%s) wrote no file", CHECK_EXPORTERS[k].name, shm);
         }
         unlink(shm);
     } else {
@@ -1591,7 +1575,7 @@ static void test_errors(void) {
 
     /* a directory as the target */
     CHECK(mkdir(ERR_DIR "/adir", 0755) == 0);
-    for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/adir", ERR_DIR, NULL);
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/adir", ERR_DIR, NULL);
     CHECK(stat(ERR_DIR "/adir", &st) == 0 && S_ISDIR(st.st_mode));
     CHECK(check_count_tmp(ERR_DIR "/adir") == 0);
 
@@ -1603,7 +1587,7 @@ static void test_errors(void) {
     CHECK(write_file(ERR_DIR "/ro/x.json", "OLD\n") == 0);
     CHECK(chmod(ERR_DIR "/ro", 0555) == 0);
     if (geteuid() != 0) {
-        for (k = 0; k < N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/ro/x.json", ERR_DIR "/ro", "OLD\n");
+        for (k = 0; k < CHECK_N_EXPORTERS; k++) expect_io_failure(ev, k, ERR_DIR "/ro/x.json", ERR_DIR "/ro", "OLD\n");
     } else {
         printf("test_export: running as root, read-only directory check skipped\n");
     }
@@ -1618,9 +1602,9 @@ static void test_errors(void) {
         CHECK(write_file(ERR_DIR "/fsize/target", "OLD\n") == 0);
         CHECK(getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
         lim = old_lim;
-        for (k = 0; k < N_EXPORTERS; k++) {
+        for (k = 0; k < CHECK_N_EXPORTERS; k++) {
             /* every format's file is over 4 kB here but the timeline's */
-            lim.rlim_cur = EXPORTERS[k].fn == ex_timeline ? 8 : 4096;
+            lim.rlim_cur = CHECK_EXPORTERS[k].fn == check_ex_timeline ? 8 : 4096;
             if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
                 expect_io_failure(ev, k, ERR_DIR "/fsize/target", ERR_DIR "/fsize", "OLD\n");
                 CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
@@ -1664,8 +1648,8 @@ static void test_errors(void) {
 /* Exports to path with every exporter; each must succeed. */
 static void export_all_ok(prof_events *ev, const char *path) {
     size_t k;
-    for (k = 0; k < N_EXPORTERS; k++)
-        CHECK_MSG(EXPORTERS[k].fn(ev, path) == PROF_OK, "%s(%s) failed: %s", EXPORTERS[k].name, path, prof_last_error());
+    for (k = 0; k < CHECK_N_EXPORTERS; k++)
+        CHECK_MSG(CHECK_EXPORTERS[k].fn(ev, path) == PROF_OK, "%s(%s) failed: %s", CHECK_EXPORTERS[k].name, path, prof_last_error());
 }
 
 static void test_paths(void) {
@@ -1806,18 +1790,18 @@ static void test_unwritable_dir(void) {
             size_t k;
             signal(SIGXFSZ, SIG_IGN);
             if (getrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(6);
-            for (k = 0; ok && k < N_EXPORTERS; k++) {
+            for (k = 0; ok && k < CHECK_N_EXPORTERS; k++) {
                 struct stat xs;
                 prof_result r;
                 if (write_file(ERR_DIR "/ud/x.json", "OLD\n") != 0) _exit(7);
                 lim = old_lim;
                 lim.rlim_cur = 1;
                 if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(8);
-                r = EXPORTERS[k].fn(ev, ERR_DIR "/ud/x.json");
+                r = CHECK_EXPORTERS[k].fn(ev, ERR_DIR "/ud/x.json");
                 if (setrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(9);
                 if (r != PROF_E_IO || stat(ERR_DIR "/ud/x.json", &xs) != 0 || xs.st_size != 0) {
                     fprintf(stderr, "%s in place, failing: returned %d, the file has %lld bytes (want PROF_E_IO, 0)\n",
-                            EXPORTERS[k].name, (int)r, (long long)xs.st_size);
+                            CHECK_EXPORTERS[k].name, (int)r, (long long)xs.st_size);
                     ok = 0;
                 }
             }

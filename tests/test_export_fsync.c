@@ -44,19 +44,6 @@ int fsync(int fd) {
 #include <stdlib.h>
 #include <string.h>
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace }, { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged }, { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto }, { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 int main(void) {
     char dir[] = "/tmp/prof_fsync_XXXXXX", path[256];
@@ -79,8 +66,8 @@ int main(void) {
     }
     snprintf(path, sizeof path, "%s/out", dir);
     g_target = path;
-    for (k = 0; k < N_EXPORTERS; k++) {
-        const char *name = EXPORTERS[k].name;
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
+        const char *name = CHECK_EXPORTERS[k].name;
         char *want, *got;
         size_t want_n = 0, got_n = 0;
         FILE *f;
@@ -91,7 +78,7 @@ int main(void) {
         fclose(f);
         g_calls = g_bad = 0;
         g_mode = MODE_OK;
-        r = EXPORTERS[k].fn(ev, path);
+        r = CHECK_EXPORTERS[k].fn(ev, path);
         g_mode = MODE_OFF;
         CHECK_MSG(r == PROF_OK, "%s: %d (%s)", name, (int)r, prof_last_error());
         CHECK_MSG(g_calls == 1 && g_bad == 0, "%s: %d syncs, %d not of the output (want 1, 0)", name, g_calls, g_bad);
@@ -103,7 +90,7 @@ int main(void) {
         /* EIO at the sync: the export fails and the file is the one before */
         check_log_reset();
         g_mode = MODE_EIO;
-        r = EXPORTERS[k].fn(ev, path);
+        r = CHECK_EXPORTERS[k].fn(ev, path);
         g_mode = MODE_OFF;
         CHECK_MSG(r == PROF_E_IO, "%s with fsync saying EIO: %d, want PROF_E_IO", name, (int)r);
         CHECK_MSG(strstr(prof_last_error(), "Input/output error") && strstr(prof_last_error(), "was not replaced"), "%s: message '%s'", name,
@@ -115,7 +102,7 @@ int main(void) {
 
         /* EINVAL (nothing to sync there): the export succeeds */
         g_mode = MODE_EINVAL;
-        r = EXPORTERS[k].fn(ev, path);
+        r = CHECK_EXPORTERS[k].fn(ev, path);
         g_mode = MODE_OFF;
         CHECK_MSG(r == PROF_OK, "%s with fsync saying EINVAL: %d (%s)", name, (int)r, prof_last_error());
         got = check_read_file_n(path, &got_n);

@@ -28,22 +28,6 @@
 
 #define OUT "build/export_io"
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged },
-    { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 /* n events on two threads, each with a two-frame stack (the memory
    timeline of such a list is short, but any byte into the pipe fails). */
@@ -84,7 +68,7 @@ static void test_closed_pipe(void) {
     for (s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         prof_events *ev = build(sizes[s]);
         if (!ev) return;
-        for (k = 0; k < N_EXPORTERS; k++) {
+        for (k = 0; k < CHECK_N_EXPORTERS; k++) {
             int fds[2];
             char path[64];
             prof_result r;
@@ -94,12 +78,12 @@ static void test_closed_pipe(void) {
             snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
             pthread_sigmask(SIG_SETMASK, NULL, &before);
             check_log_reset();
-            r = EXPORTERS[k].fn(ev, path);
+            r = CHECK_EXPORTERS[k].fn(ev, path);
             pthread_sigmask(SIG_SETMASK, NULL, &after);
-            CHECK_MSG(r == PROF_E_IO, "%s into a closed pipe (%zu events): %d (%s)", EXPORTERS[k].name, sizes[s], (int)r, prof_result_string(r));
-            CHECK_MSG(check_log_has(PROF_E_IO, strerror(EPIPE)), "%s: no message with '%s' (last error: %s)", EXPORTERS[k].name, strerror(EPIPE), prof_last_error());
-            CHECK_MSG(!sigpipe_pending(), "%s left a SIGPIPE pending", EXPORTERS[k].name);
-            CHECK_MSG(sigismember(&before, SIGPIPE) == sigismember(&after, SIGPIPE), "%s changed the signal mask", EXPORTERS[k].name);
+            CHECK_MSG(r == PROF_E_IO, "%s into a closed pipe (%zu events): %d (%s)", CHECK_EXPORTERS[k].name, sizes[s], (int)r, prof_result_string(r));
+            CHECK_MSG(check_log_has(PROF_E_IO, strerror(EPIPE)), "%s: no message with '%s' (last error: %s)", CHECK_EXPORTERS[k].name, strerror(EPIPE), prof_last_error());
+            CHECK_MSG(!sigpipe_pending(), "%s left a SIGPIPE pending", CHECK_EXPORTERS[k].name);
+            CHECK_MSG(sigismember(&before, SIGPIPE) == sigismember(&after, SIGPIPE), "%s changed the signal mask", CHECK_EXPORTERS[k].name);
             close(fds[1]);
         }
         prof_events_free(ev);
@@ -143,12 +127,12 @@ static void test_long_path(void) {
     memcpy(path, OUT "/no/such/dir/", sizeof(OUT "/no/such/dir/") - 1);
     for (k = sizeof(OUT "/no/such/dir/") - 1; k < n; k++) path[k] = (char)('a' + k % 26);
     path[n] = 0;
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         check_log_reset();
-        CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_E_IO);
-        CHECK_MSG(check_log_has(PROF_E_IO, reason), "%s: the log lost the reason '%s'", EXPORTERS[k].name, reason);
-        CHECK_MSG(strstr(prof_last_error(), reason) != NULL, "%s: prof_last_error lost the reason: %s", EXPORTERS[k].name, prof_last_error());
-        CHECK_MSG(strncmp(prof_last_error(), EXPORTERS[k].name, strlen(EXPORTERS[k].name)) == 0, "%s: the message lost its start: %.60s", EXPORTERS[k].name, prof_last_error());
+        CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_E_IO);
+        CHECK_MSG(check_log_has(PROF_E_IO, reason), "%s: the log lost the reason '%s'", CHECK_EXPORTERS[k].name, reason);
+        CHECK_MSG(strstr(prof_last_error(), reason) != NULL, "%s: prof_last_error lost the reason: %s", CHECK_EXPORTERS[k].name, prof_last_error());
+        CHECK_MSG(strncmp(prof_last_error(), CHECK_EXPORTERS[k].name, strlen(CHECK_EXPORTERS[k].name)) == 0, "%s: the message lost its start: %.60s", CHECK_EXPORTERS[k].name, prof_last_error());
         CHECK(strlen(prof_last_error()) < 512);
     }
     free(path);
@@ -1176,7 +1160,7 @@ static void *slow_read(void *arg) {
 }
 /* fn's output into a pipe read slowly (closed after close_after bytes, 0:
    never); what the reader got in r (the caller frees r->got). */
-static prof_result export_to_slow_pipe(export_fn fn, prof_events *ev, size_t close_after, slow_reader *r) {
+static prof_result export_to_slow_pipe(check_export_fn fn, prof_events *ev, size_t close_after, slow_reader *r) {
     int fds[2];
     char path[64];
     pthread_t th;
@@ -1203,29 +1187,29 @@ static void test_slow_reader(void) {
     prof_events *ev = build(50000);
     size_t k, m, old_min = prof__par_min_events, old_chunk = prof__par_chunk;
     if (!ev) return;
-    for (k = 0; k < N_EXPORTERS; k++) {
-        for (m = 0; m < (EXPORTERS[k].fn == ex_trace ? sizeof par / sizeof par[0] : 1); m++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
+        for (m = 0; m < (CHECK_EXPORTERS[k].fn == check_ex_trace ? sizeof par / sizeof par[0] : 1); m++) {
             char path[128];
             char *want;
             size_t want_n = 0;
             slow_reader r;
             prof__par_min_events = par[m].min;
             prof__par_chunk = par[m].chunk;
-            snprintf(path, sizeof path, OUT "/slow_%s.out", EXPORTERS[k].name);
+            snprintf(path, sizeof path, OUT "/slow_%s.out", CHECK_EXPORTERS[k].name);
             prof__par_min_events = (size_t)-1; /* the file: one thread, the reference */
-            CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
+            CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_OK);
             prof__par_min_events = par[m].min;
             want = check_read_file_n(path, &want_n);
-            CHECK_MSG(EXPORTERS[k].fn != ex_perfetto || want_n > 5 * PROF__W_CHUNK, "the Perfetto trace (%zu bytes) is too small to fill the writer's queue", want_n);
+            CHECK_MSG(CHECK_EXPORTERS[k].fn != check_ex_perfetto || want_n > 5 * PROF__W_CHUNK, "the Perfetto trace (%zu bytes) is too small to fill the writer's queue", want_n);
             prof__w_async_after = 0;
-            CHECK_EQ_INT(export_to_slow_pipe(EXPORTERS[k].fn, ev, 0, &r), PROF_OK);
+            CHECK_EQ_INT(export_to_slow_pipe(CHECK_EXPORTERS[k].fn, ev, 0, &r), PROF_OK);
             prof__w_async_after = PROF__W_ASYNC_AFTER;
-            if (EXPORTERS[k].fn == ex_trace) { /* the traceName is the path: compare up to it */
+            if (CHECK_EXPORTERS[k].fn == check_ex_trace) { /* the traceName is the path: compare up to it */
                 const char *a = want ? strstr(want, "\"traceName\"") : NULL, *b = r.got ? strstr(r.got, "\"traceName\"") : NULL;
                 CHECK_MSG(a && b && a - want == b - r.got && memcmp(want, r.got, (size_t)(a - want)) == 0,
-                          "%s (chunks %zu, parallel from %zu): the pipe's bytes differ from the file's", EXPORTERS[k].name, par[m].chunk, par[m].min);
+                          "%s (chunks %zu, parallel from %zu): the pipe's bytes differ from the file's", CHECK_EXPORTERS[k].name, par[m].chunk, par[m].min);
             } else {
-                CHECK_MSG(want && r.n == want_n && memcmp(want, r.got, want_n) == 0, "%s: the pipe got %zu bytes, the file has %zu, or they differ", EXPORTERS[k].name, r.n, want_n);
+                CHECK_MSG(want && r.n == want_n && memcmp(want, r.got, want_n) == 0, "%s: the pipe got %zu bytes, the file has %zu, or they differ", CHECK_EXPORTERS[k].name, r.n, want_n);
             }
             free(r.got);
             free(want);
@@ -1249,8 +1233,8 @@ static void test_write_fails_midway(void) {
     void (*old_sig)(int) = signal(SIGXFSZ, SIG_IGN);
     if (!ev) return;
     CHECK(getrlimit(RLIMIT_FSIZE, &old_lim) == 0);
-    for (k = 0; k < N_EXPORTERS; k++) {
-        for (m = 0; m < (EXPORTERS[k].fn == ex_trace ? 2u : 1u); m++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
+        for (m = 0; m < (CHECK_EXPORTERS[k].fn == check_ex_trace ? 2u : 1u); m++) {
             slow_reader r;
             prof_result res;
             char path[128];
@@ -1258,28 +1242,28 @@ static void test_write_fails_midway(void) {
             char *full;
             prof__par_min_events = par_min[m];
             prof__par_chunk = 1000;
-            snprintf(path, sizeof path, OUT "/midway_%s.out", EXPORTERS[k].name);
-            CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
+            snprintf(path, sizeof path, OUT "/midway_%s.out", CHECK_EXPORTERS[k].name);
+            CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_OK);
             full = check_read_file_n(path, &size);
             free(full);
             if (size < (1u << 20)) continue; /* the memory timeline: one buffer */
             check_log_reset();
             prof__w_async_after = 0; /* the writer thread from the first buffer */
-            res = export_to_slow_pipe(EXPORTERS[k].fn, ev, 1u << 19, &r);
-            CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, strerror(EPIPE)), "%s (parallel from %zu) into a pipe closed mid-way: %d (%s)", EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
-            CHECK_MSG(!sigpipe_pending(), "%s left a SIGPIPE pending", EXPORTERS[k].name);
+            res = export_to_slow_pipe(CHECK_EXPORTERS[k].fn, ev, 1u << 19, &r);
+            CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, strerror(EPIPE)), "%s (parallel from %zu) into a pipe closed mid-way: %d (%s)", CHECK_EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
+            CHECK_MSG(!sigpipe_pending(), "%s left a SIGPIPE pending", CHECK_EXPORTERS[k].name);
             free(r.got);
             CHECK(unlink(path) == 0 && write_text(path, "OLD\n"));
             lim = old_lim;
             lim.rlim_cur = 1u << 20;
             if (CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0)) {
                 check_log_reset();
-                res = EXPORTERS[k].fn(ev, path);
+                res = CHECK_EXPORTERS[k].fn(ev, path);
                 CHECK(setrlimit(RLIMIT_FSIZE, &old_lim) == 0);
-                CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, path) && check_log_has(PROF_E_IO, strerror(EFBIG)), "%s (parallel from %zu) past RLIMIT_FSIZE: %d (%s)", EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
+                CHECK_MSG(res == PROF_E_IO && check_log_has(PROF_E_IO, path) && check_log_has(PROF_E_IO, strerror(EFBIG)), "%s (parallel from %zu) past RLIMIT_FSIZE: %d (%s)", CHECK_EXPORTERS[k].name, par_min[m], (int)res, prof_last_error());
             }
             full = check_read_file_n(path, &size);
-            CHECK_MSG(full && strcmp(full, "OLD\n") == 0, "%s: the old file was not left as it was", EXPORTERS[k].name);
+            CHECK_MSG(full && strcmp(full, "OLD\n") == 0, "%s: the old file was not left as it was", CHECK_EXPORTERS[k].name);
             free(full);
             CHECK(check_count_tmp(OUT) == 0);
             prof__w_async_after = PROF__W_ASYNC_AFTER;
@@ -1301,7 +1285,7 @@ static void test_write_fails_midway(void) {
 static void quiet_log(prof_log_level l, prof_result c, const char *m, void *u) { (void)l; (void)c; (void)m; (void)u; }
 static void test_file_size_signal(void) {
     static const size_t sizes[] = { 50, 60000 }; /* one buffer; past the writer thread's start */
-    enum { N = 2 * N_EXPORTERS };
+    enum { N = 2 * CHECK_N_EXPORTERS };
     char got[N];
     int fds[2], status = 0;
     size_t i;
@@ -1322,20 +1306,20 @@ static void test_file_size_signal(void) {
         for (s = 0; s < 2; s++) {
             prof_events *ev = build(sizes[s]);
             if (!ev) _exit(4);
-            for (k = 0; k < N_EXPORTERS; k++) {
+            for (k = 0; k < CHECK_N_EXPORTERS; k++) {
                 char path[128];
                 sigset_t before, after, pending;
                 prof_result r;
-                snprintf(path, sizeof path, OUT "/fsize_%s_%zu.out", EXPORTERS[k].name, sizes[s]);
+                snprintf(path, sizeof path, OUT "/fsize_%s_%zu.out", CHECK_EXPORTERS[k].name, sizes[s]);
                 unlink(path);
                 lim = old_lim;
                 lim.rlim_cur = 1;
                 pthread_sigmask(SIG_SETMASK, NULL, &before);
                 if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(5);
-                r = EXPORTERS[k].fn(ev, path);
+                r = CHECK_EXPORTERS[k].fn(ev, path);
                 if (setrlimit(RLIMIT_FSIZE, &old_lim) != 0) _exit(6);
                 pthread_sigmask(SIG_SETMASK, NULL, &after);
-                verdict[s * N_EXPORTERS + k] =
+                verdict[s * CHECK_N_EXPORTERS + k] =
                     r != PROF_E_IO ? 'r' : !strstr(prof_last_error(), strerror(EFBIG)) ? 'm'
                     : sigpending(&pending) != 0 || sigismember(&pending, SIGXFSZ) ? 'p'
                     : sigismember(&before, SIGXFSZ) != sigismember(&after, SIGXFSZ) ? 'k'
@@ -1361,7 +1345,7 @@ static void test_file_size_signal(void) {
               WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     for (i = 0; i < N; i++)
         CHECK_MSG(got[i] == 'y', "%s (%zu events) past RLIMIT_FSIZE: verdict '%c' (r: not PROF_E_IO, m: no EFBIG message, p: SIGXFSZ left pending, k: mask changed, f: file left, 0: child died)",
-                  EXPORTERS[i % N_EXPORTERS].name, sizes[i / N_EXPORTERS], got[i] ? got[i] : '0');
+                  CHECK_EXPORTERS[i % CHECK_N_EXPORTERS].name, sizes[i / CHECK_N_EXPORTERS], got[i] ? got[i] : '0');
 }
 
 int main(void) {

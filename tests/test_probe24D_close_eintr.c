@@ -40,19 +40,6 @@ int close(int fd) {
 #include <string.h>
 #include <sys/stat.h>
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace }, { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged }, { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto }, { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 int main(void) {
     char dir[] = "/tmp/prof_probe24D_XXXXXX", path[256];
@@ -73,20 +60,20 @@ int main(void) {
         CHECK(prof_events_add(ev, &d) >= 0);
     }
     snprintf(path, sizeof path, "%s/out", dir);
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         char *want, *got;
         size_t want_n = 0, got_n = 0;
         prof_result r;
-        CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
+        CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_OK);
         want = check_read_file_n(path, &want_n);
         __atomic_store_n(&g_fired, 0, __ATOMIC_SEQ_CST);
         __atomic_store_n(&g_active, 1, __ATOMIC_SEQ_CST);
-        r = EXPORTERS[k].fn(ev, path);
+        r = CHECK_EXPORTERS[k].fn(ev, path);
         __atomic_store_n(&g_active, 0, __ATOMIC_SEQ_CST);
-        CHECK_MSG(g_fired, "%s: no close was made", EXPORTERS[k].name);
-        CHECK_MSG(r == PROF_OK, "%s with close(2) saying EINTR: %d (%s)", EXPORTERS[k].name, (int)r, prof_last_error());
+        CHECK_MSG(g_fired, "%s: no close was made", CHECK_EXPORTERS[k].name);
+        CHECK_MSG(r == PROF_OK, "%s with close(2) saying EINTR: %d (%s)", CHECK_EXPORTERS[k].name, (int)r, prof_last_error());
         got = check_read_file_n(path, &got_n);
-        CHECK_MSG(want && got && want_n == got_n && memcmp(want, got, want_n) == 0, "%s: the file differs from the one written before", EXPORTERS[k].name);
+        CHECK_MSG(want && got && want_n == got_n && memcmp(want, got, want_n) == 0, "%s: the file differs from the one written before", CHECK_EXPORTERS[k].name);
         CHECK_EQ_INT(check_count_tmp(dir), 0);
         free(want);
         free(got);

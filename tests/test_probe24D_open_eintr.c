@@ -57,19 +57,6 @@ int ftruncate(int fd, off_t len) {
 #include <string.h>
 #include <sys/stat.h>
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace }, { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged }, { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto }, { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 /* n events on two threads with two-frame stacks; with `overlap`, one of
    them spans the events after it, across a chunk boundary of the
@@ -106,16 +93,16 @@ static void export_interrupted(prof_events *ev, size_t k, const char *dir, int w
     size_t want_n = 0, got_n = 0;
     prof_result r;
     snprintf(path, sizeof path, "%s/out", dir);
-    CHECK_EQ_INT(EXPORTERS[k].fn(ev, path), PROF_OK);
+    CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_OK);
     want = check_read_file_n(path, &want_n);
     __atomic_store_n(&g_fired, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&g_active, which, __ATOMIC_SEQ_CST);
-    r = EXPORTERS[k].fn(ev, path);
+    r = CHECK_EXPORTERS[k].fn(ev, path);
     __atomic_store_n(&g_active, 0, __ATOMIC_SEQ_CST);
-    CHECK_MSG(g_fired, "%s: no %s call was made (the test injected nothing)", EXPORTERS[k].name, which == 1 ? "open" : "ftruncate");
-    CHECK_MSG(r == PROF_OK, "%s with the first %s interrupted (EINTR): %d (%s)", EXPORTERS[k].name, which == 1 ? "open" : "ftruncate", (int)r, prof_last_error());
+    CHECK_MSG(g_fired, "%s: no %s call was made (the test injected nothing)", CHECK_EXPORTERS[k].name, which == 1 ? "open" : "ftruncate");
+    CHECK_MSG(r == PROF_OK, "%s with the first %s interrupted (EINTR): %d (%s)", CHECK_EXPORTERS[k].name, which == 1 ? "open" : "ftruncate", (int)r, prof_last_error());
     got = check_read_file_n(path, &got_n);
-    CHECK_MSG(want && got && want_n == got_n && memcmp(want, got, want_n) == 0, "%s: the file differs from the one written without the signal", EXPORTERS[k].name);
+    CHECK_MSG(want && got && want_n == got_n && memcmp(want, got, want_n) == 0, "%s: the file differs from the one written without the signal", CHECK_EXPORTERS[k].name);
     CHECK_EQ_INT(check_count_tmp(dir), 0);
     free(want);
     free(got);
@@ -130,7 +117,7 @@ int main(void) {
     if (!CHECK(mkdtemp(dir) != NULL)) return check_report();
     /* open(2) of the temporary file: every exporter, a small list */
     if ((ev = build(50, 0)) != NULL) {
-        for (k = 0; k < N_EXPORTERS; k++) export_interrupted(ev, k, dir, 1);
+        for (k = 0; k < CHECK_N_EXPORTERS; k++) export_interrupted(ev, k, dir, 1);
         prof_events_free(ev);
     }
     /* ftruncate(2) of the JSON trace's second pass (parallel formatting,
