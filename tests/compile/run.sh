@@ -151,6 +151,10 @@
 # always_inline, which would inline them into functions that call setjmp
 # where -Wclobbered then flags their locals (test_recorder's lj_session);
 # a pragma does not reach the calls in the user's functions (manual).
+# probe26B-alloc-after-malloc-{gcc,gxx}: a user's malloc wrapper that reports
+# the fresh block with prof_alloc, as the manual says, under -Werror: gcc 11+
+# warns -Wmaybe-uninitialized at prof_alloc(p, n) (a const void * parameter).
+#
 # probe24B-xz-flags-gcc: xz's gcc warning set with -Werror (as its developer
 # builds use it: -Wstrict-overflow=3, -Waggregate-return, -Wsign-conversion,
 # ...) at -O2 and -O1: probe21a_hardening.c (the implementation and every
@@ -238,6 +242,7 @@ all_cases() {
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
     echo probe24B-xz-flags-gcc
+    echo probe26B-alloc-after-malloc-gcc probe26B-alloc-after-malloc-gxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -778,6 +783,19 @@ one_case() {
         done
         run_cmd "$cc" "$out.main-O2.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    probe26B-alloc-after-malloc-gcc|probe26B-alloc-after-malloc-gxx)
+        # the manual's allocator wrapper (malloc, then prof_alloc of the
+        # fresh block) under -Wall -Werror at -O0, -O1 and -O2: gcc's
+        # -Wmaybe-uninitialized must not take prof_alloc's const void *
+        # for a read of the block
+        local x=() o
+        cc=$GCC
+        [[ $base == *-gxx ]] && { cc=$GXX; x=(-x c++ -std=c++17); }
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        [[ $base == *-gcc ]] && x=(-std=c11)
+        for o in -O0 -O1 -O2; do
+            run_cmd "$cc" "${x[@]}" -Wall -Wextra -Wpedantic -Werror $o "${INC[@]}" -c "$here/probe26B_alloc_after_malloc.c" -o "$out.o" || return 1
+        done ;;
     probe24B-xz-flags-gcc)
         # xz's own gcc warning set (CMakeLists.txt, configure.ac; -Werror in
         # its developer builds), at -O2 and -O1 as a Release build compiles:
