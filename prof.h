@@ -1101,8 +1101,21 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
    the process, up to 1024 texts and 1 MiB, past which new texts are
    recorded as "(other categories)" with one warning (so is a text that
    alone does not fit, or finds no memory; later ones that fit are kept). */
-PROF_API void prof_alloc(const void *ptr, size_t bytes);
-PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category);
+/* The block's bytes are never read: gcc 11 and later take a `const void *`
+   argument for a read of a fresh (uninitialised) block and warn
+   (-Wmaybe-uninitialized, an error under -Werror) at the wrapper's
+   `p = malloc(n); prof_alloc(p, n);` unless told so. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__INTEL_COMPILER) && __GNUC__ >= 11 && \
+    defined(__has_attribute)
+#  if __has_attribute(__access__)
+#    define PROF__ADDRESS_ONLY __attribute__((__access__(__none__, 1)))
+#  endif
+#endif
+#ifndef PROF__ADDRESS_ONLY
+#  define PROF__ADDRESS_ONLY
+#endif
+PROF_API void prof_alloc(const void *ptr, size_t bytes) PROF__ADDRESS_ONLY;
+PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category) PROF__ADDRESS_ONLY;
 PROF_API void prof_dealloc(const void *ptr);
 PROF_API void *prof_malloc(size_t bytes);
 PROF_API void *prof_calloc(size_t count, size_t size);
