@@ -1104,7 +1104,8 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
 /* The block's bytes are never read: gcc 11 and later take a `const void *`
    argument for a read of a fresh (uninitialised) block and warn
    (-Wmaybe-uninitialized, an error under -Werror) at the wrapper's
-   `p = malloc(n); prof_alloc(p, n);` unless told so. */
+   `p = malloc(n); prof_alloc(p, n);` unless told so (and so at
+   prof_dealloc of a block freed before anything was written to it). */
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__INTEL_COMPILER) && __GNUC__ >= 11 && \
     defined(__has_attribute)
 #  if __has_attribute(__access__)
@@ -1116,7 +1117,7 @@ PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
 #endif
 PROF_API void prof_alloc(const void *ptr, size_t bytes) PROF__ADDRESS_ONLY;
 PROF_API void prof_alloc_ex(const void *ptr, size_t bytes, prof_device_type device, int device_index, const char *category) PROF__ADDRESS_ONLY;
-PROF_API void prof_dealloc(const void *ptr);
+PROF_API void prof_dealloc(const void *ptr) PROF__ADDRESS_ONLY;
 PROF_API void *prof_malloc(size_t bytes);
 PROF_API void *prof_calloc(size_t count, size_t size);
 PROF_API void *prof_realloc(void *ptr, size_t bytes);

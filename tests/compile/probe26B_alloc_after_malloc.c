@@ -42,3 +42,15 @@ void my_free(void *p) {
     if (p) prof_dealloc(p);
     free(p);
 }
+/* a block freed before anything was written to it (an error path):
+   prof_dealloc of it warns the same way */
+void *my_scratch(size_t n);
+void *my_scratch(size_t n) {
+    void *p = malloc(n);
+    if (p && n > 1000) {
+        prof_dealloc(p);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
