@@ -540,12 +540,25 @@
    looks complete, and neither does a crash of the machine after the export
    returned. A process that exits or is killed in the middle of an
    export leaves that temporary file beside the target: "<target>.tmp<pid>.<n>",
-   or for a long name the hidden ".prof<pid>.<n>.tmp". A replaced file keeps its mode and, where allowed, its
-   owner; hard links to it keep the old content. A symlink at the path is
-   followed (also a dangling one: the file is made where it points; a loop
-   is an error). A file the user may write in a directory they may not is
-   written in place, and emptied if the export then fails. Devices, pipes,
-   /proc files and /dev/stdout or /dev/fd/N are written in place. A pipe
+   or for a long name the hidden ".prof<pid>.<n>.tmp". The target's
+   directory is opened once, so a chdir by another thread during the
+   export changes nothing, and a path of any length open(2) takes is
+   written (not where a file sets _POSIX_C_SOURCE below 200809L before
+   prof.h, which hides openat: the names are then whole paths). A replaced file keeps its mode and, where allowed, its
+   owner; hard links to it keep the old content. A file the user may not
+   write (read-only, another user's) is not replaced: PROF_E_IO, EACCES,
+   as open(2) would say. A symlink at the path is followed (also a
+   dangling one: the file is made where it points; a loop is an error).
+   A file the user may write in a directory they may not is written in
+   place, and emptied if the export then fails; so is one whose directory
+   refuses the rename (another user's file in a sticky directory such as
+   /tmp): the finished temporary file is copied over it. Devices, pipes,
+   files of /proc (by the file system: /proc/self/cwd/x is an ordinary
+   file) and descriptors are written in place; a descriptor is named by
+   /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
+   /proc/thread-self/fd/N or /proc/<pid>/fd/N, also through a symlink (a
+   log file linked to /dev/stdout), and written through a duplicate of it,
+   so a redirect keeps its offset. A pipe
    or socket whose reader is gone fails the export with PROF_E_IO (EPIPE),
    and so does a file that reaches RLIMIT_FSIZE (EFBIG): the SIGPIPE or
    SIGXFSZ a write raises is blocked in the writing thread and taken back,
@@ -1810,6 +1823,9 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/vfs.h> /* statfs: is a path on /proc */
+#endif
 /* A system header included before prof.h fixes the feature-test macros
    before prof.h can ask for _GNU_SOURCE. Whatever the file asked for is
    enough from POSIX.1-2001 on (the default -std=gnu* and C++ modes,
@@ -11178,11 +11194,33 @@ static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *o
     return ok;
 }
 
+/* ----- >>x_writer: output files -----
+   Where an export writes: a descriptor (/dev/stdout, /dev/fd/N, or a
+   symlink to one), a device, pipe or /proc file (written as it goes), or a
+   regular file (a temporary file in the target's directory, synced and
+   renamed over the target). The directory is opened once, and the
+   temporary file made, synced, renamed and removed against it (openat,
+   renameat, unlinkat): another thread's chdir during the export changes
+   nothing, and the temporary name need only fit NAME_MAX, not PATH_MAX
+   beside a long target. (A file that sets _POSIX_C_SOURCE below 200809L
+   before prof.h has no *at calls: the names are then whole paths.) */
+#if defined(AT_FDCWD) && defined(AT_EACCESS) && defined(O_DIRECTORY)
+#  define PROF__AT 1
+#  if defined(O_PATH)
+#    define PROF__DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC) /* a directory we may not list */
+#  else
+#    define PROF__DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#  endif
+#else
+#  define PROF__AT 0
+#endif
 typedef struct prof__out {
     prof__w *w;
-    char *tmp;          /* the temporary name, renamed to the target at the end */
-    const char *path;
+    const char *path;   /* as the user gave it: the messages' */
     char *target;       /* where a symlink at path points, or NULL */
+    int dir;            /* the target's directory (PROF__AT), else -1 */
+    char *name;         /* the target's name in dir (a whole path without PROF__AT) */
+    char *tmp;          /* the temporary file's, renamed to name at the end */
     int in_place;       /* an existing file written through (no writable directory) */
     int stream;         /* a descriptor, pipe, device or /proc file: written as it goes */
     int cancel_state;   /* the caller's, restored by prof__out_close: an export is
@@ -11197,26 +11235,107 @@ static PROF__NI void prof__out_free(prof__out *o) {
         if (o->w->nbuf > 1) PROF__FREE(o->w->bufs[1]); /* the others' block (prof__w_start_thread) */
         PROF__FREE(o->w);
     }
+    if (o->dir >= 0) close(o->dir);
     PROF__FREE(o->tmp);
+    PROF__FREE(o->name);
     PROF__FREE(o->target);
     o->w = NULL;
-    o->tmp = o->target = NULL;
+    o->dir = -1;
+    o->tmp = o->name = o->target = NULL;
+}
+
+/* The calls on a name in the target's directory. */
+static int prof__out_openat(const prof__out *o, const char *name, int flags, mode_t mode) {
+#if PROF__AT
+    return openat(o->dir, name, flags | O_CLOEXEC, mode);
+#else
+    (void)o;
+    return open(name, flags | O_CLOEXEC, mode);
+#endif
+}
+static int prof__out_unlinkat(const prof__out *o, const char *name) {
+#if PROF__AT
+    return unlinkat(o->dir, name, 0);
+#else
+    (void)o;
+    return unlink(name);
+#endif
+}
+static int prof__out_renameat(const prof__out *o, const char *from, const char *to) {
+#if PROF__AT
+    return renameat(o->dir, from, o->dir, to);
+#else
+    (void)o;
+    return rename(from, to);
+#endif
+}
+/* 0 if the effective user may write the file (as open(2) decides), else -1 */
+static int prof__out_writable(const prof__out *o, const char *name) {
+#if PROF__AT
+    return faccessat(o->dir, name, W_OK, AT_EACCESS);
+#else
+    (void)o;
+    return access(name, W_OK);
+#endif
+}
+static int prof__out_stat(const prof__out *o, const char *name, struct stat *st) {
+#if PROF__AT
+    return fstatat(o->dir, name, st, 0);
+#else
+    (void)o;
+    return stat(name, st);
+#endif
+}
+
+/* The descriptor that /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
+   /proc/thread-self/fd/N or /proc/<this process>/fd/N names (also spelled
+   with "//" or "/./"), else -1. Written through a duplicate of it, so a
+   redirect keeps its offset (and >>). */
+static PROF__NI int prof__fd_path(const char *path) {
+    char p[64], own[40];
+    const char *n = NULL;
+    size_t k = 0;
+    if (path[0] != '/') return -1;
+    for (; *path; path++) { /* "//" and "/./" made "/" */
+        if (*path == '/' && k && p[k - 1] == '/') continue;
+        if (*path == '.' && k && p[k - 1] == '/' && (path[1] == '/' || !path[1])) continue;
+        if (k + 1 >= sizeof p) return -1;
+        p[k++] = *path;
+    }
+    p[k] = 0;
+    if (strcmp(p, "/dev/stdout") == 0) return 1;
+    if (strcmp(p, "/dev/stderr") == 0) return 2;
+    snprintf(own, sizeof own, "/proc/%ld/fd/", (long)getpid());
+    if (strncmp(p, "/dev/fd/", 8) == 0) n = p + 8;
+    else if (strncmp(p, "/proc/self/fd/", 14) == 0) n = p + 14;
+    else if (strncmp(p, "/proc/thread-self/fd/", 21) == 0) n = p + 21;
+    else if (strncmp(p, own, strlen(own)) == 0) n = p + strlen(own);
+    if (n && *n >= '0' && *n <= '9') {
+        char *end;
+        long v = strtol(n, &end, 10);
+        if (!*end && v >= 0 && v < 1 << 20) return (int)v;
+    }
+    return -1;
 }
 
 /* Where a symlink at path leads, followed link by link as open(2) would,
    also when the last one dangles (the file is created where it points);
    NULL with *err = 0 when path is no symlink, with *err set on a loop or
-   an unreadable link. */
-static PROF__NI char *prof__follow_links(const char *path, int *err) {
+   an unreadable link. A link that leads to a descriptor's name (a log
+   file linked to /dev/stdout, as containers do) stops there: *fd is that
+   descriptor (else -1), the way such a name is written. */
+static PROF__NI char *prof__follow_links(const char *path, int *err, int *fd) {
     char *cur = NULL, *next;
     const char *at = path;
     int hops;
     *err = 0;
+    *fd = -1;
     for (hops = 0; hops < 40; hops++) {
         struct stat st;
         char link[4096];
         ssize_t n;
         size_t dir = 0, k;
+        if (at != path && (*fd = prof__fd_path(at)) >= 0) return cur;
         if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
         if ((n = readlink(at, link, sizeof link)) < 0 || (size_t)n == sizeof link) { /* a full buffer may be cut short */
             *err = n < 0 ? errno : ENAMETOOLONG;
@@ -11238,20 +11357,28 @@ static PROF__NI char *prof__follow_links(const char *path, int *err) {
     return NULL;
 }
 
-/* /dev/stdout, /dev/fd/N and the like name an open descriptor: written
-   through a duplicate of it, so a redirect keeps its offset (and >>). */
-static PROF__NI int prof__fd_path(const char *path) {
-    const char *n = NULL;
-    if (strcmp(path, "/dev/stdout") == 0) return 1;
-    if (strcmp(path, "/dev/stderr") == 0) return 2;
-    if (strncmp(path, "/dev/fd/", 8) == 0) n = path + 8;
-    else if (strncmp(path, "/proc/self/fd/", 14) == 0) n = path + 14;
-    if (n && *n >= '0' && *n <= '9') {
-        char *end;
-        long v = strtol(n, &end, 10);
-        if (!*end && v >= 0 && v < 1 << 20) return (int)v;
-    }
-    return -1;
+/* 1 if path is a file of /proc (or, new, would be one): written in place,
+   since /proc makes no new files. Decided by the file system, not the
+   name: /proc/self/cwd/x and /proc/self/root/x are ordinary files. */
+static PROF__NI int prof__on_procfs(const char *path) {
+#if defined(__linux__)
+    struct statfs sf;
+    char *dir;
+    size_t k, cut = 0;
+    int r;
+    if (statfs(path, &sf) == 0) return sf.f_type == 0x9fa0; /* PROC_SUPER_MAGIC */
+    if (errno != ENOENT) return strncmp(path, "/proc/", 6) == 0;
+    for (k = 0; path[k]; k++) if (path[k] == '/') cut = k;
+    if (!cut) return 0;
+    if (!(dir = (char *)PROF__MALLOC(cut + 1))) return strncmp(path, "/proc/", 6) == 0;
+    memcpy(dir, path, cut);
+    dir[cut] = 0;
+    r = statfs(dir, &sf) == 0 ? sf.f_type == 0x9fa0 : strncmp(path, "/proc/", 6) == 0;
+    PROF__FREE(dir);
+    return r;
+#else
+    return strncmp(path, "/proc/", 6) == 0;
+#endif
 }
 
 /* The writer and its first buffer (the others come with the writer
@@ -11267,42 +11394,67 @@ static PROF__NI int prof__out_alloc(prof__out *o) {
     o->w->fd = -1;
     return 0;
 }
+/* o->dir and o->name for target: its directory opened (PROF__AT) and its
+   last component; 0, or the errno. */
+static PROF__NI int prof__out_dir(prof__out *o, const char *target) {
+    size_t k, cut = 0, len = strlen(target);
+    int slash = 0;
+    for (k = 0; k < len; k++) if (target[k] == '/') { cut = k + 1; slash = 1; }
+#if PROF__AT
+    {
+        char *dir = (char *)PROF__MALLOC(cut + 2);
+        if (!dir) return ENOMEM;
+        if (!slash) memcpy(dir, ".", 2);
+        else { memcpy(dir, target, cut); dir[cut] = 0; } /* "/x" -> "/" */
+        while ((o->dir = open(dir, PROF__DIR_FLAGS)) < 0 && errno == EINTR) {}
+        PROF__FREE(dir);
+        if (o->dir < 0) return errno;
+    }
+    if (!(o->name = prof__strdup(target + cut))) return ENOMEM;
+#else
+    (void)slash;
+    (void)cut;
+    if (!(o->name = prof__strdup(target))) return ENOMEM;
+#endif
+    return 0;
+}
 /* A regular file (or a new one): written under a temporary name in the
-   same directory, renamed over the target by prof__out_close; a symlink
-   to one gets the new file where it points. A new file gets fopen's
-   mode; one that replaces a file, its mode and (where allowed) its owner.
-   O_EXCL: never through something already at the temporary name (a stale
-   file, a planted link). A file that is writable in a directory that is
-   not is written in place, and emptied if the export fails. Returns 0
-   when o->w->fd is open, else the errno for the message, or -1 when the
-   temporary name found no memory. */
-static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
+   same directory, renamed over the target by prof__out_end; a symlink to
+   one gets the new file where it points. A new file gets fopen's mode; one
+   that replaces a file, its mode and (where allowed) its owner. A file
+   the user may not write is not replaced (EACCES, as open(2) says). O_EXCL:
+   never through something already at the temporary name (a stale file, a
+   planted link). A file that is writable in a directory that is not is
+   written in place, and emptied if the export fails. Returns 0 when
+   o->w->fd is open, else the errno for the message. */
+static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     static unsigned counter;
-    const char *target = path, *base;
+    const char *base;
     struct stat st;
-    int err = 0, have_old, tries = 0;
-    size_t len;
+    int err, have_old, tries = 0;
+    size_t len, pre;
     unsigned n;
-    if ((o->target = prof__follow_links(path, &err)) != NULL) target = o->target;
-    if (err) return err;
-    have_old = stat(target, &st) == 0 && S_ISREG(st.st_mode);
-    len = strlen(target) + 48;
-    if (!(o->tmp = (char *)PROF__MALLOC(len))) return -1;
-    base = strrchr(target, '/');
-    base = base ? base + 1 : target;
+    if ((err = prof__out_dir(o, target)) != 0) return err;
+    have_old = prof__out_stat(o, o->name, &st) == 0 && S_ISREG(st.st_mode);
+    if (have_old && prof__out_writable(o, o->name) != 0) return errno;
+    base = strrchr(o->name, '/');
+    base = base ? base + 1 : o->name;
+    pre = (size_t)(base - o->name); /* the directory part (without PROF__AT) */
+    len = strlen(o->name) + 48;
+    if (!(o->tmp = (char *)PROF__MALLOC(len))) return ENOMEM;
     do {
         n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
         if (strlen(base) + 32 <= 255) { /* NAME_MAX: name.json.tmp<pid>.<n> shows what it is */
-            snprintf(o->tmp, len, "%s.tmp%ld.%u", target, (long)getpid(), n);
+            snprintf(o->tmp, len, "%s.tmp%ld.%u", o->name, (long)getpid(), n);
         } else { /* a long name: a short one in the same directory */
-            snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)(base - target), target, (long)getpid(), n);
+            snprintf(o->tmp, len, "%.*s.prof%ld.%u.tmp", (int)pre, o->name, (long)getpid(), n);
         }
-        o->w->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
+        o->w->fd = prof__out_openat(o, o->tmp, O_WRONLY | O_CREAT | O_EXCL, have_old ? 0600 : 0666);
         /* a signal that ends the open (a network or FUSE file system, a
            handler without SA_RESTART) is no failure: the name may have
            been made before it came, so it goes, and the next is tried */
         if (o->w->fd < 0 && errno == EINTR) {
-            unlink(o->tmp);
+            prof__out_unlinkat(o, o->tmp);
             errno = EINTR;
         }
     } while (o->w->fd < 0 && (errno == EINTR || (errno == EEXIST && ++tries < 16)));
@@ -11311,11 +11463,11 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *path) {
         if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
         if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
     }
-    if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS) && access(target, W_OK) == 0) {
+    if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS)) {
         PROF__FREE(o->tmp);
         o->tmp = NULL;
         o->in_place = 1;
-        while ((o->w->fd = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0 && errno == EINTR) {}
+        while ((o->w->fd = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
     }
     return o->w->fd < 0 ? errno : 0;
 }
@@ -11324,6 +11476,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     int fd, err = 0;
     prof_result rc;
     memset(o, 0, sizeof o[0]);
+    o->dir = -1;
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &o->cancel_state);
     if (prof__out_alloc(o) != 0) {
@@ -11333,11 +11486,13 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         return rc;
     }
     o->path = path;
-    /* Descriptors, devices, pipes and files under /proc are written in
-       place: renaming over them would replace the node (and /proc refuses
-       new files). Regular files, /dev/shm's included, get a temporary name
-       and a rename. */
-    if ((fd = prof__fd_path(path)) >= 0) {
+    /* Descriptors, devices, pipes and files of /proc are written in place:
+       renaming over them would replace the node (and /proc refuses new
+       files). Regular files, /dev/shm's included, get a temporary name and
+       a rename. */
+    if ((fd = prof__fd_path(path)) < 0 && !(o->target = prof__follow_links(path, &err, &fd)) && err) {
+        /* (a loop, an unreadable link, no memory: said below) */
+    } else if (fd >= 0) {
         o->stream = 1;
         /* what the host printed before comes first (not where the
            descriptor is closed: the host may have closed its stream too) */
@@ -11346,23 +11501,62 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
             else if (fd == 2) fflush(stderr);
         }
         if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) err = errno;
-    } else if (strncmp(path, "/proc/", 6) == 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+    } else if (prof__on_procfs(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         /* a FIFO's open waits for its reader: a signal's handler (no
            SA_RESTART) ends that wait with EINTR, which is no failure */
         o->stream = 1;
         while ((o->w->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 && errno == EINTR) {}
         if (o->w->fd < 0) err = errno;
     } else {
-        err = prof__out_open_file(o, path);
+        err = prof__out_open_file(o, o->target ? o->target : path);
     }
     if (err) {
         prof__out_free(o);
-        if (err < 0) rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+        if (err == ENOMEM) rc = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
         else rc = prof__report(PROF_LOG_ERROR, PROF_E_IO, "%s: cannot create '%s': %s", who, path, strerror(err));
         pthread_setcancelstate(o->cancel_state, NULL);
         return rc;
     }
     return PROF_OK;
+}
+/* A file's bytes reach its disk before the rename makes it the target:
+   after a crash the target is the old file or the new one whole (not an
+   empty or partly written one, which some file systems leave of a file
+   renamed before its data was written); and a write error the file system
+   reports only at writeback (NFS, quotas, thin disks) fails the export
+   instead of replacing a good file. Where there is nothing to sync
+   (EINVAL, EROFS, ENOTSUP: a special file) it is no error. 0 or the errno. */
+static PROF__NI int prof__out_sync(int fd) {
+    while (fsync(fd) != 0) {
+        if (errno == EINTR) continue;
+        return errno != EINVAL && errno != EROFS && errno != ENOTSUP ? errno : 0;
+    }
+    return 0;
+}
+/* The finished temporary file's bytes copied over the target, when the
+   rename was refused (EPERM, EACCES: another user's file in a sticky
+   directory such as /tmp, which we may write but not replace), as open(2)
+   would write it; the temporary file goes either way. 0 or the errno (the
+   target then emptied: o->in_place). */
+static PROF__NI int prof__out_copy_over(prof__out *o) {
+    int in, out, err = 0;
+    if (prof__out_writable(o, o->name) != 0) return errno;
+    while ((out = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
+    if (out < 0) return errno;
+    o->in_place = 1;
+    while ((in = prof__out_openat(o, o->tmp, O_RDONLY, 0)) < 0 && errno == EINTR) {}
+    if (in < 0) err = errno;
+    while (!err) {
+        ssize_t k = read(in, o->w->bufs[0], PROF__W_CHUNK);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) { err = k < 0 ? errno : 0; break; }
+        if ((err = prof__write_all(out, o->w->bufs[0], (size_t)k)) != 0) break;
+    }
+    if (in >= 0) close(in);
+    if (!err) err = prof__out_sync(out);
+    if (err) while (ftruncate(out, 0) != 0 && errno == EINTR) {}
+    if (close(out) != 0 && errno != EINTR && !err) err = errno;
+    return err;
 }
 /* prof__out_close's work: the file finished (renamed into place, or
    removed), the writer freed, the error reported. */
@@ -11373,32 +11567,23 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     err = o->w->err;
     if (err && o->in_place) /* nothing that looks complete */
         while (ftruncate(o->w->fd, 0) != 0 && errno == EINTR) {}
-    /* A file's bytes reach its disk before the rename makes it the target:
-       after a crash the target is the old file or the new one whole (not
-       an empty or partly written one, which some file systems leave of a
-       file renamed before its data was written); and a write error the
-       file system reports only at writeback (NFS, quotas, thin disks) fails
-       the export instead of replacing a good file. Where there is nothing
-       to sync (EINVAL, EROFS, ENOTSUP: a special file) it is no error. */
-    if (!err && !o->stream)
-        while (fsync(o->w->fd) != 0) {
-            if (errno == EINTR) continue;
-            if (errno != EINVAL && errno != EROFS && errno != ENOTSUP) err = errno;
-            break;
-        }
+    if (!err && !o->stream) err = prof__out_sync(o->w->fd);
     /* close is never retried: Linux frees the descriptor whatever it
        says. EINTR (a signal during a network file system's flush) says
        nothing of the bytes, which write(2) all took; EIO or ENOSPC does */
     if (close(o->w->fd) != 0 && errno != EINTR && !err) err = errno;
-    if (!err && o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0) err = errno;
-    if (err && o->tmp) unlink(o->tmp);
+    if (!err && o->tmp && prof__out_renameat(o, o->tmp, o->name) != 0) {
+        err = errno;
+        if (err == EPERM || err == EACCES) err = prof__out_copy_over(o);
+    }
+    if (o->tmp && (err || o->in_place)) prof__out_unlinkat(o, o->tmp);
     prof__out_free(o);
     if (!err) return PROF_OK;
     if (err < 0) err = EIO; /* PROF__W_REDO that was never redone: cannot happen, but never "Unknown error -1" */
     /* out of memory (a format's own, or its writer's) is PROF_E_NOMEM, one message */
     rc = err == ENOMEM ? PROF_E_NOMEM : PROF_E_IO;
     if (o->in_place)
-        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable) failed: %s; the file was emptied", who, o->path, strerror(err));
+        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable, or refused to replace it) failed: %s; the file was emptied", who, o->path, strerror(err));
     if (o->stream)
         return prof__report(PROF_LOG_ERROR, rc, "%s: writing to '%s' failed: %s; what was written before the error was sent and the rest was dropped (a pipe, descriptor or device is written as it goes)", who, o->path, strerror(err));
     return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' failed: %s; the file was not replaced (a file already there is unchanged)", who, o->path, strerror(err));

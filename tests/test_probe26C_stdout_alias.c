@@ -81,6 +81,8 @@ int main(void) {
             if (prof_export_stacks(ev, paths[p], "self_cpu_time_total") != PROF_OK) _exit(4);
             printf("after\n");
             fflush(stdout);
+            prof_events_free(ev); /* (the same) */
+            prof_shutdown();
             _exit(0);
         }
         if (!CHECK(pid > 0)) break;
