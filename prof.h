@@ -377,8 +377,10 @@
                       such as a sequence number) takes the records' memory
                       instead of adding to it.
                       Capped at half of the smallest of the physical
-                      memory, RLIMIT_AS, RLIMIT_DATA and the cgroup's
-                      memory.max (a warning); a reserve that cannot be
+                      memory, RLIMIT_AS, RLIMIT_DATA and the memory limit
+                      of the process's cgroup and its parents (v2's
+                      memory.max, v1's memory.limit_in_bytes, found
+                      through /proc/self/cgroup) (a warning); a reserve that cannot be
                       mapped is a warning too, and recording maps the rest
                       as it goes.
 
@@ -3539,7 +3541,7 @@ static PROF__NI void prof__pf_free_ready(void) {
     pthread_mutex_unlock(&prof__pf_lock);
 }
 /* The memory a reserve may take: half of the smallest of the physical
-   memory, the address-space and data limits and the cgroup's memory.max
+   memory, the address-space and data limits and the cgroups' limits
    (the blocks are faulted in, so overcommit would not save the process
    from the OOM killer); 1 GiB when none can be read. */
 /* The start of a small system file (/proc, /sys) as a string, cut to
@@ -3562,18 +3564,72 @@ static PROF__NI size_t prof__read_small(const char *path, char *out, size_t cap)
     out[k] = 0;
     return k;
 }
+/* The smallest memory limit of the process's own cgroup and its
+   ancestors, or lim if less (each limit read from under root + path +
+   file, the path cut a component at a time up to root: a limit set on a
+   parent, as systemd's slices and Slurm's jobs do, binds the child). */
+static PROF__NI uint64_t prof__cgroup_walk(uint64_t lim, const char *root, const char *path, size_t plen, const char *file) {
+    size_t rlen = strlen(root), flen = strlen(file);
+    char *at = (char *)PROF__MALLOC(rlen + plen + flen + 2), text[32];
+    if (!at) return lim;
+    for (;;) {
+        while (plen && path[plen - 1] == '/') plen--;
+        memcpy(at, root, rlen);
+        memcpy(at + rlen, path, plen);
+        at[rlen + plen] = '/';
+        memcpy(at + rlen + plen + 1, file, flen + 1);
+        /* "max" (v2) or a value near 2^63 (v1): no limit */
+        if (prof__read_small(at, text, sizeof text) && text[0] >= '0' && text[0] <= '9') {
+            unsigned long long v = strtoull(text, NULL, 10);
+            if ((uint64_t)v < lim) lim = (uint64_t)v;
+        }
+        if (!plen) break;
+        while (plen && path[plen - 1] != '/') plen--; /* up one */
+    }
+    PROF__FREE(at);
+    return lim;
+}
+/* The cgroup's limit: /proc/self/cgroup names the process's cgroup, for
+   v2 ("0::/path": memory.max under /sys/fs/cgroup) and for v1's memory
+   controller ("N:...memory...:/path": memory.limit_in_bytes under
+   /sys/fs/cgroup/memory). In a container's cgroup namespace the path is
+   "/", the container's own limit. */
+static PROF__NI uint64_t prof__cgroup_limit(uint64_t lim) {
+    char *text = (char *)PROF__MALLOC(8192), *line, *next;
+    if (!text) return lim;
+    prof__read_small("/proc/self/cgroup", text, 8192);
+    for (line = text; *line; line = next) {
+        char *c1, *c2, *end;
+        if (!(end = strchr(line, '\n'))) end = line + strlen(line);
+        next = *end ? end + 1 : end;
+        *end = 0;
+        if (!(c1 = strchr(line, ':')) || !(c2 = strchr(c1 + 1, ':')) || c2[1] != '/') continue;
+        if (c2 == c1 + 1 && strncmp(line, "0:", 2) == 0) { /* v2 */
+            lim = prof__cgroup_walk(lim, "/sys/fs/cgroup", c2 + 1, strlen(c2 + 1), "memory.max");
+        } else { /* v1: is memory among its controllers? */
+            char *k = c1 + 1;
+            while (k < c2) {
+                size_t n = 0;
+                while (k + n < c2 && k[n] != ',') n++;
+                if (n == 6 && strncmp(k, "memory", 6) == 0) {
+                    lim = prof__cgroup_walk(lim, "/sys/fs/cgroup/memory", c2 + 1, strlen(c2 + 1), "memory.limit_in_bytes");
+                    break;
+                }
+                k += n + 1;
+            }
+        }
+    }
+    PROF__FREE(text);
+    return lim;
+}
 static PROF__NI uint64_t prof__reserve_limit_bytes(void) {
     uint64_t lim = UINT64_MAX;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     struct rlimit rl;
-    char text[32];
     if (pages > 0 && page > 0) lim = (uint64_t)pages * (uint64_t)page;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
     if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
-    if (prof__read_small("/sys/fs/cgroup/memory.max", text, sizeof text) && text[0] >= '0' && text[0] <= '9') { /* "max": no limit */
-        unsigned long long v = strtoull(text, NULL, 10);
-        if ((uint64_t)v < lim) lim = (uint64_t)v;
-    }
+    lim = prof__cgroup_limit(lim);
     return lim == UINT64_MAX ? (uint64_t)1 << 30 : lim / 2;
 }
 static PROF__NI void prof__reap_dead_locked(void);
