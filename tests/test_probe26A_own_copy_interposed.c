@@ -30,8 +30,11 @@
    GOT names) warns once, naming -fvisibility=hidden. This test passes
    with either: independent sessions, or a message that mentions
    "visibility" on stderr.
-   The libraries are compiled at run time (cc, or $CC); with no compiler
-   the test passes with a message. The scenario runs in a child. */
+   The library is compiled once at run time (cc, or $CC) and copied, so the
+   two files are two objects; with no compiler the test passes with a
+   message. The scenario runs in a child. Checked: built with
+   -fvisibility=hidden (its four functions exported), the same library
+   gives two independent sessions and the test passes. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -41,18 +44,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* One library, compiled once and copied: two files are two objects to the
+   dynamic linker. Its scopes are named by lib_name (PROF_SCOPE_DYN). */
 static const char lib_src[] =
     "#define PROF_IMPLEMENTATION\n"
     "#include \"prof.h\"\n"
     "#include <string.h>\n"
+    "static const char *my_name = \"\";\n"
+    "void lib_name(const char *n) { my_name = n; }\n"
     "int lib_start(void) { prof_config c; memset(&c, 0, sizeof c); return (int)prof_start(&c); }\n"
-    "void lib_scopes(int n) { int i; for (i = 0; i < n; i++) { PROF_SCOPE(LIB_NAME); } }\n"
+    "void lib_scopes(int n) { int i; for (i = 0; i < n; i++) { PROF_SCOPE_DYN(my_name); } }\n"
     "/* this library's scopes in its list, -1 when prof_stop failed, -2 when it returned another's */\n"
     "long lib_stop(void) {\n"
     "    prof_events *e = prof_stop(); size_t i; long mine = 0, other = 0;\n"
     "    if (!e) return -1;\n"
     "    for (i = 0; i < prof_events_count(e); i++) { prof_event ev; if (prof_events_get(e, i, &ev) != PROF_OK) continue;\n"
-    "        if (strcmp(ev.name, LIB_NAME) == 0) mine++; else other++; }\n"
+    "        if (strcmp(ev.name, my_name) == 0) mine++; else other++; }\n"
     "    prof_events_free(e);\n"
     "    return other ? -2 : mine;\n"
     "}\n";
@@ -60,10 +67,15 @@ static const char lib_src[] =
 typedef int (*start_fn)(void);
 typedef void (*scopes_fn)(int);
 typedef long (*stop_fn)(void);
+typedef void (*name_fn)(const char *);
 
-static int load(const char *so, int mode, start_fn *start, scopes_fn *scopes, stop_fn *stop) {
+static int load(const char *so, int mode, const char *name, start_fn *start, scopes_fn *scopes, stop_fn *stop) {
     void *h = dlopen(so, RTLD_NOW | mode);
+    name_fn set_name;
     if (!h) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 0; }
+    *(void **)&set_name = dlsym(h, "lib_name");
+    if (!set_name) return 0;
+    set_name(name);
     *(void **)start = dlsym(h, "lib_start");
     *(void **)scopes = dlsym(h, "lib_scopes");
     *(void **)stop = dlsym(h, "lib_stop");
@@ -78,8 +90,8 @@ static int scenario(const char *so1, const char *so2) {
     stop_fn stop1, stop2;
     int r1, r2, bad = 0;
     long n1, n2;
-    if (!load(so1, RTLD_GLOBAL, &start1, &scopes1, &stop1)) return 64;
-    if (!load(so2, RTLD_LOCAL, &start2, &scopes2, &stop2)) return 64;
+    if (!load(so1, RTLD_GLOBAL, "lib1", &start1, &scopes1, &stop1)) return 64;
+    if (!load(so2, RTLD_LOCAL, "lib2", &start2, &scopes2, &stop2)) return 64;
     r1 = start1();
     scopes1(5);
     r2 = start2();
@@ -93,17 +105,17 @@ static int scenario(const char *so1, const char *so2) {
     return bad;
 }
 
-static int build(const char *root, const char *dir, const char *name) {
-    char src[512], so[512], cmd[4096];
+static int build(const char *root, const char *dir) {
+    char src[512], so1[512], cmd[4096];
     const char *cc = getenv("CC");
     FILE *f;
-    snprintf(src, sizeof src, "%s/%s.c", dir, name);
-    snprintf(so, sizeof so, "%s/%s.so", dir, name);
+    snprintf(src, sizeof src, "%s/lib.c", dir);
+    snprintf(so1, sizeof so1, "%s/lib1.so", dir);
     if ((f = fopen(src, "w")) == NULL) return 0;
     fputs(lib_src, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s -std=c11 -O1 -fPIC -shared -DLIB_NAME='\"%s\"' -I'%s' '%s' -o '%s' -pthread 2>&1", cc && *cc ? cc : "cc",
-             name, root, src, so);
+    snprintf(cmd, sizeof cmd, "%s -std=c11 -O1 -fPIC -shared -I'%s' '%s' -o '%s' -pthread 2>&1 && cp '%s' '%s/lib2.so'", cc && *cc ? cc : "cc",
+             root, src, so1, so1, dir);
     return system(cmd) == 0;
 }
 
@@ -122,7 +134,7 @@ int main(void) {
     if (slash) root[slash - root] = 0;
     else snprintf(root, sizeof root, ".");
     if (!CHECK(mkdtemp(dir) != NULL)) return check_report();
-    if (!build(root, dir, "lib1") || !build(root, dir, "lib2")) {
+    if (!build(root, dir)) {
         printf("skipped: the libraries did not compile\n");
         return check_report();
     }
@@ -155,9 +167,7 @@ int main(void) {
     unlink(errpath);
     unlink(so1);
     unlink(so2);
-    snprintf(buf, sizeof buf, "%s/lib1.c", dir);
-    unlink(buf);
-    snprintf(buf, sizeof buf, "%s/lib2.c", dir);
+    snprintf(buf, sizeof buf, "%s/lib.c", dir);
     unlink(buf);
     rmdir(dir);
     return check_report();
