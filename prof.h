@@ -149,9 +149,15 @@
    point at its macros' static data, which prof_stop reads (a dlclose
    before then can crash prof_stop). The list prof_stop returns holds
    copies, so a dlclose after it is fine. A library with its own copy of
-   the implementation may be dlclose'd while threads that recorded through
-   it live on: they exit without calling into it (each leaves its state
-   and its current record block, 12 KiB or more, behind).
+   the implementation must hide it (-fvisibility=hidden, exporting its own
+   API explicitly, or -DPROF_API='extern __attribute__((visibility(
+   "hidden")))' in its files): with default visibility the dynamic linker
+   binds it to a copy loaded before it (another library's, a -rdynamic
+   executable's), whose sessions its calls then start and stop; such a
+   copy says so with a warning when it is loaded. A hidden copy may be
+   dlclose'd while threads that recorded through it live on: they exit
+   without calling into it (each leaves its state and its current record
+   block, 12 KiB or more, behind).
 
    CONFIGURATION MACROS
    ====================
@@ -1335,6 +1341,7 @@ struct prof__thread {
 typedef struct prof__scope { prof__thread *t; const prof_site *site; uint64_t t0; } prof__scope;
 
 PROF_API uint32_t prof__g_epoch;            /* 0 = not recording */
+PROF_API int *prof__copy_mark;              /* this copy of the implementation (prof__copy_check) */
 PROF_API prof__thread *prof__thread_get(void);
 PROF_API void prof__leave_slow(prof__thread *t, const prof_site *site, uint64_t t0, uint64_t t1);
 PROF_API void prof__leave_foreign(void);
@@ -3923,6 +3930,32 @@ static PROF__NI prof__tstate *prof__attach(void) {
     PROF__IN_ALLOC(-1);
     return t;
 }
+/* A copy of the implementation in a shared library built with default
+   visibility is bound by the dynamic linker to a copy loaded before it (a
+   library loaded globally, a -rdynamic executable): its prof_* calls and
+   the state its macros reach are the other copy's, while what it inlined
+   is its own, so its sessions fail or take the other's. Its own code runs
+   only where it was not bound: this constructor, which finds the mark it
+   defines is not the one its references reach, and says so once. */
+static int prof__copy_self;
+int *prof__copy_mark = &prof__copy_self;
+#if defined(__clang__)
+#  pragma clang diagnostic push
+#  pragma clang diagnostic ignored "-Wglobal-constructors"
+#endif
+static void prof__copy_check(void) __attribute__((__constructor__));
+static void prof__copy_check(void) {
+    int *const volatile mark = prof__copy_mark; /* (read as the module's references read it) */
+    if (mark != &prof__copy_self)
+        prof__report(PROF_LOG_WARNING, PROF_E_STATE,
+                     "this copy of the implementation is bound to another one loaded before it (a library or -rdynamic "
+                     "executable with its own copy and default visibility): its prof_* calls go to that copy, so its sessions are "
+                     "not its own. Build a library that has its own copy with -fvisibility=hidden (or -DPROF_API='extern "
+                     "__attribute__((visibility(\"hidden\")))' in its files), or use the one copy from both");
+}
+#if defined(__clang__)
+#  pragma clang diagnostic pop
+#endif
 /* A copy of the implementation in a library that is dlclose'd: the
    threads that recorded through it hold its key, whose destructor
    (prof__thread_exit) would run in unmapped code when they exit. The key
