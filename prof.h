@@ -1646,9 +1646,13 @@ private:
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id))
+/* The name is bound first, so that a temporary it is made of (a
+   std::string built for it) lives to the scope's end and is freed after
+   it, not inside it (its free was the scope's time, and its memory). */
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
-        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(name))
+        auto &&PROF__CAT(prof__dyn_name_, id) = (name);                        \
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(PROF__CAT(prof__dyn_name_, id)))
 struct prof__scope_args_guard {
     prof__scope s;
     const prof_args *a;
