@@ -130,12 +130,14 @@
    inline. Compiled out (PROF_DISABLED), they name none.
    A scope that never reaches its end in C (a longjmp over it, as in Lua's
    errors and setjmp-based coroutines; a computed goto; exit() or, without
-   -fexceptions, pthread_exit or a pthread_cancel acting inside it) has no event: prof_stats counts it in
+   -fexceptions, pthread_exit or a pthread_cancel acting inside it, or a
+   C++ exception thrown through it) has no event: prof_stats counts it in
    open_at_stop (prof_stop warns of open scopes), it keeps the share of
    max_events it took when it began, and the scopes that ended inside it
    are kept, under its nearest recorded ancestor. The accounting stays
    exact and the profile holds only whole events. C++ exceptions unwind
-   through PROF_SCOPE and record it. A PROF_BEGIN jumped over stays on its
+   through a PROF_SCOPE of C++ code and record it (and through one of C
+   code built with -fexceptions). A PROF_BEGIN jumped over stays on its
    thread's range stack: the next PROF_END closes it.
    A scope must end on the thread that began it. In a C++20 coroutine (or
    a fiber), do not hold a scope across a co_await that may resume on
