@@ -1824,6 +1824,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -9827,27 +9828,53 @@ static PROF__NI void prof__tb_text(prof__buf *b, const char *s) {
 }
 static PROF__NI const char *prof__cp_skip(const char *s, size_t k) { return s + prof__cp_prefix(s, k); }
 
+/* Numbers are written in the C locale's form whatever locale the host set
+   (setlocale(LC_ALL, "") under de_DE or fr_FR makes printf's decimal point
+   a comma: invalid JSON, and tables unlike PyTorch's, whose formatting
+   ignores the C locale). printf's %f, %e and %g differ from the C
+   locale's only in the decimal point (no grouping without the ' flag), so
+   the point is put back after printf. */
+static PROF__NI void prof__c_point(char *s) {
+    const struct lconv *lc = localeconv();
+    const char *dp = lc && lc->decimal_point && lc->decimal_point[0] ? lc->decimal_point : ".";
+    size_t k = strlen(dp);
+    char *at;
+    if (k == 1 && dp[0] == '.') return;
+    while ((at = strstr(s, dp)) != NULL) {
+        *at = '.';
+        if (k > 1) memmove(at + 1, at + k, strlen(at + k) + 1);
+        s = at + 1;
+    }
+}
+static PROF__NI void prof__fmt_c(char *out, size_t n, const char *fmt, ...) __attribute__((__format__(__printf__, 3, 4)));
+static PROF__NI void prof__fmt_c(char *out, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, n, fmt, ap);
+    va_end(ap);
+    if (n) prof__c_point(out);
+}
 static PROF__NI void prof__fmt_time(char *out, size_t n, double us) {
-    if (us >= 1000000.0) snprintf(out, n, "%.3fs", us / 1000000.0);
-    else if (us >= 1000.0) snprintf(out, n, "%.3fms", us / 1000.0);
-    else snprintf(out, n, "%.3fus", us);
+    if (us >= 1000000.0) prof__fmt_c(out, n, "%.3fs", us / 1000000.0);
+    else if (us >= 1000.0) prof__fmt_c(out, n, "%.3fms", us / 1000.0);
+    else prof__fmt_c(out, n, "%.3fus", us);
 }
 static PROF__NI void prof__fmt_time_unit(char *out, size_t n, double us, const char *unit) {
-    if (unit && strcmp(unit, "s") == 0) snprintf(out, n, "%.3fs", us / 1000000.0);
-    else if (unit && strcmp(unit, "ms") == 0) snprintf(out, n, "%.3fms", us / 1000.0);
-    else if (unit && strcmp(unit, "us") == 0) snprintf(out, n, "%.3fus", us);
+    if (unit && strcmp(unit, "s") == 0) prof__fmt_c(out, n, "%.3fs", us / 1000000.0);
+    else if (unit && strcmp(unit, "ms") == 0) prof__fmt_c(out, n, "%.3fms", us / 1000.0);
+    else if (unit && strcmp(unit, "us") == 0) prof__fmt_c(out, n, "%.3fus", us);
     else prof__fmt_time(out, n, us);
 }
 static PROF__NI void prof__fmt_share(char *out, size_t n, double us, double total_us) {
     if (!(total_us < 0) && !(total_us > 0)) snprintf(out, n, "NaN"); /* == 0, without -Wfloat-equal's warning */
-    else snprintf(out, n, "%.2f%%", us * 100.0 / total_us);
+    else prof__fmt_c(out, n, "%.2f%%", us * 100.0 / total_us);
 }
 static PROF__NI void prof__fmt_memory(char *out, size_t n, int64_t bytes) {
     const double KB = 1024.0, MB = 1024.0 * KB, GB = 1024.0 * MB;
     double a = bytes < 0 ? -(double)bytes : (double)bytes; /* no int64 negation: INT64_MIN has no positive */
-    if (a >= GB) snprintf(out, n, "%.2f GB", (double)bytes / GB);
-    else if (a >= MB) snprintf(out, n, "%.2f MB", (double)bytes / MB);
-    else if (a >= KB) snprintf(out, n, "%.2f KB", (double)bytes / KB);
+    if (a >= GB) prof__fmt_c(out, n, "%.2f GB", (double)bytes / GB);
+    else if (a >= MB) prof__fmt_c(out, n, "%.2f MB", (double)bytes / MB);
+    else if (a >= KB) prof__fmt_c(out, n, "%.2f KB", (double)bytes / KB);
     else snprintf(out, n, "%lld B", (long long)bytes);
 }
 /* ns as microseconds: the nearest double, also past 2^53 ns (104 days),
@@ -10239,7 +10266,7 @@ static PROF__NI void prof__tb_row(prof__table *t, const prof_avg *r) {
        headers have them the other way round; kept as PyTorch prints. */
     if (t->with_flops) {
         if (r->flops <= 0) snprintf(cells[c++], PROF__CELL, "--");
-        else snprintf(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * t->flops_scale);
+        else prof__fmt_c(cells[c++], PROF__CELL, "%8.3f", (double)r->flops * t->flops_scale);
     }
     if (t->has_stack) {
         if (r->stack_depth > 0) {
@@ -10395,6 +10422,7 @@ static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
    reader is gone: prof_report then still writes its files) is an error
    here rather than at the host's next write or exit. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n);
+static __inline__ int prof__would_block(int err);
 /* A stream on a pipe, socket or terminal is flushed (the host's bytes come
    first) and the table written to its descriptor: stdio gives up on the
    EINTR of a handler without SA_RESTART, or the EAGAIN of a non-blocking
@@ -10413,8 +10441,25 @@ static PROF__NI prof_result prof__print(FILE *f, char *s) {
     fd = fileno(f);
     if (fd >= 0 && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
         errno = 0;
-        if (fflush(f) != 0) err = errno ? errno : EIO;
-        else err = prof__write_all(fd, s, n);
+        /* a flush that a signal (no SA_RESTART) or a full non-blocking
+           pipe ended is no failure: tried again (what glibc had buffered
+           for the host may be gone by then; the table is not) */
+        while (fflush(f) != 0) {
+            int why = errno;
+            if (why == EINTR || prof__would_block(why)) {
+                struct pollfd pfd;
+                pfd.fd = fd;
+                pfd.events = POLLOUT;
+                pfd.revents = 0;
+                clearerr(f);
+                if (why != EINTR && poll(&pfd, 1, -1) < 0 && errno != EINTR) { err = errno; break; }
+                errno = 0;
+                continue;
+            }
+            err = why ? why : EIO;
+            break;
+        }
+        if (!err) err = prof__write_all(fd, s, n);
     } else {
         errno = 0;
         if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
@@ -10887,7 +10932,7 @@ static PROF__NI void prof__w_us(prof__w *w, int64_t ns) {
 static PROF__NI void prof__w_double(prof__w *w, double v) {
     char t[40];
     if (__builtin_isnan(v) || v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { PROF__W_LIT(w, "null"); return; }
-    snprintf(t, sizeof t, "%.17g", v);
+    prof__fmt_c(t, sizeof t, "%.17g", v);
     prof__w_str(w, t);
 }
 
@@ -11538,7 +11583,11 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     len = strlen(o->name) + 48;
     if (!(o->tmp = (char *)PROF__MALLOC(len))) return ENOMEM;
     do {
+        /* a count, and after a name that was taken a clock's bits: a
+           container's program has the same pid in every run, and the
+           temporary files of runs killed mid-export stay */
         n = __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+        if (tries) n += (unsigned)((uint64_t)prof__mono_ns() * 2654435761u >> 7) & 0xffffffu;
         if (strlen(base) + 32 <= 255) { /* NAME_MAX: name.json.tmp<pid>.<n> shows what it is */
             snprintf(o->tmp, len, "%s.tmp%ld.%u", o->name, (long)getpid(), n);
         } else { /* a long name: a short one in the same directory */
@@ -12098,10 +12147,11 @@ static PROF__NI char *prof__put_fit(char *d, double x) {
     while (k < 17 && x >= ten * 10) { ten *= 10; k++; } /* digits before the point - 1 */
     for (p = 3; p < 24; p = p == 3 && 15 - k > 4 ? 15 - k : p + 1) { /* three decimals, else from near 17 digits */
         snprintf(t, sizeof t, "%.*f", p, x);
-        back = strtod(t, NULL);
+        back = strtod(t, NULL); /* (both in the host's locale) */
         if (!(back < x) && !(back > x)) break; /* reads back as x */
     }
-    for (k = 0; t[k] && k < 40; k++) d[k] = t[k] == ',' ? '.' : t[k]; /* a host's locale may use ',' */
+    prof__c_point(t);
+    for (k = 0; t[k] && k < 40; k++) d[k] = t[k];
     return d + k;
 }
 
