@@ -1023,7 +1023,11 @@ typedef struct prof_stats {
     uint64_t scopes_dropped;    /* of those, dropped: begun past the cap
                                    (with all they enclose), or lost for
                                    lack of memory (with the scopes recorded
-                                   inside them) */
+                                   inside them; once a record block could
+                                   not be had, the next 64 requests, then
+                                   twice as many each time, up to 65536,
+                                   are refused without trying, until one
+                                   succeeds or a session starts) */
     uint64_t merged;            /* events _remove_dup_nodes merged into
                                    their parent (recursion through one
                                    operator name) */
@@ -3859,6 +3863,13 @@ static PROF__NI int prof__admit_x(prof__tstate *t, int kind) {
 /* Room for `need` more contiguous records: the next block (reused, or
    mapped now) starts a new window. No cap here: every record written
    belongs to an event the cap admitted. */
+/* Once a record block could not be had, the next grow_n calls (of any
+   thread) are refused without trying, 64 at first, twice as many after
+   each failure that follows, up to 65536, until one succeeds or a session
+   starts: out of memory, each dropped event tried a malloc and an mmap
+   before (100x slower, and the kernel's mmap lock taken by every thread).
+   The refused events are dropped and counted as the failed ones are. */
+static uint32_t prof__nomem_skip, prof__nomem_next;
 static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     prof__tstate *t = prof__tstate_of(h);
     prof__block *blk, *cur = t->cur;
@@ -3868,12 +3879,24 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
     blk = cur ? cur->next : t->head;
     if (!blk) {
         size_t cap = cur ? cur->cap * 2 : PROF__FIRST_BLOCK;
+        uint32_t skip = __atomic_load_n(&prof__nomem_skip, __ATOMIC_RELAXED);
+        if (skip) { /* (threads racing here may lose a count: a few more tries) */
+            __atomic_store_n(&prof__nomem_skip, skip - 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
         if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
         if (cap >= PROF__PF_MIN) blk = prof__pf_take(1, h);
         else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
             blk = prof__pf_take(0, h); /* reserved: no fault at all, and no helper for it */
         else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
-        if (!blk && !(blk = prof__block_new(cap, 0))) return NULL;
+        if (!blk && !(blk = prof__block_new(cap, 0))) {
+            uint32_t next = __atomic_load_n(&prof__nomem_next, __ATOMIC_RELAXED);
+            next = next ? (next < 32768 ? next * 2 : 65536) : 64;
+            __atomic_store_n(&prof__nomem_next, next, __ATOMIC_RELAXED);
+            __atomic_store_n(&prof__nomem_skip, next, __ATOMIC_RELAXED);
+            return NULL;
+        }
+        if (__atomic_load_n(&prof__nomem_next, __ATOMIC_RELAXED)) __atomic_store_n(&prof__nomem_next, 0, __ATOMIC_RELAXED);
         __atomic_fetch_add(&prof__pf.added, 1u, __ATOMIC_RELAXED);
         if (cur) PROF__STORE(&cur->next, blk);
         else PROF__STORE(&t->head, blk);
@@ -7530,6 +7553,8 @@ static PROF__NI void prof__begin_recording(void) {
 #endif
     __atomic_store_n(&prof__g_features, f, __ATOMIC_RELAXED);
     __atomic_store_n(&prof__g_unknown_frees, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__nomem_skip, 0u, __ATOMIC_RELAXED); /* memory may be back: try at once */
+    __atomic_store_n(&prof__nomem_next, 0u, __ATOMIC_RELAXED);
     /* the session's origin: CPU times count from tick_start, CUPTI's
        from mono_start, so the two are read as one pair */
     prof__clock_pair(&prof__g.tick_start, &prof__g.mono_start);
