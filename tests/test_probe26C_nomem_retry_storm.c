@@ -54,7 +54,7 @@ int main(void) {
     prof_config cfg;
     prof_events *ev;
     prof_stats st;
-    long i, n = check_scale(200000, 10), warm = 20000, attempts;
+    long i, n = 200000, warm = 20000, attempts;
     prof_set_log(check_log, NULL);
     memset(&cfg, 0, sizeof cfg);
     cfg.no_prefault_thread = 1;
