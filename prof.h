@@ -11669,7 +11669,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
             if (fd == 1) fflush(stdout);
             else if (fd == 2) fflush(stderr);
         }
-        if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) err = errno;
+        if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) err = errno;
     } else if (prof__on_procfs(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         /* a FIFO's open waits for its reader: a signal's handler (no
            SA_RESTART) ends that wait with EINTR, which is no failure */
@@ -11678,6 +11678,16 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         if (o->w->fd < 0) err = errno;
     } else {
         err = prof__out_open_file(o, o->target ? o->target : path);
+    }
+    /* never at descriptors 0-2, which a host may have closed: what it (or
+       a log, from another thread) writes to stderr meanwhile would land in
+       the file */
+    if (!err && o->w->fd <= 2) {
+        int high = fcntl(o->w->fd, F_DUPFD_CLOEXEC, 3);
+        if (high < 0) err = errno;
+        close(o->w->fd);
+        o->w->fd = high;
+        if (high < 0 && o->tmp) prof__out_unlinkat(o, o->tmp); /* (ours: just made) */
     }
     if (err) {
         prof__out_free(o);
