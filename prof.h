@@ -11388,6 +11388,7 @@ typedef struct prof__out {
     char *tmp;          /* the temporary file's, renamed to name at the end */
     int in_place;       /* an existing file written through (no writable directory) */
     int stream;         /* a descriptor, pipe, device or /proc file: written as it goes */
+    int plug[3];        /* /dev/null at descriptors 0-2 the host had closed, for the export */
     int cancel_state;   /* the caller's, restored by prof__out_close: an export is
                            not cancelled half-way (its temporary file left, its
                            descriptor leaked); a pending cancel acts after it */
@@ -11395,17 +11396,19 @@ typedef struct prof__out {
 
 /* Frees what prof__out_open allocated (any of it may be NULL). */
 static PROF__NI void prof__out_free(prof__out *o) {
+    int k;
     if (o->w) {
         PROF__FREE(o->w->bufs[0]);
         if (o->w->nbuf > 1) PROF__FREE(o->w->bufs[1]); /* the others' block (prof__w_start_thread) */
         PROF__FREE(o->w);
     }
     if (o->dir >= 0) close(o->dir);
+    for (k = 0; k < 3; k++) if (o->plug[k] >= 0) close(o->plug[k]);
     PROF__FREE(o->tmp);
     PROF__FREE(o->name);
     PROF__FREE(o->target);
     o->w = NULL;
-    o->dir = -1;
+    o->dir = o->plug[0] = o->plug[1] = o->plug[2] = -1;
     o->tmp = o->name = o->target = NULL;
 }
 
@@ -11574,6 +11577,11 @@ static PROF__NI int prof__out_dir(prof__out *o, const char *target) {
         while ((o->dir = open(dir, PROF__DIR_FLAGS)) < 0 && errno == EINTR) {}
         PROF__FREE(dir);
         if (o->dir < 0) return errno;
+        if (o->dir <= 2) { /* out of the standard descriptors' way, as the file (prof__out_open) */
+            int high = fcntl(o->dir, F_DUPFD_CLOEXEC, 3), why = errno;
+            close(o->dir);
+            if ((o->dir = high) < 0) return why;
+        }
     }
     if (!(o->name = prof__strdup(target + cut))) return ENOMEM;
 #else
@@ -11645,7 +11653,7 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     int fd, err = 0;
     prof_result rc;
     memset(o, 0, sizeof o[0]);
-    o->dir = -1;
+    o->dir = o->plug[0] = o->plug[1] = o->plug[2] = -1;
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &o->cancel_state);
     if (prof__out_alloc(o) != 0) {
@@ -11655,12 +11663,24 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         return rc;
     }
     o->path = path;
+    /* Standard descriptors the host closed get /dev/null while the export
+       lasts: else the export's own files (opened at the lowest free
+       descriptor) would be "stderr", and what another thread or a log
+       writes there meanwhile would land in the middle of the file. */
+    for (fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int k = open("/dev/null", O_RDWR | O_CLOEXEC);
+            if (k >= 0 && k > 2) { close(k); break; } /* (another thread took it) */
+            if (k >= 0) o->plug[k] = k;
+        }
     /* Descriptors, devices, pipes and files of /proc are written in place:
        renaming over them would replace the node (and /proc refuses new
        files). Regular files, /dev/shm's included, get a temporary name and
        a rename. */
     if ((fd = prof__fd_path(path)) < 0 && !(o->target = prof__follow_links(path, &err, &fd)) && err) {
         /* (a loop, an unreadable link, no memory: said below) */
+    } else if (fd >= 0 && fd < 3 && o->plug[fd] >= 0) {
+        err = EBADF; /* a standard descriptor the host closed */
     } else if (fd >= 0) {
         o->stream = 1;
         /* what the host printed before comes first (not where the
