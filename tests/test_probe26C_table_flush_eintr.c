@@ -31,19 +31,24 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t g_sig;
+static int g_sig; /* (atomic: the reader thread polls it) */
 static int g_rd;
 static size_t g_fill;
 static char *g_got;
 static size_t g_ngot;
-static void on_alarm(int s) { (void)s; g_sig = 1; }
+static void on_alarm(int s) {
+    int saved = errno; /* (a handler keeps errno) */
+    (void)s;
+    __atomic_store_n(&g_sig, 1, __ATOMIC_SEQ_CST);
+    errno = saved;
+}
 
 static void *reader(void *arg) {
     static char buf[65536];
     size_t skip = g_fill;
     ssize_t k;
     (void)arg;
-    while (!g_sig) {
+    while (!__atomic_load_n(&g_sig, __ATOMIC_SEQ_CST)) {
         struct timespec ts = { 0, 1000000 };
         nanosleep(&ts, NULL);
     }
@@ -116,7 +121,7 @@ static char child(void) {
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
-    g_sig = 1;
+    __atomic_store_n(&g_sig, 1, __ATOMIC_SEQ_CST);
     pthread_join(th, NULL);
     if (r != PROF_OK) {
         fprintf(stderr, "prof_events_print_table to a full pipe, SIGALRM without SA_RESTART: %d (%s)\n", (int)r, prof_last_error());
