@@ -47,19 +47,6 @@ int close(int fd) {
 #include <string.h>
 #include <sys/stat.h>
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace }, { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged }, { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto }, { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 int main(void) {
     char first[] = "/tmp/prof_probe26C_XXXXXX", cwd_was[4096], ref[128], out[128], stray[128];
@@ -82,24 +69,24 @@ int main(void) {
     snprintf(ref, sizeof ref, "%s/ref", first);
     snprintf(out, sizeof out, "%s/trace.out", first);
     snprintf(stray, sizeof stray, "%s/trace.out", g_elsewhere);
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         char *want, *got;
         size_t nwant = 0, ngot = 0;
         prof_result r;
-        if (!CHECK_EQ_INT(EXPORTERS[k].fn(ev, ref), PROF_OK)) continue;
+        if (!CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, ref), PROF_OK)) continue;
         want = check_read_file_n(ref, &nwant);
         if (!CHECK(chdir(first) == 0)) break;
         __atomic_store_n(&g_active, 1, __ATOMIC_SEQ_CST);
         check_log_reset();
-        r = EXPORTERS[k].fn(ev, "trace.out");
-        CHECK_MSG(__atomic_load_n(&g_active, __ATOMIC_SEQ_CST) == 0, "%s: the export closed no file it wrote", EXPORTERS[k].name);
+        r = CHECK_EXPORTERS[k].fn(ev, "trace.out");
+        CHECK_MSG(__atomic_load_n(&g_active, __ATOMIC_SEQ_CST) == 0, "%s: the export closed no file it wrote", CHECK_EXPORTERS[k].name);
         __atomic_store_n(&g_active, 0, __ATOMIC_SEQ_CST);
-        CHECK_MSG(r == PROF_OK, "%s to \"trace.out\" with a chdir while it ran: %d (%s)", EXPORTERS[k].name, (int)r, prof_last_error());
+        CHECK_MSG(r == PROF_OK, "%s to \"trace.out\" with a chdir while it ran: %d (%s)", CHECK_EXPORTERS[k].name, (int)r, prof_last_error());
         got = check_read_file_n(out, &ngot);
         /* (the trace's traceName is the path as given: the same in both) */
         CHECK_MSG(got && want && (k == 0 ? ngot > 0 && strstr(got, "\"traceName\"") != NULL : ngot == nwant && memcmp(got, want, nwant) == 0),
-                  "%s: the file in the first directory is %s (%zu bytes, the export %zu)", EXPORTERS[k].name, got ? "not the export" : "absent", ngot, nwant);
-        CHECK_MSG(access(stray, F_OK) != 0, "%s: a trace.out appeared in the directory changed to", EXPORTERS[k].name);
+                  "%s: the file in the first directory is %s (%zu bytes, the export %zu)", CHECK_EXPORTERS[k].name, got ? "not the export" : "absent", ngot, nwant);
+        CHECK_MSG(access(stray, F_OK) != 0, "%s: a trace.out appeared in the directory changed to", CHECK_EXPORTERS[k].name);
         CHECK_EQ_INT(check_count_tmp(first), 0);
         CHECK_EQ_INT(check_count_tmp(g_elsewhere), 0);
         free(want);

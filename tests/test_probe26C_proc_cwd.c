@@ -27,22 +27,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged },
-    { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 static int same_but_trace_name(const char *a, size_t na, const char *b, size_t nb) {
     const char *ka = strstr(a, "\"traceName\""), *kb = strstr(b, "\"traceName\"");
@@ -73,10 +57,10 @@ int main(void) {
     d.stack_depth = 2;
     CHECK(prof_events_add(ev, &d) >= 0);
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 2000, 64, PROF_DEVICE_CPU, 0), PROF_OK);
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         char *want;
         size_t nwant = 0;
-        if (!CHECK_EQ_INT(EXPORTERS[k].fn(ev, "ref"), PROF_OK)) continue;
+        if (!CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, "ref"), PROF_OK)) continue;
         want = check_read_file_n("ref", &nwant);
         for (v = 0; v < 4; v++) {
             char path[4200], *got;
@@ -94,11 +78,11 @@ int main(void) {
                 fclose(f);
             }
             check_log_reset();
-            r = EXPORTERS[k].fn(ev, path);
-            CHECK_MSG(r == PROF_OK, "%s to %s (%s): %d (%s)", EXPORTERS[k].name, path, old ? "a longer file there" : "a new file", (int)r, prof_last_error());
+            r = CHECK_EXPORTERS[k].fn(ev, path);
+            CHECK_MSG(r == PROF_OK, "%s to %s (%s): %d (%s)", CHECK_EXPORTERS[k].name, path, old ? "a longer file there" : "a new file", (int)r, prof_last_error());
             got = check_read_file_n("out", &ngot);
             CHECK_MSG(got && want && same_but_trace_name(want, nwant, got, ngot),
-                      "%s to %s (%s): the file (%zu bytes%s) is not the export (%zu bytes)", EXPORTERS[k].name, path,
+                      "%s to %s (%s): the file (%zu bytes%s) is not the export (%zu bytes)", CHECK_EXPORTERS[k].name, path,
                       old ? "a longer file there" : "a new file", ngot, got && ngot > nwant && got[ngot - 1] == '#' ? ", the old file's tail after it" : "", nwant);
             free(got);
         }

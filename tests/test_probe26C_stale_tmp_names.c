@@ -26,18 +26,6 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 #define STALE 64
 
 int main(void) {
@@ -65,15 +53,15 @@ int main(void) {
         CHECK(fd >= 0 && write(fd, "{\"half", 6) == 6);
         if (fd >= 0) close(fd);
     }
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         prof_result r;
         char *got;
         unlink(path);
         check_log_reset();
-        r = EXPORTERS[k].fn(ev, path);
-        CHECK_MSG(r == PROF_OK, "%s with %d stale temporary files of this pid beside the target: %d (%s)", EXPORTERS[k].name, STALE, (int)r, prof_last_error());
+        r = CHECK_EXPORTERS[k].fn(ev, path);
+        CHECK_MSG(r == PROF_OK, "%s with %d stale temporary files of this pid beside the target: %d (%s)", CHECK_EXPORTERS[k].name, STALE, (int)r, prof_last_error());
         got = check_read_file(path);
-        CHECK_MSG(got && got[0], "%s: no file written", EXPORTERS[k].name);
+        CHECK_MSG(got && got[0], "%s: no file written", CHECK_EXPORTERS[k].name);
         free(got);
     }
     /* the stale files stay as they were (they may be someone's to look at) */

@@ -33,18 +33,6 @@
 
 #define NOBODY 65534
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 static char g_dir[64], g_refdir[64];
 static prof_events *g_ev;
@@ -60,7 +48,7 @@ static char child(void) {
     size_t k;
     int bad = 0;
     if (setgid(NOBODY) != 0 || setuid(NOBODY) != 0) return 's';
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         char path[128], ref[128], *want, *got;
         size_t nwant = 0, ngot = 0;
         struct stat st;
@@ -71,21 +59,21 @@ static char child(void) {
         f = fopen(path, "r+"); /* the file is the caller's to write */
         if (!f) { fprintf(stderr, "fopen(%s, \"r+\") as nobody: %s\n", path, strerror(errno)); return 'f'; }
         fclose(f);
-        if (EXPORTERS[k].fn(g_ev, ref) != PROF_OK) return 'r';
+        if (CHECK_EXPORTERS[k].fn(g_ev, ref) != PROF_OK) return 'r';
         want = check_read_file_n(ref, &nwant);
         unlink(ref);
-        r = EXPORTERS[k].fn(g_ev, path);
+        r = CHECK_EXPORTERS[k].fn(g_ev, path);
         got = check_read_file_n(path, &ngot);
         if (r != PROF_OK) {
-            fprintf(stderr, "%s over root's 0666 file in a sticky directory, as nobody: %d (%s)\n", EXPORTERS[k].name, (int)r, prof_last_error());
+            fprintf(stderr, "%s over root's 0666 file in a sticky directory, as nobody: %d (%s)\n", CHECK_EXPORTERS[k].name, (int)r, prof_last_error());
             bad = 1;
         }
         if (!got || !want || !same_but_trace_name(want, nwant, got, ngot)) {
-            fprintf(stderr, "%s: the file holds %zu bytes, not the export's %zu\n", EXPORTERS[k].name, ngot, nwant);
+            fprintf(stderr, "%s: the file holds %zu bytes, not the export's %zu\n", CHECK_EXPORTERS[k].name, ngot, nwant);
             bad = 1;
         }
         if (stat(path, &st) != 0 || st.st_uid != 0 || (st.st_mode & 07777) != 0666) {
-            fprintf(stderr, "%s: the file is no longer root's 0666 one\n", EXPORTERS[k].name);
+            fprintf(stderr, "%s: the file is no longer root's 0666 one\n", CHECK_EXPORTERS[k].name);
             bad = 1;
         }
         free(want);
@@ -120,7 +108,7 @@ int main(void) {
     d.stack = st;
     d.stack_depth = 2;
     CHECK(prof_events_add(g_ev, &d) >= 0);
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         int fd;
         snprintf(path, sizeof path, "%s/shared%zu.out", g_dir, k);
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -130,7 +118,7 @@ int main(void) {
     }
     got = check_fork_verdict(child, release, &status);
     CHECK_MSG(got == 'y', "exports as nobody over root's 0666 files in a sticky directory: verdict '%c' (n: see above; s: no setuid; f: fopen refused; r: no reference; 0: the child died, status %d)", got ? got : '0', status);
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         snprintf(path, sizeof path, "%s/shared%zu.out", g_dir, k);
         unlink(path);
     }

@@ -27,22 +27,6 @@
 #define PATH_MAX 4096
 #endif
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_merged(prof_events *ev, const char *path) { return prof_export_stacks_merged(ev, path, "self_cpu_time_total"); }
-static prof_result ex_timeline(prof_events *ev, const char *path) { return prof_export_memory_timeline(ev, path, PROF_DEVICE_CPU, 0); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_stacks_merged", ex_merged },
-    { "prof_export_memory_timeline", ex_timeline },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 /* the same bytes but for the trace's "traceName" (the path itself) */
 static int same_but_trace_name(const char *a, size_t na, const char *b, size_t nb) {
@@ -91,20 +75,20 @@ int main(void) {
     if (f) fclose(f);
     unlink(path);
 
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         prof_result r, rr;
         char *a, *b;
         size_t na = 0, nb = 0;
         snprintf(ref, sizeof ref, "%s/ref", top);
-        rr = EXPORTERS[k].fn(ev, ref);
+        rr = CHECK_EXPORTERS[k].fn(ev, ref);
         check_log_reset();
-        r = EXPORTERS[k].fn(ev, path);
+        r = CHECK_EXPORTERS[k].fn(ev, path);
         CHECK_MSG(r == PROF_OK, "%s to a %zu-byte path (PATH_MAX %d) that fopen opens: %d (%s)",
-                  EXPORTERS[k].name, want, PATH_MAX, (int)r, prof_last_error());
+                  CHECK_EXPORTERS[k].name, want, PATH_MAX, (int)r, prof_last_error());
         a = check_read_file_n(ref, &na);
         b = check_read_file_n(path, &nb);
         CHECK_MSG(rr == PROF_OK && a && b && same_but_trace_name(a, na, b, nb), "%s: the file at the long path (%s, %zu bytes) is not the one at a short path (%zu bytes)",
-                  EXPORTERS[k].name, b ? "present" : "absent", nb, na);
+                  CHECK_EXPORTERS[k].name, b ? "present" : "absent", nb, na);
         free(a);
         free(b);
         unlink(ref);

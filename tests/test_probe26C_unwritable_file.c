@@ -32,18 +32,6 @@
 
 #define NOBODY 65534
 
-typedef prof_result (*export_fn)(prof_events *ev, const char *path);
-static prof_result ex_trace(prof_events *ev, const char *path) { return prof_export_chrome_trace(ev, path); }
-static prof_result ex_stacks(prof_events *ev, const char *path) { return prof_export_stacks(ev, path, "self_cpu_time_total"); }
-static prof_result ex_perfetto(prof_events *ev, const char *path) { return prof_export_perfetto(ev, path); }
-static prof_result ex_pprof(prof_events *ev, const char *path) { return prof_export_pprof(ev, path, "self_cpu_time_total"); }
-static const struct { const char *name; export_fn fn; } EXPORTERS[] = {
-    { "prof_export_chrome_trace", ex_trace },
-    { "prof_export_stacks", ex_stacks },
-    { "prof_export_perfetto", ex_perfetto },
-    { "prof_export_pprof", ex_pprof },
-};
-#define N_EXPORTERS (sizeof EXPORTERS / sizeof EXPORTERS[0])
 
 static const char OLD[] = "the old file, not writable by the exporter\n";
 static char g_dir[64];
@@ -65,7 +53,7 @@ static int make_old(const char *path, mode_t mode, uid_t uid) {
 static int check_refused(const char *what, const char *pattern, mode_t mode, uid_t uid) {
     size_t k;
     int bad = 0;
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         struct stat st;
         char *got, path[160];
         FILE *probe;
@@ -74,14 +62,14 @@ static int check_refused(const char *what, const char *pattern, mode_t mode, uid
         probe = fopen(path, "r+"); /* what open(2) for writing says */
         if (probe) { fclose(probe); fprintf(stderr, "%s: fopen could write %s\n", what, path); bad = 1; continue; }
         check_log_reset();
-        r = EXPORTERS[k].fn(g_ev, path);
+        r = CHECK_EXPORTERS[k].fn(g_ev, path);
         got = check_read_file(path);
         if (r != PROF_E_IO || !strstr(prof_last_error(), strerror(EACCES))) {
-            fprintf(stderr, "%s: %s over %s: %d (%s), not PROF_E_IO with \"%s\"\n", what, EXPORTERS[k].name, path, (int)r, prof_last_error(), strerror(EACCES));
+            fprintf(stderr, "%s: %s over %s: %d (%s), not PROF_E_IO with \"%s\"\n", what, CHECK_EXPORTERS[k].name, path, (int)r, prof_last_error(), strerror(EACCES));
             bad = 1;
         }
         if (!got || strcmp(got, OLD) != 0 || stat(path, &st) != 0 || (st.st_mode & 07777) != mode || st.st_uid != uid) {
-            fprintf(stderr, "%s: %s replaced %s (now %s, mode %o, owner %d; was mode %o, owner %d)\n", what, EXPORTERS[k].name, path,
+            fprintf(stderr, "%s: %s replaced %s (now %s, mode %o, owner %d; was mode %o, owner %d)\n", what, CHECK_EXPORTERS[k].name, path,
                     got && strcmp(got, OLD) == 0 ? "the old content" : "new content", stat(path, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0u,
                     stat(path, &st) == 0 ? (int)st.st_uid : -1, (unsigned)mode, (int)uid);
             bad = 1;
@@ -93,7 +81,7 @@ static int check_refused(const char *what, const char *pattern, mode_t mode, uid
 static int make_all(const char *pattern, mode_t mode, uid_t uid) {
     size_t k;
     char path[160];
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         snprintf(path, sizeof path, pattern, k);
         if (make_old(path, mode, uid) != 0) return -1;
     }
@@ -102,7 +90,7 @@ static int make_all(const char *pattern, mode_t mode, uid_t uid) {
 static void remove_all(const char *pattern) {
     size_t k;
     char path[160];
-    for (k = 0; k < N_EXPORTERS; k++) {
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         snprintf(path, sizeof path, pattern, k);
         unlink(path);
     }
