@@ -295,6 +295,20 @@ static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uin
     d.end_ns = end;
     CHECK(prof_events_add(ev, &d) >= 0);
 }
+/* The one-event list the export tests write: "leaf" on thread 1, [1000,
+   5000] ns, with the stack leaf <- root (so every format has a frame). */
+static CHECK__UNUSED void check_add_leaf(prof_events *ev) {
+    prof_event_desc d;
+    const char *st[2] = { "leaf", "root" };
+    memset(&d, 0, sizeof d);
+    d.name = "leaf";
+    d.thread = 1;
+    d.start_ns = 1000;
+    d.end_ns = 5000;
+    d.stack = st;
+    d.stack_depth = 2;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
 
 /* ----- the JSON trace's viewers (cwd = repo root) ----- */
 /* 1 when node and tests/js/node_modules are there, so that check_viewers

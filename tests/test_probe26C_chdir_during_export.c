@@ -51,20 +51,11 @@ int close(int fd) {
 int main(void) {
     char first[] = "/tmp/prof_probe26C_XXXXXX", cwd_was[4096], ref[128], out[128], stray[128];
     prof_events *ev = prof_events_create();
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
     size_t k;
     prof_set_log(check_log, NULL);
     snprintf(g_elsewhere, sizeof g_elsewhere, "/tmp/prof_probe26C_XXXXXX");
     if (!CHECK(ev && mkdtemp(first) && mkdtemp(g_elsewhere) && getcwd(cwd_was, sizeof cwd_was))) return check_report();
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    check_add_leaf(ev);
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 2000, 64, PROF_DEVICE_CPU, 0), PROF_OK);
     snprintf(ref, sizeof ref, "%s/ref", first);
     snprintf(out, sizeof out, "%s/trace.out", first);

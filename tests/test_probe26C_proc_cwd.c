@@ -42,20 +42,11 @@ static int same_but_trace_name(const char *a, size_t na, const char *b, size_t n
 int main(void) {
     char dir[] = "/tmp/prof_probe26C_XXXXXX", cwd_was[4096];
     prof_events *ev = prof_events_create();
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
     size_t k, v;
     prof_set_log(check_log, NULL);
     if (!CHECK(ev && mkdtemp(dir) != NULL && getcwd(cwd_was, sizeof cwd_was) != NULL)) return check_report();
     if (!CHECK(chdir(dir) == 0)) return check_report();
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    check_add_leaf(ev);
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 2000, 64, PROF_DEVICE_CPU, 0), PROF_OK);
     for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         char *want;

@@ -31,20 +31,11 @@
 int main(void) {
     char dir[] = "/tmp/prof_probe26C_XXXXXX", path[128], stale[192];
     prof_events *ev = prof_events_create();
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
     size_t k;
     int n, left;
     prof_set_log(check_log, NULL);
     if (!CHECK(ev && mkdtemp(dir) != NULL)) return check_report();
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    check_add_leaf(ev);
     snprintf(path, sizeof path, "%s/trace.out", dir);
     for (n = 0; n < STALE; n++) {
         int fd;

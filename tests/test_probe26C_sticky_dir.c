@@ -85,8 +85,6 @@ static char child(void) {
 static void release(void) {}
 
 int main(void) {
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
     int status = 0;
     size_t k;
     char got, path[128];
@@ -100,14 +98,7 @@ int main(void) {
     g_ev = prof_events_create();
     if (!CHECK(g_ev && mkdtemp(g_dir) != NULL && chmod(g_dir, 01777) == 0)) return check_report();
     if (!CHECK(mkdtemp(g_refdir) != NULL && chmod(g_refdir, 0777) == 0)) return check_report();
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(g_ev, &d) >= 0);
+    check_add_leaf(g_ev);
     for (k = 0; k < CHECK_N_EXPORTERS; k++) {
         int fd;
         snprintf(path, sizeof path, "%s/shared%zu.out", g_dir, k);

@@ -40,19 +40,10 @@ int main(void) {
     static char path[PATH_MAX + 64], ref[256];
     size_t k, len, want = PATH_MAX - 4; /* 4092 bytes + NUL: fits */
     prof_events *ev = prof_events_create();
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
     FILE *f;
     prof_set_log(check_log, NULL);
     if (!CHECK(ev && mkdtemp(top) != NULL)) return check_report();
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    check_add_leaf(ev);
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 2000, 64, PROF_DEVICE_CPU, 0), PROF_OK);
 
     /* directories of 200 bytes down to about PATH_MAX, then a file name */

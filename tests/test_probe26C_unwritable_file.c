@@ -113,22 +113,13 @@ static char child(void) {
 static void release(void) {}
 
 int main(void) {
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
     int status = 0;
     char got;
     prof_set_log(check_log, NULL);
     snprintf(g_dir, sizeof g_dir, "/tmp/prof_probe26C_XXXXXX");
     g_ev = prof_events_create();
     if (!CHECK(g_ev && mkdtemp(g_dir) != NULL && chmod(g_dir, 0777) == 0)) return check_report();
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(g_ev, &d) >= 0);
+    check_add_leaf(g_ev);
     snprintf(g_own, sizeof g_own, "%s/readonly%%zu.json", g_dir);
     snprintf(g_other, sizeof g_other, "%s/others%%zu.json", g_dir);
     if (geteuid() == 0) CHECK(make_all(g_other, 0644, 0) == 0);
