@@ -11533,15 +11533,15 @@ static PROF__NI int prof__on_procfs(const char *path) {
     struct statfs sf;
     char *dir;
     size_t k, cut = 0;
-    int r;
+    int by_name = strncmp(path, "/proc/", 6) == 0, r; /* where statfs cannot tell */
     if (statfs(path, &sf) == 0) return sf.f_type == 0x9fa0; /* PROC_SUPER_MAGIC */
-    if (errno != ENOENT) return strncmp(path, "/proc/", 6) == 0;
-    for (k = 0; path[k]; k++) if (path[k] == '/') cut = k;
+    if (errno != ENOENT) return by_name;
+    for (k = 0; path[k]; k++) if (path[k] == '/') cut = k; /* not there: its directory */
     if (!cut) return 0;
-    if (!(dir = (char *)PROF__MALLOC(cut + 1))) return strncmp(path, "/proc/", 6) == 0;
+    if (!(dir = (char *)PROF__MALLOC(cut + 1))) return by_name;
     memcpy(dir, path, cut);
     dir[cut] = 0;
-    r = statfs(dir, &sf) == 0 ? sf.f_type == 0x9fa0 : strncmp(path, "/proc/", 6) == 0;
+    r = statfs(dir, &sf) == 0 ? sf.f_type == 0x9fa0 : by_name;
     PROF__FREE(dir);
     return r;
 #else
@@ -11562,6 +11562,19 @@ static PROF__NI int prof__out_alloc(prof__out *o) {
     o->w->fd = -1;
     return 0;
 }
+/* fd, or, if it is one of 0-2 (the host closed them and /dev/null could
+   not hold them: see prof__out_open), a duplicate above them, the low one
+   closed: what the host or a log writes to stderr meanwhile must not land
+   in an export's files. -1 with errno if no descriptor is left. */
+static PROF__NI int prof__fd_high(int fd) {
+    int high, why;
+    if (fd > 2) return fd;
+    high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    why = errno;
+    close(fd);
+    errno = why;
+    return high;
+}
 /* o->dir and o->name for target: its directory opened (PROF__AT) and its
    last component; 0, or the errno. */
 static PROF__NI int prof__out_dir(prof__out *o, const char *target) {
@@ -11576,12 +11589,7 @@ static PROF__NI int prof__out_dir(prof__out *o, const char *target) {
         else { memcpy(dir, target, cut); dir[cut] = 0; } /* "/x" -> "/" */
         while ((o->dir = open(dir, PROF__DIR_FLAGS)) < 0 && errno == EINTR) {}
         PROF__FREE(dir);
-        if (o->dir < 0) return errno;
-        if (o->dir <= 2) { /* out of the standard descriptors' way, as the file (prof__out_open) */
-            int high = fcntl(o->dir, F_DUPFD_CLOEXEC, 3), why = errno;
-            close(o->dir);
-            if ((o->dir = high) < 0) return why;
-        }
+        if (o->dir < 0 || (o->dir = prof__fd_high(o->dir)) < 0) return errno;
     }
     if (!(o->name = prof__strdup(target + cut))) return ENOMEM;
 #else
@@ -11699,15 +11707,9 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     } else {
         err = prof__out_open_file(o, o->target ? o->target : path);
     }
-    /* never at descriptors 0-2, which a host may have closed: what it (or
-       a log, from another thread) writes to stderr meanwhile would land in
-       the file */
-    if (!err && o->w->fd <= 2) {
-        int high = fcntl(o->w->fd, F_DUPFD_CLOEXEC, 3);
-        if (high < 0) err = errno;
-        close(o->w->fd);
-        o->w->fd = high;
-        if (high < 0 && o->tmp) prof__out_unlinkat(o, o->tmp); /* (ours: just made) */
+    if (!err && (o->w->fd = prof__fd_high(o->w->fd)) < 0) {
+        err = errno;
+        if (o->tmp) prof__out_unlinkat(o, o->tmp); /* (ours: just made) */
     }
     if (err) {
         prof__out_free(o);
