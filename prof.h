@@ -696,7 +696,11 @@
    gives its state back at exit, its counts (scopes entered, dropped) kept
    for prof_stop. (Built with PROF_CUPTI it keeps its ~400-byte state
    until prof_stop: CUPTI's API records are joined to threads through
-   the states.)
+   the states.) A scope in another library's pthread-key destructor after
+   prof.h's (which runs again in glibc's next destructor pass) is recorded
+   too; on the last pass, where prof.h's does not run again, the state it
+   took is freed once the thread is gone: at the next prof_stop or
+   prof_start, or when another thread's late scope takes one.
    prof_shutdown, outside a session, frees what prof.h keeps between
    sessions: exited threads' states, the reserve's and the calling
    thread's record blocks, the calling thread's long run-time names (not
@@ -3041,7 +3045,12 @@ typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct 
 typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
     struct prof__tstate *next;
-    int dead;
+    uint8_t dead;              /* its thread exited (prof__thread_exit) */
+    uint8_t late;              /* attached after its thread's key destructor
+                                  ran (prof__exits_here): by a scope in another
+                                  key's destructor. On glibc's last pass ours
+                                  does not run again: prof__reap_late_locked
+                                  frees the state once its thread is gone */
     uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t bind_tick;        /* clock when it bound to that session: no
                                   scope of the session began before it */
@@ -3106,6 +3115,9 @@ typedef struct prof__tstate {
 prof__thread prof__g_unattached;
 /* the model again: gcc takes it from the definition for accesses in this file */
 __thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
+/* How often prof__thread_exit ran on this thread (once per destructor
+   pass that found a state attached): a state attached after it is late. */
+static __thread unsigned prof__exits_here;
 
 /* A thread's state from its hot part, its first member. (Through void *:
    gcc's -Wstrict-aliasing=1 flags the plain cast, valid as it is.) */
@@ -3651,6 +3663,7 @@ static PROF__NI uint64_t prof__reserve_limit_bytes(void) {
     return lim == UINT64_MAX ? (uint64_t)1 << 30 : lim / 2;
 }
 static PROF__NI void prof__reap_dead_locked(void);
+static PROF__NI void prof__reap_late_locked(void);
 enum { PROF__RESERVE_CUT = 1, PROF__RESERVE_NOMEM = 2 };
 /* prof_config.reserve_events: whole blocks for that many records, mapped
    and faulted in now, so that the session's recording takes no page fault.
@@ -3952,6 +3965,10 @@ static PROF__NI prof__tstate *prof__attach(void) {
         t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
         pthread_mutex_lock(&prof__g_lock);
         if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
+        if (prof__exits_here) {
+            t->late = 1;
+            prof__reap_late_locked();
+        }
         prof__tstate_link_locked(t);
         pthread_setspecific(prof__g.key, t);
         pthread_mutex_unlock(&prof__g_lock);
@@ -4977,18 +4994,52 @@ static PROF__NI void prof__tstate_reap(prof__tstate *t) {
     t->head = NULL;
     prof__tstate_free(t);
 }
+/* Whether the thread of a late state (prof__tstate.late) has ended: its
+   id names no thread of this process now. A reused id reads as alive, and
+   the state waits for a later sweep. */
+static PROF__NI int prof__thread_gone(const prof__tstate *t) {
+#if defined(SYS_gettid) && defined(SYS_tgkill)
+    int saved = errno, gone = syscall(SYS_tgkill, (long)getpid(), (long)t->tid, 0) != 0 && errno == ESRCH;
+    errno = saved;
+    return gone;
+#else
+    (void)t;
+    return 0;
+#endif
+}
+/* Whether no collector will read t's records (prof__g_lock held): bound
+   to no session, to an earlier one, or to the last one read already. */
+static PROF__NI int prof__tstate_unread_locked(const prof__tstate *t, uint32_t epoch) {
+    int live = epoch && t->bound_epoch == epoch;
+    return !live && (!t->bound_epoch || t->bound_epoch != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
+}
 /* Exited threads kept for a collection go, once no collector reads them:
    at the end of prof_stop's reading and before a session's reserve or
-   start (a collection kept by a failed prof_stop is gone by then). */
+   start (a collection kept by a failed prof_stop is gone by then); with
+   them the late states of threads gone, not bound to a session recording. */
 static PROF__NI void prof__reap_dead_locked(void) {
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     prof__tstate *t, *next;
     for (t = prof__g.threads; t; t = next) {
         next = t->next;
-        if (!t->dead) continue;
+        if (!t->dead && !(t->late && (!epoch || t->bound_epoch != epoch) && prof__thread_gone(t))) continue;
         prof__tstate_unlink_locked(t);
         prof__tstate_reap(t);
     }
     prof__g.reaped_epoch = prof__g.last_epoch;
+}
+/* The same for the late states alone, when another one attaches: a
+   program whose threads each end in such a destructor, and which starts
+   no session again, holds at most those of the threads exiting. */
+static PROF__NI void prof__reap_late_locked(void) {
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    prof__tstate *t, *next;
+    for (t = prof__g.threads; t; t = next) {
+        next = t->next;
+        if (!t->late || t->dead || !prof__tstate_unread_locked(t, epoch) || !prof__thread_gone(t)) continue;
+        prof__tstate_unlink_locked(t);
+        prof__tstate_reap(t);
+    }
 }
 
 /* At its thread's exit, the block it is on shrunk to its records: a copy
@@ -5109,6 +5160,7 @@ static PROF__NI void prof__thread_exit(void *p) {
     uint32_t epoch;
     int live, now;
     prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
+    prof__exits_here++;
     prof__exited_open_keep(t);
     PROF__FREE(t->open);
     t->open = NULL;
@@ -5122,7 +5174,7 @@ static PROF__NI void prof__thread_exit(void *p) {
     pthread_mutex_lock(&prof__g_lock);
     epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     live = epoch && t->bound_epoch == epoch;
-    now = !live && (!t->bound_epoch || t->bound_epoch != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
+    now = prof__tstate_unread_locked(t, epoch);
     if (live) {
         size_t keep;
         uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;

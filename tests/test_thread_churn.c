@@ -18,7 +18,10 @@
      a hook between an exiting thread's copy and its lock (the session
      ends there: the copy is dropped, the records read as they were);
    - threads that exit with no session, or after prof_stop: their states
-     go at once. */
+     go at once;
+   - another key's destructor that records on every one of glibc's
+     destructor passes: its last pass's state goes once the thread is
+     gone. */
 #define PROF__TEST_HOOKS
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -521,6 +524,79 @@ static void test_exit_outside_session(void) {
     pthread_barrier_destroy(&stopped);
 }
 
+/* A destructor of another library's key that sets its key again every
+   time it runs makes glibc run all its passes (PTHREAD_DESTRUCTOR_ITERATIONS,
+   4), and records a scope each time. After prof.h's destructor of the
+   last pass, which does not run again, the scope attached a fresh state:
+   each such thread used to leave it behind for good (~1.4 KB outside a
+   session, its blocks in one). Now such a late state goes once its thread
+   is gone: at prof_stop, at the next session, or when another one
+   attaches. Its records still count: 4 scopes a thread. */
+static pthread_key_t g_rearm_key;
+static void rearm_dtor(void *p) {
+    { PROF_SCOPE("rearmed"); }
+    PROF_BEGIN("range"); /* a PROF_BEGIN stack attaches a state even outside a session */
+    PROF_END();
+    pthread_setspecific(g_rearm_key, p); /* again: another pass */
+}
+static void *rearm_worker(void *p) {
+    (void)p;
+    { PROF_SCOPE("work"); }
+    pthread_setspecific(g_rearm_key, (void *)1);
+    return NULL;
+}
+static void test_rearming_destructor(void) {
+    size_t base;
+    long k, n = check_under_valgrind() ? 8 : 64;
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    pthread_t th;
+#if defined(__SANITIZE_THREAD__)
+#  define CHURN_TSAN 1
+#elif defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define CHURN_TSAN 1
+#  endif
+#endif
+#if defined(CHURN_TSAN)
+    /* TSan's own key destructor tears the thread's allocator down before
+       the last pass, whose malloc (anyone's) then crashes inside TSan */
+    printf("# test_rearming_destructor skipped under TSan\n");
+    return;
+#endif
+    prof_shutdown();
+    { PROF_SCOPE("warm"); } /* prof.h's key first: its destructor runs before the other's in each pass */
+    if (!g_rearm_key) pthread_key_create(&g_rearm_key, rearm_dtor);
+    base = n_states();
+    memset(&cfg, 0, sizeof cfg);
+    if (!CHECK(prof_start(&cfg) == PROF_OK)) return;
+    for (k = 0; k < n; k++) {
+        if (!CHECK(pthread_create(&th, NULL, rearm_worker, NULL) == 0)) exit(1);
+        pthread_join(th, NULL);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(count_named(ev, "work"), n);
+    CHECK_EQ_INT(count_named(ev, "rearmed"), 4 * n);
+    CHECK_EQ_INT(count_named(ev, "range"), 4 * n);
+    CHECK_EQ_INT((long)st.scopes_dropped, 0);
+    stats_add_up(st);
+    prof_events_free(ev);
+    CHECK_EQ_INT(n_states(), base); /* read by prof_stop, threads gone: no state left */
+
+    /* outside a session (the PROF_BEGIN range attaches), threads one
+       after another: each late state reaps the one before it */
+    for (k = 0; k < n; k++) {
+        if (!CHECK(pthread_create(&th, NULL, rearm_worker, NULL) == 0)) exit(1);
+        pthread_join(th, NULL);
+    }
+    CHECK_MSG(n_states() <= base + 1, "%zu states left by %ld threads gone (%zu before)", n_states(), n, base);
+    if (CHECK(prof_start(&cfg) == PROF_OK)) prof_events_free(prof_stop());
+    CHECK_EQ_INT(n_states(), base);
+}
+
 static double mono_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -537,6 +613,7 @@ int main(void) {
     TIMED(test_stop_while_exiting());
     TIMED(test_stop_between_copy_and_lock());
     TIMED(test_exit_outside_session());
+    TIMED(test_rearming_destructor());
     prof_shutdown();
     return check_report();
 }
