@@ -23,61 +23,19 @@
    scope 547 ns (288 ppm) long. Reading the fit's pair with
    prof__clock_pair (the tightest of several tries) passes. */
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <time.h>
-#if defined(__x86_64__) && !defined(PROF_CLOCK_MONOTONIC)
-#define PROBE_FAKE_TSC 1
-#define clock_gettime test_clock_gettime
-#define nanosleep test_nanosleep
-#define __builtin_ia32_rdtsc test_rdtsc
-int test_clock_gettime(clockid_t clk, struct timespec *ts);
-int test_nanosleep(const struct timespec *req, struct timespec *rem);
-static uint64_t test_rdtsc(void);
-#endif
+#include "fake_tsc.h"
 #define PROF_IMPLEMENTATION
 #include "prof.h"
-#if defined(PROBE_FAKE_TSC)
-#undef clock_gettime
-#undef nanosleep
-#undef __builtin_ia32_rdtsc
-#endif
+#include "fake_tsc.h"
 #include "check.h"
 
 #if defined(PROBE_FAKE_TSC)
-extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
-
-static int64_t vc = 1000000000000LL; /* virtual CLOCK_MONOTONIC, ns */
 static const uint64_t hz = 2987654321u;
 static int arm_after;   /* rdtsc reads until the interruption; 0 = none */
-static int jump_next;   /* the next CLOCK_MONOTONIC read comes 15 us later */
 
-/* floor(v ns * hz / 1e9), exact in 64 bits (v >= 0) */
-static uint64_t ticks_at(int64_t v) {
-    uint64_t s = (uint64_t)v / 1000000000u, ns = (uint64_t)v % 1000000000u;
-    return s * hz + ns * hz / 1000000000u;
-}
 static uint64_t test_rdtsc(void) {
-    if (arm_after && --arm_after == 0) jump_next = 1;
-    return ticks_at(__atomic_load_n(&vc, __ATOMIC_SEQ_CST));
-}
-int test_clock_gettime(clockid_t clk, struct timespec *ts) {
-    if (clk == CLOCK_MONOTONIC) {
-        int64_t v;
-        if (jump_next) {
-            jump_next = 0;
-            __atomic_add_fetch(&vc, 15000, __ATOMIC_SEQ_CST);
-        }
-        v = __atomic_load_n(&vc, __ATOMIC_SEQ_CST);
-        ts->tv_sec = (time_t)(v / 1000000000);
-        ts->tv_nsec = (long)(v % 1000000000);
-        return 0;
-    }
-    return clock_gettime(clk, ts);
-}
-int test_nanosleep(const struct timespec *req, struct timespec *rem) {
-    (void)rem;
-    __atomic_add_fetch(&vc, (int64_t)req->tv_sec * 1000000000 + req->tv_nsec, __ATOMIC_SEQ_CST);
-    return 0;
+    if (arm_after && --arm_after == 0) fake_tsc_jump = 15000; /* the next CLOCK_MONOTONIC read comes 15 us later */
+    return fake_tsc_ticks(__atomic_load_n(&vc, __ATOMIC_SEQ_CST), hz);
 }
 
 static int64_t base;
@@ -100,7 +58,8 @@ static void session(int k, int64_t from, int64_t to, int64_t stop) {
     at(stop);
     arm_after = k;
     ev = prof_stop();
-    arm_after = jump_next = 0;
+    arm_after = 0;
+    fake_tsc_jump = 0;
     if (!CHECK(ev != NULL)) return;
     if (CHECK_EQ_INT(prof_events_count(ev), 1) && CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK)) {
         CHECK_MSG(e.start_ns >= from - 2 && e.start_ns <= from + 2 && e.end_ns >= to - 2 && e.end_ns <= to + 2,

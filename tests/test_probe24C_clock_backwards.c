@@ -22,32 +22,15 @@
    here, as in test_probe24C_clock_slew.c); x86-64 only, elsewhere the
    test is skipped. */
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <time.h>
-#if defined(__x86_64__) && !defined(PROF_CLOCK_MONOTONIC)
-#define PROBE_FAKE_TSC 1
-#define clock_gettime test_clock_gettime
-#define nanosleep test_nanosleep
-#define __builtin_ia32_rdtsc test_rdtsc
-int test_clock_gettime(clockid_t clk, struct timespec *ts);
-int test_nanosleep(const struct timespec *req, struct timespec *rem);
-static uint64_t test_rdtsc(void);
-#endif
+#include "fake_tsc.h"
 #define PROF_IMPLEMENTATION
 #include "prof.h"
-#if defined(PROBE_FAKE_TSC)
-#undef clock_gettime
-#undef nanosleep
-#undef __builtin_ia32_rdtsc
-#endif
+#include "fake_tsc.h"
 #include "check.h"
 
 #define TRACE "build/test_probe24C_clock_backwards.json"
 
 #if defined(PROBE_FAKE_TSC)
-extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
-
-static int64_t vc = 1000000000000LL; /* virtual CLOCK_MONOTONIC, ns */
 static int nforced;                  /* the next rdtsc reads return these */
 static uint64_t forced[4];
 
@@ -61,20 +44,6 @@ static uint64_t test_rdtsc(void) {
         return t;
     }
     return ticks_at(__atomic_load_n(&vc, __ATOMIC_SEQ_CST));
-}
-int test_clock_gettime(clockid_t clk, struct timespec *ts) {
-    if (clk == CLOCK_MONOTONIC) {
-        int64_t v = __atomic_load_n(&vc, __ATOMIC_SEQ_CST);
-        ts->tv_sec = (time_t)(v / 1000000000);
-        ts->tv_nsec = (long)(v % 1000000000);
-        return 0;
-    }
-    return clock_gettime(clk, ts);
-}
-int test_nanosleep(const struct timespec *req, struct timespec *rem) {
-    (void)rem;
-    __atomic_add_fetch(&vc, (int64_t)req->tv_sec * 1000000000 + req->tv_nsec, __ATOMIC_SEQ_CST);
-    return 0;
 }
 #endif
 

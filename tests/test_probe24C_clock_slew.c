@@ -28,57 +28,21 @@
    (tick_start, mono_start) to a pair read at the stop gives it to the
    ns. Elsewhere than x86-64 the TSC cannot be faked: skipped. */
 #define _GNU_SOURCE
-#include <stdint.h>
-#include <time.h>
-#if defined(__x86_64__) && !defined(PROF_CLOCK_MONOTONIC)
-#define PROBE_FAKE_TSC 1
-#define clock_gettime test_clock_gettime
-#define nanosleep test_nanosleep
-#define __builtin_ia32_rdtsc test_rdtsc
-int test_clock_gettime(clockid_t clk, struct timespec *ts);
-int test_nanosleep(const struct timespec *req, struct timespec *rem);
-static uint64_t test_rdtsc(void);
-#endif
+#include "fake_tsc.h"
 #define PROF_IMPLEMENTATION
 #include "prof.h"
-#if defined(PROBE_FAKE_TSC)
-#undef clock_gettime
-#undef nanosleep
-#undef __builtin_ia32_rdtsc
-#endif
+#include "fake_tsc.h"
 #include "check.h"
 
 #if defined(PROBE_FAKE_TSC)
-extern int clock_gettime(clockid_t clk, struct timespec *ts); /* the real one */
-
-static int64_t vc = 1000000000000LL; /* virtual CLOCK_MONOTONIC, ns */
 static int64_t slew_from = INT64_MAX; /* from here the TSC runs at hz2 */
 static const uint64_t hz1 = 2987654321u, hz2 = 2987714074u; /* hz1 * (1 + 20e-6) */
 
-/* floor(v ns * hz / 1e9), exact in 64 bits (v >= 0) */
-static uint64_t scale(int64_t v, uint64_t hz) {
-    uint64_t s = (uint64_t)v / 1000000000u, ns = (uint64_t)v % 1000000000u;
-    return s * hz + ns * hz / 1000000000u;
-}
 static uint64_t ticks_at(int64_t v) {
-    if (v <= slew_from) return scale(v, hz1);
-    return scale(slew_from, hz1) + scale(v - slew_from, hz2);
+    if (v <= slew_from) return fake_tsc_ticks(v, hz1);
+    return fake_tsc_ticks(slew_from, hz1) + fake_tsc_ticks(v - slew_from, hz2);
 }
 static uint64_t test_rdtsc(void) { return ticks_at(__atomic_load_n(&vc, __ATOMIC_SEQ_CST)); }
-int test_clock_gettime(clockid_t clk, struct timespec *ts) {
-    if (clk == CLOCK_MONOTONIC) {
-        int64_t v = __atomic_load_n(&vc, __ATOMIC_SEQ_CST);
-        ts->tv_sec = (time_t)(v / 1000000000);
-        ts->tv_nsec = (long)(v % 1000000000);
-        return 0;
-    }
-    return clock_gettime(clk, ts);
-}
-int test_nanosleep(const struct timespec *req, struct timespec *rem) {
-    (void)rem;
-    __atomic_add_fetch(&vc, (int64_t)req->tv_sec * 1000000000 + req->tv_nsec, __ATOMIC_SEQ_CST);
-    return 0;
-}
 
 static int64_t base;
 static void at(int64_t t) { __atomic_store_n(&vc, base + t, __ATOMIC_SEQ_CST); }
