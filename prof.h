@@ -11441,6 +11441,7 @@ typedef struct prof__out {
     int in_place;       /* an existing file written through (no writable directory) */
     int stream;         /* a descriptor, pipe, device or /proc file: written as it goes */
     int plug[3];        /* /dev/null at descriptors 0-2 the host had closed, for the export */
+    ino_t plug_ino;     /* its inode: a descriptor the host put there meanwhile stays */
     int cancel_state;   /* the caller's, restored by prof__out_close: an export is
                            not cancelled half-way (its temporary file left, its
                            descriptor leaked); a pending cancel acts after it */
@@ -11455,7 +11456,12 @@ static PROF__NI void prof__out_free(prof__out *o) {
         PROF__FREE(o->w);
     }
     if (o->dir >= 0) close(o->dir);
-    for (k = 0; k < 3; k++) if (o->plug[k] >= 0) close(o->plug[k]);
+    for (k = 0; k < 3; k++) {
+        struct stat st;
+        /* still ours: another thread of the host may have set its own
+           stderr there meanwhile (freopen, dup2), which stays open */
+        if (o->plug[k] >= 0 && fstat(o->plug[k], &st) == 0 && S_ISCHR(st.st_mode) && st.st_ino == o->plug_ino) close(o->plug[k]);
+    }
     PROF__FREE(o->tmp);
     PROF__FREE(o->name);
     PROF__FREE(o->target);
@@ -11730,8 +11736,10 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     for (fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
             int k = open("/dev/null", O_RDWR | O_CLOEXEC);
+            struct stat null_st;
             if (k >= 0 && k > 2) { close(k); break; } /* (another thread took it) */
             if (k >= 0) o->plug[k] = k;
+            if (k >= 0 && fstat(k, &null_st) == 0) o->plug_ino = null_st.st_ino;
         }
     /* Descriptors, devices, pipes and files of /proc are written in place:
        renaming over them would replace the node (and /proc refuses new

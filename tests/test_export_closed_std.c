@@ -3,15 +3,33 @@
    files are not "stderr"), and gives them back after: the host's
    descriptors are as it left them. An export to a closed /dev/stderr or
    /dev/stdout still fails (EBADF), as writing there would; a file is
-   written whole. In a child, descriptors 0, 1 and 2 closed. */
+   written whole. And a stderr the host sets while an export holds the
+   closed one (another thread's freopen or dup2) stays open after it: the
+   allocator below does that at the export's first allocation once
+   descriptor 2 is held. In a child, descriptors 0, 1 and 2 closed. */
+#define _DEFAULT_SOURCE /* (system headers before prof.h) */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int g_new_stderr = -1; /* >= 0: dup2'd to 2 at the first allocation that finds 2 open */
+static void *hooked_malloc(size_t n) {
+    if (g_new_stderr >= 0 && fcntl(2, F_GETFD) >= 0) {
+        dup2(g_new_stderr, 2);
+        close(g_new_stderr);
+        g_new_stderr = -1;
+    }
+    return malloc(n);
+}
+#define PROF_MALLOC(n) hooked_malloc(n)
+#define PROF_REALLOC(p, n) realloc(p, n)
+#define PROF_FREE(p) free(p)
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /* the child's verdict: 'y', or the letter of the first check that failed */
 static char child(const char *dir) {
@@ -38,6 +56,18 @@ static char child(const char *dir) {
     text = check_read_file_n(path, &n);
     if (!text || !strstr(text, "\"name\": \"a\"") || text[0] != '{') return 'j';
     free(text);
+    { /* the host's new stderr, set during an export, stays */
+        char log[256];
+        struct stat a, b;
+        snprintf(log, sizeof log, "%s/log", dir);
+        int k = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600); /* (at 0: moved above 2) */
+        if (k < 0 || (g_new_stderr = fcntl(k, F_DUPFD_CLOEXEC, 3)) < 3 || stat(log, &a) != 0) return 'l';
+        close(k);
+        if (prof_export_chrome_trace(ev, path) != PROF_OK || g_new_stderr >= 0) return 'l';
+        if (fstat(2, &b) != 0 || b.st_ino != a.st_ino || b.st_dev != a.st_dev) return 'r';
+        close(2);
+        unlink(log);
+    }
     unlink(path);
     prof_events_free(ev);
     prof_shutdown();
@@ -67,7 +97,7 @@ int main(void) {
         waitpid(pid, &status, 0);
     }
     close(fds[0]);
-    CHECK_MSG(got == 'y', "verdict '%c' (s: /dev/stderr not EBADF; o: /dev/stdout not an error; f: the file's export failed; d: a standard descriptor left open; j: the trace wrong; 0: the child died)", got);
+    CHECK_MSG(got == 'y', "verdict '%c' (s: /dev/stderr not EBADF; o: /dev/stdout not an error; f: the file's export failed; d: a standard descriptor left open; j: the trace wrong; l: the log's set-up; r: the stderr set during an export was closed; 0: the child died)", got);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     rmdir(dir);
     return check_report();
