@@ -700,7 +700,8 @@
    prof.h's (which runs again in glibc's next destructor pass) is recorded
    too; on the last pass, where prof.h's does not run again, the state it
    took is freed once the thread is gone: at the next prof_stop or
-   prof_start, or when another thread's late scope takes one.
+   prof_start, at prof_shutdown, or when another thread's late scope
+   takes one.
    prof_shutdown, outside a session, frees what prof.h keeps between
    sessions: exited threads' states, the reserve's and the calling
    thread's record blocks, the calling thread's long run-time names (not
@@ -5244,7 +5245,7 @@ PROF_API void prof_shutdown(void) {
         prof__g.reaped_epoch = prof__g.last_epoch; /* no collection left: threads exiting from now go at once */
         for (t = prof__g.threads; t; t = next) {
             next = t->next;
-            if (t->dead) {
+            if (t->dead || (t->late && t != prof__self() && prof__thread_gone(t))) {
                 prof__tstate_unlink_locked(t);
                 prof__tstate_free(t);
             } else if (t == prof__self()) {
