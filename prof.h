@@ -306,7 +306,12 @@
                       by dladdr: an executable's functions need -rdynamic,
                       and static functions have no name to give even so:
                       their frames show as "?? (module+offset)", which
-                      addr2line -e module offset names)
+                      addr2line -e module offset names). A native stack
+                      starts in the function of the scope or PROF_BEGIN
+                      range; where gcc keeps prof.h's recording helper out
+                      of line in a build that defines __OPTIMIZE__ without
+                      __OPTIMIZE_SIZE__ (-Og; a function that calls setjmp,
+                      at -O1 and up), its first frame is that helper's
    schedule, on_trace_ready
                       torch.profiler.schedule(skip_first, wait, warmup,
                       active, repeat) driven by prof_step(). As in
@@ -1365,8 +1370,9 @@ PROF_API void prof__instant(const prof_site *site, uint64_t tag, double value);
 /* Two words, so that it comes back in registers: a struct returned through
    memory made clang keep every scope of the hot path in memory as well. */
 typedef struct prof__entered { prof__thread *t; uint64_t t0; } prof__entered;
-PROF_API prof__entered prof__scope_enter_slow(void);
+PROF_API prof__entered prof__scope_enter_slow(void *ret);
 PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len);
+PROF_API prof__scope prof__scope_enter_named_ret(const prof_site *site, const char *name, size_t len, void *ret);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* The thread-local pointer lives in the implementation file. Executables
@@ -1496,8 +1502,11 @@ PROF__INLINE PROF__NOINSTRUMENT uint64_t prof__now_start(void) {
 }
 
 /* The hot path: one relaxed load when off; when on, two clock reads and
-   one 24-byte store into a per-thread block, no lock, no allocation. */
-PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *site) {
+   one 24-byte store into a per-thread block, no lock, no allocation.
+   ret: the scope's function's return address, taken by the macro in that
+   function (PROF__RET), read only on the slow path: where a native stack
+   starts, whether this helper was inlined there or not. */
+PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *site, void *ret) {
     prof__scope s;
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     s.site = site;
@@ -1513,7 +1522,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter(const prof_site *s
     /* first scope of a thread or session, share of the cap spent, or
        native stacks: out of line (s.t NULL there: not recorded) */
     if (PROF__UNLIKELY(s.t->gate.half[PROF__GATE_HI] != epoch)) {
-        prof__entered e = prof__scope_enter_slow();
+        prof__entered e = prof__scope_enter_slow(ret);
         s.t = e.t;
         s.t0 = e.t0;
         return s;
@@ -1544,14 +1553,15 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_leave(prof__scope *s) {
     }
 }
 
-PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_site *site, const char *name) {
+PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_site *site, const char *name, void *ret) {
     if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
         prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
     }
     if (!name) name = "";
     /* the length taken here, so the recorder's fast path calls nothing and
        saves no registers (the caller's are live across strlen anyway) */
-    return prof__scope_enter_named(site, name, __builtin_strlen(name)); /* admitted by the cap, then the name copied */
+    /* admitted by the cap, then the name copied */
+    return ret ? prof__scope_enter_named_ret(site, name, __builtin_strlen(name), ret) : prof__scope_enter_named(site, name, __builtin_strlen(name));
 }
 
 #define PROF__CAT_(a, b) a##b
@@ -1644,11 +1654,21 @@ PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes,
 #  else
 #    define PROF__AGG(type, call) (call)
 #  endif
+/* The return address of the function a scope is in, where a native stack
+   starts (see prof__scope_enter). Taken where the helpers are not inlined:
+   at -O0 and -Os. With optimization the helper is inlined in the scope's
+   function and its slow path finds that function without it: so the hot
+   path pays nothing for it (taken there, it cost an instruction a scope). */
+#  if !defined(__OPTIMIZE__) || defined(__OPTIMIZE_SIZE__)
+#    define PROF__RET __builtin_return_address(0)
+#  else
+#    define PROF__RET PROF__NULL
+#  endif
 #  if defined(__cplusplus)
 struct prof__scope_guard {
     prof__scope s;
-    explicit prof__scope_guard(const prof_site *site) : s(prof__scope_enter(site)) {}
-    prof__scope_guard(const prof_site *site, const char *name) : s(prof__scope_enter_dyn(site, name)) {}
+    prof__scope_guard(const prof_site *site, void *ret) : s(prof__scope_enter(site, ret)) {}
+    prof__scope_guard(const prof_site *site, const char *name, void *ret) : s(prof__scope_enter_dyn(site, name, ret)) {}
     ~prof__scope_guard() { prof__scope_leave(&s); }
 private:
     prof__scope_guard(const prof__scope_guard &);
@@ -1656,18 +1676,18 @@ private:
 };
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
-        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id))
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__RET)
 /* The name is bound first, so that a temporary it is made of (a
    std::string built for it) lives to the scope's end and is freed after
    it, not inside it (its free was the scope's time, and its memory). */
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         auto &&PROF__CAT(prof__dyn_name_, id) = (name);                        \
-        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(PROF__CAT(prof__dyn_name_, id)))
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(PROF__CAT(prof__dyn_name_, id)), PROF__RET)
 struct prof__scope_args_guard {
     prof__scope s;
     const prof_args *a;
-    prof__scope_args_guard(const prof_site *site, const prof_args *args) : s(prof__scope_enter(site)), a(args) {}
+    prof__scope_args_guard(const prof_site *site, const prof_args *args, void *ret) : s(prof__scope_enter(site, ret)), a(args) {}
     ~prof__scope_args_guard() { if (s.t) prof__scope_leave_args(&s, a); }
 private:
     prof__scope_args_guard(const prof__scope_args_guard &);
@@ -1675,7 +1695,7 @@ private:
 };
 #    define PROF__SCOPE_ARGS_AT(id, name, args)                               \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
-        prof__scope_args_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (args))
+        prof__scope_args_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), (args), PROF__RET)
 #  else
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof__scope_leave(s); }
 /* A jump (goto, switch case) into a scope's range would skip the scope's
@@ -1694,16 +1714,16 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_cleanup(prof__scope *s) { prof_
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_cleanup), __unused__)) = \
-            PROF__AGG(prof__scope, prof__scope_enter(&PROF__CAT(prof__site_, id)))
+            PROF__AGG(prof__scope, prof__scope_enter(&PROF__CAT(prof__site_, id), PROF__RET))
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
         PROF__NO_JUMP_IN(id)                                                  \
         prof__scope PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_cleanup), __unused__)) = \
-            PROF__AGG(prof__scope, prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name)))
+            PROF__AGG(prof__scope, prof__scope_enter_dyn(&PROF__CAT(prof__site_, id), (name), PROF__RET))
 typedef struct prof__scope_args { prof__scope s; const prof_args *a; } prof__scope_args;
-PROF__INLINE PROF__NOINSTRUMENT prof__scope_args prof__scope_args_enter(const prof_site *site, const prof_args *a) {
+PROF__INLINE PROF__NOINSTRUMENT prof__scope_args prof__scope_args_enter(const prof_site *site, const prof_args *a, void *ret) {
     prof__scope_args x;
-    x.s = prof__scope_enter(site);
+    x.s = prof__scope_enter(site, ret);
     x.a = a;
     return x;
 }
@@ -1714,7 +1734,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, PROF_SITE_CPU_OP); \
         PROF__NO_JUMP_IN(id)                                                  \
         prof__scope_args PROF__CAT(prof__scope_, id) __attribute__((__cleanup__(prof__scope_args_cleanup), __unused__)) = \
-            PROF__AGG(prof__scope_args, prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args)))
+            PROF__AGG(prof__scope_args, prof__scope_args_enter(&PROF__CAT(prof__site_, id), (args), PROF__RET))
 #  endif
 #  define PROF__SCOPE_ARGS_ID(id, name, args) PROF__SCOPE_ARGS_AT(id, name, args)
 #  if defined(__cplusplus)
@@ -4168,7 +4188,10 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
 /* PROF_BEGIN keeps its stack even while nothing records, so an END after
    prof_start closes the BEGIN made before it instead of looking unbalanced.
    `epoch` 0: stacked unrecorded (begun while off, or refused). */
-static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, uint32_t epoch) {
+static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller, void *ret); /* (below) */
+/* caller: the return address into the range's function (where its
+   native stack starts, in that mode) */
+static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, uint32_t epoch, void *caller) {
     prof__open *o;
     if (!epoch && !t->n_lost && t->n_open > 0 && t->open[t->n_open - 1].epoch == 0 && t->open[t->n_open - 1].t0 < UINT64_MAX) {
         t->open[t->n_open - 1].t0++; /* one more unrecorded range on the last */
@@ -4195,24 +4218,26 @@ static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, ui
     o = &t->open[t->n_open++];
     o->site = site;
     o->epoch = epoch;
-    o->t0 = epoch ? prof__now_start() : 0;
+    o->t0 = epoch ? prof__scope_start(&t->hot, caller, NULL) : 0;
 }
 /* The named variant interns its name only once the cap admitted it. */
-static PROF__NI void prof__begin_named(const prof_site *site, const char *name, int dyn) {
+static PROF__NI void prof__begin_named(const prof_site *site, const char *name, int dyn, void *caller) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     prof__tstate *t = prof__self();
     if (!t && !(t = prof__attach())) return;
     if (epoch && prof__thread_get() && prof__admit(t)) {
         const prof_site *named = dyn ? prof__intern_site(site, name) : site;
-        if (named) { prof__begin_push(t, named, epoch); return; }
+        if (named) { prof__begin_push(t, named, epoch, caller); return; }
         prof__scope_lost(t, 0, 1);
-        prof__begin_push(t, &prof__lost_site, epoch); /* its END tells prof_stop its span */
+        prof__begin_push(t, &prof__lost_site, epoch, caller); /* its END tells prof_stop its span */
         return;
     }
-    prof__begin_push(t, site, 0);
+    prof__begin_push(t, site, 0, caller);
 }
-PROF_API PROF__NI void prof__begin(const prof_site *site) { prof__begin_named(site, NULL, 0); }
-PROF_API PROF__NI void prof__begin_dyn(const prof_site *site, const char *name) { prof__begin_named(site, name, 1); }
+PROF_API PROF__NI __attribute__((__noinline__)) void prof__begin(const prof_site *site) { prof__begin_named(site, NULL, 0, __builtin_return_address(0)); }
+PROF_API PROF__NI __attribute__((__noinline__)) void prof__begin_dyn(const prof_site *site, const char *name) {
+    prof__begin_named(site, name, 1, __builtin_return_address(0));
+}
 /* A scope's end on another thread than its beginning's (prof__scope_leave,
    prof__scope_leave_args): not recorded, and counted with this thread's
    unbalanced ends. The beginning's thread counts the scope open at the
@@ -4383,18 +4408,27 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
    (named at prof_stop), in an extension that names the scope by that start
    time, since its children are recorded before it. `caller`: the return
    address into the scope's function, where the stack starts. */
-static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller) {
+static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller, void *ret) {
 #if defined(PROF__HAVE_BACKTRACE)
     if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) {
         void *addr[PROF__NATIVE_MAX + 4];
-        int total = backtrace(addr, PROF__NATIVE_MAX + 4), skip = 0, n;
+        int total = backtrace(addr, PROF__NATIVE_MAX + 4), skip = 1, n;
         size_t k;
         prof__rec *r, *start;
         uint64_t t0;
         /* drop prof.h's frames and any wrapper frames (sanitizers
-           intercept backtrace) */
-        while (skip < total && addr[skip] != caller) skip++;
-        if (skip == total) skip = 1;
+           intercept backtrace): the stack starts at the return address
+           into the scope's function, the one before its own (ret); where
+           ret is not found, at the return into the function that called
+           the slow path (the scope's own where the helper was inlined) */
+        ret = ret ? __builtin_extract_return_addr(ret) : NULL;
+        while (ret && skip < total && addr[skip] != ret) skip++;
+        if (ret && skip < total) {
+            skip--;
+        } else {
+            for (skip = 0; skip < total && addr[skip] != caller; skip++) {}
+            if (skip == total) skip = 1;
+        }
         n = total - skip;
         if (n > PROF__NATIVE_MAX) n = PROF__NATIVE_MAX;
         k = 1 + ((size_t)(n > 0 ? n : 0) + 1) / 2;
@@ -4411,20 +4445,20 @@ static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller) {
         return t0;
     }
 #else
-    (void)h; (void)caller;
+    (void)h; (void)caller; (void)ret;
 #endif
     return prof__now_start();
 }
 
 /* A scope the hot path could not admit: the thread's first in a session,
    its share of the cap spent, or native-stack mode. t NULL: not recorded. */
-PROF_API PROF__NI __attribute__((__noinline__)) prof__entered prof__scope_enter_slow(void) {
+PROF_API PROF__NI __attribute__((__noinline__)) prof__entered prof__scope_enter_slow(void *ret) {
     prof__entered s;
     s.t0 = 0;
     s.t = prof__thread_get();
     if (!s.t) return s;
     if (!prof__admit(prof__tstate_of(s.t))) { s.t = NULL; return s; }
-    s.t0 = prof__scope_start(s.t, __builtin_return_address(0));
+    s.t0 = prof__scope_start(s.t, __builtin_return_address(0), ret);
     return s;
 }
 /* PROF_SCOPE_DYN while recording: admitted first, then its name copied
@@ -4478,7 +4512,7 @@ static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_si
 }
 /* Not admitted by the gate, no room in the block, or a long name. Out of
    line, so that the common path below saves no registers. */
-static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller) {
+static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller, void *ret) {
     prof__scope s;
     prof__thread *h = prof__thread_get();
     prof__tstate *t = h ? prof__tstate_of(h) : NULL;
@@ -4496,11 +4530,12 @@ static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_name
         return s;
     }
     s.t = &t->hot;
-    s.t0 = prof__scope_start(s.t, caller);
+    s.t0 = prof__scope_start(s.t, caller, ret);
     return s;
 }
-/* name: not NULL, len its strlen (prof__scope_enter_dyn). */
-PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len) {
+/* name: not NULL, len its strlen (prof__scope_enter_dyn); ret as in
+   prof__scope_enter, NULL in the optimized builds' call. */
+static __inline__ __attribute__((__always_inline__)) PROF__NI prof__scope prof__scope_enter_named_at(const prof_site *site, const char *name, size_t len, void *ret) {
     prof__thread *h = prof__tls;
     prof__rec *r = h->pos;
     size_t k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
@@ -4517,7 +4552,13 @@ PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, con
         s.t0 = prof__now_start();
         return s;
     }
-    return prof__scope_enter_named_slow(site, name, __builtin_return_address(0));
+    return prof__scope_enter_named_slow(site, name, __builtin_return_address(0), ret);
+}
+PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len) {
+    return prof__scope_enter_named_at(site, name, len, NULL);
+}
+PROF_API PROF__NI prof__scope prof__scope_enter_named_ret(const prof_site *site, const char *name, size_t len, void *ret) {
+    return prof__scope_enter_named_at(site, name, len, ret);
 }
 
 PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t id) {

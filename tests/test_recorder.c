@@ -685,7 +685,7 @@ static void test_begun_after_stop_tick(void) {
     uint64_t far;
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
     { PROF_SCOPE("before"); }
-    sc = prof__scope_enter(&late_site); /* counted as opened */
+    sc = prof__scope_enter(&late_site, NULL); /* counted as opened */
     far = prof__now() + ((uint64_t)1 << 40);
     if (CHECK(sc.t != NULL)) prof__leave_slow(sc.t, &late_site, far, far + 1000);
     ev = prof_stop();

@@ -18,7 +18,7 @@ static const prof_site forged_site = { "op_forged", __FILE__, "forge", 1, PROF_S
 /* an op of n announced values, its DATA records holding nd of them,
    then one extension record (kind, t0; none for kind 0) */
 static void forge(const int64_t *sh, int n, int nd, unsigned kind, uint64_t t0, uint64_t seq) {
-    prof__scope s = prof__scope_enter(&forged_site);
+    prof__scope s = prof__scope_enter(&forged_site, NULL);
     size_t k = 1 + 1 + ((size_t)nd + 1) / 2 + (kind ? 1 : 0) + (seq ? 1 : 0);
     prof__rec *r, *start;
     CHECK(s.t != NULL);

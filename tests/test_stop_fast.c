@@ -497,7 +497,7 @@ static const prof_site forged_step_site = { "ProfilerStep#9", __FILE__, "forge",
 static const prof_site *forge_site = &forged_site;
 typedef struct forged_ext { unsigned kind, aux; uint64_t t0, t1; } forged_ext;
 static void forge(const int64_t *sh, int n, const forged_ext *x, int nx) {
-    prof__scope s = prof__scope_enter(forge_site);
+    prof__scope s = prof__scope_enter(forge_site, NULL);
     size_t k = 1 + (size_t)nx + (n ? 1 + ((size_t)n + 1) / 2 : 0);
     prof__rec *r, *start;
     int i;

@@ -153,7 +153,7 @@ static prof__scope stale_enter(const prof_site *site, uint32_t epoch) {
     s.t0 = 0;
     s.t = prof__tls;
     if (s.t->gate.half[PROF__GATE_HI] != epoch) {
-        prof__entered e = prof__scope_enter_slow();
+        prof__entered e = prof__scope_enter_slow(NULL);
         s.t = e.t;
         s.t0 = e.t0;
         return s;

@@ -152,6 +152,10 @@
 # always_inline, which would inline them into functions that call setjmp
 # where -Wclobbered then flags their locals (test_recorder's lj_session);
 # a pragma does not reach the calls in the user's functions (manual).
+# native-leaf-{gcc,clang,gxx}: tests/test_probe27B_native_leaf.c built and run
+# at -O0 and -Os, where the recording helpers stay out of line: a native
+# stack must still start in the scope's own function.
+#
 # probe26B-alloc-after-malloc-{gcc,gxx}: a user's malloc wrapper that reports
 # the fresh block with prof_alloc, as the manual says, under -Werror: gcc 11+
 # warns -Wmaybe-uninitialized at prof_alloc(p, n) (a const void * parameter).
@@ -243,6 +247,7 @@ all_cases() {
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
     echo probe24B-xz-flags-gcc
     echo probe26B-alloc-after-malloc-gcc probe26B-alloc-after-malloc-gxx
+    echo native-leaf-gcc native-leaf-clang native-leaf-gxx
 }
 
 # directory holding libcupti.so, or nothing
@@ -782,6 +787,21 @@ one_case() {
         done
         run_cmd "$cc" "$out.main-O2.o" "$out.impl.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    native-leaf-gcc|native-leaf-clang|native-leaf-gxx)
+        # tests/test_probe27B_native_leaf.c at -O0 and -Os, where the
+        # recording helpers stay out of line: native stacks still start in
+        # the scope's own function
+        local x=(-std=c11) o
+        case $base in
+            *-gcc) cc=$GCC ;;
+            *-clang) cc=$CLANG ;;
+            *) cc=$GXX; x=(-x c++ -std=c++17) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        for o in -O0 -Os; do
+            run_cmd "$cc" "${x[@]}" -Wall -Wextra -Wpedantic -Werror -g $o "${INC[@]}" -I"$root/tests" "$root/tests/test_probe27B_native_leaf.c" -o "$out$o" -pthread -ldl -lm || return 1
+            run_prog "$out$o" || return 1
+        done ;;
     probe26B-alloc-after-malloc-gcc|probe26B-alloc-after-malloc-gxx)
         # the manual's allocator wrapper (malloc, then prof_alloc of the
         # fresh block) under -Wall -Werror at -O0, -O1 and -O2: gcc's
