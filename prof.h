@@ -11954,6 +11954,9 @@ static PROF__NI void prof__xp_prefix(prof__xpaths *xp, const prof_events *e) {
         const char *f = e->sites[i].file;
         size_t k = 0;
         if (!f || !f[0]) continue;
+        /* not prof.h's own ProfilerStep# site ("prof.h", line 0): it is
+           in none of the user's directories */
+        if (e->sites[i].line == 0 && strcmp(f, "prof.h") == 0 && strncmp(e->sites[i].name, "ProfilerStep", 12) == 0) continue;
         if (!first) { first = f; n = strlen(f); continue; }
         while (k < n && f[k] == first[k]) k++;
         n = k;
