@@ -138,7 +138,7 @@
    exact and the profile holds only whole events. C++ exceptions unwind
    through a PROF_SCOPE of C++ code and record it (and through one of C
    code built with -fexceptions). A PROF_BEGIN jumped over stays on its
-   thread's range stack: the next PROF_END closes it.
+   thread's range stack: the next PROF_END closes it (SIGNALS).
    A scope must end on the thread that began it. In a C++20 coroutine (or
    a fiber), do not hold a scope across a co_await that may resume on
    another thread: such an end is not recorded (a warning at prof_stop
@@ -260,7 +260,11 @@
                       subtrees are dropped, never a parent whose children
                       are kept. The table of such a profile says so in one
                       line after its totals, and the trace in its
-                      "prof_dropped" key. Marks, counter samples,
+                      "prof_dropped" key. Scopes still open when prof_stop
+                      began (running, or left by a longjmp) are no events:
+                      prof_stop warns of them and the trace counts them in
+                      its "prof_open_at_stop" key; the table, as
+                      PyTorch's, has no line for them. Marks, counter samples,
                       allocations and async begins/ends count as events too.
                       CUDA's records (PROF_CUPTI: API calls, kernels,
                       copies, sets and syncs) reach the list at prof_stop:
@@ -635,7 +639,7 @@
    JSON readers, which parse numbers as doubles.
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
-   prof_dropped) are refused; a distributedInfo given as metadata replaces prof.h's.
+   prof_dropped, prof_open_at_stop) are refused; a distributedInfo given as metadata replaces prof.h's.
 
    SIGNALS
    =======
@@ -652,9 +656,15 @@
    thread's buffer or counts half changed (a crash, a hang in prof_stop).
    A longjmp (or a siglongjmp from your own code, not from prof.h's) over
    open scopes is fine: they count as open at the stop (a C PROF_SCOPE's
-   cleanup does not run), PROF_BEGIN ranges left so are named a line per
-   site (also those a thread left open when it exited), and later scopes
-   do not nest under them.
+   cleanup does not run) and later scopes do not nest under them; the
+   scopes around one jumped over can merge as PyTorch's duplicate rule
+   merges a lone child of the same name (prof_stats.merged). Not so a
+   PROF_BEGIN range: it stays on its thread's range stack (a range may end
+   in another function than the one that began it, so none is dropped by
+   guess), and the next PROF_END, meant for the range around it, closes it:
+   close ranges on the error path before the jump. Ranges still open at
+   the stop are named a line per site (also those a thread left open when
+   it exited).
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
    while another thread is inside
@@ -7923,7 +7933,7 @@ PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __
    as the user's value. (distributedInfo is allowed: the user's replaces
    the one prof.h would write from the node id.) */
 static PROF__NI int prof__meta_key_reserved(const char *key) {
-    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName", "prof_dropped" };
+    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName", "prof_dropped", "prof_open_at_stop" };
     size_t i;
     for (i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (strcmp(key, reserved[i]) == 0) return 1;
@@ -13751,6 +13761,13 @@ static PROF__NI void prof__trace_head(prof__w *w, const prof_events *e) {
         prof__w_u64(w, e->stats.async_dropped);
         PROF__W_LIT(w, ", \"all\": ");
         prof__w_u64(w, e->stats.dropped);
+        PROF__W_LIT(w, "},\n");
+    }
+    if (e->stats.open_at_stop) { /* scopes not recorded: still running at prof_stop, or left by a longjmp */
+        PROF__W_LIT(w, "  \"prof_open_at_stop\": {\"scopes\": ");
+        prof__w_u64(w, e->stats.open_at_stop);
+        PROF__W_LIT(w, ", \"scopes_entered\": ");
+        prof__w_u64(w, e->stats.scopes_entered);
         PROF__W_LIT(w, "},\n");
     }
     for (m = e->meta; m; m = m->next) {
