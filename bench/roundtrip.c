@@ -12,8 +12,13 @@
    also breaks the round trip down (a fourth child): per phase its CPU
    time, page faults, and resident and peak memory at its end (the peak
    reset before each phase through /proc/self/clear_refs), and the same
-   for the work with recording off. Noisy on a shared machine: measure on
-   a quiet one. */
+   for the work with recording off. PROF_BENCH_CHAIN (default 16): the
+   candidates a match search tries, i.e. the work per event (16: about
+   170 ns an event here; 64: about 420, the density of the program issue
+   13 measured, 4M events in 1.35 s). PROF_BENCH_REPEAT (default 5): off
+   and on runs alternate that many times; the figures are the medians,
+   and the CPU ratio is the median of each pair's (with its range): one
+   run's CPU time moves by up to 30% on this shared VM. */
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -29,7 +34,7 @@
 
 #define WIN 32768
 #define HBITS 15
-#define MAXCHAIN 16
+static int g_chain = 16; /* PROF_BENCH_CHAIN: candidates a match search tries at most */
 
 static unsigned char *make_input(size_t n) {
     static const char *const words[] = { "the ", "profiler ", "records ", "scopes ", "and ", "events ", "of ", "a ",
@@ -57,7 +62,7 @@ static size_t find_match(const unsigned char *in, size_t pos, size_t n, const in
     int chain = 0;
     PROF_SCOPE("find_match");
     cand = head[((in[pos] << 10) ^ (in[pos + 1] << 5) ^ in[pos + 2]) & ((1 << HBITS) - 1)];
-    while (cand >= 0 && pos - (size_t)cand < WIN && chain++ < MAXCHAIN) {
+    while (cand >= 0 && pos - (size_t)cand < WIN && chain++ < g_chain) {
         size_t l = 0;
         while (pos + l < n && l < 258 && in[(size_t)cand + l] == in[pos + l]) l++;
         if (l > best) { best = l; *dist = pos - (size_t)cand; }
@@ -198,19 +203,37 @@ static int run(int record, size_t n, double res[3]) {
 int main(void) {
     const char *env = getenv("PROF_BENCH_MB");
     size_t n = (size_t)(env && *env ? atof(env) : 8.0) * (1u << 20);
-    double off[3], on[3], rec[3];
+    double off[3], on[3], rec[3], cpu_off[64], cpu_on[64], pk_off[64], pk_on[64], ratio[64], rmin, rmax, events = 0;
+    size_t reps = 5, k;
+    if ((env = getenv("PROF_BENCH_REPEAT")) != NULL && atoi(env) > 0) reps = atoi(env) > 64 ? 64 : (size_t)atoi(env);
+    if ((env = getenv("PROF_BENCH_CHAIN")) != NULL && atoi(env) > 0) g_chain = atoi(env);
     if (n < (1u << 20)) n = 1u << 20;
     header("prof.h round trip: a compressor recorded (start, work, stop, key_averages, table) vs recording off");
-    if (run(0, n, off) != 0 || run(1, n, on) != 0 || run(2, n, rec) != 0) { printf("# a run failed\n"); return 1; }
-    printf("# %zu MiB of input, %.0f events recorded\n", n >> 20, on[2]);
-    printf("roundtrip_off_cpu_s %.3f s\n", off[0]);
-    printf("roundtrip_on_cpu_s %.3f s\n", on[0]);
-    printf("roundtrip_cpu_ratio %.3f x\n", on[0] / off[0]);
-    printf("roundtrip_off_peak_mb %.1f MB\n", off[1] / 1e6);
-    printf("roundtrip_on_peak_mb %.1f MB\n", on[1] / 1e6);
-    printf("roundtrip_peak_ratio %.3f x\n", on[1] / off[1]);
+    for (k = 0; k < reps; k++) {
+        if (run(0, n, off) != 0 || run(1, n, on) != 0) { printf("# a run failed\n"); return 1; }
+        cpu_off[k] = off[0];
+        cpu_on[k] = on[0];
+        pk_off[k] = off[1];
+        pk_on[k] = on[1];
+        ratio[k] = on[0] / off[0];
+        events = on[2];
+    }
+    if (run(2, n, rec) != 0) { printf("# a run failed\n"); return 1; }
+    rmin = rmax = ratio[0];
+    for (k = 1; k < reps; k++) {
+        if (ratio[k] < rmin) rmin = ratio[k];
+        if (ratio[k] > rmax) rmax = ratio[k];
+    }
+    printf("# %zu MiB of input, %.0f events recorded, match chains of %d, %zu runs of each (medians)\n", n >> 20, events, g_chain, reps);
+    printf("roundtrip_off_cpu_s %.3f s\n", median(cpu_off, reps));
+    printf("roundtrip_on_cpu_s %.3f s\n", median(cpu_on, reps));
+    printf("roundtrip_work_ns_per_event %.0f ns (recording off, input generation included)\n", median(cpu_off, reps) * 1e9 / (events > 0 ? events : 1));
+    printf("roundtrip_cpu_ratio %.3f x (pairs %.3f-%.3f)\n", median(ratio, reps), rmin, rmax);
+    printf("roundtrip_off_peak_mb %.1f MB\n", median(pk_off, reps) / 1e6);
+    printf("roundtrip_on_peak_mb %.1f MB\n", median(pk_on, reps) / 1e6);
+    printf("roundtrip_peak_ratio %.3f x\n", median(pk_on, reps) / median(pk_off, reps));
     printf("roundtrip_records_peak_mb %.1f MB\n", rec[1] / 1e6);
-    printf("roundtrip_records_peak_ratio %.3f x (the floor of roundtrip_peak_ratio: the records alone)\n", rec[1] / off[1]);
+    printf("roundtrip_records_peak_ratio %.3f x (the floor of roundtrip_peak_ratio: the records alone)\n", rec[1] / median(pk_off, reps));
     if ((env = getenv("PROF_BENCH_PHASES")) != NULL && atoi(env) > 0) {
         phases(0, n);
         phases(1, n);
