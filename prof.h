@@ -14,7 +14,10 @@
    before you include this file in *one* C or C++ file to create the
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
-   Linux (x86-64, aarch64) with gcc or clang.
+   Linux (x86-64, aarch64) with gcc or clang. prof_stop, the tables and
+   the exporters format with the C library's snprintf (%lld, %zu, %.*f...):
+   a program that replaces snprintf/vsnprintf with its own, not ISO C's
+   (MicroPython's unix port does, by default), crashes there.
    The implementation may come after other includes, whatever feature-test
    macros the file sets from POSIX.1-2001 on (the default modes,
    _DEFAULT_SOURCE, _POSIX_C_SOURCE 200112L or 200809L, _XOPEN_SOURCE 600
