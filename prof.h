@@ -531,7 +531,9 @@
    time only, across threads: one thread's allocation is also charged to
    whatever op another thread has open then. prof.h keeps memory with the
    thread that allocated it, so with several threads recording, an op's
-   memory can be lower than PyTorch would print. A record that no CPU event
+   memory can be lower than PyTorch would print, and a record made while
+   its own thread has no event open but another thread has one is charged
+   to no event (PyTorch charges it to the other thread's op). A record that no CPU event
    of any thread holds (allocated while no scope is open anywhere) becomes
    an event of its own named "[memory]", as in PyTorch: on its thread, at
    its time, no duration, its bytes as its memory, no parent or stack,
@@ -1064,7 +1066,9 @@ typedef struct prof_stats {
                                    succeeds or a session starts) */
     uint64_t merged;            /* events _remove_dup_nodes merged into
                                    their parent (recursion through one
-                                   operator name) */
+                                   operator name): gone from the list, so
+                                   from the tables and every export too
+                                   (Kineto's trace keeps both) */
     uint64_t marks, marks_dropped;       /* PROF_MARK */
     uint64_t counters, counters_dropped; /* PROF_COUNTER samples */
     uint64_t allocs, allocs_dropped;     /* prof_alloc/prof_dealloc records */
