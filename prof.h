@@ -4219,12 +4219,12 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     return &d->site;
 }
 
+static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller, void *ret); /* (below) */
 /* PROF_BEGIN keeps its stack even while nothing records, so an END after
    prof_start closes the BEGIN made before it instead of looking unbalanced.
-   `epoch` 0: stacked unrecorded (begun while off, or refused). */
-static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller, void *ret); /* (below) */
-/* caller: the return address into the range's function (where its
-   native stack starts, in that mode) */
+   `epoch` 0: stacked unrecorded (begun while off, or refused). caller: the
+   return address into the range's function (where its native stack
+   starts, in that mode). */
 static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, uint32_t epoch, void *caller) {
     prof__open *o;
     if (!epoch && !t->n_lost && t->n_open > 0 && t->open[t->n_open - 1].epoch == 0 && t->open[t->n_open - 1].t0 < UINT64_MAX) {
@@ -5089,34 +5089,33 @@ static PROF__NI int prof__tstate_unread_locked(const prof__tstate *t, uint32_t e
     int live = epoch && t->bound_epoch == epoch;
     return !live && (!t->bound_epoch || t->bound_epoch != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
 }
+/* A late state whose thread is gone and whose records no collector will
+   read: what prof__thread_exit would have freed at once. */
+static PROF__NI int prof__late_gone_locked(const prof__tstate *t) {
+    return t->late && !t->dead && prof__tstate_unread_locked(t, __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) && prof__thread_gone(t);
+}
+/* The states that go: exited threads' (dead: 1) and late ones gone. */
+static PROF__NI void prof__reap_locked(int dead) {
+    prof__tstate *t, *next;
+    for (t = prof__g.threads; t; t = next) {
+        next = t->next;
+        if (!(dead && t->dead) && !prof__late_gone_locked(t)) continue;
+        prof__tstate_unlink_locked(t);
+        prof__tstate_reap(t);
+    }
+}
 /* Exited threads kept for a collection go, once no collector reads them:
    at the end of prof_stop's reading and before a session's reserve or
    start (a collection kept by a failed prof_stop is gone by then); with
-   them the late states of threads gone, not bound to a session recording. */
+   them the late states of threads gone. */
 static PROF__NI void prof__reap_dead_locked(void) {
-    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
-    prof__tstate *t, *next;
-    for (t = prof__g.threads; t; t = next) {
-        next = t->next;
-        if (!t->dead && !(t->late && (!epoch || t->bound_epoch != epoch) && prof__thread_gone(t))) continue;
-        prof__tstate_unlink_locked(t);
-        prof__tstate_reap(t);
-    }
     prof__g.reaped_epoch = prof__g.last_epoch;
+    prof__reap_locked(1);
 }
-/* The same for the late states alone, when another one attaches: a
-   program whose threads each end in such a destructor, and which starts
-   no session again, holds at most those of the threads exiting. */
-static PROF__NI void prof__reap_late_locked(void) {
-    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
-    prof__tstate *t, *next;
-    for (t = prof__g.threads; t; t = next) {
-        next = t->next;
-        if (!t->late || t->dead || !prof__tstate_unread_locked(t, epoch) || !prof__thread_gone(t)) continue;
-        prof__tstate_unlink_locked(t);
-        prof__tstate_reap(t);
-    }
-}
+/* The late states alone, when another one attaches: a program whose
+   threads each end in such a destructor, and which starts no session
+   again, holds at most those of the threads exiting. */
+static PROF__NI void prof__reap_late_locked(void) { prof__reap_locked(0); }
 
 /* At its thread's exit, the block it is on shrunk to its records: a copy
    in one allocation with the block's header (map_bytes 0), when the block
@@ -5320,7 +5319,7 @@ PROF_API void prof_shutdown(void) {
         prof__g.reaped_epoch = prof__g.last_epoch; /* no collection left: threads exiting from now go at once */
         for (t = prof__g.threads; t; t = next) {
             next = t->next;
-            if (t->dead || (t->late && t != prof__self() && prof__thread_gone(t))) {
+            if (t->dead || prof__late_gone_locked(t)) {
                 prof__tstate_unlink_locked(t);
                 prof__tstate_free(t);
             } else if (t == prof__self()) {
