@@ -14,7 +14,8 @@
    scope's function's own return address, and the stack starts at the
    frame before it. The suite builds this file at -O1 (helpers inlined);
    the compile matrix's native-leaf-* cases build and run it at -O0 and
-   -Os with gcc, clang and g++. Frame 1 of each scope's stack must be the
+   -Os with gcc, clang and g++. A PROF_BEGIN range's stack starts in its
+   function too (it had none). Frame 1 of each scope's stack must be the
    return address into its function's caller, which the function reads
    itself (no symbol names needed). */
 #define PROF_IMPLEMENTATION
@@ -24,7 +25,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-static uintptr_t ra_plain, ra_dyn, ra_args;
+static uintptr_t ra_plain, ra_dyn, ra_args, ra_range;
 
 #define NOINLINE __attribute__((__noinline__))
 NOINLINE void probe27b_plain(void);
@@ -41,6 +42,16 @@ NOINLINE void probe27b_args(void);
 NOINLINE void probe27b_args(void) {
     PROF_SCOPE_SHAPES("args_scope", 2, 3, 4);
     ra_args = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+}
+
+/* PROF_BEGIN ranges had no native stack at all: prof__begin_push took
+   its start with prof__now_start(), not prof__scope_start(), so their
+   time left the flamegraph, pprof and folded stacks in native mode */
+NOINLINE void probe27b_range(void);
+NOINLINE void probe27b_range(void) {
+    PROF_BEGIN("range");
+    ra_range = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+    PROF_END();
 }
 
 /* the offset in "... (module+0xOFF)"; 0 if none */
@@ -79,11 +90,13 @@ int main(void) {
     probe27b_plain();
     probe27b_dyn("dyn_scope");
     probe27b_args();
+    probe27b_range();
     ev = prof_stop();
     if (CHECK(ev != NULL)) {
         check_leaf(ev, "plain_scope", ra_plain, base);
         check_leaf(ev, "dyn_scope", ra_dyn, base);
         check_leaf(ev, "args_scope", ra_args, base);
+        check_leaf(ev, "range", ra_range, base);
         prof_events_free(ev);
     }
     prof_shutdown();
