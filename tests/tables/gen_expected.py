@@ -117,7 +117,12 @@ import torch
 import torch.autograd.profiler_util as pu
 from torch.autograd import DeviceType
 
-assert torch.__version__.startswith("1.13"), torch.__version__
+# PROF_TABLES_TORCH=native: a newer PyTorch's own classes, unpatched, and
+# --check compares their tables with the .expected files instead of writing
+# them (tests/gpu/torch_native.sh runs it where a newer PyTorch is installed).
+NATIVE = os.environ.get("PROF_TABLES_TORCH") == "native"
+if not NATIVE:
+    assert torch.__version__.startswith("1.13"), torch.__version__
 
 FunctionEvent = pu.FunctionEvent
 EventList = pu.EventList
@@ -842,6 +847,13 @@ def _build_table(
 
 pu._build_table = _build_table
 
+if NATIVE:  # undo every patch above: the module's classes afresh
+    import importlib
+
+    pu = importlib.reload(pu)
+    FunctionEvent = pu.FunctionEvent
+    EventList = pu.EventList
+
 # ================================================================ CASE FILES
 
 SEPARATOR = "----8<----\n"
@@ -1237,12 +1249,42 @@ def run_case(path):
     return "".join(out)
 
 
+def check_cases(paths):
+    """Each case's tables against its .expected; prints a unified diff of
+    every one that differs, and one summary line."""
+    import difflib
+
+    same = differ = failed = 0
+    for path in paths:
+        exp = path[: -len(".case")] + ".expected"
+        with open(exp, "rb") as f:
+            want = f.read().decode("utf-8")
+        try:
+            got = run_case(path)
+        except Exception as e:  # a newer PyTorch may refuse what 1.13 took
+            failed += 1
+            print(f"ERROR {os.path.basename(path)}: {type(e).__name__}: {e}")
+            continue
+        if got == want:
+            same += 1
+            continue
+        differ += 1
+        print(f"DIFFERS {os.path.basename(path)}")
+        sys.stdout.writelines(difflib.unified_diff(want.splitlines(True), got.splitlines(True), exp, "torch " + torch.__version__, n=1))
+    print(f"torch {torch.__version__}{' (native)' if NATIVE else ''}: {same} cases equal, {differ} differ, {failed} raised, of {len(paths)}")
+    return 0 if differ == 0 and failed == 0 else 1
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     paths = argv[1:] or sorted(glob.glob(os.path.join(here, "*.case")))
     if not paths:
         print("no .case files found", file=sys.stderr)
         return 1
+    check = "--check" in paths
+    paths = [p for p in paths if p != "--check"] or sorted(glob.glob(os.path.join(here, "*.case")))
+    if check:
+        return check_cases(paths)
     for path in paths:
         out = run_case(path)
         exp = path[: -len(".case")] + ".expected"
