@@ -1,16 +1,21 @@
 // gpu_check.cu - tests/gpu/run.sh on a machine with an NVIDIA GPU: known
 // work under prof.h scopes in three sessions, checked against what the
 // program measured itself (gpu_checks.h, the same checks the fake run
-// makes in `make test`), then the cost of a kernel launch with tracing on
-// and off.
+// makes in `make test`), then 100k-kernel sessions (all recorded?).
 //
-//   gpu_check OUT_DIR   (writes OUT_DIR/trace_sN.json, expect_sN.json)
+//   gpu_check OUT_DIR            (writes OUT_DIR/trace_sN.json, expect_sN.json)
+//   gpu_check --cost off|bare|prof   one fresh process's cost of a launch:
+//                                untraced, bare CUPTI (the floor), prof.h
 //
 // Launches: spin kernels of set clock counts through <<<>>>,
 // cudaLaunchKernel, cudaLaunchKernelExC and cuLaunchKernel, a CUDA graph of
 // three kernels, two streams, a second thread; copies of known sizes each
 // way and a memset; a cuBLAS GEMM; cudaMalloc, cudaMallocAsync/cudaFreeAsync
-// and pinned host memory. Each spin kernel is timed with cudaEvents too.
+// and pinned host memory. Each spin kernel times itself with the GPU's
+// %globaltimer (what CUPTI's kernel records are stamped with): events
+// recorded around a launch would also count the launch's own CPU time,
+// which on an idle stream, a new thread or the first launch under CUPTI is
+// tens to hundreds of microseconds.
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "scenario.h"
@@ -30,8 +35,16 @@
 
 static long long g_cycles_per_us;
 
-#define SPIN(name) __global__ void name(long long cycles) { \
-    long long t0 = clock64(); while (clock64() - t0 < cycles) {} }
+__device__ unsigned long long g_spin_ns[16]; // each timed launch's own duration
+__device__ __forceinline__ unsigned long long globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define SPIN(name) __global__ void name(long long cycles, int slot) { \
+    unsigned long long g0 = globaltimer(); long long t0 = clock64(); \
+    while (clock64() - t0 < cycles) {} \
+    if (slot >= 0) g_spin_ns[slot] = globaltimer() - g0; }
 SPIN(spin_a) SPIN(spin_b) SPIN(spin_c) SPIN(spin_d) SPIN(spin_s1) SPIN(spin_s2) SPIN(spin_t)
 SPIN(graph_k0) SPIN(graph_k1) SPIN(graph_k2)
 __global__ void empty_kernel() {}
@@ -43,17 +56,11 @@ static int64_t mono() {
 }
 static long long cycles(const char *name) { return sc_spin_us(name) * g_cycles_per_us; }
 
-// One launch between two events on its stream; the elapsed time goes to
-// the session's expectation once the GPU is done.
-struct timed { cudaEvent_t a, b; const char *name; };
-static timed g_timed[16];
+// The slot of g_spin_ns a timed launch writes; read back after prof_stop
+// (a copy inside the session would be one more GPU event).
+static const char *g_timed[16];
 static int g_ntimed;
-static void mark_begin(const char *name, cudaStream_t st) {
-    timed *t = &g_timed[g_ntimed++];
-    t->name = name;
-    CK(cudaEventRecord(t->a, st));
-}
-static void mark_end(cudaStream_t st) { CK(cudaEventRecord(g_timed[g_ntimed - 1].b, st)); }
+static int timed_slot(const char *name) { g_timed[g_ntimed] = name; return g_ntimed++; }
 
 static cudaStream_t g_s0, g_s1, g_s2;
 static cudaGraphExec_t g_graph;
@@ -68,23 +75,21 @@ static char *g_dev, *g_dev2, *g_host;
 static void *second_thread(void *) {
     PROF_SCOPE("thread");
     long long c = cycles("spin_t");
-    mark_begin("spin_t", 0);
-    spin_t<<<1, 1>>>(c);
-    mark_end(0);
+    spin_t<<<1, 1>>>(c, timed_slot("spin_t"));
     return NULL;
 }
 
 static void session_body() {
     long long c;
-    void *args[] = { &c };
+    int slot;
+    void *args[] = { &c, &slot };
     pthread_t th;
-    { PROF_SCOPE("chevron"); c = cycles("spin_a"); mark_begin("spin_a", 0); spin_a<<<1, 1>>>(c); mark_end(0); }
+    { PROF_SCOPE("chevron"); c = cycles("spin_a"); spin_a<<<1, 1>>>(c, timed_slot("spin_a")); }
     {
         PROF_SCOPE("launch_kernel");
         c = cycles("spin_b");
-        mark_begin("spin_b", 0);
+        slot = timed_slot("spin_b");
         CK(cudaLaunchKernel((const void *)spin_b, dim3(1), dim3(1), args, 0, 0));
-        mark_end(0);
     }
     {
         PROF_SCOPE("launch_kernel_ex");
@@ -92,18 +97,16 @@ static void session_body() {
         cfg.gridDim = dim3(1);
         cfg.blockDim = dim3(1);
         c = cycles("spin_c");
-        mark_begin("spin_c", 0);
+        slot = timed_slot("spin_c");
         CK(cudaLaunchKernelExC(&cfg, (const void *)spin_c, args));
-        mark_end(0);
     }
     {
         PROF_SCOPE("cu_launch");
         cudaFunction_t f;
         CK(cudaGetFuncBySymbol(&f, (const void *)spin_d));
         c = cycles("spin_d");
-        mark_begin("spin_d", 0);
+        slot = timed_slot("spin_d");
         if (cuLaunchKernel((CUfunction)f, 1, 1, 1, 1, 1, 1, 0, 0, args, NULL) != CUDA_SUCCESS) printf("FAIL: cuLaunchKernel\n");
-        mark_end(0);
     }
     { PROF_SCOPE("graph"); CK(cudaGraphLaunch(g_graph, g_s0)); }
     {
@@ -116,8 +119,8 @@ static void session_body() {
     {
         PROF_SCOPE("streams");
         c = cycles("spin_s1");
-        mark_begin("spin_s1", g_s1); spin_s1<<<1, 1, 0, g_s1>>>(c); mark_end(g_s1);
-        mark_begin("spin_s2", g_s2); spin_s2<<<1, 1, 0, g_s2>>>(c); mark_end(g_s2);
+        spin_s1<<<1, 1, 0, g_s1>>>(c, timed_slot("spin_s1"));
+        spin_s2<<<1, 1, 0, g_s2>>>(c, timed_slot("spin_s2"));
     }
     {
         PROF_SCOPE("gemm");
@@ -151,39 +154,123 @@ static int64_t cupti_stream(cudaStream_t s) {
 
 static void CUPTIAPI other_client(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
 
-static void launch_cost(void) {
-    const int n = 100000;
-    prof_config cfg;
-    prof_events *ev;
-    int64_t t0, off, on, stop;
-    size_t i, kernels = 0;
-    for (i = 0; i < 1000; i++) empty_kernel<<<1, 1>>>();
+// The cost of a launch. In this process (after the sessions): LC_N empty
+// kernels under prof.h, LC_RUNS times, all recorded, and prof_stop's time.
+// The figures come from fresh processes (`gpu_check --cost MODE`, run.sh
+// alternates them): once CUPTI has been used, a process's untraced
+// launches stay slower, so only a fresh one gives a fair floor.
+#define LC_N 100000
+#define LC_RUNS 5
+static int64_t launches(void) {
+    int64_t t0 = mono();
+    for (int k = 0; k < LC_N; k++) empty_kernel<<<1, 1>>>();
     CK(cudaDeviceSynchronize());
-    t0 = mono();
-    for (int k = 0; k < n; k++) empty_kernel<<<1, 1>>>();
-    CK(cudaDeviceSynchronize());
-    off = mono() - t0;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
-    prof_start(&cfg);
-    t0 = mono();
-    for (int k = 0; k < n; k++) empty_kernel<<<1, 1>>>();
-    CK(cudaDeviceSynchronize());
-    on = mono() - t0;
-    t0 = mono();
-    ev = prof_stop();
-    stop = mono() - t0;
-    for (i = 0; ev && i < prof_events_count(ev); i++) {
-        prof_event e;
-        if (prof_events_get(ev, i, &e) == PROF_OK && e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) kernels++;
+    return mono() - t0;
+}
+
+static void launch_cost_prof(void) {
+    int64_t stop[LC_RUNS];
+    size_t kernels = 0;
+    unsigned long long dropped = 0;
+    int r;
+    for (r = 0; r < LC_RUNS; r++) {
+        prof_config cfg;
+        prof_events *ev;
+        int64_t t0;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+        prof_start(&cfg);
+        launches();
+        t0 = mono();
+        ev = prof_stop();
+        stop[r] = mono() - t0;
+        kernels = 0;
+        for (size_t i = 0; ev && i < prof_events_count(ev); i++) {
+            prof_event e;
+            if (prof_events_get(ev, i, &e) == PROF_OK && e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) kernels++;
+        }
+        dropped += ev ? prof_events_stats(ev).dropped : 1;
+        prof_events_free(ev);
+        if (kernels != LC_N) break;
     }
-    gc_result(kernels == (size_t)n && ev && prof_events_stats(ev).dropped == 0, NULL,
-              "launch cost: %d empty kernels, %.3f us/launch tracing off, %.3f us/launch tracing on (+%.3f us), prof_stop %.1f ms; %zu kernels recorded, %llu dropped",
-              n, off / 1e3 / n, on / 1e3 / n, (on - off) / 1e3 / n, stop / 1e6, kernels, ev ? (unsigned long long)prof_events_stats(ev).dropped : 0ull);
-    prof_events_free(ev);
+    for (int i = 1; i < LC_RUNS; i++) // the median of prof_stop's times
+        for (int j = i; j > 0 && stop[j] < stop[j - 1]; j--) { int64_t t = stop[j]; stop[j] = stop[j - 1]; stop[j - 1] = t; }
+    gc_result(r == LC_RUNS && kernels == LC_N && dropped == 0, NULL,
+              "%d sessions of %d empty kernels: all recorded (%zu in the last), %llu dropped; prof_stop %.1f ms (median)",
+              LC_RUNS, LC_N, kernels, dropped, stop[LC_RUNS / 2] / 1e6);
+}
+
+// Bare CUPTI: the record kinds and clock prof.h asks for, buffers only
+// counted and freed: the floor any tracer built on CUPTI's records pays.
+// Variants that take one of prof.h's choices at a time, to see what its
+// added cost is made of: bare-tid (system thread ids), bare-sub (a callback
+// subscriber, no domain enabled), bare-keep (1 MiB buffers kept to the
+// end, each one fresh memory).
+static size_t g_bare_records;
+static int g_bare_keep;
+static uint8_t **g_kept;
+static size_t g_nkept;
+static void CUPTIAPI bare_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    *size = g_bare_keep ? (size_t)1 << 20 : (size_t)8 << 20;
+    *buffer = (uint8_t *)malloc(*size);
+    *max_records = 0;
+}
+static void CUPTIAPI bare_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, size_t valid) {
+    CUpti_Activity *r = NULL;
+    while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) g_bare_records++;
+    if (g_bare_keep && (g_nkept & (g_nkept + 1)) == 0) g_kept = (uint8_t **)realloc(g_kept, (2 * g_nkept + 1) * sizeof *g_kept);
+    if (g_bare_keep && g_kept) g_kept[g_nkept++] = buffer;
+    else free(buffer);
+}
+static void CUPTIAPI bare_callback(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
+static uint64_t CUPTIAPI bare_clock(void) { return (uint64_t)mono(); }
+
+// gpu_check --cost off|bare|prof: one fresh process's launch cost, as
+// "cost MODE NS_PER_LAUNCH RECORDS".
+static int cost_main(const char *mode) {
+    static const CUpti_ActivityKind kinds[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+        CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_MEMORY2};
+    size_t k, records = 0;
+    int64_t t;
+    CK(cudaSetDevice(0));
+    for (int i = 0; i < 1000; i++) empty_kernel<<<1, 1>>>();
+    CK(cudaDeviceSynchronize());
+    if (!strcmp(mode, "off")) {
+        t = launches();
+    } else if (!strncmp(mode, "bare", 4)) {
+        CUpti_SubscriberHandle h;
+        g_bare_keep = !strcmp(mode, "bare-keep");
+        if (!strcmp(mode, "bare-tid") && cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) return 1;
+        if (!strcmp(mode, "bare-sub") && cuptiSubscribe(&h, (CUpti_CallbackFunc)bare_callback, NULL) != CUPTI_SUCCESS) return 1;
+        if (cuptiActivityRegisterCallbacks(bare_requested, bare_completed) != CUPTI_SUCCESS ||
+            cuptiActivityRegisterTimestampCallback(bare_clock) != CUPTI_SUCCESS) { printf("FAIL: bare CUPTI refused\n"); return 1; }
+        for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            if (cuptiActivityEnable(kinds[k]) != CUPTI_SUCCESS) { printf("FAIL: bare CUPTI: kind %d refused\n", (int)kinds[k]); return 1; }
+        t = launches();
+        cuptiActivityFlushAll(1);
+        records = g_bare_records;
+    } else if (!strcmp(mode, "prof")) {
+        prof_config cfg;
+        prof_events *ev;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+        if (prof_start(&cfg) != PROF_OK) { printf("FAIL: prof_start\n"); return 1; }
+        t = launches();
+        ev = prof_stop();
+        records = ev ? prof_events_count(ev) : 0;
+        prof_events_free(ev);
+        prof_shutdown();
+    } else {
+        printf("FAIL: --cost off|bare|prof\n");
+        return 2;
+    }
+    printf("cost %s %.1f %zu\n", mode, (double)t / LC_N, records);
+    return 0;
 }
 
 int main(int argc, char **argv) {
+    if (argc > 2 && !strcmp(argv[1], "--cost")) return cost_main(argv[2]);
     const char *out = argc > 1 ? argv[1] : ".";
     int clock_khz = 0, dev = 0, i;
     int64_t legacy, s1, s2;
@@ -207,7 +294,6 @@ int main(int argc, char **argv) {
     CK(cudaStreamCreateWithFlags(&g_s0, cudaStreamNonBlocking));
     CK(cudaStreamCreateWithFlags(&g_s1, cudaStreamNonBlocking));
     CK(cudaStreamCreateWithFlags(&g_s2, cudaStreamNonBlocking));
-    for (i = 0; i < 16; i++) { CK(cudaEventCreate(&g_timed[i].a)); CK(cudaEventCreate(&g_timed[i].b)); }
     CK(cudaMalloc(&g_dev, 4 * SC_MIB));
     CK(cudaMalloc(&g_dev2, 4 * SC_MIB));
     g_host = (char *)malloc(4 * SC_MIB);
@@ -230,9 +316,9 @@ int main(int argc, char **argv) {
     CK(cudaStreamBeginCapture(g_s0, cudaStreamCaptureModeGlobal));
     {
         long long c = cycles("graph_k0");
-        graph_k0<<<1, 1, 0, g_s0>>>(c);
-        graph_k1<<<1, 1, 0, g_s0>>>(c);
-        graph_k2<<<1, 1, 0, g_s0>>>(c);
+        graph_k0<<<1, 1, 0, g_s0>>>(c, -1);
+        graph_k1<<<1, 1, 0, g_s0>>>(c, -1);
+        graph_k2<<<1, 1, 0, g_s0>>>(c, -1);
     }
     CK(cudaStreamEndCapture(g_s0, &graph));
     CK(cudaGraphInstantiate(&g_graph, graph, 0));
@@ -259,11 +345,13 @@ int main(int argc, char **argv) {
         session_body();
         ev = prof_stop();
         s.length_ns = mono() - t0;
-        for (int k = 0; k < g_ntimed; k++) {
-            float ms = 0;
-            gc_kernel *x = sc_kernel(&s, g_timed[k].name);
-            CK(cudaEventElapsedTime(&ms, g_timed[k].a, g_timed[k].b));
-            if (x) x->event_ns = (int64_t)(ms * 1e6);
+        {
+            unsigned long long own[16];
+            CK(cudaMemcpyFromSymbol(own, g_spin_ns, sizeof own));
+            for (int k = 0; k < g_ntimed; k++) {
+                gc_kernel *x = sc_kernel(&s, g_timed[k]);
+                if (x) x->own_ns = (int64_t)own[k];
+            }
         }
         {
             for (int k = 0; k < s.nkernels; k++) {
@@ -283,7 +371,7 @@ int main(int argc, char **argv) {
         }
         prof_events_free(ev);
     }
-    launch_cost();
+    launch_cost_prof();
     {   // another CUPTI client can follow prof.h in this process
         CUpti_SubscriberHandle h;
         gc_result(cuptiSubscribe(&h, (CUpti_CallbackFunc)other_client, NULL) == CUPTI_SUCCESS, NULL, "another CUPTI subscriber after prof_stop");

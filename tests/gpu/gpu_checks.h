@@ -5,7 +5,7 @@
 
    A program runs its scenario in several sessions. For each it fills a
    gc_session (what it launched, in which scope, and what it measured with
-   cudaEventElapsedTime) and calls gc_check_session on prof_stop's events;
+   the kernels' own %globaltimer) and calls gc_check_session on prof_stop's events;
    each check prints one line, "pass: ..." or "FAIL: ...", with its figure.
    The exported trace is checked by check_trace.py (run.sh) against the
    expectations gc_write_expect writes. gc_report() returns the exit status. */
@@ -27,7 +27,7 @@ typedef struct gc_kernel {
     int device;
     int64_t stream;        /* CUPTI's stream id; -1 = not checked */
     int count;             /* launches of it in the scope */
-    int64_t event_ns;      /* cudaEventElapsedTime of one launch; 0 = not measured */
+    int64_t own_ns;        /* one launch's duration as the kernel timed itself; 0 = not measured */
 } gc_kernel;
 
 typedef struct gc_copy { const char *scope, *kind; uint64_t bytes; } gc_copy;        /* kind: "HtoD", "Memset", ... */
@@ -101,7 +101,8 @@ static inline void gc_check_timestamps(prof_events *ev, const gc_session *s) {
 }
 
 /* Each kernel once per launch, with its device and stream; its duration
-   against cudaEventElapsedTime (5% or 2 us). */
+   against the kernel's own %globaltimer reading (1% or 2 us: CUPTI's span
+   also holds the block's start and end, 0.6 to 1.1 us on an H200). */
 static inline void gc_check_kernels(prof_events *ev, const gc_session *s) {
     size_t i, n = prof_events_count(ev), total = 0, expected = 0, named = 0;
     int k;
@@ -119,8 +120,8 @@ static inline void gc_check_kernels(prof_events *ev, const gc_session *s) {
             if (prof_events_get(ev, i, &e) != PROF_OK || !gc_is_kernel(ev, &e) || !gc_name_is(e.name, x->name)) continue;
             found++;
             if (e.device_index != x->device || (x->stream >= 0 && e.device_resource_id != x->stream)) wrong_place++;
-            if (x->event_ns > 0) {
-                int64_t d = (e.end_ns - e.start_ns) - x->event_ns;
+            if (x->own_ns > 0) {
+                int64_t d = (e.end_ns - e.start_ns) - x->own_ns;
                 if (d < 0) d = -d;
                 if (d >= worst) { worst = d; worst_dur = e.end_ns - e.start_ns; }
             }
@@ -128,10 +129,10 @@ static inline void gc_check_kernels(prof_events *ev, const gc_session *s) {
         named += (size_t)found;
         gc_result(found == x->count && !wrong_place, s, "kernel %s (scope %s): %d seen, %d launched, %d on the wrong device/stream (device %d, stream %lld)",
                   x->name, x->scope, found, x->count, wrong_place, x->device, (long long)x->stream);
-        if (x->event_ns > 0) {
-            int64_t tol = x->event_ns / 20 > 2000 ? x->event_ns / 20 : 2000;
-            gc_result(found > 0 && worst <= tol, s, "kernel %s duration: %.3f us vs cudaEventElapsedTime %.3f us (off by %.3f us, allowed %.3f us)",
-                      x->name, worst_dur / 1e3, x->event_ns / 1e3, worst / 1e3, tol / 1e3);
+        if (x->own_ns > 0) {
+            int64_t tol = x->own_ns / 100 > 2000 ? x->own_ns / 100 : 2000;
+            gc_result(found > 0 && worst <= tol, s, "kernel %s duration: %.3f us vs its own %%globaltimer %.3f us (off by %.3f us, allowed %.3f us)",
+                      x->name, worst_dur / 1e3, x->own_ns / 1e3, worst / 1e3, tol / 1e3);
         }
     }
     gc_result(named == expected && (s->nany > 0 ? total >= expected : total == expected), s,

@@ -6,8 +6,9 @@
 # --gpu (the default when nvidia-smi sees a GPU): builds with nvcc and runs
 #   examples/cuda_demo.cu and tests/gpu/gpu_check.cu (three sessions of
 #   known kernels, copies, a memset, a cuBLAS GEMM, two streams, a graph,
-#   cudaMallocAsync, pinned memory, a second thread; then 100k empty kernels
-#   with tracing off and on), then checks each session's trace with
+#   cudaMallocAsync, pinned memory, a second thread; then the cost of a
+#   launch: 100k empty kernels untraced, under prof.h, and under bare CUPTI
+#   with the same record kinds, medians of 5), then checks each session's trace with
 #   check_trace.py. Takes a minute or two; every step is under a timeout
 #   and the whole run stays under 8 minutes.
 # --fake (the default without a GPU; `make test` runs it): the same
@@ -51,10 +52,15 @@ nvcc_flags=(-std=c++17 -O2 -DPROF_CUPTI -I"$root" -I"$here" -I"$CUDA_HOME/includ
 # libcupti from OUT_DIR/lib (a copy, when built with --build), else the toolkit's
 nvcc_libs=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath -Xlinker '$ORIGIN/lib' -Xlinker -rpath -Xlinker "$CUDA_HOME/lib64"
            -lcupti -lcuda -ldl -lpthread)
+# toolkits that keep CUPTI apart (extras/CUPTI, as CUDA 12 installers do)
+cupti_extra="$CUDA_HOME/extras/CUPTI"
+if [ -f "$cupti_extra/include/cupti.h" ]; then nvcc_flags+=(-I"$cupti_extra/include"); fi
+if [ -d "$cupti_extra/lib64" ]; then nvcc_libs=(-L"$cupti_extra/lib64" -Xlinker -rpath -Xlinker "$cupti_extra/lib64" "${nvcc_libs[@]}"); fi
 
 build_gpu_programs() {
     mkdir -p "$out/lib"
-    cp -L "$CUDA_HOME/lib64/libcupti.so.13" "$out/lib/" 2> /dev/null || cp -L "$CUDA_HOME"/lib64/libcupti.so.1[0-9] "$out/lib/" 2> /dev/null || true
+    cp -L "$CUDA_HOME/lib64/libcupti.so.13" "$out/lib/" 2> /dev/null || cp -L "$CUDA_HOME"/lib64/libcupti.so.1[0-9] "$out/lib/" 2> /dev/null ||
+        cp -L "$cupti_extra"/lib64/libcupti.so.1[0-9] "$out/lib/" 2> /dev/null || true
     timeout 240 "$NVCC" "${nvcc_flags[@]}" "$here/gpu_check.cu" -o "$out/gpu_check" "${nvcc_libs[@]}" &&
     timeout 240 "$NVCC" "${nvcc_flags[@]}" "$root/examples/cuda_demo.cu" -o "$out/cuda_demo" "${nvcc_libs[@]}" -lcublas
 }
@@ -67,6 +73,29 @@ check_traces() { # the trace checks of each session
         cat "$out/trace_s$i.check"
         count "$out/trace_s$i.check"
     done
+}
+
+# The cost of a launch: 100k empty kernels in fresh processes, untraced,
+# under bare CUPTI (the floor) and under prof.h, alternating, 5 rounds;
+# medians. (A process that has used CUPTI launches slower ever after, so
+# the three cannot share one.)
+launch_costs() {
+    local r m
+    : > "$out/cost.txt"
+    for r in 1 2 3 4 5; do
+        for m in off bare prof; do timeout 60 "$out/gpu_check" --cost "$m" >> "$out/cost.txt" 2>&1; done
+    done
+    awk 'function med(m,   n, i, j, t, v) { n = 0; for (i = 1; i <= cnt; i++) if (mode[i] == m) v[++n] = ns[i]
+             for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j-1]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+             return n ? v[int((n + 1) / 2)] : -1 }
+         $1 == "cost" { cnt++; mode[cnt] = $2; ns[cnt] = $3 }
+         END { off = med("off"); bare = med("bare"); prof = med("prof")
+               if (cnt != 15 || off <= 0 || bare <= 0 || prof <= 0) { printf "FAIL: launch cost: %d of 15 runs gave a figure (%s)\n", cnt, FILENAME; exit }
+               printf "pass: launch cost, medians of 5 fresh processes of 100000 empty kernels: %.3f us untraced, %.3f us under bare CUPTI (+%.3f us, the floor), %.3f us under prof.h (+%.3f us, %.2fx the floor'"'"'s added cost; %.2fx bare CUPTI'"'"'s launch)\n",
+                      off / 1e3, bare / 1e3, (bare - off) / 1e3, prof / 1e3, (prof - off) / 1e3, (bare > off ? (prof - off) / (bare - off) : 0), prof / bare }' \
+        "$out/cost.txt" > "$out/cost.check"
+    cat "$out/cost.check"
+    count "$out/cost.check"
 }
 
 case "$mode" in
@@ -111,6 +140,7 @@ gpu)
     count "$out/gpu_check.out"
     [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/gpu_check.out")" -gt 0 ] || step_fail "gpu_check exited with $rc"
     check_traces
+    launch_costs
     ;;
 fake)
     fake="${FAKE_CUPTI_DIR:-}"

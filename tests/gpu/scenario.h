@@ -16,7 +16,7 @@ static inline void sc_expect(gc_session *s, int index) {
     memset(s, 0, sizeof *s);
     s->index = index;
 #define SC_K(scope_, name_, count_) do { gc_kernel *k_ = &s->kernels[s->nkernels++]; \
-        k_->scope = scope_; k_->name = name_; k_->device = 0; k_->stream = -1; k_->count = count_; k_->event_ns = 0; } while (0)
+        k_->scope = scope_; k_->name = name_; k_->device = 0; k_->stream = -1; k_->count = count_; k_->own_ns = 0; } while (0)
     SC_K("chevron", "spin_a", 1);           /* <<<>>> */
     SC_K("launch_kernel", "spin_b", 1);     /* cudaLaunchKernel */
     SC_K("launch_kernel_ex", "spin_c", 1);  /* cudaLaunchKernelExC */
