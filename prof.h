@@ -652,7 +652,12 @@
    overlapping lanes), and one that ends where
    the next begins is trimmed as above. A stream id is written as it is:
    streams that differ only past 2^53 (hand-built lists) read as one in
-   JSON readers, which parse numbers as doubles.
+   JSON readers, which parse numbers as doubles. A kernel's args are
+   Kineto's: registers per thread, shared memory, blocks and warps per SM
+   (over its device's SMs, once CUPTI gave the device's record), grid,
+   block, queued (when CUPTI timed it), graph ids and context; Kineto's
+   "est. achieved occupancy %" is not written (it needs CUDA's occupancy
+   calculator, a C++ header).
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped, prof_open_at_stop) are refused; a distributedInfo given as metadata replaces prof.h's.
@@ -2556,6 +2561,7 @@ typedef struct prof__cuinfo {
     uint64_t bytes;
     int64_t queued;             /* ns since session start, -1 = unknown */
     uint32_t context;
+    uint32_t sms;               /* kernels: their device's SMs, for Kineto's per-SM args (0 = unknown) */
     uint32_t graph_id;          /* work of a CUDA graph (0 = none) and its node */
     uint64_t graph_node;
     int32_t src_device, dst_device; /* peer-to-peer copies, else -1 */
@@ -13052,6 +13058,13 @@ static PROF__NI void prof__w_ev_cuda(prof__w *w, const prof__ev *v, const prof__
         prof__w_i64(w, c->registers);
         PROF__W_LIT(w, ", \"shared memory\": ");
         prof__w_i64(w, (int64_t)c->shared_static + c->shared_dynamic);
+        if (c->sms) { /* Kineto's: the grid's blocks and warps of 32 threads over the SMs */
+            double blocks = (double)c->grid[0] * c->grid[1] * c->grid[2] / c->sms;
+            PROF__W_LIT(w, ", \"blocks per SM\": ");
+            prof__w_double(w, blocks);
+            PROF__W_LIT(w, ", \"warps per SM\": ");
+            prof__w_double(w, blocks * ((double)c->block[0] * c->block[1] * c->block[2]) / 32.0);
+        }
         PROF__W_LIT(w, ", \"grid\": [");
         prof__w_i64(w, c->grid[0]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[1]); PROF__W_LIT(w, ", "); prof__w_i64(w, c->grid[2]);
         PROF__W_LIT(w, "], \"block\": [");
@@ -16188,7 +16201,8 @@ static struct {
     CUpti_SubscriberHandle subscriber;
     prof__cuhidden *hidden;    /* gather -> correlate */
     size_t nhidden, caphidden;
-} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0 };
+    uint32_t sms[64];          /* each device's SMs, from its DEVICE record (0: none seen) */
+} prof__cu = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, { NULL, 0, 0, 0 }, 0, NULL, NULL, 0, 0, { 0 } };
 
 /* The subscription only reserves CUPTI for us; no callback is enabled. */
 static void CUPTIAPI prof__cu_callback(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
@@ -16579,6 +16593,7 @@ static PROF__NI void prof__cu_device_props(const prof__cu_device_rec *d) {
     char *jname;
     size_t jcap;
     const char *name = d->name ? d->name : "";
+    if (d->id < 64) prof__cu.sms[d->id] = d->numMultiprocessors;
     if (d->id < 64 && (prof__cu.devices_seen >> d->id & 1u)) return;
     /* the name as a JSON string: at most 6 bytes per byte, and the quotes */
     jcap = strlen(name) * 6 + 3;
@@ -16810,16 +16825,21 @@ static PROF__NI int prof__cug_record(prof__cu_gather *g, const CUpti_Activity *r
     }
 }
 
-/* Phase 3: synchronization records name a context only: its device is
-   known once every buffer was read. */
-static PROF__NI void prof__cug_sync_devices(prof__cu_gather *g) {
+/* Phase 3: what is known once every buffer was read: a synchronization's
+   device (its record names a context only) and a kernel's SM count (its
+   device's record may come in another thread's buffer). */
+static PROF__NI void prof__cug_settle_devices(prof__cu_gather *g) {
     size_t k;
     for (k = g->first_key; k < *g->nkeys; k++) {
         prof__extra *x = &g->e->ex[(*g->keys)[k].extra];
         uint32_t dev;
-        if (!x->cu || x->cu->kind != 4) continue;
-        dev = prof__map_get(&g->ctx_dev, x->cu->context);
-        if (dev != UINT32_MAX) x->device_index = (int)dev;
+        if (!x->cu) continue;
+        if (x->cu->kind == 1 && x->device_index >= 0 && x->device_index < 64) {
+            ((prof__cuinfo *)(uintptr_t)x->cu)->sms = prof__cu.sms[x->device_index]; /* the gather's own arena */
+        } else if (x->cu->kind == 4) {
+            dev = prof__map_get(&g->ctx_dev, x->cu->context);
+            if (dev != UINT32_MAX) x->device_index = (int)dev;
+        }
     }
 }
 
@@ -17076,7 +17096,7 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
             }
         }
     }
-    if (!rc) prof__cug_sync_devices(&g);
+    if (!rc) prof__cug_settle_devices(&g);
     if (!rc) rc = prof__cug_release_sizes(&g, nmem0);
     if (!rc) rc = prof__cug_cap(&g);
     if (!rc && prof__cu.devices.n && !(e->device_props = prof__intern(&e->strs, prof__cu.devices.p))) rc = -1;

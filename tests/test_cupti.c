@@ -567,14 +567,17 @@ static void check_profile_trace(prof_events *ev) {
     CHECK(text && prof_json_valid(text));
     free(text);
     check_perfetto_pair(ev, "build/cupti/trace.json");
-    /* GPU records: kernel lanes pid = device, tid = stream, Kineto's args */
+    /* GPU records: kernel lanes pid = device, tid = stream, Kineto's args
+       (blocks and warps per SM over the fake device's 132 SMs) */
     exp_add(&x, 2, "\"ph\": \"X\", \"cat\": \"kernel\"");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 10.0, \"dur\": 40.0, "
                    "\"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 11, \"args.External id\": 2, \"args.registers per thread\": 40, "
-                   "\"args.shared memory\": 3072, \"args.grid\": [4, 2, 1], \"args.block\": [128, 1, 1]");
+                   "\"args.shared memory\": 3072, \"args.blocks per SM\": 0.060606060606060608, \"args.warps per SM\": 0.24242424242424243, "
+                   "\"args.grid\": [4, 2, 1], \"args.block\": [128, 1, 1]");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"add_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 68.0, \"dur\": 8.5, "
                    "\"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 12, \"args.External id\": 6, \"args.registers per thread\": 32, "
-                   "\"args.shared memory\": 0, \"args.grid\": [1, 1, 1], \"args.block\": [128, 1, 1]");
+                   "\"args.shared memory\": 0, \"args.blocks per SM\": 0.007575757575757576, \"args.warps per SM\": 0.030303030303030304, "
+                   "\"args.grid\": [1, 1, 1], \"args.block\": [128, 1, 1]");
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, \"tid\": 7, "
                    "\"ts\": 77.0, \"dur\": 10.0, \"args.device\": 0, \"args.stream\": 7, \"args.correlation\": 13, \"args.External id\": 6, "
                    "\"args.bytes\": 1048576, \"args.memory bandwidth (GB/s)\": 104.8576");
