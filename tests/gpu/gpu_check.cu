@@ -200,6 +200,82 @@ static void launch_cost_prof(void) {
               LC_RUNS, LC_N, kernels, dropped, stop[LC_RUNS / 2] / 1e6);
 }
 
+// Launches from many threads: TC_THREADS that exit before prof_stop and
+// TC_THREADS of a pool still waiting at it, each launching TC_N kernels,
+// each in its own scope. CUDA 13 gives each thread a CUPTI buffer of its
+// own; every kernel must come back, in the scope that launched it.
+#define TC_THREADS 16
+#define TC_N 500
+static pthread_mutex_t g_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_pool_cond = PTHREAD_COND_INITIALIZER;
+static int g_pool_done, g_pool_launched;
+static void launch_many(void) {
+    for (int i = 0; i < TC_N; i++) {
+        PROF_SCOPE("launch");
+        empty_kernel<<<1, 1>>>();
+    }
+}
+static void *launcher(void *arg) {
+    int pool = arg != NULL;
+    if (pool) {
+        PROF_SCOPE("pool_worker");
+        launch_many();
+    } else {
+        PROF_SCOPE("short_worker");
+        launch_many();
+    }
+    CK(cudaStreamSynchronize(0));
+    if (pool) { // wait, alive, until prof_stop has returned
+        pthread_mutex_lock(&g_pool_lock);
+        g_pool_launched++;
+        pthread_cond_broadcast(&g_pool_cond);
+        while (!g_pool_done) pthread_cond_wait(&g_pool_cond, &g_pool_lock);
+        pthread_mutex_unlock(&g_pool_lock);
+    }
+    return NULL;
+}
+static void thread_launches(void) {
+    pthread_t shortt[TC_THREADS], pool[TC_THREADS];
+    prof_config cfg;
+    prof_events *ev;
+    size_t i, n, kernels = 0, launches = 0, owned = 0, workers = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    prof_start(&cfg);
+    for (int t = 0; t < TC_THREADS; t++) {
+        pthread_create(&shortt[t], NULL, launcher, NULL);
+        pthread_create(&pool[t], NULL, launcher, (void *)1);
+    }
+    for (int t = 0; t < TC_THREADS; t++) pthread_join(shortt[t], NULL);
+    pthread_mutex_lock(&g_pool_lock);
+    while (g_pool_launched < TC_THREADS) pthread_cond_wait(&g_pool_cond, &g_pool_lock);
+    pthread_mutex_unlock(&g_pool_lock);
+    CK(cudaDeviceSynchronize());
+    ev = prof_stop();
+    pthread_mutex_lock(&g_pool_lock);
+    g_pool_done = 1;
+    pthread_cond_broadcast(&g_pool_cond);
+    pthread_mutex_unlock(&g_pool_lock);
+    for (int t = 0; t < TC_THREADS; t++) pthread_join(pool[t], NULL);
+    n = ev ? prof_events_count(ev) : 0;
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) != PROF_OK) continue;
+        if (e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) kernels++;
+        if (e.device_type == PROF_DEVICE_CPU && !strcmp(e.name, "launch")) {
+            launches++;
+            owned += e.n_kernels == 1 && e.self_device_time_total_ns > 0;
+        }
+        if (e.device_type == PROF_DEVICE_CPU && (!strcmp(e.name, "short_worker") || !strcmp(e.name, "pool_worker"))) workers++;
+    }
+    gc_result(ev && kernels == 2 * TC_THREADS * TC_N && launches == kernels && owned == kernels && workers == 2 * TC_THREADS &&
+              prof_events_stats(ev).dropped == 0, NULL,
+              "%d threads that exit before prof_stop and %d alive at it, %d launches each: %zu kernels, %zu launch scopes, %zu owning "
+              "exactly their kernel, %zu workers, %llu dropped",
+              TC_THREADS, TC_THREADS, TC_N, kernels, launches, owned, workers, ev ? (unsigned long long)prof_events_stats(ev).dropped : 0ull);
+    prof_events_free(ev);
+}
+
 // Bare CUPTI: the record kinds and clock prof.h asks for, buffers only
 // counted and freed: the floor any tracer built on CUPTI's records pays.
 // Variants that take one of prof.h's choices at a time, to see what its
@@ -372,6 +448,7 @@ int main(int argc, char **argv) {
         prof_events_free(ev);
     }
     launch_cost_prof();
+    thread_launches();
     {   // another CUPTI client can follow prof.h in this process
         CUpti_SubscriberHandle h;
         gc_result(cuptiSubscribe(&h, (CUpti_CallbackFunc)other_client, NULL) == CUPTI_SUCCESS, NULL, "another CUPTI subscriber after prof_stop");
