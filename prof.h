@@ -188,7 +188,11 @@
                         warning): call cudaDeviceSynchronize() (every
                         device) before prof_stop, as torch.profiler does.
                         prof_stop gives CUPTI back (unsubscribe, finalize),
-                        so another CUPTI client can follow. Without a
+                        so another CUPTI client can follow. CUPTI takes
+                        one client at a time: while another holds it
+                        (Nsight, compute-sanitizer; torch.profiler from its
+                        first CUDA profile to the process's exit) a session
+                        records the CPU only, with one error. Without a
                         driver or GPU, one info line, once per process.
                         CUPTI's activity buffers (CUDA 13: one per thread
                         that calls CUDA) hold at most 256 MiB in all: 1
@@ -16224,7 +16228,9 @@ static PROF__NI int prof__cupti_ok(CUptiResult r, const char *what, int line) {
     if (!prof__cu.warned) {
         prof__report(PROF_LOG_ERROR, PROF_E_CUPTI, "CUPTI: %s failed (prof.h:%d): %s (%d)%s; no CUDA activity will be recorded, the CPU profile goes on",
                      what, line, msg, (int)r,
-                     r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another CUPTI client, e.g. Nsight, is attached)" : "");
+                     r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                         ? " (another CUPTI client holds it: Nsight, compute-sanitizer, or PyTorch's profiler, which keeps it until the process exits once it has profiled CUDA)"
+                         : "");
         prof__cu.warned = 1;
     }
     return 0;
@@ -16332,7 +16338,9 @@ static PROF__NI void prof__cupti_start(unsigned activities) {
     prof__cu.flags = prof__g.cfg.cuda_flags;
     prof__cu.kinds_on = 0;
     /* the one subscriber slot: taken, another CUPTI client (Nsight,
-       compute-sanitizer, another profiler) is attached */
+       compute-sanitizer, another profiler) is attached. PyTorch's Kineto
+       keeps its subscription from its first CUDA profile to the process's
+       exit (seen with PyTorch 2.11): prof.h then records the CPU only. */
     if (!prof__cu.subscribed) {
         CUptiResult r = cuptiSubscribe(&prof__cu.subscriber, prof__cu_callback, NULL);
         if (r == CUPTI_ERROR_UNKNOWN || r == CUPTI_ERROR_NOT_INITIALIZED) {

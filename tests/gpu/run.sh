@@ -8,7 +8,9 @@
 #   known kernels, copies, a memset, a cuBLAS GEMM, two streams, a graph,
 #   cudaMallocAsync, pinned memory, a second thread; then the cost of a
 #   launch: 100k empty kernels untraced, under prof.h, and under bare CUPTI
-#   with the same record kinds, medians of 5), then checks each session's trace with
+#   with the same record kinds, medians of 5), and, where python3 has
+#   PyTorch with CUDA, prof.h and torch.profiler taking turns in one process
+#   (interop.py), then checks each session's trace with
 #   check_trace.py. Takes a minute or two; every step is under a timeout
 #   and the whole run stays under 8 minutes.
 # --fake (the default without a GPU; `make test` runs it): the same
@@ -141,6 +143,14 @@ gpu)
     [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/gpu_check.out")" -gt 0 ] || step_fail "gpu_check exited with $rc"
     check_traces
     launch_costs
+    # prof.h and torch.profiler in one process, where python3 has PyTorch with CUDA
+    if command -v python3 > /dev/null 2>&1; then
+        CUDA_HOME="$CUDA_HOME" NVCC="$NVCC" timeout 300 python3 "$here/interop.py" "$out" > "$out/interop.out" 2>&1
+        rc=$?
+        cat "$out/interop.out"
+        count "$out/interop.out"
+        [ $rc -eq 0 ] || [ $rc -eq 77 ] || [ "$(grep -c '^FAIL: ' "$out/interop.out")" -gt 0 ] || step_fail "interop.py exited with $rc"
+    fi
     ;;
 fake)
     fake="${FAKE_CUPTI_DIR:-}"
