@@ -17,7 +17,8 @@
 #   scenario and the same checks (gpu_checks.h, check_trace.py) on the fake
 #   CUPTI of tests/fake_cupti (fake_check.c). FAKE_CUPTI_DIR = an already
 #   built fake (else it is built into OUT_DIR/fake_cupti).
-# --compile-only: gpu_check.cu through nvcc, no run (exit 77 without nvcc).
+# --compile-only: gpu_check.cu and interop_lib.cu through nvcc, no run
+#   (exit 77 without nvcc).
 # --build: builds the GPU programs into OUT_DIR with libcupti beside them
 #   (OUT_DIR/lib, rpath $ORIGIN/lib), for a GPU machine without nvcc: --gpu
 #   there uses them when it finds no nvcc (cuBLAS is loaded at run time;
@@ -108,10 +109,11 @@ build)
     ;;
 compile-only)
     [ -x "$NVCC" ] || { echo "skipped: $NVCC not found"; exit 77; }
-    if "$NVCC" "${nvcc_flags[@]}" -c "$here/gpu_check.cu" -o "$out/gpu_check.o"; then
-        echo "pass: gpu_check.cu compiles with $NVCC"; exit 0
+    if "$NVCC" "${nvcc_flags[@]}" -c "$here/gpu_check.cu" -o "$out/gpu_check.o" &&
+       "$NVCC" "${nvcc_flags[@]}" -Xcompiler -fPIC -c "$here/interop_lib.cu" -o "$out/interop_lib.o"; then
+        echo "pass: gpu_check.cu and interop_lib.cu compile with $NVCC"; exit 0
     fi
-    echo "FAIL: gpu_check.cu does not compile"; exit 1
+    echo "FAIL: gpu_check.cu or interop_lib.cu does not compile"; exit 1
     ;;
 gpu)
     echo "gpu-check on: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
