@@ -1405,6 +1405,16 @@ static void test_dyn_names_past_cap(void) {
    with names of every length up to the inline limit and past it, each
    around a child whose own extensions (shapes, FLOPs) sit between the name
    and the scope's record, every event keeps its name, parent and shapes. */
+static void dyn_inline_name(char *buf, size_t len, size_t k) { /* len bytes: k's six digits, a 'z', one letter */
+    char digits[24];
+    memset(buf, 'a' + (int)(k % 26), len);
+    buf[len] = 0;
+    if (len >= 6) {
+        snprintf(digits, sizeof digits, "%06zu", k % 1000000);
+        memcpy(buf, digits, 6);
+        buf[6] = len > 6 ? 'z' : 0;
+    }
+}
 static void test_dyn_names_inline(void) {
     prof_config c = config();
     prof_events *ev;
@@ -1417,9 +1427,7 @@ static void test_dyn_names_inline(void) {
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
     for (i = 0; i < (size_t)iters; i++) {
         len = lens[i % (sizeof lens / sizeof lens[0])];
-        memset(name, 'a' + (int)(i % 26), len);
-        name[len] = 0;
-        if (len >= 6) snprintf(name, 7, "%06zu", i), name[6] = len > 6 ? 'z' : 0;
+        dyn_inline_name(name, len, i);
         {
             PROF_SCOPE_DYN(name);
             name[0] = '#'; /* the copy was taken at entry */
@@ -1436,9 +1444,7 @@ static void test_dyn_names_inline(void) {
         size_t k = i / 3;
         char want[4200], shp[32];
         len = lens[k % (sizeof lens / sizeof lens[0])];
-        memset(want, 'a' + (int)(k % 26), len);
-        want[len] = 0;
-        if (len >= 6) snprintf(want, 7, "%06zu", k), want[6] = len > 6 ? 'z' : 0;
+        dyn_inline_name(want, len, k);
         snprintf(shp, sizeof shp, "[[%zu]]", k);
         if (!CHECK_MSG(strcmp(d.name, want) == 0 && strlen(d.name) == len, "event %zu: name of %zu bytes, want %zu", i, strlen(d.name), len)) break;
         if (!CHECK(d.parent == -1 && ch.parent == (int64_t)i && fl.parent == (int64_t)i)) break;
