@@ -11,7 +11,8 @@
 #   with the same record kinds, medians of 5), and, where python3 has
 #   PyTorch with CUDA, prof.h and torch.profiler taking turns in one process
 #   (interop.py), then checks each session's trace with
-#   check_trace.py. Takes a minute or two; every step is under a timeout
+#   check_trace.py and, where tests/js's packages are installed, with
+#   DevTools' trace engine and speedscope. Takes a minute or two; every step is under a timeout
 #   and the whole run stays under 8 minutes.
 # --fake (the default without a GPU; `make test` runs it): the same
 #   scenario and the same checks (gpu_checks.h, check_trace.py) on the fake
@@ -75,6 +76,33 @@ check_traces() { # the trace checks of each session
         python3 "$here/check_trace.py" "$out/trace_s$i.json" "$out/expect_s$i.json" > "$out/trace_s$i.check" 2>&1
         cat "$out/trace_s$i.check"
         count "$out/trace_s$i.check"
+    done
+}
+
+# Each session's trace (and the demo's) loaded by real viewers, with
+# tests/js's checkers: Chrome DevTools' trace engine keeps every complete
+# event in its call tree, speedscope imports every lane without a warning.
+# Skipped where node or tests/js's pinned packages are missing (tests/js/run.sh
+# installs them).
+check_viewers() {
+    local js="$root/tests/js" f rc
+    if ! command -v node > /dev/null 2>&1 || ! command -v python3 > /dev/null 2>&1 ||
+       [ ! -d "$js/node_modules/@paulirish/trace_engine" ] || [ ! -d "$js/node_modules/speedscope" ]; then
+        echo "skip: viewers: node or tests/js's packages are not installed (tests/js/run.sh installs them)"
+        return
+    fi
+    for f in "$out"/trace_s[0-9].json "$out/cuda_trace.json"; do
+        [ -f "$f" ] || continue
+        rc=0
+        { python3 "$here/viewer_expect.py" "$f" "$f.expect" &&
+          (cd "$js" && node check_trace.mjs "$f" "$f.expect" && node check_speedscope.mjs "$f" "$f.expect"); } > "$f.viewers" 2>&1 || rc=1
+        if [ $rc -eq 0 ]; then
+            echo "pass: viewers: $(basename "$f"): $(grep -h '^ok ' "$f.viewers" | sed 's/^ok [^:]*: //' | paste -sd ';' -)"
+            passed=$((passed + 1))
+        else
+            step_fail "viewers: $(basename "$f") (DevTools' trace engine or speedscope):"
+            tail -8 "$f.viewers"
+        fi
     done
 }
 
@@ -144,6 +172,7 @@ gpu)
     count "$out/gpu_check.out"
     [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/gpu_check.out")" -gt 0 ] || step_fail "gpu_check exited with $rc"
     check_traces
+    check_viewers
     launch_costs
     # prof.h and torch.profiler in one process, where python3 has PyTorch with CUDA
     if command -v python3 > /dev/null 2>&1; then
@@ -173,6 +202,7 @@ fake)
     count "$out/fake_check.out"
     [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/fake_check.out")" -gt 0 ] || step_fail "fake_check exited with $rc"
     check_traces
+    check_viewers
     echo "info: no GPU here: the checks ran on the fake CUPTI; GPU figures need a GPU (tests/gpu/run.sh --gpu)"
     ;;
 esac
