@@ -101,8 +101,9 @@ static inline void gc_check_timestamps(prof_events *ev, const gc_session *s) {
 }
 
 /* Each kernel once per launch, with its device and stream; its duration
-   against the kernel's own %globaltimer reading (1% or 2 us: CUPTI's span
-   also holds the block's start and end, 0.6 to 1.1 us on an H200). */
+   against the kernel's own %globaltimer reading (1% or 3 us: CUPTI's span
+   also holds the block's start and end, 0.6 to 1.1 us on an H200, and
+   some GPUs step %globaltimer by about a microsecond). */
 static inline void gc_check_kernels(prof_events *ev, const gc_session *s) {
     size_t i, n = prof_events_count(ev), total = 0, expected = 0, named = 0;
     int k;
@@ -130,7 +131,7 @@ static inline void gc_check_kernels(prof_events *ev, const gc_session *s) {
         gc_result(found == x->count && !wrong_place, s, "kernel %s (scope %s): %d seen, %d launched, %d on the wrong device/stream (device %d, stream %lld)",
                   x->name, x->scope, found, x->count, wrong_place, x->device, (long long)x->stream);
         if (x->own_ns > 0) {
-            int64_t tol = x->own_ns / 100 > 2000 ? x->own_ns / 100 : 2000;
+            int64_t tol = x->own_ns / 100 > 3000 ? x->own_ns / 100 : 3000;
             gc_result(found > 0 && worst <= tol, s, "kernel %s duration: %.3f us vs its own %%globaltimer %.3f us (off by %.3f us, allowed %.3f us)",
                       x->name, worst_dur / 1e3, x->own_ns / 1e3, worst / 1e3, tol / 1e3);
         }

@@ -20,7 +20,7 @@
 #   built fake (else it is built into OUT_DIR/fake_cupti).
 # --compile-only: gpu_check.cu and interop_lib.cu through nvcc, no run
 #   (exit 77 without nvcc).
-# --build: builds the GPU programs into OUT_DIR with libcupti beside them
+# --build: builds the GPU programs (and interop.py's library) into OUT_DIR with libcupti beside them
 #   (OUT_DIR/lib, rpath $ORIGIN/lib), for a GPU machine without nvcc: --gpu
 #   there uses them when it finds no nvcc (cuBLAS is loaded at run time;
 #   without it the GEMM is skipped, and cuda_demo, which links it, too).
@@ -59,14 +59,15 @@ nvcc_libs=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath -Xlin
 # toolkits that keep CUPTI apart (extras/CUPTI, as CUDA 12 installers do)
 cupti_extra="$CUDA_HOME/extras/CUPTI"
 if [ -f "$cupti_extra/include/cupti.h" ]; then nvcc_flags+=(-I"$cupti_extra/include"); fi
-if [ -d "$cupti_extra/lib64" ]; then nvcc_libs=(-L"$cupti_extra/lib64" -Xlinker -rpath -Xlinker "$cupti_extra/lib64" "${nvcc_libs[@]}"); fi
+if [ -d "$cupti_extra/lib64" ]; then nvcc_libs+=(-L"$cupti_extra/lib64" -Xlinker -rpath -Xlinker "$cupti_extra/lib64"); fi
 
 build_gpu_programs() {
     mkdir -p "$out/lib"
     cp -L "$CUDA_HOME/lib64/libcupti.so.13" "$out/lib/" 2> /dev/null || cp -L "$CUDA_HOME"/lib64/libcupti.so.1[0-9] "$out/lib/" 2> /dev/null ||
         cp -L "$cupti_extra"/lib64/libcupti.so.1[0-9] "$out/lib/" 2> /dev/null || true
     timeout 240 "$NVCC" "${nvcc_flags[@]}" "$here/gpu_check.cu" -o "$out/gpu_check" "${nvcc_libs[@]}" &&
-    timeout 240 "$NVCC" "${nvcc_flags[@]}" "$root/examples/cuda_demo.cu" -o "$out/cuda_demo" "${nvcc_libs[@]}" -lcublas
+    timeout 240 "$NVCC" "${nvcc_flags[@]}" "$root/examples/cuda_demo.cu" -o "$out/cuda_demo" "${nvcc_libs[@]}" -lcublas &&
+    timeout 240 "$NVCC" "${nvcc_flags[@]}" -shared -Xcompiler -fPIC "$here/interop_lib.cu" -o "$out/libinterop.so" "${nvcc_libs[@]}"
 }
 
 check_traces() { # the trace checks of each session
@@ -109,7 +110,8 @@ check_viewers() {
 # The cost of a launch: 100k empty kernels in fresh processes, untraced,
 # under bare CUPTI (the floor) and under prof.h, alternating, 5 rounds;
 # medians. (A process that has used CUPTI launches slower ever after, so
-# the three cannot share one.)
+# the three cannot share one.) Fails when a traced run lost kernels or when
+# prof.h adds more than twice what bare CUPTI adds (seen: 0.85-1.08x).
 launch_costs() {
     local r m
     : > "$out/cost.txt"
@@ -119,9 +121,12 @@ launch_costs() {
     awk 'function med(m,   n, i, j, t, v) { n = 0; for (i = 1; i <= cnt; i++) if (mode[i] == m) v[++n] = ns[i]
              for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j] < v[j-1]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
              return n ? v[int((n + 1) / 2)] : -1 }
-         $1 == "cost" { cnt++; mode[cnt] = $2; ns[cnt] = $3 }
+         $1 == "cost" { cnt++; mode[cnt] = $2; ns[cnt] = $3; if ($2 != "off" && $4 < 100000) untraced++ }
          END { off = med("off"); bare = med("bare"); prof = med("prof")
                if (cnt != 15 || off <= 0 || bare <= 0 || prof <= 0) { printf "FAIL: launch cost: %d of 15 runs gave a figure (%s)\n", cnt, FILENAME; exit }
+               if (untraced) { printf "FAIL: launch cost: %d traced runs recorded fewer than their 100000 kernels (%s)\n", untraced, FILENAME; exit }
+               if (bare > off && prof - off > 2 * (bare - off)) {
+                   printf "FAIL: launch cost: prof.h adds %.3f us a launch, over twice bare CUPTI'"'"'s %.3f us (%s)\n", (prof - off) / 1e3, (bare - off) / 1e3, FILENAME; exit }
                printf "pass: launch cost, medians of 5 fresh processes of 100000 empty kernels: %.3f us untraced, %.3f us under bare CUPTI (+%.3f us, the floor), %.3f us under prof.h (+%.3f us, %.2fx the floor'"'"'s added cost; %.2fx bare CUPTI'"'"'s launch)\n",
                       off / 1e3, bare / 1e3, (bare - off) / 1e3, prof / 1e3, (prof - off) / 1e3, (bare > off ? (prof - off) / (bare - off) : 0), prof / bare }' \
         "$out/cost.txt" > "$out/cost.check"

@@ -4,7 +4,6 @@ from a Chrome trace itself: on every lane, each complete ("X") event by
 name and count. check_trace.mjs then fails unless Chrome DevTools' trace
 engine keeps every one of them in its call tree, and check_speedscope.mjs
 unless speedscope imports the lanes and names without a warning."""
-import collections
 import json
 import sys
 
@@ -13,15 +12,11 @@ def main():
     with open(sys.argv[1]) as f:
         trace = json.load(f)
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
-    pids = collections.defaultdict(set)
-    for e in events:
-        if e.get("ph") == "X":
-            pids[e["tid"]].add(e["pid"])
-    threads = {}
+    threads = {}  # keyed "pid:tid": a tid may be in several pids (GPU lanes)
     for e in events:
         if e.get("ph") != "X":
             continue
-        key = str(e["tid"]) if len(pids[e["tid"]]) == 1 else "%s:%s" % (e["pid"], e["tid"])
+        key = "%s:%s" % (e["pid"], e["tid"])
         scopes = threads.setdefault(key, {"scopes": {}})["scopes"]
         scopes[e["name"]] = scopes.get(e["name"], 0) + 1
     with open(sys.argv[2], "w") as f:
