@@ -54,6 +54,12 @@ static int64_t mono() {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+static prof_config cuda_config(void) { // CPU and CUDA, the rest default
+    prof_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    return cfg;
+}
 static long long cycles(const char *name) { return sc_spin_us(name) * g_cycles_per_us; }
 
 // The slot of g_spin_ns a timed launch writes; read back after prof_stop
@@ -167,6 +173,14 @@ static int64_t launches(void) {
     CK(cudaDeviceSynchronize());
     return mono() - t0;
 }
+static size_t empty_kernels(prof_events *ev) { // the empty_kernel launches recorded
+    size_t i, n = 0;
+    for (i = 0; ev && i < prof_events_count(ev); i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) n++;
+    }
+    return n;
+}
 
 static void launch_cost_prof(void) {
     int64_t stop[LC_RUNS];
@@ -174,21 +188,15 @@ static void launch_cost_prof(void) {
     unsigned long long dropped = 0;
     int r;
     for (r = 0; r < LC_RUNS; r++) {
-        prof_config cfg;
+        prof_config cfg = cuda_config();
         prof_events *ev;
         int64_t t0;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
         prof_start(&cfg);
         launches();
         t0 = mono();
         ev = prof_stop();
         stop[r] = mono() - t0;
-        kernels = 0;
-        for (size_t i = 0; ev && i < prof_events_count(ev); i++) {
-            prof_event e;
-            if (prof_events_get(ev, i, &e) == PROF_OK && e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) kernels++;
-        }
+        kernels = empty_kernels(ev);
         dropped += ev ? prof_events_stats(ev).dropped : 1;
         prof_events_free(ev);
         if (kernels != LC_N) break;
@@ -239,9 +247,8 @@ static void thread_launches(void) {
     pthread_t shortt[TC_THREADS], pool[TC_THREADS];
     prof_config cfg;
     prof_events *ev;
-    size_t i, n, kernels = 0, launches = 0, owned = 0, workers = 0;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    size_t i, n, kernels, launches = 0, owned = 0, workers = 0;
+    cfg = cuda_config();
     prof_start(&cfg);
     int nshort = 0, npool = 0;
     for (int t = 0; t < TC_THREADS; t++) { // (counts of the threads that started)
@@ -260,10 +267,10 @@ static void thread_launches(void) {
     pthread_mutex_unlock(&g_pool_lock);
     for (int t = 0; t < npool; t++) pthread_join(pool[t], NULL);
     n = ev ? prof_events_count(ev) : 0;
+    kernels = empty_kernels(ev);
     for (i = 0; i < n; i++) {
         prof_event e;
         if (prof_events_get(ev, i, &e) != PROF_OK) continue;
-        if (e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) kernels++;
         if (e.device_type == PROF_DEVICE_CPU && !strcmp(e.name, "launch")) {
             launches++;
             owned += e.n_kernels == 1 && e.self_device_time_total_ns > 0;
@@ -331,17 +338,12 @@ static int cost_main(const char *mode) {
         cuptiActivityFlushAll(1);
         records = g_bare_records;
     } else if (!strcmp(mode, "prof")) {
-        prof_config cfg;
+        prof_config cfg = cuda_config();
         prof_events *ev;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
         if (prof_start(&cfg) != PROF_OK) { printf("FAIL: prof_start\n"); return 1; }
         t = launches();
         ev = prof_stop();
-        for (k = 0; ev && k < prof_events_count(ev); k++) { // the kernels it recorded
-            prof_event e;
-            if (prof_events_get(ev, k, &e) == PROF_OK && e.device_type == PROF_DEVICE_CUDA && gc_name_is(e.name, "empty_kernel")) records++;
-        }
+        records = empty_kernels(ev);
         prof_events_free(ev);
         prof_shutdown();
         if (records != LC_N) printf("FAIL: --cost prof: %zu of %d kernels recorded\n", records, LC_N);
@@ -418,8 +420,7 @@ int main(int argc, char **argv) {
         prof_events *ev;
         gc_session s;
         int64_t t0;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+        cfg = cuda_config();
         cfg.profile_memory = 1;
         sc_expect(&s, i);
         if (!g_sgemm) s.nany = 0;

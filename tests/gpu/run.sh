@@ -52,6 +52,10 @@ count() { # the pass/FAIL lines of a step's output
     failed=$((failed + $(grep -c '^FAIL: ' "$1" || true)))
 }
 step_fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+# A program that exited with an error without saying which check failed
+ended_badly() { # WHAT RC OUTPUT_FILE
+    [ "$2" -eq 0 ] || [ "$(grep -c '^FAIL: ' "$3")" -gt 0 ] || step_fail "$1 exited with $2"
+}
 nvcc_flags=(-std=c++17 -O2 -DPROF_CUPTI -I"$root" -I"$here" -I"$CUDA_HOME/include" -Werror all-warnings -Xcompiler -Wall,-Wextra)
 # libcupti from OUT_DIR/lib (a copy, when built with --build), else the toolkit's
 nvcc_libs=(-L"$CUDA_HOME/lib64" -L"$CUDA_HOME/lib64/stubs" -Xlinker -rpath -Xlinker '$ORIGIN/lib' -Xlinker -rpath -Xlinker "$CUDA_HOME/lib64"
@@ -134,6 +138,18 @@ launch_costs() {
     count "$out/cost.check"
 }
 
+# prof.h and torch.profiler in one process, where python3 has PyTorch with
+# CUDA (interop.py exits 77 where it has not)
+check_interop() {
+    local rc
+    command -v python3 > /dev/null 2>&1 || { echo "skip: interop: no python3"; return; }
+    CUDA_HOME="$CUDA_HOME" NVCC="$NVCC" timeout 300 python3 "$here/interop.py" "$out" > "$out/interop.out" 2>&1
+    rc=$?
+    cat "$out/interop.out"
+    count "$out/interop.out"
+    [ $rc -eq 77 ] || ended_badly interop.py $rc "$out/interop.out"
+}
+
 case "$mode" in
 build)
     [ -x "$NVCC" ] || { echo "FAIL: $NVCC not found"; exit 1; }
@@ -175,18 +191,11 @@ gpu)
     rc=$?
     cat "$out/gpu_check.out"
     count "$out/gpu_check.out"
-    [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/gpu_check.out")" -gt 0 ] || step_fail "gpu_check exited with $rc"
+    ended_badly gpu_check $rc "$out/gpu_check.out"
     check_traces
     check_viewers
     launch_costs
-    # prof.h and torch.profiler in one process, where python3 has PyTorch with CUDA
-    if command -v python3 > /dev/null 2>&1; then
-        CUDA_HOME="$CUDA_HOME" NVCC="$NVCC" timeout 300 python3 "$here/interop.py" "$out" > "$out/interop.out" 2>&1
-        rc=$?
-        cat "$out/interop.out"
-        count "$out/interop.out"
-        [ $rc -eq 0 ] || [ $rc -eq 77 ] || [ "$(grep -c '^FAIL: ' "$out/interop.out")" -gt 0 ] || step_fail "interop.py exited with $rc"
-    fi
+    check_interop
     ;;
 fake)
     fake="${FAKE_CUPTI_DIR:-}"
@@ -205,7 +214,7 @@ fake)
     rc=$?
     cat "$out/fake_check.out"
     count "$out/fake_check.out"
-    [ $rc -eq 0 ] || [ "$(grep -c '^FAIL: ' "$out/fake_check.out")" -gt 0 ] || step_fail "fake_check exited with $rc"
+    ended_badly fake_check $rc "$out/fake_check.out"
     check_traces
     check_viewers
     echo "info: no GPU here: the checks ran on the fake CUPTI; GPU figures need a GPU (tests/gpu/run.sh --gpu)"
