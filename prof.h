@@ -408,8 +408,9 @@
                       2 MiB steps, go back to the kernel), and the ready
                       blocks, so a program that profiles once keeps no
                       more than that block, and the event list (48 bytes an
-                      event, and 128 more for an op with args of its own,
-                      such as a sequence number) takes the records' memory
+                      event; 16 more for an op with a sequence number, whose
+                      other args an extra of 128 bytes holds once for all
+                      the ops equal in them) takes the records' memory
                       instead of adding to it.
                       Capped at half of the smallest of the physical
                       memory, RLIMIT_AS, RLIMIT_DATA and the memory limit
@@ -2509,6 +2510,10 @@ enum { PROF__F_ASYNC = 1, PROF__F_USER_ANN = 2, PROF__F_DELETED = 4, PROF__F_LEG
        PROF__F_SHARED_EX = 32, /* its extra is shared by events equal in it (prof_stop:
                                   a loop's op with the same shapes and args), so
                                   prof__extra_of copies it before a write */
+       PROF__F_SEQX = 64,      /* its `extra` indexes sx, not ex: an op with a
+                                  sequence number of its own (prof_stop) and a
+                                  shared extra; read through prof__xi, prof__x
+                                  and prof__seq_nr */
        PROF__F_TAKEN = 0x2000, /* prof_stop's merge only: copied out of its run */
        PROF__F_PLACED = 0x4000 /* prof_stop's order only: put in its place */ };
 
@@ -2539,6 +2544,11 @@ typedef struct prof__extra {
     uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
     uint8_t has_fwd_thread, has_resource;
 } prof__extra;
+/* An op's sequence number beside the extra it shares (PROF__F_SEQX):
+   each op of an args-mode loop has a number of its own and the same
+   shapes and args as the loop's other ops, so it costs these 16 bytes,
+   not an extra of 128. */
+typedef struct prof__seqx { int64_t seq; uint32_t ex, unused; } prof__seqx;
 /* What an event without an extra record reads (field order as above),
    and prof__extra_clear, what a new one starts from: the same values, set
    a field at a time (a copy of the blank or a memset, gcc makes `rep
@@ -2614,6 +2624,7 @@ typedef struct prof__meta { const char *key; char *value; int is_json; struct pr
 struct prof_events {
     prof__ev *ev; size_t n, cap;
     prof__extra *ex; size_t nex, capex;
+    prof__seqx *sx; size_t nsx, capsx; /* PROF__F_SEQX events' numbers ([0] unused) */
     prof_site *sites; size_t nsites, capsites; prof__map site_map;
     prof__thr *thr; size_t nthr, capthr; prof__map thr_map;
     uint32_t tid_w_low;        /* the lowest id given to a thread whose own id is past INT32_MAX (0: none yet) */
@@ -2681,6 +2692,7 @@ PROF_API prof_events *prof_events_create(void) {
     memset(e, 0, sizeof *e);
     e->strs.arena = &e->arena;
     e->nex = 1; /* extra index 0 means none */
+    e->nsx = 1; /* (and sx's [0], allocated with its first) */
     if (!prof__grow((void *)&e->ex, &e->capex, 1, sizeof *e->ex)) { PROF__FREE(e); return NULL; }
     return e;
 }
@@ -2689,7 +2701,7 @@ static PROF__NI void prof__kids_clear(prof_events *e);
 PROF_API void prof_events_free(prof_events *e) {
     if (!e) return;
     prof__kids_clear(e);
-    PROF__FREE(e->ev); PROF__FREE(e->ex); PROF__FREE(e->sites); PROF__FREE(e->thr);
+    PROF__FREE(e->ev); PROF__FREE(e->ex); PROF__FREE(e->sx); PROF__FREE(e->sites); PROF__FREE(e->thr);
     PROF__FREE(e->kern); PROF__FREE(e->inst); PROF__FREE(e->dev_memo); PROF__FREE(e->stk); PROF__FREE(e->mem);
     PROF__FREE(e->nodes);
     PROF__FREE(e->native_addrs);
@@ -2778,18 +2790,40 @@ static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const c
     return (int64_t)e->nthr++;
 }
 
+/* Event v's index in ex (0: none), for reading. */
+static __inline__ PROF__NI uint32_t prof__xi(const prof_events *e, const prof__ev *v) {
+    return PROF__UNLIKELY(v->flags & PROF__F_SEQX) ? e->sx[v->extra].ex : v->extra;
+}
+/* Event v's extra record for reading (NULL: none). */
+static __inline__ PROF__NI const prof__extra *prof__xr(const prof_events *e, const prof__ev *v) {
+    uint32_t k = prof__xi(e, v);
+    return k ? &e->ex[k] : NULL;
+}
+/* The same, the blank record for none. */
+static __inline__ PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
+    uint32_t k = prof__xi(e, v);
+    return k ? &e->ex[k] : &prof__extra_blank;
+}
+/* Event v's sequence number (-1: none). */
+static __inline__ PROF__NI int64_t prof__seq_nr(const prof_events *e, const prof__ev *v) {
+    if (PROF__UNLIKELY(v->flags & PROF__F_SEQX)) return e->sx[v->extra].seq;
+    return v->extra ? e->ex[v->extra].sequence_nr : -1;
+}
 /* Event v's extra record for writing: made on first use; a shared one is
-   copied first. (Readers use prof__x.) */
+   copied first (a PROF__F_SEQX op's with its sequence number). */
 static PROF__NI prof__extra *prof__extra_of(prof_events *e, prof__ev *v) {
-    if (!v->extra || (v->flags & PROF__F_SHARED_EX)) {
+    if (!v->extra || (v->flags & (PROF__F_SHARED_EX | PROF__F_SEQX))) {
+        uint32_t from = prof__xi(e, v);
+        int64_t seq = prof__seq_nr(e, v);
         if (e->nex >= UINT32_MAX - 1 || (e->nex >= e->capex && !PROF__PUSH_OK(e->ex, e->nex, e->capex))) return NULL;
-        if (v->extra) {
-            e->ex[e->nex] = e->ex[v->extra];
+        if (from) {
+            e->ex[e->nex] = e->ex[from];
         } else {
             prof__extra_clear(&e->ex[e->nex]);
         }
+        e->ex[e->nex].sequence_nr = seq;
         v->extra = (uint32_t)e->nex++;
-        v->flags = (uint16_t)(v->flags & ~PROF__F_SHARED_EX);
+        v->flags = (uint16_t)(v->flags & ~(PROF__F_SHARED_EX | PROF__F_SEQX));
     }
     return &e->ex[v->extra];
 }
@@ -5876,11 +5910,11 @@ typedef struct prof__collector {
     const prof__rec *op_miss;    /* the op header prof__c_op_fast stopped at: not tried again */
     char *over_buf;              /* an overload name's bytes, gathered from its DATA records */
     size_t capover_buf;
-    /* the list's two arrays (events, extras) as prof__c_reserve made
+    /* the list's three arrays (events, extras, sequence numbers) as prof__c_reserve made
        them, which take the pages of the blocks read (prof__c_recycle):
        base, bytes mapped, and the byte offset up to which pages were
        moved in (none: base NULL) */
-    struct { void *base; size_t bytes, moved; } rc[2];
+    struct { void *base; size_t bytes, moved; } rc[3];
 #if defined(PROF_CUPTI)
     prof__cu_thr *cuthr;
     size_t ncuthr, capcuthr;
@@ -6101,7 +6135,8 @@ static PROF__NI void prof__c_mark_back(prof__collector *c) {
    sanitizers, whose allocators and shadow memory do not expect it.
    Each block goes to the array whose moved-in room ahead of its writes is
    the smaller for its rate (bytes written so far; shapes mode writes few
-   extras, args mode two bytes of extras for one of events), and only
+   extras, args mode about one byte of sequence numbers for three of
+   events), and only
    while that room is less than a block:
    what is moved in and never written is given back when the list is cut
    to size (prof__c_order_others). Returns 1 if b's pages moved (its
@@ -6120,16 +6155,18 @@ static PROF__NI void prof__c_mark_back(prof__collector *c) {
 static PROF__NI int prof__c_recycle(prof__collector *c, prof__block *b) {
 #if defined(PROF__RECYCLE)
     const prof_events *e = c->e;
-    size_t len = b->map_bytes, at[2], lead[2], k;
+    size_t len = b->map_bytes, at[3], lead[3], k;
     int best = -1;
-    void *cur[2];
-    double used[2];
+    void *cur[3];
+    double used[3];
     if (len < PROF__HUGE || (len & (PROF__HUGE - 1)) || ((uintptr_t)b->recs & (PROF__HUGE - 1))) return 0;
     cur[0] = e->ev;
     cur[1] = e->ex;
+    cur[2] = e->sx;
     used[0] = (double)(e->n + 1) * (double)sizeof *e->ev; /* (+1: the next write's) */
     used[1] = (double)(e->nex + 1) * (double)sizeof *e->ex;
-    for (k = 0; k < 2; k++) {
+    used[2] = (double)(e->nsx + 1) * (double)sizeof *e->sx;
+    for (k = 0; k < 3; k++) {
         size_t u = (size_t)used[k], w = (u + PROF__HUGE - 1) & ~(PROF__HUGE - 1); /* past every page written */
         if (!c->rc[k].base || c->rc[k].base != cur[k]) continue; /* none, or moved by a growth */
         at[k] = c->rc[k].moved > w ? c->rc[k].moved : w;
@@ -6302,7 +6339,7 @@ static PROF__NI void prof__c_room(prof__collector *c, int which, void *pp, size_
     void *old, *p;
     if (want <= *cap || !(p = prof__malloc_huge(want, elem))) return;
     memcpy(&old, pp, sizeof old);
-    if (n) memcpy(p, old, n * elem);
+    if (n && old) memcpy(p, old, n * elem); /* (sx's [0] may not be allocated yet) */
     PROF__FREE(old);
     memcpy(pp, &p, sizeof p);
     *cap = want;
@@ -6331,8 +6368,10 @@ static PROF__NI void prof__c_reserve(prof__collector *c) {
     /* With shapes or FLOPs an op may have an extra record of its own (its
        args take at least one record besides the scope's): room for them
        too, so they are not copied at every doubling; cut to size later. */
-    if (prof__g.cfg.record_shapes || prof__g.cfg.with_flops)
+    if (prof__g.cfg.record_shapes || prof__g.cfg.with_flops) {
         prof__c_room(c, 1, (void *)&c->e->ex, &c->e->capex, c->e->nex, total / 2 + 2, sizeof *c->e->ex);
+        prof__c_room(c, 2, (void *)&c->e->sx, &c->e->capsx, c->e->nsx, total / 2 + 2, sizeof *c->e->sx);
+    }
 }
 
 /* Input shapes as recorded (per input: its number of dims, then the dims)
@@ -6502,12 +6541,30 @@ static PROF__NI int prof__c_extension(prof__collector *c, prof__pending *pd, con
 
 /* The extras of recorded scopes are shared: a loop's op has a few
    distinct (shapes, args), so equal ones are one record (PROF__F_SHARED_EX)
-   and an event costs its 48 bytes, not 48 + 128. */
+   and an event costs its 48 bytes, not 48 + 128. An op's sequence number
+   is its own: it goes beside the shared extra, in a prof__seqx
+   (PROF__F_SEQX; 16 bytes more). */
 typedef struct prof__exkey { const prof_events *e; const prof__extra *x; } prof__exkey;
 static PROF__NI int prof__ex_same(const void *key, uint32_t v) {
     const prof__extra *a = ((const prof__exkey *)key)->x, *b = &((const prof__exkey *)key)->e->ex[v];
-    return a->shapes == b->shapes && a->overload_name == b->overload_name && a->flops == b->flops && a->sequence_nr == b->sequence_nr &&
-           a->has_fwd_thread == b->has_fwd_thread && a->fwd_thread == b->fwd_thread;
+    return a->shapes == b->shapes && a->overload_name == b->overload_name && a->flops == b->flops && a->has_fwd_thread == b->has_fwd_thread &&
+           a->fwd_thread == b->fwd_thread;
+}
+/* Event v (just made) takes shared extra idx, with its sequence number
+   beside it when it has one (pd: its pending op). -1 without memory. */
+static __inline__ PROF__NI int prof__c_take_extra(prof_events *e, const prof__pending *pd, prof__ev *v, uint32_t idx) {
+    if (pd->has_ag && (pd->ag_aux & 0x100u)) {
+        if (e->nsx >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sx, e->nsx, e->capsx)) return -1;
+        e->sx[e->nsx].seq = pd->seq;
+        e->sx[e->nsx].ex = idx;
+        e->sx[e->nsx].unused = 0;
+        v->extra = (uint32_t)e->nsx++;
+        v->flags = (uint16_t)(v->flags | PROF__F_SEQX);
+        return 0;
+    }
+    v->extra = idx;
+    v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
+    return 0;
 }
 static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending *pd, prof__ev *v) {
     prof_events *e = c->e;
@@ -6516,7 +6573,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     uint64_t h, bad0 = e->stats.malformed_shapes;
     uint32_t idx;
     prof__ex_cache_ent *ce = NULL;
-    if (!pd->has_over && !pd->has_ag && pd->nshapes <= 8) { /* only shapes and flops: the cache */
+    if (!pd->has_over && !(pd->has_ag && (pd->ag_aux & 0x200u)) && pd->nshapes <= 8) { /* only shapes and flops (and a sequence number, not in the extra): the cache */
         int n = pd->want_shapes ? pd->nshapes : -1;
         uint64_t hc = (uint64_t)(uint32_t)(n + 2);
         int k, hit;
@@ -6531,21 +6588,16 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         }
         if (hit) {
             if (ce->bad) e->stats.malformed_shapes++;
-            v->extra = ce->idx;
-            v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
-            return 0;
+            return prof__c_take_extra(e, pd, v, ce->idx);
         }
     }
     prof__extra_clear(&x);
     if (pd->want_shapes && !(x.shapes = prof__c_shapes(c, pd))) return -1;
     if (pd->has_flops) x.flops = pd->flops;
     if (pd->has_over && !(x.overload_name = prof__intern(&e->strs, pd->over))) return -1;
-    if (pd->has_ag) {
-        if (pd->ag_aux & 0x100u) x.sequence_nr = pd->seq;
-        if (pd->ag_aux & 0x200u) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
-    }
+    if (pd->has_ag && (pd->ag_aux & 0x200u)) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
     h = prof__mix((uint64_t)(uintptr_t)x.shapes ^ prof__mix((uint64_t)(uintptr_t)x.overload_name + (uint64_t)x.flops) ^
-                  prof__mix((uint64_t)x.sequence_nr ^ (x.fwd_thread << 1) ^ (uint64_t)x.has_fwd_thread));
+                  prof__mix((x.fwd_thread << 1) ^ (uint64_t)x.has_fwd_thread));
     key.e = e;
     key.x = &x;
     if ((idx = prof__map_find(&c->ex_map, h, prof__ex_same, &key)) == UINT32_MAX) {
@@ -6562,9 +6614,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         ce->flops = pd->flops;
         ce->bad = e->stats.malformed_shapes != bad0;
     }
-    v->extra = idx;
-    v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
-    return 0;
+    return prof__c_take_extra(e, pd, v, idx);
 }
 
 /* A scope record and its extensions -> the list's next event (and its
@@ -6611,12 +6661,12 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
     *v = prof__c_scope_ev(c, r, site, thr, pd->has_ag ? (uint8_t)(pd->ag_aux & 0xff) : 0, prof__c_site_fl(e, site));
     nat = c->native_map.n ? prof__map_get(&c->native_map, r->t0) : UINT32_MAX;
     step = e->sites[site].name == c->step_name;
-    /* shared: ops with shapes, unless the event has its own stack, step
-       name or sequence number (each op's differs: a map of them would only
-       grow). Not in a CUDA session: sharing every extra there broke the
-       CUPTI join's kernels and memory (gpu_check_fake, session 1) for a
-       reason not found yet. */
-    if (pd->any && pd->want_shapes && nat == UINT32_MAX && !step && !(pd->has_ag && (pd->ag_aux & 0x100u))
+    /* shared: ops with shapes, unless the event has its own stack or
+       step name (a sequence number goes beside the shared extra). Not in
+       a CUDA session: sharing every extra there broke the CUPTI join's
+       kernels and memory (gpu_check_fake, session 1) for a reason not
+       found yet. */
+    if (pd->any && pd->want_shapes && nat == UINT32_MAX && !step
 #if defined(PROF_CUPTI)
         && !c->cuda
 #endif
@@ -6726,9 +6776,9 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_s
 /* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
    AUTOGRAD at most, then its scope record, all in the header's block: one
    reservation) whose shapes and args were seen before: its event straight
-   from the records, without the pending state. Shapes mode: the shared
-   extra from ex_cache; args mode (a sequence number: an extra of its
-   own): the shapes' repr from shape_cache. The same tests and results as
+   from the records, without the pending state: the shared extra from
+   ex_cache, and in args mode the op's sequence number beside it (a
+   prof__seqx, as prof__c_take_extra makes it). The same tests and results as
    the general way (prof__c_extension, then prof__c_scope with the caches
    hit), about a third of its instructions. at: the header's index in
    recs (its block's, lim records). Returns the index past the op's
@@ -6740,14 +6790,15 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
     size_t k = at + 1;
     uintptr_t aux = (uintptr_t)hdr->site >> 8;
     unsigned n = (unsigned)aux, nd = (n + 1) / 2;
-    int has_flops = 0, has_ag = 0, own, data_ok;
+    int has_flops = 0, has_ag = 0, data_ok;
     unsigned ag_aux = 0;
     int64_t flops = 0, seq = 0;
-    uint64_t fwd = 0, h;
+    uint64_t h;
     const prof_site *s;
     size_t slot;
     uint32_t site;
     prof__ev *v;
+    prof__ex_cache_ent *ce;
 #if defined(PROF_CUPTI)
     if (c->cuda) return 0;
 #endif
@@ -6758,7 +6809,7 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
         uintptr_t w = (uintptr_t)r->site;
         unsigned kind = (unsigned)(w >> 3) & 31u;
         if (kind == PROF__EXT_FLOPS && !has_flops) { has_flops = 1; flops = (int64_t)r->t0; }
-        else if (kind == PROF__EXT_AUTOGRAD && !has_ag && !((w >> 8) & 0x400u)) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; fwd = r->t1; }
+        else if (kind == PROF__EXT_AUTOGRAD && !has_ag && !((w >> 8) & 0x400u)) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; }
         else return 0;
     }
     if (k >= lim || ((uintptr_t)(r = &recs[k])->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
@@ -6766,38 +6817,29 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
     slot = prof__c_site_slot(s);
     if (c->site_cache[slot] != s || c->site_cache_fl[slot] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
     site = c->site_cache_idx[slot];
-    own = has_ag && (ag_aux & 0x100u); /* a sequence number: the extra is the op's own */
-    if (has_ag && !own) return 0;      /* shared, but not through ex_cache */
-    if (!own) { /* prof__c_shared_extra's cache, its hash and test */
-        prof__ex_cache_ent *ce;
-        h = (uint64_t)(uint32_t)(n + 2);
-        if (has_flops) h = prof__mix(h ^ (uint64_t)flops);
-        h = prof__c_vals_hash(h, d, n, &data_ok);
-        ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
-        if (!data_ok || !ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
-        if (ce->bad) e->stats.malformed_shapes++;
-        v = &e->ev[e->n++];
+    /* ex_cache holds the extras of shapes and FLOPs alone: an op with
+       autograd details but a sequence number (which goes beside its
+       extra) is not in it */
+    if (has_ag && (!(ag_aux & 0x100u) || (ag_aux & 0x200u) || e->nsx >= e->capsx || e->nsx >= UINT32_MAX - 1)) return 0;
+    h = (uint64_t)(uint32_t)(n + 2); /* prof__c_shared_extra's cache, its hash and test */
+    if (has_flops) h = prof__mix(h ^ (uint64_t)flops);
+    h = prof__c_vals_hash(h, d, n, &data_ok);
+    ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
+    if (!data_ok || !ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
+    if (ce->bad) e->stats.malformed_shapes++;
+    v = &e->ev[e->n++];
+    if (!has_ag) {
         *v = prof__c_scope_ev(c, r, site, thr, 0, c->site_cache_fl[slot]);
         v->extra = ce->idx;
         v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
-    } else { /* prof__c_shapes' cache, then the extra prof__extra_of makes */
-        prof__shape_cache_ent *sc;
-        prof__extra *x;
-        if (e->nex >= UINT32_MAX - 1 || e->nex >= e->capex) return 0;
-        h = prof__c_vals_hash((uint64_t)(uint32_t)n + 1, d, n, &data_ok);
-        sc = &c->shape_cache[(h ^ (h >> 32)) & 15u];
-        if (!data_ok || !sc->repr || sc->n != (int)n || !prof__c_vals_same(sc->vals, d, n)) return 0;
-        if (sc->bad) e->stats.malformed_shapes++;
-        v = &e->ev[e->n++];
+    } else { /* as prof__c_take_extra makes it */
+        prof__seqx *q = &e->sx[e->nsx];
         *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
-        v->extra = (uint32_t)e->nex;
-        x = &e->ex[e->nex++];
-        prof__extra_clear(x); /* prof__extra_of's new extra, with the op's fields */
-        x->shapes = sc->repr;
-        x->sequence_nr = seq;
-        x->fwd_thread = ag_aux & 0x200u ? fwd : 0;
-        x->flops = has_flops ? flops : 0;
-        x->has_fwd_thread = (uint8_t)(ag_aux & 0x200u ? 1 : 0);
+        q->seq = seq;
+        q->ex = ce->idx;
+        q->unused = 0;
+        v->extra = (uint32_t)e->nsx++;
+        v->flags = (uint16_t)(v->flags | PROF__F_SEQX);
     }
     return k + 1;
 }
@@ -7190,6 +7232,10 @@ static PROF__NI int prof__c_order_others(prof__collector *c, size_t total) {
     if (e->capex > e->nex + e->nex / 8 + 64) { /* the extras' room, likewise */
         prof__extra *nx = (prof__extra *)PROF__REALLOC(e->ex, e->nex * sizeof *e->ex);
         if (nx) { e->ex = nx; e->capex = e->nex; }
+    }
+    if (e->capsx > e->nsx + e->nsx / 8 + 64) { /* and the sequence numbers' */
+        prof__seqx *nq = (prof__seqx *)PROF__REALLOC(e->sx, e->nsx * sizeof *e->sx);
+        if (nq) { e->sx = nq; e->capsx = e->nsx; }
     }
     for (i = 0; i < c->nx; i++) {
         const prof__key *k = &c->xkeys[i];
@@ -8433,8 +8479,8 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             if (prof__ev_name(e, p) != prof__ev_name(e, v) || p->first_child != (int32_t)i || v->next_sibling >= 0) continue;
             p->first_child = v->first_child;
             if (v->extra || p->extra) {
-                int32_t kh = v->extra ? e->ex[v->extra].kern_head : -1;
-                int64_t kn = v->extra ? e->ex[v->extra].kern_ns : 0;
+                int32_t kh = prof__x(e, v)->kern_head;
+                int64_t kn = prof__x(e, v)->kern_ns;
                 prof__extra *px = prof__extra_of(e, p);
                 prof__dupkern *was;
                 if (!px || (e->ndupk >= e->capdupk && !PROF__PUSH_OK(e->dupk, e->ndupk, e->capdupk))) { prof__dupk_undo(e, k0); return -1; }
@@ -8502,7 +8548,7 @@ typedef struct prof__fwdkey { const prof_events *e; int64_t seq; uint64_t tid; }
 static PROF__NI int prof__fwd_same(const void *key, uint32_t v) { /* the key: (sequence_nr, thread) */
     const prof__fwdkey *k = (const prof__fwdkey *)key;
     const prof__ev *o = &k->e->ev[v];
-    return (o->extra ? k->e->ex[o->extra].sequence_nr : -1) == k->seq && k->e->thr[o->thread].tid == k->tid;
+    return prof__seq_nr(k->e, o) == k->seq && k->e->thr[o->thread].tid == k->tid;
 }
 static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     size_t i;
@@ -8516,11 +8562,9 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         int32_t p = (int32_t)i;
         uint64_t h;
-        const prof__extra *x;
         while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
         if (p >= 0) continue;
-        x = e->ev[i].extra ? &e->ex[e->ev[i].extra] : NULL;
-        key.seq = x ? x->sequence_nr : -1;
+        key.seq = prof__seq_nr(e, &e->ev[i]);
         key.tid = e->thr[e->ev[i].thread].tid;
         h = prof__mix((uint64_t)key.seq) ^ key.tid;
         if (prof__map_find(&fwd, h, prof__fwd_same, &key) == UINT32_MAX && !prof__map_add(&fwd, h, (uint32_t)i)) { prof__map_free(&fwd); return -1; }
@@ -8531,9 +8575,9 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
         uint32_t src;
         while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
         if (p < 0) continue;
-        px = e->ev[p].extra ? &e->ex[e->ev[p].extra] : NULL;
+        px = prof__xr(e, &e->ev[p]);
         if (!px || !px->has_fwd_thread) continue; /* PyTorch asserts here */
-        key.seq = px->sequence_nr;
+        key.seq = prof__seq_nr(e, &e->ev[p]);
         key.tid = px->fwd_thread;
         src = prof__map_find(&fwd, prof__mix((uint64_t)key.seq) ^ key.tid, prof__fwd_same, &key);
         {
@@ -8878,7 +8922,7 @@ static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
         prof__ev *v = &e->ev[i];
         uint64_t n, k;
         uint32_t off, node = 0;
-        if (!v->extra || !addrs || (off = e->ex[v->extra].native_off) == UINT32_MAX) continue;
+        if (!v->extra || !addrs || (off = prof__x(e, v)->native_off) == UINT32_MAX) continue;
         n = addrs[off];
         for (k = n; k-- > 0 && !rc;) { /* outermost first: each frame's node is its caller's child */
             uint64_t a = addrs[off + 1 + k];
@@ -8947,9 +8991,6 @@ static PROF__NI int prof__attach_stacks(prof_events *e) {
 
 /* >>aggregation ==========================================================*/
 /* Derived values, as FunctionEvent's properties compute them. */
-static PROF__NI const prof__extra *prof__x(const prof_events *e, const prof__ev *v) {
-    return v->extra ? &e->ex[v->extra] : &prof__extra_blank;
-}
 static PROF__NI int64_t prof__cpu_total(const prof__ev *v) { return v->device_type == PROF_DEVICE_CPU ? v->end - v->start : 0; }
 
 static PROF__NI int64_t prof__self_cpu(const prof_events *e, const prof__ev *v) {
@@ -9143,7 +9184,7 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     out->is_async = r.is_async;
     out->is_user_annotation = r.is_user_annotation;
     out->scope = v->scope;
-    out->sequence_nr = x->sequence_nr;
+    out->sequence_nr = prof__seq_nr(e, v);
     out->has_fwd_thread = x->has_fwd_thread;
     out->fwd_thread = x->fwd_thread;
     out->flops = x->flops;
@@ -9390,7 +9431,7 @@ static const char prof__no_overload[1] = "";
 static PROF__NI void prof__gkey_of(const prof__grouping *gr, size_t i, prof__gkey *k) {
     const prof_events *e = gr->e;
     const prof__ev *v = &e->ev[i];
-    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+    const prof__extra *x = prof__xr(e, v);
     k->name = e->sites[v->site].name;
     k->node_id = v->node_id;
     k->kind = prof__gkind(v);
@@ -9463,7 +9504,7 @@ static __inline__ __attribute__((__always_inline__)) uint32_t prof__group_row(pr
     if (m && m->site == v->site && m->node_id == v->node_id && m->kind == k.kind) return m->row;
     k.overload = k.shapes = NULL;
     if (more) {
-        const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+        const prof__extra *x = prof__xr(e, v);
         if (gr->g.group_by_overload_name) k.overload = x && x->overload_name ? x->overload_name : prof__no_overload;
         if (gr->g.group_by_input_shapes) k.shapes = x && x->shapes ? x->shapes : e->no_shapes;
     }
@@ -9514,7 +9555,7 @@ static __inline__ __attribute__((__always_inline__)) void prof__group_add(const 
         }
     }
     if (v->extra) {
-        const prof__extra *x = &e->ex[v->extra];
+        const prof__extra *x = prof__x(e, v);
         prof__sat_add(&r->cpu_memory_usage, prof__mem_of(x, 0));
         prof__sat_add(&r->device_memory_usage, prof__mem_of(x, 1));
         prof__sat_add(&r->flops, x->flops);
@@ -12163,8 +12204,8 @@ static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
         const prof__ev *v = &e->ev[i];
         int found;
         uint32_t *slot;
-        if (!v->extra || !e->ex[v->extra].correlation || v->device_type != PROF_DEVICE_CPU) continue;
-        if (!(slot = prof__map_slot(api, e->ex[v->extra].correlation, &found))) return -1;
+        if (!v->extra || !prof__x(e, v)->correlation || v->device_type != PROF_DEVICE_CPU) continue;
+        if (!(slot = prof__map_slot(api, prof__x(e, v)->correlation, &found))) return -1;
         if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
     }
     return 0;
@@ -12177,7 +12218,7 @@ static PROF__NI int prof__api_calls(const prof_events *e, prof__map *api) {
 static PROF__NI uint32_t prof__flow_corr(const prof_events *e, const prof__ev *v, const prof__map *api) {
     uint32_t corr;
     if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN) || (e->sites[v->site].flags & PROF_SITE_CUDA_SYNC)) return 0;
-    corr = e->ex[v->extra].correlation;
+    corr = prof__x(e, v)->correlation;
     return corr && prof__map_get(api, corr) != UINT32_MAX ? corr : 0;
 }
 
@@ -13097,8 +13138,8 @@ static PROF__NI void prof__w_ev_cuda(prof__w *w, const prof__ev *v, const prof__
     prof__w_u64(w, c->context);
 }
 /* An op's details: sequence number, forward thread, FLOPs, overload. */
-static PROF__NI void prof__w_ev_op(prof__w *w, const prof__extra *x, const prof__trace_ctx *cx, int *first) {
-    if (x->sequence_nr >= 0 && !cx->light) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, x->sequence_nr); }
+static PROF__NI void prof__w_ev_op(prof__w *w, const prof__extra *x, int64_t seq, const prof__trace_ctx *cx, int *first) {
+    if (seq >= 0 && !cx->light) { PROF__W_LIT(w, ", \"Sequence number\": "); prof__w_i64(w, seq); }
     if (x->has_fwd_thread) { PROF__W_KEY(w, first, ", \"Fwd thread id\": "); prof__w_u64(w, x->fwd_thread); }
     if (x->flops > 0) { PROF__W_KEY(w, first, ", \"flops\": "); prof__w_i64(w, x->flops); }
     if (x->overload_name) {
@@ -13126,7 +13167,7 @@ static PROF__NI void prof__w_ev_args(prof__w *w, const prof_events *e, size_t i,
     }
     if (x->correlation && !cx->light) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
     if (x->cu) prof__w_ev_cuda(w, v, x->cu, &first);
-    if (v->extra) prof__w_ev_op(w, x, cx, &first);
+    if (v->extra) prof__w_ev_op(w, x, prof__seq_nr(e, v), cx, &first);
 }
 /* An async range (PROF_ASYNC_BEGIN/END, PROF_EVENT_ASYNC on the CPU): a
    nestable async pair, "b" at its start with the args an "X" would have
@@ -13324,7 +13365,8 @@ static PROF__NI const char *prof__frag_make(prof__memo *m, const prof_events *e,
 }
 static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_t i, prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
-    const prof__extra *x = v->extra ? &e->ex[v->extra] : NULL;
+    const prof__extra *x = prof__xr(e, v);
+    int64_t seq = prof__seq_nr(e, v);
     prof__memo *m = cx->memo;
     const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL, *frag = NULL;
     uint32_t node = prof__stack_node(e, i);
@@ -13372,9 +13414,9 @@ static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_
             skip = 0;
         }
     }
-    if (x && x->sequence_nr >= 0 && !cx->light) { /* ops' numbers mostly go up by one: stepped in place */
+    if (seq >= 0 && !cx->light) { /* ops' numbers mostly go up by one: stepped in place */
         memcpy(d, prof__lit_seq, 32);
-        if (PROF__UNLIKELY(cx->seq.v != (uint64_t)x->sequence_nr)) prof__dec_set(&cx->seq, (uint64_t)x->sequence_nr);
+        if (PROF__UNLIKELY(cx->seq.v != (uint64_t)seq)) prof__dec_set(&cx->seq, (uint64_t)seq);
         d = prof__dec_put(d + 21, &cx->seq);
         prof__dec_inc(&cx->seq);
     }
@@ -13418,6 +13460,7 @@ static __inline__ int prof__w_ev_stack_fast(prof__w *w, const prof_events *e, si
 typedef struct prof__fast {
     const prof__ev *ev;
     const prof__extra *ex;
+    const prof__seqx *sx;
     const char *const *site_json;
     const size_t *site_len;
     const unsigned char *site_fast, *tid_len, *root_touch;
@@ -13439,6 +13482,7 @@ typedef struct prof__fast {
 static PROF__ALWAYS void prof__fast_begin(prof__fast *f, const prof__w *w, const prof_events *e, prof__trace_ctx *cx) {
     f->ev = e->ev;
     f->ex = e->ex;
+    f->sx = e->sx;
     f->site_json = cx->site_json;
     f->site_len = cx->site_json_len;
     f->site_fast = cx->site_fast;
@@ -13484,7 +13528,7 @@ static PROF__ALWAYS void prof__fast_reload(prof__fast *f, const prof__w *w) {
    top-level event); if not, it ends the run. */
 static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v, size_t i, int *top, int *root_touches) {
     const int32_t c = v->parent;
-    const uint32_t extra = v->extra;
+    const uint32_t extra = PROF__UNLIKELY(v->flags & PROF__F_SEQX) ? f->sx[v->extra].ex : v->extra;
     if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || !f->site_fast[v->site] || (extra && f->ex[extra].trace_name)) return 0;
     *root_touches = 0;
     *top = -1;
@@ -14145,7 +14189,7 @@ static PROF__NI int prof__trace_owners(prof__trace_ctx *cx, const prof_events *e
         const prof__ev *v = &e->ev[i];
         int32_t k;
         if (!v->extra || v->device_type != PROF_DEVICE_CPU) continue;
-        for (k = e->ex[v->extra].kern_head; k >= 0; k = e->kern[k].next) {
+        for (k = prof__x(e, v)->kern_head; k >= 0; k = e->kern[k].next) {
             int found;
             uint32_t *slot;
             if (!e->kern[k].corr) continue;
@@ -14618,7 +14662,7 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
 #define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
 #define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
     if (x->shapes || e->no_shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes ? x->shapes : e->no_shapes); /* as the JSON */
-    if (x->sequence_nr >= 0 && v->extra && !light) PROF__PFT_ARG_I(PROF__PA_SEQ, x->sequence_nr);
+    if (prof__seq_nr(e, v) >= 0 && !light) PROF__PFT_ARG_I(PROF__PA_SEQ, prof__seq_nr(e, v));
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
     if (x->overload_name && x->overload_name[0]) PROF__PFT_ARG_S(PROF__PA_OVERLOAD, x->overload_name);
@@ -14653,7 +14697,7 @@ static PROF__NI void prof__pft_flows(prof__pft *pf) {
    terminating id read before its start would be dropped). */
 static PROF__NI void prof__pft_flow_ids(prof__pft *pf, prof__buf *te, size_t i) {
     const prof__ev *v = &pf->e->ev[i];
-    uint32_t corr = pf->e->ex[v->extra].correlation, n, k;
+    uint32_t corr = prof__x(pf->e, v)->correlation, n, k;
     char t[16];
     if (v->device_type == PROF_DEVICE_CPU) {
         if (prof__map_get(&pf->api, corr) != (uint32_t)i || (n = prof__map_get(&pf->flow_count, corr)) == UINT32_MAX) return;
@@ -14802,7 +14846,7 @@ static PROF__NI int prof__pft_fast_args(prof__pft *pf, const prof__ev *v, prof__
         if (!pf->cache || !(c = prof__clean_of(pf->cache, x->shapes ? x->shapes : e->no_shapes))->clean) return 0;
         prof__pft_farg(f, PROF__PA_DIMS, c->key, c->len, 0);
     }
-    if (x->sequence_nr >= 0 && v->extra && !light) prof__pft_farg(f, PROF__PA_SEQ, NULL, 0, (uint64_t)x->sequence_nr);
+    if (prof__seq_nr(e, v) >= 0 && !light) prof__pft_farg(f, PROF__PA_SEQ, NULL, 0, (uint64_t)prof__seq_nr(e, v));
     if (x->has_fwd_thread) prof__pft_farg(f, PROF__PA_FWD, NULL, 0, x->fwd_thread);
     if (x->flops > 0) prof__pft_farg(f, PROF__PA_FLOPS, NULL, 0, (uint64_t)x->flops);
     if (x->overload_name && x->overload_name[0]) {
@@ -17184,7 +17228,7 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
         int found;
         uint32_t *slot;
         if (!v->extra || !(e->sites[v->site].flags & (PROF_SITE_CUDA_RUNTIME | PROF_SITE_CUDA_DRIVER))) continue;
-        if (!(slot = prof__map_slot(&api, e->ex[v->extra].correlation, &found))) goto done;
+        if (!(slot = prof__map_slot(&api, prof__x(e, v)->correlation, &found))) goto done;
         /* runtime records win over the driver calls they make */
         if (!found || (e->sites[v->site].flags & PROF_SITE_CUDA_RUNTIME)) *slot = (uint32_t)i;
     }
@@ -17212,7 +17256,7 @@ static PROF__NI int prof__cupti_correlate(prof_events *e) {
         uint32_t a, h;
         int32_t p = -1;
         if (v->device_type == PROF_DEVICE_CPU || !v->extra || (v->flags & PROF__F_USER_ANN)) continue;
-        x = &e->ex[v->extra];
+        x = prof__x(e, v);
         if (!x->correlation) continue;
         if ((a = prof__map_get(&api, x->correlation)) != UINT32_MAX)
             p = prof__cu_owner(e, cpu, ncpu, e->thr[e->ev[a].thread].tid, e->ev[a].start, e->ev[a].end);

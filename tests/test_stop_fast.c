@@ -19,6 +19,7 @@
    its order) for an A/B diff of two headers. */
 #define _DEFAULT_SOURCE 1 /* strdup; stdlib.h comes before prof.h (its allocator hooks) */
 #include <stdlib.h>
+#include <ctype.h>
 /* test_room: the list's reservations fail, so the decode runs into e->cap
    and e->capex (the fast paths' room tests) as the list grows */
 static int g_fail_big; /* fail this many more allocations of 256 KiB or more */
@@ -700,6 +701,138 @@ static void test_room(void) {
     prof_events_free(ev[1]);
 }
 
+/* Ops with sequence numbers (args mode) share their extras: each keeps
+   its own number beside the shared extra (PROF__F_SEQX), and every reader
+   gives that number; what writes to an op's extra later (memory charged
+   to it, _remove_dup_nodes lifting a child's kernels) makes it an extra of
+   its own with its number. */
+static void op_fwd(int64_t seq) {
+    static const int64_t sh[] = { 2, 8, 8 };
+    prof_args a = args_of(sh, 3, 128);
+    a.sequence_nr = seq;
+    a.set = PROF_ARGS_SEQUENCE_NR;
+    {
+        PROF_SCOPE_ARGS("sx_fwd", &a);
+        prof_alloc((void *)(uintptr_t)(0x1000 + 16 * seq), 64);
+        prof_dealloc((void *)(uintptr_t)(0x1000 + 16 * seq));
+    }
+}
+static void op_dup_inner(int64_t seq) {
+    static const int64_t sh[] = { 1, 4 };
+    prof_args a = args_of(sh, 2, 0);
+    a.sequence_nr = seq;
+    a.set = PROF_ARGS_SEQUENCE_NR;
+    { PROF_SCOPE_ARGS("sx_dup", &a); }
+}
+static void op_dup(int64_t seq) {
+    static const int64_t sh[] = { 1, 4 };
+    prof_args a = args_of(sh, 2, 0);
+    a.sequence_nr = seq;
+    a.set = PROF_ARGS_SEQUENCE_NR;
+    {
+        PROF_SCOPE_ARGS("sx_dup", &a);
+        op_dup_inner(seq + 1);
+    }
+}
+static void op_bwd(int64_t seq, uint64_t tid) {
+    static const int64_t sh[] = { 1, 2 };
+    prof_args a = args_of(sh, 2, 0);
+    a.sequence_nr = seq;
+    a.fwd_thread = tid;
+    a.scope = 1; /* a backward function */
+    a.set = PROF_ARGS_SEQUENCE_NR | PROF_ARGS_FWD_THREAD;
+    {
+        PROF_SCOPE_ARGS("sx_bwd", &a);
+        { PROF_SCOPE("sx_under_bwd"); }
+    }
+}
+static void fwd_site(int64_t seq) { PROF_SCOPE("sx_caller"); op_fwd(seq); }
+static void test_seq_shared(void) {
+    enum { N = 200 };
+    prof_config cfg = config();
+    prof_events *ev;
+    uint64_t tid = prof__gettid();
+    size_t k, nev, nfwd = 0, ndup = 0, nbwd = 0, nunder = 0;
+    int i;
+    char *json = NULL;
+    cfg.profile_memory = 1;
+    cfg.with_stack = PROF_STACK_SCOPES;
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    for (i = 0; i < N; i++) {
+        fwd_site(i);
+        op_dup(10000 + 2 * i);
+        op_bwd(i, tid);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    /* the 4N recorded ops' numbers sit beside 3 shared extras; the tree
+       (built by prof_stop) made extras of their own for the 3N events it
+       wrote to: sx_fwd and sx_caller, charged the memory, and the outer
+       sx_dup, given its child's kernels */
+    CHECK_EQ_INT(ev->nsx - 1, 4 * N);
+    CHECK_EQ_INT(ev->nex - 1, 3 + 3 * N);
+    nev = prof_events_count(ev); /* builds the tree: memory charged, duplicates merged */
+    CHECK_EQ_INT(nev, 5 * N);    /* fwd, its caller, one dup of two, bwd and its child */
+    for (k = 0; k < nev; k++) {
+        prof_event e = get(ev, k);
+        if (!strcmp(e.name, "sx_fwd")) {
+            prof_event p = get(ev, (size_t)e.parent);
+            CHECK_EQ_INT(e.sequence_nr, (int64_t)nfwd);
+            CHECK_EQ_STR(e.input_shapes, "[[8, 8]]");
+            CHECK_EQ_INT(e.flops, 128);
+            CHECK_EQ_INT(e.cpu_memory_usage, 0); /* allocated and freed inside */
+            CHECK_EQ_INT(e.thread, tid);
+            CHECK_EQ_STR(p.name, "sx_caller");
+            nfwd++;
+        } else if (!strcmp(e.name, "sx_dup")) {
+            CHECK_EQ_INT(e.sequence_nr, 10000 + 2 * (int64_t)ndup); /* the parent's, its child merged */
+            CHECK_EQ_INT(e.n_children, 0);
+            CHECK_EQ_STR(e.input_shapes, "[[4]]");
+            ndup++;
+        } else if (!strcmp(e.name, "sx_bwd")) {
+            CHECK_EQ_INT(e.sequence_nr, (int64_t)nbwd);
+            CHECK_EQ_INT(e.has_fwd_thread, 1);
+            CHECK_EQ_INT(e.fwd_thread, tid);
+            CHECK_EQ_INT(e.scope, 1);
+            nbwd++;
+        } else if (!strcmp(e.name, "sx_under_bwd")) {
+            /* the stack of the forward op with the backward's number:
+               sx_fwd under sx_caller (its own would start with sx_bwd) */
+            if (CHECK(e.stack_depth >= 2)) {
+                CHECK(strstr(e.stack[0], "sx_fwd") != NULL);
+                CHECK(strstr(e.stack[1], "sx_caller") != NULL);
+            }
+            CHECK_EQ_INT(e.sequence_nr, -1);
+            nunder++;
+        }
+    }
+    CHECK_EQ_INT(nfwd, N);
+    CHECK_EQ_INT(ndup, N);
+    CHECK_EQ_INT(nbwd, N);
+    CHECK_EQ_INT(nunder, N);
+    CHECK_EQ_INT(prof_events_stats(ev).merged, N);
+    /* the trace gives every number once, in both exporters' ways */
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/stop_fast_seq.json"), PROF_OK);
+    json = check_read_file("build/stop_fast_seq.json");
+    if (CHECK(json != NULL)) {
+        for (i = 0; i < N; i++) {
+            char want[64];
+            const char *at;
+            int found = 0;
+            snprintf(want, sizeof want, "\"Sequence number\": %d", i);
+            for (at = json; (at = strstr(at, want)) != NULL; at++) found += !isdigit((unsigned char)at[strlen(want)]);
+            CHECK_EQ_INT(found, 2); /* sx_fwd's and sx_bwd's */
+            snprintf(want, sizeof want, "\"Sequence number\": %d}", 10000 + 2 * i);
+            for (found = 0, at = json; (at = strstr(at, want)) != NULL; at++) found++;
+            CHECK_EQ_INT(found, 1);
+            snprintf(want, sizeof want, "\"Sequence number\": %d}", 10000 + 2 * i + 1);
+            CHECK(strstr(json, want) == NULL); /* the merged child's */
+        }
+    }
+    free(json);
+    prof_events_free(ev);
+}
+
 int main(int argc, char **argv) {
     dump = argc > 1 && !strcmp(argv[1], "--dump");
     prof_set_log(check_log, NULL);
@@ -708,5 +841,6 @@ int main(int argc, char **argv) {
     test_cap();
     test_forged();
     test_room();
+    test_seq_shared();
     return check_report();
 }
