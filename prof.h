@@ -5813,7 +5813,8 @@ static PROF__NI void prof__pending_reset(prof__pending *pd) {
 enum { PROF__C_NONE, PROF__C_ENDED, PROF__C_SNAPPED, PROF__C_READ, PROF__C_CUDA, PROF__C_ORDERED, PROF__C_LINKED, PROF__C_TREE, PROF__C_JOINED };
 typedef struct prof__shape_ent { uint32_t off, n; int bad; const char *repr; } prof__shape_ent;
 typedef struct prof__shape_cache_ent { int n, bad; int64_t vals[8]; const char *repr; } prof__shape_cache_ent;
-typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n, has_flops; int64_t vals[8], flops; } prof__ex_cache_ent;
+/* kind: 1 FLOPs, 2 a forward thread; flops, fwd 0 without */
+typedef struct prof__ex_cache_ent { uint32_t idx; int bad, n; unsigned kind; int64_t vals[8], flops; uint64_t fwd; } prof__ex_cache_ent;
 typedef struct prof__dyn_pend { const prof__rec *hdr; uint32_t site; const char *name; } prof__dyn_pend;
 /* Where the thread being decoded resumes after a failure: the first block
    not freed, and what the decode had made before it. Extras, sites,
@@ -6573,14 +6574,19 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     uint64_t h, bad0 = e->stats.malformed_shapes;
     uint32_t idx;
     prof__ex_cache_ent *ce = NULL;
-    if (!pd->has_over && !(pd->has_ag && (pd->ag_aux & 0x200u)) && pd->nshapes <= 8) { /* only shapes and flops (and a sequence number, not in the extra): the cache */
+    int has_fwd = pd->has_ag && (pd->ag_aux & 0x200u);
+    unsigned kind = (pd->has_flops ? 1u : 0u) | (has_fwd ? 2u : 0u);
+    int64_t flops = pd->has_flops ? pd->flops : 0;
+    uint64_t fwd = has_fwd ? pd->fwd : 0;
+    if (!pd->has_over && pd->nshapes <= 8) { /* shapes, flops and a forward thread (a sequence number is not in the extra): the cache */
         int n = pd->want_shapes ? pd->nshapes : -1;
         uint64_t hc = (uint64_t)(uint32_t)(n + 2);
         int k, hit;
-        if (pd->has_flops) hc = prof__mix(hc ^ (uint64_t)pd->flops);
+        if (kind & 1u) hc = prof__c_hstep(hc, (uint64_t)flops);
+        if (kind & 2u) hc = prof__c_hstep(hc + 1, fwd);
         for (k = 0; k < n; k++) hc = prof__c_hstep(hc, (uint64_t)pd->shapes[k]);
         ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
-        hit = ce->idx && ce->n == n && ce->has_flops == pd->has_flops && (!pd->has_flops || ce->flops == pd->flops);
+        hit = ce->idx && ce->n == n && ce->kind == kind && ce->flops == flops && ce->fwd == fwd;
         if (hit) { /* (a call to memcmp cost more than these few values) */
             for (k = 0; k < n; k++)
                 if (ce->vals[k] != pd->shapes[k]) break;
@@ -6595,7 +6601,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     if (pd->want_shapes && !(x.shapes = prof__c_shapes(c, pd))) return -1;
     if (pd->has_flops) x.flops = pd->flops;
     if (pd->has_over && !(x.overload_name = prof__intern(&e->strs, pd->over))) return -1;
-    if (pd->has_ag && (pd->ag_aux & 0x200u)) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
+    if (has_fwd) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
     h = prof__mix((uint64_t)(uintptr_t)x.shapes ^ prof__mix((uint64_t)(uintptr_t)x.overload_name + (uint64_t)x.flops) ^
                   prof__mix((x.fwd_thread << 1) ^ (uint64_t)x.has_fwd_thread));
     key.e = e;
@@ -6610,8 +6616,9 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         ce->idx = idx;
         ce->n = pd->want_shapes ? pd->nshapes : -1;
         if (ce->n > 0) memcpy(ce->vals, pd->shapes, (size_t)ce->n * sizeof(int64_t));
-        ce->has_flops = pd->has_flops;
-        ce->flops = pd->flops;
+        ce->kind = kind;
+        ce->flops = flops;
+        ce->fwd = fwd;
         ce->bad = e->stats.malformed_shapes != bad0;
     }
     return prof__c_take_extra(e, pd, v, idx);
@@ -6680,12 +6687,12 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         x = &e->ex[v->extra]; /* after the calls that may move e->ex */
         x->shapes = shapes;
         if (pd->has_flops) x->flops = pd->flops;
-        if (pd->has_over) x->overload_name = prof__intern(&e->strs, pd->over);
+        if (pd->has_over && !(x->overload_name = prof__intern(&e->strs, pd->over))) return -1;
         if (pd->has_ag) {
             if (pd->ag_aux & 0x100u) x->sequence_nr = pd->seq;
             if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; }
         }
-        if (step) x->trace_name = prof__intern(&e->strs, name);
+        if (step && !(x->trace_name = prof__intern(&e->strs, name))) return -1;
         x->native_off = nat;
     }
     if (pd->has_ag && (pd->ag_aux & 0x400u)) e->stats.malformed_args++; /* a scope outside 0-255, recorded as 0; here, as a stale or late scope is no event */
@@ -6791,9 +6798,10 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
     uintptr_t aux = (uintptr_t)hdr->site >> 8;
     unsigned n = (unsigned)aux, nd = (n + 1) / 2;
     int has_flops = 0, has_ag = 0, data_ok;
+    unsigned kind;
     unsigned ag_aux = 0;
     int64_t flops = 0, seq = 0;
-    uint64_t h;
+    uint64_t h, fwd = 0;
     const prof_site *s;
     size_t slot;
     uint32_t site;
@@ -6804,32 +6812,47 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
 #endif
     if (aux - 1 >= 8 || lim - k <= nd) return 0;
     k += nd; /* the DATA records: tested with the hash, below (nothing is
-                written before) */
-    for (; k < lim && ((uintptr_t)(r = &recs[k])->site & 7u) == PROF__TAG_EXT; k++) {
-        uintptr_t w = (uintptr_t)r->site;
-        unsigned kind = (unsigned)(w >> 3) & 31u;
-        if (kind == PROF__EXT_FLOPS && !has_flops) { has_flops = 1; flops = (int64_t)r->t0; }
-        else if (kind == PROF__EXT_AUTOGRAD && !has_ag && !((w >> 8) & 0x400u)) { has_ag = 1; ag_aux = (unsigned)(w >> 8); seq = (int64_t)r->t0; }
-        else return 0;
+                written before); k < lim */
+    /* FLOPs, then autograd, as PROF_SCOPE_ARGS writes them: anything else
+       (another order, a repeat, another kind, a bad RecordScope) is not a
+       scope record next, and goes the general way */
+    r = &recs[k];
+    if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) {
+        if ((uintptr_t)r->site == (uintptr_t)PROF__EXT(PROF__EXT_FLOPS, 0)) {
+            has_flops = 1;
+            flops = (int64_t)r->t0;
+            if (++k >= lim) return 0;
+            r++;
+        }
+        if (((uintptr_t)r->site & 0xffu) == (uintptr_t)PROF__EXT(PROF__EXT_AUTOGRAD, 0)) {
+            has_ag = 1;
+            ag_aux = (unsigned)((uintptr_t)r->site >> 8);
+            seq = (int64_t)r->t0;
+            if (ag_aux & 0x200u) fwd = r->t1;
+            if (++k >= lim) return 0;
+            r++;
+        }
+        if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) return 0;
     }
-    if (k >= lim || ((uintptr_t)(r = &recs[k])->site & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
+    if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
     s = (const prof_site *)r->site;
     slot = prof__c_site_slot(s);
     if (c->site_cache[slot] != s || c->site_cache_fl[slot] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
     site = c->site_cache_idx[slot];
-    /* ex_cache holds the extras of shapes and FLOPs alone: an op with
-       autograd details but a sequence number (which goes beside its
-       extra) is not in it */
-    if (has_ag && (!(ag_aux & 0x100u) || (ag_aux & 0x200u) || e->nsx >= e->capsx || e->nsx >= UINT32_MAX - 1)) return 0;
+    /* a bad RecordScope (0x400) is counted the general way; a sequence
+       number needs room beside the extra */
+    if (has_ag && ((ag_aux & 0x400u) || ((ag_aux & 0x100u) && (e->nsx >= e->capsx || e->nsx >= UINT32_MAX - 1)))) return 0;
+    kind = (unsigned)has_flops | ((ag_aux >> 8) & 2u); /* (0x200: a forward thread) */
     h = (uint64_t)(uint32_t)(n + 2); /* prof__c_shared_extra's cache, its hash and test */
-    if (has_flops) h = prof__mix(h ^ (uint64_t)flops);
+    if (kind & 1u) h = prof__c_hstep(h, (uint64_t)flops);
+    if (kind & 2u) h = prof__c_hstep(h + 1, fwd);
     h = prof__c_vals_hash(h, d, n, &data_ok);
     ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
-    if (!data_ok || !ce->idx || ce->n != (int)n || ce->has_flops != has_flops || (has_flops && ce->flops != flops) || !prof__c_vals_same(ce->vals, d, n)) return 0;
+    if (!data_ok || !ce->idx || ce->n != (int)n || ce->kind != kind || ce->flops != flops || ce->fwd != fwd || !prof__c_vals_same(ce->vals, d, n)) return 0;
     if (ce->bad) e->stats.malformed_shapes++;
     v = &e->ev[e->n++];
-    if (!has_ag) {
-        *v = prof__c_scope_ev(c, r, site, thr, 0, c->site_cache_fl[slot]);
+    if (!(ag_aux & 0x100u)) {
+        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
         v->extra = ce->idx;
         v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
     } else { /* as prof__c_take_extra makes it */
@@ -8478,7 +8501,9 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             /* v is p's child: p has no other when v is first and last */
             if (prof__ev_name(e, p) != prof__ev_name(e, v) || p->first_child != (int32_t)i || v->next_sibling >= 0) continue;
             p->first_child = v->first_child;
-            if (v->extra || p->extra) {
+            if ((v->extra || p->extra) && (prof__x(e, v)->kern_head != prof__x(e, p)->kern_head || prof__x(e, v)->kern_ns != prof__x(e, p)->kern_ns)) {
+                /* the child's kernels to its parent (the same already: no
+                   write, so a shared extra stays shared) */
                 int32_t kh = prof__x(e, v)->kern_head;
                 int64_t kn = prof__x(e, v)->kern_ns;
                 prof__extra *px = prof__extra_of(e, p);
@@ -8840,10 +8865,12 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         }
         b = lo;
         if (b > a) {
-            prof__extra *x = prof__extra_of(e, v);
-            if (!x) { rc = -1; goto done; }
-            x->rec_cpu_mem = prof__sat_i128(cpu_pre[b] - cpu_pre[a]);
-            x->rec_dev_mem = prof__sat_i128(dev_pre[b] - dev_pre[a]);
+            int64_t cpu = prof__sat_i128(cpu_pre[b] - cpu_pre[a]), dev = prof__sat_i128(dev_pre[b] - dev_pre[a]);
+            prof__extra *x;
+            if (!cpu && !dev) continue; /* (every extra's sums were zeroed above: a shared one is not copied to write 0) */
+            if (!(x = prof__extra_of(e, v))) { rc = -1; goto done; }
+            x->rec_cpu_mem = cpu;
+            x->rec_dev_mem = dev;
         }
     }
     rc = prof__memrows_make(e, byts, idx, tmp);

@@ -442,6 +442,14 @@ static void *retry_worker(void *arg) {
     }
     return NULL;
 }
+static const char *long_overload(void) {
+    static char name[70000];
+    if (!name[0]) {
+        memset(name, 'o', sizeof name - 1);
+        memcpy(name, "out.", 4);
+    }
+    return name;
+}
 static void retry_record(const retry_mode *m) {
     int i, k;
     char dyn[32];
@@ -476,12 +484,17 @@ static void retry_record(const retry_mode *m) {
                     a.flops = 10 * i + k;
                     a.sequence_nr = 3 * i + k;
                     a.set = PROF_ARGS_SEQUENCE_NR;
+                    /* interned (with native stacks into the op's own
+                       extra): one longer than the list's arena chunks (64
+                       KiB), so that a chunk is allocated for it */
+                    a.overload_name = k != 1 ? NULL : i == 7 ? long_overload() : "out";
                     { PROF_SCOPE_ARGS("aten::op", &a); }
                     { PROF_SCOPE_SHAPES("aten::mm", 2, i % 3 + 1, 4); }
                 } else {
                     PROF_SCOPE("inner");
                 }
             }
+            if (m->shapes && i % 20 == 19) prof_step(); /* a step's name: interned into its own extra */
             if (m->memory) {
                 prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
                 if (i % 2) prof_dealloc((const void *)(uintptr_t)(0x1000 + 16 * (i - 1)));
@@ -762,7 +775,7 @@ int main(int argc, char **argv) {
     test_every_allocation_fails();
     {
         static const retry_mode modes[] = { { "plain", 0, 0, 0, 0 }, { "threads", 0, 0, 1, 1 }, { "stacks, shapes, args", PROF_STACK_SCOPES, 1, 1, 1 },
-                                             { "native stacks", PROF_STACK_NATIVE, 0, 0, 1 } };
+                                             { "native stacks", PROF_STACK_NATIVE, 0, 0, 1 }, { "native stacks, args", PROF_STACK_NATIVE, 1, 0, 0 } };
         size_t m;
         /* Not under valgrind: each forked child's leak check of the recorded
            session takes seconds, and even every 13th allocation ran past

@@ -1,8 +1,8 @@
 /* prof_stop's decode fast paths (prof__c_plain_run, prof__c_op_fast /
    prof__c_op_one, the site flags cache) against the values the general
    path gives. Ops whose shapes were seen before go the fast way; fresh
-   shapes, > 8 values, autograd without a sequence number, steps, DYN
-   names, stale scopes go the general way: the streams mix them, on
+   shapes, > 8 values, overload names, steps, DYN names, stale scopes go
+   the general way: the streams mix them, on
    several threads, across record blocks, and every event is checked
    against what the test recorded. Each op is also recorded twice in a
    row with the same args (the first often cold, the second warm): both
@@ -713,8 +713,7 @@ static void op_fwd(int64_t seq) {
     a.set = PROF_ARGS_SEQUENCE_NR;
     {
         PROF_SCOPE_ARGS("sx_fwd", &a);
-        prof_alloc((void *)(uintptr_t)(0x1000 + 16 * seq), 64);
-        prof_dealloc((void *)(uintptr_t)(0x1000 + 16 * seq));
+        prof_alloc((void *)(uintptr_t)(0x1000 + 16 * seq), 64); /* freed by the caller */
     }
 }
 static void op_dup_inner(int64_t seq) {
@@ -746,7 +745,11 @@ static void op_bwd(int64_t seq, uint64_t tid) {
         { PROF_SCOPE("sx_under_bwd"); }
     }
 }
-static void fwd_site(int64_t seq) { PROF_SCOPE("sx_caller"); op_fwd(seq); }
+static void fwd_site(int64_t seq) {
+    PROF_SCOPE("sx_caller");
+    op_fwd(seq);
+    prof_dealloc((void *)(uintptr_t)(0x1000 + 16 * seq));
+}
 static void test_seq_shared(void) {
     enum { N = 200 };
     prof_config cfg = config();
@@ -766,11 +769,11 @@ static void test_seq_shared(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     /* the 4N recorded ops' numbers sit beside 3 shared extras; the tree
-       (built by prof_stop) made extras of their own for the 3N events it
-       wrote to: sx_fwd and sx_caller, charged the memory, and the outer
-       sx_dup, given its child's kernels */
+       (built by prof_stop) made an extra of its own, with its number, for
+       each sx_fwd, charged 64 bytes; none for sx_caller, whose sums are 0,
+       or for the outer sx_dup, whose merged child had no kernels to give */
     CHECK_EQ_INT(ev->nsx - 1, 4 * N);
-    CHECK_EQ_INT(ev->nex - 1, 3 + 3 * N);
+    CHECK_EQ_INT(ev->nex - 1, 3 + N);
     nev = prof_events_count(ev); /* builds the tree: memory charged, duplicates merged */
     CHECK_EQ_INT(nev, 5 * N);    /* fwd, its caller, one dup of two, bwd and its child */
     for (k = 0; k < nev; k++) {
@@ -780,9 +783,12 @@ static void test_seq_shared(void) {
             CHECK_EQ_INT(e.sequence_nr, (int64_t)nfwd);
             CHECK_EQ_STR(e.input_shapes, "[[8, 8]]");
             CHECK_EQ_INT(e.flops, 128);
-            CHECK_EQ_INT(e.cpu_memory_usage, 0); /* allocated and freed inside */
+            CHECK_EQ_INT(e.cpu_memory_usage, 64);
+            CHECK_EQ_INT(e.self_cpu_memory_usage, 64);
             CHECK_EQ_INT(e.thread, tid);
             CHECK_EQ_STR(p.name, "sx_caller");
+            CHECK_EQ_INT(p.cpu_memory_usage, 0); /* allocated and freed inside */
+            CHECK_EQ_INT(p.self_cpu_memory_usage, -64);
             nfwd++;
         } else if (!strcmp(e.name, "sx_dup")) {
             CHECK_EQ_INT(e.sequence_nr, 10000 + 2 * (int64_t)ndup); /* the parent's, its child merged */
