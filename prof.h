@@ -2548,7 +2548,7 @@ typedef struct prof__extra {
    each op of an args-mode loop has a number of its own and the same
    shapes and args as the loop's other ops, so it costs these 16 bytes,
    not an extra of 128. */
-typedef struct prof__seqx { int64_t seq; uint32_t ex, unused; } prof__seqx;
+typedef struct prof__seqx { int64_t seq; uint32_t ex; } prof__seqx;
 /* What an event without an extra record reads (field order as above),
    and prof__extra_clear, what a new one starts from: the same values, set
    a field at a time (a copy of the blank or a memset, gcc makes `rep
@@ -6558,7 +6558,6 @@ static __inline__ PROF__NI int prof__c_take_extra(prof_events *e, const prof__pe
         if (e->nsx >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sx, e->nsx, e->capsx)) return -1;
         e->sx[e->nsx].seq = pd->seq;
         e->sx[e->nsx].ex = idx;
-        e->sx[e->nsx].unused = 0;
         v->extra = (uint32_t)e->nsx++;
         v->flags = (uint16_t)(v->flags | PROF__F_SEQX);
         return 0;
@@ -6860,7 +6859,6 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
         *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
         q->seq = seq;
         q->ex = ce->idx;
-        q->unused = 0;
         v->extra = (uint32_t)e->nsx++;
         v->flags = (uint16_t)(v->flags | PROF__F_SEQX);
     }
