@@ -7075,8 +7075,11 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
 /* Phase 4: async ranges, per id in time order: each end closes the open
    begin. A begin while one is open leaves the earlier unmatched (the later
    wins); an end with none open, and a begin never ended, are unmatched.
-   Its memory is had first (a range per record at most): it cannot fail
-   half done. */
+   At one tick the ends sort first, so that an id ended and begun again
+   there closes its earlier range first; an end that finds none open takes
+   a begin of that tick, if there is one, as its own (a range begun and
+   ended within a tick: the clock moves in steps). Its memory is had first
+   (a range per record at most): it cannot fail half done. */
 static PROF__NI int prof__c_async(prof__collector *c) {
     size_t i, n = c->nasync;
     const prof__async_rec *as = c->asyncs;
@@ -7095,7 +7098,19 @@ static PROF__NI int prof__c_async(prof__collector *c) {
                 open = ord[j];
                 continue;
             }
-            if (open == (size_t)-1) { c->e->stats.unmatched_async++; continue; }
+            if (open == (size_t)-1) {
+                size_t b = j + 1;
+                while (b < n && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts && as[ord[b]].is_end) b++;
+                if (b < n && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts) { /* a begin at this tick: it goes first */
+                    uint32_t t = ord[j];
+                    ord[j] = ord[b];
+                    ord[b] = t; /* (this end, reached again at b) */
+                    open = ord[j];
+                    continue;
+                }
+                c->e->stats.unmatched_async++;
+                continue;
+            }
             k = &c->xkeys[c->nx++]; /* (room had above) */
             k->start = as[open].ts;
             k->end = x->ts > k->start ? x->ts : k->start;
