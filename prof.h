@@ -5763,14 +5763,23 @@ typedef struct prof__pending {
 } prof__pending;
 
 /* An async begin or end. They pair by time per id after both passes: an
-   id may be reused once its range ended (an object's address, say). */
+   id may be reused once its range ended (an object's address, say).
+   thread: the recording thread's index (a range takes its begin's). */
 typedef struct prof__span { int64_t from, to; } prof__span; /* ns: a lost scope's (prof__c_drop_lost) */
 typedef struct prof__async_rec { uint64_t id; int64_t ts; uint32_t thread, site; int is_end; } prof__async_rec;
 static PROF__NI int prof__async_less(const void *ctx, uint32_t ia, uint32_t ib) {
     const prof__async_rec *a = (const prof__async_rec *)ctx + ia, *b = (const prof__async_rec *)ctx + ib;
     if (a->id != b->id) return a->id < b->id;
-    if (a->ts != b->ts) return a->ts < b->ts;
-    return a->is_end > b->is_end; /* an end and a begin at one tick: the end closes the earlier range */
+    return a->ts < b->ts; /* at one tick as they came (the sort is stable): each thread's in its order */
+}
+/* The first record after ord[j] at its id and tick that is an end (or a
+   begin) of another thread than ord[j]'s; n if none. */
+static PROF__NI size_t prof__async_tick_find(const prof__async_rec *as, const uint32_t *ord, size_t j, size_t n, int is_end) {
+    const prof__async_rec *x = &as[ord[j]];
+    size_t b;
+    for (b = j + 1; b < n && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts; b++)
+        if (as[ord[b]].is_end == is_end && as[ord[b]].thread != x->thread) return b;
+    return n;
 }
 static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *cap, uint64_t id, int64_t ts, uint32_t thread, uint32_t site, int is_end) {
     prof__async_rec *a;
@@ -7018,7 +7027,7 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             uint32_t si = 0;
             int end = tag == PROF__TAG_ASYNC_END;
             if ((!end && prof__c_site(c, (const prof_site *)(word & ~(uintptr_t)7u), &si) != 0) ||
-                !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), end ? 0 : (uint32_t)thr, si, end)) return -1;
+                !prof__async_push(&c->asyncs, &c->nasync, &c->capasync, r->t1, prof__c_ns(r->t0), (uint32_t)thr, si, end)) return -1;
         } else if (tag == PROF__TAG_MEM) {
             prof__memrec *m;
             if (!PROF__PUSH_OK(e->mem, e->nmem, e->capmem)) return -1;
@@ -7075,11 +7084,13 @@ static PROF__NI int prof__c_decode(prof__collector *c) {
 /* Phase 4: async ranges, per id in time order: each end closes the open
    begin. A begin while one is open leaves the earlier unmatched (the later
    wins); an end with none open, and a begin never ended, are unmatched.
-   At one tick the ends sort first, so that an id ended and begun again
-   there closes its earlier range first; an end that finds none open takes
-   a begin of that tick, if there is one, as its own (a range begun and
-   ended within a tick: the clock moves in steps). Its memory is had first
-   (a range per record at most): it cannot fail half done. */
+   The clock moves in steps, so records of an id often share a tick: a
+   thread's own keep their order there; of two threads', an end goes
+   before a begin while a range is open (the id ended on one thread and
+   begun again on another closes its earlier range first), and a begin
+   before an end while none is (a range begun and ended within the tick).
+   Its memory is had first (a range per record at most): it cannot fail
+   half done. */
 static PROF__NI int prof__c_async(prof__collector *c) {
     size_t i, n = c->nasync;
     const prof__async_rec *as = c->asyncs;
@@ -7089,25 +7100,25 @@ static PROF__NI int prof__c_async(prof__collector *c) {
     for (i = 0; i < n; i++) ord[i] = (uint32_t)i;
     prof__msort_u32(ord, ord + n, n, prof__async_less, as); /* stable: records in the order they came */
     for (i = 0; i < n;) {
-        size_t j, open = (size_t)-1;
-        for (j = i; j < n && as[ord[j]].id == as[ord[i]].id; j++) {
+        size_t j = i, open = (size_t)-1, b;
+        while (j < n && as[ord[j]].id == as[ord[i]].id) {
             const prof__async_rec *x = &as[ord[j]];
             prof__key *k;
+            /* another thread's record at this tick that goes first (see
+               above) is moved to j, the others keeping their order */
+            if (x->is_end == (open == (size_t)-1) && (b = prof__async_tick_find(as, ord, j, n, !x->is_end)) < n) {
+                uint32_t t = ord[b];
+                memmove(ord + j + 1, ord + j, (b - j) * sizeof *ord);
+                ord[j] = t;
+                continue;
+            }
+            j++;
             if (!x->is_end) {
                 if (open != (size_t)-1) c->e->stats.unmatched_async++;
-                open = ord[j];
+                open = (size_t)(x - as);
                 continue;
             }
             if (open == (size_t)-1) {
-                size_t b = j + 1;
-                while (b < n && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts && as[ord[b]].is_end) b++;
-                if (b < n && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts) { /* a begin at this tick: it goes first */
-                    uint32_t t = ord[j];
-                    ord[j] = ord[b];
-                    ord[b] = t; /* (this end, reached again at b) */
-                    open = ord[j];
-                    continue;
-                }
                 c->e->stats.unmatched_async++;
                 continue;
             }

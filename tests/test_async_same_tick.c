@@ -4,9 +4,13 @@
    before a begin at one tick (so that an id reused at a tick closes its
    earlier range first): the end then found no range open, the begin was
    never ended, and both were reported unmatched and dropped (2 of 40
-   immediate pairs in 3 runs of 100 on that VM). Expected: a range that
-   begins and ends at one tick is a zero-length range; an end and a begin
-   of a reused id at one tick still close the earlier range first.
+   immediate pairs in 3 runs of 100 on that VM). Expected: a thread's own
+   records at one tick keep their order (a range begun and ended within
+   the tick is a zero-length range; a begin while one is open leaves the
+   earlier unmatched, also when its end shares the begin's tick); of two
+   threads' records at one tick, an end closes an open range before the
+   other thread's begin opens the next, and a begin goes before an end
+   that finds none open.
 
    Time is virtual (fake_tsc.h: it moves only when the test sets vc);
    x86-64 only, elsewhere the test is skipped. */
@@ -18,7 +22,24 @@
 #include "check.h"
 
 #if defined(PROBE_FAKE_TSC)
+#include <pthread.h>
 static uint64_t test_rdtsc(void) { return (uint64_t)__atomic_load_n(&vc, __ATOMIC_SEQ_CST) * 3u; } /* 3 GHz */
+
+/* A second thread's async records, at the tick the main thread set. */
+typedef struct worker_job { int begin; uint64_t id; } worker_job;
+static void *worker(void *arg) {
+    const worker_job *w = (const worker_job *)arg;
+    if (w->begin) PROF_ASYNC_BEGIN("cross", w->id);
+    else PROF_ASYNC_END(w->id);
+    return NULL;
+}
+static void on_worker(int begin, uint64_t id) {
+    pthread_t th;
+    worker_job w;
+    w.begin = begin;
+    w.id = id;
+    if (CHECK_EQ_INT(pthread_create(&th, NULL, worker, &w), 0)) pthread_join(th, NULL);
+}
 
 typedef struct range { int64_t from, to; } range;
 /* The async ranges of site `name`, in start order. */
@@ -69,6 +90,34 @@ int main(void) {
     PROF_ASYNC_BEGIN("reuse2", 8);
     vc += 500;
     PROF_ASYNC_END(8);
+    /* id 10: a range open, then at one tick the id begun again and ended:
+       the later begin wins (the first unmatched) and the end is its own */
+    PROF_ASYNC_BEGIN("rebegin", 10);
+    vc += 500;
+    PROF_ASYNC_BEGIN("rebegin", 10);
+    PROF_ASYNC_END(10);
+    vc += 500;
+    /* ids 11 and 12: a range ended on one thread and begun again on
+       another at one tick, then ended later (whichever thread's records
+       come first): two ranges, the first closed first */
+    PROF_ASYNC_BEGIN("cross", 11);
+    vc += 500;
+    PROF_ASYNC_END(11);
+    on_worker(1, 11);
+    vc += 500;
+    PROF_ASYNC_END(11);
+    on_worker(1, 12);
+    vc += 500;
+    on_worker(0, 12);
+    PROF_ASYNC_BEGIN("cross", 12);
+    vc += 500;
+    PROF_ASYNC_END(12);
+    /* id 13: begun on one thread and ended on another at one tick, with
+       none open: a zero-length range */
+    vc += 500;
+    on_worker(0, 13);
+    PROF_ASYNC_BEGIN("cross", 13);
+    vc += 500;
     /* id 9: an end with nothing open at a tick where no begin follows:
        still unmatched */
     PROF_ASYNC_END(9);
@@ -76,8 +125,8 @@ int main(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
     st = prof_events_stats(ev);
-    CHECK_EQ_INT(st.unmatched_async, 1); /* id 9's end alone */
-    CHECK_EQ_INT(st.async_records, 89);
+    CHECK_EQ_INT(st.unmatched_async, 2); /* id 9's end and id 10's first begin */
+    CHECK_EQ_INT(st.async_records, 89 + 3 + 8 + 2);
     if (CHECK_EQ_INT(ranges_of(ev, "same", r, 64), 40)) {
         for (i = 0; i < 40; i++) {
             CHECK_EQ_INT(r[i].from, r[i].to); /* zero-length */
@@ -95,7 +144,17 @@ int main(void) {
         CHECK_EQ_INT(r[1].from, r[0].to);
         CHECK_EQ_INT(r[1].to - r[1].from, 500);
     }
-    CHECK(check_log_has(PROF_E_UNBALANCED, "1 async range had no matching"));
+    if (CHECK_EQ_INT(ranges_of(ev, "rebegin", r, 64), 1)) CHECK_EQ_INT(r[0].to, r[0].from); /* the second begin's */
+    if (CHECK_EQ_INT(ranges_of(ev, "cross", r, 64), 5)) {
+        CHECK_EQ_INT(r[0].to - r[0].from, 500); /* id 11 */
+        CHECK_EQ_INT(r[1].from, r[0].to);
+        CHECK_EQ_INT(r[1].to - r[1].from, 500);
+        CHECK_EQ_INT(r[2].to - r[2].from, 500); /* id 12 */
+        CHECK_EQ_INT(r[3].from, r[2].to);
+        CHECK_EQ_INT(r[3].to - r[3].from, 500);
+        CHECK_EQ_INT(r[4].to, r[4].from); /* id 13 */
+    }
+    CHECK(check_log_has(PROF_E_UNBALANCED, "2 async ranges had no matching"));
     prof_events_free(ev);
 #else
     printf("test_async_same_tick: skipped (no fake TSC here)\n");
