@@ -6561,11 +6561,11 @@ static PROF__NI int prof__ex_same(const void *key, uint32_t v) {
            a->fwd_thread == b->fwd_thread;
 }
 /* Event v (just made) takes shared extra idx, with its sequence number
-   beside it when it has one (pd: its pending op). -1 without memory. */
-static __inline__ PROF__NI int prof__c_take_extra(prof_events *e, const prof__pending *pd, prof__ev *v, uint32_t idx) {
-    if (pd->has_ag && (pd->ag_aux & 0x100u)) {
-        if (e->nsx >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->sx, e->nsx, e->capsx)) return -1;
-        e->sx[e->nsx].seq = pd->seq;
+   seq beside it when it has one. -1 without memory. */
+static __inline__ PROF__NI int prof__c_take_extra(prof_events *e, prof__ev *v, uint32_t idx, int has_seq, int64_t seq) {
+    if (has_seq) {
+        if (e->nsx >= UINT32_MAX - 1 || (e->nsx >= e->capsx && !PROF__PUSH_OK(e->sx, e->nsx, e->capsx))) return -1;
+        e->sx[e->nsx].seq = seq;
         e->sx[e->nsx].ex = idx;
         v->extra = (uint32_t)e->nsx++;
         v->flags = (uint16_t)(v->flags | PROF__F_SEQX);
@@ -6602,7 +6602,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         }
         if (hit) {
             if (ce->bad) e->stats.malformed_shapes++;
-            return prof__c_take_extra(e, pd, v, ce->idx);
+            return prof__c_take_extra(e, v, ce->idx, pd->has_ag && (pd->ag_aux & 0x100u), pd->seq);
         }
     }
     prof__extra_clear(&x);
@@ -6629,7 +6629,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         ce->fwd = fwd;
         ce->bad = e->stats.malformed_shapes != bad0;
     }
-    return prof__c_take_extra(e, pd, v, idx);
+    return prof__c_take_extra(e, v, idx, pd->has_ag && (pd->ag_aux & 0x100u), pd->seq);
 }
 
 /* A scope record and its extensions -> the list's next event (and its
@@ -6822,8 +6822,8 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
     k += nd; /* the DATA records: tested with the hash, below (nothing is
                 written before); k < lim */
     /* FLOPs, then autograd, as PROF_SCOPE_ARGS writes them: anything else
-       (another order, a repeat, another kind, a bad RecordScope) is not a
-       scope record next, and goes the general way */
+       (another order, a repeat, another kind) is not a scope record next,
+       and goes the general way (as a bad RecordScope does, below) */
     r = &recs[k];
     if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) {
         if ((uintptr_t)r->site == (uintptr_t)PROF__EXT(PROF__EXT_FLOPS, 0)) {
@@ -6859,18 +6859,8 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
     if (!data_ok || !ce->idx || ce->n != (int)n || ce->kind != kind || ce->flops != flops || ce->fwd != fwd || !prof__c_vals_same(ce->vals, d, n)) return 0;
     if (ce->bad) e->stats.malformed_shapes++;
     v = &e->ev[e->n++];
-    if (!(ag_aux & 0x100u)) {
-        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
-        v->extra = ce->idx;
-        v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
-    } else { /* as prof__c_take_extra makes it */
-        prof__seqx *q = &e->sx[e->nsx];
-        *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]);
-        q->seq = seq;
-        q->ex = ce->idx;
-        v->extra = (uint32_t)e->nsx++;
-        v->flags = (uint16_t)(v->flags | PROF__F_SEQX);
-    }
+    *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]); /* (ag_aux 0 without autograd) */
+    (void)prof__c_take_extra(e, v, ce->idx, (ag_aux & 0x100u) != 0, seq); /* (room tested above: cannot fail) */
     return k + 1;
 }
 /* Ops one after the other (and the plain scopes between them, as
@@ -8519,17 +8509,18 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
         for (i = 0; i < e->n; i++) {
             prof__ev *v = &e->ev[i];
             prof__ev *p;
-            int32_t c;
+            int32_t c, kh;
+            int64_t kn;
             if (v->flags & PROF__F_DELETED || v->parent < 0) continue;
             p = &e->ev[v->parent];
             /* v is p's child: p has no other when v is first and last */
             if (prof__ev_name(e, p) != prof__ev_name(e, v) || p->first_child != (int32_t)i || v->next_sibling >= 0) continue;
             p->first_child = v->first_child;
-            if ((v->extra || p->extra) && (prof__x(e, v)->kern_head != prof__x(e, p)->kern_head || prof__x(e, v)->kern_ns != prof__x(e, p)->kern_ns)) {
+            kh = prof__x(e, v)->kern_head;
+            kn = prof__x(e, v)->kern_ns;
+            if (kh != prof__x(e, p)->kern_head || kn != prof__x(e, p)->kern_ns) {
                 /* the child's kernels to its parent (the same already: no
                    write, so a shared extra stays shared) */
-                int32_t kh = prof__x(e, v)->kern_head;
-                int64_t kn = prof__x(e, v)->kern_ns;
                 prof__extra *px = prof__extra_of(e, p);
                 prof__dupkern *was;
                 if (!px || (e->ndupk >= e->capdupk && !PROF__PUSH_OK(e->dupk, e->ndupk, e->capdupk))) { prof__dupk_undo(e, k0); return -1; }
