@@ -8682,13 +8682,41 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
    PROF__MEM_ANON for a record with no address (prof_events_add_memory's),
    which counts as it is. The timeline and the trace's Total Allocated
    read it; the tables charge every record as it is, as PyTorch's do.
+
+   Records of one tick (this VM's TSC moves in 10 ns steps) keep each
+   thread's order, as the stable sort by time left them; between threads
+   the sort's order is arbitrary, so an address freed on one thread and
+   allocated again on another within a tick could replay as allocated
+   twice, then freed. The replay puts the other thread's record first
+   where that is what makes the address's story hold: a free before an
+   allocation of a live block, an allocation before a free of a block not
+   live (ord is reordered in place, within the tick; prof__mem_tick_find).
    -1: out of memory. */
 #define PROF__MEM_NONE UINT32_MAX
 #define PROF__MEM_ANON (UINT32_MAX - 1)
 #define PROF__MEM_GONE (UINT32_MAX - 1) /* (in the replay's map: the block at that address was freed) */
-static PROF__NI int prof__mem_replay(const prof_events *e, const uint32_t *ord, size_t n, uint32_t *prev) {
+#define PROF__MEM_TICK_LOOK 256         /* records looked ahead within a tick (bounds a pathological tick's cost) */
+static PROF__NI int prof__mem_same_block(const prof__memrec *a, const prof__memrec *b) {
+    return a->ptr == b->ptr && a->device_type == b->device_type && a->device_index == b->device_index;
+}
+/* The first record after ord[k] at its tick, on another thread, that is
+   an allocation (alloc != 0) or a free of ord[k]'s block and the first of
+   its thread's records from k on (so moving it to k keeps its thread's
+   order); n if none. */
+static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t *ord, size_t k, size_t n, int alloc) {
+    const prof__memrec *m = &e->mem[ord[k]];
+    size_t b, c, end = n - k > PROF__MEM_TICK_LOOK ? k + PROF__MEM_TICK_LOOK : n;
+    for (b = k + 1; b < end && e->mem[ord[b]].ts == m->ts; b++) {
+        const prof__memrec *x = &e->mem[ord[b]];
+        if (x->thread == m->thread || !prof__mem_same_block(x, m) || (alloc ? x->bytes <= 0 : x->bytes >= 0)) continue;
+        for (c = k + 1; c < b && e->mem[ord[c]].thread != x->thread; c++) {}
+        if (c == b) return b;
+    }
+    return n;
+}
+static PROF__NI int prof__mem_replay(const prof_events *e, uint32_t *ord, size_t n, uint32_t *prev) {
     prof__map live; /* address and device -> the record that allocated its block, or PROF__MEM_GONE once freed */
-    size_t k;
+    size_t k, b;
     memset(&live, 0, sizeof live);
     for (k = 0; k < n; k++) {
         const prof__memrec *m = &e->mem[ord[k]];
@@ -8697,10 +8725,18 @@ static PROF__NI int prof__mem_replay(const prof_events *e, const uint32_t *ord, 
         uint32_t *slot, was;
         if (!m->ptr) { prev[k] = PROF__MEM_ANON; continue; }
         key = prof__mix(m->ptr) + (uint64_t)(unsigned)m->device_type * 64u + (uint64_t)(unsigned)m->device_index;
+        was = prof__map_get(&live, key);
+        if (m->bytes != 0 && (m->bytes > 0) == (was < PROF__MEM_GONE && prof__mem_same_block(&e->mem[was], m))
+            && (b = prof__mem_tick_find(e, ord, k, n, m->bytes < 0)) < n) {
+            uint32_t t = ord[b]; /* (see above) the same block: the same key */
+            memmove(ord + k + 1, ord + k, (b - k) * sizeof *ord);
+            ord[k] = t;
+            m = &e->mem[t];
+        }
         slot = prof__map_slot(&live, key, &found);
         if (!slot) { prof__map_free(&live); return -1; }
         was = found ? *slot : PROF__MEM_GONE;
-        if (was != PROF__MEM_GONE && (e->mem[was].ptr != m->ptr || e->mem[was].device_type != m->device_type || e->mem[was].device_index != m->device_index))
+        if (was != PROF__MEM_GONE && !prof__mem_same_block(&e->mem[was], m))
             was = PROF__MEM_GONE; /* another block whose key is the same: this one is taken as new */
         prev[k] = was == PROF__MEM_GONE || m->bytes == 0 ? PROF__MEM_NONE : was;
         if (m->bytes > 0) *slot = ord[k];
