@@ -12506,6 +12506,7 @@ typedef struct prof__dur_path {
     int n, cap;                /* levels on the path, room */
     int oom;                   /* the path could not grow: the export fails */
     const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
+    const int64_t *lane_w;     /* per event, its written dur in ps where its thread's lane is not its tree (prof__lane_durs), else INT64_MIN; NULL: none is */
     prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
     int32_t *chain;            /* scratch of prof__path_rebuild, as long */
     int32_t hint[128];         /* [idx % 64]: the level event idx was pushed at, maybe since overwritten (checked); [64, 128): leaves', never read */
@@ -12567,12 +12568,12 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    that touches its follower, a child that starts in its parent's trimmed
    last ns) the room (lo, u) is cut in d + 2 equal steps, and the event
    takes the last: whole-ns bounds keep every end on a ps. */
+static PROF__NI int64_t prof__sub_end_in(const prof__ev *v, int64_t u, int d, int64_t lo);
 static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t u) {
     const prof__ev *v = &e->ev[idx];
-    int64_t lo = 0, g = 1, room;
+    int64_t lo = 0;
     int32_t c = idx, k;
-    const int64_t mag = v->end > -v->start ? v->end : -v->start; /* the larger of |start|, |end| */
-    int d = 0, b = mag > 0 ? 64 - __builtin_clzll((unsigned long long)mag) : 0, hops = 0;
+    int d = 0, hops = 0;
     while ((k = e->ev[c].first_child) >= 0) {
         while (e->ev[k].next_sibling >= 0 && hops < 4096) { k = e->ev[k].next_sibling; hops++; }
         /* Past 4096 siblings in all, the chain stops here: this runs again
@@ -12587,6 +12588,13 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
         d++;
     }
     if (c != idx) lo = (e->ev[c].start - v->start) * 1000;
+    return prof__sub_end_in(v, u, d, lo);
+}
+/* The same for the chain of d levels, its deepest starting lo ps after v. */
+static PROF__NI int64_t prof__sub_end_in(const prof__ev *v, int64_t u, int d, int64_t lo) {
+    int64_t g = 1, room;
+    const int64_t mag = v->end > -v->start ? v->end : -v->start; /* the larger of |start|, |end| */
+    const int b = mag > 0 ? 64 - __builtin_clzll((unsigned long long)mag) : 0;
     if (b > 40) g = b > 46 ? 64 : (int64_t)1 << (b - 40);
     /* at most 960: where 1 ns each fits, whole ns are kept, as ever */
     if (u - 1000 - lo >= (d < 14 ? (d + 1) * g : 960)) return u - 1000;
@@ -12607,7 +12615,9 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     l->ps = 0;
     if (!far) {
         int64_t pe = p ? p->start + p->dur : 0, w;
-        if (v->end == v->start) { /* a zero-length event: half a ns, or half its room in its parent */
+        if (PROF__UNLIKELY(path->lane_w != NULL) && path->lane_w[idx] != INT64_MIN) {
+            w = path->lane_w[idx];
+        } else if (v->end == v->start) { /* a zero-length event: half a ns, or half its room in its parent */
             w = p && (pe - v->start) * 1000 + p->ps < 1000 ? ((pe - v->start) * 1000 + p->ps) / 2 : 500;
         } else if (p && (v->end > pe || (v->end == pe && !p->ps))) {
             w = prof__sub_end(e, idx, (pe - v->start) * 1000 + p->ps);
@@ -12956,6 +12966,111 @@ done:
     PROF__FREE(ovl);
     return rc;
 }
+/* Written durs on the threads that have events written as pairs. There a
+   viewer nests the "X" events by time alone, with the pairs on tracks of
+   their own, and that nesting is not the tree's: an event inside a pair
+   has the pair as its parent, but on the lane it follows, or lies inside,
+   an event the pair overlapped (P [1290, 1400], the pair A [1380, 1750], A's
+   child B [1400, 1740]: B begins where P ends, and B is not P's sibling).
+   The bounds of prof__push_level are taken from the lane instead: in the
+   order of prof__trace_overlaps (which left exactly the events that nest
+   on the lane), each event's lane parent is the innermost one still open,
+   and it touches its follower when the event that closes it begins at
+   its end. *out: per event, its written dur in ps on such a thread (in
+   the exact range: PROF__NEAR_NS), else INT64_MIN; NULL where no thread
+   has a pair. -1 without memory. */
+static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, size_t novl, int sort, int64_t **out) {
+    const size_t nthr = e->nthr;
+    size_t i, k, o;
+    unsigned char *has = NULL, *touch = NULL;
+    uint32_t *order = NULL, *seq = NULL, *stk = NULL;
+    int32_t *par = NULL, *lastc = NULL; /* lane parent; last lane child, or -1 */
+    size_t *at = NULL;
+    int64_t *lw = NULL;
+    int rc = -1;
+    *out = NULL;
+    if (!(has = (unsigned char *)PROF__MALLOC(nthr + 1))) goto done;
+    memset(has, 0, nthr + 1);
+    for (k = 0; k < novl; k++) {
+        const prof__ev *v = &e->ev[ovl[k]];
+        if (v->device_type == PROF_DEVICE_CPU && v->thread < nthr) has[v->thread] = 1;
+    }
+    for (i = 0; i < nthr && !has[i]; i++) {}
+    if (i == nthr) { rc = 0; goto done; } /* the pairs are on devices */
+    if (!(lw = PROF__ALLOC(int64_t, e->n)) || !(par = PROF__ALLOC(int32_t, e->n)) || !(seq = PROF__ALLOC(uint32_t, e->n + 1)) ||
+        !(stk = PROF__ALLOC(uint32_t, e->n + 1)) || !(at = PROF__ALLOC(size_t, nthr + 1)) || !(touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1)) ||
+        !(lastc = PROF__ALLOC(int32_t, e->n)))
+        goto done;
+    if (sort) {
+        if (!(order = PROF__ALLOC(uint32_t, e->n))) goto done;
+        for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
+        prof__msort_u32(order, stk, e->n, prof__ev_order_less, e->ev);
+    }
+    for (i = 0; i < e->n; i++) { lw[i] = INT64_MIN; lastc[i] = -1; }
+    memset(touch, 0, e->n / 8 + 1);
+    /* the lane's events of those threads, thread by thread, each thread's
+       in the lane's order (a counting sort by thread; ovl is in index order) */
+    memset(at, 0, (nthr + 1) * sizeof *at);
+    for (i = 0, o = 0; i < e->n; i++) {
+        const prof__ev *v = &e->ev[i];
+        while (o < novl && ovl[o] < i) o++;
+        par[i] = (o < novl && ovl[o] == i) || v->device_type != PROF_DEVICE_CPU || v->thread >= nthr || !has[v->thread] || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC));
+        if (!par[i]) at[v->thread + 1]++; /* par: 1 = not on such a lane, for now */
+    }
+    for (i = 1; i <= nthr; i++) at[i] += at[i - 1];
+    for (i = 0; i < e->n; i++) {
+        const uint32_t x = order ? order[i] : (uint32_t)i;
+        if (!par[x]) seq[at[e->ev[x].thread]++] = x;
+    }
+    /* lane parents and touches, one thread's run at a time (at[t] is now
+       where run t ends) */
+    for (i = 0, o = 0; o < nthr; o++) {
+        size_t d = 0;
+        for (; i < at[o]; i++) {
+            const uint32_t x = seq[i];
+            while (d > 0 && e->ev[stk[d - 1]].end <= e->ev[x].start) {
+                const uint32_t j = stk[--d];
+                if (e->ev[j].end == e->ev[x].start) touch[j >> 3] |= (unsigned char)(1u << (j & 7));
+            }
+            par[x] = d ? (int32_t)stk[d - 1] : -1;
+            if (d) lastc[stk[d - 1]] = (int32_t)x;
+            stk[d++] = x;
+        }
+    }
+    /* the written durs, parents first, as prof__push_level writes them */
+    for (i = 0; i < at[nthr - 1]; i++) {
+        const uint32_t x = seq[i];
+        const prof__ev *v = &e->ev[x];
+        const int32_t pi = par[x];
+        int64_t u, w; /* u: the parent's written end, in ps after v's start */
+        if (v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS) continue; /* far: bounded by the tree (prof__push_level) */
+        u = pi >= 0 && lw[pi] != INT64_MIN ? (e->ev[pi].start - v->start) * 1000 + lw[pi] : INT64_MAX;
+        if (v->end == v->start) w = u < 1000 ? u / 2 : 500;
+        else if ((v->end - v->start) * 1000 >= u || ((touch[x >> 3] >> (x & 7)) & 1)) {
+            /* as prof__sub_end, over the lane's chain of last children */
+            int32_t c = (int32_t)x, k;
+            int d = 0;
+            if ((v->end - v->start) * 1000 < u) u = (v->end - v->start) * 1000;
+            while ((k = lastc[c]) >= 0 && d < (1 << 30) && (e->ev[k].end - v->start) * 1000 >= u - 2000) { c = k; d++; }
+            w = prof__sub_end_in(v, u, d, c != (int32_t)x ? (e->ev[c].start - v->start) * 1000 : 0);
+        } else w = (v->end - v->start) * 1000;
+        lw[x] = w > 0 ? w : 0; /* (never below: the chain had room) */
+    }
+    *out = lw;
+    lw = NULL;
+    rc = 0;
+done:
+    PROF__FREE(has);
+    PROF__FREE(touch);
+    PROF__FREE(order);
+    PROF__FREE(seq);
+    PROF__FREE(stk);
+    PROF__FREE(par);
+    PROF__FREE(lastc);
+    PROF__FREE(at);
+    PROF__FREE(lw);
+    return rc;
+}
 /* The events the JSON trace writes as pairs though no async ranges, chosen
    as prof__trace_events chooses them, for prof_export_perfetto: the
    device events among them get the pairs' category there, as its CPU
@@ -13006,6 +13121,7 @@ typedef struct prof__trace_ctx {
     unsigned char *root_touch; /* path.root_touch, owned */
     uint32_t *ovl;             /* the events written as pairs though no async ranges (prof__trace_overlaps), owned */
     size_t novl;
+    int64_t *lane_w;           /* path.lane_w, owned (prof__lane_durs) */
     int on_device;             /* any event on a device (else no GPU lanes to name) */
     struct prof__tpipe *tp;    /* root_touch still being found, or NULL (prof__trace_events) */
     prof__map stream_w;        /* device lanes' streams that do not fit a tid -> their tids (prof__trace_streams) */
@@ -13787,7 +13903,7 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
 static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests compare the bytes) */
 /* Events [i, end) of the trace, until an error. */
 static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
-    if (!prof__trace_fast) {
+    if (!prof__trace_fast || cx->lane_w) { /* (the fast runs bound events by the tree) */
         for (; i < end && !w->err; i++) prof__w_event(w, e, i, cx);
         return;
     }
@@ -14285,7 +14401,10 @@ static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
     prof__memo_free(cx->memo);
     PROF__FREE(cx->root_touch);
     PROF__FREE(cx->ovl);
+    PROF__FREE(cx->lane_w);
     PROF__FREE(cx->cache);
+    cx->lane_w = NULL;
+    cx->path.lane_w = NULL;
     cx->memo = NULL;
     cx->root_touch = NULL;
     cx->ovl = NULL;
@@ -14322,10 +14441,12 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
         if (prof__trace_overlaps(e, sort, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
         if (cx->novl) {
             PROF__FREE(cx->root_touch);
-            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap, &sort))) { w->err = ENOMEM; return; }
+            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap, &sort)) ||
+                prof__lane_durs(e, cx->ovl, cx->novl, sort, &cx->lane_w) != 0) { w->err = ENOMEM; return; }
         }
     }
     cx->path.root_touch = cx->root_touch;
+    cx->path.lane_w = cx->lane_w;
     /* the API calls by correlation serve device events alone (their
        External id, the flows): without any, no pass over the extras
        (128 bytes each, one after the other before the events) */
