@@ -655,7 +655,9 @@
    stream's tid (prof_export_perfetto gives them a second lane of the
    stream, "stream N (2)", with the pairs' category, as a thread's
    overlapping lanes), and one that ends where
-   the next begins is trimmed as above. A stream id is written as it is:
+   the next begins is trimmed as above. A CUDA API call's args are
+   Kineto's "cbid" (CUPTI's callback id, also under PROF_ARGS_LIGHT: it
+   names the call, not the event) and "correlation". A stream id is written as it is:
    streams that differ only past 2^53 (hand-built lists) read as one in
    JSON readers, which parse numbers as doubles. A kernel's args are
    Kineto's: registers per thread, shared memory, blocks and warps per SM
@@ -2542,6 +2544,7 @@ typedef struct prof__extra {
     int32_t device_index;
     uint32_t native_off; /* prof_stop only: return addresses, UINT32_MAX = none */
     uint32_t correlation;/* CUDA: links a launch (API call) to its kernel */
+    uint32_t cbid;       /* a CUDA API call's CUPTI callback id (Kineto's "cbid"), else 0 (CUPTI's INVALID) */
     uint8_t has_fwd_thread, has_resource;
 } prof__extra;
 /* An op's sequence number beside the extra it shares (PROF__F_SEQX):
@@ -2553,7 +2556,7 @@ typedef struct prof__seqx { int64_t seq; uint32_t ex; } prof__seqx;
    and prof__extra_clear, what a new one starts from: the same values, set
    a field at a time (a copy of the blank or a memset, gcc makes `rep
    stos`, slow to start, on prof_stop's path for every args op). */
-static const prof__extra prof__extra_blank = { NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, 0, 0 };
+static const prof__extra prof__extra_blank = { NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0, UINT32_MAX, 0, 0, 0, 0 };
 static __inline__ PROF__NI void prof__extra_clear(prof__extra *x) {
     x->overload_name = x->trace_name = x->shapes = NULL;
     x->cu = NULL;
@@ -2563,7 +2566,7 @@ static __inline__ PROF__NI void prof__extra_clear(prof__extra *x) {
     x->kern_head = -1;
     x->device_index = 0;
     x->native_off = UINT32_MAX;
-    x->correlation = 0;
+    x->correlation = x->cbid = 0;
     x->has_fwd_thread = x->has_resource = 0;
 }
 
@@ -13359,6 +13362,7 @@ static PROF__NI void prof__w_ev_args(prof__w *w, const prof_events *e, size_t i,
         PROF__W_LIT(w, ", \"stream\": ");
         prof__w_i64(w, prof__stream_of(e, v));
     }
+    if (x->cbid) { PROF__W_KEY(w, &first, ", \"cbid\": "); prof__w_u64(w, x->cbid); } /* (not an id of the event: light too) */
     if (x->correlation && !cx->light) { PROF__W_LIT(w, ", \"correlation\": "); prof__w_u64(w, x->correlation); }
     if (x->cu) prof__w_ev_cuda(w, v, x->cu, &first);
     if (v->extra) prof__w_ev_op(w, x, prof__seq_nr(e, v), cx, &first);
@@ -14579,8 +14583,8 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
 #define PROF__PFT_SEEN_BITS ((size_t)1 << 23) /* 1 MB: past it, a map of the (sequence, site) pairs met */
 #define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
 /* Debug annotation names, interned with fixed iids (index + 1). */
-static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value" };
-enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_OVERLOAD, PROF__PA_CORR, PROF__PA_DEVICE, PROF__PA_STREAM, PROF__PA_EXTID, PROF__PA_STACK, PROF__PA_VALUE };
+static const char *const prof__pft_arg_names[] = { "Input Dims", "Sequence number", "Fwd thread id", "flops", "Overload name", "correlation", "device", "stream", "External id", "Call stack", "value", "cbid" };
+enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_OVERLOAD, PROF__PA_CORR, PROF__PA_DEVICE, PROF__PA_STREAM, PROF__PA_EXTID, PROF__PA_STACK, PROF__PA_VALUE, PROF__PA_CBID };
 
 /* Lanes of events that may overlap (async ranges, events that do not nest
    in their thread's slices, device events): per group (a thread, a device
@@ -14868,6 +14872,7 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
     if (x->overload_name && x->overload_name[0]) PROF__PFT_ARG_S(PROF__PA_OVERLOAD, x->overload_name);
+    if (x->cbid) PROF__PFT_ARG_I(PROF__PA_CBID, (int64_t)x->cbid);
     if (x->correlation && !light) PROF__PFT_ARG_I(PROF__PA_CORR, (int64_t)x->correlation);
     if (v->device_type != PROF_DEVICE_CPU) {
         PROF__PFT_ARG_I(PROF__PA_DEVICE, x->device_index);
@@ -16999,6 +17004,7 @@ static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a
                      PROF_SITE_CPU_OP | (driver ? PROF_SITE_CUDA_DRIVER : PROF_SITE_CUDA_RUNTIME), PROF_DEVICE_CPU, 0);
     if (!x) return -1;
     x->correlation = a->correlationId;
+    x->cbid = a->cbid;
     return 0;
 }
 /* A synchronization: on its stream's lane (a context-wide one, which has

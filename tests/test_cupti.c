@@ -556,9 +556,9 @@ static void check_profile_trace(prof_events *ev) {
     char *text;
     /* ext: Kineto's "External id" of the call, the op it ran in (forward is
        1, aten::mm 2, aten::add 6; the GPU records above carry the same) */
-    static const struct { uint32_t corr; const char *api; double api_ts, api_dur; double dev_ts; int ext; } flows[] = {
-        {11, "cudaLaunchKernel", 2.5, 2.0, 10.0, 2}, {12, "cudaLaunchKernel", 62.0, 1.0, 68.0, 6},
-        {13, "cudaMemcpyAsync", 64.0, 1.0, 77.0, 6}, {14, "cudaMemsetAsync", 72.0, 1.0, 88.0, 1},
+    static const struct { uint32_t corr; const char *api; double api_ts, api_dur; double dev_ts; int ext; unsigned cbid; } flows[] = {
+        {11, "cudaLaunchKernel", 2.5, 2.0, 10.0, 2, RT_LAUNCH}, {12, "cudaLaunchKernel", 62.0, 1.0, 68.0, 6, RT_LAUNCH},
+        {13, "cudaMemcpyAsync", 64.0, 1.0, 77.0, 6, RT_MEMCPY_ASYNC}, {14, "cudaMemsetAsync", 72.0, 1.0, 88.0, 1, RT_MEMSET_ASYNC},
     };
     size_t i;
     memset(&x, 0, sizeof x);
@@ -589,16 +589,16 @@ static void check_profile_trace(prof_events *ev) {
     exp_add(&x, 0, "\"cat\": \"cuda_driver\"");
     for (i = 0; i < sizeof flows / sizeof flows[0]; i++) {
         exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": %ld, \"tid\": %llu, \"ts\": %.3f, "
-                       "\"dur\": %.3f, \"args.correlation\": %u, \"args.External id\": %d", flows[i].api, pid, tid, flows[i].api_ts, flows[i].api_dur,
-                flows[i].corr, flows[i].ext);
+                       "\"dur\": %.3f, \"args.cbid\": %u, \"args.correlation\": %u, \"args.External id\": %d", flows[i].api, pid, tid, flows[i].api_ts,
+                flows[i].api_dur, flows[i].cbid, flows[i].corr, flows[i].ext);
         /* flow: start at the call, end (bp e) at the GPU record, id = correlation */
         exp_add(&x, 1, "\"ph\": \"s\", \"id\": %u, \"pid\": %ld, \"tid\": %llu, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\"",
                 flows[i].corr, pid, tid, flows[i].api_ts);
         exp_add(&x, 1, "\"ph\": \"f\", \"id\": %u, \"pid\": 0, \"tid\": 7, \"ts\": %.3f, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"",
                 flows[i].corr, flows[i].dev_ts);
     }
-    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMalloc\", \"ts\": 5.0, \"args.correlation\": 15");
-    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaFree\", \"ts\": 74.0, \"args.correlation\": 16");
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMalloc\", \"ts\": 5.0, \"args.cbid\": %u, \"args.correlation\": 15", RT_MALLOC);
+    exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaFree\", \"ts\": 74.0, \"args.cbid\": %u, \"args.correlation\": 16", RT_FREE);
     exp_add(&x, 4, "\"ph\": \"s\"");
     exp_add(&x, 4, "\"ph\": \"f\"");
     exp_add(&x, 0, "\"ph\": \"s\", \"id\": 15"); /* no GPU record: no flow */

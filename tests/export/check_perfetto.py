@@ -493,7 +493,7 @@ def main():
             if s["cat"] != e["cat"]:  # async pairs too: cat blink.user_timing (DevTools' measures) in both
                 fail(f"{e['name'][:60]!r}: category {s['cat']!r}, JSON {e['cat']!r}")
             a = e.get("args", {})
-            for key_ in ("Input Dims", "Sequence number", "flops", "Overload name"):
+            for key_ in ("Input Dims", "Sequence number", "flops", "Overload name", "cbid"):
                 want = a.get(key_)
                 if key_ == "Input Dims" and want is not None:
                     want = json.dumps(want).replace(" ", "")
