@@ -1210,7 +1210,8 @@ PROF_API void prof_free(void *ptr);
    allocated again while live (two layers of hooks) replaces itself. The
    trace's "Total Allocated" of each [memory] record counts the same way,
    per device, so neither goes below zero. Records without an address
-   (prof_events_add_memory's) count as they are. */
+   (prof_events_add_memory's) count as they are. A device type past 31,
+   or a device's index outside 0-63 (the CPU's is any), is PROF_E_ARG. */
 PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
 /* The timeline's category names in column order ("unknown" first); returns
    how many there are (names may be NULL to count); 0: ev NULL, or out
@@ -8690,30 +8691,69 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
    thread's order, as the stable sort by time left them; between threads
    the sort's order is arbitrary, so an address freed on one thread and
    allocated again on another within a tick could replay as allocated
-   twice, then freed. The replay puts the other thread's record first
-   where that is what makes the address's story hold: a free before an
-   allocation of a live block, an allocation before a free of a block not
-   live (ord is reordered in place, within the tick; prof__mem_tick_find).
+   twice, then freed. The replay puts another thread's record first where
+   that is what makes the address's story hold (a free's bytes are its
+   block's): before an allocation at a live block's address, the free of
+   that block; before an allocation at an address not live, a free of
+   other bytes (a block from before the list, or one whose allocation the
+   list lacks; not one whose allocation is in the tick on another thread,
+   a hand-over), else another's block allocated and freed within the tick
+   (the address was free for it); before a free of a block not live, an allocation of its
+   bytes (allocated on one thread, freed on the other within the tick).
+   One move at a place at most: the record moved there is taken as it is,
+   so the replay always ends. A free of other bytes than the live block
+   at its address is not that block's (an order one tick left unclear):
+   it frees one from before the list, and the live block stays, so a
+   total never goes below zero. ord is reordered in place, within the tick (prof__mem_tick_find);
+   only a block's own records keep their thread's order (the others are
+   other addresses: the pairing does not depend on them), and records on
+   other devices are passed over, so the replay of one device
+   (prof_export_memory_timeline) and of all (the trace's totals) agree.
    -1: out of memory. */
 #define PROF__MEM_NONE UINT32_MAX
 #define PROF__MEM_ANON (UINT32_MAX - 1)
 #define PROF__MEM_GONE (UINT32_MAX - 1) /* (in the replay's map: the block at that address was freed) */
-#define PROF__MEM_TICK_LOOK 256         /* records looked ahead within a tick (bounds a pathological tick's cost) */
+#define PROF__MEM_TICK_LOOK 256         /* records of the device looked at ahead within a tick (bounds a pathological tick's cost) */
 static PROF__NI int prof__mem_same_block(const prof__memrec *a, const prof__memrec *b) {
     return a->ptr == b->ptr && a->device_type == b->device_type && a->device_index == b->device_index;
 }
-/* The first record after ord[k] at its tick, on another thread, that is
-   an allocation (alloc != 0) or a free of ord[k]'s block and the first of
-   its thread's records from k on (so moving it to k keeps its thread's
-   order); n if none. */
-static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t *ord, size_t k, size_t n, int alloc) {
+/* The first record after ord[k] at its tick, on another thread, of
+   ord[k]'s block, with bytes of want's sign, that is its thread's first
+   record of the block from k on (so moving it to k keeps the block's
+   order on each thread); n if none. exact 1: bytes equal to want; 0:
+   other bytes, a free without its allocation in the tick; 2: an
+   allocation with its free in the tick. */
+/* Whether the free x has its allocation in the tick from k on, on
+   another thread (a hand-over: not a block from before); or the
+   allocation x its free there, on any thread (a block begun and ended
+   within the tick). */
+static PROF__NI int prof__mem_tick_partner(const prof_events *e, const uint32_t *ord, size_t k, size_t n, const prof__memrec *x) {
+    size_t c;
+    for (c = k; c < n && c - k < PROF__MEM_TICK_LOOK && e->mem[ord[c]].ts == x->ts; c++) {
+        const prof__memrec *y = &e->mem[ord[c]];
+        if ((x->bytes > 0 || y->thread != x->thread) && y->bytes == -x->bytes && prof__mem_same_block(x, y)) return 1;
+    }
+    return 0;
+}
+static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t *ord, size_t k, size_t n, int64_t want, int exact) {
     const prof__memrec *m = &e->mem[ord[k]];
-    size_t b, c, end = n - k > PROF__MEM_TICK_LOOK ? k + PROF__MEM_TICK_LOOK : n;
-    for (b = k + 1; b < end && e->mem[ord[b]].ts == m->ts; b++) {
+    uint32_t seen[16]; /* threads with a record of the block from k on */
+    size_t b, nseen = 1, look = 0, scanned = 0;
+    seen[0] = m->thread;
+    for (b = k + 1; b < n && e->mem[ord[b]].ts == m->ts && look < PROF__MEM_TICK_LOOK && scanned < 16 * PROF__MEM_TICK_LOOK; b++, scanned++) {
         const prof__memrec *x = &e->mem[ord[b]];
-        if (x->thread == m->thread || !prof__mem_same_block(x, m) || (alloc ? x->bytes <= 0 : x->bytes >= 0)) continue;
-        for (c = k + 1; c < b && e->mem[ord[c]].thread != x->thread; c++) {}
-        if (c == b) return b;
+        size_t t;
+        if (x->device_type != m->device_type || x->device_index != m->device_index) continue; /* (not counted: see above) */
+        look++;
+        if (x->ptr != m->ptr) continue;
+        for (t = 0; t < nseen && seen[t] != x->thread; t++) {}
+        if (t == nseen && (x->bytes < 0) == (want < 0) && x->bytes != 0 &&
+            (exact == 1 ? x->bytes == want : exact == 0 ? x->bytes != want && !prof__mem_tick_partner(e, ord, k, n, x) : prof__mem_tick_partner(e, ord, k, n, x)))
+            return b;
+        if (t == nseen) {
+            if (nseen == sizeof seen / sizeof *seen) return n; /* (a block's records at one tick: a few) */
+            seen[nseen++] = x->thread;
+        }
     }
     return n;
 }
@@ -8726,11 +8766,16 @@ static PROF__NI int prof__mem_replay(const prof_events *e, uint32_t *ord, size_t
         uint64_t key;
         int found;
         uint32_t *slot, was;
+        int is_live;
         if (!m->ptr) { prev[k] = PROF__MEM_ANON; continue; }
         key = prof__mix(m->ptr) + (uint64_t)(unsigned)m->device_type * 64u + (uint64_t)(unsigned)m->device_index;
         was = prof__map_get(&live, key);
-        if (m->bytes != 0 && (m->bytes > 0) == (was < PROF__MEM_GONE && prof__mem_same_block(&e->mem[was], m))
-            && (b = prof__mem_tick_find(e, ord, k, n, m->bytes < 0)) < n) {
+        is_live = was < PROF__MEM_GONE && prof__mem_same_block(&e->mem[was], m);
+        b = n;
+        if (m->bytes > 0 && (b = prof__mem_tick_find(e, ord, k, n, is_live ? -e->mem[was].bytes : -m->bytes, is_live)) == n && !is_live)
+            b = prof__mem_tick_find(e, ord, k, n, 1, 2); /* (allocations' bytes are > 0) */
+        else if (m->bytes < 0 && m->bytes != INT64_MIN && !is_live) b = prof__mem_tick_find(e, ord, k, n, -m->bytes, 1);
+        if (b < n) {
             uint32_t t = ord[b]; /* (see above) the same block: the same key */
             memmove(ord + k + 1, ord + k, (b - k) * sizeof *ord);
             ord[k] = t;
@@ -8741,6 +8786,10 @@ static PROF__NI int prof__mem_replay(const prof_events *e, uint32_t *ord, size_t
         was = found ? *slot : PROF__MEM_GONE;
         if (was != PROF__MEM_GONE && !prof__mem_same_block(&e->mem[was], m))
             was = PROF__MEM_GONE; /* another block whose key is the same: this one is taken as new */
+        if (m->bytes < 0 && was != PROF__MEM_GONE && e->mem[was].bytes != -m->bytes) {
+            prev[k] = PROF__MEM_NONE; /* a free's bytes are its block's: another's, from before the list; the live one stays */
+            continue;
+        }
         prev[k] = was == PROF__MEM_GONE || m->bytes == 0 ? PROF__MEM_NONE : was;
         if (m->bytes > 0) *slot = ord[k];
         else if (m->bytes < 0 || !found) *slot = PROF__MEM_GONE;
@@ -16306,6 +16355,8 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     size_t ncat, i, n = 0, pass;
     int has_pre = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((unsigned)device > 31u || (device != PROF_DEVICE_CPU && (device_index < 0 || device_index > 63))) /* (what a record holds; the CPU's: every index) */
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: device %d:%d is not a device type 0-31 and index 0-63", who, (int)device, device_index);
     ord = PROF__ALLOC(uint32_t, e->nmem + 1);
     tmp = PROF__ALLOC(uint32_t, e->nmem + 1);
     col = PROF__ALLOC(uint32_t, e->nmem + 1);

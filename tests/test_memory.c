@@ -186,6 +186,16 @@ static void test_add_memory_errors(void) {
     CHECK_EQ_INT(prof_events_add_memory(ev, 1, 0, 1, PROF_DEVICE_CPU, 64), PROF_E_ARG);
     CHECK(check_log_has(PROF_E_ARG, "prof_events_add_memory"));
     CHECK_EQ_INT(prof_events_count(ev), 0);
+    /* the timeline refuses the same devices (the CPU's index is any: all
+       of them), and writes nothing */
+    remove("build/test_memory_bad_device.json");
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_memory_bad_device.json", PROF_DEVICE_CUDA, -1), PROF_E_ARG);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_memory_bad_device.json", (prof_device_type)32, 0), PROF_E_ARG);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_memory_bad_device.json", PROF_DEVICE_CUDA, 64), PROF_E_ARG);
+    CHECK(check_log_has(PROF_E_ARG, "device 32:0"));
+    CHECK(access("build/test_memory_bad_device.json", F_OK) != 0);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_memory_bad_device.json", PROF_DEVICE_CUDA, 63), PROF_OK);
+    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_memory_bad_device.json", PROF_DEVICE_CPU, -1), PROF_OK);
     prof_events_free(ev);
 }
 
