@@ -690,9 +690,11 @@
    PROF_BEGIN range: it stays on its thread's range stack (a range may end
    in another function than the one that began it, so none is dropped by
    guess), and the next PROF_END, meant for the range around it, closes it:
-   close ranges on the error path before the jump. Ranges still open at
-   the stop are named a line per site (also those a thread left open when
-   it exited).
+   close ranges on the error path before the jump. Ranges the stopping
+   thread still has open are named a line per site (also those a thread
+   left open when it exited); those open on other threads, still running,
+   are counted in prof_stats.open_at_stop, not named (their range stacks
+   are theirs to change while prof_stop runs).
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
    while another thread is inside
