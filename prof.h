@@ -13102,10 +13102,10 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
         if (v->end == v->start) w = u < 1000 ? u / 2 : 500;
         else if ((v->end - v->start) * 1000 >= u || ((touch[x >> 3] >> (x & 7)) & 1)) {
             /* as prof__sub_end, over the lane's chain of last children */
-            int32_t c = (int32_t)x, k;
+            int32_t c = (int32_t)x, below;
             int d = 0;
             if ((v->end - v->start) * 1000 < u) u = (v->end - v->start) * 1000;
-            while ((k = lastc[c]) >= 0 && d < (1 << 30) && (e->ev[k].end - v->start) * 1000 >= u - 2000) { c = k; d++; }
+            while ((below = lastc[c]) >= 0 && d < (1 << 30) && (e->ev[below].end - v->start) * 1000 >= u - 2000) { c = below; d++; }
             w = prof__sub_end_in(v, u, d, c != (int32_t)x ? (e->ev[c].start - v->start) * 1000 : 0);
         } else w = (v->end - v->start) * 1000;
         lw[x] = w > 0 ? w : 0; /* (never below: the chain had room) */
