@@ -8700,14 +8700,15 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
    other bytes (a block from before the list, or one whose allocation the
    list lacks; not one whose allocation is in the tick on another thread,
    a hand-over), else another's block allocated and freed within the tick
-   (the address was free for it); before a free of a block not live, an allocation of its
-   bytes (allocated on one thread, freed on the other within the tick).
-   One move at a place at most: the record moved there is taken as it is,
-   so the replay always ends. A free of other bytes than the live block
-   at its address is not that block's (an order one tick left unclear):
-   it frees one from before the list, and the live block stays, so a
-   total never goes below zero. ord is reordered in place, within the tick (prof__mem_tick_find);
-   only a block's own records keep their thread's order (the others are
+   (the address was free for it); before a free of a block not live, an
+   allocation of its bytes (allocated on one thread, freed on the other
+   within the tick). One move at a place at most: the record moved there
+   is taken as it is, so the replay always ends. A free of other bytes
+   than the live block at its address is not that block's (an order one
+   tick left unclear): it frees one from before the list, and the live
+   block stays, so a total never goes below zero. ord is reordered in
+   place, within the tick (prof__mem_tick_find); only a block's own
+   records keep their thread's order (the others are
    other addresses: the pairing does not depend on them), and records on
    other devices are passed over, so the replay of one device
    (prof_export_memory_timeline) and of all (the trace's totals) agree.
@@ -8719,12 +8720,6 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
 static PROF__NI int prof__mem_same_block(const prof__memrec *a, const prof__memrec *b) {
     return a->ptr == b->ptr && a->device_type == b->device_type && a->device_index == b->device_index;
 }
-/* The first record after ord[k] at its tick, on another thread, of
-   ord[k]'s block, with bytes of want's sign, that is its thread's first
-   record of the block from k on (so moving it to k keeps the block's
-   order on each thread); n if none. exact 1: bytes equal to want; 0:
-   other bytes, a free without its allocation in the tick; 2: an
-   allocation with its free in the tick. */
 /* Whether the free x has its allocation in the tick from k on, on
    another thread (a hand-over: not a block from before); or the
    allocation x its free there, on any thread (a block begun and ended
@@ -8737,7 +8732,17 @@ static PROF__NI int prof__mem_tick_partner(const prof_events *e, const uint32_t 
     }
     return 0;
 }
-static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t *ord, size_t k, size_t n, int64_t want, int exact) {
+/* What prof__mem_tick_find looks for (want: the bytes, or their sign): */
+enum {
+    PROF__TICK_BYTES,  /* a record of exactly want bytes */
+    PROF__TICK_OLDER,  /* a free of other bytes than want, its allocation not in the tick (an older block's) */
+    PROF__TICK_PAIRED  /* an allocation whose free is in the tick */
+};
+/* The first record after ord[k] at its tick, on another thread, of
+   ord[k]'s block, with bytes of want's sign, of the kind asked, that is
+   its thread's first record of the block from k on (so moving it to k
+   keeps the block's order on each thread); n if none. */
+static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t *ord, size_t k, size_t n, int64_t want, int kind) {
     const prof__memrec *m = &e->mem[ord[k]];
     uint32_t seen[16]; /* threads with a record of the block from k on */
     size_t b, nseen = 1, look = 0, scanned = 0;
@@ -8750,7 +8755,9 @@ static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t 
         if (x->ptr != m->ptr) continue;
         for (t = 0; t < nseen && seen[t] != x->thread; t++) {}
         if (t == nseen && (x->bytes < 0) == (want < 0) && x->bytes != 0 &&
-            (exact == 1 ? x->bytes == want : exact == 0 ? x->bytes != want && !prof__mem_tick_partner(e, ord, k, n, x) : prof__mem_tick_partner(e, ord, k, n, x)))
+            (kind == PROF__TICK_BYTES ? x->bytes == want
+             : kind == PROF__TICK_OLDER ? x->bytes != want && !prof__mem_tick_partner(e, ord, k, n, x)
+             : prof__mem_tick_partner(e, ord, k, n, x)))
             return b;
         if (t == nseen) {
             if (nseen == sizeof seen / sizeof *seen) return n; /* (a block's records at one tick: a few) */
@@ -8773,10 +8780,15 @@ static PROF__NI int prof__mem_replay(const prof_events *e, uint32_t *ord, size_t
         key = prof__mix(m->ptr) + (uint64_t)(unsigned)m->device_type * 64u + (uint64_t)(unsigned)m->device_index;
         was = prof__map_get(&live, key);
         is_live = was < PROF__MEM_GONE && prof__mem_same_block(&e->mem[was], m);
-        b = n;
-        if (m->bytes > 0 && (b = prof__mem_tick_find(e, ord, k, n, is_live ? -e->mem[was].bytes : -m->bytes, is_live)) == n && !is_live)
-            b = prof__mem_tick_find(e, ord, k, n, 1, 2); /* (allocations' bytes are > 0) */
-        else if (m->bytes < 0 && m->bytes != INT64_MIN && !is_live) b = prof__mem_tick_find(e, ord, k, n, -m->bytes, 1);
+        b = n; /* another thread's record of the block that goes first (see above) */
+        if (m->bytes > 0 && is_live) {
+            b = prof__mem_tick_find(e, ord, k, n, -e->mem[was].bytes, PROF__TICK_BYTES); /* the live block's free */
+        } else if (m->bytes > 0) {
+            if ((b = prof__mem_tick_find(e, ord, k, n, -m->bytes, PROF__TICK_OLDER)) == n) /* an older block's free */
+                b = prof__mem_tick_find(e, ord, k, n, 1, PROF__TICK_PAIRED);            /* a block begun and ended in the tick */
+        } else if (m->bytes < 0 && m->bytes != INT64_MIN && !is_live) {
+            b = prof__mem_tick_find(e, ord, k, n, -m->bytes, PROF__TICK_BYTES); /* its allocation (a hand-over) */
+        }
         if (b < n) {
             uint32_t t = ord[b]; /* (see above) the same block: the same key */
             memmove(ord + k + 1, ord + k, (b - k) * sizeof *ord);
@@ -13959,8 +13971,8 @@ static int prof__trace_fast = 1; /* 0: every event through prof__w_event (tests 
 /* Events [i, end) of the trace, until an error. */
 static PROF__NI void prof__w_events(prof__w *w, prof_events *e, size_t i, size_t end, prof__trace_ctx *cx) {
     /* a trace with lane bounds (rare: events that overlap) is written by
-       prof__w_event alone, which costs it ~10% more instructions, rather
-       than a test per event in the fast runs for it (~1%) */
+       prof__w_event alone, which costs it ~11% more instructions, rather
+       than a test per event in the fast runs, which cost every trace ~0.7% */
     if (!prof__trace_fast || cx->lane_w) {
         for (; i < end && !w->err; i++) prof__w_event(w, e, i, cx);
         return;

@@ -69,6 +69,7 @@ static void mix_realloc(void) { prof_alloc(P, 200); }
    allocated again (7 bytes) on the third. */
 static void three_alloc(void) { prof_alloc(P, 100); }
 static void three_realloc(void) { prof_alloc(P, 7); }
+static void free_then_30(void) { prof_dealloc(P); prof_alloc(P, 30); }
 
 /* The trace's [memory] records as "bytes:total" in time order (ties: by
    bytes), e.g. "100:100 -100:0". */
@@ -96,7 +97,8 @@ static void trace_totals(const char *path, char *out, size_t cap) {
     free(text);
 }
 
-/* Runs the steps, each at its time (ns after the start) on its thread:
+/* Runs the steps, each at its time (ns after the start; -1: the clock as
+   the step before left it) on its thread:
    0 the main thread, 1 a worker (one per time: a thread's records at one
    time are one step), then checks as scenario() does. pre: run before
    prof_start. */
@@ -114,7 +116,7 @@ static void scripted(const char *what, step_fn pre, const step *st, size_t n, co
     if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
     base = vc;
     for (i = 0; i < n; i++) {
-        vc = base + st[i].at;
+        if (st[i].at >= 0) vc = base + st[i].at;
         if (st[i].worker) on_worker(st[i].fn);
         else st[i].fn();
     }
@@ -138,35 +140,10 @@ static void scripted(const char *what, step_fn pre, const step *st, size_t n, co
    checks the CPU timeline and the trace's totals. */
 static void scenario(const char *what, int worker_first, step_fn first, step_fn second, step_fn first2, step_fn second2,
                      const char *want_timeline, const char *want_totals) {
-    prof_config cfg;
-    prof_events *ev;
-    char *text;
-    char totals[1024];
-    int64_t base;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.profile_memory = 1;
-    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
-    base = vc; /* (prof_start may have moved the clock) */
-    vc = base + 1000;
-    if (worker_first) { on_worker(first); second(); }
-    else { first(); on_worker(second); }
-    if (first2) {
-        vc = base + 1100;
-        if (worker_first) { on_worker(first2); second2(); }
-        else { first2(); on_worker(second2); }
-    }
-    vc = base + 3000;
-    ev = prof_stop();
-    if (!CHECK(ev != NULL)) return;
-    printf("%s, %s thread first\n", what, worker_first ? "worker" : "main");
-    CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_mem_same_tick.json", PROF_DEVICE_CPU, 0), PROF_OK);
-    text = check_read_file("build/test_mem_same_tick.json");
-    CHECK_EQ_STR(text, want_timeline);
-    free(text);
-    CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/test_mem_same_tick_trace.json"), PROF_OK);
-    trace_totals("build/test_mem_same_tick_trace.json", totals, sizeof totals);
-    CHECK_EQ_STR(totals, want_totals);
-    prof_events_free(ev);
+    const step st[4] = { { 1000, worker_first, first }, { -1, !worker_first, second }, { 1100, worker_first, first2 }, { -1, !worker_first, second2 } };
+    char title[128];
+    snprintf(title, sizeof title, "%s, %s thread first", what, worker_first ? "worker" : "main");
+    scripted(title, NULL, st, first2 ? 4 : 2, want_timeline, want_totals);
 }
 #endif
 
@@ -201,8 +178,6 @@ int main(void) {
                  "100:100 -100:0 50:50 200:200 -200:0");
         scripted("a CUDA record on the freeing main thread", NULL, d, 4, "[[1.000, 1.100, 1.200], [[100], [200], [0]]]\n",
                  "100:100 -100:0 50:50 200:200 -200:0");
-        /* (a thread's order is kept for each address, not across them: 50
-           may come after the other thread's 200, or before its own free) */
         {
             static const step h[] = { { 1000, 1, other_block }, { 1100, 0, three_alloc }, { 1100, 1, pre_free }, { 1100, 1, three_realloc }, { 1200, 0, pre_free } };
             static const step i[] = { { 1000, 1, other_block }, { 1100, 1, three_alloc }, { 1100, 1, pre_free }, { 1100, 0, three_realloc }, { 1200, 0, pre_free } };
@@ -211,37 +186,19 @@ int main(void) {
             scripted("three threads at a tick (main allocates again)", NULL, i, 5, "[[1.000, 1.100, 1.200], [[8], [15], [8]]]\n", "8:8 -100:8 7:15 100:108 -7:8");
             scripted("three threads at a tick (main frees)", NULL, j, 5, "[[1.000, 1.100, 1.200], [[8], [15], [8]]]\n", "8:8 -100:8 7:15 100:108 -7:8");
         }
+        /* (a thread's order is kept for each address, not across them: 50
+           may come after the other thread's 200, or before its own free) */
         scripted("another address on the freeing worker", NULL, f, 4, "[[1.000, 1.100, 1.200], [[100], [250], [50]]]\n",
                  "100:100 -100:50 50:150 200:250 -200:50");
         scripted("another address on the freeing main thread", NULL, g, 4, "[[1.000, 1.100, 1.200], [[100], [250], [50]]]\n",
                  "100:100 -100:0 50:250 200:200 -200:50");
     }
-    /* a thread's own order is kept: freed then allocated again at one tick
-       on one thread is a reuse, not a double allocation */
     {
-        prof_config cfg;
-        prof_events *ev;
-        char *text;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.profile_memory = 1;
-        if (CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) {
-            int64_t base = vc;
-            vc = base + 1000;
-            prof_alloc(P, 100);
-            vc = base + 1100;
-            prof_dealloc(P);
-            prof_alloc(P, 30);
-            vc = base + 1200;
-            prof_dealloc(P);
-            ev = prof_stop();
-            if (CHECK(ev != NULL)) {
-                CHECK_EQ_INT(prof_export_memory_timeline(ev, "build/test_mem_same_tick.json", PROF_DEVICE_CPU, 0), PROF_OK);
-                text = check_read_file("build/test_mem_same_tick.json");
-                CHECK_EQ_STR(text, "[[1.000, 1.100, 1.200], [[100], [30], [0]]]\n");
-                free(text);
-                prof_events_free(ev);
-            }
-        }
+        /* a thread's own order is kept: freed then allocated again at one
+           tick on one thread is a reuse, not a double allocation */
+        static const step own[] = { { 1000, 0, three_alloc }, { 1100, 0, free_then_30 }, { 1200, 0, pre_free } };
+        scripted("one thread: freed and allocated again at a tick", NULL, own, 3, "[[1.000, 1.100, 1.200], [[100], [30], [0]]]\n",
+                 "100:100 -100:0 30:30 -30:0");
     }
 #else
     printf("skipped: needs the virtual TSC of fake_tsc.h (x86-64)\n");
