@@ -631,8 +631,9 @@
    (some ARM counters; an x86 TSC as some hypervisors show it, in 10 ns
    steps: an empty scope there can read the same tick twice) and from
    hand-built lists.
-   Past 2^50 ns from the base (13 days), ends are written as the double
-   they parse to, in more decimals. Marks are "ph": "I" (DevTools' trace
+   From 2^40 us after the base (12.7 days), where a double's step is a
+   quarter ns, ends are written as the double they parse to, in more
+   decimals (an end with its parent's is equal to it, not 1 ns short). Marks are "ph": "I" (DevTools' trace
    engine ignores "i"); [memory] instants keep Kineto's "i". An async
    range (PROF_ASYNC_BEGIN/END, or a CPU event added with PROF_EVENT_ASYNC)
    is no "X": it need not nest in its thread's scopes, and an "X" that
@@ -12553,11 +12554,14 @@ static PROF__NI char *prof__put_fit(char *d, double x) {
    computed, once per event, when an event ends with its parent or with
    its follower's start, or near the limit. */
 #define PROF__EXACT_NS ((int64_t)1 << 46) /* ~19.5 hours from the trace's base */
-/* Past 2^50 ns (13 days) the rounding of ts + dur (1.5 ulps of the end in
-   us, 2^-13 us there) comes within a few times of a nanosecond: every
-   event's end is then written as exactly its bound (its own end or its
-   parent's, as parsed), not only one that touches. */
-#define PROF__NEAR_NS ((int64_t)1 << 50)
+/* Past 2^40 us (12.7 days) a double's step in us is 2^-12 (a quarter ns):
+   the rounding of ts and of ts + dur (an ulp or two of the end) comes
+   within a few times of a nanosecond, and the sub-ns steps of
+   prof__sub_end_in no longer survive it (a fuzz found ends an ulp late in
+   2% of lists just below 2^50 ns, none below 2^40 us). Every event's end
+   is then written as exactly its bound (its own end or its parent's, as
+   parsed), not only one that touches. */
+#define PROF__NEAR_NS ((int64_t)1099511627776000) /* 2^40 us in ns, ~2^49.97 */
 typedef struct prof__dur_level {
     int32_t idx;
     int has_end_d;
@@ -12697,6 +12701,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
         l->lim = prof__lim(l->start + l->dur + (l->ps > 0));
     } else {
         double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
+        if (v->end == v->start) bound = start_d + 0.0005; /* a zero-length event: half a ns (two ulps or more), as in the near range */
         if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
         l->dur = v->end - v->start;
         l->end_d = start_d + prof__us_double(l->dur);

@@ -13,7 +13,7 @@
    Expected: the bounds come from the lane (prof__lane_durs). Checked on
    these two (exact durs), and on 2000 seeded random lists (touching,
    equal, zero-length and overlapping events; whole ns and 10 ns steps,
-   and 2^44 ns from the base): every "X" event's dur > 0, and on each
+   2^44 ns from the base, and just below 2^50 ns): every "X" event's dur > 0, and on each
    thread, in (ts, -dur) order, each ends within the innermost one still
    open at its ts, as the doubles a parser reads add up; and the fast
    runs of the writer write the same bytes as prof__w_event alone. */
@@ -130,8 +130,29 @@ int main(void) {
     CHECK_EQ_STR(dur_of("E", s, sizeof s), "0.029"); /* (as ever) */
     prof_events_free(ev);
 
+    /* a chain that ends together at its follower's start just below 2^50 ns
+       (a fuzz's list, reduced): its sub-ns ends, a quarter ns apart where
+       a double's step is a quarter ns, came out with E3 ending an ulp after
+       E2, which it lies in */
+    {
+        const int64_t b = 1125899906833689; /* > 2^40 us */
+        ev = prof_events_create();
+        check_add_event(ev, "E0", 1, b, b + 5);
+        check_add_event(ev, "E1", 1, b + 3, b + 5);
+        check_add_event(ev, "E2", 1, b + 3, b + 5);
+        check_add_event(ev, "E3", 1, b + 4, b + 5);
+        check_add_event(ev, "E4", 1, b + 4, b + 5);
+        check_add_event(ev, "E5", 1, b + 4, b + 4);
+        check_add_event(ev, "E6", 1, b + 5, b + 6);
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK);
+        CHECK_EQ_INT(check_lanes("a chain below 2^50 ns"), 0);
+        prof_events_free(ev);
+    }
+
     for (seed = 1; seed <= (uint64_t)check_scale(2000, 10); seed++) {
-        const int64_t g = seed % 3 == 0 ? 1 : 10, base = (seed % 5 == 0 ? (int64_t)1 << 44 : 1000) + g * R(100);
+        /* 1 in 7 lists just below 2^50 ns, where a double's step in us is
+           2^-12 (a quarter ns): sub-ns ends there came out an ulp late */
+        const int64_t g = seed % 3 == 0 ? 1 : 10, base = (seed % 7 == 0 ? ((int64_t)1 << 50) - 10000 : seed % 5 == 0 ? (int64_t)1 << 44 : 1000) + g * R(100);
         const int n = 2 + (int)R(60);
         int i;
         char what[64], *slow;
