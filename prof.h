@@ -12962,7 +12962,9 @@ static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint
    innermost event still open at its start (of those that nest). Their
    indices in list order, in *out (NULL, n 0, where all nest: nested lists
    come out as before); -1 without memory. `sort`: the list is not in
-   start order (prof__root_touch). */
+   start order (prof__root_touch). *dev_nest (may be NULL): set where a
+   device event nests in another of its stream (prof__lane_durs then
+   bounds them). */
 static PROF__NI int prof__uint_less(const void *ctx, uint32_t a, uint32_t b) { (void)ctx; return a < b; }
 /* A lane's events still open: their ends, innermost last. */
 typedef struct prof__olane { int64_t *st; size_t dep, cap; } prof__olane;
@@ -12982,7 +12984,7 @@ static PROF__NI prof__olane *prof__olane_of(prof__olanes *ls, const prof_events 
     }
     return &ls->l[*id];
 }
-static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_t **out, size_t *nout) {
+static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_t **out, size_t *nout, int *dev_nest) {
     size_t i, n = 0, cap = 0;
     prof__olanes ls;
     uint32_t *order = NULL, *tmp = NULL, *ovl = NULL;
@@ -13012,6 +13014,7 @@ static PROF__NI int prof__trace_overlaps(const prof_events *e, int sort, uint32_
         }
         for (d = l->dep; d > 0 && l->st[d - 1] <= v->start; d--) {}
         if (d == 0 || l->st[d - 1] >= v->end) { /* nests: open on the lane */
+            if (d > 0 && dev_nest && v->device_type != PROF_DEVICE_CPU) *dev_nest = 1;
             if (d == l->cap && !prof__grow((void *)&l->st, &l->cap, d + 1, sizeof *l->st)) goto done;
             l->st[d++] = v->end;
         } else {
@@ -13047,19 +13050,25 @@ done:
    order of prof__trace_overlaps (which left exactly the events that nest
    on the lane), each event's lane parent is the innermost one still open,
    and it touches its follower when the event that closes it begins at
-   its end. *out: per event, its written dur in ps on such a thread (in
-   the exact range: PROF__NEAR_NS), else INT64_MIN; NULL where no thread
-   has a pair. -1 without memory. */
-static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, size_t novl, int sort, int64_t **out) {
+   its end. `dev`: a device's events nest on their streams (hand-built
+   lists: CUPTI's kernels of a stream follow one another), which have no
+   tree at all, so their lanes are bounded the same way, or a kernel that
+   ends with the one it lies in would be trimmed to the same end as it.
+   *out: per event, its written dur in ps on such a lane (in the exact
+   range: PROF__NEAR_NS), else INT64_MIN; NULL where no lane needs it.
+   -1 without memory. */
+static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, size_t novl, int sort, int dev, int64_t **out) {
     const size_t nthr = e->nthr;
-    size_t i, k, o;
+    size_t i, k, o, nl;
     unsigned char *has = NULL, *touch = NULL;
-    uint32_t *order = NULL, *seq = NULL, *stk = NULL;
+    uint32_t *order = NULL, *seq = NULL, *stk = NULL, *lane = NULL;
     int32_t *par = NULL, *lastc = NULL; /* lane parent; last lane child, or -1 */
     size_t *at = NULL;
     int64_t *lw = NULL;
+    prof__olanes ls; /* the device streams' lane numbers (from nthr) */
     int rc = -1;
     *out = NULL;
+    memset(&ls, 0, sizeof ls);
     if (!(has = (unsigned char *)PROF__MALLOC(nthr + 1))) goto done;
     memset(has, 0, nthr + 1);
     for (k = 0; k < novl; k++) {
@@ -13067,11 +13076,14 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
         if (v->device_type == PROF_DEVICE_CPU && v->thread < nthr) has[v->thread] = 1;
     }
     for (i = 0; i < nthr && !has[i]; i++) {}
-    if (i == nthr) { rc = 0; goto done; } /* the pairs are on devices */
+    if (i == nthr && !dev) { rc = 0; goto done; } /* the pairs are on devices */
     if (!(lw = PROF__ALLOC(int64_t, e->n)) || !(par = PROF__ALLOC(int32_t, e->n)) || !(seq = PROF__ALLOC(uint32_t, e->n + 1)) ||
-        !(stk = PROF__ALLOC(uint32_t, e->n + 1)) || !(at = PROF__ALLOC(size_t, nthr + 1)) || !(touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1)) ||
-        !(lastc = PROF__ALLOC(int32_t, e->n)))
+        !(stk = PROF__ALLOC(uint32_t, e->n + 1)) || !(lane = PROF__ALLOC(uint32_t, e->n + 1)) ||
+        !(touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1)) || !(lastc = PROF__ALLOC(int32_t, e->n)) ||
+        !prof__grow((void *)&ls.l, &ls.cap, nthr + 1, sizeof *ls.l))
         goto done;
+    memset(ls.l, 0, (nthr + 1) * sizeof *ls.l);
+    ls.n = nthr;
     if (sort) {
         if (!(order = PROF__ALLOC(uint32_t, e->n))) goto done;
         for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
@@ -13079,23 +13091,35 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
     }
     for (i = 0; i < e->n; i++) { lw[i] = INT64_MIN; lastc[i] = -1; }
     memset(touch, 0, e->n / 8 + 1);
-    /* the lane's events of those threads, thread by thread, each thread's
-       in the lane's order (a counting sort by thread; ovl is in index order) */
-    memset(at, 0, (nthr + 1) * sizeof *at);
+    /* each event's lane: its thread's where that has pairs, its stream's
+       where devices nest, else none (UINT32_MAX) */
     for (i = 0, o = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
+        const prof__olane *l;
         while (o < novl && ovl[o] < i) o++;
-        par[i] = (o < novl && ovl[o] == i) || v->device_type != PROF_DEVICE_CPU || v->thread >= nthr || !has[v->thread] || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC));
-        if (!par[i]) at[v->thread + 1]++; /* par: 1 = not on such a lane, for now */
+        lane[i] = UINT32_MAX;
+        if ((o < novl && ovl[o] == i) || (v->flags & PROF__F_MEMROW)) continue;
+        if (v->device_type == PROF_DEVICE_CPU) {
+            if (v->thread < nthr && has[v->thread] && !(v->flags & PROF__F_ASYNC)) lane[i] = (uint32_t)v->thread;
+        } else if (dev) { /* (a device's async range is an "X" on its stream) */
+            if (!(l = prof__olane_of(&ls, e, (uint32_t)i))) goto done;
+            lane[i] = (uint32_t)(l - ls.l);
+        }
     }
-    for (i = 1; i <= nthr; i++) at[i] += at[i - 1];
+    /* the lanes' events, lane by lane, each lane's in start order (a
+       counting sort by lane; ovl is in index order) */
+    nl = ls.n;
+    if (!(at = PROF__ALLOC(size_t, nl + 1))) goto done;
+    memset(at, 0, (nl + 1) * sizeof *at);
+    for (i = 0; i < e->n; i++) if (lane[i] != UINT32_MAX) at[lane[i] + 1]++;
+    for (i = 1; i <= nl; i++) at[i] += at[i - 1];
     for (i = 0; i < e->n; i++) {
         const uint32_t x = order ? order[i] : (uint32_t)i;
-        if (!par[x]) seq[at[e->ev[x].thread]++] = x;
+        if (lane[x] != UINT32_MAX) seq[at[lane[x]]++] = x;
     }
-    /* lane parents and touches, one thread's run at a time (at[t] is now
-       where run t ends) */
-    for (i = 0, o = 0; o < nthr; o++) {
+    /* lane parents and touches, one lane's run at a time (at[l] is now
+       where run l ends) */
+    for (i = 0, o = 0; o < nl; o++) {
         size_t d = 0;
         for (; i < at[o]; i++) {
             const uint32_t x = seq[i];
@@ -13109,7 +13133,7 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
         }
     }
     /* the written durs, parents first, as prof__push_level writes them */
-    for (i = 0; i < at[nthr - 1]; i++) {
+    for (i = 0; i < (nl ? at[nl - 1] : 0); i++) {
         const uint32_t x = seq[i];
         const prof__ev *v = &e->ev[x];
         const int32_t pi = par[x];
@@ -13136,10 +13160,15 @@ done:
     PROF__FREE(order);
     PROF__FREE(seq);
     PROF__FREE(stk);
+    PROF__FREE(lane);
     PROF__FREE(par);
     PROF__FREE(lastc);
     PROF__FREE(at);
     PROF__FREE(lw);
+    for (i = 0; i < ls.n; i++) PROF__FREE(ls.l[i].st);
+    PROF__FREE(ls.l);
+    prof__map_free(&ls.dev);
+    prof__map_free(&ls.dev_id);
     return rc;
 }
 /* The events the JSON trace writes as pairs though no async ranges, chosen
@@ -13153,7 +13182,7 @@ static PROF__NI int prof__json_pairs(const prof_events *e, uint32_t **ovl, size_
     *novl = 0;
     if (!bits) return -1;
     PROF__FREE(bits);
-    return overlap || sort ? prof__trace_overlaps(e, sort, ovl, novl) : 0;
+    return overlap || sort ? prof__trace_overlaps(e, sort, ovl, novl, NULL) : 0;
 }
 
 /* What the trace's events share: names escaped once per site, the cache of
@@ -14513,12 +14542,13 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
        top-level dur as if it touched its follower (a nanosecond short) */
     if (!(cx->root_touch = prof__root_touch(e, NULL, 0, &cx->on_device, &overlap, &sort))) { w->err = ENOMEM; return; }
     if (overlap || sort) { /* events that may overlap: found, and left off the lanes */
-        if (prof__trace_overlaps(e, sort, &cx->ovl, &cx->novl) != 0) { w->err = ENOMEM; return; }
+        int dev_nest = 0;
+        if (prof__trace_overlaps(e, sort, &cx->ovl, &cx->novl, &dev_nest) != 0) { w->err = ENOMEM; return; }
         if (cx->novl) {
             PROF__FREE(cx->root_touch);
-            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap, &sort)) ||
-                prof__lane_durs(e, cx->ovl, cx->novl, sort, &cx->lane_w) != 0) { w->err = ENOMEM; return; }
+            if (!(cx->root_touch = prof__root_touch(e, cx->ovl, cx->novl, &cx->on_device, &overlap, &sort))) { w->err = ENOMEM; return; }
         }
+        if ((cx->novl || dev_nest) && prof__lane_durs(e, cx->ovl, cx->novl, sort, dev_nest, &cx->lane_w) != 0) { w->err = ENOMEM; return; }
     }
     cx->path.root_touch = cx->root_touch;
     cx->path.lane_w = cx->lane_w;

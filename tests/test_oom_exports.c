@@ -104,6 +104,17 @@ static prof_events *build_hand(void) {
         ok = ok && prof_events_add(ev, &d) >= 0 && prof_events_add_memory(ev, 2, 100 * i + 10, 4096, PROF_DEVICE_CPU, 0) == PROF_OK &&
              prof_events_add_memory(ev, 2, 100 * i + 20, 512, PROF_DEVICE_CUDA, 0) == PROF_OK;
     }
+    for (i = 0; i < 2 && ok; i++) { /* kernels nested on a stream (prof__lane_durs bounds them) */
+        memset(&d, 0, sizeof d);
+        d.name = i ? "inner" : "outer";
+        d.thread = 1;
+        d.start_ns = 5000 + 10 * i;
+        d.end_ns = 5050;
+        d.set = PROF_EVENT_RESOURCE_ID;
+        d.device_type = PROF_DEVICE_CUDA;
+        d.device_resource_id = 9;
+        ok = prof_events_add(ev, &d) >= 0;
+    }
     ok = ok && prof_events_add_metadata(ev, "k", "v") == PROF_OK && prof_events_add_metadata_json(ev, "j", "[1,{\"a\":2}]") == PROF_OK;
     CHECK(ok);
     if (!ok) {

@@ -28,14 +28,16 @@
 
 #define OUT "build/overlap_nest.json"
 
-typedef struct xev { long tid; double ts, dur; char name[16]; } xev;
+typedef struct xev { long pid, tid; double ts, dur; char name[16]; } xev;
 static int xev_less(const void *a, const void *b) {
     const xev *x = (const xev *)a, *y = (const xev *)b;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
     if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     return x->dur > y->dur ? -1 : x->dur < y->dur;
 }
-/* The "X" events of the trace at OUT (one per line), nested per thread;
+/* The "X" events of the trace at OUT (one per line), nested per lane (a
+   thread, or a device's stream: pid and tid);
    returns the number of faults (printed, the first few). */
 static int check_lanes(const char *what) {
     char *text = check_read_file(OUT), *line, *next;
@@ -54,6 +56,8 @@ static int check_lanes(const char *what) {
             if (!x) abort();
         }
         x[n].tid = strtol(p + 7, NULL, 10);
+        if (!CHECK_MSG((p = strstr(line, "\"pid\": ")) != NULL, what)) break;
+        x[n].pid = strtol(p + 7, NULL, 10);
         if (!CHECK_MSG((p = strstr(line, "\"ts\": ")) != NULL, what)) break;
         x[n].ts = strtod(p + 6, NULL);
         if (!CHECK_MSG((p = strstr(line, "\"dur\": ")) != NULL, what)) break;
@@ -65,7 +69,7 @@ static int check_lanes(const char *what) {
     qsort(x, n, sizeof *x, xev_less);
     for (i = 0; i < n; i++) {
         const double end = x[i].ts + x[i].dur;
-        if (i && x[i].tid != x[i - 1].tid) d = 0;
+        if (i && (x[i].tid != x[i - 1].tid || x[i].pid != x[i - 1].pid)) d = 0;
         if (!(x[i].dur > 0)) {
             if (bad++ < 5) printf("  %s: %s has dur %.17g\n", what, x[i].name, x[i].dur);
         }
@@ -93,6 +97,20 @@ static const char *dur_of(const char *n, char *out, size_t cap) {
     out[k] = 0;
     free(json);
     return out;
+}
+/* A kernel on a device's stream (a hand-built list's). */
+static void add_kernel(prof_events *ev, const char *name, int device, int64_t stream, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = start;
+    d.end_ns = end;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_index = device;
+    d.device_resource_id = stream;
+    d.set = PROF_EVENT_RESOURCE_ID;
+    CHECK(prof_events_add(ev, &d) >= 0);
 }
 static uint64_t rng;
 static uint32_t rnd(void) {
@@ -146,6 +164,49 @@ int main(void) {
         check_add_event(ev, "E6", 1, b + 5, b + 6);
         CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK);
         CHECK_EQ_INT(check_lanes("a chain below 2^50 ns"), 0);
+        prof_events_free(ev);
+    }
+
+    /* kernels nested on one stream that end together where the next one
+       begins: each was trimmed as if alone (K0 and K1 to 1 ns short of
+       K3's start, K2 to half a ns): K2 ended after K1 and K0. A device's
+       events have no tree; their stream's nesting bounds them. */
+    ev = prof_events_create();
+    add_kernel(ev, "K0", 0, 7, 1000, 1030);
+    add_kernel(ev, "K1", 0, 7, 1010, 1030);
+    add_kernel(ev, "K2", 0, 7, 1029, 1030);
+    add_kernel(ev, "K3", 0, 7, 1030, 1040);
+    add_kernel(ev, "K4", 0, 8, 1000, 1030); /* another stream: alone */
+    add_kernel(ev, "K5", 0, 8, 1030, 1031);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK);
+    CHECK_EQ_INT(check_lanes("kernels nested on a stream"), 0);
+    /* K2 begins in the last ns: the chain's ends are spread over it in
+       quarter-ns steps, as a thread's chain is (prof__sub_end) */
+    CHECK_EQ_STR(dur_of("K0", s, sizeof s), "0.02975");
+    CHECK_EQ_STR(dur_of("K1", s, sizeof s), "0.0195");
+    CHECK_EQ_STR(dur_of("K2", s, sizeof s), "0.00025");
+    CHECK_EQ_STR(dur_of("K3", s, sizeof s), "0.010");
+    CHECK_EQ_STR(dur_of("K4", s, sizeof s), "0.029");
+    prof_events_free(ev);
+
+    /* 500 seeded lists with a third of their events kernels on two streams */
+    for (seed = 1; seed <= (uint64_t)check_scale(500, 10); seed++) {
+        const int64_t g = seed % 3 == 0 ? 1 : 10, base = (seed % 5 == 0 ? (int64_t)1 << 44 : 1000) + g * R(100);
+        const int n = 2 + (int)R(60);
+        int i;
+        char what[64];
+        rng = seed * 0x9E3779B97F4A7C15ull + 11;
+        ev = prof_events_create();
+        for (i = 0; i < n; i++) {
+            char name[16];
+            const int64_t st = base + g * R(40), len = R(3) ? g * R(6) : g * R(30);
+            snprintf(name, sizeof name, "e%d", i);
+            if (R(3) == 0) add_kernel(ev, name, 0, 7 + R(2), st, st + len);
+            else check_add_event(ev, name, 1 + (uint64_t)R(2), st, st + len);
+        }
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK);
+        snprintf(what, sizeof what, "device seed %llu", (unsigned long long)seed);
+        bad += check_lanes(what);
         prof_events_free(ev);
     }
 
