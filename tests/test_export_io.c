@@ -397,6 +397,40 @@ static void test_async_overlap(void) {
    pairs as measures, speedscope warns of nothing), those that nest stay
    "X" with their parents, and the Perfetto trace of the list puts the
    same events on overlapping lanes (check_perfetto.py). */
+/* Kernels nested on one stream (a hand-built list's) that end together
+   where the next one begins: each was trimmed as if alone, so "inner"
+   ended after "outer" in doubles and DevTools' trace engine dropped it
+   (tests/js: OUT/devnest.json keeps every kernel, each in its parent). */
+static void test_device_nest_hand(void) {
+    static const struct { const char *name; int64_t start, end; } ks[] = {
+        { "outer", 1000, 1030 }, { "inner", 1010, 1030 }, { "leaf", 1029, 1030 }, { "next", 1030, 1040 },
+    };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    FILE *f;
+    size_t k;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.thread = 1;
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_resource_id = 9;
+    for (k = 0; k < sizeof ks / sizeof *ks; k++) {
+        d.name = ks[k].name;
+        d.start_ns = ks[k].start;
+        d.end_ns = ks[k].end;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/devnest.json"), PROF_OK);
+    f = fopen(OUT "/devnest.expect.json", "w");
+    if (CHECK(f != NULL)) {
+        fprintf(f, "{\"threads\": {\"9\": {\"scopes\": {\"outer\": 1, \"inner\": 1, \"leaf\": 1, \"next\": 1}, "
+                   "\"parents\": {\"outer\": null, \"inner\": \"outer\", \"leaf\": \"inner\", \"next\": null}}}, \"exact_threads\": false}\n");
+        fclose(f);
+    }
+    prof_events_free(ev);
+}
+
 static void overlap_pair(prof_events *ev, const char *name);
 static void test_overlap_hand(void) {
     static const struct { const char *name; int64_t start, end; } evs[] = {
@@ -1359,6 +1393,7 @@ int main(void) {
     test_marks();
     test_async_overlap();
     test_overlap_hand();
+    test_device_nest_hand();
     test_perfetto_hand();
     test_perfetto_recorded();
     test_perfetto_importer();
