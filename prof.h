@@ -6795,6 +6795,33 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_s
         if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
     return !(n & 1) || (uint64_t)v[0] == d->t0;
 }
+/* prof__c_op_fast's state, in its locals while it runs: the list's two
+   arrays as where the next entry goes and the bound of the room in each.
+   Through e, each store into the list would make the compiler read e's
+   counts and caps again (a store through a prof__ev may alias them). */
+typedef struct prof__opst {
+    prof__ev *ev, *evmax;   /* room for one more event while ev < evmax (prof__c_scope's test) */
+    prof__seqx *sx;
+    size_t nsx, sxmax;      /* room for a sequence number while nsx < sxmax (prof__c_take_extra's) */
+    uint32_t thr;
+    int32_t node_id;        /* (e->with_node_id's, read once) */
+} prof__opst;
+/* prof__c_scope_ev's event for scope record r, with its extra, stored
+   field by field at the list's next place (room tested before). */
+static __inline__ __attribute__((__always_inline__)) PROF__NI void prof__c_opst_put(prof__opst *st, const prof__rec *r, uint32_t site, uint8_t scope, uint16_t flags, uint32_t extra) {
+    prof__ev *v = st->ev++;
+    v->start = prof__c_ns(r->t0);
+    v->end = prof__c_ns(r->t1);
+    if (v->end < v->start) v->end = v->start; /* (prof__c_clamp) */
+    v->site = site;
+    v->thread = st->thr;
+    v->parent = v->first_child = v->next_sibling = -1;
+    v->node_id = st->node_id;
+    v->extra = extra;
+    v->device_type = PROF_DEVICE_CPU;
+    v->scope = scope;
+    v->flags = flags;
+}
 /* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
    AUTOGRAD at most, then its scope record, all in the header's block: one
    reservation) whose shapes and args were seen before: its event straight
@@ -6802,73 +6829,71 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_s
    ex_cache, and in args mode the op's sequence number beside it (a
    prof__seqx, as prof__c_take_extra makes it). The same tests and results as
    the general way (prof__c_extension, then prof__c_scope with the caches
-   hit), about a third of its instructions. at: the header's index in
-   recs (its block's, lim records). Returns the index past the op's
-   records when done, 0 to go the general way (a cache miss, no room, a
-   stale or late scope, a step, anything else pending). */
-static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_one(prof__collector *c, const prof__rec *recs, size_t at, size_t lim, uint32_t thr) {
-    prof_events *e = c->e;
-    const prof__rec *hdr = &recs[at], *d = hdr + 1, *r;
-    size_t k = at + 1;
+   hit), about a third of its instructions. hdr: the header, end: its
+   block's end. Returns the record past the op's when done, NULL to go
+   the general way (a cache miss, no room, a stale or late scope, a step,
+   anything else pending). The tests come in the order that keeps the
+   fewest values at hand at once (all fail the same way: nothing written). */
+static __inline__ __attribute__((__always_inline__)) PROF__NI const prof__rec *prof__c_op_one(prof__collector *c, prof__opst *st, const prof__rec *hdr, const prof__rec *end) {
+    const prof__rec *d = hdr + 1, *r, *ag = NULL;
     uintptr_t aux = (uintptr_t)hdr->site >> 8;
     unsigned n = (unsigned)aux, nd = (n + 1) / 2;
-    int has_flops = 0, has_ag = 0, data_ok;
-    unsigned kind;
-    unsigned ag_aux = 0;
-    int64_t flops = 0, seq = 0;
+    int has_flops = 0, data_ok;
+    unsigned kind, ag_aux = 0; /* (0 without autograd: none of its bits set) */
+    int64_t flops = 0;
     uint64_t h, fwd = 0;
     const prof_site *s;
     size_t slot;
-    uint32_t site;
-    prof__ev *v;
+    uint16_t fl;
     prof__ex_cache_ent *ce;
 #if defined(PROF_CUPTI)
-    if (c->cuda) return 0;
+    if (c->cuda) return NULL;
 #endif
-    if (aux - 1 >= 8 || lim - k <= nd) return 0;
-    k += nd; /* the DATA records: tested with the hash, below (nothing is
-                written before); k < lim */
+    /* (the room in bytes: in records, a division by 24) */
+    if (aux - 1 >= 8 || (size_t)((const char *)end - (const char *)d) <= nd * sizeof *d) return NULL;
+    /* the DATA records: tested with the hash, below; r < end */
     /* FLOPs, then autograd, as PROF_SCOPE_ARGS writes them: anything else
        (another order, a repeat, another kind) is not a scope record next,
        and goes the general way (as a bad RecordScope does, below) */
-    r = &recs[k];
+    r = d + nd;
     if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) {
         if ((uintptr_t)r->site == (uintptr_t)PROF__EXT(PROF__EXT_FLOPS, 0)) {
             has_flops = 1;
             flops = (int64_t)r->t0;
-            if (++k >= lim) return 0;
-            r++;
+            if (++r >= end) return NULL;
         }
         if (((uintptr_t)r->site & 0xffu) == (uintptr_t)PROF__EXT(PROF__EXT_AUTOGRAD, 0)) {
-            has_ag = 1;
+            ag = r;
             ag_aux = (unsigned)((uintptr_t)r->site >> 8);
-            seq = (int64_t)r->t0;
             if (ag_aux & 0x200u) fwd = r->t1;
-            if (++k >= lim) return 0;
-            r++;
+            if (++r >= end) return NULL;
         }
-        if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) return 0;
+        if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) return NULL;
     }
-    if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return 0;
-    s = (const prof_site *)r->site;
-    slot = prof__c_site_slot(s);
-    if (c->site_cache[slot] != s || c->site_cache_fl[slot] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 0;
-    site = c->site_cache_idx[slot];
-    /* a bad RecordScope (0x400) is counted the general way; a sequence
-       number needs room beside the extra */
-    if (has_ag && ((ag_aux & 0x400u) || ((ag_aux & 0x100u) && (e->nsx >= e->capsx || e->nsx >= UINT32_MAX - 1)))) return 0;
     kind = (unsigned)has_flops | ((ag_aux >> 8) & 2u); /* (0x200: a forward thread) */
     h = (uint64_t)(uint32_t)(n + 2); /* prof__c_shared_extra's cache, its hash and test */
     if (kind & 1u) h = prof__c_hstep(h, (uint64_t)flops);
     if (kind & 2u) h = prof__c_hstep(h + 1, fwd);
     h = prof__c_vals_hash(h, d, n, &data_ok);
     ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
-    if (!data_ok || !ce->idx || ce->n != (int)n || ce->kind != kind || ce->flops != flops || ce->fwd != fwd || !prof__c_vals_same(ce->vals, d, n)) return 0;
-    if (ce->bad) e->stats.malformed_shapes++;
-    v = &e->ev[e->n++];
-    *v = prof__c_scope_ev(c, r, site, thr, (uint8_t)(ag_aux & 0xff), c->site_cache_fl[slot]); /* (ag_aux 0 without autograd) */
-    (void)prof__c_take_extra(e, v, ce->idx, (ag_aux & 0x100u) != 0, seq); /* (room tested above: cannot fail) */
-    return k + 1;
+    if (!data_ok || !ce->idx || ce->n != (int)n || ce->kind != kind || ce->flops != flops || ce->fwd != fwd || !prof__c_vals_same(ce->vals, d, n)) return NULL;
+    if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return NULL;
+    s = (const prof_site *)r->site;
+    slot = prof__c_site_slot(s);
+    if (c->site_cache[slot] != s || (fl = c->site_cache_fl[slot]) == PROF__C_STEP || st->ev >= st->evmax) return NULL;
+    /* a bad RecordScope (0x400) is counted the general way; a sequence
+       number needs room beside the extra */
+    if ((ag_aux & 0x400u) || ((ag_aux & 0x100u) && st->nsx >= st->sxmax)) return NULL;
+    if (ce->bad) c->e->stats.malformed_shapes++;
+    /* the event with its extra, as prof__c_take_extra gives it (room tested above) */
+    if (ag_aux & 0x100u) {
+        st->sx[st->nsx].seq = (int64_t)ag->t0;
+        st->sx[st->nsx].ex = ce->idx;
+        prof__c_opst_put(st, r, c->site_cache_idx[slot], (uint8_t)(ag_aux & 0xff), (uint16_t)(fl | PROF__F_SEQX), (uint32_t)st->nsx++);
+    } else {
+        prof__c_opst_put(st, r, c->site_cache_idx[slot], (uint8_t)(ag_aux & 0xff), (uint16_t)(fl | PROF__F_SHARED_EX), ce->idx);
+    }
+    return r + 1;
 }
 /* Ops one after the other (and the plain scopes between them, as
    prof__c_scope_plain makes them) for as long as prof__c_op_one takes them: the first
@@ -6876,31 +6901,42 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI size_t prof__c_op_
    ones' are not taken until their op is. Returns 1 if it took any (the
    iterator is past them, nrec counts them), 0 if not (nothing read). */
 static __attribute__((__noinline__)) PROF__NI int prof__c_op_fast(prof__collector *c, prof__rec_iter *it, uint32_t thr, prof__snap *sn) {
-    const prof__rec *recs = it->b->recs;
-    size_t at = it->i - 1, past;
-    int done = 0;
-    while ((past = prof__c_op_one(c, recs, at, it->n, thr)) != 0) {
+    prof_events *e = c->e;
+    const prof__rec *recs = it->b->recs, *at = recs + it->i - 1, *end = recs + it->n, *past; /* at: the op's header */
+    /* events it may add: while n + 1 < cap and n < INT32_MAX - 1 */
+    size_t room = e->n + 1 < e->cap ? e->cap - 1 - e->n : 0;
+    prof__opst st;
+    if (e->n >= (size_t)INT32_MAX - 1) room = 0;
+    else if (room > (size_t)INT32_MAX - 1 - e->n) room = (size_t)INT32_MAX - 1 - e->n;
+    st.ev = e->ev + e->n;
+    st.evmax = st.ev + room;
+    st.sx = e->sx;
+    st.nsx = e->nsx;
+    st.sxmax = e->capsx < (size_t)UINT32_MAX - 1 ? e->capsx : (size_t)UINT32_MAX - 1;
+    st.thr = thr;
+    st.node_id = e->with_node_id ? e->node_id : -1;
+    if (!(past = prof__c_op_one(c, &st, at, end))) return 0;
+    for (;;) {
         uintptr_t w = 0;
-        sn->nrec += past - it->i;
-        it->i = past;
-        done = 1;
-        while (it->i < it->n && ((w = (uintptr_t)recs[it->i].site) & 7u) == PROF__TAG_SCOPE) {
+        at = past;
+        while (at < end && ((w = (uintptr_t)at->site) & 7u) == PROF__TAG_SCOPE) {
             /* one at a time (between ops they come one or two together:
                prof__c_plain_run's setup cost more than it saved) */
-            const prof__rec *r = &recs[it->i];
-            prof_events *e = c->e;
             size_t h = prof__c_site_slot((const prof_site *)w);
-            if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1) || c->site_cache[h] != (const prof_site *)w ||
-                c->site_cache_fl[h] == PROF__C_STEP || e->n + 1 >= e->cap || e->n >= (size_t)INT32_MAX - 1) return 1;
-            e->ev[e->n++] = prof__c_scope_ev(c, r, c->site_cache_idx[h], thr, 0, c->site_cache_fl[h]);
-            sn->nrec++;
-            it->i++;
+            uint16_t fl;
+            if (prof__c_stale_scope(c, at->t0) || prof__c_late(c, at->t1) || c->site_cache[h] != (const prof_site *)w ||
+                (fl = c->site_cache_fl[h]) == PROF__C_STEP || st.ev >= st.evmax) break;
+            prof__c_opst_put(&st, at, c->site_cache_idx[h], 0, fl, 0);
+            at++;
         }
-        if (it->i >= it->n || (w & 7u) != PROF__TAG_EXT || ((w >> 3) & 31u) != PROF__EXT_SHAPES) return 1;
-        at = it->i;
+        if (at >= end || (w & 7u) != PROF__TAG_EXT || ((w >> 3) & 31u) != PROF__EXT_SHAPES) break;
+        if (!(past = prof__c_op_one(c, &st, at, end))) { c->op_miss = at; break; } /* the general way takes it next */
     }
-    if (done) c->op_miss = recs + at; /* the general way takes it next */
-    return done;
+    e->n = (size_t)(st.ev - e->ev);
+    e->nsx = st.nsx;
+    sn->nrec += (size_t)(at - recs) - it->i;
+    it->i = (size_t)(at - recs);
+    return 1;
 }
 
 /* Lost scopes (prof__scope_lost_span, prof__lost_site): a scope admitted
