@@ -12737,7 +12737,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
         l->lim = prof__lim(l->start + l->dur + (l->ps > 0));
     } else {
         double start_d = prof__us_double(v->start), bound = prof__us_double(v->end);
-        if (v->end == v->start) bound = start_d + 0.0005; /* a zero-length event: half a ns (two ulps or more), as in the near range */
+        if (v->end == v->start) bound = start_d + 0.0005; /* a zero-length event: half a ns, as in the near range (0 from 2^43 us, where that is under half an ulp) */
         if (p && prof__level_end(p) < bound) bound = prof__level_end(p);
         l->dur = v->end - v->start;
         l->end_d = start_d + prof__us_double(l->dur);
@@ -13175,7 +13175,11 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
         const int32_t pi = par[x];
         int64_t u, w; /* u: the parent's written end, in ps after v's start */
         if (v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS) continue; /* far: bounded by the tree (prof__push_level) */
-        u = pi >= 0 && lw[pi] != INT64_MIN ? (e->ev[pi].start - v->start) * 1000 + lw[pi] : INT64_MAX;
+        /* a far lane parent (no lw) as prof__push_level takes a far tree
+           parent: its end in ns (past PROF__NEAR_NS, at least 1 ns after
+           v's end, which is no bound) */
+        u = pi < 0 || (lw[pi] == INT64_MIN && e->ev[pi].end >= PROF__NEAR_NS) ? INT64_MAX
+            : lw[pi] != INT64_MIN ? (e->ev[pi].start - v->start) * 1000 + lw[pi] : (e->ev[pi].end - v->start) * 1000;
         if (v->end == v->start) w = u < 1000 ? u / 2 : 500;
         else if ((v->end - v->start) * 1000 >= u || ((touch[x >> 3] >> (x & 7)) & 1)) {
             /* as prof__sub_end, over the lane's chain of last children */

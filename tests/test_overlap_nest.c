@@ -167,6 +167,30 @@ int main(void) {
         prof_events_free(ev);
     }
 
+    /* an event in the near range inside a lane parent that begins in the
+       far one (before -2^40 us), both ending at the same ns, on a stream
+       and on a thread with a pair: the parent had no written dur on the
+       lane, and the child was not bounded by it at all */
+    {
+        const int64_t far = 1099511627776000; /* 2^40 us in ns */
+        int dev;
+        for (dev = 0; dev < 2; dev++) {
+            ev = prof_events_create();
+            if (dev) {
+                add_kernel(ev, "OUTER", 0, 7, -far - 10, -far + 70);
+                add_kernel(ev, "INNER", 0, 7, -far + 20, -far + 70);
+            } else {
+                check_add_event(ev, "OUTER", 1, -far - 10, -far + 70);
+                check_add_event(ev, "INNER", 1, -far + 20, -far + 70);
+                check_add_event(ev, "OVL", 1, -far + 60, -far + 100); /* overlaps OUTER: a pair */
+            }
+            CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK);
+            CHECK_EQ_INT(check_lanes(dev ? "a far kernel's child" : "a far lane parent's child"), 0);
+            CHECK_EQ_STR(dur_of("INNER", s, sizeof s), "0.049"); /* 1 ns short of OUTER's end */
+            prof_events_free(ev);
+        }
+    }
+
     /* kernels nested on one stream that end together where the next one
        begins: each was trimmed as if alone (K0 and K1 to 1 ns short of
        K3's start, K2 to half a ns): K2 ended after K1 and K0. A device's
