@@ -6646,20 +6646,24 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
    event that ends before it begins is no interval (negative times in
    the table, a negative dur in the trace). */
 /* A scope record's event, before its extras and links. */
+/* The CPU event of scope record r, field by field into v (the fast paths
+   store it in place, the list's node_id read once). */
+static __inline__ __attribute__((__always_inline__)) PROF__NI void prof__c_ev_fill(prof__ev *v, const prof__rec *r, uint32_t site, uint32_t thr, int32_t node_id, uint8_t scope, uint16_t flags, uint32_t extra) {
+    v->start = prof__c_ns(r->t0);
+    v->end = prof__c_ns(r->t1);
+    if (v->end < v->start) v->end = v->start; /* (prof__c_clamp) */
+    v->site = site;
+    v->thread = thr;
+    v->parent = v->first_child = v->next_sibling = -1;
+    v->node_id = node_id;
+    v->extra = extra;
+    v->device_type = PROF_DEVICE_CPU;
+    v->scope = scope;
+    v->flags = flags; /* prof__c_site_fl */
+}
 static __inline__ __attribute__((__always_inline__)) PROF__NI prof__ev prof__c_scope_ev(const prof__collector *c, const prof__rec *r, uint32_t site, uint32_t thr, uint8_t scope, uint16_t flags) {
-    const prof_events *e = c->e;
     prof__ev v;
-    v.start = prof__c_ns(r->t0);
-    v.end = prof__c_ns(r->t1);
-    if (v.end < v.start) v.end = v.start; /* (prof__c_clamp) */
-    v.site = site;
-    v.thread = thr;
-    v.parent = v.first_child = v.next_sibling = -1;
-    v.node_id = e->with_node_id ? e->node_id : -1;
-    v.extra = 0;
-    v.device_type = PROF_DEVICE_CPU;
-    v.scope = scope;
-    v.flags = flags; /* prof__c_site_fl */
+    prof__c_ev_fill(&v, r, site, thr, c->e->with_node_id ? c->e->node_id : -1, scope, flags, 0);
     return v;
 }
 static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, const prof__rec *r, uint32_t thr) {
@@ -6806,21 +6810,10 @@ typedef struct prof__opst {
     uint32_t thr;
     int32_t node_id;        /* (e->with_node_id's, read once) */
 } prof__opst;
-/* prof__c_scope_ev's event for scope record r, with its extra, stored
-   field by field at the list's next place (room tested before). */
+/* The event of scope record r, with its extra, at the list's next place
+   (room tested before). */
 static __inline__ __attribute__((__always_inline__)) PROF__NI void prof__c_opst_put(prof__opst *st, const prof__rec *r, uint32_t site, uint8_t scope, uint16_t flags, uint32_t extra) {
-    prof__ev *v = st->ev++;
-    v->start = prof__c_ns(r->t0);
-    v->end = prof__c_ns(r->t1);
-    if (v->end < v->start) v->end = v->start; /* (prof__c_clamp) */
-    v->site = site;
-    v->thread = st->thr;
-    v->parent = v->first_child = v->next_sibling = -1;
-    v->node_id = st->node_id;
-    v->extra = extra;
-    v->device_type = PROF_DEVICE_CPU;
-    v->scope = scope;
-    v->flags = flags;
+    prof__c_ev_fill(st->ev++, r, site, st->thr, st->node_id, scope, flags, extra);
 }
 /* An op with shapes (an EXT SHAPES header, its DATA, then FLOPS and
    AUTOGRAD at most, then its scope record, all in the header's block: one
@@ -13175,11 +13168,10 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
         const int32_t pi = par[x];
         int64_t u, w; /* u: the parent's written end, in ps after v's start */
         if (v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS) continue; /* far: bounded by the tree (prof__push_level) */
-        /* a far lane parent (no lw) as prof__push_level takes a far tree
-           parent: its end in ns (past PROF__NEAR_NS, at least 1 ns after
-           v's end, which is no bound) */
-        u = pi < 0 || (lw[pi] == INT64_MIN && e->ev[pi].end >= PROF__NEAR_NS) ? INT64_MAX
-            : lw[pi] != INT64_MIN ? (e->ev[pi].start - v->start) * 1000 + lw[pi] : (e->ev[pi].end - v->start) * 1000;
+        if (pi < 0) u = INT64_MAX;
+        else if (lw[pi] != INT64_MIN) u = (e->ev[pi].start - v->start) * 1000 + lw[pi];
+        else if (e->ev[pi].end < PROF__NEAR_NS) u = (e->ev[pi].end - v->start) * 1000; /* a far lane parent: its end, as prof__push_level bounds by a far tree parent */
+        else u = INT64_MAX; /* one that ends past PROF__NEAR_NS: at least 1 ns after v, no bound */
         if (v->end == v->start) w = u < 1000 ? u / 2 : 500;
         else if ((v->end - v->start) * 1000 >= u || ((touch[x >> 3] >> (x & 7)) & 1)) {
             /* as prof__sub_end, over the lane's chain of last children */

@@ -295,6 +295,20 @@ static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uin
     d.end_ns = end;
     CHECK(prof_events_add(ev, &d) >= 0);
 }
+/* The same for a kernel on device's stream (thread 1 launched it). */
+static CHECK__UNUSED void check_add_kernel(prof_events *ev, const char *name, int device, int64_t stream, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = start;
+    d.end_ns = end;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.device_index = device;
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_resource_id = stream;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
 /* The one-event list the export tests write: "leaf" on thread 1, [1000,
    5000] ns, with the stack leaf <- root (so every format has a frame). */
 static CHECK__UNUSED void check_add_leaf(prof_events *ev) {

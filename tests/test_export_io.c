@@ -406,21 +406,10 @@ static void test_device_nest_hand(void) {
         { "outer", 1000, 1030 }, { "inner", 1010, 1030 }, { "leaf", 1029, 1030 }, { "next", 1030, 1040 },
     };
     prof_events *ev = prof_events_create();
-    prof_event_desc d;
     FILE *f;
     size_t k;
     if (!CHECK(ev != NULL)) return;
-    memset(&d, 0, sizeof d);
-    d.thread = 1;
-    d.set = PROF_EVENT_RESOURCE_ID;
-    d.device_type = PROF_DEVICE_CUDA;
-    d.device_resource_id = 9;
-    for (k = 0; k < sizeof ks / sizeof *ks; k++) {
-        d.name = ks[k].name;
-        d.start_ns = ks[k].start;
-        d.end_ns = ks[k].end;
-        CHECK(prof_events_add(ev, &d) >= 0);
-    }
+    for (k = 0; k < sizeof ks / sizeof *ks; k++) check_add_kernel(ev, ks[k].name, 0, 9, ks[k].start, ks[k].end);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/devnest.json"), PROF_OK);
     f = fopen(OUT "/devnest.expect.json", "w");
     if (CHECK(f != NULL)) {

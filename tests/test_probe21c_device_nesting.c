@@ -49,19 +49,6 @@
 
 #define OUT "build/probe21c_device_nesting"
 
-static void add_kernel(prof_events *ev, const char *name, int64_t stream, int64_t start, int64_t end) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = 1;
-    d.start_ns = start;
-    d.end_ns = end;
-    d.device_type = PROF_DEVICE_CUDA;
-    d.set = PROF_EVENT_RESOURCE_ID;
-    d.device_resource_id = stream;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
 static void run(const char *name, prof_events *ev, const char *const *names, int nnames) {
     char path[256];
     snprintf(path, sizeof path, OUT "/%s.json", name);
@@ -80,16 +67,16 @@ int main(void) {
 
     /* 1. overlapping kernels on one stream */
     ev = prof_events_create();
-    add_kernel(ev, "k1", 7, 100, 200);
-    add_kernel(ev, "k2", 7, 150, 300);
+    check_add_kernel(ev, "k1", 0, 7, 100, 200);
+    check_add_kernel(ev, "k2", 0, 7, 150, 300);
     run("overlap", ev, k12, 2);
     prof_events_free(ev);
 
     /* 2. a kernel inside another, then one at the outer one's end */
     ev = prof_events_create();
-    add_kernel(ev, "k1", 7, 100, 300);
-    add_kernel(ev, "k2", 7, 150, 200);
-    add_kernel(ev, "k4", 7, 300, 400);
+    check_add_kernel(ev, "k1", 0, 7, 100, 300);
+    check_add_kernel(ev, "k2", 0, 7, 150, 200);
+    check_add_kernel(ev, "k4", 0, 7, 300, 400);
     run("nest_touch", ev, k124, 3);
     prof_events_free(ev);
 
