@@ -44,7 +44,7 @@ static int check_lanes(const char *what) {
     xev *x = NULL, *st[256];
     size_t n = 0, cap = 0, i;
     int bad = 0, d = 0;
-    if (!CHECK_MSG(text != NULL, what)) return 1;
+    if (!CHECK_MSG(text != NULL, "%s", what)) return 1;
     for (line = text; line && *line; line = next) {
         const char *p;
         next = strchr(line, '\n');
@@ -56,11 +56,11 @@ static int check_lanes(const char *what) {
             if (!x) abort();
         }
         x[n].tid = strtol(p + 7, NULL, 10);
-        if (!CHECK_MSG((p = strstr(line, "\"pid\": ")) != NULL, what)) break;
+        if (!CHECK_MSG((p = strstr(line, "\"pid\": ")) != NULL, "%s", what)) break;
         x[n].pid = strtol(p + 7, NULL, 10);
-        if (!CHECK_MSG((p = strstr(line, "\"ts\": ")) != NULL, what)) break;
+        if (!CHECK_MSG((p = strstr(line, "\"ts\": ")) != NULL, "%s", what)) break;
         x[n].ts = strtod(p + 6, NULL);
-        if (!CHECK_MSG((p = strstr(line, "\"dur\": ")) != NULL, what)) break;
+        if (!CHECK_MSG((p = strstr(line, "\"dur\": ")) != NULL, "%s", what)) break;
         x[n].dur = strtod(p + 7, NULL);
         p = strstr(line, "\"name\": \"");
         snprintf(x[n].name, sizeof x[n].name, "%.*s", p ? (int)strcspn(p + 9, "\"") : 1, p ? p + 9 : "?");
