@@ -5639,18 +5639,20 @@ static PROF__NI int prof__run_place(const prof_events *e, prof__ev *ev, size_t n
     if (!n) return 1;
     for (k = 0; k < n; k++) {
         int64_t start = ev[k].start, end = ev[k].end;
-        size_t p = top, j;
+        size_t p = top;
         prof__place_ent *t;
         uint32_t lo = (uint32_t)k;
-        while (p > 0 && ev[s[p - 1].k].start >= start) p--;
-        if (p < top) {
-            lo = s[p].lo;
-            for (j = p; j < top; j++) {
-                if (!(ev[s[j].k].start < end && ev[s[j].k].end <= end)) return 0;
-                if (j > p && !prof__place_order_ok(ev, &s[j - 1], &s[j])) return 0;
-                ev[s[j].k].parent = (int32_t)k;
-            }
+        /* its children: the entries that began at or after it, checked
+           as they are popped (newest first: the checks do not depend on
+           the order) */
+        for (; p > 0; p--) {
+            prof__ev *ch = &ev[s[p - 1].k];
+            if (ch->start < start) break;
+            if (!(ch->start < end && ch->end <= end)) return 0;
+            if (p < top && !prof__place_order_ok(ev, &s[p - 1], &s[p])) return 0;
+            ch->parent = (int32_t)k;
         }
+        if (p < top) lo = s[p].lo;
         if (ev[k].scope == 1) f |= PROF__T_BACKWARD;
         ev[k].parent = -1;
         ev[k].first_child = (int32_t)lo;
