@@ -5925,6 +5925,11 @@ typedef struct prof__collector {
     /* shared extras by their raw values (up to 8 shape values), the same
        way: a hit skips formatting, interning and the map */
     prof__ex_cache_ent ex_cache[16];
+    /* per call site (slot as site_cache): the ex_cache entry its last op
+       took, | 16 once two ops in a row took the same one; then the next
+       op tries that entry before hashing its values (a loop's op repeats
+       its shapes; a site whose shapes vary never sets the bit) */
+    uint8_t ex_guess[64];
     prof__shape_cache_ent shape_cache[16]; /* shapes by their raw values, the same way */
     const prof__rec *op_miss;    /* the op header prof__c_op_fast stopped at: not tried again */
     char *over_buf;              /* an overload name's bytes, gathered from its DATA records */
@@ -6801,6 +6806,19 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_s
         if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
     return !(n & 1) || (uint64_t)v[0] == d->t0;
 }
+/* prof__c_vals_same that also tests that each record is a DATA one (as
+   prof__c_vals_hash does), for a cache entry found without the hash. */
+static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_same_data(const int64_t *v, const prof__rec *d, unsigned n) {
+    const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
+    const prof__rec *pairs = d + n / 2;
+    for (; d < pairs; d++, v += 2)
+        if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1) | ((uintptr_t)d->site ^ data)) return 0;
+    return !(n & 1) || (((uint64_t)v[0] ^ d->t0) | ((uintptr_t)d->site ^ data)) == 0;
+}
+/* Whether cache entry ce holds this op's extra (its shape values in d). */
+static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_ex_holds(const prof__ex_cache_ent *ce, unsigned n, unsigned kind, int64_t flops, uint64_t fwd) {
+    return ce->idx && ce->n == (int)n && ce->kind == kind && ce->flops == flops && ce->fwd == fwd;
+}
 /* prof__c_op_fast's state, in its locals while it runs: the list's two
    arrays as where the next entry goes and the bound of the room in each.
    Through e, each store into the list would make the compiler read e's
@@ -6840,6 +6858,7 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI const prof__rec *p
     const prof_site *s;
     size_t slot;
     uint16_t fl;
+    unsigned guess;
     prof__ex_cache_ent *ce;
 #if defined(PROF_CUPTI)
     if (c->cuda) return NULL;
@@ -6866,15 +6885,21 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI const prof__rec *p
         if (((uintptr_t)r->site & 7u) != PROF__TAG_SCOPE) return NULL;
     }
     kind = (unsigned)has_flops | ((ag_aux >> 8) & 2u); /* (0x200: a forward thread) */
-    h = (uint64_t)(uint32_t)(n + 2); /* prof__c_shared_extra's cache, its hash and test */
-    if (kind & 1u) h = prof__c_hstep(h, (uint64_t)flops);
-    if (kind & 2u) h = prof__c_hstep(h + 1, fwd);
-    h = prof__c_vals_hash(h, d, n, &data_ok);
-    ce = &c->ex_cache[(h ^ (h >> 32)) & 15u];
-    if (!data_ok || !ce->idx || ce->n != (int)n || ce->kind != kind || ce->flops != flops || ce->fwd != fwd || !prof__c_vals_same(ce->vals, d, n)) return NULL;
-    if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return NULL;
     s = (const prof_site *)r->site;
     slot = prof__c_site_slot(s);
+    guess = c->ex_guess[slot];
+    if (!(guess & 16u) || !prof__c_ex_holds(ce = &c->ex_cache[guess & 15u], n, kind, flops, fwd) || !prof__c_vals_same_data(ce->vals, d, n)) {
+        unsigned hi;
+        h = (uint64_t)(uint32_t)(n + 2); /* prof__c_shared_extra's cache, its hash and test */
+        if (kind & 1u) h = prof__c_hstep(h, (uint64_t)flops);
+        if (kind & 2u) h = prof__c_hstep(h + 1, fwd);
+        h = prof__c_vals_hash(h, d, n, &data_ok);
+        hi = (unsigned)(h ^ (h >> 32)) & 15u;
+        ce = &c->ex_cache[hi];
+        if (!data_ok || !prof__c_ex_holds(ce, n, kind, flops, fwd) || !prof__c_vals_same(ce->vals, d, n)) return NULL;
+        c->ex_guess[slot] = (uint8_t)(hi | (hi == (guess & 15u) ? 16u : 0u));
+    }
+    if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return NULL;
     if (c->site_cache[slot] != s || (fl = c->site_cache_fl[slot]) == PROF__C_STEP || st->ev >= st->evmax) return NULL;
     /* a bad RecordScope (0x400) is counted the general way; a sequence
        number needs room beside the extra */

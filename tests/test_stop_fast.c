@@ -839,6 +839,94 @@ static void test_seq_shared(void) {
     prof_events_free(ev);
 }
 
+/* prof__c_op_one's guess (ex_guess): a site whose last two ops took the
+   same ex_cache entry tries that entry before hashing its values. By then
+   the entry may hold another site's key of the same slot, or the op's
+   value records may not be DATA ones: either must go the way it goes
+   without the guess. */
+static void op_g1(const int64_t *sh, int n) { prof_args a = args_of(sh, n, 0); PROF_SCOPE_ARGS("op_g1", &a); }
+static void op_g2(const int64_t *sh, int n) { prof_args a = args_of(sh, n, 0); PROF_SCOPE_ARGS("op_g2", &a); }
+static const prof_site guess_site = { "op_guess", __FILE__, "guess", 3, PROF_SITE_CPU_OP };
+/* an op of two shape values whose value record is tagged FLOPS, not DATA */
+static void forge_badtag(const int64_t *sh) {
+    prof__scope s = prof__scope_enter(&guess_site, NULL);
+    prof__rec *r;
+    CHECK(s.t != NULL);
+    if (!s.t || !(r = prof__slots(s.t, 3))) return;
+    r[0].site = PROF__EXT(PROF__EXT_SHAPES, 2);
+    r[0].t0 = r[0].t1 = 0;
+    r[1].site = PROF__EXT(PROF__EXT_FLOPS, 0);
+    r[1].t0 = (uint64_t)sh[0];
+    r[1].t1 = (uint64_t)sh[1];
+    r[2].site = s.site;
+    r[2].t0 = s.t0;
+    r[2].t1 = prof__now();
+    PROF__STORE(&s.t->pos, r + 3);
+}
+static void test_guess(void) {
+    static const int64_t A[2] = { 1, 7 }; /* one tensor of one dim: [[7]] */
+    int64_t B[2] = { 1, 8 }, C[2] = { 1, 8 };
+    const int64_t *want[8];
+    char *warm = NULL, *cold = NULL;
+    prof_config cfg = config();
+    prof_events *ev;
+    size_t k, nb = 0, ng = 0;
+    int64_t mal[2] = { 0, 0 };
+    int run;
+    cfg.with_flops = 0;
+    /* another key of A's slot, and B of another slot */
+    while (slot2(1, 0, 0, C[0], C[1]) != slot2(1, 0, 0, A[0], A[1])) C[1]++;
+    while (slot2(1, 0, 0, B[0], B[1]) == slot2(1, 0, 0, A[0], A[1])) B[1]++;
+    want[0] = want[1] = want[2] = A; want[3] = C; want[4] = A; want[5] = B; want[6] = want[7] = A;
+    for (run = 0; run < 2; run++) {
+        CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+        if (run == 0) {
+            int i;
+            for (i = 0; i < 3; i++) op_g1(A, 2); /* the site's guess: A's entry */
+            op_g2(C, 2);                           /* ... which now holds C */
+            op_g1(A, 2);
+            op_g1(B, 2);
+            op_g1(A, 2);
+            op_g1(A, 2);
+            forge_site = &guess_site;
+            for (i = 0; i < 3; i++) forge(A, 2, NULL, 0);
+            forge_site = &forged_site;
+            forge_badtag(A); /* the guess trusted, the records not DATA */
+        } else {
+            forge_badtag(A); /* first in its session: no guess, no cache */
+        }
+        ev = prof_stop();
+        CHECK(ev != NULL);
+        if (!ev) return;
+        if (dump) dump_events(ev);
+        mal[run] = (int64_t)prof_events_stats(ev).malformed_shapes;
+        for (k = 0; k < prof_events_count(ev); k++) {
+            prof_event x = get(ev, k);
+            char sh[32];
+            if (!strcmp(x.name, "op_g1") || !strcmp(x.name, "op_g2")) {
+                CHECK(nb < 8);
+                if (nb >= 8) break;
+                snprintf(sh, sizeof sh, "[[%lld]]", (long long)want[nb][1]);
+                CHECK_EQ_STR(x.input_shapes, sh);
+                CHECK_EQ_STR(x.name, nb == 3 ? "op_g2" : "op_g1");
+                nb++;
+            } else if (!strcmp(x.name, "op_guess") && ng++ == 3) {
+                warm = describe(ev, k);
+            } else if (!strcmp(x.name, "op_guess") && run == 1) {
+                cold = describe(ev, k);
+            }
+        }
+        CHECK_EQ_INT(prof_events_count(ev), run == 0 ? 12 : 1);
+        prof_events_free(ev);
+    }
+    CHECK_EQ_INT(nb, 8);
+    CHECK(warm != NULL && cold != NULL);
+    if (warm && cold) CHECK_EQ_STR(warm, cold);
+    CHECK_EQ_INT(mal[0], mal[1]);
+    free(warm);
+    free(cold);
+}
+
 int main(int argc, char **argv) {
     dump = argc > 1 && !strcmp(argv[1], "--dump");
     prof_set_log(check_log, NULL);
@@ -848,5 +936,6 @@ int main(int argc, char **argv) {
     test_forged();
     test_room();
     test_seq_shared();
+    test_guess();
     return check_report();
 }
