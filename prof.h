@@ -6741,8 +6741,8 @@ static __inline__ PROF__NI int prof__c_scope_plain(prof__collector *c, const pro
 }
 
 /* The plain scopes that follow in the iterator's block, as prof__c_scope_plain
-   makes them, in a loop that keeps its state in registers: the event
-   template, the list's count and room, the session's bounds. It stops at
+   makes them, in a loop that keeps its state in registers: the list's
+   count and room, the session's bounds. It stops at
    the first record that is anything else (an extension, another tag, a
    stale or late scope, a site not in the cache or a step's, no room): the
    general loop takes that one. Never leaves the block. Returns the records
@@ -6751,29 +6751,19 @@ static __attribute__((__noinline__)) PROF__NI size_t prof__c_plain_run(prof__col
     prof_events *e = c->e;
     const prof__rec *recs = it->b->recs;
     size_t i = it->i, lim = it->n, n = e->n, room;
-    prof__ev v, *ev = e->ev;
+    prof__ev *ev = e->ev;
+    int32_t node_id = e->with_node_id ? e->node_id : -1;
     if (n + 1 >= e->cap || n >= (size_t)INT32_MAX - 1) return 0;
     room = e->cap - 1 - n; /* n + 1 < cap after each */
     if (room > (size_t)INT32_MAX - 1 - n) room = (size_t)INT32_MAX - 1 - n;
     if (lim - i > room) lim = i + room;
-    v.thread = thr;
-    v.parent = v.first_child = v.next_sibling = -1;
-    v.node_id = e->with_node_id ? e->node_id : -1;
-    v.extra = 0;
-    v.device_type = PROF_DEVICE_CPU;
-    v.scope = 0;
     for (; i < lim; i++) {
         const prof__rec *r = &recs[i];
         const prof_site *s = (const prof_site *)r->site;
         size_t h = prof__c_site_slot(s);
         if (((uintptr_t)s & 7u) != PROF__TAG_SCOPE || prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1) ||
             c->site_cache[h] != s || c->site_cache_fl[h] == PROF__C_STEP) break;
-        v.start = prof__c_ns(r->t0);
-        v.end = prof__c_ns(r->t1);
-        if (v.end < v.start) v.end = v.start; /* (prof__c_clamp) */
-        v.site = c->site_cache_idx[h];
-        v.flags = c->site_cache_fl[h];
-        ev[n++] = v;
+        prof__c_ev_fill(&ev[n++], r, c->site_cache_idx[h], thr, node_id, 0, c->site_cache_fl[h], 0);
     }
     e->n = n;
     n = i - it->i;
