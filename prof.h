@@ -2783,15 +2783,21 @@ static PROF__NI void prof__thr_write_id(prof_events *e, size_t i) {
     e->tid_w_low = w;
     e->thr[i].tid_w = w;
 }
+/* The list's index of thread tid, added if new, with its name (NULL or
+   "": none) interned; -1 out of memory, a name that could not be interned
+   included (a retried prof_stop decodes the thread again and gives it its
+   name: kept without it, the thread would keep no name). */
 static PROF__NI int64_t prof__thread_index(prof_events *e, uint64_t tid, const char *name) {
     uint32_t v = prof__map_get(&e->thr_map, tid);
+    const char *iname = NULL;
     if (v != UINT32_MAX) {
-        if (name && name[0] && !e->thr[v].name) e->thr[v].name = prof__intern(&e->strs, name);
+        if (name && name[0] && !e->thr[v].name && !(e->thr[v].name = prof__intern(&e->strs, name))) return -1;
         return v;
     }
     if (e->nthr >= UINT32_MAX - 1 || !PROF__PUSH_OK(e->thr, e->nthr, e->capthr)) return -1;
+    if (name && name[0] && !(iname = prof__intern(&e->strs, name))) return -1;
     e->thr[e->nthr].tid = tid;
-    e->thr[e->nthr].name = (name && name[0]) ? prof__intern(&e->strs, name) : NULL;
+    e->thr[e->nthr].name = iname;
     if (!prof__map_add(&e->thr_map, tid, (uint32_t)e->nthr)) return -1;
     prof__thr_write_id(e, e->nthr);
     return (int64_t)e->nthr++;

@@ -430,10 +430,21 @@ static char *dump_list(prof_events *ev) {
     return b.p;
 }
 
+/* A thread's name longer than the list's arena chunks (64 KiB): interning
+   it at the stop allocates, so the sweep fails that allocation too (the
+   thread once kept no name after the retry). */
+static const char *long_thread_name(void) {
+    static char name[70000];
+    if (!name[0]) {
+        memset(name, 't', sizeof name - 1);
+        memcpy(name, "worker b ", 9);
+    }
+    return name;
+}
 static void *retry_worker(void *arg) {
     int i, id = (int)(intptr_t)arg;
     char name[32];
-    prof_set_thread_name(id ? "worker b" : "worker a");
+    prof_set_thread_name(id ? long_thread_name() : "worker a");
     for (i = 0; i < 60; i++) {
         PROF_SCOPE("work");
         snprintf(name, sizeof name, "dyn %d", (i + id) % 5);
