@@ -8239,6 +8239,12 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         x->overload_name = (d->overload_name && d->overload_name[0]) ? prof__intern(&e->strs, d->overload_name) : NULL;
         x->trace_name = d->trace_name ? prof__intern(&e->strs, d->trace_name) : NULL;
         x->shapes = (d->set & PROF_EVENT_SHAPES) ? prof__shapes_repr(e, &d->input_shapes) : NULL;
+        /* a name or shapes that could not be copied fail the call (the
+           extra made for it stays unused: no event refers to it) */
+        if ((d->overload_name && d->overload_name[0] && !x->overload_name) || (d->trace_name && !x->trace_name) || ((d->set & PROF_EVENT_SHAPES) && !x->shapes)) {
+            prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory");
+            return -1;
+        }
         if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
         if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
         if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }

@@ -427,6 +427,13 @@ static char *dump_list(prof_events *ev) {
         for (k = 0; k < e.stack_depth; k++) dump_str(&b, e.stack[k]);
         dump_printf(&b, "\n");
     }
+    { /* the allocations' categories */
+        const char *cat[8];
+        size_t k, nc = prof_memory_categories(ev, PROF_DEVICE_CPU, 0, cat, 8);
+        dump_printf(&b, "categories %zu:", nc);
+        for (k = 0; k < nc && k < 8; k++) dump_str(&b, cat[k]);
+        dump_printf(&b, "\n");
+    }
     return b.p;
 }
 
@@ -438,6 +445,16 @@ static const char *long_thread_name(void) {
     if (!name[0]) {
         memset(name, 't', sizeof name - 1);
         memcpy(name, "worker b ", 9);
+    }
+    return name;
+}
+/* An allocation's category longer than the arena's chunks: interning it at
+   the stop allocates, so the sweep fails that allocation too. */
+static const char *long_category(void) {
+    static char name[70000];
+    if (!name[0]) {
+        memset(name, 'c', sizeof name - 1);
+        memcpy(name, "category ", 9);
     }
     return name;
 }
@@ -507,7 +524,8 @@ static void retry_record(const retry_mode *m) {
             }
             if (m->shapes && i % 20 == 19) prof_step(); /* a step's name: interned into its own extra */
             if (m->memory) {
-                prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
+                if (i == 6) prof_alloc_ex((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i, PROF_DEVICE_CPU, 0, long_category());
+                else prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
                 if (i % 2) prof_dealloc((const void *)(uintptr_t)(0x1000 + 16 * (i - 1)));
             }
         }
@@ -772,6 +790,59 @@ static void test_stop_retry_shutdown(void) {
     prof_events_free(ev);
 }
 
+/* prof_events_add with names longer than the arena's chunks, with each of
+   its allocations failing in turn: a call that succeeds has copied every
+   name and the shapes (a failed copy once left them NULL: an event with no
+   overload name), one that fails added no event. */
+static const char *long_text(int which) {
+    static char text[2][70000];
+    if (!text[which][0]) {
+        memset(text[which], 'a' + which, sizeof text[which] - 1);
+        memcpy(text[which], "long ", 5);
+    }
+    return text[which];
+}
+static void test_add_names_fail(void) {
+    static const int ndims[2] = { 2, 1 };
+    static const int64_t dims[3] = { 3, 4, 5 };
+    long fail, ok_add = 0;
+    for (fail = 1; fail <= 40; fail++) {
+        prof_events *ev = prof_events_create();
+        prof_event_desc d;
+        prof_event got;
+        int64_t k;
+        if (!CHECK(ev != NULL)) return;
+        memset(&d, 0, sizeof d);
+        d.name = "launch";
+        d.thread = 1;
+        d.end_ns = 1000;
+        CHECK(prof_events_add(ev, &d) == 0);
+        d.name = "op";
+        d.overload_name = long_text(0);
+        d.trace_name = long_text(1);
+        d.set = PROF_EVENT_SHAPES;
+        d.input_shapes.n_inputs = 2;
+        d.input_shapes.ndims = ndims;
+        d.input_shapes.dims = dims;
+        g_alloc_count = 0;
+        g_fail_at = fail;
+        k = prof_events_add(ev, &d);
+        g_fail_at = -1;
+        if (k >= 0) {
+            ok_add++;
+            memset(&got, 0, sizeof got);
+            CHECK_EQ_INT(prof_events_get(ev, (size_t)k, &got), PROF_OK);
+            CHECK(got.overload_name && strcmp(got.overload_name, long_text(0)) == 0);
+            CHECK(got.trace_name && strcmp(got.trace_name, long_text(1)) == 0);
+            CHECK(got.input_shapes && strcmp(got.input_shapes, "[[3, 4], [5]]") == 0);
+        } else {
+            CHECK_EQ_INT(prof_events_count(ev), 1);
+        }
+        prof_events_free(ev);
+    }
+    CHECK(ok_add >= 10); /* the sweep ran past every allocation of the call */
+}
+
 int main(int argc, char **argv) {
     prof_set_log(check_log, NULL);
     if (argc > 1 && strcmp(argv[1], "--rlimit-child") == 0) return rlimit_child();
@@ -784,6 +855,7 @@ int main(int argc, char **argv) {
     test_known_dyn_name();
     prof_shutdown();
     test_every_allocation_fails();
+    test_add_names_fail();
     {
         static const retry_mode modes[] = { { "plain", 0, 0, 0, 0 }, { "threads", 0, 0, 1, 1 }, { "stacks, shapes, args", PROF_STACK_SCOPES, 1, 1, 1 },
                                              { "native stacks", PROF_STACK_NATIVE, 0, 0, 1 }, { "native stacks, args", PROF_STACK_NATIVE, 1, 0, 0 } };
