@@ -6595,6 +6595,12 @@ static __inline__ PROF__NI int prof__c_take_extra(prof_events *e, prof__ev *v, u
     v->flags = (uint16_t)(v->flags | PROF__F_SHARED_EX);
     return 0;
 }
+/* Whether cache entry ce holds an extra of n shape values (-1: no shapes),
+   kind (1: FLOPs, 2: a forward thread), flops and fwd; its values are
+   compared apart. */
+static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_ex_holds(const prof__ex_cache_ent *ce, int n, unsigned kind, int64_t flops, uint64_t fwd) {
+    return ce->idx && ce->n == n && ce->kind == kind && ce->flops == flops && ce->fwd == fwd;
+}
 static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending *pd, prof__ev *v) {
     prof_events *e = c->e;
     prof__extra x;
@@ -6614,7 +6620,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
         if (kind & 2u) hc = prof__c_hstep(hc + 1, fwd);
         for (k = 0; k < n; k++) hc = prof__c_hstep(hc, (uint64_t)pd->shapes[k]);
         ce = &c->ex_cache[(hc ^ (hc >> 32)) & 15u];
-        hit = ce->idx && ce->n == n && ce->kind == kind && ce->flops == flops && ce->fwd == fwd;
+        hit = prof__c_ex_holds(ce, n, kind, flops, fwd);
         if (hit) { /* (a call to memcmp cost more than these few values) */
             for (k = 0; k < n; k++)
                 if (ce->vals[k] != pd->shapes[k]) break;
@@ -6658,9 +6664,9 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
    in step: some firmware, some hypervisors) ends where it starts, as an
    event that ends before it begins is no interval (negative times in
    the table, a negative dur in the trace). */
-/* A scope record's event, before its extras and links. */
-/* The CPU event of scope record r, field by field into v (the fast paths
-   store it in place, the list's node_id read once). */
+/* The CPU event of scope record r, before its extras and links, field by
+   field into v (the fast paths store it in place, the list's node_id read
+   once). */
 static __inline__ __attribute__((__always_inline__)) PROF__NI void prof__c_ev_fill(prof__ev *v, const prof__rec *r, uint32_t site, uint32_t thr, int32_t node_id, uint8_t scope, uint16_t flags, uint32_t extra) {
     v->start = prof__c_ns(r->t0);
     v->end = prof__c_ns(r->t1);
@@ -6796,24 +6802,15 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI uint64_t prof__c_v
     *ok = !bad;
     return h;
 }
-static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n) {
+/* Whether the n values held in d are v; with `tags` (a constant), also
+   that each record is a DATA one, as prof__c_vals_hash tests (for a cache
+   entry found without the hash). */
+static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_same(const int64_t *v, const prof__rec *d, unsigned n, int tags) {
+    const uintptr_t data = tags ? (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0) : 0;
     const prof__rec *pairs = d + n / 2;
     for (; d < pairs; d++, v += 2)
-        if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1)) return 0;
-    return !(n & 1) || (uint64_t)v[0] == d->t0;
-}
-/* prof__c_vals_same that also tests that each record is a DATA one (as
-   prof__c_vals_hash does), for a cache entry found without the hash. */
-static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_vals_same_data(const int64_t *v, const prof__rec *d, unsigned n) {
-    const uintptr_t data = (uintptr_t)PROF__EXT(PROF__EXT_DATA, 0);
-    const prof__rec *pairs = d + n / 2;
-    for (; d < pairs; d++, v += 2)
-        if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1) | ((uintptr_t)d->site ^ data)) return 0;
-    return !(n & 1) || (((uint64_t)v[0] ^ d->t0) | ((uintptr_t)d->site ^ data)) == 0;
-}
-/* Whether cache entry ce holds this op's extra (its shape values in d). */
-static __inline__ __attribute__((__always_inline__)) PROF__NI int prof__c_ex_holds(const prof__ex_cache_ent *ce, unsigned n, unsigned kind, int64_t flops, uint64_t fwd) {
-    return ce->idx && ce->n == (int)n && ce->kind == kind && ce->flops == flops && ce->fwd == fwd;
+        if (((uint64_t)v[0] ^ d->t0) | ((uint64_t)v[1] ^ d->t1) | (tags ? (uintptr_t)d->site ^ data : 0)) return 0;
+    return !(n & 1) || (((uint64_t)v[0] ^ d->t0) | (tags ? (uintptr_t)d->site ^ data : 0)) == 0;
 }
 /* prof__c_op_fast's state, in its locals while it runs: the list's two
    arrays as where the next entry goes and the bound of the room in each.
@@ -6884,7 +6881,7 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI const prof__rec *p
     s = (const prof_site *)r->site;
     slot = prof__c_site_slot(s);
     guess = c->ex_guess[slot];
-    if (!(guess & 16u) || !prof__c_ex_holds(ce = &c->ex_cache[guess & 15u], n, kind, flops, fwd) || !prof__c_vals_same_data(ce->vals, d, n)) {
+    if (!(guess & 16u) || !prof__c_ex_holds(ce = &c->ex_cache[guess & 15u], (int)n, kind, flops, fwd) || !prof__c_vals_same(ce->vals, d, n, 1)) {
         unsigned hi;
         h = (uint64_t)(uint32_t)(n + 2); /* prof__c_shared_extra's cache, its hash and test */
         if (kind & 1u) h = prof__c_hstep(h, (uint64_t)flops);
@@ -6892,7 +6889,7 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI const prof__rec *p
         h = prof__c_vals_hash(h, d, n, &data_ok);
         hi = (unsigned)(h ^ (h >> 32)) & 15u;
         ce = &c->ex_cache[hi];
-        if (!data_ok || !prof__c_ex_holds(ce, n, kind, flops, fwd) || !prof__c_vals_same(ce->vals, d, n)) return NULL;
+        if (!data_ok || !prof__c_ex_holds(ce, (int)n, kind, flops, fwd) || !prof__c_vals_same(ce->vals, d, n, 0)) return NULL;
         c->ex_guess[slot] = (uint8_t)(hi | (hi == (guess & 15u) ? 16u : 0u));
     }
     if (prof__c_stale_scope(c, r->t0) || prof__c_late(c, r->t1)) return NULL;
@@ -8234,17 +8231,19 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
     need_extra = (d->overload_name && d->overload_name[0]) || d->trace_name || (d->set & (PROF_EVENT_SHAPES | PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD | PROF_EVENT_RESOURCE_ID)) ||
                  d->device_index || d->flops || d->cpu_memory_usage || d->device_memory_usage;
     if (need_extra) {
-        prof__extra *x = prof__extra_of(e, &v);
-        if (!x) { prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory"); return -1; }
-        x->overload_name = (d->overload_name && d->overload_name[0]) ? prof__intern(&e->strs, d->overload_name) : NULL;
-        x->trace_name = d->trace_name ? prof__intern(&e->strs, d->trace_name) : NULL;
-        x->shapes = (d->set & PROF_EVENT_SHAPES) ? prof__shapes_repr(e, &d->input_shapes) : NULL;
-        /* a name or shapes that could not be copied fail the call (the
-           extra made for it stays unused: no event refers to it) */
-        if ((d->overload_name && d->overload_name[0] && !x->overload_name) || (d->trace_name && !x->trace_name) || ((d->set & PROF_EVENT_SHAPES) && !x->shapes)) {
+        /* the names and shapes copied first: a copy that fails fails the
+           call before the extra is made */
+        const char *over = NULL, *trace = NULL, *shapes = NULL;
+        prof__extra *x;
+        if ((d->overload_name && d->overload_name[0] && !(over = prof__intern(&e->strs, d->overload_name))) ||
+            (d->trace_name && !(trace = prof__intern(&e->strs, d->trace_name))) ||
+            ((d->set & PROF_EVENT_SHAPES) && !(shapes = prof__shapes_repr(e, &d->input_shapes))) || !(x = prof__extra_of(e, &v))) {
             prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_add: out of memory");
             return -1;
         }
+        x->overload_name = over;
+        x->trace_name = trace;
+        x->shapes = shapes;
         if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
         if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
         if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }
