@@ -437,31 +437,26 @@ static char *dump_list(prof_events *ev) {
     return b.p;
 }
 
-/* A thread's name longer than the list's arena chunks (64 KiB): interning
-   it at the stop allocates, so the sweep fails that allocation too (the
-   thread once kept no name after the retry). */
-static const char *long_thread_name(void) {
-    static char name[70000];
-    if (!name[0]) {
-        memset(name, 't', sizeof name - 1);
-        memcpy(name, "worker b ", 9);
+/* Texts longer than the list's arena chunks (64 KiB): interning one
+   allocates a chunk for it, so the sweeps fail that allocation too. An op's
+   overload name; a thread's name (the thread once kept no name after the
+   retry); an allocation's category; prof_events_add's overload and trace
+   names (test_add_names_fail). */
+enum { LONG_OVERLOAD, LONG_THREAD, LONG_CATEGORY, LONG_ADD_OVERLOAD, LONG_ADD_TRACE, LONG_N };
+static const char *long_text(int which) {
+    static const char *const head[LONG_N] = { "out.", "worker b ", "category ", "long ", "long " };
+    static const char fill[LONG_N] = { 'o', 't', 'c', 'a', 'b' };
+    static char text[LONG_N][70000];
+    if (!text[which][0]) {
+        memset(text[which], fill[which], sizeof text[which] - 1);
+        memcpy(text[which], head[which], strlen(head[which]));
     }
-    return name;
-}
-/* An allocation's category longer than the arena's chunks: interning it at
-   the stop allocates, so the sweep fails that allocation too. */
-static const char *long_category(void) {
-    static char name[70000];
-    if (!name[0]) {
-        memset(name, 'c', sizeof name - 1);
-        memcpy(name, "category ", 9);
-    }
-    return name;
+    return text[which];
 }
 static void *retry_worker(void *arg) {
     int i, id = (int)(intptr_t)arg;
     char name[32];
-    prof_set_thread_name(id ? long_thread_name() : "worker a");
+    prof_set_thread_name(id ? long_text(LONG_THREAD) : "worker a");
     for (i = 0; i < 60; i++) {
         PROF_SCOPE("work");
         snprintf(name, sizeof name, "dyn %d", (i + id) % 5);
@@ -469,14 +464,6 @@ static void *retry_worker(void *arg) {
         if (i % 10 == 0) PROF_ASYNC_END(100 + id); /* ends the main thread's range */
     }
     return NULL;
-}
-static const char *long_overload(void) {
-    static char name[70000];
-    if (!name[0]) {
-        memset(name, 'o', sizeof name - 1);
-        memcpy(name, "out.", 4);
-    }
-    return name;
 }
 static void retry_record(const retry_mode *m) {
     int i, k;
@@ -515,7 +502,7 @@ static void retry_record(const retry_mode *m) {
                     /* interned (with native stacks into the op's own
                        extra): one longer than the list's arena chunks (64
                        KiB), so that a chunk is allocated for it */
-                    a.overload_name = k != 1 ? NULL : i == 7 ? long_overload() : "out";
+                    a.overload_name = k != 1 ? NULL : i == 7 ? long_text(LONG_OVERLOAD) : "out";
                     { PROF_SCOPE_ARGS("aten::op", &a); }
                     { PROF_SCOPE_SHAPES("aten::mm", 2, i % 3 + 1, 4); }
                 } else {
@@ -524,7 +511,7 @@ static void retry_record(const retry_mode *m) {
             }
             if (m->shapes && i % 20 == 19) prof_step(); /* a step's name: interned into its own extra */
             if (m->memory) {
-                if (i == 6) prof_alloc_ex((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i, PROF_DEVICE_CPU, 0, long_category());
+                if (i == 6) prof_alloc_ex((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i, PROF_DEVICE_CPU, 0, long_text(LONG_CATEGORY));
                 else prof_alloc((const void *)(uintptr_t)(0x1000 + 16 * i), 64 + (size_t)i);
                 if (i % 2) prof_dealloc((const void *)(uintptr_t)(0x1000 + 16 * (i - 1)));
             }
@@ -794,14 +781,6 @@ static void test_stop_retry_shutdown(void) {
    its allocations failing in turn: a call that succeeds has copied every
    name and the shapes (a failed copy once left them NULL: an event with no
    overload name), one that fails added no event. */
-static const char *long_text(int which) {
-    static char text[2][70000];
-    if (!text[which][0]) {
-        memset(text[which], 'a' + which, sizeof text[which] - 1);
-        memcpy(text[which], "long ", 5);
-    }
-    return text[which];
-}
 static void test_add_names_fail(void) {
     static const int ndims[2] = { 2, 1 };
     static const int64_t dims[3] = { 3, 4, 5 };
@@ -812,14 +791,13 @@ static void test_add_names_fail(void) {
         prof_event got;
         int64_t k;
         if (!CHECK(ev != NULL)) return;
+        check_add_event(ev, "launch", 1, 0, 1000);
         memset(&d, 0, sizeof d);
-        d.name = "launch";
+        d.name = "op";
         d.thread = 1;
         d.end_ns = 1000;
-        CHECK(prof_events_add(ev, &d) == 0);
-        d.name = "op";
-        d.overload_name = long_text(0);
-        d.trace_name = long_text(1);
+        d.overload_name = long_text(LONG_ADD_OVERLOAD);
+        d.trace_name = long_text(LONG_ADD_TRACE);
         d.set = PROF_EVENT_SHAPES;
         d.input_shapes.n_inputs = 2;
         d.input_shapes.ndims = ndims;
@@ -832,8 +810,8 @@ static void test_add_names_fail(void) {
             ok_add++;
             memset(&got, 0, sizeof got);
             CHECK_EQ_INT(prof_events_get(ev, (size_t)k, &got), PROF_OK);
-            CHECK(got.overload_name && strcmp(got.overload_name, long_text(0)) == 0);
-            CHECK(got.trace_name && strcmp(got.trace_name, long_text(1)) == 0);
+            CHECK(got.overload_name && strcmp(got.overload_name, long_text(LONG_ADD_OVERLOAD)) == 0);
+            CHECK(got.trace_name && strcmp(got.trace_name, long_text(LONG_ADD_TRACE)) == 0);
             CHECK(got.input_shapes && strcmp(got.input_shapes, "[[3, 4], [5]]") == 0);
         } else {
             CHECK_EQ_INT(prof_events_count(ev), 1);
