@@ -252,7 +252,7 @@
                         and more are advised to use huge pages;
                         key_averages' rows, their stacks and its per-node
                         memos of 2 MiB and more when grouped by stack, and
-                        the exporters' 4 MiB formatting pool, are allocated
+                        the exporters' 6 MiB formatting pool, are allocated
                         2 MiB-aligned (posix_memalign) in huge pages.)
                         A hook (or a malloc the program interposes) may
                         report its blocks with prof_alloc/prof_dealloc and
@@ -1956,6 +1956,13 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  endif
 #  if !defined(__USE_XOPEN_EXTENDED)
 extern int fchown(int fd, uid_t owner, gid_t group);
+#  endif
+#  if !defined(__USE_UNIX98)
+#    if defined(__LP64__)
+extern ssize_t pwrite(int fd, const void *buf, size_t n, off_t offset);
+#    else
+#      define PROF__NO_PWRITE 1 /* 32 bits: its symbol depends on _FILE_OFFSET_BITS (the parallel JSON writes in turn) */
+#    endif
 #  endif
 #endif
 #if defined(__GLIBC__) && !defined(__USE_MISC)
@@ -10931,7 +10938,9 @@ typedef struct prof__w {
     prof__wthread *th;         /* the writer thread, once started */
     int no_thread;             /* it could not start: not tried again */
     struct prof__par *par;     /* a worker's writer when formatting in parallel (prof__par_items) */
-    size_t chunk;              /* ... and the chunk it is formatting */
+    size_t chunk;              /* ... the chunk it is formatting */
+    uint64_t chunk_out;        /* ... bytes of it written so far (its buffer overflowed) */
+    int par_me;                /* ... and which worker it is (prof__par) */
     int can_redo;              /* our own temporary file: prof__w_rewind may start it over */
 } prof__w;
 /* w->err of a format that found, while writing, that it must start over
@@ -11511,25 +11520,41 @@ static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
    threads at once: the list is cut into chunks of prof__par_chunk items,
    each formatted alone into the same bytes as the whole list would give
    (a format's ops reset their context per chunk). A worker takes a free
-   buffer of a pool of PROF__PAR_NBUF with the next chunk, formats the
-   chunk into it and queues it; the chunks go out in order, each written
-   by whichever worker finds it next in turn with nobody writing (a token
-   under the lock): the one that completes it, or the one writing the
-   chunk before it, which goes on with it. So a worker never waits for a
-   chunk's turn: while one writes, the other formats, and a worker that
-   finishes first takes the next chunk into another buffer. It waits only
-   when every buffer is taken (the pool keeps memory at PROF__PAR_NBUF
-   buffers whatever the count) or when its chunk outgrows its buffer:
-   then it writes the part it has in the chunk's turn (a chunk of plain
-   events takes ~0.35 MiB, with full args ~0.7 MiB: 2048 of them fit). A
-   chunk must be long beside the hand-over (a lock, sometimes a wake-up):
-   2048 events are 0.1-0.2 ms of formatting. The pool is 4 MiB, two huge
-   pages (prof__par_pool), all of it resident while the export runs. */
+   buffer of the pool with the next chunk, formats the chunk into it and
+   queues it. How the chunks go out depends on the file:
+   - Our own temporary file (the usual case: a regular file replaced
+     atomically): each chunk is written by the worker that formatted it,
+     with pwrite at its offset, as soon as every chunk before it is
+     formatted (their lengths give its offset), while the other worker
+     may be writing too. Each worker has buffers of its own (b % 2), so
+     the bytes it formats stay in its core's cache until its own write(2)
+     copies them. Written by the other core, every line of a buffer went
+     through that core and back: the formatting took 2x the CPU on this
+     VM while the other core wrote into tmpfs (1x into /dev/null); and
+     written in order by their own workers alone, every hand-over of the
+     turn waited for the other worker to end its chunk.
+   - A stream (a pipe, a device, a descriptor the caller gave): in order,
+     each chunk written by whichever worker finds it next in turn with
+     nobody writing (a token under the lock): the one that completes it,
+     or the one writing the chunk before it, which goes on with it. So a
+     worker never waits for a chunk's turn.
+   A worker waits only when every buffer it may take is queued, or when
+   its chunk outgrows its buffer: then it writes the part it has once the
+   chunk's offset is known (a stream: in the chunk's turn). A chunk of
+   plain events takes ~0.35 MiB, with full args ~0.7 MiB: 2048 of them
+   fit. A chunk must be long beside the hand-over (a lock, sometimes a
+   wake-up): 2048 events are 0.1-0.2 ms of formatting. Each worker has
+   one chunk being formatted and, when the other is behind, one or two
+   waiting for their offset: three buffers each. The pool is 6 MiB,
+   three huge pages (prof__par_pool), all of it resident while the export
+   runs. */
 #define PROF__PAR_CHUNK 2048
 #define PROF__PAR_BUF ((size_t)1 << 20)
-#define PROF__PAR_NBUF 4 /* two being formatted, two queued or free */
+#define PROF__PAR_NBUF 6 /* positional: buffer b is worker b % 2's */
 static size_t prof__par_min_events = 32768; /* smaller lists: one thread (tests set it) */
 static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
+static int prof__par_stream = 0; /* 1: our own file written as a stream too (tests set it) */
+static uint64_t prof__par_pwrites; /* pwrite calls (atomic; tests read it) */
 /* What a format gives the workers. */
 typedef struct prof__par_ops {
     void *(*open)(const void *proto);             /* a worker's own context; NULL: no memory */
@@ -11542,106 +11567,200 @@ typedef struct prof__par {
     const void *proto;             /* what open copies from */
     size_t n;                      /* items */
     int fd;
+    int positional;                /* chunks go out with pwrite at their offsets, each by its worker */
     pthread_mutex_t lock;
-    pthread_cond_t cv;             /* a buffer freed, the turn moved or the token released */
+    pthread_cond_t cv;             /* a buffer freed, an offset known, the turn moved or the token released */
     int waiters;                   /* workers waiting on cv */
+    unsigned gen;                  /* prof__par_wake's count (atomic: read by spinning workers) */
+    int workers;                   /* workers started: the next one's number */
     size_t chunk;                  /* items per chunk */
     size_t next_chunk, nchunks;
-    size_t turn;                   /* the chunk whose bytes go out next */
-    int writing;                   /* the token: a worker is in write(2) */
+    size_t sized;                  /* positional: chunks [0, sized) have their lengths ... */
+    int64_t end;                   /* ... and chunk `sized` starts at this offset */
+    size_t turn;                   /* a stream: the chunk whose bytes go out next */
+    int writing;                   /* ... and the token: a worker is in write(2) */
     int nbuf;
     char *buf[PROF__PAR_NBUF];     /* the pool */
     size_t len[PROF__PAR_NBUF];    /* a queued buffer's bytes */
-    size_t owner[PROF__PAR_NBUF];  /* ... and its chunk */
+    size_t owner[PROF__PAR_NBUF];  /* ... its chunk */
+    uint64_t pre[PROF__PAR_NBUF];  /* ... the bytes of its chunk written before them (prof__par_flush) */
+    int64_t at[PROF__PAR_NBUF];    /* ... positional: their offset once known, else -1 */
     unsigned char state[PROF__PAR_NBUF]; /* PROF__PB_FREE, _TAKEN (being formatted), _QUEUED (complete) */
     uint64_t written;              /* bytes written */
     int err;
 } prof__par;
 enum { PROF__PB_FREE, PROF__PB_TAKEN, PROF__PB_QUEUED };
 
+/* pwrite(2) of all n bytes at offset at; returns 0 or the errno (as
+   prof__write_all: our own regular file, so no EAGAIN). */
+static PROF__NI int prof__pwrite_all(int fd, const char *s, size_t n, int64_t at) {
+#if defined(PROF__NO_PWRITE)
+    (void)fd; (void)s; (void)n; (void)at; (void)prof__par_pwrites; (void)prof__par_stream;
+    return ENOSYS; /* not called: without pwrite, prof__par_items writes in turn */
+#else
+    prof__sig_guard g;
+    int err = 0;
+    prof__sig_hold(&g);
+    while (n) {
+        ssize_t k = pwrite(fd, s, n, (off_t)at);
+        __atomic_fetch_add(&prof__par_pwrites, 1, __ATOMIC_RELAXED);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            err = errno;
+            break;
+        }
+        if (k == 0) { err = EIO; break; }
+        s += k;
+        n -= (size_t)k;
+        at += k;
+    }
+    prof__sig_release(&g, err);
+    return err;
+#endif
+}
+/* Anything a worker may wait for happened: a buffer freed, an offset
+   known, the turn moved, the token released. Called with the lock held. */
 static PROF__NI void prof__par_wake(prof__par *p) {
+    __atomic_store_n(&p->gen, __atomic_load_n(&p->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
     if (p->waiters) pthread_cond_broadcast(&p->cv);
 }
-/* Called with the lock held. Unless another worker holds the token, writes
-   the queued chunks that are next in turn, in order, the lock released
-   around each write(2); after an error they are dropped. */
-static PROF__NI void prof__par_drain(prof__par *p) {
-    int b, err;
-    if (p->writing) return; /* its holder looks for the next chunk after each write */
+/* Waits for the next prof__par_wake (the caller checks again what it
+   waits for). Called with the lock held. It spins first, without the
+   lock, for up to PROF__PAR_SPIN_NS: what it waits for is mostly the
+   other worker's write(2) of a chunk (0.1-0.2 ms), and waking a thread
+   that sleeps takes tens of microseconds to milliseconds on a VM, during
+   which nothing is written (it spins only while it has nothing else to
+   do, and the workers run only where two CPUs are online). */
+#define PROF__PAR_SPIN_NS 30000
+static PROF__NI void prof__par_wait(prof__par *p) {
+    const unsigned gen = __atomic_load_n(&p->gen, __ATOMIC_RELAXED);
+    int64_t t0 = prof__mono_ns();
+    unsigned i;
+    pthread_mutex_unlock(&p->lock);
+    for (i = 1; __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == gen; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (!(i & 255) && prof__mono_ns() - t0 > PROF__PAR_SPIN_NS) break;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->waiters++;
+    while (__atomic_load_n(&p->gen, __ATOMIC_RELAXED) == gen) pthread_cond_wait(&p->cv, &p->lock);
+    p->waiters--;
+}
+/* One write of a worker's bytes, the lock released around it: at `at`
+   (positional) or at the file's offset. */
+static PROF__NI void prof__par_out(prof__par *p, const char *s, size_t n, int64_t at) {
+    int err;
+    pthread_mutex_unlock(&p->lock);
+    err = p->positional ? prof__pwrite_all(p->fd, s, n, at) : prof__write_all(p->fd, s, n);
+    pthread_mutex_lock(&p->lock);
+    if (err && !p->err) p->err = err;
+    if (!err) p->written += n;
+}
+/* The buffer worker me may write next, or -1: its queued chunk of known
+   offset with the lowest number (a stream: any worker's chunk next in
+   turn). */
+static PROF__NI int prof__par_next(const prof__par *p, int me) {
+    int b, best = -1;
+    for (b = 0; b < p->nbuf; b++) {
+        if (p->state[b] != PROF__PB_QUEUED) continue;
+        if (!p->positional) { if (p->owner[b] == p->turn) return b; continue; }
+        if ((b & 1) == me && p->at[b] >= 0 && (best < 0 || p->owner[b] < p->owner[best])) best = b;
+    }
+    return best;
+}
+/* Called with the lock held: unless another worker holds the token,
+   writes what worker me may write (prof__par_next) until nothing is left;
+   after an error it is dropped. Returns whether it freed a buffer. */
+static PROF__NI int prof__par_drain(prof__par *p, int me) {
+    int b, freed = 0;
+    if (p->writing) return 0; /* its holder looks for more after each write, and wakes the waiters when done */
     p->writing = 1;
-    for (;;) {
-        for (b = 0; b < p->nbuf && !(p->state[b] == PROF__PB_QUEUED && p->owner[b] == p->turn); b++) {}
-        if (b == p->nbuf) break;
-        if (!p->err) {
-            pthread_mutex_unlock(&p->lock);
-            err = prof__write_all(p->fd, p->buf[b], p->len[b]);
-            pthread_mutex_lock(&p->lock);
-            if (err && !p->err) p->err = err;
-            if (!err) p->written += p->len[b];
-        }
+    while ((b = prof__par_next(p, me)) >= 0) {
+        if (!p->err) prof__par_out(p, p->buf[b], p->len[b], p->at[b]);
         p->state[b] = PROF__PB_FREE;
         p->turn++;
+        freed = 1;
         prof__par_wake(p);
     }
     p->writing = 0;
     prof__par_wake(p);
+    return freed;
 }
-/* A worker's buffer is full in the middle of its chunk: in the chunk's
-   turn, with the token, what it holds is written. */
+/* Positional, with the lock held: the offsets of the complete chunks
+   that follow the sized ones. Returns whether any became known. */
+static PROF__NI int prof__par_size(prof__par *p) {
+    int b, any = 0;
+    for (;;) {
+        for (b = 0; b < p->nbuf && !(p->state[b] == PROF__PB_QUEUED && p->owner[b] == p->sized); b++) {}
+        if (b == p->nbuf) return any;
+        p->at[b] = p->end + (int64_t)p->pre[b];
+        p->end += (int64_t)(p->pre[b] + p->len[b]);
+        p->sized++;
+        any = 1;
+    }
+}
+/* A worker's buffer is full in the middle of its chunk: once the chunk's
+   offset is known (a stream: in its turn, with the token), what it holds
+   is written. */
 static PROF__NI void prof__par_flush(prof__w *w) {
     prof__par *p = w->par;
-    int err;
     pthread_mutex_lock(&p->lock);
-    while ((p->turn != w->chunk || p->writing) && !p->err) {
-        p->waiters++;
-        pthread_cond_wait(&p->cv, &p->lock);
-        p->waiters--;
-    }
-    if (!(err = p->err)) {
+    while (!p->err && ((p->positional ? p->sized : p->turn) != w->chunk || p->writing))
+        if (!prof__par_drain(p, w->par_me)) prof__par_wait(p);
+    if (!p->err) {
         p->writing = 1;
-        pthread_mutex_unlock(&p->lock);
-        err = prof__write_all(p->fd, w->buf, w->n);
-        pthread_mutex_lock(&p->lock);
+        prof__par_out(p, w->buf, w->n, p->end + (int64_t)w->chunk_out);
         p->writing = 0;
-        if (err && !p->err) p->err = err;
-        if (!err) p->written += w->n;
         prof__par_wake(p);
     }
+    if (p->err) w->err = p->err;
     pthread_mutex_unlock(&p->lock);
-    if (err) w->err = err;
     w->written += w->n;
+    w->chunk_out += w->n;
     w->n = 0;
 }
-/* A free buffer and the next chunk for it, waiting for a buffer if none is
-   free; nchunks when none is left (or on an error). */
-static PROF__NI size_t prof__par_take(prof__par *p, int *slot) {
+/* Writes what worker me may write, then takes a free buffer (*slot) and
+   the next chunk for it, waiting when none is free; nchunks when none is
+   left (or on an error), once its own queued chunks are written. */
+static PROF__NI size_t prof__par_take(prof__par *p, int me, int *slot) {
+    const int step = p->positional ? 2 : 1;
     size_t k;
     int b;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        if (p->err || p->next_chunk >= p->nchunks) { k = p->nchunks; break; }
-        for (b = 0; b < p->nbuf && p->state[b] != PROF__PB_FREE; b++) {}
+        if (prof__par_drain(p, me)) continue; /* more may have come in turn meanwhile */
+        if (p->err || p->next_chunk >= p->nchunks) {
+            for (b = me; p->positional && b < p->nbuf && p->state[b] != PROF__PB_QUEUED; b += 2) {}
+            if (!p->err && p->positional && b < p->nbuf) { prof__par_wait(p); continue; } /* its offset is not known yet */
+            k = p->nchunks;
+            break;
+        }
+        for (b = p->positional ? me : 0; b < p->nbuf && p->state[b] != PROF__PB_FREE; b += step) {}
         if (b < p->nbuf) {
             p->state[b] = PROF__PB_TAKEN;
             *slot = b;
             k = p->next_chunk++;
             break;
         }
-        p->waiters++;
-        pthread_cond_wait(&p->cv, &p->lock);
-        p->waiters--;
+        prof__par_wait(p);
     }
     pthread_mutex_unlock(&p->lock);
     return k;
 }
-/* Chunk k is complete in buffer `slot`: queued, and written with any that
-   follow it when its turn has come. */
-static PROF__NI void prof__par_done(prof__par *p, const prof__w *w, int slot) {
+/* The worker's chunk is complete in buffer `slot`: queued, with its
+   offset where the chunks before it are sized (positional, waking a
+   worker that waits for one), else written in its turn. */
+static PROF__NI void prof__par_done(prof__par *p, const prof__w *w, int slot, int me) {
     pthread_mutex_lock(&p->lock);
     p->len[slot] = w->n;
     p->owner[slot] = w->chunk;
+    p->pre[slot] = w->chunk_out;
+    p->at[slot] = -1;
     p->state[slot] = PROF__PB_QUEUED;
-    if (p->owner[slot] == p->turn) prof__par_drain(p);
+    if (p->positional && prof__par_size(p)) prof__par_wake(p);
+    prof__par_drain(p, me);
     pthread_mutex_unlock(&p->lock);
 }
 static void *prof__par_worker(void *arg) {
@@ -11655,10 +11774,14 @@ static void *prof__par_worker(void *arg) {
     w.cap = PROF__PAR_BUF;
     w.fd = p->fd;
     w.par = p;
-    while ((k = prof__par_take(p, &slot)) < p->nchunks) {
+    pthread_mutex_lock(&p->lock);
+    w.par_me = p->workers++ & 1;
+    pthread_mutex_unlock(&p->lock);
+    while ((k = prof__par_take(p, w.par_me, &slot)) < p->nchunks) {
         w.buf = p->buf[slot];
         w.n = 0;
         w.chunk = k;
+        w.chunk_out = 0;
         w.err = 0;
         p->ops->chunk(ctx, k * p->chunk);
         end = (k + 1) * p->chunk < p->n ? (k + 1) * p->chunk : p->n;
@@ -11671,13 +11794,13 @@ static void *prof__par_worker(void *arg) {
             pthread_mutex_unlock(&p->lock);
             break;
         }
-        prof__par_done(p, &w, slot);
+        prof__par_done(p, &w, slot, w.par_me);
     }
     p->ops->close(ctx);
     return NULL;
 }
 /* The pool's buffers in one block, of huge pages where libc allocates:
-   they are fresh memory at every export, and the 1024 4 KiB pages of the
+   they are fresh memory at every export, and the 1536 4 KiB pages of the
    pool, first touched while formatting, can cost as much as formatting
    50k events on this VM (a first touch takes microseconds under a
    hypervisor, tens of them on a busy one: 8 MiB took 56-71 ms here, with
@@ -11719,6 +11842,10 @@ static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *o
                 p.fd = w->fd;
                 p.chunk = prof__par_chunk;
                 p.nchunks = (n + p.chunk - 1) / p.chunk;
+                /* our own temporary file, written from its offset now */
+#if !defined(PROF__NO_PWRITE)
+                p.positional = w->can_redo && !prof__par_stream && (p.end = (int64_t)lseek(w->fd, 0, SEEK_CUR)) >= 0;
+#endif
                 if (!prof__spawn(&th, prof__par_worker, &p)) {
                     ok = 0;
                 } else {
@@ -11726,7 +11853,8 @@ static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *o
                     pthread_join(th, NULL);
                     if (!p.err && p.next_chunk == 0) ok = 0; /* neither worker got its context: nothing was written, one thread does it */
                     else if (p.err) w->err = p.err;
-                    else if (p.turn != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written in turn */
+                    else if ((p.positional ? p.sized : p.turn) != p.nchunks) w->err = EIO; /* cannot happen: every chunk is written */
+                    else if (p.positional && lseek(w->fd, (off_t)p.end, SEEK_SET) != (off_t)p.end) w->err = errno ? errno : EIO; /* the rest goes after them */
                     w->written += p.written;
                 }
             }

@@ -1243,6 +1243,52 @@ static void test_slow_reader(void) {
     prof__par_chunk = old_chunk;
     prof_events_free(ev);
 }
+/* The JSON formatted in parallel into a file: the same bytes as one
+   thread writes, whether each worker writes its own chunks at their
+   offsets (pwrite, our own temporary file) or the chunks go out in turn
+   as into a stream (prof__par_stream), with chunks of every size: small
+   (the pool runs out, chunks complete before their offset is known) and
+   bigger than a worker's buffer (their first part written once the
+   chunks before them are formatted). The file it replaces goes whole. */
+static void test_par_file(void) {
+    static const size_t chunks[] = { 97, 300, 2048, 16000 };
+    prof_events *ev = build(50000);
+    size_t c, m, old_min = prof__par_min_events, old_chunk = prof__par_chunk;
+    char *want;
+    size_t want_n = 0;
+    if (!ev) return;
+    prof__par_min_events = (size_t)-1; /* the reference: one thread */
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/par_file.json"), PROF_OK);
+    want = check_read_file_n(OUT "/par_file.json", &want_n);
+    CHECK_MSG(want_n > 4 * PROF__PAR_BUF, "the trace (%zu bytes) is too small for chunks bigger than a buffer", want_n);
+    for (m = 0; m < 2; m++) {
+        for (c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            uint64_t pw = __atomic_load_n(&prof__par_pwrites, __ATOMIC_RELAXED);
+            char *got;
+            size_t got_n = 0;
+            prof__par_min_events = 0;
+            prof__par_chunk = chunks[c];
+            prof__par_stream = (int)m;
+            CHECK(write_text(OUT "/par_file.json", "an older file, replaced whole\n"));
+            CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/par_file.json"), PROF_OK);
+            got = check_read_file_n(OUT "/par_file.json", &got_n);
+            CHECK_MSG(want && got && got_n == want_n && memcmp(want, got, want_n) == 0,
+                      "%s, chunks of %zu: %zu bytes against one thread's %zu, or they differ", m ? "in turn" : "at offsets", chunks[c], got_n, want_n);
+            pw = __atomic_load_n(&prof__par_pwrites, __ATOMIC_RELAXED) - pw;
+#if defined(PROF__NO_PWRITE)
+            pw = !m; /* no pwrite (32 bits, POSIX 2001): in turn either way */
+#endif
+            CHECK_MSG((pw > 0) == !m, "%s, chunks of %zu: pwrite %s", m ? "in turn" : "at offsets", chunks[c], m ? "used" : "not used");
+            free(got);
+        }
+    }
+    prof__par_stream = 0;
+    prof__par_min_events = old_min;
+    prof__par_chunk = old_chunk;
+    free(want);
+    unlink(OUT "/par_file.json");
+    prof_events_free(ev);
+}
 /* A write that fails once the writer thread (started at the first buffer)
    or the parallel workers have taken over: a reader gone after 512 kB
    (EPIPE, no SIGPIPE), and a file that reaches RLIMIT_FSIZE (EFBIG) at
@@ -1395,6 +1441,7 @@ int main(void) {
     test_light_hand();
     test_hostile_fields();
     test_slow_reader();
+    test_par_file();
     test_write_fails_midway();
     test_file_size_signal();
     prof_shutdown();
