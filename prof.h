@@ -7297,7 +7297,10 @@ static PROF__NI int prof__c_cupti(prof__collector *c) {
        profile that used CUDA, so the list gets one */
     if (!c->e->use_device)
         for (i = 0; i < c->e->nmem; i++)
-            if (c->e->mem[i].device_type == PROF_DEVICE_CUDA) { c->e->use_device = prof__intern(&c->e->strs, "cuda"); break; }
+            if (c->e->mem[i].device_type == PROF_DEVICE_CUDA) {
+                if (!(c->e->use_device = prof__intern(&c->e->strs, "cuda"))) return -1; /* out of memory: the stop fails, its retry gives the device */
+                break;
+            }
     return 0;
 }
 
