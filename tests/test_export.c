@@ -862,6 +862,53 @@ static void test_hand(void) {
     prof_events_free(ev);
 }
 
+/* The trace names CPU threads, and not a thread whose events are all on a
+   device: one whose kernels come after the CPU threads' first events (the
+   names are decided from the list's first events once every thread has a
+   CPU event; here one never has). Thread 4 runs a CPU scope first,
+   threads 1 and 2 CPU scopes after it, thread 3 only kernels after all
+   of them (in time and in the order they are added). */
+static size_t count_text(const char *s, const char *what) {
+    size_t n = 0, k = strlen(what);
+    while (s && (s = strstr(s, what)) != NULL) { n++; s += k; }
+    return n;
+}
+static void test_device_thread_unnamed(void) {
+    prof_events *ev = prof_events_create();
+    char *json, what[160];
+    int i, t;
+    if (!CHECK(ev != NULL)) return;
+    {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = "early cpu scope";
+        d.thread = 4;
+        d.start_ns = 500;
+        d.end_ns = 550;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    for (i = 0; i < 40; i++) {
+        prof_event_desc d;
+        memset(&d, 0, sizeof d);
+        d.name = i < 20 ? "cpu scope" : "kernel";
+        d.thread = i < 20 ? (uint64_t)(1 + i % 2) : 3;
+        d.device_type = i < 20 ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
+        d.start_ns = 1000 + (int64_t)i * 100;
+        d.end_ns = d.start_ns + 50;
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    CHECK_EQ_INT(prof_events_build_tree(ev), PROF_OK);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/device_thread.json"), PROF_OK);
+    json = check_read_file(OUT "/device_thread.json");
+    for (t = 1; t <= 4; t++) {
+        snprintf(what, sizeof what, "\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": %ld, \"tid\": %d,", (long)getpid(), t);
+        CHECK_MSG(count_text(json, what) == (t == 3 ? 0u : 1u), "thread %d: %zu thread_name entries (want %d)", t, count_text(json, what), t == 3 ? 0 : 1);
+    }
+    free(json);
+    unlink(OUT "/device_thread.json");
+    prof_events_free(ev);
+}
+
 /* Nesting once parsed: a viewer reads ts and dur as doubles of
    microseconds and drops a child that ends after its parent, so prof.h
    shortens such a child by a few ns. Chains of children that all end at
@@ -2396,6 +2443,7 @@ int main(void) {
     PHASE(test_numbers());
     PHASE(test_hand());
     PHASE(test_hand_nesting());
+    PHASE(test_device_thread_unnamed());
     PHASE(test_js());
     PHASE(test_recorded());
     PHASE(test_errors());
