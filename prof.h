@@ -11528,8 +11528,9 @@ static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
    - Our own temporary file (the usual case: a regular file replaced
      atomically): each chunk is written by the worker that formatted it,
      with pwrite at its offset, as soon as every chunk before it is
-     formatted (their lengths give its offset), while the other worker
-     may be writing too. Each worker has buffers of its own (b % 2), so
+     formatted (their lengths give its offset) and nobody else is writing
+     (a token under the lock: two pwrites at once spin on the file's lock
+     in the kernel). Each worker has buffers of its own (b % 2), so
      the bytes it formats stay in its core's cache until its own write(2)
      copies them. Written by the other core, every line of a buffer went
      through that core and back: the formatting took 2x the CPU on this
@@ -11574,7 +11575,7 @@ typedef struct prof__par {
     pthread_mutex_t lock;
     pthread_cond_t cv;             /* a buffer freed, an offset known, the turn moved or the token released */
     int waiters;                   /* workers waiting on cv */
-    unsigned gen;                  /* prof__par_wake's count (atomic: read by spinning workers) */
+    unsigned gen;                  /* prof__par_wake's count */
     int workers;                   /* workers started: the next one's number */
     size_t chunk;                  /* items per chunk */
     size_t next_chunk, nchunks;
@@ -11624,31 +11625,17 @@ static PROF__NI int prof__pwrite_all(int fd, const char *s, size_t n, int64_t at
 /* Anything a worker may wait for happened: a buffer freed, an offset
    known, the turn moved, the token released. Called with the lock held. */
 static PROF__NI void prof__par_wake(prof__par *p) {
-    __atomic_store_n(&p->gen, __atomic_load_n(&p->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+    p->gen++;
     if (p->waiters) pthread_cond_broadcast(&p->cv);
 }
 /* Waits for the next prof__par_wake (the caller checks again what it
-   waits for). Called with the lock held. It spins first, without the
-   lock, for up to PROF__PAR_SPIN_NS: what it waits for is mostly the
-   other worker's write(2) of a chunk (0.1-0.2 ms), and waking a thread
-   that sleeps takes tens of microseconds to milliseconds on a VM, during
-   which nothing is written (it spins only while it has nothing else to
-   do, and the workers run only where two CPUs are online). */
-#define PROF__PAR_SPIN_NS 30000
+   waits for). Called with the lock held. (Spinning first, 30 to 300 us,
+   moved the export's time by less than its run-to-run spread here and
+   added 8-20% to its CPU.) */
 static PROF__NI void prof__par_wait(prof__par *p) {
-    const unsigned gen = __atomic_load_n(&p->gen, __ATOMIC_RELAXED);
-    int64_t t0 = prof__mono_ns();
-    unsigned i;
-    pthread_mutex_unlock(&p->lock);
-    for (i = 1; __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE) == gen; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if (!(i & 255) && prof__mono_ns() - t0 > PROF__PAR_SPIN_NS) break;
-    }
-    pthread_mutex_lock(&p->lock);
+    const unsigned gen = p->gen;
     p->waiters++;
-    while (__atomic_load_n(&p->gen, __ATOMIC_RELAXED) == gen) pthread_cond_wait(&p->cv, &p->lock);
+    while (p->gen == gen) pthread_cond_wait(&p->cv, &p->lock);
     p->waiters--;
 }
 /* One write of a worker's bytes, the lock released around it: at `at`
