@@ -10958,12 +10958,6 @@ static PROF__NI void prof__w_mem(prof__w *w, char *mem, size_t cap) {
     w->cap = cap;
     w->fd = -1;
 }
-/* write(2) of all n bytes; returns 0 or the errno. SIGPIPE and SIGXFSZ
-   are held around the writes (prof__sig_hold, in >>table). The exporters'
-   own threads run with every signal blocked (prof__spawn), so they take
-   this path too. Three system calls per 256 kB buffer. A descriptor the
-   host made non-blocking (a pipe to a slow reader) says EAGAIN once the
-   pipe is full: wait for room rather than fail half-way through. */
 /* EAGAIN, or EWOULDBLOCK where it differs (equal on Linux: gcc's
    -Wlogical-op flags the two compared together) */
 static __inline__ int prof__would_block(int err) {
@@ -10972,12 +10966,30 @@ static __inline__ int prof__would_block(int err) {
 #endif
     return err == EAGAIN;
 }
-static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
+static int prof__par_stream = 0; /* 1: the parallel JSON writes our own file as a stream too (tests set it) */
+static uint64_t prof__par_pwrites; /* pwrite calls (atomic; tests read it) */
+/* write(2) of all n bytes; returns 0 or the errno. SIGPIPE and SIGXFSZ
+   are held around the writes (prof__sig_hold, in >>table). The exporters'
+   own threads run with every signal blocked (prof__spawn), so they take
+   this path too. Three system calls per 256 kB buffer. A descriptor the
+   host made non-blocking (a pipe to a slow reader) says EAGAIN once the
+   pipe is full: wait for room rather than fail half-way through.
+   With at >= 0, pwrite(2) from that offset instead (the parallel JSON
+   into our own regular file, prof__par_items; never where
+   PROF__NO_PWRITE). */
+static PROF__NI int prof__write_at(int fd, const char *s, size_t n, int64_t at) {
     prof__sig_guard g;
     int err = 0;
     prof__sig_hold(&g);
     while (n) {
-        ssize_t k = write(fd, s, n);
+        ssize_t k;
+#if !defined(PROF__NO_PWRITE)
+        if (at >= 0) {
+            k = pwrite(fd, s, n, (off_t)at);
+            __atomic_fetch_add(&prof__par_pwrites, 1, __ATOMIC_RELAXED);
+        } else
+#endif
+            k = write(fd, s, n);
         if (k < 0) {
             if (errno == EINTR) continue;
             if (prof__would_block(errno)) {
@@ -10993,10 +11005,12 @@ static PROF__NI int prof__write_all(int fd, const char *s, size_t n) {
         if (k == 0) { err = EIO; break; }
         s += k;
         n -= (size_t)k;
+        if (at >= 0) at += k;
     }
     prof__sig_release(&g, err);
     return err;
 }
+static PROF__NI int prof__write_all(int fd, const char *s, size_t n) { return prof__write_at(fd, s, n, -1); }
 static void *prof__w_thread_main(void *arg) {
     prof__wthread *th = (prof__wthread *)arg;
     int err = 0;
@@ -11557,8 +11571,6 @@ static PROF__NI void prof__pb_s(prof__buf *b, unsigned field, const char *s) {
 #define PROF__PAR_NBUF 6 /* positional: buffer b is worker b % 2's */
 static size_t prof__par_min_events = 32768; /* smaller lists: one thread (tests set it) */
 static size_t prof__par_chunk = PROF__PAR_CHUNK;              /* items per chunk (tests set it) */
-static int prof__par_stream = 0; /* 1: our own file written as a stream too (tests set it) */
-static uint64_t prof__par_pwrites; /* pwrite calls (atomic; tests read it) */
 /* What a format gives the workers. */
 typedef struct prof__par_ops {
     void *(*open)(const void *proto);             /* a worker's own context; NULL: no memory */
@@ -11595,33 +11607,6 @@ typedef struct prof__par {
 } prof__par;
 enum { PROF__PB_FREE, PROF__PB_TAKEN, PROF__PB_QUEUED };
 
-/* pwrite(2) of all n bytes at offset at; returns 0 or the errno (as
-   prof__write_all: our own regular file, so no EAGAIN). */
-static PROF__NI int prof__pwrite_all(int fd, const char *s, size_t n, int64_t at) {
-#if defined(PROF__NO_PWRITE)
-    (void)fd; (void)s; (void)n; (void)at; (void)prof__par_pwrites; (void)prof__par_stream;
-    return ENOSYS; /* not called: without pwrite, prof__par_items writes in turn */
-#else
-    prof__sig_guard g;
-    int err = 0;
-    prof__sig_hold(&g);
-    while (n) {
-        ssize_t k = pwrite(fd, s, n, (off_t)at);
-        __atomic_fetch_add(&prof__par_pwrites, 1, __ATOMIC_RELAXED);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            err = errno;
-            break;
-        }
-        if (k == 0) { err = EIO; break; }
-        s += k;
-        n -= (size_t)k;
-        at += k;
-    }
-    prof__sig_release(&g, err);
-    return err;
-#endif
-}
 /* Anything a worker may wait for happened: a buffer freed, an offset
    known, the turn moved, the token released. Called with the lock held. */
 static PROF__NI void prof__par_wake(prof__par *p) {
@@ -11643,7 +11628,7 @@ static PROF__NI void prof__par_wait(prof__par *p) {
 static PROF__NI void prof__par_out(prof__par *p, const char *s, size_t n, int64_t at) {
     int err;
     pthread_mutex_unlock(&p->lock);
-    err = p->positional ? prof__pwrite_all(p->fd, s, n, at) : prof__write_all(p->fd, s, n);
+    err = prof__write_at(p->fd, s, n, p->positional ? at : -1);
     pthread_mutex_lock(&p->lock);
     if (err && !p->err) p->err = err;
     if (!err) p->written += n;
@@ -11670,7 +11655,7 @@ static PROF__NI int prof__par_drain(prof__par *p, int me) {
     while ((b = prof__par_next(p, me)) >= 0) {
         if (!p->err) prof__par_out(p, p->buf[b], p->len[b], p->at[b]);
         p->state[b] = PROF__PB_FREE;
-        p->turn++;
+        if (!p->positional) p->turn++;
         freed = 1;
         prof__par_wake(p);
     }
@@ -11835,6 +11820,8 @@ static PROF__NI int prof__par_items(prof__w *w, size_t n, const prof__par_ops *o
                 /* our own temporary file, written from its offset now */
 #if !defined(PROF__NO_PWRITE)
                 p.positional = w->can_redo && !prof__par_stream && (p.end = (int64_t)lseek(w->fd, 0, SEEK_CUR)) >= 0;
+#else
+                (void)prof__par_stream; (void)prof__par_pwrites;
 #endif
                 if (!prof__spawn(&th, prof__par_worker, &p)) {
                     ok = 0;
@@ -14495,21 +14482,22 @@ static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64
         PROF__W_LIT(w, "}},\n");
     }
 }
-/* Which entries of the thread table are threads of the process: those
-   that ran something on the CPU (an event, a memory record, a mark) or
-   nothing at all (a hand-built list's). An entry that only device events
-   use is a GPU stream's (CUPTI files its records by stream), named under
-   its device's pid, not the process's. NULL without memory: all are. */
+/* Marks thread thr as seen on the CPU (bit 1) or on a device (bit 2);
+   *left counts the threads not yet seen on the CPU. */
 static PROF__NI void prof__cpu_mark(uint8_t *u, size_t *left, uint32_t thr, size_t nthr, unsigned bit) {
     if (thr >= nthr) return;
     if (bit == 1 && !(u[thr] & 1)) --*left;
     u[thr] |= (uint8_t)bit;
 }
-/* Per thread: 1 if it is a CPU thread (a CPU event, an allocation or an
-   instant, or nothing at all), 0 if all its events are on a device. Once
-   every thread has a CPU event the rest cannot change that: a list of CPU
-   threads alone is decided in its first events instead of a pass over all
-   of them (2 ms of a 1M-event export, with no write running meanwhile). */
+/* Which entries of the thread table are threads of the process (1): those
+   that ran something on the CPU (an event, a memory record, a mark) or
+   nothing at all (a hand-built list's). An entry that only device events
+   use is a GPU stream's (CUPTI files its records by stream), named under
+   its device's pid, not the process's (0). Once every thread has been
+   seen on the CPU the rest cannot change that: a list of CPU threads
+   alone is decided in its first events, not by a pass over all of them
+   (2 ms of a 1M-event export, with no write running). NULL without
+   memory: all are. */
 static PROF__NI uint8_t *prof__cpu_threads(const prof_events *e) {
     uint8_t *u = (uint8_t *)PROF__MALLOC(e->nthr + 1);
     size_t i, left = e->nthr; /* threads with no CPU event seen yet */
