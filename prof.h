@@ -14,7 +14,7 @@
    before you include this file in *one* C or C++ file to create the
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
-   Linux (x86-64, aarch64) with gcc or clang. prof_stop, the tables and
+   Linux (x86-64, aarch64; i386 builds too) with gcc or clang. prof_stop, the tables and
    the exporters format with the C library's snprintf (%lld, %zu, %.*f...):
    a program that replaces snprintf/vsnprintf with its own, not ISO C's
    (MicroPython's unix port does, by default), crashes there.
@@ -1393,7 +1393,12 @@ typedef struct prof__thread prof__thread;
 #else
 #define PROF__GATE_HI 1
 #endif
-typedef union prof__gate { uint64_t word; uint32_t half[2]; } prof__gate;
+/* A 64-bit field that one thread writes and another reads with __atomic
+   loads is 8-byte aligned everywhere: i386's ABI aligns a uint64_t in a
+   struct to 4 bytes, where an 8-byte atomic access may tear (clang says so:
+   -Watomic-alignment). x86-64 and aarch64 align them so anyway. */
+#define PROF__ALIGN8 __attribute__((aligned(8)))
+typedef union prof__gate { uint64_t word PROF__ALIGN8; uint32_t half[2]; } prof__gate;
 struct prof__thread {
     prof__rec *pos, *end;      /* write window of the current block */
     prof__gate gate;           /* written only by the owner thread */
@@ -3171,27 +3176,27 @@ typedef struct prof__tstate {
                                   does not run again: prof__reap_late_locked
                                   frees the state once its thread is gone */
     uint32_t bound_epoch;      /* session the buffer belongs to */
-    uint64_t bind_tick;        /* clock when it bound to that session: no
+    uint64_t bind_tick PROF__ALIGN8; /* clock when it bound to that session: no
                                   scope of the session began before it */
     uint64_t tid, pthread_id;
     char *name;                /* prof_set_thread_name's copy (NULL: unnamed);
                                   set by the owner under prof__g_lock */
     prof__block *head, *cur;
-    uint64_t dropped, unbalanced;  /* dropped: scopes entered and not recorded */
-    uint64_t dropped_nomem;    /* lost for lack of memory: of dropped, and
+    uint64_t dropped PROF__ALIGN8, unbalanced PROF__ALIGN8; /* dropped: scopes entered and not recorded */
+    uint64_t dropped_nomem PROF__ALIGN8; /* lost for lack of memory: of dropped, and
                                   of xdropped (prof__x_lost) */
     /* The cap (see prof__thread's gate). Scopes entered this session =
        scopes_before + gate - gate_base + refused. Written by the owner
        inside `busy`, which prof_stop waits out before it reads them. */
-    uint64_t gate_base;        /* gate at the start of the current share */
+    uint64_t gate_base PROF__ALIGN8; /* gate at the start of the current share */
     uint64_t gate_end;         /* gate once the share is spent */
-    uint64_t scopes_before;    /* scopes entered on earlier shares */
-    uint64_t refused;          /* scopes entered but never admitted (cap,
+    uint64_t scopes_before PROF__ALIGN8; /* scopes entered on earlier shares */
+    uint64_t refused PROF__ALIGN8; /* scopes entered but never admitted (cap,
                                   or no memory for their PROF_BEGIN entry) */
     uint32_t gate_epoch;       /* gate's high half while the share lasts:
                                   bound_epoch, + 2 with native stacks (every
                                   scope then goes the slow way) */
-    uint64_t capped_tick;      /* 0, or when the cap refused a share (the tick
+    uint64_t capped_tick PROF__ALIGN8; /* 0, or when the cap refused a share (the tick
                                   | 1, written inside `busy`): no scope begins
                                   recording on this thread again this session,
                                   and CUDA calls it makes from then on are
@@ -3212,7 +3217,7 @@ typedef struct prof__tstate {
                                   by one with each share taken whole */
     uint64_t xcredits;         /* share of the cap for marks, counters,
                                   allocations and async records */
-    uint64_t xdropped[4];      /* of those, lost (PROF__X_*) */
+    uint64_t xdropped[4] PROF__ALIGN8; /* of those, lost (PROF__X_*) */
     prof__open *open;          /* PROF_BEGIN stack */
     int32_t n_open, cap_open;
     uint32_t n_lost;           /* BEGINs above the stack that could not be kept (out of
@@ -3255,8 +3260,8 @@ static struct {
     pthread_key_t key;
     int key_ready;
     prof__tstate *threads;
-    int64_t budget;            /* records left under the cap this session */
-    int64_t held, held_max;    /* the threads' current shares together,
+    int64_t budget PROF__ALIGN8; /* records left under the cap this session */
+    int64_t held PROF__ALIGN8, held_max PROF__ALIGN8; /* the threads' current shares together,
                                   and the most they may be (prof__share) */
     uint32_t nbound;           /* threads recording this session */
     prof_config cfg;
@@ -3446,7 +3451,7 @@ static struct {
     prof__block *ready; /* ready blocks, chained through next: the helper's
                            and those prof_start reserved (reserve_events) */
     uint64_t taken;  /* blocks handed out this session */
-    uint64_t added;  /* blocks the session added, from here or mapped inline */
+    uint64_t added PROF__ALIGN8; /* blocks the session added, from here or mapped inline */
     int64_t last_take_ns, take_gap_ns; /* the last full block taken, and the time since the one before (0: none yet) */
     int64_t make_ns; /* what the helper took to make its last block */
     prof__block *follow; /* taken blocks not yet faulted in whole, chained
@@ -7666,7 +7671,7 @@ typedef prof_action prof__action;
 static struct {
     pthread_mutex_t lock;      /* start, stop and step; never taken by recording */
     int active;                /* between prof_start and prof_stop */
-    int64_t step;
+    int64_t step PROF__ALIGN8;
     prof__action action;
     uint64_t step_t0;          /* ProfilerStep#N opened at this tick, 0 = none */
     int reserve_warned;        /* a cut or failed reserve is reported once per prof_start */
@@ -11241,17 +11246,19 @@ static PROF__NI void prof__w_u64(prof__w *w, uint64_t v) {
     if (PROF__UNLIKELY(w->cap - w->n < 24) && !prof__w_room(w, 24)) return;
     w->n = (size_t)(prof__put_u64(w->buf + w->n, v) - w->buf);
 }
+static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
+    if (PROF__LIKELY(v >= 0 && w->cap - w->n >= 24)) { w->n = (size_t)(prof__put_u64(w->buf + w->n, (uint64_t)v) - w->buf); return; }
+    if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
+    else prof__w_u64(w, (uint64_t)v);
+}
+#if defined(__SIZEOF_INT128__) /* (only prof__w_i128 uses it: 32-bit targets have no __int128) */
 static PROF__NI void prof__w_u64_pad19(prof__w *w, uint64_t v) { /* v < 10^19, 19 digits */
     char d[24];
     int k;
     for (k = 18; k >= 0; k--) { d[k] = (char)('0' + v % 10); v /= 10; }
     prof__w_put(w, d, 19);
 }
-static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
-    if (PROF__LIKELY(v >= 0 && w->cap - w->n >= 24)) { w->n = (size_t)(prof__put_u64(w->buf + w->n, (uint64_t)v) - w->buf); return; }
-    if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
-    else prof__w_u64(w, (uint64_t)v);
-}
+#endif
 /* A 128-bit sum (the memory timeline's) in decimal, whole. */
 static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
 #if defined(__SIZEOF_INT128__)

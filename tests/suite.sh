@@ -37,6 +37,16 @@ tools=(
     "protoc:protobuf-compiler"               # test_export_io: Perfetto and pprof files decoded
     "go:golang-go"                           # test_export_io: go tool pprof reads the pprof file
 )
+# cc -m32 links a program (the compile matrix's m32-* cases, i386)
+m32_links() {
+    local d rc
+    d=$(mktemp -d "${TMPDIR:-/tmp}/prof-m32.XXXXXX") || return 1
+    printf 'int main(void) { return 0; }\n' >"$d/a.c"
+    cc -m32 "$d/a.c" -o "$d/a" >/dev/null 2>&1
+    rc=$?
+    rm -rf "$d"
+    return $rc
+}
 missing_tools() {
     local t
     missing=() pkgs=()
@@ -46,6 +56,7 @@ missing_tools() {
             [[ " ${pkgs[*]} " == *" ${t#*:} "* ]] || pkgs+=("${t#*:}")
         fi
     done
+    if [[ $(uname -m) == x86_64 ]] && ! m32_links; then missing+=("cc -m32"); pkgs+=(gcc-multilib g++-multilib); fi
 }
 missing_tools
 if ((${#missing[@]})); then
