@@ -5800,12 +5800,23 @@ static PROF__NI int prof__async_less(const void *ctx, uint32_t ia, uint32_t ib) 
     return a->ts < b->ts; /* at one tick as they came (the sort is stable): each thread's in its order */
 }
 /* The first record after ord[j] at its id and tick that is an end (or a
-   begin) of another thread than ord[j]'s; n if none. */
+   begin) of another thread than ord[j]'s and its thread's first record of
+   the id from j on (so moving it to j keeps each thread's order: a
+   thread's begin and end at one tick stay in that order); n if none, or
+   past 256 records or 16 threads at the tick. */
 static PROF__NI size_t prof__async_tick_find(const prof__async_rec *as, const uint32_t *ord, size_t j, size_t n, int is_end) {
     const prof__async_rec *x = &as[ord[j]];
-    size_t b;
-    for (b = j + 1; b < n && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts; b++)
-        if (as[ord[b]].is_end == is_end && as[ord[b]].thread != x->thread) return b;
+    uint32_t seen[16]; /* threads with a record of the id from j on */
+    size_t b, t, nseen = 1;
+    seen[0] = x->thread;
+    for (b = j + 1; b < n && b - j <= 256 && as[ord[b]].id == x->id && as[ord[b]].ts == x->ts; b++) {
+        const prof__async_rec *y = &as[ord[b]];
+        for (t = 0; t < nseen && seen[t] != y->thread; t++) {}
+        if (t < nseen) continue; /* not its thread's first: it stays behind that one */
+        if (y->is_end == is_end) return b;
+        if (nseen == sizeof seen / sizeof *seen) return n; /* (an id's records at one tick: a few) */
+        seen[nseen++] = y->thread;
+    }
     return n;
 }
 static PROF__NI int prof__async_push(prof__async_rec **arr, size_t *n, size_t *cap, uint64_t id, int64_t ts, uint32_t thread, uint32_t site, int is_end) {
