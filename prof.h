@@ -177,7 +177,10 @@
                         prof_alloc_ex and prof_dealloc record nothing, as
                         with PROF_NO_MEMORY. -DPROF_DISABLED=0
                         stops the build with a message: defined means on;
-                        to record, leave it undefined.
+                        to record, leave it undefined. In nvcc's device
+                        pass (__CUDA_ARCH__) the macros are compiled out
+                        alike: a __host__ __device__ function may use
+                        them, and records when it runs on the host.
      PROF_CUPTI         defined = CUDA tracing through CUPTI is compiled in
                         (-I<cuda>/include, link -lcupti). Without it nothing
                         of CUDA is compiled. Builds against the headers of
@@ -1659,7 +1662,10 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
    never defined either: a static one could not be named from a C99
    inline function with external linkage (6.7.4p3). */
 int prof__use_(int n, ...);
-#if defined(PROF_DISABLED)
+/* nvcc's device pass (__CUDA_ARCH__) compiles a __host__ __device__
+   function's body for the GPU, where nothing records: there the macros
+   are the compiled-out ones (the host pass records as usual). */
+#if defined(PROF_DISABLED) || defined(__CUDA_ARCH__)
 #  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID)
 #  define PROF_SCOPE_DYN(name) PROF__DECL_USE(PROF__ID, name)
 #  define PROF_FUNC() PROF__DECL_NOTHING(PROF__ID)

@@ -212,7 +212,7 @@ all_cases() {
     echo disabled-args-gcc disabled-args-gxx
     echo no-features-gcc no-features-clang no-features-gxx no-features-args-gcc
     echo cupti-gcc-c11 cupti-clang-c11 cupti-gxx-cxx17 cupti-link cupti-run
-    echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled
+    echo nvcc-cuda-demo nvcc-cuda-demo-nocupti nvcc-cuda-demo-disabled nvcc-host-device
     echo include-after-gcc include-after-clang include-after-default-source include-after-strict
     echo include-after-posix2008-gcc include-after-posix2008-clang include-after-xopen700 include-after-gnu-posix2008
     echo include-after-posix2001-gcc include-after-posix2001-clang include-after-xopen600 include-after-posix1995
@@ -561,6 +561,14 @@ one_case() {
         [[ $base == nvcc-cuda-demo-nocupti ]] && nv=()
         run_cmd "$nvcc" -std=c++17 "${defs[@]}" "${nv[@]}" -I"$root" -Werror all-warnings \
             -Xcompiler -Wall,-Wextra,-Werror -c "$root/examples/cuda_demo.cu" -o "$out.o" || return 1 ;;
+    nvcc-host-device)
+        # every macro in a __host__ __device__ function: nothing in nvcc's
+        # device pass, recorded in the host pass (run on the host alone)
+        local nvcc=$CUDA_HOME/bin/nvcc
+        [[ -x $nvcc ]] || { echo "  $nvcc not found"; return 77; }
+        run_cmd "$nvcc" -std=c++17 -I"$root" -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+            "$here/host_device.cu" -o "$out" -lpthread -ldl || return 1
+        run_prog "$out" || return 1 ;;
     jump-gcc|jump-clang|jump-gxx|jump-clangxx)
         local x=() m j
         case $base in
