@@ -268,7 +268,14 @@
                         dropped (counted); one on a thread that has no
                         state yet is not seen at all. No other prof.h call
                         (start, stop, step, exports, metadata) may come
-                        from a hook.
+                        from a hook. Whatever the hooks, prof_malloc,
+                        prof_calloc, prof_realloc and prof_free call
+                        libc's (they are its tracked twins), as does the
+                        free of a C++ name's demangled copy: a file that
+                        marks libc's allocator deprecated (Valkey's
+                        server.h) may hold the implementation (prof.h's
+                        own calls do not warn); one that poisons it
+                        (#pragma GCC poison malloc) may not.
      PROF_ASSERT(x)     internal consistency checks (default: assert).
 
    CONFIGURATION AT RUN TIME: prof_config, zero = defaults
@@ -1900,6 +1907,15 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #    pragma GCC diagnostic ignored "-Wformat-truncation"
 #  endif
 #  define PROF__IMPL_GCC_PRAGMAS
+#endif
+/* A program may mark libc's allocator deprecated to steer its own code to
+   its allocator (Valkey's server.h, under -Werror=deprecated-declarations);
+   prof.h's calls of libc are meant (prof_malloc and its twins wrap it, and
+   __cxa_demangle's copy is libc's to free). */
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#  define PROF__IMPL_DEPR_PRAGMAS
 #endif
 #if defined(__cplusplus) && defined(__GNUC__)
 #  pragma GCC diagnostic push
@@ -17816,6 +17832,9 @@ done:
 }
 #endif
 #if defined(PROF__IMPL_CXX_PRAGMAS)
+#  pragma GCC diagnostic pop
+#endif
+#if defined(PROF__IMPL_DEPR_PRAGMAS)
 #  pragma GCC diagnostic pop
 #endif
 #if defined(PROF__IMPL_GCC_PRAGMAS)

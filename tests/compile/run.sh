@@ -244,6 +244,7 @@ all_cases() {
     echo probe21a-short-enums-gcc probe21a-short-enums-gxx probe21a-winline-gcc probe21a-winline-gxx
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
     echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang
+    echo deprecated-malloc-gcc deprecated-malloc-clang deprecated-malloc-gxx deprecated-malloc-clangxx
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
     echo probe24B-xz-flags-gcc
@@ -561,6 +562,22 @@ one_case() {
         [[ $base == nvcc-cuda-demo-nocupti ]] && nv=()
         run_cmd "$nvcc" -std=c++17 "${defs[@]}" "${nv[@]}" -I"$root" -Werror all-warnings \
             -Xcompiler -Wall,-Wextra,-Werror -c "$root/examples/cuda_demo.cu" -o "$out.o" || return 1 ;;
+    deprecated-malloc-gcc|deprecated-malloc-clang|deprecated-malloc-gxx|deprecated-malloc-clangxx)
+        # libc's allocator marked deprecated before the implementation
+        # (Valkey's server.h): prof.h's own calls do not warn, with the
+        # hooks (the C++ cases) or without; the user's own call still does
+        local x=(-std=c11) h=()
+        case $base in
+        *-gcc) cc=$GCC ;; *-clang) cc=$CLANG ;;
+        *-gxx) cc=$GXX; x=(-x c++ -std=c++17); h=(-DWITH_HOOKS) ;;
+        *-clangxx) cc=$CLANGXX; x=(-x c++ -std=c++17); h=(-DWITH_HOOKS) ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" "${x[@]}" "${WARN[@]}" "${h[@]}" "${INC[@]}" "$here/deprecated_malloc.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1
+        compile_fails "$out.user.log" "the program's own malloc after prof.h must still warn (deprecated)" \
+            "$cc" "${x[@]}" "${WARN[@]}" "${h[@]}" -DUSER_CALLS_MALLOC "${INC[@]}" -c "$here/deprecated_malloc.c" -o "$out.user.o" || return 1
+        grep -q deprecated "$out.user.log" || { echo "  the program's own malloc failed, but not as deprecated:"; sed 's/^/    /' "$out.user.log"; return 1; } ;;
     nvcc-host-device)
         # every macro in a __host__ __device__ function: nothing in nvcc's
         # device pass, recorded in the host pass (run on the host alone)
