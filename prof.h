@@ -12147,7 +12147,9 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     size_t len, pre;
     unsigned n;
     if ((err = prof__out_dir(o, target)) != 0) return err;
-    have_old = prof__out_stat(o, o->name, &st) == 0 && S_ISREG(st.st_mode);
+    if (prof__out_stat(o, o->name, &st) == 0) have_old = S_ISREG(st.st_mode);
+    else if (errno == ENAMETOOLONG) return ENAMETOOLONG; /* a name past NAME_MAX: the rename would fail after the whole file */
+    else have_old = 0;
     if (have_old && prof__out_writable(o, o->name) != 0) return errno;
     base = strrchr(o->name, '/');
     base = base ? base + 1 : o->name;

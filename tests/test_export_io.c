@@ -1289,6 +1289,28 @@ static void test_par_file(void) {
     unlink(OUT "/par_file.json");
     prof_events_free(ev);
 }
+/* A target whose name is longer than NAME_MAX fails at once with
+   ENAMETOOLONG: nothing is written (the trace was written whole under a
+   short temporary name, and only the rename failed), no temporary file
+   stays, and every exporter says so. */
+static void test_name_too_long(void) {
+    prof_events *ev = build(50000);
+    size_t k, old_min = prof__par_min_events;
+    char path[600];
+    if (!ev) return;
+    snprintf(path, sizeof path, "%s/%0300d.json", OUT, 0);
+    prof__par_min_events = 0;
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
+        uint64_t pw = __atomic_load_n(&prof__par_pwrites, __ATOMIC_RELAXED);
+        check_log_reset();
+        CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_E_IO);
+        CHECK_MSG(check_log_has(PROF_E_IO, "too long"), "%s: no 'File name too long' in its message", CHECK_EXPORTERS[k].name);
+        CHECK_EQ_INT(__atomic_load_n(&prof__par_pwrites, __ATOMIC_RELAXED) - pw, 0);
+    }
+    CHECK_EQ_INT(check_count_tmp(OUT), 0);
+    prof__par_min_events = old_min;
+    prof_events_free(ev);
+}
 /* A write that fails once the writer thread (started at the first buffer)
    or the parallel workers have taken over: a reader gone after 512 kB
    (EPIPE, no SIGPIPE), and a file that reaches RLIMIT_FSIZE (EFBIG) at
@@ -1442,6 +1464,7 @@ int main(void) {
     test_hostile_fields();
     test_slow_reader();
     test_par_file();
+    test_name_too_long();
     test_write_fails_midway();
     test_file_size_signal();
     prof_shutdown();
