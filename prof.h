@@ -1057,7 +1057,8 @@ typedef struct prof_stats {
                                    counts the scope open) */
     uint64_t open_at_stop;      /* scopes still open when prof_stop began
                                    (those that closed while it ran included) */
-    uint64_t threads;           /* threads that recorded */
+    uint64_t threads;           /* threads that recorded, each once (also
+                                   two that had one id in turn) */
     uint64_t unknown_frees;     /* prof_dealloc of a pointer never allocated */
     uint64_t unmatched_async;   /* PROF_ASYNC_BEGIN/END without a partner */
     uint64_t blocks_added;      /* record blocks the session added (reused
@@ -7238,20 +7239,28 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
     size_t i;
     c->e->stats.open_at_stop = c->open_total;
     /* threads that recorded: not those only bound to the session (prof_start
-       binds the calling thread ahead of its first scope); by id, as the
-       list has them: a thread that records again from a TLS destructor run
-       after prof.h's has a second state (without memory for the map each
-       state counts) */
+       binds the calling thread ahead of its first scope). Each state is a
+       thread, but for a late one (a thread that records again from a TLS
+       destructor run after prof.h's gets a second state): it counts only
+       when no other state of its thread (its id and pthread_t) recorded.
+       Not by id alone: the kernel hands a finished thread's id to a new
+       one (after pid_max threads), and 40000 short threads counted as
+       32439 (without memory for the map a late state counts too). */
     {
         prof__map seen;
+        int late, any_late = 0;
         memset(&seen, 0, sizeof seen);
         c->e->stats.threads = c->exited_threads;
-        for (i = 0; i < c->nsnap; i++) {
-            const prof__snap *sn = &c->snaps[i];
-            if (!(sn->nrec || sn->entered || sn->dropped || sn->other)) continue;
-            if (prof__map_get(&seen, sn->t->tid) != UINT32_MAX) continue;
-            (void)prof__map_add(&seen, sn->t->tid, 0);
-            c->e->stats.threads++;
+        for (i = 0; i < c->nsnap; i++) any_late |= c->snaps[i].t->late;
+        for (late = 0; late <= any_late; late++) {
+            for (i = 0; i < c->nsnap; i++) {
+                const prof__snap *sn = &c->snaps[i];
+                const uint64_t key = sn->t->tid ^ (sn->t->pthread_id * 0x9e3779b97f4a7c15ull);
+                if (!(sn->nrec || sn->entered || sn->dropped || sn->other) || sn->t->late != late) continue;
+                if (late && prof__map_get(&seen, key) != UINT32_MAX) continue;
+                if (!late && any_late) (void)prof__map_add(&seen, key, 0);
+                c->e->stats.threads++;
+            }
         }
         prof__map_free(&seen);
     }
