@@ -14917,6 +14917,11 @@ enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_O
    takes 20 steps, not a million. Lanes are tracks on sequence 1. */
 typedef struct prof__pft_lanes { uint64_t group; int64_t *tree; size_t n, cap; } prof__pft_lanes;
 
+/* An event on its thread's track at the track's last level (depth 511):
+   while it is open the track holds 512 slices, and an instant there would
+   be the 513th, which trace_processor drops (slice_max_depth_exceeded):
+   a mark inside one goes on the thread's next track (prof__pft_instant). */
+typedef struct prof__pft_full { uint32_t thread; int64_t start, end; } prof__pft_full;
 typedef struct prof__pft {
     prof__w *w;
     prof_events *e;
@@ -14941,6 +14946,8 @@ typedef struct prof__pft {
     prof__map flow_n;            /* device event -> its arrow's number n (id: correlation | n << 32) */
     prof__map flow_count;        /* correlation -> its arrows */
     prof__map deep_seen;         /* (thread, 512 levels) whose track is described */
+    prof__pft_full *full;        /* the events at a thread track's last level, by thread, then start */
+    size_t nfull, capfull;
     uint32_t *order;             /* the events in (start, -end) order; NULL: the list's own */
     int wall;                    /* absolute times are the wall clock */
     uint32_t next_frame;
@@ -15496,19 +15503,26 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
 /* Event i of thread t, nested `depth` deep where a track cannot hold it:
    on the thread's child track for its 512 levels, begin and end together
    (the importer sorts by time; the levels nest there as they do here). */
-static PROF__NI void prof__pft_deep_event(prof__pft *pf, size_t i, uint32_t t, size_t depth) {
-    const prof__ev *v = &pf->e->ev[i];
-    uint64_t band = depth / PROF__PFT_MAX_DEPTH, key = ((uint64_t)t << 24) | band;
+/* Thread t's child track for levels [band * 512, band * 512 + 511],
+   described when first used; 0 without memory. */
+static PROF__NI uint64_t prof__pft_band_track(prof__pft *pf, uint32_t t, uint64_t band) {
+    uint64_t key = ((uint64_t)t << 24) | band;
     uint64_t track = (prof__mix(key ^ 0xdee9u) | ((uint64_t)1 << 61)) & ~((uint64_t)1 << 62);
     uint32_t *slot;
     int found;
-    if (!(slot = prof__map_slot(&pf->deep_seen, key, &found))) { pf->oom = 1; return; }
+    if (!(slot = prof__map_slot(&pf->deep_seen, key, &found))) { pf->oom = 1; return 0; }
     *slot = 1;
     if (!found) {
         char label[64];
         snprintf(label, sizeof label, "depth %llu-%llu", (unsigned long long)(band * PROF__PFT_MAX_DEPTH), (unsigned long long)(band * PROF__PFT_MAX_DEPTH + PROF__PFT_MAX_DEPTH - 1));
         prof__pft_track(pf, track, PROF__PFT_UUID_THREAD(t), label, (int)band, -1);
     }
+    return track;
+}
+static PROF__NI void prof__pft_deep_event(prof__pft *pf, size_t i, uint32_t t, size_t depth) {
+    const prof__ev *v = &pf->e->ev[i];
+    uint64_t track = prof__pft_band_track(pf, t, depth / PROF__PFT_MAX_DEPTH);
+    if (!track) return;
     prof__pft_begin(pf, i, PROF__PFT_SEQ_MISC, track, v->start);
     prof__pft_end(pf, PROF__PFT_SEQ_MISC, track, prof__pft_ts(pf, v->end));
 }
@@ -15528,6 +15542,12 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
             if (PROF__UNLIKELY(depth == pf->cap[t]) && !prof__grow((void *)&pf->stack[t], &pf->cap[t], depth + 1, sizeof(int32_t))) { pf->oom = 1; return; }
             pf->stack[t][depth] = (int32_t)i;
             pf->depth[t] = depth + 1;
+            if (PROF__UNLIKELY(depth == PROF__PFT_MAX_DEPTH - 1)) { /* the track is full while it lasts */
+                if (!PROF__PUSH_OK(pf->full, pf->nfull, pf->capfull)) { pf->oom = 1; return; }
+                pf->full[pf->nfull].thread = t;
+                pf->full[pf->nfull].start = v->start;
+                pf->full[pf->nfull++].end = v->end;
+            }
             if (PROF__UNLIKELY(depth >= PROF__PFT_MAX_DEPTH)) { /* its end goes with its begin */
                 prof__pft_deep_event(pf, i, t, depth);
                 return;
@@ -15545,6 +15565,18 @@ static PROF__NI void prof__pft_emit_misc(prof__pft *pf, int64_t ns) {
     prof__pb_u(&pf->pkt, 10, PROF__PFT_SEQ_MISC);
     prof__pb_sub(&pf->pkt, 11, &pf->msg);
     prof__pft_emit(pf);
+}
+/* Whether thread t's track is full (prof__pft_full) at ts: pf->full is in
+   (thread, start) order, and one thread's entries do not overlap. */
+static PROF__NI int prof__pft_in_full(const prof__pft *pf, uint32_t t, int64_t ts) {
+    size_t lo = 0, hi = pf->nfull; /* the first entry after (t, ts) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const prof__pft_full *f = &pf->full[mid];
+        if (f->thread < t || (f->thread == t && f->start <= ts)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && pf->full[lo - 1].thread == t && pf->full[lo - 1].end >= ts;
 }
 /* Marks (instants on their thread's track, their names interned) and
    counters (a counter track per counter name, as the JSON's series are,
@@ -15580,6 +15612,7 @@ static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in
         if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
         PROF__FREE(idata.p);
         track = PROF__PFT_UUID_THREAD(in->thread);
+        if (PROF__UNLIKELY(pf->nfull) && prof__pft_in_full(pf, in->thread, in->ts) && !(track = prof__pft_band_track(pf, in->thread, 1))) return;
     }
     te->n = 0;
     prof__pb_u(te, 11, track);
@@ -15617,11 +15650,32 @@ static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, pro
     prof__pb_u(te, 3, PROF__CAT_MEMORY + 1); /* the JSON's [memory] instants' */
     prof__pft_emit_misc(pf, mr->ts);
 }
+/* pf->full by thread, each thread's entries kept in their (start) order:
+   a counting sort by thread. 0 without memory. */
+static PROF__NI int prof__pft_full_sort(prof__pft *pf) {
+    const size_t nthr = pf->e->nthr;
+    size_t *at, i, sum = 0;
+    prof__pft_full *out;
+    if (pf->nfull < 2) return 1;
+    at = PROF__ALLOC(size_t, nthr + 1);
+    out = PROF__ALLOC(prof__pft_full, pf->nfull);
+    if (!at || !out) { PROF__FREE(at); PROF__FREE(out); return 0; }
+    memset(at, 0, (nthr + 1) * sizeof *at);
+    for (i = 0; i < pf->nfull; i++) at[pf->full[i].thread]++;
+    for (i = 0; i <= nthr; i++) { size_t c = at[i]; at[i] = sum; sum += c; }
+    for (i = 0; i < pf->nfull; i++) out[at[pf->full[i].thread]++] = pf->full[i];
+    PROF__FREE(pf->full);
+    PROF__FREE(at);
+    pf->full = out;
+    pf->capfull = pf->nfull;
+    return 1;
+}
 /* Marks and counters, then the memory records, on sequence 1. */
 static PROF__NI void prof__pft_instants(prof__pft *pf) {
     const prof_events *e = pf->e;
     size_t i;
     prof__map seen;
+    if (!prof__pft_full_sort(pf)) { pf->oom = 1; return; }
     memset(&seen, 0, sizeof seen);
     for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) prof__pft_instant(pf, &e->inst[i], &seen);
     prof__map_free(&seen);
@@ -15812,6 +15866,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF__FREE(pf->order);
+    PROF__FREE(pf->full);
     PROF__FREE(pf->dev_pairs);
     PROF__FREE(pf->pkt.p); PROF__FREE(pf->msg.p); PROF__FREE(pf->sub.p); PROF__FREE(pf->sub2.p);
     prof__xp_free(&pf->xp);

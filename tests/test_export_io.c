@@ -579,14 +579,27 @@ static void test_perfetto_hand(void) {
    counter from two call sites and two threads (one track per name), a
    metadata key with '.' (annotation names lose it; trace attributes keep
    it), two threads (their order, their descriptors' sequences), twelve
-   async ranges at once (their lanes' order in the UI). */
+   async ranges at once (their lanes' order in the UI), marks in the
+   recursion (pf_mark_at). */
 static void pf_recurse_b(int n);
+/* A mark inside the scope 511 levels down (the 512th open on the
+   thread's track) went on that track as the 513th slice, which the
+   importer drops: it goes on the track of levels 512-1023. Marks at
+   levels 510, 511, 512 and 1000 (n counts down from 1100). */
+static void pf_mark_at(int n) {
+    if (n == 1100 - 510) PROF_MARK("mark 510");
+    if (n == 1100 - 511) PROF_MARK("mark 511");
+    if (n == 1100 - 512) PROF_MARK("mark 512");
+    if (n == 1100 - 1000) PROF_MARK("mark 1000");
+}
 static void pf_recurse_a(int n) { /* two names: _remove_dup_nodes folds a child named as its parent */
     PROF_SCOPE("recurse a");
+    pf_mark_at(n);
     if (n > 0) pf_recurse_b(n - 1);
 }
 static void pf_recurse_b(int n) {
     PROF_SCOPE("recurse b");
+    pf_mark_at(n);
     if (n > 0) pf_recurse_a(n - 1);
 }
 static void *pf_worker(void *arg) {

@@ -28,7 +28,8 @@ prof_export_chrome_trace's JSON of the same list:
     the device slice.
 The file is read as trace_processor's importer reads it: packets sorted by
 time (file order for ties) before slices are matched; a name_iid wins over
-a name; at most 512 slices open on a track (slice_tracker's kMaxDepth);
+a name; at most 512 slices open on a track (slice_tracker's kMaxDepth),
+    an instant included;
 two slices that carry one flow id are an arrow, in time order; threads
 ordered by rank (the root track's thread_ordering), each thread's
 descriptor on its own sequence or one without events; one counter track
@@ -304,6 +305,8 @@ def main():
     events.sort(key=lambda x: (x[0], x[1]))
     for ts, pno, sid, track, typ, f in events:
         if typ == "TYPE_INSTANT":
+            if len(open_by_track[track]) >= 512:
+                fail(f"track {track}: instant {f['name'][:60]!r} at {ts} is 513 deep; trace_processor drops it (kMaxDepth 512)")
             instants.append((track, f["name"], ts, f["args"], f["cat"]))
         elif typ == "TYPE_SLICE_BEGIN":
             stk = open_by_track[track]
