@@ -15650,22 +15650,25 @@ static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, pro
     prof__pb_u(te, 3, PROF__CAT_MEMORY + 1); /* the JSON's [memory] instants' */
     prof__pft_emit_misc(pf, mr->ts);
 }
-/* pf->full by thread, each thread's entries kept in their (start) order:
-   a counting sort by thread. 0 without memory. */
+/* pf->full by thread, each thread's entries kept in their (start) order
+   (the one sort, stable, by thread alone). 0 without memory. */
+static PROF__NI int prof__pft_full_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__pft_full *f = (const prof__pft_full *)ctx;
+    return f[a].thread < f[b].thread;
+}
 static PROF__NI int prof__pft_full_sort(prof__pft *pf) {
-    const size_t nthr = pf->e->nthr;
-    size_t *at, i, sum = 0;
+    uint32_t *ord;
     prof__pft_full *out;
+    size_t i;
     if (pf->nfull < 2) return 1;
-    at = PROF__ALLOC(size_t, nthr + 1);
+    ord = PROF__ALLOC(uint32_t, 2 * pf->nfull);
     out = PROF__ALLOC(prof__pft_full, pf->nfull);
-    if (!at || !out) { PROF__FREE(at); PROF__FREE(out); return 0; }
-    memset(at, 0, (nthr + 1) * sizeof *at);
-    for (i = 0; i < pf->nfull; i++) at[pf->full[i].thread]++;
-    for (i = 0; i <= nthr; i++) { size_t c = at[i]; at[i] = sum; sum += c; }
-    for (i = 0; i < pf->nfull; i++) out[at[pf->full[i].thread]++] = pf->full[i];
+    if (!ord || !out) { PROF__FREE(ord); PROF__FREE(out); return 0; }
+    for (i = 0; i < pf->nfull; i++) ord[i] = (uint32_t)i;
+    prof__msort_u32(ord, ord + pf->nfull, pf->nfull, prof__pft_full_less, pf->full);
+    for (i = 0; i < pf->nfull; i++) out[i] = pf->full[ord[i]];
     PROF__FREE(pf->full);
-    PROF__FREE(at);
+    PROF__FREE(ord);
     pf->full = out;
     pf->capfull = pf->nfull;
     return 1;

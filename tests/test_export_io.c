@@ -580,7 +580,7 @@ static void test_perfetto_hand(void) {
    metadata key with '.' (annotation names lose it; trace attributes keep
    it), two threads (their order, their descriptors' sequences), twelve
    async ranges at once (their lanes' order in the UI), marks in the
-   recursion (pf_mark_at). */
+   recursion (pf_mark_at), twice on the main thread and once on another. */
 static void pf_recurse_b(int n);
 /* A mark inside the scope 511 levels down (the 512th open on the
    thread's track) went on that track as the 513th slice, which the
@@ -607,6 +607,7 @@ static void *pf_worker(void *arg) {
     prof_set_thread_name("worker");
     PROF_SCOPE("work");
     PROF_COUNTER("loss", 7.0);
+    pf_recurse_a(1100); /* its marks: one more thread with a full track */
     return NULL;
 }
 static void test_perfetto_importer(void) {
@@ -627,12 +628,13 @@ static void test_perfetto_importer(void) {
         CHECK_EQ_INT(prof_step(), PROF_OK);
     }
     pf_recurse_a(1100);
+    CHECK(pthread_create(&th, NULL, pf_worker, NULL) == 0); /* its full stretch between the main thread's two */
+    pthread_join(th, NULL);
+    pf_recurse_a(1100); /* a second time: two full stretches on one thread */
     /* 12 async ranges open at once: 12 lanes under the thread, after its
        depth tracks, in their numbers' order ("async (10)" after "(9)") */
     for (i = 1; i <= 12; i++) PROF_ASYNC_BEGIN("async", (uint64_t)i);
     for (i = 1; i <= 12; i++) PROF_ASYNC_END((uint64_t)i);
-    CHECK(pthread_create(&th, NULL, pf_worker, NULL) == 0);
-    pthread_join(th, NULL);
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     CHECK(prof_events_count(ev) > 1100);
