@@ -1816,10 +1816,21 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
             [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((__unused__))
 #    endif
 /* (the dims are converted to int64 as in C++: size_t dims under
-   -Wconversion are not the user's mistake) */
+   -Wconversion are not the user's mistake; C90 allows only constants in
+   an array's initializer, which gcc and clang take as an extension, so
+   there -Wpedantic is off for the one declaration) */
+#    if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#      define PROF__C90_INIT_PRAGMA
+#    elif defined(__clang__)
+#      define PROF__C90_INIT_PRAGMA _Pragma("GCC diagnostic ignored \"-Wpedantic\"") \
+            _Pragma("GCC diagnostic ignored \"-Wc99-extensions\"")
+#    else
+#      define PROF__C90_INIT_PRAGMA _Pragma("GCC diagnostic ignored \"-Wpedantic\"")
+#    endif
 #  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
         _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wconversion\"") \
         _Pragma("GCC diagnostic ignored \"-Wsign-conversion\"")              \
+        PROF__C90_INIT_PRAGMA                                                 \
         const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
         _Pragma("GCC diagnostic pop")                                         \
         PROF__SHAPES_LIMIT(id, PROF__CAT(prof__shp_, id));                     \
