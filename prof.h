@@ -14,7 +14,9 @@
    before you include this file in *one* C or C++ file to create the
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
-   Linux (x86-64, aarch64; i386 builds too) with gcc or clang. prof_stop, the tables and
+   Linux (x86-64, aarch64; i386 too, where the memory timeline's sums,
+   which have no __int128 there, saturate at +-INT64_MAX instead of being
+   written whole) with gcc or clang. prof_stop, the tables and
    the exporters format with the C library's snprintf (%lld, %zu, %.*f...):
    a program that replaces snprintf/vsnprintf with its own, not ISO C's
    (MicroPython's unix port does, by default), crashes there.
@@ -41,7 +43,8 @@
    -Wc++98-compat-pedantic) and -fshort-enums are clean. gcc's
    -Waggregate-return is off for prof.h's own code and the macros' calls
    (at every -O level); the user's own calls of the functions that return
-   a struct (prof_events_stats) warn, as they would for any library.
+   a struct (prof_events_stats, prof_events_total_average,
+   prof_averages_total_average) warn, as they would for any library.
    With -static, PROF_STACK_NATIVE finds no symbol names (dladdr has none
    to give): its frames are addresses.
 
@@ -147,7 +150,12 @@
    another thread: such an end is not recorded (a warning at prof_stop
    counts it with the unbalanced ends, and the first thread's scope shows
    as open at the stop). End the scope before the co_await, or time such
-   a span with PROF_ASYNC_BEGIN/END.
+   a span with PROF_ASYNC_BEGIN/END. On one thread, fibers or coroutines
+   that hold scopes across their switches make scopes that overlap without
+   nesting; as in PyTorch, each becomes a child of the scope that encloses
+   it, so that scope's Self CPU can be negative (the JSON trace writes such
+   scopes as b/e pairs, the Perfetto trace on "overlapping" lanes). End
+   scopes before a switch to keep self times whole.
    The macros work in shared libraries, linked or dlopen'ed (with the
    implementation in the executable, link it with -rdynamic). Keep a
    library whose code recorded loaded until prof_stop returns: its records
@@ -204,11 +212,16 @@
                         drops records, counted and said at prof_stop.
      PROF_NO_SHAPES, PROF_NO_FLOPS, PROF_NO_MEMORY, PROF_NO_STACK
                         defined = that feature is compiled out: its macros
-                        become plain scopes, and its recording calls
-                        (prof_alloc, prof_alloc_ex, prof_dealloc) record
-                        nothing; prof_flops_* and the prof_malloc family
-                        still compute and allocate. The matching
-                        prof_config field is ignored, without a warning.
+                        become plain scopes (their shape and flop arguments
+                        not evaluated, as under PROF_DISABLED), and its
+                        recording calls (prof_alloc, prof_alloc_ex,
+                        prof_dealloc) record nothing; prof_flops_* and the
+                        prof_malloc family still compute and allocate. The
+                        matching prof_config field is read as 0, without a
+                        warning (no memory columns, no shapes, no stacks;
+                        with_flops then turns no record_shapes on). Define
+                        it in the implementation's file too (or
+                        project-wide): prof_start reads it there.
                         Memory: prof_alloc keeps every block it is told of
                         in a table of live blocks, from the first call on,
                         sessions or not (so that a block freed in a session
@@ -332,7 +345,8 @@
                       accounts for every scope: scopes_entered ==
                       scopes_recorded + scopes_dropped + open_at_stop.
    record_shapes, profile_memory, with_stack, with_flops
-                      as torch.profiler.profile's options; with_stack is
+                      as torch.profiler.profile's options (with_flops
+                      turns record_shapes on, as torch's does); with_stack is
                       PROF_STACK_SCOPES (the chain of enclosing scopes) or
                       PROF_STACK_NATIVE (return addresses, named at stop
                       by dladdr: an executable's functions need -rdynamic,
@@ -343,7 +357,13 @@
                       range; where gcc keeps prof.h's recording helper out
                       of line in a build that defines __OPTIMIZE__ without
                       __OPTIMIZE_SIZE__ (-Og; a function that calls setjmp,
-                      at -O1 and up), its first frame is that helper's
+                      at -O1 and up), its first frame is that helper's.
+                      The stack is walked by glibc's backtrace(), which
+                      needs unwind information down to the stack's end: on
+                      a stack a coroutine library made and switched to in
+                      assembly without it (minicoro's default) backtrace()
+                      itself crashes; use PROF_STACK_SCOPES there (or the
+                      library's ucontext build)
    schedule, on_trace_ready
                       torch.profiler.schedule(skip_first, wait, warmup,
                       active, repeat) driven by prof_step(). As in
@@ -729,7 +749,8 @@
    callback that they invoked, e.g. on a warning of prof_stop: refused with
    PROF_E_STATE, never a wait on the caller's own lock; prof_shutdown from
    such a log callback is refused the same way, with its error logged, and
-   from on_trace_ready it runs, and the schedule goes on). The callbacks
+   from on_trace_ready it runs, freeing nothing while the next window
+   records, and the schedule goes on). The callbacks
    (on_trace_ready, the log callback) must return: a longjmp or a C++
    exception out of one leaves prof.h's session lock held and every later
    prof_step, prof_stop and prof_start refused or waiting. An
@@ -812,7 +833,7 @@
    read as "record": every prof.h switch means "defined = on". (The second
    test is true only for an empty definition: 0 - - 1 == 1.) */
 #if defined(PROF_DISABLED) && (PROF_DISABLED + 0 == 0) && !(0 - PROF_DISABLED - 1 == 1)
-#error "prof.h: PROF_DISABLED is defined as 0, but prof.h switches mean 'defined = on' (-DPROF_DISABLED or -DPROF_DISABLED=1 turns recording off). To record, do not define it."
+#error "prof.h: PROF_DISABLED is defined as 0 (or as a word such as ON or yes, which #if reads as 0), but prof.h switches mean 'defined = on' (-DPROF_DISABLED or -DPROF_DISABLED=1 turns recording off). To record, do not define it."
 #endif
 
 #include <stddef.h>
@@ -829,7 +850,8 @@ extern "C" {
 /* gcc's -Waggregate-return (on in some GNU-style builds: xz's) is off for
    the header: the macros' inline helpers return their small scope structs,
    which is no call the user wrote. The user's own calls of the API's
-   struct-returning functions (prof_events_stats) still warn. */
+   struct-returning functions (prof_events_stats, the total averages) still
+   warn. */
 #if defined(__GNUC__) && !defined(__clang__)
 #  pragma GCC diagnostic push
 #  pragma GCC diagnostic ignored "-Waggregate-return"
@@ -923,9 +945,11 @@ typedef struct prof_config {
 /* Device types, as torch.autograd.DeviceType. */
 typedef enum prof_device_type { PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1 } prof_device_type;
 
-/* A call site: written once per PROF_SCOPE by the macros (static storage). */
+/* A call site: written once per PROF_SCOPE by the macros (static storage).
+   8-byte aligned on every target (i386 aligns it to 4 by itself): a
+   record keeps its tag in the low 3 bits of the site's address. */
 typedef struct prof_site {
-    const char *name;
+    const char *name __attribute__((aligned(8)));
     const char *file;
     const char *func;
     int line;
@@ -1162,7 +1186,9 @@ PROF_API prof_result prof_start(const prof_config *cfg);
    again (manual: prof_stop OUT OF MEMORY). */
 PROF_API prof_events *prof_stop(void);
 /* 1 while scopes are being recorded: in a session, also in its warm-up
-   steps (whose events are then thrown away), not in its wait steps. */
+   steps (whose events are then thrown away), not in its wait steps. It
+   reports the session: in a file built with PROF_DISABLED, whose macros
+   record nothing, it is 1 all the same. */
 PROF_API int prof_is_recording(void);
 /* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1,
    and starts, stops or delivers windows as torch.profiler.profile.step(). */
@@ -1234,7 +1260,8 @@ PROF_API size_t prof_memory_categories(prof_events *ev, prof_device_type device,
 
 /* FLOPs as PyTorch's formulas count them (2 per multiply-add): matmul and
    addmm of [m, k] by [k, n], bmm of b such. A count past INT64_MAX is
-   INT64_MAX; a negative dimension (or NULL conv2d shapes) gives 0.
+   INT64_MAX; a negative dimension (any of conv2d's eight, or NULL conv2d
+   shapes) gives 0, and so does a zero one.
    conv2d: x [N, C_in, H, W], w [C_out, C_in/groups, KH, KW], counted as
    2 * N * H * W * C_out * C_in/groups * KH * KW; PyTorch counts the
    OUTPUT's H and W, so for a stride or padding that changes the size pass
@@ -1247,7 +1274,7 @@ PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
-PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse (exited threads', and the caller's with its long run-time names); during a session it frees nothing and warns (prof_stop first) */
+PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse (exited threads', and the caller's with its long run-time names); while a session records it frees nothing and warns (prof_stop first), but from on_trace_ready, where the next window may already record, without a warning */
 
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
@@ -1385,7 +1412,10 @@ PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt
                   scope; `name` is the address of its NAME extension,
                   written when the scope began (EXT NAME, t0 = the call
                   site, then the name's bytes and its NUL as raw records) */
-typedef struct prof__rec { const void *site; uint64_t t0, t1; } prof__rec;
+/* 24 bytes and 8-byte aligned everywhere (t0 aligned by hand for i386,
+   whose ABI aligns a uint64_t in a struct to 4): a DYN record's tag sits in
+   the low 3 bits of a record's address, and t1 is read atomically. */
+typedef struct prof__rec { const void *site; uint64_t t0 __attribute__((aligned(8))), t1; } prof__rec;
 enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
        PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6, PROF__TAG_DYN = 7 };
 typedef struct prof__thread prof__thread;
@@ -1665,6 +1695,41 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #define PROF__UNEVAL(x) (0 && ((void)(x), 0))
 #define PROF__DECL_USE(id, x)                                                 \
         const int PROF__CAT(prof__off_, id) __attribute__((__unused__)) = PROF__UNEVAL(x)
+/* PROF_SCOPE_SHAPES in C. More than 64 values would be dropped at run
+   time: refused at compile time, in every build (a program that builds
+   compiled out builds recording). Where shapes are recorded the count is
+   the values' array's; where they are compiled out, a compound literal's
+   size (never evaluated; __extension__ for C90). The values convert to
+   int64 as in C++ (size_t dims under -Wconversion are not the user's
+   mistake). C90 allows only constants in an array's initializer, which gcc
+   and clang take as an extension: -Wpedantic is off for that declaration. */
+#if !defined(__cplusplus)
+#  if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#    define PROF__SHAPES_LIMIT(id, arr) _Static_assert(sizeof arr / sizeof(int64_t) <= 64, \
+            "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)")
+#  else
+#    define PROF__SHAPES_LIMIT(id, arr) typedef char PROF__CAT(prof__shapes_at_most_64_values_, id) \
+            [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((__unused__))
+#  endif
+#  if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#    define PROF__C90_INIT_PRAGMA
+#  elif defined(__clang__)
+#    define PROF__C90_INIT_PRAGMA _Pragma("GCC diagnostic ignored \"-Wpedantic\"") \
+            _Pragma("GCC diagnostic ignored \"-Wc99-extensions\"")
+#  else
+#    define PROF__C90_INIT_PRAGMA _Pragma("GCC diagnostic ignored \"-Wpedantic\"")
+#  endif
+#  define PROF__SHAPES_PRAGMAS_PUSH                                           \
+        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wconversion\"") \
+        _Pragma("GCC diagnostic ignored \"-Wsign-conversion\"") PROF__C90_INIT_PRAGMA
+#  define PROF__SHAPES_OFF_ID(id, ...)                                        \
+        PROF__SHAPES_PRAGMAS_PUSH                                             \
+        PROF__SHAPES_LIMIT(id, (__extension__ (const int64_t[]){ __VA_ARGS__ })); \
+        _Pragma("GCC diagnostic pop")                                         \
+        PROF__DECL_USE(id, PROF__SHAPES_USE(__VA_ARGS__))
+#else
+#  define PROF__SHAPES_OFF_ID(id, ...) PROF__DECL_USE(id, PROF__SHAPES_USE(__VA_ARGS__))
+#endif
 /* Takes PROF_SCOPE_SHAPES's arguments where shapes are compiled out; never
    called (PROF__UNEVAL: compilers drop the right of 0 && even at -O0), so
    never defined either: a static one could not be named from a C99
@@ -1684,7 +1749,7 @@ int prof__use_(int n, ...);
 #  define PROF_COUNTER(name, value) ((void)PROF__UNEVAL(value))
 #  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID)
 #  define PROF_SCOPE_ARGS(name, args) PROF__DECL_USE(PROF__ID, args)
-#  define PROF_SCOPE_SHAPES(name, ...) PROF__DECL_USE(PROF__ID, PROF__SHAPES_USE(__VA_ARGS__))
+#  define PROF_SCOPE_SHAPES(name, ...) PROF__SHAPES_OFF_ID(PROF__ID, __VA_ARGS__)
 #  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_USE(PROF__ID, flops)
 #  define PROF_ASYNC_BEGIN(name, id) ((void)PROF__UNEVAL(id))
 #  define PROF_ASYNC_END(id) ((void)PROF__UNEVAL(id))
@@ -1807,30 +1872,10 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
             PROF__TO_INT(sizeof PROF__CAT(prof__shp_, id).v / sizeof(int64_t)), 0)); \
         PROF__SCOPE_ARGS_AT(id, name, &PROF__CAT(prof__arg_, id))
 #  else
-/* more than 64 values would be dropped at run time: refused here */
-#    if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#      define PROF__SHAPES_LIMIT(id, arr) _Static_assert(sizeof arr / sizeof(int64_t) <= 64, \
-            "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)")
-#    else
-#      define PROF__SHAPES_LIMIT(id, arr) typedef char PROF__CAT(prof__shapes_at_most_64_values_, id) \
-            [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((__unused__))
-#    endif
 /* (the dims are converted to int64 as in C++: size_t dims under
-   -Wconversion are not the user's mistake; C90 allows only constants in
-   an array's initializer, which gcc and clang take as an extension, so
-   there -Wpedantic is off for the one declaration) */
-#    if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
-#      define PROF__C90_INIT_PRAGMA
-#    elif defined(__clang__)
-#      define PROF__C90_INIT_PRAGMA _Pragma("GCC diagnostic ignored \"-Wpedantic\"") \
-            _Pragma("GCC diagnostic ignored \"-Wc99-extensions\"")
-#    else
-#      define PROF__C90_INIT_PRAGMA _Pragma("GCC diagnostic ignored \"-Wpedantic\"")
-#    endif
+   -Wconversion are not the user's mistake) */
 #  define PROF__SCOPE_SHAPES_AT(id, name, ...)                               \
-        _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wconversion\"") \
-        _Pragma("GCC diagnostic ignored \"-Wsign-conversion\"")              \
-        PROF__C90_INIT_PRAGMA                                                 \
+        PROF__SHAPES_PRAGMAS_PUSH                                             \
         const int64_t PROF__CAT(prof__shp_, id)[] = { __VA_ARGS__ };           \
         _Pragma("GCC diagnostic pop")                                         \
         PROF__SHAPES_LIMIT(id, PROF__CAT(prof__shp_, id));                     \
@@ -1849,7 +1894,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
-        PROF__DECL_USE(PROF__ID, PROF__SHAPES_USE(__VA_ARGS__))
+        PROF__SHAPES_OFF_ID(PROF__ID, __VA_ARGS__)
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
@@ -2196,9 +2241,18 @@ static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
 __extension__ typedef __int128 prof__i128;
 __extension__ typedef unsigned __int128 prof__u128;
 static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
+#define PROF__I128_ADD(a, b) ((a) += (b))
+#define PROF__I128_SUB(a, b) ((a) -= (b))
+static __inline__ int64_t prof__i128_diff(prof__i128 a, prof__i128 b) { return prof__sat_i128(a - b); }
 #else
-typedef int64_t prof__i128; /* exact while the sums stay within int64 */
+/* 32-bit targets have no __int128: the sums are exact within int64 and
+   saturate past it (a defined result; the memory timeline's manual entry
+   says so) */
+typedef int64_t prof__i128;
 static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
+#define PROF__I128_ADD(a, b) prof__sat_add(&(a), (b))
+#define PROF__I128_SUB(a, b) prof__sat_sub(&(a), (b))
+static __inline__ int64_t prof__i128_diff(prof__i128 a, prof__i128 b) { prof__sat_sub(&a, b); return a; }
 #endif
 /* prof_stop and the analysis fill arrays of tens of bytes per event, all
    fresh memory: with 4 KiB pages, faulting them in took about half of
@@ -2307,7 +2361,9 @@ static PROF__NI int prof__reserve_exact(void *pp, size_t *cap, size_t need, size
     return 1;
 }
 
-typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } prof__chunk;
+/* The header's size is a multiple of 8 everywhere (i386's is 12 unpadded):
+   what the arena hands out is 8-byte aligned, as a prof_site must be. */
+typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } __attribute__((aligned(8))) prof__chunk;
 typedef struct prof__arena { prof__chunk *head; } prof__arena;
 
 static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
@@ -4457,6 +4513,20 @@ static PROF__NI void prof__put_data(prof__rec **r, const uint64_t *v, size_t n) 
     }
 }
 
+#if defined(PROF__HAVE_BACKTRACE)
+/* n return addresses into DATA records, as prof__put_data (converted one
+   by one: a pointer is 4 bytes on i386). */
+static PROF__NI void prof__put_addrs(prof__rec **r, void *const *v, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i += 2) {
+        (*r)->site = PROF__EXT(PROF__EXT_DATA, 0);
+        (*r)->t0 = (uint64_t)(uintptr_t)v[i];
+        (*r)->t1 = i + 1 < n ? (uint64_t)(uintptr_t)v[i + 1] : 0;
+        (*r)++;
+    }
+}
+#endif
+
 /* n bytes into DATA records, 16 a record (the last one's rest zero). */
 static PROF__NI void prof__put_bytes(prof__rec **r, const char *s, size_t n) {
     size_t i;
@@ -4576,7 +4646,7 @@ static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller, void *
             r->t0 = t0;
             r->t1 = 0;
             r++;
-            prof__put_data(&r, (const uint64_t *)(const void *)(addr + skip), (size_t)n);
+            prof__put_addrs(&r, addr + skip, (size_t)n);
             PROF__STORE(&h->pos, start + k);
         }
         return t0;
@@ -5093,7 +5163,7 @@ PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n) {
    in x. NULL shapes give 0. */
 PROF_API int64_t prof_flops_conv2d(const int64_t x[4], const int64_t w[4]) {
     int64_t f[7];
-    if (!x || !w) return 0;
+    if (!x || !w || x[1] < 0) return 0; /* x's C_in is not counted (w's C_in/groups is) but must be a size */
     f[0] = x[0]; f[1] = x[2]; f[2] = x[3]; f[3] = w[0]; f[4] = w[1]; f[5] = w[2]; f[6] = w[3];
     return prof__flops(f, 7);
 }
@@ -5941,6 +6011,9 @@ typedef struct prof__collector {
     size_t nlspan, caplspan;
     uint64_t lost_inside;        /* events dropped as inside them (in dropped_nomem's warning) */
     const char *who;             /* "prof_stop" or "prof_step" (a window's end), for its warnings */
+    int quiet;                   /* a window thrown away (warm-up; a schedule that left
+                                    recording, which says so): nothing to say of what
+                                    its events lost */
     /* shapes as recorded -> their repr, each distinct list formatted once */
     prof__map shape_map;
     prof__map ex_map;            /* shared extras (prof__c_shared_extra) */
@@ -7707,7 +7780,7 @@ static PROF__NI int prof__collect(prof__collector *c) {
     if (!rc && c->phase == PROF__C_CUDA) rc = prof__c_order(c);
     if (!rc && c->phase == PROF__C_ORDERED && (rc = prof__c_link(c)) == 0) c->phase = PROF__C_LINKED;
     if (!rc && !c->warned) {
-        prof__c_warn(c);
+        if (!c->quiet) prof__c_warn(c);
         c->warned = 1;
     }
     if (!rc) rc = prof__c_finish(c);
@@ -7916,13 +7989,20 @@ static PROF__NI void prof__begin_recording(void) {
    prof_stop; the events gain the session's metadata. Out of memory, the
    collection is kept for the next prof_stop with `keep` (prof_stop), or
    discarded (a schedule's step: the next window begins at once). */
-static PROF__NI prof_events *prof__end_recording(int keep, const char *who) {
+/* How a recording ends: prof_stop keeps the records when memory runs out
+   (the next prof_stop tries again); a schedule's window is delivered, or
+   thrown away (a warm-up, or a schedule that left recording, which says
+   so itself), where nothing is said of what its events lost. */
+enum { PROF__END_DELIVER = 0, PROF__END_KEEP = 1, PROF__END_DISCARD = 2 };
+static PROF__NI prof_events *prof__end_recording(int how, const char *who) {
+    const int keep = how == PROF__END_KEEP;
     prof__collector *c = &prof__c_kept;
     prof_events *e;
     prof__kv *m, *kv = NULL;
     size_t n, i;
     if (!c->phase && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
     c->who = who;
+    c->quiet = how == PROF__END_DISCARD;
     if (prof__collect(c) != 0) {
         const char *what = c->phase >= PROF__C_READ ? "analysing events" : "collecting events";
         if (keep) {
@@ -8021,7 +8101,7 @@ static PROF__NI void prof__deliver(prof_events *e) {
 static PROF__NI void prof__transit(prof__action from, prof__action to) {
     if (from == to && from != PROF__RECORD_AND_SAVE) return;
     if (from == PROF__RECORD_AND_SAVE) {
-        prof_events *e = prof__end_recording(0, "prof_step");
+        prof_events *e = prof__end_recording(PROF__END_DELIVER, "prof_step");
         prof__deliver(e);
         prof_events_free(e);
     } else if (from == PROF__WARMUP || (from == PROF__RECORD && to != PROF__RECORD_AND_SAVE)) {
@@ -8034,7 +8114,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
            the window's start when recording does), and what it recorded
            before the window is left out by time */
         prof__g.cupti_carry = from == PROF__WARMUP && to != PROF__NONE;
-        prof_events_free(prof__end_recording(0, "prof_step"));
+        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_step"));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return;
     }
@@ -8103,6 +8183,23 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     if (!c.max_events) c.max_events = (size_t)1 << 24;
     if (c.max_events > (size_t)INT64_MAX) c.max_events = (size_t)INT64_MAX;
     if (!c.activities) c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    /* a feature compiled out is off whatever the config says (the table
+       shows no column of zeros for it); otherwise, as torch's profile,
+       record_shapes |= with_flops (an op's FLOPs come with its shapes, so
+       grouping by shapes sees what PyTorch's would) */
+#if defined(PROF_NO_FLOPS)
+    c.with_flops = 0;
+#endif
+    if (c.with_flops) c.record_shapes = 1;
+#if defined(PROF_NO_SHAPES)
+    c.record_shapes = 0;
+#endif
+#if defined(PROF_NO_MEMORY)
+    c.profile_memory = 0;
+#endif
+#if defined(PROF_NO_STACK)
+    c.with_stack = PROF_STACK_NONE;
+#endif
     pthread_mutex_lock(&prof__g_lock);
     prof__g.cfg = c;
     prof__meta_clear_locked();
@@ -8142,7 +8239,7 @@ PROF_API prof_events *prof_stop(void) {
     PROF__REFUSE_REENTRY("prof_stop", NULL);
     prof__s_lock();
     if (prof__c_kept.phase) { /* an earlier prof_stop ran out of memory: its collection again */
-        e = prof__end_recording(1, "prof_stop");
+        e = prof__end_recording(PROF__END_KEEP, "prof_stop");
         prof__deliver(e);
         prof__s_unlock();
         return e;
@@ -8154,11 +8251,11 @@ PROF_API prof_events *prof_stop(void) {
     }
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
-        e = prof__end_recording(1, "prof_stop");
+        e = prof__end_recording(PROF__END_KEEP, "prof_stop");
         if (!e) { __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE); prof__s_unlock(); return NULL; }
         prof__deliver(e);
     } else {
-        prof_events_free(prof__end_recording(0, "prof_stop")); /* warm-up: discarded */
+        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_stop")); /* warm-up: discarded */
         e = prof_events_create();
     }
     __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE);
@@ -9085,8 +9182,10 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     cpu_pre[0] = dev_pre[0] = 0;
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[ord[i]];
-        cpu_pre[i + 1] = cpu_pre[i] + (m->device_type == PROF_DEVICE_CPU ? m->bytes : 0);
-        dev_pre[i + 1] = dev_pre[i] + (m->device_type != PROF_DEVICE_CPU ? m->bytes : 0);
+        cpu_pre[i + 1] = cpu_pre[i];
+        dev_pre[i + 1] = dev_pre[i];
+        if (m->device_type == PROF_DEVICE_CPU) PROF__I128_ADD(cpu_pre[i + 1], m->bytes);
+        else PROF__I128_ADD(dev_pre[i + 1], m->bytes);
     }
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
@@ -9108,7 +9207,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         }
         b = lo;
         if (b > a) {
-            int64_t cpu = prof__sat_i128(cpu_pre[b] - cpu_pre[a]), dev = prof__sat_i128(dev_pre[b] - dev_pre[a]);
+            int64_t cpu = prof__i128_diff(cpu_pre[b], cpu_pre[a]), dev = prof__i128_diff(dev_pre[b], dev_pre[a]);
             prof__extra *x;
             if (!cpu && !dev) continue; /* (every extra's sums were zeroed above: a shared one is not copied to write 0) */
             if (!(x = prof__extra_of(e, v))) { rc = -1; goto done; }
@@ -16718,7 +16817,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     memset(pre, 0, ncat * sizeof *pre);
     for (i = 0; i < n; i++)
         if (e->mem[ord[i]].bytes < 0 && tmp[i] == PROF__MEM_NONE) {
-            pre[col[ord[i]]] -= e->mem[ord[i]].bytes;
+            PROF__I128_SUB(pre[col[ord[i]]], e->mem[ord[i]].bytes);
             has_pre = 1;
         }
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) goto out;
@@ -16731,8 +16830,8 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
         if (has_pre) prof__timeline_point(o.w, pass, e->mem[ord[0]].ts, live, ncat, &first); /* the blocks from before alone */
         for (i = 0; i < n; i++) {
             const prof__memrec *m = &e->mem[ord[i]];
-            if (m->bytes > 0 && tmp[i] < PROF__MEM_ANON) live[col[tmp[i]]] -= e->mem[tmp[i]].bytes; /* the block it replaces */
-            live[col[ord[i]]] += m->bytes;
+            if (m->bytes > 0 && tmp[i] < PROF__MEM_ANON) PROF__I128_SUB(live[col[tmp[i]]], e->mem[tmp[i]].bytes); /* the block it replaces */
+            PROF__I128_ADD(live[col[ord[i]]], m->bytes);
             if (i + 1 < n && e->mem[ord[i + 1]].ts == m->ts) continue; /* one point per time */
             prof__timeline_point(o.w, pass, m->ts, live, ncat, &first);
         }

@@ -214,6 +214,11 @@ static void test_flops_invalid(void) {
     CHECK_EQ_INT(prof_flops_bmm(-1, 3, 4, 5), 0);
     CHECK_EQ_INT(prof_flops_bmm(6, 3, -4, -5), 0);
     CHECK_EQ_INT(prof_flops_conv2d(x, neg), 0);
+    { /* x's C_in does not enter the count (w's C_in/groups does), but a
+         negative one is still no shape: it gave 9216 */
+        static const int64_t neg_cin[4] = { 1, -4, 8, 8 }, w3[4] = { 16, 2, 3, 3 };
+        CHECK_EQ_INT(prof_flops_conv2d(neg_cin, w3), 0);
+    }
     CHECK_EQ_INT(prof_flops_conv2d(NULL, w), 0);
     CHECK_EQ_INT(prof_flops_conv2d(x, NULL), 0);
 }

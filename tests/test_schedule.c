@@ -186,6 +186,37 @@ static void test_reentry_refused(void) {
     prof_set_log(NULL, NULL);
 }
 
+/* A scope open across each step (prof_step called inside it, as from an
+   interpreter's frames) is open at the end of every window, and each
+   delivered window says so once. A warm-up window is thrown away, so
+   nothing is said of it: it gave an open-scopes warning of its own, for a
+   profile nobody receives. */
+static int g_open_windows;
+static void on_ready_open(prof_events *ev, void *user) {
+    (void)ev; (void)user;
+    g_open_windows++;
+    CHECK_EQ_INT(check_log_count(PROF_E_OPEN_SCOPES), 1);
+    check_log_reset();
+}
+static void test_warmup_quiet(void) {
+    prof_config c;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.schedule.warmup = 1;
+    c.schedule.active = 1;
+    c.schedule.repeat = 2;
+    c.on_trace_ready = on_ready_open;
+    c.log = check_log;
+    g_open_windows = 0;
+    check_log_reset();
+    CHECK_EQ_INT(prof_start(&c), PROF_OK);
+    for (i = 0; i < 5; i++) { PROF_SCOPE("work"); CHECK_EQ_INT(prof_step(), PROF_OK); }
+    prof_events_free(prof_stop());
+    CHECK_EQ_INT(g_open_windows, 2);
+    CHECK_EQ_INT(check_log_count(PROF_E_OPEN_SCOPES), 0); /* (the stop ended no window) */
+    prof_set_log(NULL, NULL);
+}
+
 /* A long run: memory stays bounded by one window, as the record blocks
    are reused window after window. */
 static void test_long_run_bounded(void) {
@@ -328,6 +359,7 @@ int main(void) {
     test_sessions();
     test_no_schedule();
     test_reentry_refused();
+    test_warmup_quiet();
     test_long_run_bounded();
     test_reserve_across_windows();
     prof_shutdown();

@@ -73,13 +73,17 @@
 # (as it does not in C); PROF_SCOPE_DYN with the same name must.
 #
 # shapes-limit-{gcc,gcc-c99,gxx}: PROF_SCOPE_SHAPES with 65 values must not
-# compile; with 64 it must.
+# compile; with 64 it must; recording, with PROF_DISABLED and with PROF_NO_SHAPES.
 #
 # no-libm-{gcc,clang}: the implementation links without -lm.
 #
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
+# config-features-{all,no-shapes,no-flops,no-memory,no-stack}: what the
+# config's feature flags give (with_flops records shapes, as torch's; a
+# feature compiled out ignores its flag: no memory columns of zeros, no
+# "[]" shapes), recording and with each PROF_NO_* (config_features.c).
 # jump-{gcc,clang,gxx,clangxx}: a goto over a scope macro to a label after
 # it, or a case label after it, must not compile (it would run the scope's
 # cleanup on an uninitialised scope), for every scope macro; the legitimate
@@ -243,8 +247,9 @@ all_cases() {
     echo probe21a-weverything-impl-clang probe21a-weverything-impl-clangxx
     echo probe21a-short-enums-gcc probe21a-short-enums-gxx probe21a-winline-gcc probe21a-winline-gxx
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
-    echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang
+    echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang m32-dyn-names-gcc
     echo deprecated-malloc-gcc deprecated-malloc-clang deprecated-malloc-gxx deprecated-malloc-clangxx
+    echo config-features-all config-features-no-shapes config-features-no-flops config-features-no-memory config-features-no-stack
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
     echo probe24B-xz-flags-gcc
@@ -401,6 +406,16 @@ one_case() {
         run_cmd "$cc" "$std" "${WARN[@]}" "${nofeat[@]}" "${INC[@]}" \
             "$src" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    config-features-all|config-features-no-shapes|config-features-no-flops|config-features-no-memory|config-features-no-stack)
+        local d=()
+        case $base in
+        *-no-shapes) d=(-DPROF_NO_SHAPES) ;; *-no-flops) d=(-DPROF_NO_FLOPS) ;;
+        *-no-memory) d=(-DPROF_NO_MEMORY) ;; *-no-stack) d=(-DPROF_NO_STACK) ;;
+        esac
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        run_cmd "$GCC" -std=c11 "${WARN[@]}" "${d[@]}" "${INC[@]}" "$here/config_features.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1
+        run_prog "$out" flops || return 1 ;;
     cupti-link|cupti-run)
         # -DPROF_CUPTI program linked against libcupti. cupti-run also runs
         # it: without a GPU/driver it must degrade gracefully (exit 0).
@@ -467,9 +482,13 @@ one_case() {
         *) cc=$GXX; std=-std=c++11; x=(-x c++) ;;
         esac
         have "$cc" || { echo "  $cc not found"; return 77; }
-        run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -c "$here/shapes_limit.c" -o "$out.o" || return 1
-        compile_fails "$out.log" "PROF_SCOPE_SHAPES with 65 values compiled; the values past 64 would be dropped at run time" \
-            "$cc" "${x[@]}" "$std" "${WARN[@]}" "${INC[@]}" -DSHAPES_OVER_THE_LIMIT -c "$here/shapes_limit.c" -o "$out.bad.o" || return 1 ;;
+        # recording, and compiled out: a program that builds one way builds the other
+        local m
+        for m in -DPROF_RECORDING_BUILD -DPROF_DISABLED -DPROF_NO_SHAPES; do
+            run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" "$m" "${INC[@]}" -c "$here/shapes_limit.c" -o "$out.o" || return 1
+            compile_fails "$out.log" "PROF_SCOPE_SHAPES with 65 values compiled ($m); the values past 64 would be dropped at run time" \
+                "$cc" "${x[@]}" "$std" "${WARN[@]}" "$m" "${INC[@]}" -DSHAPES_OVER_THE_LIMIT -c "$here/shapes_limit.c" -o "$out.bad.o" || return 1
+        done ;;
     runtime-name-gxx|runtime-name-clangxx)
         cc=$GXX
         [[ $base == runtime-name-clangxx ]] && cc=$CLANGXX
@@ -885,6 +904,18 @@ one_case() {
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/two_tu_impl.c" -o "$out.impl.o" || return 1
         run_cmd "$cc" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/two_tu_main.c" -o "$out.main.o" || return 1
         run_cmd "$cc" "${WARN[@]}" -O2 "${ld[@]}" "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    m32-dyn-names-gcc)
+        # i386, run: run-time names past the inline limit live in an arena
+        # whose chunk header was 12 bytes there, so their sites were 4-byte
+        # aligned and their records' tag bits garbled the name (a 4096-byte
+        # name came back as 8 bytes); tests/test_dyn_names.c as it is
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        printf 'int main(void) { return 0; }\n' >"$out.probe.c"
+        "$GCC" -m32 -x c "$out.probe.c" -o "$out.probe" >/dev/null 2>&1 ||
+            { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
+        "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
+        run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -g "${INC[@]}" -I"$here/.." "$here/../test_dyn_names.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     m32-gcc|m32-clang|m32-gxx|m32-clangxx|m32-posix2001-gcc|m32-posix2001-clang)
         # i386: 64-bit counters read across threads must be 8-byte aligned

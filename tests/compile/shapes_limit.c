@@ -1,7 +1,10 @@
 /* shapes-limit-{gcc,gcc-c99,gxx}: PROF_SCOPE_SHAPES takes at most 64 values.
    With -DSHAPES_OVER_THE_LIMIT (65 values) this file must NOT compile; at
    the limit it must. Built as C (c11: _Static_assert, c99: an array of
-   negative size) and as C++ (static_assert). */
+   negative size) and as C++ (static_assert), each recording and compiled
+   out (-DPROF_DISABLED, -DPROF_NO_SHAPES): in C the compiled-out macro took
+   any number of values, so a program that built with PROF_DISABLED failed
+   to build once recording was turned on. */
 #include "prof.h"
 
 void shapes_at_limit(int n);
