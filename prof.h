@@ -5259,8 +5259,11 @@ static PROF__NI int prof__thread_gone(const prof__tstate *t) {
 /* Whether no collector will read t's records (prof__g_lock held): bound
    to no session, to an earlier one, or to the last one read already. */
 static PROF__NI int prof__tstate_unread_locked(const prof__tstate *t, uint32_t epoch) {
-    int live = epoch && t->bound_epoch == epoch;
-    return !live && (!t->bound_epoch || t->bound_epoch != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
+    /* (loaded atomically: a late state's thread, still in its exit
+       destructors, binds without the lock) */
+    uint32_t bound = __atomic_load_n(&t->bound_epoch, __ATOMIC_RELAXED);
+    int live = epoch && bound == epoch;
+    return !live && (!bound || bound != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
 }
 /* A late state whose thread is gone and whose records no collector will
    read: what prof__thread_exit would have freed at once. */
@@ -7342,7 +7345,9 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
                 const uint64_t key = sn->t->tid ^ (sn->t->pthread_id * 0x9e3779b97f4a7c15ull);
                 if (!(sn->nrec || sn->entered || sn->dropped || sn->other) || sn->t->late != late) continue;
                 if (late && prof__map_get(&seen, key) != UINT32_MAX) continue;
-                if (!late && any_late) (void)prof__map_add(&seen, key, 0);
+                /* (a late state too: glibc runs the destructors up to 4
+                   times, and each pass that records makes one) */
+                if (any_late) (void)prof__map_add(&seen, key, 0);
                 c->e->stats.threads++;
             }
         }
