@@ -1283,7 +1283,8 @@ PROF_API void prof_events_free(prof_events *ev);
    the memory cannot be had; the list is unchanged when it fails). */
 PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
 /* Adds one event; returns its index, or -1 with the list unchanged:
-   PROF_E_ARG for a NULL name, an end before the start, a device type
+   PROF_E_ARG for a NULL name, an end before the start, a span longer than
+   2^63 - 1 ns (a start near INT64_MIN and an end past 0), a device type
    outside 0-31, a scope outside 0-255, a negative stack_depth or one above
    0 with a NULL stack (a NULL frame in a stack is an empty frame, ""),
    and (with PROF_EVENT_SHAPES) a
@@ -2786,6 +2787,10 @@ struct prof_events {
     struct prof__dup *dups; size_t ndups;
     struct prof__dupkern *dupk; size_t ndupk, capdupk;
     int dups_added;            /* events added since: the next build puts them back */
+    /* The stacks _set_backward_stacktraces replaced (event index in the
+       layout it ran on, the event's own node), put back before a rebuild
+       so that it starts from the events' own stacks again. */
+    struct prof__bwstk { uint32_t i, node; } *bwstk; size_t nbwstk, capbwstk;
     /* Events with many children (prof__kids_of): their children in order
        and the values a walk over them gives, kept until the tree or the
        device times change, so that reading such an event
@@ -2815,7 +2820,7 @@ PROF_API void prof_events_free(prof_events *e) {
     PROF__FREE(e->nodes);
     PROF__FREE(e->native_addrs);
     PROF__FREE(e->xprefix);
-    PROF__FREE(e->dups); PROF__FREE(e->dupk);
+    PROF__FREE(e->dups); PROF__FREE(e->dupk); PROF__FREE(e->bwstk);
     { prof__meta *m; for (m = e->meta; m; m = m->next) PROF__FREE(m->value); } /* (the nodes are in the arena) */
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
@@ -8588,24 +8593,28 @@ static __inline__ unsigned prof__tree_push(prof_events *e, int32_t *top, int32_t
    sorts change nothing, and one pass in list order, with one stack per
    thread, links every group at once (groups of a thread split where its
    node_id changes, as itertools.groupby's runs). Returns 0, with the links
-   half made, at the first event out of order. */
-typedef struct prof__tgroup { int32_t top, node_id; } prof__tgroup;
+   half made, at the first event out of order: out of order on its thread,
+   whatever the groups (the exports read a list found in order thread by
+   thread, lanes across node_ids included; last: the thread's previous
+   in-tree event). */
+typedef struct prof__tgroup { int32_t top, node_id, last; } prof__tgroup;
 static PROF__NI int prof__tree_in_order(prof_events *e, prof__tgroup *g, unsigned *seen) {
     size_t i;
     unsigned f = 0;
-    for (i = 0; i < e->nthr; i++) g[i].top = -1;
+    for (i = 0; i < e->nthr; i++) g[i].top = g[i].last = -1;
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
         prof__tgroup *gr;
         if (v->scope == 1) f |= PROF__T_BACKWARD;
         if (!prof__in_tree(v)) { prof__tree_unlink(v); continue; }
         gr = &g[v->thread];
-        if (gr->top >= 0 && gr->node_id != v->node_id) gr->top = -1; /* a new group */
-        if (gr->top >= 0) {
-            const prof__ev *q = &e->ev[gr->top];
+        if (gr->last >= 0) {
+            const prof__ev *q = &e->ev[gr->last];
             if (v->start < q->start || (v->start == q->start && v->end > q->end)) return 0;
         }
+        if (gr->top >= 0 && gr->node_id != v->node_id) gr->top = -1; /* a new group */
         gr->node_id = v->node_id;
+        gr->last = (int32_t)i;
         f |= prof__tree_push(e, &gr->top, (int32_t)i);
     }
     *seen = f;
@@ -8855,11 +8864,28 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
         key.tid = px->fwd_thread;
         src = prof__map_find(&fwd, prof__mix((uint64_t)key.seq) ^ key.tid, prof__fwd_same, &key);
         {
-            uint32_t node = src != UINT32_MAX ? prof__stack_node(e, src) : 0; /* fwd_stacks.get(t, []) */
-            if (prof__stack_set(e, i, node) != 0) { prof__map_free(&fwd); return -1; }
+            uint32_t node = src != UINT32_MAX ? prof__stack_node(e, src) : 0, own = prof__stack_node(e, i); /* fwd_stacks.get(t, []) */
+            if (node == own) continue;
+            if (!prof__grow((void *)&e->bwstk, &e->capbwstk, e->nbwstk + 1, sizeof *e->bwstk) || prof__stack_set(e, i, node) != 0) {
+                prof__map_free(&fwd);
+                return -1;
+            }
+            e->bwstk[e->nbwstk].i = (uint32_t)i;
+            e->bwstk[e->nbwstk++].node = own;
         }
     }
     prof__map_free(&fwd);
+    return 0;
+}
+
+/* The events' own stacks back, where the last build's backward pass
+   replaced them (its layout: the [memory] rows dropped, merged events not
+   yet put back; events added since come after). */
+static PROF__NI int prof__bwstk_restore(prof_events *e) {
+    size_t k = e->nbwstk;
+    while (k-- > 0)
+        if (prof__stack_set(e, e->bwstk[k].i, e->bwstk[k].node) != 0) return -1; /* (no growth: the index had a node) */
+    e->nbwstk = 0;
     return 0;
 }
 
@@ -8868,7 +8894,7 @@ static PROF__NI prof_result prof__build_tree(prof_events *e) {
     int seen;
     if (!e) return PROF_E_ARG;
     if (e->tree_built) return PROF_OK;
-    if (prof__memrows_drop(e) != 0 || (e->dups_added && prof__dups_restore(e) != 0)) /* remade below, from the events as they are now */
+    if (prof__memrows_drop(e) != 0 || prof__bwstk_restore(e) != 0 || (e->dups_added && prof__dups_restore(e) != 0)) /* remade below, from the events as they are now */
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_build_tree: out of memory");
     if (e->n >= (size_t)INT32_MAX) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_build_tree: too many events");
     if (e->links_ready) { /* prof_stop linked the events as it ordered them */
