@@ -46,7 +46,9 @@
    a struct (prof_events_stats, prof_events_total_average,
    prof_averages_total_average) warn, as they would for any library.
    With -static, PROF_STACK_NATIVE finds no symbol names (dladdr has none
-   to give): its frames are addresses.
+   to give): its frames are addresses. Include prof.h outside any #pragma
+   pack: inside pack(4) or less it refuses to compile (its call sites must
+   be 8-byte aligned).
 
    QUICK START
    ===========
@@ -955,6 +957,10 @@ typedef struct prof_site {
     int line;
     unsigned flags;           /* PROF_SITE_* */
 } prof_site;
+/* prof.h included inside #pragma pack(4) or less would align call sites
+   to 4, whatever the attribute says: refused here, since a record keeps
+   its tag in a site's low 3 bits (include prof.h outside the pack). */
+typedef char prof__site_needs_8_byte_alignment_include_prof_h_outside_pragma_pack[__alignof__(prof_site) >= 8 ? 1 : -1];
 /* prof_site.flags: the trace category of the events of a site */
 #define PROF_SITE_CPU_OP 1u        /* cpu_op instead of user_annotation */
 #define PROF_SITE_CUDA_RUNTIME 2u  /* cuda_runtime (CUPTI) */
@@ -1261,7 +1267,8 @@ PROF_API size_t prof_memory_categories(prof_events *ev, prof_device_type device,
 /* FLOPs as PyTorch's formulas count them (2 per multiply-add): matmul and
    addmm of [m, k] by [k, n], bmm of b such. A count past INT64_MAX is
    INT64_MAX; a negative dimension (any of conv2d's eight, or NULL conv2d
-   shapes) gives 0, and so does a zero one.
+   shapes) gives 0, and so does a zero one of those the count multiplies
+   (x's C_in is not one: w's C_in/groups is).
    conv2d: x [N, C_in, H, W], w [C_out, C_in/groups, KH, KW], counted as
    2 * N * H * W * C_out * C_in/groups * KH * KW; PyTorch counts the
    OUTPUT's H and W, so for a stride or padding that changes the size pass
@@ -1723,8 +1730,16 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 #  define PROF__SHAPES_PRAGMAS_PUSH                                           \
         _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wconversion\"") \
         _Pragma("GCC diagnostic ignored \"-Wsign-conversion\"") PROF__C90_INIT_PRAGMA
+/* (clang warns of a side effect in sizeof, `(*p)++`, where it cannot see
+   that the expression came from a macro argument: preprocessed source, as
+   distcc or ccache compile it) */
+#  if defined(__clang__)
+#    define PROF__UNEVAL_PRAGMA _Pragma("clang diagnostic ignored \"-Wunevaluated-expression\"")
+#  else
+#    define PROF__UNEVAL_PRAGMA
+#  endif
 #  define PROF__SHAPES_OFF_ID(id, ...)                                        \
-        PROF__SHAPES_PRAGMAS_PUSH                                             \
+        PROF__SHAPES_PRAGMAS_PUSH PROF__UNEVAL_PRAGMA                         \
         PROF__SHAPES_LIMIT(id, (__extension__ (const int64_t[]){ __VA_ARGS__ })); \
         _Pragma("GCC diagnostic pop")                                         \
         PROF__DECL_USE(id, PROF__SHAPES_USE(__VA_ARGS__))
@@ -7367,13 +7382,13 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
 static PROF__NI void prof__c_name_exited(prof__collector *c) {
     const char *who = c->who ? c->who : "prof_stop";
     uint32_t k;
-    for (k = 0; k < c->xopen.n; k++) {
+    for (k = 0; k < c->xopen.n && !c->quiet; k++) { /* (quiet: a window thrown away) */
         c->named_open += (int)c->xopen.s[k].count;
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d was still open %llu time%s when %s thread exited (left without %s PROF_END); not in the profile",
                      who, c->xopen.s[k].name, c->xopen.s[k].file, c->xopen.s[k].line, (unsigned long long)c->xopen.s[k].count,
                      c->xopen.s[k].count == 1 ? "" : "s", c->xopen.s[k].count == 1 ? "its" : "their", c->xopen.s[k].count == 1 ? "its" : "their");
     }
-    if (c->xopen.more) {
+    if (c->xopen.more && !c->quiet) {
         c->named_open += (int)c->xopen.more;
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu more PROF_BEGIN range%s at other sites %s still open when %s thread%s exited",
                      who, (unsigned long long)c->xopen.more, c->xopen.more == 1 ? "" : "s", c->xopen.more == 1 ? "was" : "were",
@@ -7388,7 +7403,7 @@ static PROF__NI void prof__c_name_open(prof__collector *c) {
     int32_t k;
     int found, counted = 1, shown = 0;
     prof__c_name_exited(c);
-    if (!t || PROF__LOADR(&t->bound_epoch) != c->epoch) return;
+    if (c->quiet || !t || PROF__LOADR(&t->bound_epoch) != c->epoch) return; /* (quiet: a window thrown away) */
     memset(&count, 0, sizeof count);
     for (k = 0; k < t->n_open; k++)
         if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */

@@ -80,6 +80,10 @@
 # no-features-{gcc,clang,gxx}: PROF_NO_SHAPES PROF_NO_FLOPS PROF_NO_MEMORY
 # PROF_NO_STACK all defined (features compiled out), built, linked and run.
 # no-features-args-gcc: the same, with the disabled-args check.
+# pragma-pack-{gcc,clang}: prof.h included inside #pragma pack(4) is refused
+# (its call sites must be 8-byte aligned); a pack after it is fine.
+# preprocessed-{gcc,clang}: the macros compiled from a .i file (-save-temps,
+# as distcc and ccache do), recording and compiled out (preprocessed.c).
 # config-features-{all,no-shapes,no-flops,no-memory,no-stack}: what the
 # config's feature flags give (with_flops records shapes, as torch's; a
 # feature compiled out ignores its flag: no memory columns of zeros, no
@@ -249,6 +253,7 @@ all_cases() {
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
     echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang m32-dyn-names-gcc
     echo deprecated-malloc-gcc deprecated-malloc-clang deprecated-malloc-gxx deprecated-malloc-clangxx
+    echo preprocessed-gcc preprocessed-clang pragma-pack-gcc pragma-pack-clang
     echo config-features-all config-features-no-shapes config-features-no-flops config-features-no-memory config-features-no-stack
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
@@ -406,6 +411,24 @@ one_case() {
         run_cmd "$cc" "$std" "${WARN[@]}" "${nofeat[@]}" "${INC[@]}" \
             "$src" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
+    pragma-pack-gcc|pragma-pack-clang)
+        # prof.h inside #pragma pack(push, 4): call sites would be 4-byte
+        # aligned (the pack wins over aligned(8)) and their records' tag
+        # bits garbled; refused with a message that says so
+        pick_gcc_or_clang || return $?
+        printf '#pragma pack(push, 4)\n#include "prof.h"\n#pragma pack(pop)\nint packed_user(void);\nint packed_user(void) { PROF_SCOPE("s"); return 0; }\n' >"$out.c"
+        compile_fails "$out.log" "prof.h inside #pragma pack(4) compiled; its call sites may be 4-byte aligned" \
+            "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$out.c" -o "$out.o" || return 1
+        grep -q include_prof_h_outside_pragma_pack "$out.log" || { echo "  refused, but not by prof.h's check:"; cat "$out.log"; return 1; }
+        printf '#include "prof.h"\n#pragma pack(push, 4)\nstruct packed_s { char c; int i; };\n#pragma pack(pop)\nint packed_user(void);\nint packed_user(void) { PROF_SCOPE("s"); return 0; }\n' >"$out.c"
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$out.c" -o "$out.o" || return 1 ;;
+    preprocessed-gcc|preprocessed-clang)
+        # the user's file compiled from its preprocessed form (-save-temps)
+        local m
+        pick_gcc_or_clang || return $?
+        for m in -DPROF_RECORDING_BUILD -DPROF_DISABLED -DPROF_NO_SHAPES; do
+            run_cmd "$cc" -std=c11 "${WARN[@]}" "$m" "${INC[@]}" -save-temps=obj -c "$here/preprocessed.c" -o "$out.o" || return 1
+        done ;;
     config-features-all|config-features-no-shapes|config-features-no-flops|config-features-no-memory|config-features-no-stack)
         local d=()
         case $base in
