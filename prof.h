@@ -16,7 +16,11 @@
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64; i386 too, where the memory timeline's sums,
    which have no __int128 there, saturate at +-INT64_MAX instead of being
-   written whole) with gcc or clang. prof_stop, the tables and
+   written whole, and where the implementation's file wants -msse2
+   -mfpmath=sse: with x87 math doubles carry excess precision, so the
+   table's order of near-equal averages and the JSON trace's ts + dur
+   nesting may differ from Python's doubles in the last bit) with gcc or
+   clang. prof_stop, the tables and
    the exporters format with the C library's snprintf (%lld, %zu, %.*f...):
    a program that replaces snprintf/vsnprintf with its own, not ISO C's
    (MicroPython's unix port does, by default), crashes there.
