@@ -872,7 +872,11 @@ extern "C" {
 #define PROF_VERSION_MINOR 1
 #define PROF_VERSION_PATCH 0
 
-/* Result codes. The X-macro keeps each code and its message together. */
+/* Result codes. The X-macro keeps each code and its message together.
+   Functions return PROF_OK, PROF_E_ARG, PROF_E_STATE, PROF_E_NOMEM,
+   PROF_E_IO or PROF_E_UNKNOWN_KEY; PROF_E_DROPPED, PROF_E_UNBALANCED,
+   PROF_E_OPEN_SCOPES and PROF_E_CUPTI are the codes of logged warnings and
+   errors only (the log callback's `code`, prof_last_error's message). */
 #define PROF__RESULTS(X)                                                      \
     X(PROF_OK,               "ok")                                            \
     X(PROF_E_ARG,            "invalid argument")                              \
@@ -1136,10 +1140,13 @@ typedef struct prof_stats {
 } prof_stats;
 
 /* ----- aggregation ----- */
+/* key_averages' groupings, as its arguments (zero = by name alone; rows
+   are also kept apart by node_id, device type, is_legacy and
+   is_user_annotation, as 001's get_key) */
 typedef struct prof_group_options {
-    int group_by_input_shapes;
-    int group_by_stack_n;
-    int group_by_overload_name;
+    int group_by_input_shapes;    /* 1 = also by input_shapes */
+    int group_by_stack_n;         /* N > 0 = also by the first N stack frames */
+    int group_by_overload_name;   /* 1 = also by overload_name */
 } prof_group_options;
 
 /* One row of key_averages (FunctionEventAvg). A raw event is a row of
@@ -1182,13 +1189,17 @@ typedef struct prof_table_options {
     int max_name_column_width;     /* 0 = 55;  < 0 = no maximum */
     int max_shapes_column_width;   /* 0 = 80;  < 0 = no maximum */
     const char *header;            /* NULL = none */
-    int top_level_events_only;
+    int top_level_events_only;     /* 1 = only rows of events without a CPU parent */
     const char *time_unit;         /* NULL, "s", "ms" or "us" */
 } prof_table_options;
 
 #define PROF_ROW_LIMIT_ZERO (-2147483647 - 1)
 
 /* Session */
+/* cfg NULL = all defaults (a zeroed config). PROF_E_ARG for a schedule
+   with a negative field or active 0 beside others set, with_stack not a
+   PROF_STACK_*, or activities without PROF_ACTIVITY_CPU; PROF_E_STATE
+   while a session runs. */
 PROF_API prof_result prof_start(const prof_config *cfg);
 /* Ends the session. With a schedule, returns the window recording at stop
    (also handed to on_trace_ready), or an empty list. NULL on error; out of
