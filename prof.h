@@ -7397,13 +7397,13 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
 static PROF__NI void prof__c_name_exited(prof__collector *c) {
     const char *who = c->who ? c->who : "prof_stop";
     uint32_t k;
-    for (k = 0; k < c->xopen.n && !c->quiet; k++) { /* (quiet: a window thrown away) */
+    for (k = 0; k < c->xopen.n; k++) {
         c->named_open += (int)c->xopen.s[k].count;
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: PROF_BEGIN(\"%s\") at %s:%d was still open %llu time%s when %s thread exited (left without %s PROF_END); not in the profile",
                      who, c->xopen.s[k].name, c->xopen.s[k].file, c->xopen.s[k].line, (unsigned long long)c->xopen.s[k].count,
                      c->xopen.s[k].count == 1 ? "" : "s", c->xopen.s[k].count == 1 ? "its" : "their", c->xopen.s[k].count == 1 ? "its" : "their");
     }
-    if (c->xopen.more && !c->quiet) {
+    if (c->xopen.more) {
         c->named_open += (int)c->xopen.more;
         prof__report(PROF_LOG_WARNING, PROF_E_OPEN_SCOPES, "%s: %llu more PROF_BEGIN range%s at other sites %s still open when %s thread%s exited",
                      who, (unsigned long long)c->xopen.more, c->xopen.more == 1 ? "" : "s", c->xopen.more == 1 ? "was" : "were",
@@ -7417,8 +7417,12 @@ static PROF__NI void prof__c_name_open(prof__collector *c) {
     uint32_t *slot;
     int32_t k;
     int found, counted = 1, shown = 0;
+    if (c->quiet) { /* a window thrown away: nothing to say of it */
+        prof__open_sites_clear(&c->xopen);
+        return;
+    }
     prof__c_name_exited(c);
-    if (c->quiet || !t || PROF__LOADR(&t->bound_epoch) != c->epoch) return; /* (quiet: a window thrown away) */
+    if (!t || PROF__LOADR(&t->bound_epoch) != c->epoch) return;
     memset(&count, 0, sizeof count);
     for (k = 0; k < t->n_open; k++)
         if (t->open[k].epoch == c->epoch && t->open[k].site != &prof__lost_site) { /* (a lost one is counted dropped) */
@@ -8026,13 +8030,12 @@ static PROF__NI void prof__begin_recording(void) {
 }
 
 /* Ends the recording window, or resumes a collection kept by a failed
-   prof_stop; the events gain the session's metadata. Out of memory, the
-   collection is kept for the next prof_stop with `keep` (prof_stop), or
-   discarded (a schedule's step: the next window begins at once). */
-/* How a recording ends: prof_stop keeps the records when memory runs out
-   (the next prof_stop tries again); a schedule's window is delivered, or
-   thrown away (a warm-up, or a schedule that left recording, which says
-   so itself), where nothing is said of what its events lost. */
+   prof_stop; the events gain the session's metadata. How: PROF__END_KEEP
+   (prof_stop) keeps the collection for the next prof_stop when memory runs
+   out; a schedule's window is delivered (PROF__END_DELIVER) or thrown away
+   (PROF__END_DISCARD: a warm-up, or a schedule that left recording, which
+   says so itself, where nothing is said of what its events lost), and out
+   of memory it is discarded, as the next window begins at once. */
 enum { PROF__END_DELIVER = 0, PROF__END_KEEP = 1, PROF__END_DISCARD = 2 };
 static PROF__NI prof_events *prof__end_recording(int how, const char *who) {
     const int keep = how == PROF__END_KEEP;

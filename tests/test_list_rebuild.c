@@ -85,13 +85,14 @@ static char *stacks_of(prof_events *e) {
     int k;
     if (!out) return NULL;
     out[0] = 0;
-    for (i = 0; i < prof_events_count(e); i++) {
+    for (i = 0; i < prof_events_count(e) && len < cap; i++) {
         prof_event x;
         if (!CHECK_EQ_INT(prof_events_get(e, i, &x), PROF_OK)) break;
         len += (size_t)snprintf(out + len, cap - len, "%s %lld:", x.name, (long long)x.start_ns);
         for (k = 0; k < x.stack_depth && len < cap; k++) len += (size_t)snprintf(out + len, cap - len, " <%s>", x.stack[k]);
         if (len < cap) len += (size_t)snprintf(out + len, cap - len, "\n");
     }
+    CHECK(len < cap); /* (the lists here print a few hundred bytes) */
     return out;
 }
 static char *build(int read_between, int extras) {
