@@ -494,7 +494,10 @@
    stream with flows from launch to kernel, args as debug annotations,
    metadata (also as trace attributes, keys unchanged); every event has
    the JSON's category (a slice with none is a plain scope, "user_annotation":
-   the 2 bytes are left out); exact ns; about 22-25 bytes per plain scope. Each
+   the 2 bytes are left out, so trace_processor's slice table has NULL
+   there); exact ns (a hand-built list whose times span more than 2^63 ns
+   has its later ones past the int64 times trace_processor reads, which
+   drops them); about 22-25 bytes per plain scope. Each
    thread is a packet sequence with delta timestamps; memory: a stack per
    thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
@@ -15091,11 +15094,24 @@ enum { PROF__PA_DIMS = 1, PROF__PA_SEQ, PROF__PA_FWD, PROF__PA_FLOPS, PROF__PA_O
    takes 20 steps, not a million. Lanes are tracks on sequence 1. */
 typedef struct prof__pft_lanes { uint64_t group; int64_t *tree; size_t n, cap; } prof__pft_lanes;
 
-/* An event on its thread's track at the track's last level (depth 511):
-   while it is open the track holds 512 slices, and an instant there would
-   be the 513th, which trace_processor drops (slice_max_depth_exceeded):
-   a mark inside one goes on the thread's next track (prof__pft_instant). */
-typedef struct prof__pft_full { uint32_t thread; int64_t start, end; } prof__pft_full;
+/* Where marks go. A track holds 512 slices open at once and the importer
+   drops a 513th (slice_max_depth_exceeded). A mark is an instant on its
+   thread's track: it lands on the track's open slices and stays on the
+   track's stack until an event at a later time (or a slice at its own)
+   pops it, so marks at one timestamp stack on each other (slice_tracker:
+   "instants stack on top of each other"). A mark's level is therefore its
+   thread's slices open at its time (begun at it or before, ending after
+   it) plus its thread's marks at that time before it; level L goes on
+   band L / 512: band 0 is the thread's track, band b its child track for
+   levels [512b, 512b + 511] (prof__pft_band_track), where the deep slices
+   are. The levels are found in the event pass, when the thread's stack
+   is as it was at the mark's time (prof__pft_marks_place). */
+typedef struct prof__pft_marks {
+    uint32_t *idx;    /* the marks (indices into e->inst), by thread, then time, then list order */
+    size_t *cur, *end; /* per thread: its first mark not yet placed, and past its last, in idx */
+    int64_t *next;    /* per thread: that mark's time, INT64_MAX for none (checked per event) */
+    uint32_t *band;   /* per entry of e->inst: a mark's band */
+} prof__pft_marks;
 typedef struct prof__pft {
     prof__w *w;
     prof_events *e;
@@ -15120,8 +15136,7 @@ typedef struct prof__pft {
     prof__map flow_n;            /* device event -> its arrow's number n (id: correlation | n << 32) */
     prof__map flow_count;        /* correlation -> its arrows */
     prof__map deep_seen;         /* (thread, 512 levels) whose track is described */
-    prof__pft_full *full;        /* the events at a thread track's last level, by thread, then start */
-    size_t nfull, capfull;
+    prof__pft_marks mk;          /* each mark's band (prof__pft_marks) */
     uint32_t *order;             /* the events in (start, -end) order; NULL: the list's own */
     int wall;                    /* absolute times are the wall clock */
     uint32_t next_frame;
@@ -15492,6 +15507,32 @@ static PROF__NI void prof__pft_close(prof__pft *pf, uint32_t t, int64_t until) {
     pf->depth[t] = depth;
 }
 
+/* Thread t's marks before lim (all: every one left) placed (prof__pft_marks):
+   called before the thread's slices that end by lim close, so that its
+   stack holds every slice open at those marks' times, with some that end
+   at or before them, which do not count (a stack's ends do not grow from
+   its root up: the ones that count are a prefix). */
+static PROF__NI void prof__pft_marks_place(prof__pft *pf, uint32_t t, int64_t lim, int all) {
+    const prof_events *e = pf->e;
+    const int32_t *stack = pf->stack[t];
+    const size_t depth = pf->depth[t], first = pf->mk.cur[t], end = pf->mk.end[t];
+    size_t k, same = 0;
+    for (k = first; k < end; k++) {
+        const prof__instant_ev *in = &e->inst[pf->mk.idx[k]];
+        size_t lo = 0, hi = depth;
+        if (!all && in->ts >= lim) break;
+        while (lo < hi) { /* the first slice that ends at or before the mark: the count open */
+            size_t mid = lo + (hi - lo) / 2;
+            if (e->ev[stack[mid]].end > in->ts) lo = mid + 1;
+            else hi = mid;
+        }
+        same = k > first && e->inst[pf->mk.idx[k - 1]].ts == in->ts ? same + 1 : 0; /* (one thread's marks at one time come in one call) */
+        pf->mk.band[pf->mk.idx[k]] = (uint32_t)((lo + same) / PROF__PFT_MAX_DEPTH);
+    }
+    pf->mk.cur[t] = k;
+    pf->mk.next[t] = k < end ? e->inst[pf->mk.idx[k]].ts : INT64_MAX;
+}
+
 /* ----- the common slice begin, straight into the writer's buffer -----
    A CPU slice on its thread's track whose site (and stack) its sequence
    has interned and that carries no annotations: the packet is the site's
@@ -15709,6 +15750,7 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
     if (v->flags & PROF__F_MEMROW) return; /* as the JSON: its record is a memory counter value, not a slice */
     if (PROF__LIKELY(v->device_type == PROF_DEVICE_CPU && !(v->flags & PROF__F_ASYNC) && t < e->nthr)) {
         size_t depth;
+        if (PROF__UNLIKELY(pf->mk.next[t] < v->start)) prof__pft_marks_place(pf, t, v->start, 0); /* before the slices that end by v's start close */
         prof__pft_close(pf, t, v->start);
         depth = pf->depth[t];
         if (v->start >= pf->last_ts[t] && (depth == 0 || e->ev[pf->stack[t][depth - 1]].end >= v->end)) {
@@ -15716,12 +15758,6 @@ static PROF__NI void prof__pft_event(prof__pft *pf, size_t i) {
             if (PROF__UNLIKELY(depth == pf->cap[t]) && !prof__grow((void *)&pf->stack[t], &pf->cap[t], depth + 1, sizeof(int32_t))) { pf->oom = 1; return; }
             pf->stack[t][depth] = (int32_t)i;
             pf->depth[t] = depth + 1;
-            if (PROF__UNLIKELY(depth == PROF__PFT_MAX_DEPTH - 1)) { /* the track is full while it lasts */
-                if (!PROF__PUSH_OK(pf->full, pf->nfull, pf->capfull)) { pf->oom = 1; return; }
-                pf->full[pf->nfull].thread = t;
-                pf->full[pf->nfull].start = v->start;
-                pf->full[pf->nfull++].end = v->end;
-            }
             if (PROF__UNLIKELY(depth >= PROF__PFT_MAX_DEPTH)) { /* its end goes with its begin */
                 prof__pft_deep_event(pf, i, t, depth);
                 return;
@@ -15740,18 +15776,6 @@ static PROF__NI void prof__pft_emit_misc(prof__pft *pf, int64_t ns) {
     prof__pb_sub(&pf->pkt, 11, &pf->msg);
     prof__pft_emit(pf);
 }
-/* Whether thread t's track is full (prof__pft_full) at ts: pf->full is in
-   (thread, start) order, and one thread's entries do not overlap. */
-static PROF__NI int prof__pft_in_full(const prof__pft *pf, uint32_t t, int64_t ts) {
-    size_t lo = 0, hi = pf->nfull; /* the first entry after (t, ts) */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const prof__pft_full *f = &pf->full[mid];
-        if (f->thread < t || (f->thread == t && f->start <= ts)) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo > 0 && pf->full[lo - 1].thread == t && pf->full[lo - 1].end >= ts;
-}
 /* Marks (instants on their thread's track, their names interned) and
    counters (a counter track per counter name, as the JSON's series are,
    described when first seen: `counters` maps a name to the site that
@@ -15761,8 +15785,9 @@ static PROF__NI int prof__pft_counter_same(const void *key, uint32_t v) {
     const prof__pft_ckey *k = (const prof__pft_ckey *)key;
     return strcmp(k->e->sites[v].name, k->name) == 0;
 }
-static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in, prof__map *counters) {
+static PROF__NI void prof__pft_instant(prof__pft *pf, size_t i, prof__map *counters) {
     const prof_events *e = pf->e;
+    const prof__instant_ev *in = &e->inst[i];
     prof__buf *te = &pf->msg;
     uint64_t track;
     if (in->kind != 1) {
@@ -15786,7 +15811,7 @@ static PROF__NI void prof__pft_instant(prof__pft *pf, const prof__instant_ev *in
         if (idata.n) prof__pb_sub(&pf->pkt, 12, &idata);
         PROF__FREE(idata.p);
         track = PROF__PFT_UUID_THREAD(in->thread);
-        if (PROF__UNLIKELY(pf->nfull) && prof__pft_in_full(pf, in->thread, in->ts) && !(track = prof__pft_band_track(pf, in->thread, 1))) return;
+        if (pf->mk.band && pf->mk.band[i] && !(track = prof__pft_band_track(pf, in->thread, pf->mk.band[i]))) return;
     }
     te->n = 0;
     prof__pb_u(te, 11, track);
@@ -15824,37 +15849,13 @@ static PROF__NI void prof__pft_memory(prof__pft *pf, const prof__memrec *mr, pro
     prof__pb_u(te, 3, PROF__CAT_MEMORY + 1); /* the JSON's [memory] instants' */
     prof__pft_emit_misc(pf, mr->ts);
 }
-/* pf->full by thread, each thread's entries kept in their (start) order
-   (the one sort, stable, by thread alone). 0 without memory. */
-static PROF__NI int prof__pft_full_less(const void *ctx, uint32_t a, uint32_t b) {
-    const prof__pft_full *f = (const prof__pft_full *)ctx;
-    return f[a].thread < f[b].thread;
-}
-static PROF__NI int prof__pft_full_sort(prof__pft *pf) {
-    uint32_t *ord;
-    prof__pft_full *out;
-    size_t i;
-    if (pf->nfull < 2) return 1;
-    ord = PROF__ALLOC(uint32_t, 2 * pf->nfull);
-    out = PROF__ALLOC(prof__pft_full, pf->nfull);
-    if (!ord || !out) { PROF__FREE(ord); PROF__FREE(out); return 0; }
-    for (i = 0; i < pf->nfull; i++) ord[i] = (uint32_t)i;
-    prof__msort_u32(ord, ord + pf->nfull, pf->nfull, prof__pft_full_less, pf->full);
-    for (i = 0; i < pf->nfull; i++) out[i] = pf->full[ord[i]];
-    PROF__FREE(pf->full);
-    PROF__FREE(ord);
-    pf->full = out;
-    pf->capfull = pf->nfull;
-    return 1;
-}
 /* Marks and counters, then the memory records, on sequence 1. */
 static PROF__NI void prof__pft_instants(prof__pft *pf) {
     const prof_events *e = pf->e;
     size_t i;
     prof__map seen;
-    if (!prof__pft_full_sort(pf)) { pf->oom = 1; return; }
     memset(&seen, 0, sizeof seen);
-    for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) prof__pft_instant(pf, &e->inst[i], &seen);
+    for (i = 0; i < e->ninst && !pf->oom && !pf->w->err; i++) prof__pft_instant(pf, i, &seen);
     prof__map_free(&seen);
     memset(&seen, 0, sizeof seen);
     for (i = 0; i < e->nmem && !pf->oom && !pf->w->err; i++) prof__pft_memory(pf, &e->mem[i], &seen);
@@ -16022,6 +16023,39 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
    them in, which the tree found (e->in_order; prof__prepare built it). A
    list built by hand in another order is sorted (indices, 8 bytes an event
    while the export runs). -1: out of memory. */
+/* The marks in (thread, time) order, for prof__pft_marks_place; -1
+   without memory. */
+static PROF__NI int prof__pft_mark_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__instant_ev *in = (const prof__instant_ev *)ctx;
+    return in[a].thread != in[b].thread ? in[a].thread < in[b].thread : in[a].ts < in[b].ts;
+}
+static PROF__NI int prof__pft_marks_init(prof__pft *pf) {
+    const prof_events *e = pf->e;
+    prof__pft_marks *m = &pf->mk;
+    uint32_t *tmp;
+    size_t i, n = 0;
+    if (!(m->next = PROF__ALLOC(int64_t, e->nthr + 1))) return -1;
+    for (i = 0; i <= e->nthr; i++) m->next[i] = INT64_MAX;
+    for (i = 0; i < e->ninst; i++) n += e->inst[i].kind == 1 && e->inst[i].thread < e->nthr;
+    if (!n) return 0;
+    m->idx = PROF__ALLOC(uint32_t, n);
+    tmp = PROF__ALLOC(uint32_t, n);
+    m->cur = PROF__ALLOC(size_t, e->nthr + 1);
+    m->end = PROF__ALLOC(size_t, e->nthr + 1);
+    m->band = PROF__ALLOC(uint32_t, e->ninst);
+    if (!m->idx || !tmp || !m->cur || !m->end || !m->band) { PROF__FREE(tmp); return -1; }
+    memset(m->band, 0, e->ninst * sizeof *m->band);
+    for (i = 0, n = 0; i < e->ninst; i++)
+        if (e->inst[i].kind == 1 && e->inst[i].thread < e->nthr) m->idx[n++] = (uint32_t)i;
+    prof__msort_u32(m->idx, tmp, n, prof__pft_mark_less, e->inst);
+    PROF__FREE(tmp);
+    for (i = 0; i <= e->nthr; i++) m->cur[i] = m->end[i] = 0;
+    for (i = n; i-- > 0;) m->cur[e->inst[m->idx[i]].thread] = i; /* each thread's first */
+    for (i = 0; i < n; i++) m->end[e->inst[m->idx[i]].thread] = i + 1;
+    for (i = 0; i < e->nthr; i++)
+        if (m->end[i] > m->cur[i]) m->next[i] = e->inst[m->idx[m->cur[i]]].ts;
+    return 0;
+}
 static PROF__NI int prof__pft_order(prof__pft *pf) {
     const prof_events *e = pf->e;
     uint32_t *tmp;
@@ -16043,7 +16077,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
     PROF__FREE(pf->order);
-    PROF__FREE(pf->full);
+    PROF__FREE(pf->mk.idx); PROF__FREE(pf->mk.cur); PROF__FREE(pf->mk.end); PROF__FREE(pf->mk.next); PROF__FREE(pf->mk.band);
     PROF__FREE(pf->dev_pairs);
     PROF__FREE(pf->pkt.p); PROF__FREE(pf->msg.p); PROF__FREE(pf->sub.p); PROF__FREE(pf->sub2.p);
     prof__xp_free(&pf->xp);
@@ -16056,7 +16090,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof__pft pf;
     size_t i, nseq;
     int big;
-    int64_t t0 = 0;
+    int64_t t0 = 0, t1 = 0;
     char pname[256];
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
@@ -16083,14 +16117,25 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
     memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
     /* the earliest time: every sequence's clock starts there */
-    for (i = 0; i < e->n; i++) if (e->ev[i].start < t0) t0 = e->ev[i].start;
-    for (i = 0; i < e->ninst; i++) if (e->inst[i].ts < t0) t0 = e->inst[i].ts;
-    for (i = 0; i < e->nmem; i++) if (e->mem[i].ts < t0) t0 = e->mem[i].ts;
+    for (i = 0; i < e->n; i++) {
+        if (e->ev[i].start < t0) t0 = e->ev[i].start;
+        if (e->ev[i].end > t1) t1 = e->ev[i].end;
+    }
+    for (i = 0; i < e->ninst; i++) {
+        if (e->inst[i].ts < t0) t0 = e->inst[i].ts;
+        if (e->inst[i].ts > t1) t1 = e->inst[i].ts;
+    }
+    for (i = 0; i < e->nmem; i++) {
+        if (e->mem[i].ts < t0) t0 = e->mem[i].ts;
+        if (e->mem[i].ts > t1) t1 = e->mem[i].ts;
+    }
     for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
-    /* absolute times: the session's wall clock where that keeps them >= 0 */
-    pf.wall = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0;
+    /* absolute times: the session's wall clock where that keeps them in
+       [0, INT64_MAX] (trace_processor reads them as int64 and drops an
+       event at a negative time) */
+    pf.wall = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0 && t1 <= INT64_MAX - e->base_real_ns;
     pf.offset = pf.wall ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
-    if (prof__api_calls(e, &pf.api) != 0 || prof__pft_order(&pf) != 0) pf.oom = 1;
+    if (prof__api_calls(e, &pf.api) != 0 || prof__pft_order(&pf) != 0 || prof__pft_marks_init(&pf) != 0) pf.oom = 1;
     prof__pft_flows(&pf);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pft_free(&pf); return r; }
     pf.w = o.w;
@@ -16105,7 +16150,10 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
         PROF__FREE(cpu);
     }
     for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, pf.order ? pf.order[i] : i);
-    for (i = 0; i < e->nthr && !pf.oom; i++) prof__pft_close(&pf, (uint32_t)i, INT64_MAX);
+    for (i = 0; i < e->nthr && !pf.oom; i++) {
+        if (pf.mk.band) prof__pft_marks_place(&pf, (uint32_t)i, 0, 1);
+        prof__pft_close(&pf, (uint32_t)i, INT64_MAX);
+    }
     if (!pf.oom) prof__pft_instants(&pf);
     if (!pf.oom) prof__pft_metadata(&pf, t0);
     if (pf.oom || pf.pkt.oom || pf.msg.oom || pf.sub.oom || pf.sub2.oom) {

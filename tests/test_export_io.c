@@ -755,6 +755,26 @@ static void test_perfetto_extremes(void) {
     fflush(stdout);
     CHECK(system("protoc --proto_path=tests/export/proto --decode=perfetto.protos.Trace perfetto_trace.proto < " OUT "/pf_extremes.pftrace > /dev/null") == 0);
     prof_events_free(ev);
+    /* A recorded list (times from the session's wall clock) with an event
+       added 2^63 - 2^60 ns on: on the wall clock it would pass 2^63, which
+       trace_processor reads as a negative time and drops; the file's times
+       are then the list's own, from its earliest. */
+    {
+        prof_config c;
+        memset(&c, 0, sizeof c);
+        CHECK_EQ_INT(prof_start(&c), PROF_OK);
+        { PROF_SCOPE("recorded"); }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) return;
+        memset(&d, 0, sizeof d);
+        d.name = "far";
+        d.thread = 77;
+        d.start_ns = INT64_MAX - ((int64_t)1 << 60);
+        d.end_ns = d.start_ns + 1000;
+        CHECK(prof_events_add(ev, &d) >= 0);
+        perfetto_pair(ev, "pf_far");
+        prof_events_free(ev);
+    }
 }
 
 /* Many threads, each with a name of its own (one event each): the writer

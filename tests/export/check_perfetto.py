@@ -29,7 +29,7 @@ prof_export_chrome_trace's JSON of the same list:
 The file is read as trace_processor's importer reads it: packets sorted by
 time (file order for ties) before slices are matched; a name_iid wins over
 a name; at most 512 slices open on a track (slice_tracker's kMaxDepth),
-    an instant included;
+    an instant included, and instants at one time stacked on each other;
 two slices that carry one flow id are an arrow, in time order; threads
 ordered by rank (the root track's thread_ordering), each thread's
 descriptor on its own sequence or one without events; one counter track
@@ -251,6 +251,8 @@ def main():
         if st.get("incremental") and one(pk, "timestamp_clock_id") is None:
             st["clock"] += ts
             ts = st["clock"]
+        if ts >= 1 << 63 and pk.get("track_event"):
+            fail(f"sequence {sid}: a track event at {ts} ns: trace_processor reads times as int64 and drops it (track_event_invalid_timestamp)")
         for te in pk.get("track_event", []):
             track = int(one(te, "track_uuid", "0")) or st["track"]
             typ = one(te, "type")
@@ -303,10 +305,21 @@ def main():
     instants, counters = [], []
     flow_slices = defaultdict(list)
     events.sort(key=lambda x: (x[0], x[1]))
+    # instants on a track's stack: (ts, count). The importer keeps an instant
+    # there until an event at a later time, or a slice begin or end at its
+    # own, pops it; instants at one time stack on each other
+    # (slice_tracker.cc MaybeCloseStack: "instants stack on top of each other")
+    inst_by_track = {}
     for ts, pno, sid, track, typ, f in events:
+        if typ in ("TYPE_INSTANT", "TYPE_SLICE_BEGIN", "TYPE_SLICE_END"):
+            stacked = inst_by_track.get(track)
+            if stacked and (stacked[0] != ts or typ != "TYPE_INSTANT"):
+                del inst_by_track[track]
         if typ == "TYPE_INSTANT":
-            if len(open_by_track[track]) >= 512:
-                fail(f"track {track}: instant {f['name'][:60]!r} at {ts} is 513 deep; trace_processor drops it (kMaxDepth 512)")
+            stacked = inst_by_track.get(track, (ts, 0))[1]
+            if len(open_by_track[track]) + stacked >= 512:
+                fail(f"track {track}: instant {f['name'][:60]!r} at {ts} is 513 deep ({stacked} instants at its time under it); trace_processor drops it (kMaxDepth 512)")
+            inst_by_track[track] = (ts, stacked + 1)
             instants.append((track, f["name"], ts, f["args"], f["cat"]))
         elif typ == "TYPE_SLICE_BEGIN":
             stk = open_by_track[track]
