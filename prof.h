@@ -570,8 +570,12 @@
    ======
    With profile_memory, each prof_alloc/prof_dealloc (or hand-added
    prof_events_add_memory record) counts toward the cpu or device memory
-   usage of every event of the SAME THREAD whose [start, end] holds its
-   time, both ends included, as PyTorch's interval test. PyTorch tests
+   usage of every CPU event of the SAME THREAD whose [start, end] holds its
+   time, both ends included, as PyTorch's interval test (a device event,
+   such as a kernel, holds none, as in PyTorch). A record of the CPU
+   counts as cpu memory and one of any other device type as device memory;
+   PyTorch 1.13 counts MKLDNN and IDEEP records as cpu memory and leaves
+   those of types other than CUDA and HIP out of both. PyTorch tests
    time only, across threads: one thread's allocation is also charged to
    whatever op another thread has open then. prof.h keeps memory with the
    thread that allocated it, so with several threads recording, an op's
@@ -582,7 +586,8 @@
    an event of its own named "[memory]", as in PyTorch: on its thread, at
    its time, no duration, its bytes as its memory, no parent or stack,
    input shapes [], so a top-level row of the tables (key_averages folds them into
-   one "[memory]" row) but no "X" event in the trace, which has every
+   one "[memory]" row; _set_backward_stacktraces sees them, sequence_nr
+   -1, where they stand in the list) but no "X" event in the trace, which has every
    record as a "[memory]" instant instead (Perfetto: no slice, a value of
    the memory counter). These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
@@ -1365,7 +1370,13 @@ PROF_API prof_result prof_export_pprof(prof_events *ev, const char *path, const 
 PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const char *metric);
 /* One line per distinct stack: its events' values summed in nanoseconds,
    then whole microseconds (so many short calls still count, where
-   prof_export_stacks, like PyTorch, truncates each event to whole us). */
+   prof_export_stacks, like PyTorch, truncates each event to whole us).
+   Both write PyTorch's lines (frames root first, ';' between them, a
+   space and the value), and each frame turned into a word the readers of
+   the format split alike: PyTorch turns ' ', ';', tab and LF into '_';
+   prof.h also CR, the other control bytes, DEL and U+2028/U+2029 (line
+   ends for JavaScript readers), writes an empty frame as "_" (PyTorch:
+   nothing, ";;") and invalid UTF-8 as U+FFFD. */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
 /* What the exporters write of an event list (zero = the defaults): */
 typedef enum prof_args_level {
@@ -3127,6 +3138,8 @@ static PROF__NI const char *prof__shapes_repr(prof_events *e, const prof_shapes 
 
 static int prof__memory_usage(prof_events *e);
 static int prof__memrows_drop(prof_events *e);
+static size_t prof__memrows_find(const prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp, uint32_t *rows);
+static int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b);
 static prof_result prof__build_tree(prof_events *e);
 static int prof__same_name(const prof_events *e, const prof__ev *a, const prof__ev *b);
 /* What the tree's pass (or prof_stop's links) saw, so that later passes run
@@ -8862,36 +8875,76 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
 }
 
 /* Events under a backward function take the stack of their forward op,
-   found by (sequence_nr, fwd_thread). */
-typedef struct prof__fwdkey { const prof_events *e; int64_t seq; uint64_t tid; } prof__fwdkey;
+   found by (sequence_nr, fwd_thread): the first event in list order with
+   that key and no backward function above it. PyTorch's list also holds
+   the [memory] rows there (sequence_nr -1, their record's thread, stack
+   []), which this list makes later (prof__memory_usage): they take part
+   here where they will stand, before the first event that starts after
+   them, as entries past e->n (the row's index in rows). */
+typedef struct prof__fwdkey { const prof_events *e; const uint32_t *rows; int64_t seq; uint64_t tid; } prof__fwdkey;
 static PROF__NI int prof__fwd_same(const void *key, uint32_t v) { /* the key: (sequence_nr, thread) */
     const prof__fwdkey *k = (const prof__fwdkey *)key;
-    const prof__ev *o = &k->e->ev[v];
+    const prof__ev *o;
+    if (v >= k->e->n) return k->seq == -1 && k->e->thr[k->e->mem[k->rows[v - k->e->n]].thread].tid == k->tid;
+    o = &k->e->ev[v];
     return prof__seq_nr(k->e, o) == k->seq && k->e->thr[o->thread].tid == k->tid;
 }
-static PROF__NI int prof__set_backward_stacks(prof_events *e) {
+/* The map from (sequence_nr, thread) to the first such event (or row). */
+static PROF__NI int prof__fwd_map(prof_events *e, prof__map *fwd, prof__fwdkey *key, size_t nrow) {
+    size_t i, j = 0;
+    for (i = 0; i <= e->n; i++) {
+        for (; j < nrow && (i == e->n || e->mem[key->rows[j]].ts < e->ev[i].start); j++) { /* (as prof__memrows_make places them) */
+            uint64_t h;
+            key->seq = -1;
+            key->tid = e->thr[e->mem[key->rows[j]].thread].tid;
+            h = prof__mix((uint64_t)key->seq) ^ key->tid;
+            if (prof__map_find(fwd, h, prof__fwd_same, key) == UINT32_MAX && !prof__map_add(fwd, h, (uint32_t)(e->n + j))) return -1;
+        }
+        if (i < e->n) {
+            int32_t p = (int32_t)i;
+            uint64_t h;
+            while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
+            if (p >= 0) continue;
+            key->seq = prof__seq_nr(e, &e->ev[i]);
+            key->tid = e->thr[e->ev[i].thread].tid;
+            h = prof__mix((uint64_t)key->seq) ^ key->tid;
+            if (prof__map_find(fwd, h, prof__fwd_same, key) == UINT32_MAX && !prof__map_add(fwd, h, (uint32_t)i)) return -1;
+        }
+    }
+    return 0;
+}
+/* The [memory] rows to be, into rows (time order); -1 without memory. */
+static PROF__NI int prof__fwd_rows(prof_events *e, uint32_t *rows, size_t *nrow) {
+    uint32_t *by_ts = PROF__ALLOC(uint32_t, e->nmem), *idx = PROF__ALLOC(uint32_t, e->n + 1);
+    uint32_t *tmp = PROF__ALLOC(uint32_t, (e->nmem > e->n ? e->nmem : e->n) + 1);
     size_t i;
-    int any = 0;
+    int rc = -1;
+    if (by_ts && idx && tmp) {
+        for (i = 0; i < e->nmem; i++) by_ts[i] = (uint32_t)i;
+        prof__msort_u32(by_ts, tmp, e->nmem, prof__mem_ts_less, e);
+        *nrow = prof__memrows_find(e, by_ts, idx, tmp, rows);
+        rc = 0;
+    }
+    PROF__FREE(by_ts); PROF__FREE(idx); PROF__FREE(tmp);
+    return rc;
+}
+static PROF__NI int prof__set_backward_stacks(prof_events *e) {
+    size_t i, nrow = 0;
+    int any = 0, rc = 0;
     prof__map fwd;
     prof__fwdkey key;
+    uint32_t *rows = NULL;
     for (i = 0; i < e->n && !any; i++) any = e->ev[i].scope == 1;
     if (!any) return 0;
+    if (e->nmem && (!(rows = PROF__ALLOC(uint32_t, e->nmem)) || prof__fwd_rows(e, rows, &nrow) != 0)) { PROF__FREE(rows); return -1; }
     memset(&fwd, 0, sizeof fwd);
     key.e = e;
-    for (i = 0; i < e->n; i++) {
-        int32_t p = (int32_t)i;
-        uint64_t h;
-        while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
-        if (p >= 0) continue;
-        key.seq = prof__seq_nr(e, &e->ev[i]);
-        key.tid = e->thr[e->ev[i].thread].tid;
-        h = prof__mix((uint64_t)key.seq) ^ key.tid;
-        if (prof__map_find(&fwd, h, prof__fwd_same, &key) == UINT32_MAX && !prof__map_add(&fwd, h, (uint32_t)i)) { prof__map_free(&fwd); return -1; }
-    }
-    for (i = 0; i < e->n; i++) {
+    key.rows = rows;
+    if (prof__fwd_map(e, &fwd, &key, nrow) != 0) rc = -1;
+    for (i = 0; i < e->n && !rc; i++) {
         int32_t p = (int32_t)i;
         const prof__extra *px;
-        uint32_t src;
+        uint32_t src, node, own;
         while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
         if (p < 0) continue;
         px = prof__xr(e, &e->ev[p]);
@@ -8899,19 +8952,19 @@ static PROF__NI int prof__set_backward_stacks(prof_events *e) {
         key.seq = prof__seq_nr(e, &e->ev[p]);
         key.tid = px->fwd_thread;
         src = prof__map_find(&fwd, prof__mix((uint64_t)key.seq) ^ key.tid, prof__fwd_same, &key);
-        {
-            uint32_t node = src != UINT32_MAX ? prof__stack_node(e, src) : 0, own = prof__stack_node(e, i); /* fwd_stacks.get(t, []) */
-            if (node == own) continue;
-            if (!prof__grow((void *)&e->bwstk, &e->capbwstk, e->nbwstk + 1, sizeof *e->bwstk) || prof__stack_set(e, i, node) != 0) {
-                prof__map_free(&fwd);
-                return -1;
-            }
-            e->bwstk[e->nbwstk].i = (uint32_t)i;
-            e->bwstk[e->nbwstk++].node = own;
+        node = src < e->n ? prof__stack_node(e, src) : 0; /* fwd_stacks.get(t, []); a row's is [] */
+        own = prof__stack_node(e, i);
+        if (node == own) continue;
+        if (!prof__grow((void *)&e->bwstk, &e->capbwstk, e->nbwstk + 1, sizeof *e->bwstk) || prof__stack_set(e, i, node) != 0) {
+            rc = -1;
+            break;
         }
+        e->bwstk[e->nbwstk].i = (uint32_t)i;
+        e->bwstk[e->nbwstk++].node = own;
     }
     prof__map_free(&fwd);
-    return 0;
+    PROF__FREE(rows);
+    return rc;
 }
 
 /* The events' own stacks back, where the last build's backward pass
@@ -9135,14 +9188,11 @@ static PROF__NI int prof__memrows_drop(prof_events *e) {
     e->dev_memo = NULL;
     return 0;
 }
-static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp) {
-    size_t n = 0, i, p = 0, nrow = 0, j, w, cap;
+/* The records that become rows, into rows in time order (rows may be
+   tmp: it is written once idx is sorted); returns how many. */
+static PROF__NI size_t prof__memrows_find(const prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp, uint32_t *rows) {
+    size_t n = 0, i, p = 0, nrow = 0;
     int64_t reach = INT64_MIN; /* the latest end of the events begun so far */
-    uint32_t *rows = tmp;      /* used once idx is sorted: nrow <= nmem */
-    int32_t *map = NULL;
-    prof__ev *nv = NULL;
-    uint32_t *nstk = NULL; /* stack node per event, when any has one */
-    int64_t site;
     for (i = 0; i < e->n; i++) if (e->ev[i].device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
     prof__msort_u32(idx, tmp, n, prof__start_less, e);
     for (i = 0; i < e->nmem; i++) {
@@ -9150,6 +9200,16 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
         for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
         if (reach < m->ts && m->thread < e->nthr) rows[nrow++] = by_ts[i]; /* CUDA records get their thread later (CUPTI) */
     }
+    return nrow;
+}
+static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp) {
+    size_t i, j, w, cap;
+    uint32_t *rows = tmp; /* nrow <= nmem */
+    const size_t nrow = prof__memrows_find(e, by_ts, idx, tmp, rows);
+    int32_t *map = NULL;
+    prof__ev *nv = NULL;
+    uint32_t *nstk = NULL; /* stack node per event, when any has one */
+    int64_t site;
     if (!nrow) return 0;
     if (e->n + nrow >= (size_t)INT32_MAX) return -1;
     site = prof__site_index(e, "[memory]", "", "", 0, 0);
@@ -9257,6 +9317,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
         size_t lo = 0, hi = e->nmem, a, b;
+        if (v->device_type != PROF_DEVICE_CPU) continue; /* as _parse_kineto_results: a device event holds none (nor does it keep a row away) */
         /* first record of this thread with ts >= start */
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
@@ -9595,9 +9656,8 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     prof_avg r;
     prof_result res;
     if (!e || !out) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: the %s is NULL", !e ? "event list" : "output pointer");
+    if ((res = prof__prepare(e)) != PROF_OK) return res; /* first: the tree's [memory] rows are events too */
     if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu (the list has %zu)", i, e->n);
-    if ((res = prof__prepare(e)) != PROF_OK) return res;
-    if (i >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_get: no event %zu", i);
     v = &e->ev[i];
     x = prof__x(e, v);
     kc = prof__kids_of(e, i);

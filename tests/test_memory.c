@@ -10,7 +10,14 @@
      makes no row (prof.h charges by thread, PyTorch by time);
    - the rows are remade with the tree: an event added later that holds a
      record takes it from its row;
-   - recorded: prof_alloc outside every scope gives [memory] rows. */
+   - recorded: prof_alloc outside every scope gives [memory] rows;
+   - as PyTorch 1.13 (compared with its classes fed the same events): a
+     device event holds no record, so a record in its time on its thread
+     is a [memory] row, not the device event's memory counted twice; a
+     [memory] row is an event of the list for _set_backward_stacktraces
+     (sequence_nr -1, stack []), so a backward function with sequence_nr
+     -1 whose forward thread has a row first gets []; and the first
+     prof_events_get reads the rows the tree makes. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -158,6 +165,79 @@ static void test_memory_rows(void) {
     prof_events_free(ev);
 }
 
+/* What PyTorch 1.13's classes give for the same events (its
+   _parse_kineto_results charges memory to CPU events only and sorts the
+   [memory] rows into the list before _build_tree). */
+static void test_torch_parity(void) {
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    prof_event r;
+    prof_avg tot;
+    const char *fs[] = { "a.py(1): f" }, *bs[] = { "b.py(2): g" };
+    if (!CHECK(ev != NULL)) return;
+    /* a kernel on thread 1 holds no record: two rows, charged once */
+    memset(&d, 0, sizeof d);
+    d.name = "k";
+    d.thread = 1;
+    d.start_ns = 20000;
+    d.end_ns = 30000;
+    d.device_type = PROF_DEVICE_CUDA;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    CHECK_EQ_INT(prof_events_add_memory(ev, 1, 25000, 7, PROF_DEVICE_CUDA, 0), PROF_OK);
+    mem(ev, 1, 26000, 5);
+    r = get(ev, 1); /* the first read: the rows are events already */
+    CHECK_EQ_STR(r.name, "[memory]");
+    CHECK_EQ_INT(prof_events_count(ev), 3);
+    r = get(ev, (size_t)find(ev, "k"));
+    CHECK_EQ_INT(r.cpu_memory_usage, 0);
+    CHECK_EQ_INT(r.device_memory_usage, 0);
+    tot = prof_events_total_average(ev);
+    CHECK_EQ_INT(tot.cpu_memory_usage, 5);
+    CHECK_EQ_INT(tot.device_memory_usage, 7);
+    prof_events_free(ev);
+    /* a row before the forward op of key (-1, thread 1) */
+    if (!CHECK((ev = prof_events_create()) != NULL)) return;
+    mem(ev, 1, 0, 100);
+    memset(&d, 0, sizeof d);
+    d.name = "fwd";
+    d.thread = 1;
+    d.start_ns = 1000;
+    d.end_ns = 2000;
+    d.stack = fs;
+    d.stack_depth = 1;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    memset(&d, 0, sizeof d);
+    d.name = "bw";
+    d.thread = 2;
+    d.start_ns = 3000;
+    d.end_ns = 4000;
+    d.stack = bs;
+    d.stack_depth = 1;
+    d.scope = 1;
+    d.set = PROF_EVENT_SEQUENCE_NR | PROF_EVENT_FWD_THREAD;
+    d.sequence_nr = -1;
+    d.fwd_thread = 1;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    CHECK_EQ_INT(get(ev, (size_t)find(ev, "bw")).stack_depth, 0); /* the row's [] */
+    CHECK_EQ_INT(get(ev, (size_t)find(ev, "fwd")).stack_depth, 1);
+    /* the row after the forward op: the op's stack; the list rebuilt with
+       an event added, the row moved (its own stack back first) */
+    mem(ev, 1, 1500, 8); /* held by fwd: no row */
+    d.name = "early";
+    d.thread = 3;
+    d.start_ns = -10;
+    d.end_ns = 10; /* holds t=0's time on another thread: that record is no row now */
+    d.scope = 0;
+    d.set = 0;
+    d.stack = NULL;
+    d.stack_depth = 0;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    r = get(ev, (size_t)find(ev, "bw"));
+    if (CHECK_EQ_INT(r.stack_depth, 1)) CHECK_EQ_STR(r.stack[0], "a.py(1): f");
+    CHECK_EQ_INT(find(ev, "[memory]"), -1);
+    prof_events_free(ev);
+}
+
 /* Memory given in an event's description adds to the records charged. */
 static void test_given_plus_records(void) {
     prof_events *ev = prof_events_create();
@@ -266,6 +346,7 @@ int main(void) {
     test_interval_ends();
     test_zero_length_event();
     test_memory_rows();
+    test_torch_parity();
     test_given_plus_records();
     test_add_memory_errors();
     test_recorded(0);
