@@ -502,7 +502,9 @@
    thread. trace_processor keeps at most 512
    open slices per track, so a thread's scopes nested deeper go on child
    tracks of its own, "depth 512-1023" and so on, where they nest as well;
-   async ranges and events that do not nest in their thread's slices go on
+   a mark goes on the track of its level (its thread's scopes open at its
+   time, plus its thread's marks before it at that very time, since the
+   importer stacks instants of one time on each other); async ranges and events that do not nest in their thread's slices go on
    lanes under the thread ("async", "async (2)", ...; "overlapping", ...),
    shown after its depth tracks in their numbers' order (a group's lanes
    past the first are child tracks of the first; a GPU's streams likewise
