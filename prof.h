@@ -427,7 +427,8 @@
                       ready pool that threads take from, from their first
                       scope on, before mapping their own. A thread that
                       records within its own blocks and those it takes
-                      takes no page fault. Each thread fills whole blocks,
+                      takes no page fault, and no helper thread starts
+                      (no_prefault_thread) until the pool is spent. Each thread fills whole blocks,
                       and blocks a thread holds serve only that thread:
                       for N threads, reserve the events plus N blocks.
                       An exited thread's full blocks go back to the pool
@@ -3763,7 +3764,10 @@ static PROF__NI void prof__pf_kick(void) {
 /* A ready block of PROF__MAX_BLOCK records, or NULL; with `kick` the
    helper is asked for more either way (not for a thread's small first
    blocks, which must not start it), and follows `h` writing the block
-   where it is not faulted in whole. */
+   where it is not faulted in whole. A block of the reserve prof_start
+   faulted in (reserve_events) asks nothing: starting the helper would
+   fault in the recording thread (the new thread's stack and TLS), which
+   the reserve promises not to; it starts once the reserve is spent. */
 static PROF__NI prof__block *prof__pf_take(int kick, const prof__thread *h) {
     prof__block *b = NULL;
     pthread_mutex_lock(&prof__pf_lock);
@@ -3772,7 +3776,10 @@ static PROF__NI prof__block *prof__pf_take(int kick, const prof__thread *h) {
         prof__pf.ready = b->next;
         b->next = NULL;
         __atomic_store_n(&prof__pf.n_ready, prof__pf.n_ready - 1, __ATOMIC_RELAXED);
-        if (prof__pf.n_early) __atomic_store_n(&prof__pf.n_early, prof__pf.n_early - 1, __ATOMIC_RELAXED);
+        if (prof__pf.n_early) {
+            __atomic_store_n(&prof__pf.n_early, prof__pf.n_early - 1, __ATOMIC_RELAXED);
+            kick = 0;
+        }
         prof__pf.taken++;
     }
     if (kick) { /* a full block is needed (taken or not): the rate the helper keeps up with */
@@ -4167,7 +4174,7 @@ static PROF__NI prof__rec *prof__grow_n(prof__thread *h, size_t need) {
         if (cap > PROF__MAX_BLOCK) cap = PROF__MAX_BLOCK;
         if (cap >= PROF__PF_MIN) blk = prof__pf_take(1, h);
         else if (__atomic_load_n(&prof__pf.n_early, __ATOMIC_RELAXED))
-            blk = prof__pf_take(0, h); /* reserved: no fault at all, and no helper for it */
+            blk = prof__pf_take(0, h); /* reserved: no fault at all, and no helper for it (nor for the full ones) */
         else if (cap * 2 >= PROF__PF_MIN) prof__pf_kick(); /* big blocks come next */
         if (!blk && !(blk = prof__block_new(cap, 0))) {
             uint32_t next = __atomic_load_n(&prof__nomem_next, __ATOMIC_RELAXED);

@@ -1278,6 +1278,40 @@ static void test_growth_faults_spread(void) {
     printf("# growth: first scope %ld faults, worst batch of 100 scopes %ld\n", g.first_scope_faults, g.worst_batch_faults);
 }
 
+/* With a reserve and the default config (the prefault helper allowed), a
+   thread that records within the reserve starts no helper: it took its
+   first full block with a kick, so pthread_create ran in the recording
+   thread (1-2 page faults there: the new thread's stack and TLS) although
+   every block it used was one prof_start had faulted in. The helper
+   starts once the reserve is spent. */
+static void test_reserve_no_helper(void) {
+    const long n = 2 * RES_BLOCK - 1000; /* two reserved blocks: the second is a full one's take */
+    prof_config cfg;
+    prof_events *ev;
+    prof_stats st;
+    long i, f0, f1;
+    int before, during;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.reserve_events = (size_t)(3 * RES_BLOCK);
+    prof_shutdown(); /* no blocks or helper from before */
+    before = task_count();
+    if (!CHECK_EQ_INT(prof_start(&cfg), PROF_OK)) return;
+    { PROF_SCOPE("warm"); } /* the thread's state and first block */
+    f0 = thread_faults();
+    for (i = 0; i < n; i++) { PROF_SCOPE("reserved"); }
+    f1 = thread_faults();
+    during = task_count();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(count_named(ev, "reserved"), n);
+    CHECK_EQ_INT(st.blocks_added, 2);
+    CHECK_EQ_INT(st.blocks_prefaulted, 2);
+    CHECK_MSG(during == before, "tasks: %d before prof_start, %d while recording in the reserve (a helper started)", before, during);
+    if (!check_under_valgrind() && !check_under_sanitizer()) CHECK_MSG(f1 - f0 == 0, "page faults while recording in the reserve: %ld", f1 - f0);
+    prof_events_free(ev);
+}
+
 static void test_reserve(void) {
     /* two blocks a thread normally, one under valgrind or a sanitizer */
     long n = check_scale(400000, 10);
@@ -1617,6 +1651,7 @@ int main(void) {
     TIMED(test_merge_runs_as_sort());
     TIMED(test_place_as_link());
     TIMED(test_reserve());
+    TIMED(test_reserve_no_helper());
     TIMED(test_reserve_too_big());
     TIMED(test_ready_blocks_released());
     prof_shutdown();
