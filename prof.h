@@ -1107,7 +1107,10 @@ typedef struct prof_stats {
     uint64_t open_at_stop;      /* scopes still open when prof_stop began
                                    (those that closed while it ran included) */
     uint64_t threads;           /* threads that recorded, each once (also
-                                   two that had one id in turn) */
+                                   two that had one id in turn), those
+                                   whose records yield no event included
+                                   (one that only ended scopes another
+                                   thread began: unbalanced_ends) */
     uint64_t unknown_frees;     /* prof_dealloc of a pointer never allocated */
     uint64_t unmatched_async;   /* PROF_ASYNC_BEGIN/END without a partner */
     uint64_t blocks_added;      /* record blocks the session added (reused
