@@ -52,7 +52,8 @@
    With -static, PROF_STACK_NATIVE finds no symbol names (dladdr has none
    to give): its frames are addresses. Include prof.h outside any #pragma
    pack: inside pack(4) or less it refuses to compile (its call sites must
-   be 8-byte aligned).
+   be 8-byte aligned), as it does under gcc's -fpack-struct (an ABI change:
+   its structs would not match the implementation's file, nor libc's).
 
    QUICK START
    ===========
@@ -980,6 +981,14 @@ typedef struct prof_site {
    to 4, whatever the attribute says: refused here, since a record keeps
    its tag in a site's low 3 bits (include prof.h outside the pack). */
 typedef char prof__site_needs_8_byte_alignment_include_prof_h_outside_pragma_pack[__alignof__(prof_site) >= 8 ? 1 : -1];
+/* gcc's -fpack-struct packs every struct but keeps a member's own
+   aligned(8), so the check above passes while prof_config and prof_event
+   change size: a file built with it and the implementation's file
+   without read each other's structs as garbage (libc's structs likewise;
+   gcc calls the flag an ABI change). Refused: a pointer after a char must
+   sit at its own alignment. */
+struct prof__pack_probe { char c; void *p; };
+typedef char prof__structs_are_packed_do_not_build_with_fpack_struct[sizeof(struct prof__pack_probe) == 2 * sizeof(void *) ? 1 : -1];
 /* prof_site.flags: the trace category of the events of a site */
 #define PROF_SITE_CPU_OP 1u        /* cpu_op instead of user_annotation */
 #define PROF_SITE_CUDA_RUNTIME 2u  /* cuda_runtime (CUPTI) */

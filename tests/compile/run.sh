@@ -421,7 +421,17 @@ one_case() {
             "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$out.c" -o "$out.o" || return 1
         grep -q include_prof_h_outside_pragma_pack "$out.log" || { echo "  refused, but not by prof.h's check:"; cat "$out.log"; return 1; }
         printf '#include "prof.h"\n#pragma pack(push, 4)\nstruct packed_s { char c; int i; };\n#pragma pack(pop)\nint packed_user(void);\nint packed_user(void) { PROF_SCOPE("s"); return 0; }\n' >"$out.c"
-        run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$out.c" -o "$out.o" || return 1 ;;
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" -c "$out.c" -o "$out.o" || return 1
+        # -fpack-struct (every struct packed; gcc keeps a member's own
+        # aligned(8), so the site check alone passed: prof_config and
+        # prof_event changed size, and a file built with it read the
+        # implementation's structs as garbage)
+        local p
+        for p in -fpack-struct -fpack-struct=4; do
+            compile_fails "$out.log" "prof.h compiled with $p; its structs change size" \
+                "$cc" -std=c11 "${WARN[@]}" "$p" "${INC[@]}" -c "$out.c" -o "$out.o" || return 1
+            grep -q do_not_build_with_fpack_struct "$out.log" || { echo "  $p refused, but not by prof.h's check:"; cat "$out.log"; return 1; }
+        done ;;
     preprocessed-gcc|preprocessed-clang)
         # the user's file compiled from its preprocessed form (-save-temps)
         local m
