@@ -370,7 +370,9 @@
                       a stack a coroutine library made and switched to in
                       assembly without it (minicoro's default) backtrace()
                       itself crashes; use PROF_STACK_SCOPES there (or the
-                      library's ucontext build)
+                      library's ucontext build). glibc only: with another C
+                      library (musl) prof_start warns (PROF_E_ARG) and the
+                      session records without native stacks
    schedule, on_trace_ready
                       torch.profiler.schedule(skip_first, wait, warmup,
                       active, repeat) driven by prof_step(). As in
@@ -2084,6 +2086,15 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  else
 #    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no POSIX feature-test macro of 200112L or later) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
 #  endif
+#endif
+#if !defined(__GLIBC__) && defined(__linux__) && defined(__STRICT_ANSI__) && !defined(_POSIX_SOURCE) && !defined(_POSIX_C_SOURCE) && \
+    !defined(_XOPEN_SOURCE) && !defined(_BSD_SOURCE) && !defined(_DEFAULT_SOURCE)
+/* musl in strict ISO C (a system header came first; prof.h's own
+   _GNU_SOURCE then came too late): its unistd.h and the other POSIX
+   headers declare what prof.h calls whatever the mode, but stdio.h keeps
+   these two POSIX ones back (declared again, they change nothing) */
+extern int fileno(FILE *f);
+extern int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 #endif
 #if defined(__GLIBC__) && !defined(__USE_XOPEN2K8)
 /* POSIX.1-2001: what 2008 added, with Linux's values and glibc's
@@ -8274,6 +8285,10 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities 0x%x has bits other than PROF_ACTIVITY_CPU and PROF_ACTIVITY_CUDA", c.activities);
     if (c.activities && !(c.activities & PROF_ACTIVITY_CPU))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities without PROF_ACTIVITY_CPU are not supported (prof.h records CPU scopes in every session); use PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA, or 0 for the default");
+#if !defined(PROF_NO_STACK) && !defined(PROF__HAVE_BACKTRACE)
+    if (c.with_stack == PROF_STACK_NATIVE) /* (a warning: all else is recorded) */
+        prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_start: with_stack = PROF_STACK_NATIVE needs glibc's backtrace(), which this C library does not have: the events get no native stacks (PROF_STACK_SCOPES works with any)");
+#endif
     pthread_once(&prof__fork_once, prof__register_atfork);
     prof__s_lock();
     if (prof__s.active) {

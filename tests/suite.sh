@@ -81,6 +81,15 @@ if [[ $(uname -m) == x86_64 && $(id -u) == 0 ]] && command -v apt-get >/dev/null
     { m32_pkgs || { DEBIAN_FRONTEND=noninteractive apt-get update -q && m32_pkgs; }; } >"$BUILD/apt-m32.log" 2>&1 ||
         echo "  could not install them (see $BUILD/apt-m32.log): the m32-* cases will be skipped"
 fi
+# musl-tools for the compile matrix's musl-gcc case (Alpine's libc):
+# optional likewise
+if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1 && ! command -v musl-gcc >/dev/null 2>&1; then
+    mkdir -p "$BUILD"
+    say "installing musl-tools (the musl-gcc compile case; log: $BUILD/apt-musl.log)"
+    musl_pkgs() { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends musl-tools; }
+    { musl_pkgs || { DEBIAN_FRONTEND=noninteractive apt-get update -q && musl_pkgs; }; } >"$BUILD/apt-musl.log" 2>&1 ||
+        echo "  could not install it (see $BUILD/apt-musl.log): the musl-gcc case will be skipped"
+fi
 if ((${#missing[@]})); then
     if [[ $ALLOW_MISSING != 1 ]]; then
         echo "${red}make test needs: ${missing[*]} (not found).${reset} Install them with:"

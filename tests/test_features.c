@@ -434,6 +434,11 @@ static void test_native_stacks(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     i = find(ev, "leaf");
+#if !defined(__GLIBC__)
+    /* no backtrace() (musl): prof_start said so, and the events have none */
+    CHECK(check_log_has(PROF_E_ARG, "PROF_STACK_NATIVE needs glibc's backtrace()"));
+    if (CHECK(i >= 0)) CHECK_EQ_INT(get(ev, (size_t)i).stack_depth, 0);
+#else
     if (CHECK(i >= 0)) {
         prof_event e = get(ev, (size_t)i);
         int k;
@@ -445,6 +450,7 @@ static void test_native_stacks(void) {
         /* the frames are the scope's, not the profiler's own */
         for (k = 0; k < e.stack_depth; k++) CHECK(strstr(e.stack[k], "prof__") == NULL);
     }
+#endif
     prof_events_free(ev);
 }
 

@@ -260,6 +260,7 @@ all_cases() {
     echo probe24B-xz-flags-gcc
     echo probe26B-alloc-after-malloc-gcc probe26B-alloc-after-malloc-gxx
     echo native-leaf-gcc native-leaf-clang native-leaf-gxx
+    echo musl-gcc
 }
 
 # directory holding libcupti.so, or nothing
@@ -410,6 +411,21 @@ one_case() {
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "$std" "${WARN[@]}" "${nofeat[@]}" "${INC[@]}" \
             "$src" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    musl-gcc)
+        # musl (Alpine's libc), run: unit tests built with musl-gcc (no
+        # backtrace(): PROF_STACK_NATIVE warns at prof_start and records no
+        # stacks, test_features checks that), and a strict ISO C file that
+        # includes <stdio.h> before prof.h (musl's stdio.h then keeps fileno
+        # and renameat back: implicit declarations before)
+        have musl-gcc || { echo "  musl-gcc not found (Debian: musl-tools)"; return 77; }
+        local t
+        for t in test_features test_tree test_recorder test_dyn_names test_memory; do
+            run_cmd musl-gcc -std=c11 "${WARN[@]}" -O1 -g "${INC[@]}" -I"$here/.." "$here/../$t.c" -o "$out.$t" -lm || return 1
+            run_prog sh -c 'mkdir -p build && exec "$0"' "$out.$t" || return 1 # (they write under build/)
+        done
+        printf '#include <stdio.h>\n#define PROF_IMPLEMENTATION\n#include "prof.h"\nint main(void) {\n    prof_events *ev;\n    if (prof_start(NULL) != PROF_OK) return 1;\n    { PROF_SCOPE("x"); }\n    ev = prof_stop();\n    if (!ev || prof_events_count(ev) != 1) return 1;\n    printf("%%zu event\\n", prof_events_count(ev));\n    prof_events_free(ev);\n    return 0;\n}\n' >"$out.c"
+        run_cmd musl-gcc -std=c11 "${WARN[@]}" "${INC[@]}" "$out.c" -o "$out" || return 1
         run_prog "$out" || return 1 ;;
     pragma-pack-gcc|pragma-pack-clang)
         # prof.h inside #pragma pack(push, 4): call sites would be 4-byte
