@@ -718,7 +718,9 @@
    calculator, a C++ header).
    Metadata keys the trace itself writes (schemaVersion, deviceProperties,
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
-   prof_dropped, prof_open_at_stop) are refused; a distributedInfo given as metadata replaces prof.h's.
+   prof_dropped, prof_open_at_stop) are refused, as are those that trace
+   readers parse as their own (systemTraceEvents: trace_processor reads
+   it as systrace text and fails the file; stackFrames, samples); a distributedInfo given as metadata replaces prof.h's.
 
    SIGNALS
    =======
@@ -8386,7 +8388,8 @@ PROF_API int prof_is_recording(void) { return __atomic_load_n(&prof__g_epoch, __
    as the user's value. (distributedInfo is allowed: the user's replaces
    the one prof.h would write from the node id.) */
 static PROF__NI int prof__meta_key_reserved(const char *key) {
-    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName", "prof_dropped", "prof_open_at_stop" };
+    static const char *const reserved[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName", "prof_dropped", "prof_open_at_stop",
+                                            "systemTraceEvents", "stackFrames", "samples" }; /* (the last three: readers parse them as their own) */
     size_t i;
     for (i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (strcmp(key, reserved[i]) == 0) return 1;
@@ -11746,16 +11749,18 @@ static PROF__NI int prof__utf8_bad(const unsigned char *p) {
 }
 #undef PROF__CONT
 
-/* A JSON string: quotes, backslashes and control bytes escaped; invalid
-   UTF-8 replaced by U+FFFD (one per maximal subpart, prof__utf8_bad),
-   never written through. */
+/* A JSON string: quotes, backslashes and control bytes escaped (DEL too:
+   JSON allows it raw, but trace_processor's JSON importer fails the whole
+   file on one in a top-level value, where it reads strings with iscntrl);
+   invalid UTF-8 replaced by U+FFFD (one per maximal subpart,
+   prof__utf8_bad), never written through. */
 static PROF__NI void prof__w_json_body(prof__w *w, const char *str) {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)(str ? str : ""), *run = p;
     while (*p) {
         unsigned c = *p;
         int n;
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') { p++; continue; }
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') { p++; continue; }
         prof__w_put(w, (const char *)run, (size_t)(p - run));
         if (c < 0x80) {
             char e[6];
@@ -11781,6 +11786,17 @@ static PROF__NI void prof__w_json_body(prof__w *w, const char *str) {
     }
     prof__w_put(w, (const char *)run, (size_t)(p - run));
 }
+/* Valid JSON (prof_json_valid) as it is, but for DEL, which it can hold
+   only inside a string: escaped, as above. */
+static PROF__NI void prof__w_json_raw(prof__w *w, const char *json) {
+    const char *del;
+    while ((del = strchr(json, 0x7f)) != NULL) {
+        prof__w_put(w, json, (size_t)(del - json));
+        PROF__W_LIT(w, "\\u007f");
+        json = del + 1;
+    }
+    prof__w_str(w, json);
+}
 static PROF__NI void prof__w_json_str(prof__w *w, const char *str) {
     PROF__W_LIT(w, "\"");
     prof__w_json_body(w, str);
@@ -11798,7 +11814,7 @@ static PROF__NI const prof__clean *prof__clean_of(prof__clean *cache, const char
     if (c->key != str) {
         const unsigned char *p = (const unsigned char *)str;
         c->clean = 1;
-        for (; *p; p++) if (*p < 0x20 || *p >= 0x80 || *p == '"' || *p == '\\') c->clean = 0;
+        for (; *p; p++) if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\') c->clean = 0;
         c->len = (size_t)(p - (const unsigned char *)str);
         c->key = str;
     }
@@ -14666,7 +14682,7 @@ static PROF__NI void prof__trace_head(prof__w *w, const prof_events *e) {
         PROF__W_LIT(w, "  ");
         prof__w_json_str(w, m->key);
         PROF__W_LIT(w, ": ");
-        if (m->is_json) prof__w_str(w, m->value);
+        if (m->is_json) prof__w_json_raw(w, m->value);
         else prof__w_json_str(w, m->value);
         PROF__W_LIT(w, ",\n");
     }

@@ -709,6 +709,7 @@ static prof_events *build_hand(keylist *keys, metalist *metas) {
             { "json string", " \"caf\xc3\xa9 \\ud83d\\ude00\" " },
             { "json number", "-12.5E-3" },
             { "json empty", "[]" },
+            { "json del", "[\"a\x7f b\", {\"\x7f\": 1}]" }, /* DEL raw in a string: valid JSON, written escaped */
         };
         static char key_buf[N_HOSTILE][128];
         for (i = 0; i < N_HOSTILE; i++) {
@@ -1773,7 +1774,8 @@ static void test_paths(void) {
 
     /* metadata cannot take the trace's own keys (the file would have two) */
     {
-        static const char *const own[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName" };
+        static const char *const own[] = { "schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName",
+                                           "systemTraceEvents", "stackFrames", "samples" }; /* (the last three: trace readers' own) */
         size_t k;
         char *text;
         for (k = 0; k < sizeof own / sizeof own[0]; k++) {
