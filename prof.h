@@ -664,7 +664,7 @@
    dur is exact too, except where an event ends with its parent or where
    the next event of its thread begins: then it ends 1 ns earlier (1 ns
    per level of a chain that ends together), so that ts + dur, added as
-   doubles by viewers (DevTools, speedscope, Perfetto), nests strictly.
+   doubles by viewers (DevTools, speedscope), nests strictly.
    Where 1 ns leaves no room (a 1 ns event that touches its follower;
    children that begin in the last ns of a trimmed event, down a chain
    that ends together) the trimmed events end in equal sub-ns steps of
@@ -681,6 +681,20 @@
    (some ARM counters; an x86 TSC as some hypervisors show it, in 10 ns
    steps: an empty scope there can read the same tick twice) and from
    hand-built lists.
+   trace_processor (ui.perfetto.dev) reads the JSON otherwise: it rounds
+   ts and dur each to whole ns and adds integers. Recorded times nest
+   there as here, but the sub-ns steps above round: a child that begins
+   in the last ns of a chain that ends together can end up under its
+   grandparent, and a zero-length event written with half a ns ties with
+   a 1 ns event that begins with it. It also drops what it cannot hold: a
+   thread's levels past 512 and marks past the 512th at one tick,
+   counter samples that are NaN or infinite (written null), and times
+   below 0 or, for a hand-built list in absolute ns (Unix time), rounded
+   at 256 ns past 2^42 us; negative stream ids all read as tid 0, and the
+   arrow to a kernel that overlaps the one before it on its stream
+   (programmatic dependent launch) ends at that earlier kernel. The
+   Perfetto file (prof_export_perfetto) holds all of these exactly: open
+   that in Perfetto.
    From 2^40 us after the base (12.7 days), where a double's step is a
    quarter ns, ends are written as the double they parse to, in more
    decimals (an end with its parent's is equal to it, not 1 ns short). Marks are "ph": "I" (DevTools' trace
