@@ -12826,11 +12826,11 @@ static PROF__NI int64_t prof__stream_tid_raw(const prof_events *e, const prof__e
     const prof__extra *x = prof__x(e, v);
     return x->has_resource ? x->resource_id : (int64_t)e->thr[v->thread].tid_w;
 }
-/* Whether a lane's id is written as it is: an int32 (Kineto writes the
-   context-wide sync lane as -1). Perfetto's JSON importer reads tid as a
-   uint32 and JavaScript viewers as a double, so two streams past it would
-   share a track there. */
-#define PROF__TID_FITS(t) ((t) >= (int64_t)INT32_MIN && (t) <= (int64_t)INT32_MAX)
+/* Whether a lane's id is written as it is: 0 to INT32_MAX, or -1 (Kineto
+   writes the context-wide sync lane as -1). Perfetto's JSON importer reads
+   tid as a uint32 (every negative one as 0) and JavaScript viewers as a
+   double, so two streams past that range would share a track there. */
+#define PROF__TID_FITS(t) ((t) >= -1 && (t) <= (int64_t)INT32_MAX)
 /* The trace's tid of a device event's lane: a stream that does not fit
    takes the id prof__trace_streams gave it (sw: stream -> id). */
 static PROF__NI int64_t prof__stream_tid(const prof_events *e, const prof__ev *v, const prof__map *sw) {
@@ -14809,7 +14809,7 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uin
             }
             if (!(slot = prof__lane_slot(&lanes, e, (uint32_t)i, &found))) { w->err = ENOMEM; break; }
             if (!found) {
-                if (stream < 0) snprintf(label, sizeof label, "sync"); /* context-wide synchronization */
+                if (stream == -1) snprintf(label, sizeof label, "sync"); /* context-wide synchronization (Kineto's -1) */
                 else snprintf(label, sizeof label, "stream %lld", (long long)stream); /* (the real id, where the tid is a thread's as written) */
                 PROF__W_LIT(w, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0.000, \"pid\": ");
                 prof__w_i64(w, prof__dev_pid(x->device_index, pid));

@@ -737,6 +737,36 @@ static void test_perfetto_stream_lanes(void) {
    the trace's start, was taken in int64_t (signed overflow, UBSan). The
    file must decode (protoc); the JSON cannot hold such times to the ns
    (doubles), so no comparison with it. */
+/* Streams written under ids of their own in the JSON (negative ones but
+   Kineto's -1, and those past INT32_MAX): the JSON's lanes keep the
+   stream in their names, and hold what the Perfetto file's streams hold. */
+static void test_remapped_streams(void) {
+    static const int64_t streams[] = { 0, -1, -2, -3, (int64_t)1 << 40 };
+    prof_events *ev = prof_events_create();
+    prof_event_desc d;
+    size_t k;
+    if (!CHECK(ev != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.name = "launcher";
+    d.thread = 7;
+    d.start_ns = 0;
+    d.end_ns = 1000;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    for (k = 0; k < sizeof streams / sizeof streams[0]; k++) {
+        memset(&d, 0, sizeof d);
+        d.name = "kernel";
+        d.thread = 7;
+        d.start_ns = 10 + 10 * (int64_t)k;
+        d.end_ns = d.start_ns + 100;
+        d.device_type = PROF_DEVICE_CUDA;
+        d.set = PROF_EVENT_RESOURCE_ID;
+        d.device_resource_id = streams[k];
+        CHECK(prof_events_add(ev, &d) >= 0);
+    }
+    perfetto_pair(ev, "pf_streams");
+    prof_events_free(ev);
+}
+
 static void test_perfetto_extremes(void) {
     static const int64_t span[][2] = { { INT64_MIN, INT64_MIN + 1000 }, { INT64_MAX - 1000, INT64_MAX } };
     prof_events *ev = prof_events_create();
@@ -1492,6 +1522,7 @@ int main(void) {
     test_perfetto_many_lanes();
     test_perfetto_stream_lanes();
     test_perfetto_extremes();
+    test_remapped_streams();
     test_perfetto_many_threads();
     test_source_prefix();
     test_light_args();

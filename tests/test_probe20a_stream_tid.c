@@ -33,6 +33,20 @@ static void add(prof_events *ev, const char *name, uint64_t thread, int64_t s, i
     CHECK(prof_events_add(ev, &d) >= 0);
 }
 
+/* A kernel on stream `res` (an explicit resource id) of GPU 0. */
+static void add_res(prof_events *ev, const char *name, int64_t res, int64_t s, int64_t e) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 7;
+    d.start_ns = s;
+    d.end_ns = e;
+    d.device_type = PROF_DEVICE_CUDA;
+    d.set = PROF_EVENT_RESOURCE_ID;
+    d.device_resource_id = res;
+    CHECK(prof_events_add(ev, &d) >= 0);
+}
+
 /* The "tid" of the "X" event named `name`, as written. */
 static long long tid_of(const char *text, const char *name) {
     char key[64];
@@ -61,6 +75,27 @@ int main(void) {
         CHECK(a != b);
         CHECK(strstr(text, "\"name\": \"stream 140000000000\"") != NULL);
         CHECK(strstr(text, "\"name\": \"stream 140000000001\"") != NULL);
+        free(text);
+    }
+    prof_events_free(ev);
+    /* Negative streams (hand-built): Perfetto's importer reads each as tid
+       0, so -2, -3 and 0 shared one track there; -1 stays (Kineto's sync
+       lane), the others get ids of their own */
+    ev = prof_events_create();
+    if (!CHECK(ev != NULL)) return check_report();
+    add_res(ev, "s0", 0, 0, 100);
+    add_res(ev, "sm1", -1, 10, 110);
+    add_res(ev, "sm2", -2, 20, 120);
+    add_res(ev, "sm3", -3, 30, 130);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/neg.json"), PROF_OK);
+    text = check_read_file(OUT "/neg.json");
+    if (CHECK(text != NULL)) {
+        long long t0 = tid_of(text, "s0"), t1 = tid_of(text, "sm1"), t2 = tid_of(text, "sm2"), t3 = tid_of(text, "sm3");
+        CHECK_EQ_INT(t0, 0);
+        CHECK_EQ_INT(t1, -1);
+        CHECK_MSG(t2 > 0 && t3 > 0 && t2 != t3, "streams -2 and -3 written as tids %lld and %lld", t2, t3);
+        CHECK(strstr(text, "\"name\": \"stream -2\"") != NULL);
+        CHECK(strstr(text, "\"name\": \"stream -3\"") != NULL);
         free(text);
     }
     prof_events_free(ev);

@@ -572,7 +572,10 @@ def main():
     # device slices: by stream track name and count
     if len(js_dev) != len(pf_dev):
         fail(f"{len(pf_dev)} device slices, JSON {len(js_dev)}")
-    jd = sorted((ns(e["ts"]) + offset, e["name"], f"stream {e['tid']}", e["cat"]) for e in js_dev)
+    def js_stream(e):  # a lane written under an id of its own (past int32, or negative) keeps its stream in its name
+        nm = names.get((int(e["pid"]), i32(e["tid"])))
+        return nm if nm and re.fullmatch(r"stream -?\d+", nm) else f"stream {e['tid']}"
+    jd = sorted((ns(e["ts"]) + offset, e["name"], js_stream(e), e["cat"]) for e in js_dev)
     pd = sorted((slices[k]["start"], slices[k]["name"], re.sub(r" \(\d+\)$", "", track_name(slices[k]["track"]) or ""), slices[k]["cat"]) for k in pf_dev)
     if jd != pd:
         fail(f"device slices differ: {pd[:3]} vs JSON {jd[:3]}")
