@@ -690,8 +690,7 @@
    thread's levels past 512 and marks past the 512th at one tick,
    counter samples that are NaN or infinite (written null), and times
    below 0 or, for a hand-built list in absolute ns (Unix time), rounded
-   at 256 ns past 2^42 us; negative stream ids all read as tid 0, and the
-   arrow to a kernel that overlaps the one before it on its stream
+   at 256 ns past 2^42 us; and the arrow to a kernel that overlaps the one before it on its stream
    (programmatic dependent launch) ends at that earlier kernel. The
    Perfetto file (prof_export_perfetto) holds all of these exactly: open
    that in Perfetto.
