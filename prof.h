@@ -431,7 +431,9 @@
                       scope on, before mapping their own. A thread that
                       records within its own blocks and those it takes
                       takes no page fault, and no helper thread starts
-                      (no_prefault_thread) until the pool is spent. Each thread fills whole blocks,
+                      (no_prefault_thread) until the pool is spent (the
+                      first block past it a thread then maps and faults
+                      in itself). Each thread fills whole blocks,
                       and blocks a thread holds serve only that thread:
                       for N threads, reserve the events plus N blocks.
                       An exited thread's full blocks go back to the pool
