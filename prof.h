@@ -793,8 +793,11 @@
    prof_step, prof_stop and prof_start refused or waiting. An
    event list and an averages list belong to the caller: use each from one
    thread at a time, readers included (prof_events_count, _get, the tables
-   and the exporters build the tree and other caches on first use);
-   different lists on different threads at once are fine.
+   and the exporters build the tree and other caches on first use: two
+   threads reading one list at once can get wrong tables, with no error,
+   so lock around a list shared between threads, or build the tree first
+   and still read it from one thread at a time); different lists on
+   different threads at once are fine.
    pthread_cancel: prof_start, prof_step, prof_stop, prof_shutdown, the
    exporters, the print_table calls and the log messages hold cancellation
    off while they run (a lock held, a temporary file open); a cancel sent
