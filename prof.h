@@ -795,8 +795,7 @@
    thread at a time, readers included (prof_events_count, _get, the tables
    and the exporters build the tree and other caches on first use: two
    threads reading one list at once can get wrong tables, with no error,
-   so lock around a list shared between threads, or build the tree first
-   and still read it from one thread at a time); different lists on
+   so lock around a list that threads share); different lists on
    different threads at once are fine.
    pthread_cancel: prof_start, prof_step, prof_stop, prof_shutdown, the
    exporters, the print_table calls and the log messages hold cancellation
