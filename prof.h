@@ -510,8 +510,9 @@
    tracks of its own, "depth 512-1023" and so on, where they nest as well;
    a mark goes on the track of its level (its thread's scopes open at its
    time, plus its thread's marks before it at that very time, since the
-   importer stacks instants of one time on each other); async ranges and events that do not nest in their thread's slices go on
-   lanes under the thread ("async", "async (2)", ...; "overlapping", ...),
+   importer stacks instants of one time on each other); async ranges and
+   events that do not nest in their thread's slices go on lanes under the
+   thread ("async", "async (2)", ...; "overlapping", ...),
    shown after its depth tracks in their numbers' order (a group's lanes
    past the first are child tracks of the first; a GPU's streams likewise
    hold their lanes, the streams in order); a counter is one track per
@@ -692,8 +693,9 @@
    thread's levels past 512 and marks past the 512th at one tick,
    counter samples that are NaN or infinite (written null), and times
    below 0 or, for a hand-built list in absolute ns (Unix time), rounded
-   at 256 ns past 2^42 us; and the arrow to a kernel that overlaps the one before it on its stream
-   (programmatic dependent launch) ends at that earlier kernel. The
+   at 256 ns past 2^42 us; and the arrow to a kernel that overlaps the one
+   before it on its stream (programmatic dependent launch) ends at that
+   earlier kernel. The
    Perfetto file (prof_export_perfetto) holds all of these exactly: open
    that in Perfetto.
    From 2^40 us after the base (12.7 days), where a double's step is a
@@ -735,7 +737,8 @@
    displayTimeUnit, baseTimeNanoseconds, traceEvents, traceName,
    prof_dropped, prof_open_at_stop) are refused, as are those that trace
    readers parse as their own (systemTraceEvents: trace_processor reads
-   it as systrace text and fails the file; stackFrames, samples); a distributedInfo given as metadata replaces prof.h's.
+   it as systrace text and fails the file; stackFrames, samples); a
+   distributedInfo given as metadata replaces prof.h's.
 
    SIGNALS
    =======
@@ -8966,27 +8969,23 @@ static PROF__NI int prof__fwd_same(const void *key, uint32_t v) { /* the key: (s
     o = &k->e->ev[v];
     return prof__seq_nr(k->e, o) == k->seq && k->e->thr[o->thread].tid == k->tid;
 }
-/* The map from (sequence_nr, thread) to the first such event (or row). */
+/* The map from (sequence_nr, thread) to the first such event (or row):
+   entry v under that key unless one is there; 0 without memory. */
+static PROF__NI int prof__fwd_first(prof__map *fwd, prof__fwdkey *key, int64_t seq, uint64_t tid, uint32_t v) {
+    uint64_t h = prof__mix((uint64_t)seq) ^ tid;
+    key->seq = seq;
+    key->tid = tid;
+    return prof__map_find(fwd, h, prof__fwd_same, key) != UINT32_MAX || prof__map_add(fwd, h, v);
+}
 static PROF__NI int prof__fwd_map(prof_events *e, prof__map *fwd, prof__fwdkey *key, size_t nrow) {
     size_t i, j = 0;
     for (i = 0; i <= e->n; i++) {
-        for (; j < nrow && (i == e->n || e->mem[key->rows[j]].ts < e->ev[i].start); j++) { /* (as prof__memrows_make places them) */
-            uint64_t h;
-            key->seq = -1;
-            key->tid = e->thr[e->mem[key->rows[j]].thread].tid;
-            h = prof__mix((uint64_t)key->seq) ^ key->tid;
-            if (prof__map_find(fwd, h, prof__fwd_same, key) == UINT32_MAX && !prof__map_add(fwd, h, (uint32_t)(e->n + j))) return -1;
-        }
-        if (i < e->n) {
-            int32_t p = (int32_t)i;
-            uint64_t h;
-            while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
-            if (p >= 0) continue;
-            key->seq = prof__seq_nr(e, &e->ev[i]);
-            key->tid = e->thr[e->ev[i].thread].tid;
-            h = prof__mix((uint64_t)key->seq) ^ key->tid;
-            if (prof__map_find(fwd, h, prof__fwd_same, key) == UINT32_MAX && !prof__map_add(fwd, h, (uint32_t)i)) return -1;
-        }
+        int32_t p = (int32_t)i;
+        for (; j < nrow && (i == e->n || e->mem[key->rows[j]].ts < e->ev[i].start); j++) /* (as prof__memrows_make places them) */
+            if (!prof__fwd_first(fwd, key, -1, e->thr[e->mem[key->rows[j]].thread].tid, (uint32_t)(e->n + j))) return -1;
+        if (i == e->n) break;
+        while (p >= 0 && e->ev[p].scope != 1) p = e->ev[p].parent;
+        if (p < 0 && !prof__fwd_first(fwd, key, prof__seq_nr(e, &e->ev[i]), e->thr[e->ev[i].thread].tid, (uint32_t)i)) return -1;
     }
     return 0;
 }
@@ -16168,11 +16167,6 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
     prof__pft_emit(pf);
 }
 
-/* A thread's slices go out in (start, -end) order, parents before their
-   children, as its stack of open slices needs: the order prof_stop leaves
-   them in, which the tree found (e->in_order; prof__prepare built it). A
-   list built by hand in another order is sorted (indices, 8 bytes an event
-   while the export runs). -1: out of memory. */
 /* The marks in (thread, time) order, for prof__pft_marks_place; -1
    without memory. */
 static PROF__NI int prof__pft_mark_less(const void *ctx, uint32_t a, uint32_t b) {
@@ -16199,13 +16193,23 @@ static PROF__NI int prof__pft_marks_init(prof__pft *pf) {
         if (e->inst[i].kind == 1 && e->inst[i].thread < e->nthr) m->idx[n++] = (uint32_t)i;
     prof__msort_u32(m->idx, tmp, n, prof__pft_mark_less, e->inst);
     PROF__FREE(tmp);
-    for (i = 0; i <= e->nthr; i++) m->cur[i] = m->end[i] = 0;
-    for (i = n; i-- > 0;) m->cur[e->inst[m->idx[i]].thread] = i; /* each thread's first */
-    for (i = 0; i < n; i++) m->end[e->inst[m->idx[i]].thread] = i + 1;
-    for (i = 0; i < e->nthr; i++)
-        if (m->end[i] > m->cur[i]) m->next[i] = e->inst[m->idx[m->cur[i]]].ts;
+    memset(m->cur, 0, (e->nthr + 1) * sizeof *m->cur);
+    memset(m->end, 0, (e->nthr + 1) * sizeof *m->end);
+    for (i = 0; i < n; i++) { /* each thread's run in idx */
+        uint32_t t = e->inst[m->idx[i]].thread;
+        if (m->end[t] == 0) {
+            m->cur[t] = i;
+            m->next[t] = e->inst[m->idx[i]].ts;
+        }
+        m->end[t] = i + 1;
+    }
     return 0;
 }
+/* A thread's slices go out in (start, -end) order, parents before their
+   children, as its stack of open slices needs: the order prof_stop leaves
+   them in, which the tree found (e->in_order; prof__prepare built it). A
+   list built by hand in another order is sorted (indices, 8 bytes an event
+   while the export runs). -1: out of memory. */
 static PROF__NI int prof__pft_order(prof__pft *pf) {
     const prof_events *e = pf->e;
     uint32_t *tmp;
