@@ -219,14 +219,22 @@ static void test_warmup_quiet(void) {
     prof_set_log(NULL, NULL);
 }
 
+/* The process's resident memory, in kB. */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    long v = 0;
+    while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmRSS:", 6) == 0) v = atol(line + 6);
+    if (f) fclose(f);
+    return v;
+}
+
 /* A long run: memory stays bounded by one window, as the record blocks
    are reused window after window. */
 static void test_long_run_bounded(void) {
     prof_config c;
     int k, i;
-    long rss0 = 0, rss1 = 0;
-    FILE *f;
-    char line[128];
+    long rss0 = 0, rss1;
     memset(&c, 0, sizeof c);
     c.schedule.wait = 1;
     c.schedule.warmup = 1;
@@ -234,18 +242,12 @@ static void test_long_run_bounded(void) {
     c.on_trace_ready = on_ready;
     CHECK_EQ_INT(prof_start(&c), PROF_OK);
     for (k = 0; k < 400; k++) {
-        if (k == 40) {
-            f = fopen("/proc/self/status", "r");
-            while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmRSS:", 6) == 0) rss0 = atol(line + 6);
-            if (f) fclose(f);
-        }
+        if (k == 40) rss0 = rss_kb();
         g_nwin = 0;
         for (i = 0; i < 2000; i++) { PROF_SCOPE("work"); }
         prof_step();
     }
-    f = fopen("/proc/self/status", "r");
-    while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmRSS:", 6) == 0) rss1 = atol(line + 6);
-    if (f) fclose(f);
+    rss1 = rss_kb();
     prof_events_free(prof_stop());
     /* ASan keeps freed memory in quarantine and valgrind has its own heap:
        RSS means something only in the plain build */
@@ -270,14 +272,6 @@ static void test_long_run_bounded(void) {
    fragments that small allocations pinned; RSS climbed to ~170 MB over 20
    windows (mallinfo2: 215 MB free, 0.2 MB in use) where one window needs
    ~15 MB. Freeing a big list now trims the heap. */
-static long rss_kb(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[128];
-    long v = 0;
-    while (f && fgets(line, sizeof line, f)) if (strncmp(line, "VmRSS:", 6) == 0) v = atol(line + 6);
-    if (f) fclose(f);
-    return v;
-}
 static long g_big_per;
 static void *big_worker(void *arg) {
     long i;

@@ -304,6 +304,18 @@ run_prog() {
     return "${PIPESTATUS[0]}"
 }
 
+# run_units "TEST..." CC FLAG...: each tests/TEST.c built by CC with the
+# flags (C11, the warnings, -O1 -g) and run in a scratch directory that
+# has the build/ the unit tests write into.
+run_units() {
+    local tests=$1 t
+    shift
+    for t in $tests; do
+        run_cmd "$@" -std=c11 "${WARN[@]}" -O1 -g "${INC[@]}" -I"$here/.." "$here/../$t.c" -o "$out.$t" "${LIBS[@]}" || return 1
+        run_prog sh -c 'mkdir -p build && exec "$0"' "$out.$t" || return 1
+    done
+}
+
 # compile_fails LOG WHY CMD...: CMD must fail to compile (its output goes
 # to LOG); if it compiles, say WHY it must not and fail.
 compile_fails() {
@@ -419,11 +431,7 @@ one_case() {
         # includes <stdio.h> before prof.h (musl's stdio.h then keeps fileno
         # and renameat back: implicit declarations before)
         have musl-gcc || { echo "  musl-gcc not found (Debian: musl-tools)"; return 77; }
-        local t
-        for t in test_features test_tree test_recorder test_dyn_names test_memory; do
-            run_cmd musl-gcc -std=c11 "${WARN[@]}" -O1 -g "${INC[@]}" -I"$here/.." "$here/../$t.c" -o "$out.$t" -lm || return 1
-            run_prog sh -c 'mkdir -p build && exec "$0"' "$out.$t" || return 1 # (they write under build/)
-        done
+        run_units "test_features test_tree test_recorder test_dyn_names test_memory" musl-gcc || return 1
         printf '#include <stdio.h>\n#define PROF_IMPLEMENTATION\n#include "prof.h"\nint main(void) {\n    prof_events *ev;\n    if (prof_start(NULL) != PROF_OK) return 1;\n    { PROF_SCOPE("x"); }\n    ev = prof_stop();\n    if (!ev || prof_events_count(ev) != 1) return 1;\n    printf("%%zu event\\n", prof_events_count(ev));\n    prof_events_free(ev);\n    return 0;\n}\n' >"$out.c"
         run_cmd musl-gcc -std=c11 "${WARN[@]}" "${INC[@]}" "$out.c" -o "$out" || return 1
         run_prog "$out" || return 1 ;;
@@ -963,11 +971,7 @@ one_case() {
         "$GCC" -m32 -x c "$out.probe.c" -o "$out.probe" >/dev/null 2>&1 ||
             { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
         "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
-        local t
-        for t in test_oom test_tree test_list_rebuild test_stack_groups test_threads_late_states; do
-            run_cmd "$GCC" -m32 -msse2 -mfpmath=sse -std=c11 "${WARN[@]}" -O1 -g "${INC[@]}" -I"$here/.." "$here/../$t.c" -o "$out.$t" "${LIBS[@]}" || return 1
-            run_prog "$out.$t" || return 1
-        done ;;
+        run_units "test_oom test_tree test_list_rebuild test_stack_groups test_threads_late_states" "$GCC" -m32 -msse2 -mfpmath=sse ;;
     m32-dyn-names-gcc)
         # i386, run: run-time names past the inline limit live in an arena
         # whose chunk header was 12 bytes there, so their sites were 4-byte
