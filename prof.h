@@ -1307,11 +1307,16 @@ PROF_API void *prof_malloc(size_t bytes);
 PROF_API void *prof_calloc(size_t count, size_t size);
 PROF_API void *prof_realloc(void *ptr, size_t bytes);
 PROF_API void prof_free(void *ptr);
-/* PyTorch's export_memory_timeline JSON: [times, sizes], times in
-   microseconds since the session start, one per distinct allocation time
-   on that device (PROF_DEVICE_CPU: every index), sizes[i][c] the bytes
-   live in category c after times[i], categories in
-   prof_memory_categories' order ("unknown" first). Records are matched
+/* The memory timeline as torch.profiler's docs give export_memory_timeline's
+   JSON: [times, sizes], times in microseconds since the session start
+   (with ns digits), one per distinct allocation time on that device
+   (PROF_DEVICE_CPU: every index), sizes[i][c] the bytes live in category
+   c after times[i], the columns the categories the program gave
+   (prof_alloc_ex) in prof_memory_categories' order ("unknown" first).
+   PyTorch 2.x's own file is laid out otherwise: a first column of zeros,
+   its fixed categories PARAMETER .. AUTOGRAD_DETAIL, then unknown; times
+   in whole microseconds of the trace's clock. A script written for it
+   reads the column names here from prof_memory_categories. Records are matched
    by address, as PyTorch's memory profile does: a block freed in the
    session that was allocated before it (PyTorch's PREEXISTING) is live
    from a first point of its own at the first time; a block reported
