@@ -2272,6 +2272,38 @@ PROF_API void prof_set_log(prof_log_fn log, void *user_data) {
     pthread_mutex_unlock(&prof__log_lock);
 }
 
+/* A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, and a
+   file that reaches RLIMIT_FSIZE SIGXFSZ; the default action of either
+   kills the host: prof.h's writes (the exporters', a printed table, its
+   messages on stderr) must fail with EPIPE or EFBIG instead.
+   send(MSG_NOSIGNAL) would cover sockets
+   only, and changing the process's handler would race with the host's
+   own, so both are blocked in this thread around the writes (the mask is
+   per thread); the signal a failed write then leaves pending on the thread
+   is taken back with sigtimedwait, unless one was pending already before
+   (the host's, left alone). */
+typedef struct prof__sig_guard { sigset_t old_mask, pending; } prof__sig_guard;
+static PROF__NI void prof__sig_hold(prof__sig_guard *g) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    sigaddset(&set, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &set, &g->old_mask);
+    if (sigpending(&g->pending) != 0) sigfillset(&g->pending); /* unknown: take nothing back */
+}
+/* err: the errno the writes failed with, 0 if none */
+static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
+    int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
+    if (sig && sigismember(&g->pending, sig) != 1) {
+        struct timespec zero = { 0, 0 };
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR) {}
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old_mask, NULL);
+}
+
 #if defined(__GNUC__)
 __attribute__((__format__(__printf__, 3, 4)))
 #endif
@@ -2313,11 +2345,19 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
         /* the write to stderr (or the callback's) is a cancellation point,
            and the caller may hold one of prof.h's locks: a thread cancelled
            there would keep it forever (its own exit handler waits for it) */
-        int cancel_state;
+        int cancel_state, saved = errno;
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
         if (log) log(level, code, msg, user);
-        else fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
+        else { /* stderr on a closed pipe, or a log file at RLIMIT_FSIZE: the message is lost, not the host */
+            prof__sig_guard g;
+            int err = 0;
+            prof__sig_hold(&g);
+            errno = 0;
+            if (fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg) < 0) err = errno;
+            prof__sig_release(&g, err);
+        }
         pthread_setcancelstate(cancel_state, NULL);
+        errno = saved;
     }
     return code;
 }
@@ -11165,37 +11205,6 @@ PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_opti
     r = prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
     return prof__table_string(&b, r == PROF_OK ? prof__table_dropped(&b, a->dropped_scopes, a->dropped) : r);
 }
-/* A pipe or socket whose reader is gone makes write(2) raise SIGPIPE, and a
-   file that reaches RLIMIT_FSIZE SIGXFSZ; the default action of either
-   kills the host: prof.h's writes (the exporters', a printed table) must
-   fail with EPIPE or EFBIG instead. send(MSG_NOSIGNAL) would cover sockets
-   only, and changing the process's handler would race with the host's
-   own, so both are blocked in this thread around the writes (the mask is
-   per thread); the signal a failed write then leaves pending on the thread
-   is taken back with sigtimedwait, unless one was pending already before
-   (the host's, left alone). */
-typedef struct prof__sig_guard { sigset_t old_mask, pending; } prof__sig_guard;
-static PROF__NI void prof__sig_hold(prof__sig_guard *g) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGPIPE);
-    sigaddset(&set, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &set, &g->old_mask);
-    if (sigpending(&g->pending) != 0) sigfillset(&g->pending); /* unknown: take nothing back */
-}
-/* err: the errno the writes failed with, 0 if none */
-static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
-    int sig = err == EPIPE ? SIGPIPE : err == EFBIG ? SIGXFSZ : 0;
-    if (sig && sigismember(&g->pending, sig) != 1) {
-        struct timespec zero = { 0, 0 };
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, sig);
-        while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR) {}
-    }
-    pthread_sigmask(SIG_SETMASK, &g->old_mask, NULL);
-}
-
 /* `s` from a table function called just after prof__last_error_code was
    cleared: NULL means that call failed, for the reason it reported. The
    stream is flushed, so that a write that fails (a full disk, a pipe whose
