@@ -13124,15 +13124,28 @@ typedef struct prof__dur_level {
                                   else INT64_MIN: a child that ends before lim takes prof__w_events_fast */
     double fit;                /* dur as written in us when fitted, else -1 */
     double end_d;              /* us(start) + dur as written, as a parser sums them */
+    int32_t reach, rdepth;     /* where its prof__sub_end walk stopped: that event, rdepth levels below it (0: no walk) */
 } prof__dur_level;
+/* One thread's path of ancestors, set aside while other threads' events
+   are written (prof__path_switch). */
+typedef struct prof__dur_lane {
+    uint32_t tag;              /* the thread (prof__ev.thread) it holds the ancestors of */
+    int n, cap;
+    prof__dur_level *lv;
+    int32_t *chain;
+} prof__dur_lane;
+#define PROF__PATH_LANES 256   /* threads whose paths are kept at once (by thread index % 256: distinct for 256 threads) */
 typedef struct prof__dur_path {
     int n, cap;                /* levels on the path, room */
     int oom;                   /* the path could not grow: the export fails */
+    uint32_t tag;              /* the thread whose ancestors the path holds (any, while n is 0) */
     const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
     const int64_t *lane_w;     /* per event, its written dur in ps where its thread's lane is not its tree (prof__lane_durs), else INT64_MIN; NULL: none is */
     prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
     int32_t *chain;            /* scratch of prof__path_rebuild, as long */
-    int32_t hint[128];         /* [idx % 64]: the level event idx was pushed at, maybe since overwritten (checked); [64, 128): leaves', never read */
+    uint64_t work;             /* levels pushed here and chain members walked (prof__path_work) */
+    prof__dur_lane *lanes;     /* [PROF__PATH_LANES]: the other threads' paths, or NULL (none yet, or no memory: then a switch empties the path) */
+    int32_t hint[128];         /* [idx % 64]: the level event idx was pushed at on its thread's path, maybe since overwritten (checked); [64, 128): leaves', never read */
 } prof__dur_path;
 /* Room for n levels; 0 without memory (path->oom set). */
 static PROF__NI int prof__path_room(prof__dur_path *path, int n) {
@@ -13145,12 +13158,49 @@ static PROF__NI int prof__path_room(prof__dur_path *path, int n) {
     path->cap = (int)(cap < cap2 ? cap : cap2);
     return 1;
 }
+/* The work of the JSON trace's paths, in all: levels pushed by the slow
+   path (prof__push_level) and members walked (prof__sub_end,
+   prof__lane_durs), added as each path is freed. Tests check that it grows
+   with the events alone, not with depth, threads or chains that end
+   together (each was once quadratic). */
+static uint64_t prof__path_work;
 static PROF__NI void prof__path_free(prof__dur_path *path) {
+    size_t k;
+    __atomic_fetch_add(&prof__path_work, path->work, __ATOMIC_RELAXED);
+    path->work = 0;
     PROF__FREE(path->lv);
     PROF__FREE(path->chain);
     path->lv = NULL;
     path->chain = NULL;
     path->n = path->cap = 0;
+    for (k = 0; path->lanes && k < PROF__PATH_LANES; k++) {
+        PROF__FREE(path->lanes[k].lv);
+        PROF__FREE(path->lanes[k].chain);
+    }
+    PROF__FREE(path->lanes);
+    path->lanes = NULL;
+}
+/* The path of thread `tag` made the current one. Events of several threads
+   interleave in start order; with one path, each change of thread would
+   rebuild the new thread's ancestors from its root (two threads at depth
+   1000: 9 us an event). The current path is taken out of slot tag % 256,
+   which stays empty meanwhile: a switch puts it back and takes out the new
+   thread's, or, where another thread's is there, its room with no levels
+   (rebuilt as needed). */
+static PROF__NI void prof__path_switch(prof__dur_path *path, uint32_t tag) {
+    const uint32_t from = path->tag % PROF__PATH_LANES, to = tag % PROF__PATH_LANES;
+    if (!path->lanes) {
+        path->lanes = PROF__ALLOC(prof__dur_lane, PROF__PATH_LANES);
+        if (path->lanes) memset(path->lanes, 0, PROF__PATH_LANES * sizeof *path->lanes);
+    }
+    if (path->lanes && from != to) {
+        prof__dur_lane *s = &path->lanes[from], *t = &path->lanes[to];
+        s->tag = path->tag; s->n = path->n; s->cap = path->cap; s->lv = path->lv; s->chain = path->chain;
+        path->n = t->tag == tag ? t->n : 0;
+        path->cap = t->cap; path->lv = t->lv; path->chain = t->chain;
+        memset(t, 0, sizeof *t);
+    } else path->n = 0;
+    path->tag = tag;
 }
 static PROF__NI double prof__level_end(prof__dur_level *l) {
     if (!l->has_end_d) {
@@ -13191,12 +13241,24 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    that touches its follower, a child that starts in its parent's trimmed
    last ns) the room (lo, u) is cut in d + 2 equal steps, and the event
    takes the last: whole-ns bounds keep every end on a ps. */
+/* The walk's end is kept in the event's level (l): where the parent's walk
+   (p) went through the event and on below it, the chain to there ends
+   within 2 ns of the event's bound too (that bound is the parent's written
+   end or earlier, itself before the parent's bound), so the walk goes on
+   from there: a chain of any length that ends together costs its length
+   once, not once per level. */
 static PROF__NI int64_t prof__sub_end_in(const prof__ev *v, int64_t u, int d, int64_t lo);
-static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t u) {
+static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t u, prof__dur_path *path) {
     const prof__ev *v = &e->ev[idx];
+    const prof__dur_level *p = path->n > 0 ? &path->lv[path->n - 1] : NULL;
+    prof__dur_level *l = &path->lv[path->n];
     int64_t lo = 0;
     int32_t c = idx, k;
     int d = 0, hops = 0;
+    if (p && p->rdepth >= 2 && p->idx == v->parent && v->next_sibling < 0) { /* the chain below goes through idx, the last child */
+        c = p->reach;
+        d = p->rdepth - 1;
+    }
     while ((k = e->ev[c].first_child) >= 0) {
         while (e->ev[k].next_sibling >= 0 && hops < 4096) { k = e->ev[k].next_sibling; hops++; }
         /* Past 4096 siblings in all, the chain stops here: this runs again
@@ -13209,8 +13271,11 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
         if ((e->ev[k].end - v->start) * 1000 < u - 2000) break; /* it and all below end > 1 ns before the trimmed end */
         c = k;
         d++;
+        path->work++;
     }
     if (c != idx) lo = (e->ev[c].start - v->start) * 1000;
+    l->reach = c;
+    l->rdepth = d;
     return prof__sub_end_in(v, u, d, lo);
 }
 /* The same for the chain of d levels, its deepest starting lo ps after v. */
@@ -13236,6 +13301,8 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     l->fit = -1;
     l->has_end_d = 0;
     l->ps = 0;
+    l->rdepth = 0;
+    path->work++;
     if (!far) {
         int64_t pe = p ? p->start + p->dur : 0, w;
         if (PROF__UNLIKELY(path->lane_w != NULL) && path->lane_w[idx] != INT64_MIN) {
@@ -13243,9 +13310,9 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
         } else if (v->end == v->start) { /* a zero-length event: half a ns, or half its room in its parent */
             w = p && (pe - v->start) * 1000 + p->ps < 1000 ? ((pe - v->start) * 1000 + p->ps) / 2 : 500;
         } else if (p && (v->end > pe || (v->end == pe && !p->ps))) {
-            w = prof__sub_end(e, idx, (pe - v->start) * 1000 + p->ps);
+            w = prof__sub_end(e, idx, (pe - v->start) * 1000 + p->ps, path);
         } else if (prof__touches_next(e, (size_t)idx, path->root_touch)) {
-            w = prof__sub_end(e, idx, (v->end - v->start) * 1000);
+            w = prof__sub_end(e, idx, (v->end - v->start) * 1000, path);
         } else {
             w = (v->end - v->start) * 1000;
         }
@@ -13268,29 +13335,50 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     path->hint[idx & 63] = path->n;
     path->n++;
 }
-/* The path emptied and rebuilt from the root down to event c (its
-   ancestors pushed in order), as writing them one by one would have left
-   it: each level depends on its parent's alone. Returns c's level, -1
-   without memory. */
+/* Event c's level on the path, or -1: the level its index was last pushed
+   at (hint), else a binary search, as a path's indices grow with depth
+   (events come parents first; where a list's do not, a miss rebuilds). */
+static PROF__NI int prof__lv_find(const prof__dur_level *lv, int n, const int32_t *hint, int32_t c) {
+    int t = hint[c & 63], lo = 0, hi = n;
+    if ((unsigned)t < (unsigned)n && lv[t].idx == c) return t;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (lv[mid].idx < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && lv[lo].idx == c ? lo : -1;
+}
+static __inline__ int prof__path_find(const prof__dur_path *path, int32_t c) { return prof__lv_find(path->lv, path->n, path->hint, c); }
+/* The path cut back to c's nearest ancestor on it (or emptied), then
+   c's ancestors below that and c pushed in order, as writing them one by
+   one would have left it: each level depends on its parent's alone. So a
+   chunk's first event, or a thread's after another thread's slot held its
+   path, costs the levels that changed. Returns c's level, -1 without
+   memory. */
 static PROF__NI int prof__path_rebuild(const prof_events *e, int32_t c, prof__dur_path *path) {
-    int n = 0, k;
-    for (; c >= 0; c = e->ev[c].parent) {
-        if (!prof__path_room(path, n + 2)) return -1; /* + 2: the event that asked, after c */
+    int n = 0, k, top = -1;
+    for (; c >= 0 && (top = prof__path_find(path, c)) < 0; c = e->ev[c].parent) {
+        if (!prof__path_room(path, n + 2)) return -1; /* (chain: n + 1) */
         path->chain[n++] = c;
     }
-    path->n = 0;
+    if (!prof__path_room(path, top + n + 3)) return -1; /* + 2: the event that asked, after c */
+    path->n = top + 1;
     for (k = n; k-- > 0;) prof__push_level(e, path->chain[k], path);
     return path->n - 1;
 }
 /* Event i's level as written: its dur in ns, or fitted (fit >= 0, in us);
-   NULL without memory. Valid until the next call. Its parent is on the
-   path (events come parents first) unless the path starts here (a
-   chunk's first event): then the path is rebuilt from the root. */
+   NULL without memory. Valid until the next call. Its parent is on its
+   thread's path (events come parents first) unless the path starts here
+   (a chunk's first event, a slot another thread held): then the path is
+   rebuilt. */
 static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t c = e->ev[i].parent;
-    int top;
-    for (top = path->n; top-- > 0 && path->lv[top].idx != c;) {} /* (-1: not there) */
-    if (c >= 0 && top < 0 && (top = prof__path_rebuild(e, c, path)) < 0) return NULL;
+    int top = -1;
+    if (PROF__UNLIKELY(e->ev[i].thread != path->tag)) prof__path_switch(path, e->ev[i].thread);
+    if (c >= 0) {
+        top = path->n > 0 && path->lv[path->n - 1].idx == c ? path->n - 1 : prof__path_find(path, c);
+        if (top < 0 && (top = prof__path_rebuild(e, c, path)) < 0) return NULL;
+    }
     if (!prof__path_room(path, top + 2)) return NULL;
     path->n = top + 1; /* 0 for a root */
     prof__push_level(e, (int32_t)i, path);
@@ -13616,6 +13704,8 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
     unsigned char *has = NULL, *touch = NULL;
     uint32_t *order = NULL, *seq = NULL, *stk = NULL, *lane = NULL;
     int32_t *par = NULL, *lastc = NULL; /* lane parent; last lane child, or -1 */
+    int32_t *reach = NULL, *rdep = NULL; /* where each event's chain walk stopped, and how deep (as prof__dur_level's) */
+    uint64_t work = 0;         /* members walked (prof__path_work) */
     size_t *at = NULL;
     int64_t *lw = NULL;
     prof__olanes ls; /* the device streams' lane numbers (from nthr) */
@@ -13633,6 +13723,7 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
     if (!(lw = PROF__ALLOC(int64_t, e->n)) || !(par = PROF__ALLOC(int32_t, e->n)) || !(seq = PROF__ALLOC(uint32_t, e->n + 1)) ||
         !(stk = PROF__ALLOC(uint32_t, e->n + 1)) || !(lane = PROF__ALLOC(uint32_t, e->n + 1)) ||
         !(touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1)) || !(lastc = PROF__ALLOC(int32_t, e->n)) ||
+        !(reach = PROF__ALLOC(int32_t, e->n)) || !(rdep = PROF__ALLOC(int32_t, e->n)) ||
         !prof__grow((void *)&ls.l, &ls.cap, nthr + 1, sizeof *ls.l))
         goto done;
     memset(ls.l, 0, (nthr + 1) * sizeof *ls.l);
@@ -13642,7 +13733,7 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
         for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
         prof__msort_u32(order, stk, e->n, prof__ev_order_less, e->ev);
     }
-    for (i = 0; i < e->n; i++) { lw[i] = INT64_MIN; lastc[i] = -1; }
+    for (i = 0; i < e->n; i++) { lw[i] = INT64_MIN; lastc[i] = -1; rdep[i] = 0; }
     memset(touch, 0, e->n / 8 + 1);
     /* each event's lane: its thread's where that has pairs, its stream's
        where devices nest, else none (UINT32_MAX) */
@@ -13702,7 +13793,10 @@ static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, s
             int32_t c = (int32_t)x, below;
             int d = 0;
             if ((v->end - v->start) * 1000 < u) u = (v->end - v->start) * 1000;
-            while ((below = lastc[c]) >= 0 && d < (1 << 30) && (e->ev[below].end - v->start) * 1000 >= u - 2000) { c = below; d++; }
+            if (pi >= 0 && lastc[pi] == (int32_t)x && rdep[pi] >= 2) { c = reach[pi]; d = rdep[pi] - 1; } /* on from the parent's walk */
+            while ((below = lastc[c]) >= 0 && d < (1 << 30) && (e->ev[below].end - v->start) * 1000 >= u - 2000) { c = below; d++; work++; }
+            reach[x] = c;
+            rdep[x] = d;
             w = prof__sub_end_in(v, u, d, c != (int32_t)x ? (e->ev[c].start - v->start) * 1000 : 0);
         } else w = (v->end - v->start) * 1000;
         lw[x] = w > 0 ? w : 0; /* (never below: the chain had room) */
@@ -13718,7 +13812,10 @@ done:
     PROF__FREE(stk);
     PROF__FREE(lane);
     PROF__FREE(par);
+    __atomic_fetch_add(&prof__path_work, work, __ATOMIC_RELAXED);
     PROF__FREE(lastc);
+    PROF__FREE(reach);
+    PROF__FREE(rdep);
     PROF__FREE(at);
     PROF__FREE(lw);
     for (i = 0; i < ls.n; i++) PROF__FREE(ls.l[i].st);
@@ -14323,6 +14420,7 @@ typedef struct prof__fast {
     prof__dur_path *path;
     prof__dur_level *lv;
     int cap, n;                /* the path's room and depth */
+    uint32_t tag;              /* its thread */
     prof__ts_hi ts;
     prof__ids *ids;
     unsigned id_len;
@@ -14350,6 +14448,7 @@ static PROF__ALWAYS void prof__fast_begin(prof__fast *f, const prof__w *w, const
     f->lv = cx->path.lv;
     f->cap = cx->path.cap;
     f->n = cx->path.n;
+    f->tag = cx->path.tag;
     f->ts = cx->ts_hi;
     f->ids = &cx->ids;
     f->buf = w->buf;
@@ -14383,12 +14482,10 @@ static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v
     if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || !f->site_fast[v->site] || (extra && f->ex[extra].trace_name)) return 0;
     *root_touches = 0;
     *top = -1;
+    if (PROF__UNLIKELY(v->thread != f->tag)) return 0; /* another thread's path: prof__w_event switches */
     if (c >= 0) {
         int t = f->path->hint[c & 63];
-        if (PROF__UNLIKELY((unsigned)t >= (unsigned)f->n || f->lv[t].idx != c)) {
-            for (t = f->n; t-- > 0 && f->lv[t].idx != c;) {}
-            if (t < 0) return 0;
-        }
+        if (PROF__UNLIKELY((unsigned)t >= (unsigned)f->n || f->lv[t].idx != c) && (t = prof__lv_find(f->lv, f->n, f->path->hint, c)) < 0) return 0;
         if (!(v->end < f->lv[t].lim)) return 0;
         *top = t;
     } else {
@@ -14421,6 +14518,7 @@ static PROF__ALWAYS void prof__fast_push(prof__fast *f, const prof__ev *v, size_
     l->start = start;
     l->dur = dur;
     l->ps = 0;
+    l->rdepth = 0;
     l->lim = start + dur; /* in the exact range: start > -PROF__EXACT_NS, end < PROF__EXACT_NS */
     l->has_end_d = 0;     /* fit is not set: only the level prof__written_dur returns is read for it */
     f->path->hint[(i & 63) | leaf << 6] = top + 1; /* a leaf's goes to [64, 128): it would push out its parent's */
@@ -14632,14 +14730,16 @@ static PROF__NI int prof__tp_ensure(prof__tpipe *tp, size_t end) {
 }
 
 /* The trace's events in parallel (prof__par_items): each worker has its
-   own context (its own cache of clean strings) and starts each chunk with
-   an empty path of ancestors and the chunk's first index. */
+   own context (its own cache of clean strings and its own paths of
+   ancestors) and starts each chunk at the chunk's first index. */
 static void *prof__trace_worker_open(const void *proto) {
     prof__trace_ctx *cx = (prof__trace_ctx *)PROF__MALLOC(sizeof *cx);
     if (!cx) return NULL;
     *cx = *(const prof__trace_ctx *)proto;
-    cx->path.lv = NULL; /* its own path */
+    cx->path.lv = NULL; /* its own paths */
     cx->path.chain = NULL;
+    cx->path.lanes = NULL;
+    cx->path.work = 0;
     cx->path.n = cx->path.cap = 0;
     cx->memo = prof__memo_new(cx->e); /* optional, its own */
     cx->cache = PROF__ALLOC(prof__clean, PROF__CLEAN_SLOTS); /* optional */
@@ -14648,7 +14748,9 @@ static void *prof__trace_worker_open(const void *proto) {
 }
 static void prof__trace_worker_chunk(void *ctx, size_t first) {
     prof__trace_ctx *cx = (prof__trace_ctx *)ctx;
-    cx->path.n = 0;
+    /* the paths stay: whatever a path holds is a chain of ancestors, each
+       level as written, so the chunk's first events cut it back to their
+       parents' and push only what changed since (prof__path_rebuild) */
     prof__dec_set(&cx->ev_idx, first);
 }
 static void prof__trace_worker_items(prof__w *w, void *ctx, size_t first, size_t end) {
