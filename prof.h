@@ -14476,13 +14476,20 @@ static PROF__ALWAYS void prof__fast_reload(prof__fast *f, const prof__w *w) {
    rebuilt), in the exact range. If so, *top is its parent's level (-1
    for a root, with *root_touches: whether it touches its lane's next
    top-level event); if not, it ends the run. */
-static PROF__ALWAYS int prof__fast_parent(const prof__fast *f, const prof__ev *v, size_t i, int *top, int *root_touches) {
+static PROF__ALWAYS int prof__fast_parent(prof__fast *f, const prof__ev *v, size_t i, int *top, int *root_touches) {
     const int32_t c = v->parent;
     const uint32_t extra = PROF__UNLIKELY(v->flags & PROF__F_SEQX) ? f->sx[v->extra].ex : v->extra;
     if (v->device_type != PROF_DEVICE_CPU || (v->flags & (PROF__F_MEMROW | PROF__F_ASYNC)) || !f->site_fast[v->site] || (extra && f->ex[extra].trace_name)) return 0;
     *root_touches = 0;
     *top = -1;
-    if (PROF__UNLIKELY(v->thread != f->tag)) return 0; /* another thread's path: prof__w_event switches */
+    if (PROF__UNLIKELY(v->thread != f->tag)) { /* another thread's path (through f->path, not f: f stays in registers) */
+        f->path->n = f->n;
+        prof__path_switch(f->path, v->thread);
+        f->lv = f->path->lv;
+        f->cap = f->path->cap;
+        f->n = f->path->n;
+        f->tag = v->thread;
+    }
     if (c >= 0) {
         int t = f->path->hint[c & 63];
         if (PROF__UNLIKELY((unsigned)t >= (unsigned)f->n || f->lv[t].idx != c) && (t = prof__lv_find(f->lv, f->n, f->path->hint, c)) < 0) return 0;
