@@ -12527,7 +12527,8 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     } while (o->w->fd < 0 && (errno == EINTR || (errno == EEXIST && ++tries < 16)));
     o->w->can_redo = o->w->fd >= 0;
     if (o->w->fd >= 0 && have_old) {
-        if (fchmod(o->w->fd, st.st_mode & 07777) != 0) {} /* best effort */
+        if (fchmod(o->w->fd, st.st_mode & 07777) != 0) /* (made 0600: no one else reads it before it has the old file's owner) */
+            prof__report(PROF_LOG_WARNING, PROF_E_IO, "could not give the new '%s' the mode %04o of the file it replaces: %s; it will be 0600", o->name, (unsigned)(st.st_mode & 07777), strerror(errno));
         if (fchown(o->w->fd, st.st_uid, st.st_gid) != 0) {}
     }
     if (o->w->fd < 0 && have_old && (errno == EACCES || errno == EPERM || errno == EROFS)) {
@@ -12622,10 +12623,12 @@ static PROF__NI int prof__out_sync(int fd) {
    rename was refused (EPERM, EACCES: another user's file in a sticky
    directory such as /tmp, which we may write but not replace), as open(2)
    would write it; the temporary file goes either way. 0 or the errno (the
-   target then emptied: o->in_place). */
-static PROF__NI int prof__out_copy_over(prof__out *o) {
+   target then emptied: o->in_place); `why`, the rename's, where there is
+   no target to write over. */
+static PROF__NI void prof__out_empty(prof__out *o);
+static PROF__NI int prof__out_copy_over(prof__out *o, int why) {
     int in, out, err = 0;
-    if (prof__out_writable(o, o->name) != 0) return errno;
+    if (prof__out_writable(o, o->name) != 0) return errno == ENOENT ? why : errno;
     while ((out = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
     if (out < 0) return errno;
     o->in_place = 1;
@@ -12640,8 +12643,19 @@ static PROF__NI int prof__out_copy_over(prof__out *o) {
     if (in >= 0) close(in);
     if (!err) err = prof__out_sync(out);
     if (err) while (ftruncate(out, 0) != 0 && errno == EINTR) {}
-    if (close(out) != 0 && errno != EINTR && !err) err = errno;
+    if (close(out) != 0 && errno != EINTR && !err) {
+        err = errno;
+        prof__out_empty(o);
+    }
     return err;
+}
+/* A file written in place emptied by its name, after its descriptor's
+   close failed (a network file system's flush: EIO, ENOSPC) with all its
+   bytes in it: what stays must not look complete. */
+static PROF__NI void prof__out_empty(prof__out *o) {
+    int fd;
+    while ((fd = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
+    if (fd >= 0) close(fd);
 }
 /* prof__out_close's work: the file finished (renamed into place, or
    removed), the writer freed, the error reported. */
@@ -12650,16 +12664,19 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     prof_result rc;
     prof__w_finish(o->w);
     err = o->w->err;
-    if (err && o->in_place) /* nothing that looks complete */
-        while (ftruncate(o->w->fd, 0) != 0 && errno == EINTR) {}
     if (!err && !o->stream) err = prof__out_sync(o->w->fd);
+    if (err && o->in_place) /* nothing that looks complete (also after a failed sync) */
+        while (ftruncate(o->w->fd, 0) != 0 && errno == EINTR) {}
     /* close is never retried: Linux frees the descriptor whatever it
        says. EINTR (a signal during a network file system's flush) says
        nothing of the bytes, which write(2) all took; EIO or ENOSPC does */
-    if (close(o->w->fd) != 0 && errno != EINTR && !err) err = errno;
+    if (close(o->w->fd) != 0 && errno != EINTR && !err) {
+        err = errno;
+        if (o->in_place) prof__out_empty(o);
+    }
     if (!err && o->tmp && prof__out_renameat(o, o->tmp, o->name) != 0) {
         err = errno;
-        if (err == EPERM || err == EACCES) err = prof__out_copy_over(o);
+        if (err == EPERM || err == EACCES) err = prof__out_copy_over(o, err);
     }
     if (o->tmp && (err || o->in_place)) prof__out_unlinkat(o, o->tmp);
     prof__out_free(o);
