@@ -637,8 +637,10 @@
    directory is opened once, so a chdir by another thread during the
    export changes nothing, and a path of any length open(2) takes is
    written (not where a file sets _POSIX_C_SOURCE below 200809L before
-   prof.h, which hides openat: the names are then whole paths). A replaced file keeps its mode and, where allowed, its
-   owner; hard links to it keep the old content. A file the user may not
+   prof.h, which hides openat: the names are then whole paths). A
+   replaced file keeps its mode (a warning where the file system refuses
+   it: the file is then 0600) and, where allowed, its owner; hard links to
+   it keep the old content. A file the user may not
    write (read-only, another user's) is not replaced: PROF_E_IO, EACCES,
    as open(2) would say. A symlink at the path is followed (also a
    dangling one: the file is made where it points; a loop is an error).
