@@ -3543,8 +3543,8 @@ static struct {
 /* thread list and recording windows; never taken on the hot path.
    Lock order, outermost first (a thread holding one may take only those
    after it): prof__s.lock (session: start, stop, step) -> prof__g_lock
-   (threads) -> prof__pf_lock (ready blocks); a memory shard's lock and
-   prof__log_lock are taken last and alone. prof_stop also waits, under
+   (threads) -> prof__pf_lock (ready blocks); a memory shard's lock,
+   prof__nostate_lock and prof__log_lock are taken last and alone. prof_stop also waits, under
    prof__g_lock, for a thread's `busy` section, which takes no lock. */
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -4416,11 +4416,35 @@ __attribute__((__destructor__)) static void prof__unload(void) {
    either). */
 #define PROF__BIND_START 1
 #define PROF__BIND_NO_BLOCK 2
+/* Scopes and records lost because their thread's state could not be
+   allocated (no memory at its first scope, and at each one after that
+   tries again): there is no state to count them in, so they are counted
+   here, for the session of `epoch`; prof_stop adds them (as entered and
+   dropped, or as their kind's dropped; all for lack of memory). [0]:
+   scopes, [1 + PROF__X_*]: records. Rare, so a lock of its own. */
+static struct { uint32_t epoch; uint64_t n[5]; } prof__g_nostate;
+static pthread_mutex_t prof__nostate_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread uint8_t prof__nostate; /* the last prof__thread_bind of this thread failed for want of its state */
+static PROF__NI void prof__nostate_lost(int slot) {
+    uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
+    if (!epoch || !prof__nostate) return;
+    pthread_mutex_lock(&prof__nostate_lock);
+    if (prof__g_nostate.epoch != epoch) {
+        memset(&prof__g_nostate, 0, sizeof prof__g_nostate);
+        prof__g_nostate.epoch = epoch;
+    }
+    prof__g_nostate.n[slot]++;
+    pthread_mutex_unlock(&prof__nostate_lock);
+}
 static PROF__NI prof__thread *prof__thread_bind(int how) {
     prof__tstate *t = prof__self();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch) return NULL;
-    if (!t && !(t = prof__attach())) return NULL;
+    if (!t && !(t = prof__attach())) {
+        prof__nostate = 1;
+        return NULL;
+    }
+    prof__nostate = 0;
     if (t->bound_epoch != epoch && prof__in_alloc) return NULL; /* not bound from inside prof.h's own allocation */
     if (t->bound_epoch != epoch) {
         /* Inside `busy`, with the epoch read again there (seq_cst, as in
@@ -4589,7 +4613,13 @@ static PROF__NI void prof__begin_push(prof__tstate *t, const prof_site *site, ui
 static PROF__NI void prof__begin_named(const prof_site *site, const char *name, int dyn, void *caller) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     prof__tstate *t = prof__self();
-    if (!t && !(t = prof__attach())) return;
+    if (!t && !(t = prof__attach())) {
+        if (epoch) { /* (no state: no stack for its END either, which then counts as unbalanced) */
+            prof__nostate = 1;
+            prof__nostate_lost(0);
+        }
+        return;
+    }
     if (epoch && prof__thread_get() && prof__admit(t)) {
         const prof_site *named = dyn ? prof__intern_site(site, name) : site;
         if (named) { prof__begin_push(t, named, epoch, caller); return; }
@@ -4641,8 +4671,11 @@ PROF_API PROF__NI void prof__instant(const prof_site *site, uint64_t tag, double
     prof__rec *r;
     int kind = tag == PROF__TAG_MARK ? PROF__X_MARK : PROF__X_COUNTER;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    h = prof__thread_get();
-    if (!h || !prof__admit_x(prof__tstate_of(h), kind)) return;
+    if (!(h = prof__thread_get())) {
+        prof__nostate_lost(1 + kind);
+        return;
+    }
+    if (!prof__admit_x(prof__tstate_of(h), kind)) return;
     r = prof__slot(h);
     if (!r) { prof__x_lost(prof__tstate_of(h), kind, 1); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
@@ -4835,7 +4868,10 @@ PROF_API PROF__NI __attribute__((__noinline__)) prof__entered prof__scope_enter_
     prof__entered s;
     s.t0 = 0;
     s.t = prof__thread_get();
-    if (!s.t) return s;
+    if (!s.t) {
+        prof__nostate_lost(0);
+        return s;
+    }
     if (!prof__admit(prof__tstate_of(s.t))) { s.t = NULL; return s; }
     s.t0 = prof__scope_start(s.t, __builtin_return_address(0), ret);
     return s;
@@ -4898,6 +4934,7 @@ static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_name
     s.t = PROF__NULL;
     s.site = site;
     s.t0 = 0;
+    if (!h) prof__nostate_lost(0);
     if (!t || !prof__admit(t)) return s;
     if (!(s.site = prof__dyn_inline(h, site, name))) {
         /* lost, but still timed: its record (site prof__lost_site) tells
@@ -4945,7 +4982,11 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
     prof__thread *h;
     prof__rec *r;
     if (!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return;
-    if (!(h = prof__thread_get()) || !prof__admit_x(prof__tstate_of(h), PROF__X_ASYNC)) return;
+    if (!(h = prof__thread_get())) {
+        prof__nostate_lost(1 + PROF__X_ASYNC);
+        return;
+    }
+    if (!prof__admit_x(prof__tstate_of(h), PROF__X_ASYNC)) return;
     if (!(r = prof__slots(h, 1))) { prof__x_lost(prof__tstate_of(h), PROF__X_ASYNC, 1); return; }
     r->site = (const void *)((uintptr_t)site | (uintptr_t)tag);
     r->t0 = t;
@@ -4963,6 +5004,8 @@ static void prof__register_atfork(void);
 /* A tracked block. sess: the session it was allocated in (prof__g_epoch, 0
    = none); recorded: its allocation's record was kept, so its free is owed
    a record (prof__mem_free). */
+/* recorded: PROF__MEM_KEPT, else why its record was dropped (its free is dropped likewise) */
+enum { PROF__MEM_CAP = 0, PROF__MEM_KEPT = 1, PROF__MEM_NOMEM = 2 };
 typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; uint32_t sess; uint8_t device_type, device_index, recorded; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
@@ -5094,14 +5137,24 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
    refuse (as a scope's end: the pair is kept whole, or the block would
    stay live in the timeline forever); a free whose allocation the cap
    dropped is dropped with it (prof__mem_free). */
+static __thread uint8_t prof__mem_nomem; /* the last prof__mem_record of this thread lost its record for lack of memory */
 static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category, int owed) {
     uint64_t t = prof__now_start();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     prof__thread *h;
     prof__rec *r;
     if (!epoch || !(__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY)) return 0;
-    if (!(h = prof__thread_get()) || (!owed && !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC))) return 0;
-    if (!(r = prof__slots(h, 2))) { prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 1); return 0; }
+    if (!(h = prof__thread_get())) {
+        prof__nostate_lost(1 + PROF__X_ALLOC);
+        prof__mem_nomem = prof__nostate;
+        return 0;
+    }
+    if (!owed && !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC)) return 0;
+    if (!(r = prof__slots(h, 2))) {
+        prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 1);
+        prof__mem_nomem = 1;
+        return 0;
+    }
     r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
     r[0].t0 = ptr;
     r[0].t1 = (uint64_t)(uintptr_t)category;
@@ -5155,7 +5208,7 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
     sh->slots[j].device_type = (uint8_t)device;             /* 0-31 */
     sh->slots[j].device_index = (uint8_t)device_index;      /* 0-63 */
     sh->slots[j].sess = sess;
-    sh->slots[j].recorded = (uint8_t)(recorded != 0);
+    sh->slots[j].recorded = (uint8_t)recorded; /* PROF__MEM_* */
     pthread_mutex_unlock(&sh->lock);
     return 1;
 }
@@ -5193,9 +5246,9 @@ static void prof__unknown_free(void) {
 static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     if (!was->bytes) return;
-    if (epoch && was->sess == epoch && !was->recorded) {
+    if (epoch && was->sess == epoch && was->recorded != PROF__MEM_KEPT) {
         prof__thread *h = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY) ? prof__thread_get() : NULL;
-        if (h) prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 0);
+        if (h) prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, was->recorded == PROF__MEM_NOMEM); /* lost as its allocation was: the cap's or memory's */
         return;
     }
     (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch);
@@ -5209,8 +5262,9 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
     if (prof__in_alloc || !p) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
     /* recorded first, so that the table knows whether its free is owed */
     sess = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
+    prof__mem_nomem = 0;
     rec = b ? prof__mem_record(p, b, (int)device, device_index, category, 0) : 0;
-    if (!prof__live_put(p, b, (int)device, device_index, category, rec ? rec : sess, rec != 0, &was)) {
+    if (!prof__live_put(p, b, (int)device, device_index, category, rec ? rec : sess, rec ? PROF__MEM_KEPT : prof__mem_nomem ? PROF__MEM_NOMEM : PROF__MEM_CAP, &was)) {
         /* untracked (no memory for the table): its free will be an unknown
            one, so the record is paired now, or the block stays live */
         if (rec) (void)prof__mem_record(p, -b, (int)device, device_index, category, 1);
@@ -6606,6 +6660,18 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
     } else if (prof__g.exited_open.n) {
         prof__open_sites_clear(&prof__g.exited_open); /* an earlier session's */
     }
+    pthread_mutex_lock(&prof__nostate_lock);
+    if (prof__g_nostate.epoch == c->epoch) { /* lost on threads that had no state (prof__nostate_lost) */
+        c->st.scopes_entered += prof__g_nostate.n[0];
+        c->st.scopes_dropped += prof__g_nostate.n[0];
+        c->dropped_nomem += prof__g_nostate.n[0];
+        for (xk = 0; xk < 4; xk++) {
+            c->xdropped[xk] += prof__g_nostate.n[1 + xk];
+            c->dropped_nomem += prof__g_nostate.n[1 + xk];
+        }
+        prof__g_nostate.epoch = 0;
+    }
+    pthread_mutex_unlock(&prof__nostate_lock);
     if (prof__g.exited.epoch == c->epoch) { /* threads gone with nothing recorded (prof__exit_counted_locked) */
         for (xk = 0; xk < 4; xk++) c->xdropped[xk] += prof__g.exited.xdropped[xk];
         c->st.scopes_entered += prof__g.exited.entered;
@@ -7826,7 +7892,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      (unsigned long long)(c->cpu_dropped - c->dropped_nomem), c->cpu_dropped - c->dropped_nomem == 1 ? " was" : "s were",
                      prof__g.cfg.max_events, prof__g.cfg.max_events == 1 ? " was" : "s was");
     if (c->dropped_nomem)
-        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped for lack of memory (record blocks, the PROF_BEGIN stack or a run-time name could not be allocated, or were needed inside an allocator call prof.h made)", c->who,
+        prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%s: %llu event%s dropped for lack of memory (record blocks, a thread's state, the PROF_BEGIN stack or a run-time name could not be allocated, or were needed inside an allocator call prof.h made)", c->who,
                      (unsigned long long)c->dropped_nomem, c->dropped_nomem == 1 ? " was" : "s were");
     if (st->unbalanced_ends)
         prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu scope end%s matched nothing begun on %s thread (a PROF_END without a PROF_BEGIN, or a scope held across a switch to another thread, as by a coroutine); %s ignored", c->who,
