@@ -2115,7 +2115,9 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  else
 #    error "prof.h: this file is built as strict ISO C (-std=c99/c11/c17, no POSIX feature-test macro of 200112L or later) and includes a system header before prof.h, which hides all of POSIX (clock_gettime, sigset_t, ...). Fix: include prof.h before the other headers in this file, or compile it with -D_DEFAULT_SOURCE."
 #  endif
+#  define PROF__IMPL_STOPPED /* the rest would add only errors that follow from the one above */
 #endif
+#if !defined(PROF__IMPL_STOPPED)
 #if !defined(__GLIBC__) && defined(__linux__) && defined(__STRICT_ANSI__) && !defined(_POSIX_SOURCE) && !defined(_POSIX_C_SOURCE) && \
     !defined(_XOPEN_SOURCE) && !defined(_BSD_SOURCE) && !defined(_DEFAULT_SOURCE)
 /* musl in strict ISO C (a system header came first; prof.h's own
@@ -18484,6 +18486,7 @@ done:
 #ifdef __cplusplus
 }
 #endif
+#endif /* !PROF__IMPL_STOPPED */
 #if defined(PROF__IMPL_CXX_PRAGMAS)
 #  pragma GCC diagnostic pop
 #endif
