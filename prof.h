@@ -1420,7 +1420,8 @@ PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const
    Both write PyTorch's lines (frames root first, ';' between them, a
    space and the value), and each frame turned into a word the readers of
    the format split alike: PyTorch turns ' ', ';', tab and LF into '_';
-   prof.h also CR, the other control bytes, DEL and U+2028/U+2029 (line
+   prof.h also CR, the other control bytes, DEL, the C1 controls
+   U+0080-U+009F (NEL ends a line for Python) and U+2028/U+2029 (line
    ends for JavaScript readers), writes an empty frame as "_" (PyTorch:
    nothing, ";;") and invalid UTF-8 as U+FFFD. */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
@@ -16538,7 +16539,7 @@ static PROF__NI int prof__stack_metric(const char *metric) {
     return -1;
 }
 /* One frame of a folded stack: the separators of the format (space, ';',
-   tab, CR, LF) and other control bytes become '_', invalid UTF-8 becomes
+   tab, CR, LF) and other control characters (C0, DEL, C1) become '_', invalid UTF-8 becomes
    U+FFFD (one per maximal subpart, prof__utf8_bad), and an empty frame
    becomes "_" so every line parses. Runs of bytes kept as they are go in
    one copy. */
@@ -16551,8 +16552,10 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
         if (*p < 0x80) {
             if (*p != ' ' && *p != ';' && *p >= 0x20 && *p != 0x7f) { p++; continue; }
         } else if ((n = prof__utf8_len(p)) > 0) {
-            /* U+2028 and U+2029 end a line for JavaScript readers (speedscope) */
-            if (!(n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))) { p += n; continue; }
+            /* U+2028 and U+2029 end a line for JavaScript readers
+               (speedscope), the C1 controls U+0080-U+009F (NEL among
+               them) for Python's str.splitlines */
+            if (!(n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) && !(n == 2 && p[0] == 0xC2 && p[1] <= 0x9F)) { p += n; continue; }
         } else {
             sub = "\xef\xbf\xbd";
             n = prof__utf8_bad(p);

@@ -204,7 +204,7 @@ def pj(b):
     return s
 
 
-_FRAME_BAD = re.compile("[\x00-\x1f\x7f \u2028\u2029;]")
+_FRAME_BAD = re.compile("[\x00-\x1f\x7f-\x9f \u2028\u2029;]")
 
 
 def frame(b):
@@ -648,7 +648,7 @@ def check_memory(where, got, want, xs, events):
 # speedscope: for each line, /^(.*) (\d+)$/m.exec(line); JavaScript's '.' does not
 # match \n, \r, U+2028, U+2029 and \d is ASCII only.
 JS_LINE = re.compile("([^\n\r\u2028\u2029]*) ([0-9]+)")
-FRAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f \u2028\u2029;]")
+FRAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f \u2028\u2029;]")
 
 
 def read_stacks(path, where):

@@ -37,7 +37,7 @@ PREFIX = {"name": "n", "file": "f", "func": "fn", "overload": "o", "metakey": "k
 
 
 def fold(s):
-    return "".join("_" if ch in " ;" or ord(ch) < 0x20 or ch == "\x7f" or ch in "\u2028\u2029" else ch for ch in s)
+    return "".join("_" if ch in " ;" or ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f or ch in "\u2028\u2029" else ch for ch in s)
 
 
 def strict(b, where):
