@@ -16986,7 +16986,8 @@ PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const 
    device time), a location per distinct frame with its function (name,
    file) and line. Frames read "name (file:line)" (PROF_STACK_SCOPES) or
    anything else (then the whole frame is the name). Memory: the unique
-   stacks, frames and strings. */
+   stacks, frames and strings. time_nanos is the session's start on the
+   wall clock, duration_nanos the span of the events. */
 typedef struct prof__pp {
     prof_events *e;
     prof__map stack_of;          /* hash of a stack's frames -> sample index + 1 */
@@ -17166,6 +17167,15 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     }
     prof__pp_functions(p, w, &s, &m);
     prof__pb_i(&s, 9, p->e->base_real_ns);
+    {
+        /* duration_nanos: the span of the events (go tool pprof prints it) */
+        int64_t t0 = INT64_MAX, t1 = INT64_MIN, d;
+        for (i = 0; i < p->e->n; i++) {
+            if (p->e->ev[i].start < t0) t0 = p->e->ev[i].start;
+            if (p->e->ev[i].end > t1) t1 = p->e->ev[i].end;
+        }
+        if (p->e->n && !__builtin_sub_overflow(t1, t0, &d) && d > 0) prof__pb_i(&s, 10, d);
+    }
     if (m.oom || s.oom) p->oom = 1;
     if (s.n) prof__w_put(w, s.p, s.n); /* s.p is NULL if its first growth failed */
     PROF__FREE(m.p);

@@ -4,7 +4,8 @@ prof_export_stacks_merged's folded stacks of the same list and metric.
 
   - protoc --decode=perftools.profiles.Profile (tests/export/proto/
     profile.proto, or PPROF_PROTO) decodes it; every location, function and
-    string index resolves; one sample per unique stack;
+    string index resolves; one sample per unique stack; duration_nanos is
+    set where there are samples;
   - each sample's stack, leaf last, written as a folded line (frames
     "name (file:line)" with the folded format's substitutions) and its value
     in whole us equals the folded stacks' line (stacks under 1 us are not
@@ -36,7 +37,7 @@ def fail(msg):
 def fold(frame):
     out = []
     for ch in frame:
-        if ch in " ;" or ord(ch) < 0x20 or ch == "\x7f" or ch in "\u2028\u2029":
+        if ch in " ;" or ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f or ch in "\u2028\u2029":
             out.append("_")
         else:
             out.append(ch)
@@ -55,6 +56,8 @@ def main():
     strs = [b.decode("utf-8") for b in p.get("string_table", [])]
     if not strs or strs[0] != "":
         fail("string_table[0] is not \"\"")
+    if p.get("sample") and int(one(p, "duration_nanos", "0")) <= 0:
+        fail("no duration_nanos (the span of the events) in a profile with samples")
     fns = {int(one(f, "id")): f for f in p.get("function", [])}
     locs = {int(one(l, "id")): l for l in p.get("location", [])}
 
