@@ -626,7 +626,10 @@
 
    OUTPUT FILES
    ============
-   An export writes a temporary file next to the target and renames it over
+   Files are written uncompressed (no zlib): a path ending in ".gz" is
+   refused (PROF_E_ARG), since its readers would gunzip it; write the name
+   without it and gzip the file. An export writes a temporary file next to
+   the target and renames it over
    the target once every byte is written and synced to its disk (fsync), so
    a failed export (full disk, write error, one the file system reports only
    at the sync) leaves the old file, or none, never a half-written one that
@@ -12617,6 +12620,13 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     memset(o, 0, sizeof o[0]);
     o->dir = o->plug[0] = o->plug[1] = o->plug[2] = -1;
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
+    {
+        /* a reader of "x.json.gz" gunzips it (TensorBoard's plugin, Perfetto,
+           HTA): plain bytes under that name would fail there, not here */
+        size_t n = strlen(path);
+        if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: '%s' ends in .gz, but prof.h writes its files uncompressed (it depends on no zlib): write '%.*s' and gzip it", who, path, (int)(n - 3 < 4096 ? n - 3 : 4096), path);
+    }
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &o->cancel_state);
     if (prof__out_alloc(o) != 0) {
         prof__out_free(o);

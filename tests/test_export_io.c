@@ -1376,6 +1376,23 @@ static void test_name_too_long(void) {
     prof__par_min_events = old_min;
     prof_events_free(ev);
 }
+/* A path ending in .gz: every exporter refuses it (PROF_E_ARG: its readers
+   would gunzip plain bytes), and nothing is written there. */
+static void test_gz_refused(void) {
+    prof_events *ev = build(100);
+    size_t k;
+    char path[300];
+    if (!ev) return;
+    snprintf(path, sizeof path, "%s/trace.json.gz", OUT);
+    remove(path);
+    for (k = 0; k < CHECK_N_EXPORTERS; k++) {
+        check_log_reset();
+        CHECK_EQ_INT(CHECK_EXPORTERS[k].fn(ev, path), PROF_E_ARG);
+        CHECK_MSG(check_log_has(PROF_E_ARG, "gzip it"), "%s: no 'gzip it' in its message", CHECK_EXPORTERS[k].name);
+        CHECK_MSG(access(path, F_OK) != 0, "%s: wrote %s", CHECK_EXPORTERS[k].name, path);
+    }
+    prof_events_free(ev);
+}
 /* A write that fails once the writer thread (started at the first buffer)
    or the parallel workers have taken over: a reader gone after 512 kB
    (EPIPE, no SIGPIPE), and a file that reaches RLIMIT_FSIZE (EFBIG) at
@@ -1531,6 +1548,7 @@ int main(void) {
     test_slow_reader();
     test_par_file();
     test_name_too_long();
+    test_gz_refused();
     test_write_fails_midway();
     test_file_size_signal();
     prof_shutdown();
