@@ -626,9 +626,11 @@
 
    OUTPUT FILES
    ============
-   Files are written uncompressed (no zlib): a path ending in ".gz" is
-   refused (PROF_E_ARG), since its readers would gunzip it; write the name
-   without it and gzip the file. An export writes a temporary file next to
+   Files are written uncompressed (no zlib). The JSON trace and the memory
+   timeline refuse a path ending in ".gz" (PROF_E_ARG): their readers go by
+   the name and would gunzip it; write the name without it and gzip the
+   file. (pprof's readers look at the bytes: "profile.pb.gz" is read as it
+   is.) An export writes a temporary file next to
    the target and renames it over
    the target once every byte is written and synced to its disk (fsync), so
    a failed export (full disk, write error, one the file system reports only
@@ -12613,6 +12615,16 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     }
     return o->w->fd < 0 ? errno : 0;
 }
+/* The JSON formats refuse a path ending in ".gz": their readers go by the
+   name (TensorBoard's plugin and HTA gunzip "x.json.gz"), so plain bytes
+   under it would fail there, after the export said OK. (pprof's readers
+   look at the bytes: "profile.pb.gz" is read as it is.) */
+static PROF__NI prof_result prof__out_json_name(const char *path, const char *who) {
+    size_t n = path ? strlen(path) : 0;
+    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: '%s' ends in .gz, but prof.h writes JSON uncompressed (it depends on no zlib): write '%.*s' and gzip it", who, path, (int)(n - 3 < 4096 ? n - 3 : 4096), path);
+    return PROF_OK;
+}
 static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const char *who) {
     struct stat st;
     int fd, err = 0;
@@ -12620,13 +12632,6 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
     memset(o, 0, sizeof o[0]);
     o->dir = o->plug[0] = o->plug[1] = o->plug[2] = -1;
     if (!path || !path[0]) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: no output path given", who);
-    {
-        /* a reader of "x.json.gz" gunzips it (TensorBoard's plugin, Perfetto,
-           HTA): plain bytes under that name would fail there, not here */
-        size_t n = strlen(path);
-        if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-            return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: '%s' ends in .gz, but prof.h writes its files uncompressed (it depends on no zlib): write '%.*s' and gzip it", who, path, (int)(n - 3 < 4096 ? n - 3 : 4096), path);
-    }
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &o->cancel_state);
     if (prof__out_alloc(o) != 0) {
         prof__out_free(o);
@@ -15378,7 +15383,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
     prof__xpaths xp;
     uint64_t pid = (uint64_t)getpid();
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
-    if ((r = prof__prepare(e)) != PROF_OK) return r;
+    if ((r = prof__out_json_name(path, who)) != PROF_OK || (r = prof__prepare(e)) != PROF_OK) return r;
     memset(&scratch, 0, sizeof scratch);
     memset(&api, 0, sizeof api);
     cx = (prof__trace_ctx *)PROF__MALLOC(sizeof *cx);
@@ -17295,6 +17300,7 @@ PROF_API prof_result prof_export_memory_timeline(prof_events *e, const char *pat
     size_t ncat, i, n = 0, pass;
     int has_pre = 0;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
+    if ((r = prof__out_json_name(path, who)) != PROF_OK) return r;
     if ((unsigned)device > 31u || (device != PROF_DEVICE_CPU && (device_index < 0 || device_index > 63))) /* (what a record holds; the CPU's: every index) */
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: device %d:%d is not a device type 0-31 and index 0-63", who, (int)device, device_index);
     ord = PROF__ALLOC(uint32_t, e->nmem + 1);
