@@ -8102,7 +8102,8 @@ static prof__collector prof__c_kept;
    they are taken around the fork, since a shard caught mid-change would
    stay broken in the child. */
 static void prof__atfork_child(void) {
-    pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER, m3 = PTHREAD_MUTEX_INITIALIZER, m4 = PTHREAD_MUTEX_INITIALIZER,
+                    m5 = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t c = PTHREAD_COND_INITIALIZER;
     if (prof__s.busy && !prof__s_held) {
         /* Another thread was inside prof_start, prof_step, prof_stop or
@@ -8125,6 +8126,7 @@ static void prof__atfork_child(void) {
     prof__pf_lock = m3;
     prof__pf_wake = c;
     prof__log_lock = m4;
+    prof__nostate_lock = m5; /* (a leaf held a moment: taken new, as the log's) */
     prof__pf.running = 0;
     {
         /* the pool's list is consistent at every step, its count may not be */
