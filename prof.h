@@ -630,9 +630,8 @@
    timeline refuse a path ending in ".gz" (PROF_E_ARG): their readers go by
    the name and would gunzip it; write the name without it and gzip the
    file. (pprof's readers look at the bytes: "profile.pb.gz" is read as it
-   is.) An export writes a temporary file next to
-   the target and renames it over
-   the target once every byte is written and synced to its disk (fsync), so
+   is.) An export writes a temporary file next to the target and renames it
+   over the target once every byte is written and synced to its disk (fsync), so
    a failed export (full disk, write error, one the file system reports only
    at the sync) leaves the old file, or none, never a half-written one that
    looks complete, and neither does a crash of the machine after the export
@@ -2286,9 +2285,8 @@ PROF_API void prof_set_log(prof_log_fn log, void *user_data) {
    file that reaches RLIMIT_FSIZE SIGXFSZ; the default action of either
    kills the host: prof.h's writes (the exporters', a printed table, its
    messages on stderr) must fail with EPIPE or EFBIG instead.
-   send(MSG_NOSIGNAL) would cover sockets
-   only, and changing the process's handler would race with the host's
-   own, so both are blocked in this thread around the writes (the mask is
+   send(MSG_NOSIGNAL) would cover sockets only, and changing the process's
+   handler would race with the host's own, so both are blocked in this thread around the writes (the mask is
    per thread); the signal a failed write then leaves pending on the thread
    is taken back with sigtimedwait, unless one was pending already before
    (the host's, left alone). */
@@ -3552,8 +3550,9 @@ static struct {
    Lock order, outermost first (a thread holding one may take only those
    after it): prof__s.lock (session: start, stop, step) -> prof__g_lock
    (threads) -> prof__pf_lock (ready blocks); a memory shard's lock,
-   prof__nostate_lock and prof__log_lock are taken last and alone. prof_stop also waits, under
-   prof__g_lock, for a thread's `busy` section, which takes no lock. */
+   prof__nostate_lock and prof__log_lock are taken last and alone.
+   prof_stop also waits, under prof__g_lock, for a thread's `busy` section,
+   which takes no lock. */
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A thread's first block: 12 KiB, three pages. Every thread that records
@@ -5010,9 +5009,9 @@ static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
 static void prof__register_atfork(void);
 #if !defined(PROF_NO_MEMORY)
 /* A tracked block. sess: the session it was allocated in (prof__g_epoch, 0
-   = none); recorded: its allocation's record was kept, so its free is owed
-   a record (prof__mem_free). */
-/* recorded: PROF__MEM_KEPT, else why its record was dropped (its free is dropped likewise) */
+   = none); recorded: PROF__MEM_KEPT, its allocation's record was kept, so
+   its free is owed a record (prof__mem_free); else why it was dropped (the
+   cap's, or memory's), which its free, dropped too, is counted as. */
 enum { PROF__MEM_CAP = 0, PROF__MEM_KEPT = 1, PROF__MEM_NOMEM = 2 };
 typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; uint32_t sess; uint8_t device_type, device_index, recorded; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
@@ -12908,7 +12907,25 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
 
 /* ----- >>x_common: what every format reads of an event -----
    Its category, its lane (device stream or thread), its stack as an array,
-   the process's name. */
+   the process's name; the list's span. */
+/* The times the list covers, ns from the session's start: [*t0, *t1] holds
+   0 (the start) and every event, mark, counter sample and memory record. */
+static PROF__NI void prof__list_span(const prof_events *e, int64_t *t0, int64_t *t1) {
+    size_t i;
+    *t0 = *t1 = 0;
+    for (i = 0; i < e->n; i++) {
+        if (e->ev[i].start < *t0) *t0 = e->ev[i].start;
+        if (e->ev[i].end > *t1) *t1 = e->ev[i].end;
+    }
+    for (i = 0; i < e->ninst; i++) {
+        if (e->inst[i].ts < *t0) *t0 = e->inst[i].ts;
+        if (e->inst[i].ts > *t1) *t1 = e->inst[i].ts;
+    }
+    for (i = 0; i < e->nmem; i++) {
+        if (e->mem[i].ts < *t0) *t0 = e->mem[i].ts;
+        if (e->mem[i].ts > *t1) *t1 = e->mem[i].ts;
+    }
+}
 /* Kineto's category of an event, as an index into its names; then those
    the JSON gives its async pairs, counters and memory records (the Perfetto
    trace gives each event the JSON's category, interned with iid index + 1). */
@@ -16472,7 +16489,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     prof__pft pf;
     size_t i, nseq;
     int big;
-    int64_t t0 = 0, t1 = 0;
+    int64_t t0, t1;
     char pname[256];
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: the event list is NULL", who);
     if ((r = prof__prepare(e)) != PROF_OK) return r;
@@ -16498,19 +16515,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack);
     memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
     memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
-    /* the earliest time: every sequence's clock starts there */
-    for (i = 0; i < e->n; i++) {
-        if (e->ev[i].start < t0) t0 = e->ev[i].start;
-        if (e->ev[i].end > t1) t1 = e->ev[i].end;
-    }
-    for (i = 0; i < e->ninst; i++) {
-        if (e->inst[i].ts < t0) t0 = e->inst[i].ts;
-        if (e->inst[i].ts > t1) t1 = e->inst[i].ts;
-    }
-    for (i = 0; i < e->nmem; i++) {
-        if (e->mem[i].ts < t0) t0 = e->mem[i].ts;
-        if (e->mem[i].ts > t1) t1 = e->mem[i].ts;
-    }
+    prof__list_span(e, &t0, &t1); /* the earliest time: every sequence's clock starts there */
     for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
     /* absolute times: the session's wall clock where that keeps them in
        [0, INT64_MAX] (trace_processor reads them as int64 and drops an
@@ -16556,10 +16561,10 @@ static PROF__NI int prof__stack_metric(const char *metric) {
     return -1;
 }
 /* One frame of a folded stack: the separators of the format (space, ';',
-   tab, CR, LF) and other control characters (C0, DEL, C1) become '_', invalid UTF-8 becomes
-   U+FFFD (one per maximal subpart, prof__utf8_bad), and an empty frame
-   becomes "_" so every line parses. Runs of bytes kept as they are go in
-   one copy. */
+   tab, CR, LF) and other control characters (C0, DEL, C1) become '_',
+   invalid UTF-8 becomes U+FFFD (one per maximal subpart, prof__utf8_bad),
+   and an empty frame becomes "_" so every line parses. Runs of bytes kept
+   as they are go in one copy. */
 static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
     const unsigned char *p = (const unsigned char *)s, *run = p;
     if (!*p) { prof__buf_str(b, "_"); return; }
@@ -17004,7 +17009,7 @@ PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const 
    file) and line. Frames read "name (file:line)" (PROF_STACK_SCOPES) or
    anything else (then the whole frame is the name). Memory: the unique
    stacks, frames and strings. time_nanos is the session's start on the
-   wall clock, duration_nanos the span of the events. */
+   wall clock, duration_nanos the list's span (prof__list_span). */
 typedef struct prof__pp {
     prof_events *e;
     prof__map stack_of;          /* hash of a stack's frames -> sample index + 1 */
@@ -17185,13 +17190,9 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     prof__pp_functions(p, w, &s, &m);
     prof__pb_i(&s, 9, p->e->base_real_ns);
     {
-        /* duration_nanos: the span of the events (go tool pprof prints it) */
-        int64_t t0 = INT64_MAX, t1 = INT64_MIN, d;
-        for (i = 0; i < p->e->n; i++) {
-            if (p->e->ev[i].start < t0) t0 = p->e->ev[i].start;
-            if (p->e->ev[i].end > t1) t1 = p->e->ev[i].end;
-        }
-        if (p->e->n && !__builtin_sub_overflow(t1, t0, &d) && d > 0) prof__pb_i(&s, 10, d);
+        int64_t t0, t1, d;
+        prof__list_span(p->e, &t0, &t1);
+        if (!__builtin_sub_overflow(t1, t0, &d) && d > 0) prof__pb_i(&s, 10, d); /* duration_nanos (go tool pprof prints it) */
     }
     if (m.oom || s.oom) p->oom = 1;
     if (s.n) prof__w_put(w, s.p, s.n); /* s.p is NULL if its first growth failed */

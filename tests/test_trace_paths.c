@@ -27,34 +27,6 @@
 
 #define OUT "build/test_trace_paths"
 
-static void add(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end, int gpu) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = thread;
-    d.start_ns = start;
-    d.end_ns = end;
-    if (gpu) {
-        d.device_type = PROF_DEVICE_CUDA;
-        d.set = PROF_EVENT_RESOURCE_ID;
-        d.device_resource_id = 7;
-    }
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    char *s = NULL;
-    long len;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (s = (char *)malloc((size_t)len + 1))) {
-        *n = fread(s, 1, (size_t)len, f);
-        s[*n] = 0;
-    }
-    fclose(f);
-    return s;
-}
-
 /* Exports ev (the way the suite's other lists go: parallel past
    prof__par_min_events) and checks the work per event, then the bytes
    against the slow path's and one thread's. */
@@ -64,7 +36,7 @@ static void check_trace(const char *what, prof_events *ev, double max_per_event)
     char *a, *b;
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/t.json"), PROF_OK);
     work = prof__path_work - w0;
-    a = slurp(OUT "/t.json", &na);
+    a = check_read_file_n(OUT "/t.json", &na);
     if (!CHECK((double)work <= max_per_event * (double)n))
         fprintf(stderr, "%s: %llu levels pushed and walked for %zu events (%.1f an event, at most %.1f expected)\n", what,
                 (unsigned long long)work, n, (double)work / (double)n, max_per_event);
@@ -73,7 +45,7 @@ static void check_trace(const char *what, prof_events *ev, double max_per_event)
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/t.json"), PROF_OK);
     prof__trace_fast = 1;
     prof__par_min_events = 32768;
-    b = slurp(OUT "/t.json", &nb);
+    b = check_read_file_n(OUT "/t.json", &nb);
     if (CHECK(a && b) && !CHECK(na == nb && memcmp(a, b, na) == 0)) fprintf(stderr, "%s: the trace differs from the slow path's\n", what);
     free(a);
     free(b);
@@ -90,7 +62,7 @@ static void threads_deep(int threads, long depth, long events, double max_per_ev
         for (i = 0; i < depth; i++)
             for (t = 0; t < threads; t++) {
                 const int64_t base = r * (4 * depth + 10);
-                add(ev, (i & 1) ? "f" : "g", (uint64_t)t + 1, (base + 2 * i) * 10 + t, (base + 4 * depth - 2 * i) * 10 + t, 0);
+                check_add_event(ev, (i & 1) ? "f" : "g", (uint64_t)t + 1, (base + 2 * i) * 10 + t, (base + 4 * depth - 2 * i) * 10 + t);
             }
     snprintf(what, sizeof what, "%d threads %ld deep", threads, depth);
     check_trace(what, ev, max_per_event);
@@ -101,7 +73,10 @@ static void threads_deep(int threads, long depth, long events, double max_per_ev
 static void chain_same_end(long n, int gpu) {
     prof_events *ev = prof_events_create();
     long i;
-    for (i = 0; i < n; i++) add(ev, gpu ? "kernel" : (i & 1) ? "f" : "g", 1, i, n + 5, gpu);
+    for (i = 0; i < n; i++) {
+        if (gpu) check_add_kernel(ev, "kernel", 0, 7, i, n + 5);
+        else check_add_event(ev, (i & 1) ? "f" : "g", 1, i, n + 5);
+    }
     check_trace(gpu ? "a GPU chain ending together" : "a chain ending together", ev, 5); /* 2.0 and 4.0; before 20000 and 280000 */
     prof_events_free(ev);
 }
@@ -111,8 +86,8 @@ static void chain_same_end(long n, int gpu) {
 static void deep_with_leaves(long depth, long leaves) {
     prof_events *ev = prof_events_create();
     long i;
-    for (i = 0; i < depth; i++) add(ev, (i & 1) ? "f" : "g", 1, i, 3 * depth + 4 * leaves - i, 0);
-    for (i = 0; i < leaves; i++) add(ev, "leaf", 1, depth + 4 * i, depth + 4 * i + 2, 0);
+    for (i = 0; i < depth; i++) check_add_event(ev, (i & 1) ? "f" : "g", 1, i, 3 * depth + 4 * leaves - i);
+    for (i = 0; i < leaves; i++) check_add_event(ev, "leaf", 1, depth + 4 * i, depth + 4 * i + 2);
     check_trace("a deep chain with leaves", ev, 2); /* 0.5; before 18 */
     prof_events_free(ev);
 }
