@@ -8141,8 +8141,8 @@ static void prof__atfork_child(void) {
     {
         /* a category insert the fork caught is whole or not there (its
            slot is filled last but for the counts: one off at worst) */
-        pthread_mutex_t m5 = PTHREAD_MUTEX_INITIALIZER;
-        prof__cat_lock = m5;
+        pthread_mutex_t m6 = PTHREAD_MUTEX_INITIALIZER;
+        prof__cat_lock = m6;
     }
 #endif
     {
