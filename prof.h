@@ -2891,8 +2891,41 @@ typedef struct prof__memrec {
 } prof__memrec;
 typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
 
-/* A list's metadata entry (prof_events_add_metadata): keys interned, values owned. */
-typedef struct prof__meta { const char *key; char *value; int is_json; struct prof__meta *next; } prof__meta;
+/* Metadata (prof_events_add_metadata, prof_add_metadata): entries in the
+   order their keys were first given, each key once, a key set again
+   replacing its value. The owner interns the keys (one key, one address),
+   so the map goes from a key's address to its entry: each set costs the
+   same however many keys there are. Values are owned. */
+typedef struct prof__meta { const char *key; char *value; int is_json; } prof__meta;
+typedef struct prof__metas { prof__meta *v; size_t n, cap; prof__map map; } prof__metas;
+/* Sets key (interned) to value, which it owns from then on; *old is the
+   value it replaced (NULL for a new key), for the caller to free. 0: out
+   of memory, nothing changed (value still the caller's). */
+static PROF__NI int prof__metas_set(prof__metas *ms, const char *key, char *value, int is_json, char **old) {
+    uint32_t *slot;
+    prof__meta *m;
+    int found;
+    *old = NULL;
+    if (ms->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(ms->v, ms->n, ms->cap) || !(slot = prof__map_slot(&ms->map, (uint64_t)(uintptr_t)key, &found))) return 0;
+    if (found) {
+        m = &ms->v[*slot];
+        *old = m->value;
+    } else {
+        *slot = (uint32_t)ms->n;
+        m = &ms->v[ms->n++];
+        m->key = key;
+    }
+    m->value = value;
+    m->is_json = is_json;
+    return 1;
+}
+static PROF__NI void prof__metas_free(prof__metas *ms) {
+    size_t i;
+    for (i = 0; i < ms->n; i++) PROF__FREE(ms->v[i].value);
+    PROF__FREE(ms->v);
+    prof__map_free(&ms->map);
+    memset(ms, 0, sizeof *ms);
+}
 struct prof_events {
     prof__ev *ev; size_t n, cap;
     prof__extra *ex; size_t nex, capex;
@@ -2920,9 +2953,7 @@ struct prof_events {
     int64_t base_real_ns;      /* wall-clock time of the session start */
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
-    struct prof__meta *meta;   /* add_metadata, in insertion order (keys
-                                  interned, values owned: a key set again
-                                  frees its old value) */
+    prof__metas meta;          /* add_metadata (keys interned in strs) */
     uint32_t *stk;             /* node per event, NULL when no event has a stack */
     size_t capstk;
     prof__snode *nodes;        /* [0] is the empty stack */
@@ -2985,7 +3016,7 @@ PROF_API void prof_events_free(prof_events *e) {
     PROF__FREE(e->native_addrs);
     PROF__FREE(e->xprefix);
     PROF__FREE(e->dups); PROF__FREE(e->dupk); PROF__FREE(e->bwstk);
-    { prof__meta *m; for (m = e->meta; m; m = m->next) PROF__FREE(m->value); } /* (the nodes are in the arena) */
+    prof__metas_free(&e->meta);
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
     prof__arena_free(&e->arena);
@@ -5402,19 +5433,22 @@ PROF_API int64_t prof_flops_conv2d(const int64_t x[4], const int64_t w[4]) {
 }
 
 /* ----- session metadata ----- */
-typedef struct prof__kv { char *key, *value; int is_json; struct prof__kv *next; } prof__kv;
-static prof__kv *prof__g_meta;
+/* prof_add_metadata's keys (interned in prof__g_meta_keys) and values,
+   under prof__g_lock. prof__g_meta_busy is set while they change: the
+   child of a fork that caught a change starts with none (what they held is
+   left there, not freed), since its lock is made afresh. */
+static prof__metas prof__g_meta;
+static prof__strtab prof__g_meta_keys;
+static prof__arena prof__g_meta_arena;
+static int prof__g_meta_busy;
+typedef struct prof__kv { char *key, *value; int is_json; } prof__kv; /* (a copy, for prof_stop) */
 
 static PROF__NI void prof__meta_clear_locked(void) {
-    /* each node off the list before it is freed: a fork's child (whose
-       lock is made afresh) never meets one half freed */
-    while (prof__g_meta) {
-        prof__kv *m = prof__g_meta;
-        __atomic_store_n(&prof__g_meta, m->next, __ATOMIC_SEQ_CST);
-        PROF__FREE(m->key);
-        PROF__FREE(m->value);
-        PROF__FREE(m);
-    }
+    __atomic_store_n(&prof__g_meta_busy, 1, __ATOMIC_RELAXED);
+    prof__metas_free(&prof__g_meta);
+    prof__strtab_free(&prof__g_meta_keys);
+    prof__arena_free(&prof__g_meta_arena);
+    __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELAXED);
 }
 static PROF__NI char *prof__strdup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -8135,6 +8169,12 @@ static void prof__atfork_child(void) {
         prof__pf.n_ready = n;
         if (prof__pf.n_early > n) prof__pf.n_early = n;
     }
+    if (__atomic_load_n(&prof__g_meta_busy, __ATOMIC_RELAXED)) {
+        memset(&prof__g_meta, 0, sizeof prof__g_meta);
+        memset(&prof__g_meta_keys, 0, sizeof prof__g_meta_keys);
+        memset(&prof__g_meta_arena, 0, sizeof prof__g_meta_arena);
+        prof__g_meta_busy = 0;
+    }
     prof__live_fork(1);
     prof__cupti_atfork(0);
 #if !defined(PROF_NO_MEMORY)
@@ -8254,7 +8294,7 @@ static PROF__NI prof_events *prof__end_recording(int how, const char *who) {
     const int keep = how == PROF__END_KEEP;
     prof__collector *c = &prof__c_kept;
     prof_events *e;
-    prof__kv *m, *kv = NULL;
+    prof__kv *kv = NULL;
     size_t n, i;
     if (!c->phase && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) return NULL;
     c->who = who;
@@ -8277,12 +8317,12 @@ static PROF__NI prof_events *prof__end_recording(int how, const char *who) {
        old one), then added with the lock free (its messages call the
        user's log) */
     pthread_mutex_lock(&prof__g_lock);
-    for (n = 0, m = prof__g_meta; m; m = m->next) n++;
+    n = prof__g_meta.n;
     if (n && (kv = PROF__ALLOC(prof__kv, n)) != NULL) {
-        for (i = 0, m = prof__g_meta; m; m = m->next, i++) {
-            kv[i].key = prof__strdup(m->key);
-            kv[i].value = prof__strdup(m->value);
-            kv[i].is_json = m->is_json;
+        for (i = 0; i < n; i++) {
+            kv[i].key = prof__strdup(prof__g_meta.v[i].key);
+            kv[i].value = prof__strdup(prof__g_meta.v[i].value);
+            kv[i].is_json = prof__g_meta.v[i].is_json;
         }
     }
     pthread_mutex_unlock(&prof__g_lock);
@@ -8538,8 +8578,9 @@ static PROF__NI int prof__meta_key_reserved(const char *key) {
     return 0;
 }
 static PROF__NI prof_result prof__session_meta(const char *key, const char *value, int is_json) {
-    prof__kv *kv, **pp;
-    const char *who = is_json ? "prof_add_metadata_json" : "prof_add_metadata";
+    const char *who = is_json ? "prof_add_metadata_json" : "prof_add_metadata", *k;
+    char *copy, *old = NULL;
+    int ok;
     if (!key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: key and value must not be NULL", who);
     if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "%s: '%s' is one of the trace's own keys", who, key);
     if (is_json && !prof_json_valid(value))
@@ -8549,28 +8590,20 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
     if (!__atomic_load_n(&prof__s.active, __ATOMIC_ACQUIRE))
         return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "%s: no session is recording; '%s' is not kept (call it after prof_start, or add it to a list with prof_events_add_metadata%s)",
                             who, key, is_json ? "_json" : "");
-    kv = PROF__ALLOC(prof__kv, 1);
-    if (!kv || !(kv->key = prof__strdup(key)) || !(kv->value = prof__strdup(value))) {
-        if (kv) { PROF__FREE(kv->key); PROF__FREE(kv); }
+    if (!(copy = prof__strdup(value))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
+    /* a key set again: its new value replaces the old one (only it is
+       written), in the place of its first setting */
+    pthread_mutex_lock(&prof__g_lock);
+    __atomic_store_n(&prof__g_meta_busy, 1, __ATOMIC_RELAXED);
+    prof__g_meta_keys.arena = &prof__g_meta_arena;
+    ok = (k = prof__intern(&prof__g_meta_keys, key)) != NULL && prof__metas_set(&prof__g_meta, k, copy, is_json, &old);
+    __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&prof__g_lock);
+    if (!ok) {
+        PROF__FREE(copy);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory", who);
     }
-    kv->is_json = is_json;
-    kv->next = NULL;
-    pthread_mutex_lock(&prof__g_lock);
-    for (pp = &prof__g_meta; *pp && strcmp((*pp)->key, key) != 0; pp = &(*pp)->next) {}
-    if (*pp) { /* set again: the new value replaces the old one (only it is written) */
-        char *old = (*pp)->value;
-        (*pp)->value = kv->value;
-        (*pp)->is_json = is_json;
-        kv->value = old;
-        pthread_mutex_unlock(&prof__g_lock);
-        PROF__FREE(kv->key);
-        PROF__FREE(kv->value);
-        PROF__FREE(kv);
-        return PROF_OK;
-    }
-    *pp = kv;
-    pthread_mutex_unlock(&prof__g_lock);
+    PROF__FREE(old);
     return PROF_OK;
 }
 PROF_API prof_result prof_add_metadata(const char *key, const char *value) { return prof__session_meta(key, value, 0); }
@@ -13106,9 +13139,8 @@ PROF_API int prof_json_valid(const char *json) {
 }
 
 static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, const char *value, int is_json) {
-    prof__meta *m, **pp;
     const char *k;
-    char *copy;
+    char *copy, *old;
     if (!e || !key || !value) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: list, key and value must not be NULL");
     if (prof__meta_key_reserved(key)) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "add_metadata: '%s' is one of the trace's own keys", key);
     if (is_json && !prof_json_valid(value))
@@ -13117,23 +13149,11 @@ static PROF__NI prof_result prof__add_meta(prof_events *e, const char *key, cons
        each export (a "step" key) stays the size of its keys and values */
     if (!(k = prof__intern(&e->strs, key)) || !(copy = prof__strdup(value)))
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
-    for (pp = &e->meta; *pp; pp = &(*pp)->next) {
-        if ((*pp)->key == k) {
-            PROF__FREE((*pp)->value);
-            (*pp)->value = copy;
-            (*pp)->is_json = is_json;
-            return PROF_OK;
-        }
-    }
-    if (!(m = (prof__meta *)prof__arena_alloc(&e->arena, sizeof *m))) {
+    if (!prof__metas_set(&e->meta, k, copy, is_json, &old)) {
         PROF__FREE(copy);
         return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "add_metadata: out of memory");
     }
-    m->key = k;
-    m->value = copy;
-    m->is_json = is_json;
-    m->next = NULL;
-    *pp = m;
+    PROF__FREE(old);
     return PROF_OK;
 }
 PROF_API prof_result prof_events_add_metadata(prof_events *e, const char *key, const char *value) { return prof__add_meta(e, key, value, 0); }
@@ -14901,12 +14921,13 @@ static const prof__par_ops prof__trace_par_ops = { prof__trace_worker_open, prof
    memory instants, the process's and threads' metadata events. */
 /* The trace's top-level keys, up to the opening of traceEvents. */
 static PROF__NI void prof__trace_head(prof__w *w, const prof_events *e) {
-    prof__meta *m;
+    const prof__meta *m;
+    size_t i;
     PROF__W_LIT(w, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
     if (e->device_props) { prof__w_str(w, e->device_props); PROF__W_LIT(w, "\n"); }
     PROF__W_LIT(w, "  ],\n");
-    for (m = e->meta; m && strcmp(m->key, "distributedInfo") != 0; m = m->next) {}
-    if (!m) { /* a user's distributedInfo (metadata) replaces this one; always
+    for (i = 0; i < e->meta.n && strcmp(e->meta.v[i].key, "distributedInfo") != 0; i++) {}
+    if (i == e->meta.n) { /* a user's distributedInfo (metadata) replaces this one; always
                  written, since HTA finds the rank nowhere else (rank 0 of 1
                  when the session had no node id) */
         PROF__W_LIT(w, "  \"distributedInfo\": {\"backend\": \"prof.h\", \"rank\": ");
@@ -14939,7 +14960,8 @@ static PROF__NI void prof__trace_head(prof__w *w, const prof_events *e) {
         prof__w_u64(w, e->stats.scopes_entered);
         PROF__W_LIT(w, "},\n");
     }
-    for (m = e->meta; m; m = m->next) {
+    for (i = 0; i < e->meta.n; i++) {
+        m = &e->meta.v[i];
         PROF__W_LIT(w, "  ");
         prof__w_json_str(w, m->key);
         PROF__W_LIT(w, ": ");
@@ -16369,13 +16391,15 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
     const prof_events *e = pf->e;
     prof__buf *te = &pf->msg, *a = &pf->sub;
     const prof__meta *m;
+    size_t i;
     char di[160];
     int have_di = 0;
     te->n = 0;
     prof__pb_u(te, 11, PROF__PFT_UUID_PROCESS);
     prof__pb_u(te, 9, 3);
     prof__pb_s(te, 23, "metadata");
-    for (m = e->meta; m; m = m->next) {
+    for (i = 0; i < e->meta.n; i++) {
+        m = &e->meta.v[i];
         a->n = 0;
         prof__pb_s(a, 10, m->key);
         prof__pb_s(a, m->is_json ? 9 : 6, m->value);
@@ -16395,7 +16419,8 @@ static PROF__NI void prof__pft_metadata(prof__pft *pf, int64_t t0) {
     prof__pft_emit(pf);
     /* TraceAttributes: attribute = 1 { key = 1, string_value = 3 } */
     te->n = 0;
-    for (m = e->meta; m; m = m->next) {
+    for (i = 0; i < e->meta.n; i++) {
+        m = &e->meta.v[i];
         a->n = 0;
         prof__pb_s(a, 1, m->key);
         prof__pb_s(a, 3, m->value);
