@@ -777,8 +777,9 @@
    while another thread is inside
    prof_start, prof_step, prof_stop or prof_shutdown leaves the child
    with no session, since that thread's work cannot be finished there:
-   its prof_stop says so, and prof_start begins afresh. The parent is not
-   affected either way. CUDA does not cross a fork: under PROF_CUPTI a
+   its prof_stop says so, and prof_start begins afresh. One while another
+   thread sets a metadata key (prof_add_metadata) leaves the child's
+   session with none. The parent is not affected either way. CUDA does not cross a fork: under PROF_CUPTI a
    child of a process that used CUPTI calls it no more (its sessions
    record the CPU, and say so once; the parent's GPU records stay the
    parent's). vfork and posix_spawn run no fork handlers: only exec the
