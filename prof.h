@@ -13841,131 +13841,176 @@ done:
    *out: per event, its written dur in ps on such a lane (in the exact
    range: PROF__NEAR_NS), else INT64_MIN; NULL where no lane needs it.
    -1 without memory. */
-static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, size_t novl, int sort, int dev, int64_t **out) {
+/* prof__lane_durs's state, one function per phase below. */
+typedef struct prof__lanedur {
+    const prof_events *e;
+    const uint32_t *ovl;       /* the pairs, in index order */
+    size_t novl, nl;           /* nl: lanes (the threads', then the streams') */
+    unsigned char *has;        /* per thread: it has pairs */
+    unsigned char *touch;      /* bit per event: its lane follower begins at its end */
+    uint32_t *order;           /* the events in start order (a list not in it), else NULL */
+    uint32_t *lane;            /* per event, its lane, UINT32_MAX: none */
+    uint32_t *seq;             /* the lanes' events, lane by lane, each in start order */
+    size_t *at;                /* where each lane's run ends in seq */
+    int32_t *par, *lastc;      /* lane parent; last lane child, or -1 */
+    int32_t *reach, *rdep;     /* where each event's chain walk stopped, and how deep (as prof__dur_level's) */
+    int64_t *lw;               /* the result */
+    uint64_t work;             /* members walked (prof__path_work) */
+    prof__olanes ls;           /* the device streams' lane numbers (from nthr) */
+} prof__lanedur;
+
+/* Each event's lane: its thread's where that has pairs, its stream's where
+   devices nest (dev), else none. 0: no thread has pairs and no device
+   nests; -1 without memory. */
+static PROF__NI int prof__ld_lanes(prof__lanedur *ld, int sort, int dev) {
+    const prof_events *e = ld->e;
     const size_t nthr = e->nthr;
-    size_t i, k, o, nl;
-    unsigned char *has = NULL, *touch = NULL;
-    uint32_t *order = NULL, *seq = NULL, *stk = NULL, *lane = NULL;
-    int32_t *par = NULL, *lastc = NULL; /* lane parent; last lane child, or -1 */
-    int32_t *reach = NULL, *rdep = NULL; /* where each event's chain walk stopped, and how deep (as prof__dur_level's) */
-    uint64_t work = 0;         /* members walked (prof__path_work) */
-    size_t *at = NULL;
-    int64_t *lw = NULL;
-    prof__olanes ls; /* the device streams' lane numbers (from nthr) */
-    int rc = -1;
-    *out = NULL;
-    memset(&ls, 0, sizeof ls);
-    if (!(has = (unsigned char *)PROF__MALLOC(nthr + 1))) goto done;
-    memset(has, 0, nthr + 1);
-    for (k = 0; k < novl; k++) {
-        const prof__ev *v = &e->ev[ovl[k]];
-        if (v->device_type == PROF_DEVICE_CPU && v->thread < nthr) has[v->thread] = 1;
+    size_t i, k, o;
+    if (!(ld->has = (unsigned char *)PROF__MALLOC(nthr + 1))) return -1;
+    memset(ld->has, 0, nthr + 1);
+    for (k = 0; k < ld->novl; k++) {
+        const prof__ev *v = &e->ev[ld->ovl[k]];
+        if (v->device_type == PROF_DEVICE_CPU && v->thread < nthr) ld->has[v->thread] = 1;
     }
-    for (i = 0; i < nthr && !has[i]; i++) {}
-    if (i == nthr && !dev) { rc = 0; goto done; } /* the pairs are on devices */
-    if (!(lw = PROF__ALLOC(int64_t, e->n)) || !(par = PROF__ALLOC(int32_t, e->n)) || !(seq = PROF__ALLOC(uint32_t, e->n + 1)) ||
-        !(stk = PROF__ALLOC(uint32_t, e->n + 1)) || !(lane = PROF__ALLOC(uint32_t, e->n + 1)) ||
-        !(touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1)) || !(lastc = PROF__ALLOC(int32_t, e->n)) ||
-        !(reach = PROF__ALLOC(int32_t, e->n)) || !(rdep = PROF__ALLOC(int32_t, e->n)) ||
-        !prof__grow((void *)&ls.l, &ls.cap, nthr + 1, sizeof *ls.l))
-        goto done;
-    memset(ls.l, 0, (nthr + 1) * sizeof *ls.l);
-    ls.n = nthr;
+    for (i = 0; i < nthr && !ld->has[i]; i++) {}
+    if (i == nthr && !dev) return 0; /* the pairs are on devices */
+    if (!(ld->lane = PROF__ALLOC(uint32_t, e->n + 1)) || !prof__grow((void *)&ld->ls.l, &ld->ls.cap, nthr + 1, sizeof *ld->ls.l)) return -1;
+    memset(ld->ls.l, 0, (nthr + 1) * sizeof *ld->ls.l);
+    ld->ls.n = nthr;
     if (sort) {
-        if (!(order = PROF__ALLOC(uint32_t, e->n))) goto done;
-        for (i = 0; i < e->n; i++) order[i] = (uint32_t)i;
-        prof__msort_u32(order, stk, e->n, prof__ev_order_less, e->ev);
+        uint32_t *tmp = PROF__ALLOC(uint32_t, e->n + 1);
+        if (!tmp || !(ld->order = PROF__ALLOC(uint32_t, e->n))) { PROF__FREE(tmp); return -1; }
+        for (i = 0; i < e->n; i++) ld->order[i] = (uint32_t)i;
+        prof__msort_u32(ld->order, tmp, e->n, prof__ev_order_less, e->ev);
+        PROF__FREE(tmp);
     }
-    for (i = 0; i < e->n; i++) { lw[i] = INT64_MIN; lastc[i] = -1; rdep[i] = 0; }
-    memset(touch, 0, e->n / 8 + 1);
-    /* each event's lane: its thread's where that has pairs, its stream's
-       where devices nest, else none (UINT32_MAX) */
     for (i = 0, o = 0; i < e->n; i++) {
         const prof__ev *v = &e->ev[i];
         const prof__olane *l;
-        while (o < novl && ovl[o] < i) o++;
-        lane[i] = UINT32_MAX;
-        if ((o < novl && ovl[o] == i) || (v->flags & PROF__F_MEMROW)) continue;
+        while (o < ld->novl && ld->ovl[o] < i) o++;
+        ld->lane[i] = UINT32_MAX;
+        if ((o < ld->novl && ld->ovl[o] == i) || (v->flags & PROF__F_MEMROW)) continue;
         if (v->device_type == PROF_DEVICE_CPU) {
-            if (v->thread < nthr && has[v->thread] && !(v->flags & PROF__F_ASYNC)) lane[i] = (uint32_t)v->thread;
+            if (v->thread < nthr && ld->has[v->thread] && !(v->flags & PROF__F_ASYNC)) ld->lane[i] = (uint32_t)v->thread;
         } else if (dev) { /* (a device's async range is an "X" on its stream) */
-            if (!(l = prof__olane_of(&ls, e, (uint32_t)i))) goto done;
-            lane[i] = (uint32_t)(l - ls.l);
+            if (!(l = prof__olane_of(&ld->ls, e, (uint32_t)i))) return -1;
+            ld->lane[i] = (uint32_t)(l - ld->ls.l);
         }
     }
-    /* the lanes' events, lane by lane, each lane's in start order (a
-       counting sort by lane; ovl is in index order) */
-    nl = ls.n;
-    if (!(at = PROF__ALLOC(size_t, nl + 1))) goto done;
-    memset(at, 0, (nl + 1) * sizeof *at);
-    for (i = 0; i < e->n; i++) if (lane[i] != UINT32_MAX) at[lane[i] + 1]++;
-    for (i = 1; i <= nl; i++) at[i] += at[i - 1];
-    for (i = 0; i < e->n; i++) {
-        const uint32_t x = order ? order[i] : (uint32_t)i;
-        if (lane[x] != UINT32_MAX) seq[at[lane[x]]++] = x;
+    ld->nl = ld->ls.n;
+    return 1;
+}
+
+/* The lanes' events, lane by lane, each lane's in start order: a counting
+   sort by lane (at[l] ends as where run l ends). */
+static PROF__NI int prof__ld_order(prof__lanedur *ld) {
+    const size_t n = ld->e->n, nl = ld->nl;
+    size_t i;
+    if (!(ld->seq = PROF__ALLOC(uint32_t, n + 1)) || !(ld->at = PROF__ALLOC(size_t, nl + 1))) return -1;
+    memset(ld->at, 0, (nl + 1) * sizeof *ld->at);
+    for (i = 0; i < n; i++) if (ld->lane[i] != UINT32_MAX) ld->at[ld->lane[i] + 1]++;
+    for (i = 1; i <= nl; i++) ld->at[i] += ld->at[i - 1];
+    for (i = 0; i < n; i++) {
+        const uint32_t x = ld->order ? ld->order[i] : (uint32_t)i;
+        if (ld->lane[x] != UINT32_MAX) ld->seq[ld->at[ld->lane[x]]++] = x;
     }
-    /* lane parents and touches, one lane's run at a time (at[l] is now
-       where run l ends) */
-    for (i = 0, o = 0; o < nl; o++) {
+    return 0;
+}
+
+/* Lane parents, last children and touches, one lane's run at a time. */
+static PROF__NI int prof__ld_parents(prof__lanedur *ld) {
+    const prof__ev *ev = ld->e->ev;
+    const size_t n = ld->e->n;
+    uint32_t *stk;
+    size_t i, o;
+    if (!(ld->par = PROF__ALLOC(int32_t, n + 1)) || !(ld->lastc = PROF__ALLOC(int32_t, n + 1)) ||
+        !(ld->touch = (unsigned char *)PROF__MALLOC(n / 8 + 1)) || !(stk = PROF__ALLOC(uint32_t, n + 1)))
+        return -1;
+    for (i = 0; i < n; i++) ld->lastc[i] = -1;
+    memset(ld->touch, 0, n / 8 + 1);
+    for (i = 0, o = 0; o < ld->nl; o++) {
         size_t d = 0;
-        for (; i < at[o]; i++) {
-            const uint32_t x = seq[i];
-            while (d > 0 && e->ev[stk[d - 1]].end <= e->ev[x].start) {
+        for (; i < ld->at[o]; i++) {
+            const uint32_t x = ld->seq[i];
+            while (d > 0 && ev[stk[d - 1]].end <= ev[x].start) {
                 const uint32_t j = stk[--d];
-                if (e->ev[j].end == e->ev[x].start) touch[j >> 3] |= (unsigned char)(1u << (j & 7));
+                if (ev[j].end == ev[x].start) ld->touch[j >> 3] |= (unsigned char)(1u << (j & 7));
             }
-            par[x] = d ? (int32_t)stk[d - 1] : -1;
-            if (d) lastc[stk[d - 1]] = (int32_t)x;
+            ld->par[x] = d ? (int32_t)stk[d - 1] : -1;
+            if (d) ld->lastc[stk[d - 1]] = (int32_t)x;
             stk[d++] = x;
         }
     }
-    /* the written durs, parents first, as prof__push_level writes them */
-    for (i = 0; i < (nl ? at[nl - 1] : 0); i++) {
-        const uint32_t x = seq[i];
-        const prof__ev *v = &e->ev[x];
-        const int32_t pi = par[x];
+    PROF__FREE(stk);
+    return 0;
+}
+
+/* The written durs, parents first, as prof__push_level writes them. */
+static PROF__NI int prof__ld_durs(prof__lanedur *ld) {
+    const prof__ev *ev = ld->e->ev;
+    const size_t n = ld->e->n;
+    size_t i;
+    if (!(ld->lw = PROF__ALLOC(int64_t, n + 1)) || !(ld->reach = PROF__ALLOC(int32_t, n + 1)) || !(ld->rdep = PROF__ALLOC(int32_t, n + 1))) return -1;
+    for (i = 0; i < n; i++) { ld->lw[i] = INT64_MIN; ld->rdep[i] = 0; }
+    for (i = 0; i < (ld->nl ? ld->at[ld->nl - 1] : 0); i++) {
+        const uint32_t x = ld->seq[i];
+        const prof__ev *v = &ev[x];
+        const int32_t pi = ld->par[x];
         int64_t u, w; /* u: the parent's written end, in ps after v's start */
         if (v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS) continue; /* far: bounded by the tree (prof__push_level) */
         if (pi < 0) u = INT64_MAX;
-        else if (lw[pi] != INT64_MIN) u = (e->ev[pi].start - v->start) * 1000 + lw[pi];
-        else if (e->ev[pi].end < PROF__NEAR_NS) u = (e->ev[pi].end - v->start) * 1000; /* a far lane parent: its end, as prof__push_level bounds by a far tree parent */
+        else if (ld->lw[pi] != INT64_MIN) u = (ev[pi].start - v->start) * 1000 + ld->lw[pi];
+        else if (ev[pi].end < PROF__NEAR_NS) u = (ev[pi].end - v->start) * 1000; /* a far lane parent: its end, as prof__push_level bounds by a far tree parent */
         else u = INT64_MAX; /* one that ends past PROF__NEAR_NS: at least 1 ns after v, no bound */
         if (v->end == v->start) w = u < 1000 ? u / 2 : 500;
-        else if ((v->end - v->start) * 1000 >= u || ((touch[x >> 3] >> (x & 7)) & 1)) {
+        else if ((v->end - v->start) * 1000 >= u || ((ld->touch[x >> 3] >> (x & 7)) & 1)) {
             /* as prof__sub_end, over the lane's chain of last children */
             int32_t c = (int32_t)x, below;
             int d = 0;
             if ((v->end - v->start) * 1000 < u) u = (v->end - v->start) * 1000;
-            if (pi >= 0 && lastc[pi] == (int32_t)x && rdep[pi] >= 2) { c = reach[pi]; d = rdep[pi] - 1; } /* on from the parent's walk */
-            while ((below = lastc[c]) >= 0 && d < (1 << 30) && (e->ev[below].end - v->start) * 1000 >= u - 2000) { c = below; d++; work++; }
-            reach[x] = c;
-            rdep[x] = d;
-            w = prof__sub_end_in(v, u, d, c != (int32_t)x ? (e->ev[c].start - v->start) * 1000 : 0);
+            if (pi >= 0 && ld->lastc[pi] == (int32_t)x && ld->rdep[pi] >= 2) { c = ld->reach[pi]; d = ld->rdep[pi] - 1; } /* on from the parent's walk */
+            while ((below = ld->lastc[c]) >= 0 && d < (1 << 30) && (ev[below].end - v->start) * 1000 >= u - 2000) { c = below; d++; ld->work++; }
+            ld->reach[x] = c;
+            ld->rdep[x] = d;
+            w = prof__sub_end_in(v, u, d, c != (int32_t)x ? (ev[c].start - v->start) * 1000 : 0);
         } else w = (v->end - v->start) * 1000;
-        lw[x] = w > 0 ? w : 0; /* (never below: the chain had room) */
+        ld->lw[x] = w > 0 ? w : 0; /* (never below: the chain had room) */
     }
-    *out = lw;
-    lw = NULL;
-    rc = 0;
-done:
-    PROF__FREE(has);
-    PROF__FREE(touch);
-    PROF__FREE(order);
-    PROF__FREE(seq);
-    PROF__FREE(stk);
-    PROF__FREE(lane);
-    PROF__FREE(par);
-    __atomic_fetch_add(&prof__path_work, work, __ATOMIC_RELAXED);
-    PROF__FREE(lastc);
-    PROF__FREE(reach);
-    PROF__FREE(rdep);
-    PROF__FREE(at);
-    PROF__FREE(lw);
-    for (i = 0; i < ls.n; i++) PROF__FREE(ls.l[i].st);
-    PROF__FREE(ls.l);
-    prof__map_free(&ls.dev);
-    prof__map_free(&ls.dev_id);
-    return rc;
+    return 0;
+}
+
+static PROF__NI int prof__lane_durs(const prof_events *e, const uint32_t *ovl, size_t novl, int sort, int dev, int64_t **out) {
+    prof__lanedur ld;
+    size_t i;
+    int rc;
+    memset(&ld, 0, sizeof ld);
+    ld.e = e;
+    ld.ovl = ovl;
+    ld.novl = novl;
+    *out = NULL;
+    rc = prof__ld_lanes(&ld, sort, dev);
+    if (rc > 0) rc = prof__ld_order(&ld) != 0 || prof__ld_parents(&ld) != 0 || prof__ld_durs(&ld) != 0 ? -1 : 0;
+    if (rc == 0) {
+        *out = ld.lw;
+        ld.lw = NULL;
+    }
+    __atomic_fetch_add(&prof__path_work, ld.work, __ATOMIC_RELAXED);
+    PROF__FREE(ld.has);
+    PROF__FREE(ld.touch);
+    PROF__FREE(ld.order);
+    PROF__FREE(ld.lane);
+    PROF__FREE(ld.seq);
+    PROF__FREE(ld.at);
+    PROF__FREE(ld.par);
+    PROF__FREE(ld.lastc);
+    PROF__FREE(ld.reach);
+    PROF__FREE(ld.rdep);
+    PROF__FREE(ld.lw);
+    for (i = 0; i < ld.ls.n; i++) PROF__FREE(ld.ls.l[i].st);
+    PROF__FREE(ld.ls.l);
+    prof__map_free(&ld.ls.dev);
+    prof__map_free(&ld.ls.dev_id);
+    return rc < 0 ? -1 : 0;
 }
 /* The events the JSON trace writes as pairs though no async ranges, chosen
    as prof__trace_events chooses them, for prof_export_perfetto: the
