@@ -5286,8 +5286,12 @@ static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     if (!was->bytes) return;
     if (epoch && was->sess == epoch && was->recorded != PROF__MEM_KEPT) {
-        prof__thread *h = (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY) ? prof__thread_get() : NULL;
-        if (h) prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, was->recorded == PROF__MEM_NOMEM); /* lost as its allocation was: the cap's or memory's */
+        /* lost as its allocation was: the cap's or memory's */
+        if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_MEMORY) {
+            prof__thread *h = prof__thread_get();
+            if (h) prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, was->recorded == PROF__MEM_NOMEM);
+            else prof__nostate_lost(1 + PROF__X_ALLOC); /* (no state for this thread either) */
+        }
         return;
     }
     (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch);
@@ -5446,10 +5450,11 @@ typedef struct prof__kv { char *key, *value; int is_json; } prof__kv; /* (a copy
 
 static PROF__NI void prof__meta_clear_locked(void) {
     __atomic_store_n(&prof__g_meta_busy, 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* (the changes after it, the clearing after them) */
     prof__metas_free(&prof__g_meta);
     prof__strtab_free(&prof__g_meta_keys);
     prof__arena_free(&prof__g_meta_arena);
-    __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELEASE);
 }
 static PROF__NI char *prof__strdup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -8596,9 +8601,10 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
        written), in the place of its first setting */
     pthread_mutex_lock(&prof__g_lock);
     __atomic_store_n(&prof__g_meta_busy, 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* (the changes after it, the clearing after them) */
     prof__g_meta_keys.arena = &prof__g_meta_arena;
     ok = (k = prof__intern(&prof__g_meta_keys, key)) != NULL && prof__metas_set(&prof__g_meta, k, copy, is_json, &old);
-    __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&prof__g_lock);
     if (!ok) {
         PROF__FREE(copy);

@@ -29,11 +29,11 @@
 #if defined(__SANITIZE_THREAD__)
 #  define NO_HOOKS 1
 #endif
-static __thread int g_fail_memalign; /* the next posix_memalign of this thread fails */
+static __thread int g_fail_memalign; /* 1: the next posix_memalign of this thread fails; 2: every one */
 static volatile int g_fail_mmap;
 #if !defined(NO_HOOKS)
 int posix_memalign(void **p, size_t al, size_t n) {
-    if (g_fail_memalign) { g_fail_memalign = 0; return ENOMEM; }
+    if (g_fail_memalign) { if (g_fail_memalign == 1) g_fail_memalign = 0; return ENOMEM; }
     *p = memalign(al, n);
     return *p ? 0 : ENOMEM;
 }
@@ -64,6 +64,20 @@ static void *no_state_mark(void *arg) {
     return NULL;
 }
 
+/* a thread that never gets its state: its allocations' records are lost,
+   and so are their frees' (as where a thread's record blocks fail) */
+static void *no_state_memory(void *arg) {
+    int i;
+    (void)arg;
+    g_fail_memalign = 2;
+    for (i = 0; i < 10; i++) {
+        void *m = prof_malloc(64);
+        prof_free(m);
+    }
+    g_fail_memalign = 0;
+    return NULL;
+}
+
 static void test_no_state(void) {
     prof_config cfg = {0};
     prof_events *ev;
@@ -83,6 +97,18 @@ static void test_no_state(void) {
     CHECK_EQ_INT(st.dropped, 2);
     CHECK(check_log_find(PROF_E_DROPPED, "2 events were dropped for lack of memory", NULL) == 1);
     CHECK(check_log_find(PROF_E_DROPPED, "cap", NULL) == 0);
+    prof_events_free(ev);
+
+    check_log_reset();
+    cfg.profile_memory = 1;
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    CHECK(pthread_create(&t, NULL, no_state_memory, NULL) == 0 && pthread_join(t, NULL) == 0);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.allocs_dropped, 20);
+    CHECK_EQ_INT(st.dropped, 20);
+    CHECK(check_log_find(PROF_E_DROPPED, "20 events were dropped for lack of memory", NULL) == 1);
     prof_events_free(ev);
 }
 
