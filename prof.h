@@ -12949,10 +12949,12 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
    Its category, its lane (device stream or thread), its stack as an array,
    the process's name; the list's span. */
 /* The times the list covers, ns from the session's start: [*t0, *t1] holds
-   0 (the start) and every event, mark, counter sample and memory record. */
-static PROF__NI void prof__list_span(const prof_events *e, int64_t *t0, int64_t *t1) {
+   every event, mark, counter sample and memory record, and with `start` 0
+   (the session's start). A list of events only (none at all: [0, 0]). */
+static PROF__NI void prof__list_span(const prof_events *e, int start, int64_t *t0, int64_t *t1) {
     size_t i;
-    *t0 = *t1 = 0;
+    *t0 = start || !(e->n + e->ninst + e->nmem) ? 0 : INT64_MAX;
+    *t1 = start || !(e->n + e->ninst + e->nmem) ? 0 : INT64_MIN;
     for (i = 0; i < e->n; i++) {
         if (e->ev[i].start < *t0) *t0 = e->ev[i].start;
         if (e->ev[i].end > *t1) *t1 = e->ev[i].end;
@@ -16592,7 +16594,7 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     memset(pf.stack, 0, (e->nthr + 1) * sizeof *pf.stack);
     memset(pf.depth, 0, (e->nthr + 1) * sizeof *pf.depth);
     memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
-    prof__list_span(e, &t0, &t1); /* the earliest time: every sequence's clock starts there */
+    prof__list_span(e, 1, &t0, &t1); /* the earliest time: every sequence's clock starts there */
     for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
     /* absolute times: the session's wall clock where that keeps them in
        [0, INT64_MAX] (trace_processor reads them as int64 and drops an
@@ -17086,7 +17088,8 @@ PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const 
    file) and line. Frames read "name (file:line)" (PROF_STACK_SCOPES) or
    anything else (then the whole frame is the name). Memory: the unique
    stacks, frames and strings. time_nanos is the session's start on the
-   wall clock, duration_nanos the list's span (prof__list_span). */
+   wall clock, duration_nanos the list's span from there (prof__list_span;
+   a list built by hand: from its first time). */
 typedef struct prof__pp {
     prof_events *e;
     prof__map stack_of;          /* hash of a stack's frames -> sample index + 1 */
@@ -17268,7 +17271,9 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
     prof__pb_i(&s, 9, p->e->base_real_ns);
     {
         int64_t t0, t1, d;
-        prof__list_span(p->e, &t0, &t1);
+        /* from the session's start; a list built by hand has none (its
+           times may be the Unix clock's): from its first time */
+        prof__list_span(p->e, p->e->base_real_ns != 0, &t0, &t1);
         if (!__builtin_sub_overflow(t1, t0, &d) && d > 0) prof__pb_i(&s, 10, d); /* duration_nanos (go tool pprof prints it) */
     }
     if (m.oom || s.oom) p->oom = 1;
