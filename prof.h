@@ -13286,6 +13286,7 @@ typedef struct prof__dur_lane {
     int32_t *chain;
 } prof__dur_lane;
 #define PROF__PATH_LANES 256   /* threads whose paths are kept at once (by thread index % 256: distinct for 256 threads) */
+#define PROF__PATH_DEV_LANES 64 /* and device streams', in slots of their own (by a hash of device and stream) */
 typedef struct prof__dur_path {
     int n, cap;                /* levels on the path, room */
     int oom;                   /* the path could not grow: the export fails */
@@ -13295,7 +13296,7 @@ typedef struct prof__dur_path {
     prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
     int32_t *chain;            /* scratch of prof__path_rebuild, as long */
     uint64_t work;             /* levels pushed here and chain members walked (prof__path_work) */
-    prof__dur_lane *lanes;     /* [PROF__PATH_LANES]: the other threads' paths, or NULL (none yet, or no memory: then a switch empties the path) */
+    prof__dur_lane *lanes;     /* [PROF__PATH_LANES + PROF__PATH_DEV_LANES]: the other threads' and streams' paths, or NULL (none yet, or no memory: then a switch empties the path) */
     int32_t hint[128];         /* [idx % 64]: the level event idx was pushed at on its thread's path, maybe since overwritten (checked); [64, 128): leaves', never read */
 } prof__dur_path;
 /* Room for n levels; 0 without memory (path->oom set). */
@@ -13324,7 +13325,7 @@ static PROF__NI void prof__path_free(prof__dur_path *path) {
     path->lv = NULL;
     path->chain = NULL;
     path->n = path->cap = 0;
-    for (k = 0; path->lanes && k < PROF__PATH_LANES; k++) {
+    for (k = 0; path->lanes && k < PROF__PATH_LANES + PROF__PATH_DEV_LANES; k++) {
         PROF__FREE(path->lanes[k].lv);
         PROF__FREE(path->lanes[k].chain);
     }
@@ -13338,11 +13339,12 @@ static PROF__NI void prof__path_free(prof__dur_path *path) {
    which stays empty meanwhile: a switch puts it back and takes out the new
    thread's, or, where another thread's is there, its room with no levels
    (rebuilt as needed). */
+static __inline__ uint32_t prof__path_slot(uint32_t tag) { return tag >> 31 ? PROF__PATH_LANES + tag % PROF__PATH_DEV_LANES : tag % PROF__PATH_LANES; }
 static PROF__NI void prof__path_switch(prof__dur_path *path, uint32_t tag) {
-    const uint32_t from = path->tag % PROF__PATH_LANES, to = tag % PROF__PATH_LANES;
+    const uint32_t from = prof__path_slot(path->tag), to = prof__path_slot(tag);
     if (!path->lanes) {
-        path->lanes = PROF__ALLOC(prof__dur_lane, PROF__PATH_LANES);
-        if (path->lanes) memset(path->lanes, 0, PROF__PATH_LANES * sizeof *path->lanes);
+        path->lanes = PROF__ALLOC(prof__dur_lane, PROF__PATH_LANES + PROF__PATH_DEV_LANES);
+        if (path->lanes) memset(path->lanes, 0, (PROF__PATH_LANES + PROF__PATH_DEV_LANES) * sizeof *path->lanes);
     }
     if (path->lanes && from != to) {
         prof__dur_lane *s = &path->lanes[from], *t = &path->lanes[to];
@@ -13352,6 +13354,15 @@ static PROF__NI void prof__path_switch(prof__dur_path *path, uint32_t tag) {
         memset(t, 0, sizeof *t);
     } else path->n = 0;
     path->tag = tag;
+}
+/* The path an event's ancestors are kept on: its thread's, or a device
+   event's stream's. (Its thread is the one that launched it, and its tree
+   is the stream's: kept on the thread's path, each kernel emptied it, and
+   a CPU chain with kernels between its levels was rebuilt from its root at
+   each: quadratic in its depth.) Tags that collide cost rebuilds only. */
+static PROF__NI uint32_t prof__path_tag(const prof_events *e, const prof__ev *v) {
+    if (v->device_type == PROF_DEVICE_CPU) return v->thread;
+    return 0x80000000u | (uint32_t)(prof__mix((uint64_t)prof__stream_of(e, v) ^ ((uint64_t)(uint32_t)prof__x(e, v)->device_index << 40) ^ ((uint64_t)v->device_type << 56)) & 0x7fffffffu);
 }
 static PROF__NI double prof__level_end(prof__dur_level *l) {
     if (!l->has_end_d) {
@@ -13525,7 +13536,8 @@ static PROF__NI int prof__path_rebuild(const prof_events *e, int32_t c, prof__du
 static PROF__NI const prof__dur_level *prof__written_dur(const prof_events *e, size_t i, prof__dur_path *path) {
     int32_t c = e->ev[i].parent;
     int top = -1;
-    if (PROF__UNLIKELY(e->ev[i].thread != path->tag)) prof__path_switch(path, e->ev[i].thread);
+    const uint32_t tag = prof__path_tag(e, &e->ev[i]);
+    if (PROF__UNLIKELY(tag != path->tag)) prof__path_switch(path, tag);
     if (c >= 0) {
         top = path->n > 0 && path->lv[path->n - 1].idx == c ? path->n - 1 : prof__path_find(path, c);
         if (top < 0 && (top = prof__path_rebuild(e, c, path)) < 0) return NULL;

@@ -12,7 +12,11 @@
      events took 55 s;
    - the same chain on one GPU stream (prof__lane_durs): 80000 in 16 s;
    - a chain 100k deep with leaves under it: each 2048-event chunk pushed
-     the whole path again.
+     the whole path again;
+   - a CPU chain with a kernel between each two of its levels: a kernel
+     carries the thread that launched it and was kept on that thread's
+     path, which it emptied, so each level rebuilt the chain from its
+     root: 250 an event at depth 1000, 4000 at depth 16000, 500 here.
    Work is counted, not timed. Each trace is also checked against the same
    trace written one event at a time through the slow path alone
    (prof__trace_fast = 0) and, for the parallel ones, on one thread. */
@@ -92,6 +96,22 @@ static void deep_with_leaves(long depth, long leaves) {
     prof_events_free(ev);
 }
 
+/* a CPU chain `depth` deep on thread 1 with a kernel it launched between
+   each two of its levels (streams 7 and 8 in turn), again and again */
+static void chain_with_kernels(long depth, long reps) {
+    prof_events *ev = prof_events_create();
+    long r, i;
+    for (r = 0; r < reps; r++) {
+        const int64_t base = r * (40 * depth + 100);
+        for (i = 0; i < depth; i++) {
+            check_add_event(ev, (i & 1) ? "f" : "g", 1, base + 10 * i, base + 40 * depth - 10 * i);
+            check_add_kernel(ev, "kernel", 0, 7 + (i & 1), base + 10 * i + 5, base + 10 * i + 6);
+        }
+    }
+    check_trace("a chain with kernels between its levels", ev, 2); /* 0.8; before 500 */
+    prof_events_free(ev);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     (void)system("mkdir -p " OUT);
@@ -102,5 +122,6 @@ int main(void) {
     chain_same_end(40000, 0);
     chain_same_end(40000, 1);
     deep_with_leaves(50000, 50000);
+    chain_with_kernels(2000, 12);
     return check_report();
 }
