@@ -5449,8 +5449,7 @@ static int prof__g_meta_busy;
 typedef struct prof__kv { char *key, *value; int is_json; } prof__kv; /* (a copy, for prof_stop) */
 
 static PROF__NI void prof__meta_clear_locked(void) {
-    __atomic_store_n(&prof__g_meta_busy, 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* (the changes after it, the clearing after them) */
+    (void)__atomic_exchange_n(&prof__g_meta_busy, 1, __ATOMIC_ACQ_REL); /* (the changes after it, the clearing after them) */
     prof__metas_free(&prof__g_meta);
     prof__strtab_free(&prof__g_meta_keys);
     prof__arena_free(&prof__g_meta_arena);
@@ -8600,8 +8599,7 @@ static PROF__NI prof_result prof__session_meta(const char *key, const char *valu
     /* a key set again: its new value replaces the old one (only it is
        written), in the place of its first setting */
     pthread_mutex_lock(&prof__g_lock);
-    __atomic_store_n(&prof__g_meta_busy, 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* (the changes after it, the clearing after them) */
+    (void)__atomic_exchange_n(&prof__g_meta_busy, 1, __ATOMIC_ACQ_REL); /* (the changes after it, the clearing after them) */
     prof__g_meta_keys.arena = &prof__g_meta_arena;
     ok = (k = prof__intern(&prof__g_meta_keys, key)) != NULL && prof__metas_set(&prof__g_meta, k, copy, is_json, &old);
     __atomic_store_n(&prof__g_meta_busy, 0, __ATOMIC_RELEASE);
