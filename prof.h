@@ -286,7 +286,9 @@
                         calls are not tracked, and a scope that would need
                         a new record block or a long name's copy is
                         dropped (counted); one on a thread that has no
-                        state yet is not seen at all. No other prof.h call
+                        state yet is not seen at all; a PROF_THREAD_NAME
+                        there is ignored (its copy would call the hook
+                        again). No other prof.h call
                         (start, stop, step, exports, metadata) may come
                         from a hook. Whatever the hooks, prof_malloc,
                         prof_calloc, prof_realloc and prof_free call
@@ -5465,6 +5467,9 @@ static PROF__NI char *prof__strdup(const char *s) {
 PROF_API void prof_set_thread_name(const char *name) {
     prof__tstate *t = prof__self();
     char *copy = NULL, *old;
+    /* not from inside prof.h's own allocation (a PROF_MALLOC hook that
+       names its thread): the copy would call the hook again, without end */
+    if (prof__in_alloc) return;
     /* Attach outside a session too, so the name is known later. */
     if (!t && !(t = prof__attach())) return;
     if (!name) name = "";
