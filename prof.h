@@ -2315,6 +2315,7 @@ static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
     pthread_sigmask(SIG_SETMASK, &g->old_mask, NULL);
 }
 
+static PROF__NI int prof__stream_put(FILE *f, const char *s, size_t n); /* (>>table) */
 #if defined(__GNUC__)
 __attribute__((__format__(__printf__, 3, 4)))
 #endif
@@ -2361,11 +2362,10 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
         if (log) log(level, code, msg, user);
         else { /* stderr on a closed pipe, or a log file at RLIMIT_FSIZE: the message is lost, not the host */
             prof__sig_guard g;
-            int err = 0;
+            char line[sizeof msg + 32];
+            int n = snprintf(line, sizeof line, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
             prof__sig_hold(&g);
-            errno = 0;
-            if (fprintf(stderr, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg) < 0) err = errno;
-            prof__sig_release(&g, err);
+            prof__sig_release(&g, n > 0 ? prof__stream_put(stderr, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) : 0);
         }
         pthread_setcancelstate(cancel_state, NULL);
         errno = saved;
@@ -11325,27 +11325,18 @@ PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_opti
     r = prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
     return prof__table_string(&b, r == PROF_OK ? prof__table_dropped(&b, a->dropped_scopes, a->dropped) : r);
 }
-/* `s` from a table function called just after prof__last_error_code was
-   cleared: NULL means that call failed, for the reason it reported. The
-   stream is flushed, so that a write that fails (a full disk, a pipe whose
-   reader is gone: prof_report then still writes its files) is an error
-   here rather than at the host's next write or exit. */
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n);
 static __inline__ int prof__would_block(int err);
 /* A stream on a pipe, socket or terminal is flushed (the host's bytes come
-   first) and the table written to its descriptor: stdio gives up on the
-   EINTR of a handler without SA_RESTART, or the EAGAIN of a non-blocking
-   pipe that is full for a moment, and glibc then drops what it buffered,
-   where prof__write_all retries and waits. Files (whose writes are not
-   interrupted) and streams without a descriptor take stdio. */
-static PROF__NI prof_result prof__print(FILE *f, char *s) {
-    size_t n;
-    int err = 0, cancel_state, fd;
-    prof__sig_guard g;
-    if (!s) return prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM;
-    n = strlen(s);
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* (fwrite is a cancellation point: s would leak) */
-    prof__sig_hold(&g);
+   first) and s written to its descriptor: stdio gives up on the EINTR of
+   a handler without SA_RESTART, or the EAGAIN of a non-blocking pipe that
+   is full for a moment, and glibc then drops what it buffered, where
+   prof__write_all retries and waits. Files (whose writes are not
+   interrupted) and streams without a descriptor take stdio. Returns an
+   errno, 0 when written; the caller holds SIGPIPE and SIGXFSZ
+   (prof__sig_hold). For the table and the default log's lines. */
+static PROF__NI int prof__stream_put(FILE *f, const char *s, size_t n) {
+    int err = 0, fd;
     errno = 0;
     fd = fileno(f);
     if (fd >= 0 && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
@@ -11373,6 +11364,20 @@ static PROF__NI prof_result prof__print(FILE *f, char *s) {
         errno = 0;
         if (fwrite(s, 1, n, f) != n || fflush(f) != 0) err = errno ? errno : EIO;
     }
+    return err;
+}
+/* `s` from a table function called just after prof__last_error_code was
+   cleared: NULL means that call failed, for the reason it reported (s is
+   freed here). The stream is flushed, so that a write that fails (a full
+   disk, a pipe whose reader is gone: prof_report then still writes its
+   files) is an error here rather than at the host's next write or exit. */
+static PROF__NI prof_result prof__print(FILE *f, char *s) {
+    int err, cancel_state;
+    prof__sig_guard g;
+    if (!s) return prof__last_error_code != PROF_OK ? prof__last_error_code : PROF_E_NOMEM;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state); /* (fwrite is a cancellation point: s would leak) */
+    prof__sig_hold(&g);
+    err = prof__stream_put(f, s, strlen(s));
     prof__sig_release(&g, err);
     PROF__FREE(s);
     pthread_setcancelstate(cancel_state, NULL);
