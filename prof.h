@@ -13439,6 +13439,7 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
            in such a parent's last ns can then end past it). */
         if (e->ev[k].next_sibling >= 0) break;
         if ((e->ev[k].end - v->start) * 1000 < u - 2000) break; /* it and all below end > 1 ns before the trimmed end */
+        if ((e->ev[k].start - v->start) * 1000 >= u) break; /* it begins at the bound or past it (in the last ns of an ancestor trimmed by a whole ns): no room for it here, and none taken from v */
         c = k;
         d++;
         path->work++;
@@ -13997,7 +13998,11 @@ static PROF__NI int prof__ld_durs(prof__lanedur *ld) {
             int d = 0;
             if ((v->end - v->start) * 1000 < u) u = (v->end - v->start) * 1000;
             if (pi >= 0 && ld->lastc[pi] == (int32_t)x && ld->rdep[pi] >= 2) { c = ld->reach[pi]; d = ld->rdep[pi] - 1; } /* on from the parent's walk */
-            while ((below = ld->lastc[c]) >= 0 && d < (1 << 30) && (ev[below].end - v->start) * 1000 >= u - 2000) { c = below; d++; ld->work++; }
+            while ((below = ld->lastc[c]) >= 0 && d < (1 << 30) && (ev[below].end - v->start) * 1000 >= u - 2000 && (ev[below].start - v->start) * 1000 < u) {
+                c = below;
+                d++;
+                ld->work++;
+            }
             ld->reach[x] = c;
             ld->rdep[x] = d;
             w = prof__sub_end_in(v, u, d, c != (int32_t)x ? (ev[c].start - v->start) * 1000 : 0);
