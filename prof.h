@@ -13270,7 +13270,9 @@ static PROF__NI char *prof__put_fit(char *d, double x) {
    the rounding of ts and of ts + dur (an ulp or two of the end) comes
    within a few times of a nanosecond, and the sub-ns steps of
    prof__sub_end_in no longer survive it (a fuzz found ends an ulp late in
-   2% of lists just below 2^50 ns, none below 2^40 us). Every event's end
+   2% of lists just below 2^50 ns; below 2^40 us only where a chain has
+   more levels in its room than steps of a few ulps allow, from 2^46 ns:
+   README). Every event's end
    is then written as exactly its bound (its own end or its parent's, as
    parsed), not only one that touches. */
 #define PROF__NEAR_NS ((int64_t)1099511627776000) /* 2^40 us in ns, ~2^49.97 */
