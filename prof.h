@@ -16,7 +16,11 @@
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64; i386 too, where the memory timeline's sums,
    which have no __int128 there, saturate at +-INT64_MAX instead of being
-   written whole, and where the implementation's file wants -msse2
+   written whole (so do the sums that charge a list's memory records to
+   its events: once those of all threads pass 2^63 in all, later events'
+   memory columns read wrong), where files past 2 GiB want
+   -D_FILE_OFFSET_BITS=64 in the implementation's file (without it, such
+   an export fails with EFBIG, PROF_E_IO, the old file kept), and where the implementation's file wants -msse2
    -mfpmath=sse: with x87 math doubles carry excess precision, so the
    table's order of near-equal averages and the JSON trace's ts + dur
    nesting may differ from Python's doubles in the last bit) with gcc or
@@ -460,7 +464,8 @@
                       memory, RLIMIT_AS, RLIMIT_DATA and the memory limit
                       of the process's cgroup and its parents (v2's
                       memory.max, v1's memory.limit_in_bytes, found
-                      through /proc/self/cgroup) (a warning); a reserve that cannot be
+                      through /proc/self/cgroup), and at a quarter of the
+                      address space (1 GiB on 32-bit targets) (a warning); a reserve that cannot be
                       mapped is a warning too, and recording maps the rest
                       as it goes.
 
@@ -4087,7 +4092,11 @@ static PROF__NI uint64_t prof__reserve_limit_bytes(void) {
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
     if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < lim) lim = (uint64_t)rl.rlim_cur;
     lim = prof__cgroup_limit(lim);
-    return lim == UINT64_MAX ? (uint64_t)1 << 30 : lim / 2;
+    lim = lim == UINT64_MAX ? (uint64_t)1 << 30 : lim / 2;
+    /* a 32-bit process (i386 on a 64-bit kernel with plenty of memory) has
+       4 GiB of addresses in all: a reserve of 3 GiB left it none for itself
+       or for prof_stop */
+    return lim > (uint64_t)SIZE_MAX / 4 ? (uint64_t)SIZE_MAX / 4 : lim;
 }
 static PROF__NI void prof__reap_dead_locked(void);
 static PROF__NI void prof__reap_late_locked(void);

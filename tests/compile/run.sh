@@ -251,7 +251,7 @@ all_cases() {
     echo probe21a-weverything-impl-clang probe21a-weverything-impl-clangxx
     echo probe21a-short-enums-gcc probe21a-short-enums-gxx probe21a-winline-gcc probe21a-winline-gxx
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
-    echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang m32-dyn-names-gcc m32-units-gcc
+    echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang m32-dyn-names-gcc m32-units-gcc m32-reserve-gcc
     echo deprecated-malloc-gcc deprecated-malloc-clang deprecated-malloc-gxx deprecated-malloc-clangxx
     echo preprocessed-gcc preprocessed-clang pragma-pack-gcc pragma-pack-clang
     echo config-features-all config-features-no-shapes config-features-no-flops config-features-no-memory config-features-no-stack
@@ -996,6 +996,16 @@ one_case() {
             { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
         "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
         run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -g "${INC[@]}" -I"$here/.." "$here/../test_dyn_names.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    m32-reserve-gcc)
+        # i386, run: a reserve past the address space is cut to a quarter
+        # of it (tests/compile/m32_reserve.c says why)
+        have "$GCC" || { echo "  $GCC not found"; return 77; }
+        printf 'int main(void) { return 0; }\n' >"$out.probe.c"
+        "$GCC" -m32 -x c "$out.probe.c" -o "$out.probe" >/dev/null 2>&1 ||
+            { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
+        "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
+        run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -O1 "${INC[@]}" "$here/m32_reserve.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     m32-gcc|m32-clang|m32-gxx|m32-clangxx|m32-posix2001-gcc|m32-posix2001-clang)
         # i386: 64-bit counters read across threads must be 8-byte aligned
