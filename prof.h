@@ -761,11 +761,6 @@
    a lost or corrupt record, a hang, or a write past the thread's record
    block (a crash) can follow. (The hot path stays two timestamps and a
    store; guarding it against its own interruption would cost more.)
-   Signals that interrupt prof.h's own writes are harmless: the exports,
-   the table and the default log's lines retry a write that a handler
-   without SA_RESTART interrupted (EINTR), wait out a full non-blocking
-   pipe (EAGAIN), and hold SIGPIPE and SIGXFSZ around it (a reader gone
-   or a file at RLIMIT_FSIZE is an error, PROF_E_IO, not the host's end).
    For the same reason a handler must not leave the code it interrupted
    with siglongjmp (a timer that jumps back to the top of a loop) when
    that code may be a prof.h call or macro: as with malloc, a jump out
@@ -784,6 +779,11 @@
    left open when it exited); those open on other threads, still running,
    are counted in prof_stats.open_at_stop, not named (their range stacks
    are theirs to change while prof_stop runs).
+   Signals that interrupt prof.h's own writes are harmless: the exports,
+   the table and the default log's lines retry a write that a handler
+   without SA_RESTART interrupted (EINTR), wait out a full non-blocking
+   pipe (EAGAIN), and hold SIGPIPE and SIGXFSZ around it (a reader gone
+   or a file at RLIMIT_FSIZE is an error, PROF_E_IO, not the host's end).
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
    while another thread is inside
