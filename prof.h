@@ -2915,15 +2915,15 @@ typedef struct prof__metas { prof__meta *v; size_t n, cap; prof__map map; } prof
    value it replaced (NULL for a new key), for the caller to free. 0: out
    of memory, nothing changed (value still the caller's). */
 static PROF__NI int prof__metas_set(prof__metas *ms, const char *key, char *value, int is_json, char **old) {
-    uint32_t *slot;
+    uint32_t *slot = prof__map_at(&ms->map, (uint64_t)(uintptr_t)key);
     prof__meta *m;
     int found;
     *old = NULL;
-    if (ms->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(ms->v, ms->n, ms->cap) || !(slot = prof__map_slot(&ms->map, (uint64_t)(uintptr_t)key, &found))) return 0;
-    if (found) {
+    if (slot) { /* set again: no growth, so it cannot fail */
         m = &ms->v[*slot];
         *old = m->value;
     } else {
+        if (ms->n >= UINT32_MAX - 1 || !PROF__PUSH_OK(ms->v, ms->n, ms->cap) || !(slot = prof__map_slot(&ms->map, (uint64_t)(uintptr_t)key, &found))) return 0;
         *slot = (uint32_t)ms->n;
         m = &ms->v[ms->n++];
         m->key = key;
@@ -8446,7 +8446,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
         if (r && !prof__s.reserve_warned) {
             prof__s.reserve_warned = 1;
             if (r & PROF__RESERVE_CUT)
-                prof__report(PROF_LOG_WARNING, PROF_E_ARG, "reserve_events %zu is more than half the memory this process may use; %zu reserved",
+                prof__report(PROF_LOG_WARNING, PROF_E_ARG, "reserve_events %zu is more than half the memory this process may use (or a quarter of its address space); %zu reserved",
                              prof__g.cfg.reserve_events, want);
             if (r & PROF__RESERVE_NOMEM)
                 prof__report(PROF_LOG_WARNING, PROF_E_NOMEM, "reserve_events: could not map all %zu records; recording maps the rest as it goes", want);
