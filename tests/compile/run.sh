@@ -304,6 +304,16 @@ run_prog() {
     return "${PIPESTATUS[0]}"
 }
 
+# m32_runs OUT: whether $GCC -m32 links and this kernel runs what it
+# makes (says why not)
+m32_runs() {
+    have "$GCC" || { echo "  $GCC not found"; return 1; }
+    printf 'int main(void) { return 0; }\n' >"$1.probe.c"
+    "$GCC" -m32 -x c "$1.probe.c" -o "$1.probe" >/dev/null 2>&1 ||
+        { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 1; }
+    "$1.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 1; }
+}
+
 # run_units "TEST..." CC FLAG...: each tests/TEST.c built by CC with the
 # flags (C11, the warnings, -O1 -g) and run in a scratch directory that
 # has the build/ the unit tests write into.
@@ -979,32 +989,20 @@ one_case() {
         # i386, run: unit tests that hold on 32-bit targets (the others
         # assume 64-bit sizes or __int128), with SSE math as the manual
         # asks there; test_oom failed with the arena's 4-byte alignment
-        have "$GCC" || { echo "  $GCC not found"; return 77; }
-        printf 'int main(void) { return 0; }\n' >"$out.probe.c"
-        "$GCC" -m32 -x c "$out.probe.c" -o "$out.probe" >/dev/null 2>&1 ||
-            { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
-        "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
+        m32_runs "$out" || return 77
         run_units "test_oom test_tree test_list_rebuild test_stack_groups test_threads_late_states" "$GCC" -m32 -msse2 -mfpmath=sse ;;
     m32-dyn-names-gcc)
         # i386, run: run-time names past the inline limit live in an arena
         # whose chunk header was 12 bytes there, so their sites were 4-byte
         # aligned and their records' tag bits garbled the name (a 4096-byte
         # name came back as 8 bytes); tests/test_dyn_names.c as it is
-        have "$GCC" || { echo "  $GCC not found"; return 77; }
-        printf 'int main(void) { return 0; }\n' >"$out.probe.c"
-        "$GCC" -m32 -x c "$out.probe.c" -o "$out.probe" >/dev/null 2>&1 ||
-            { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
-        "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
+        m32_runs "$out" || return 77
         run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -g "${INC[@]}" -I"$here/.." "$here/../test_dyn_names.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     m32-reserve-gcc)
         # i386, run: a reserve past the address space is cut to a quarter
         # of it (tests/compile/m32_reserve.c says why)
-        have "$GCC" || { echo "  $GCC not found"; return 77; }
-        printf 'int main(void) { return 0; }\n' >"$out.probe.c"
-        "$GCC" -m32 -x c "$out.probe.c" -o "$out.probe" >/dev/null 2>&1 ||
-            { echo "  $GCC -m32 cannot link (gcc-multilib not installed)"; return 77; }
-        "$out.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 77; }
+        m32_runs "$out" || return 77
         run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -O1 "${INC[@]}" "$here/m32_reserve.c" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     m32-gcc|m32-clang|m32-gxx|m32-clangxx|m32-posix2001-gcc|m32-posix2001-clang)
