@@ -284,16 +284,22 @@ static CHECK__UNUSED const struct check_exporter {
 #define CHECK_N_EXPORTERS (sizeof CHECK_EXPORTERS / sizeof CHECK_EXPORTERS[0])
 
 /* ----- hand-built event lists ----- */
-/* Adds the event name on thread, [start, end] ns, to ev: one CHECK that
+/* Adds the event name on thread, [start, end] ns, with the stack's depth
+   frames (innermost first; NULL, 0: none), to ev: one CHECK that
    prof_events_add took it. */
-static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end) {
+static CHECK__UNUSED void check_add_event_stack(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end, const char *const *stack, int depth) {
     prof_event_desc d;
     memset(&d, 0, sizeof d);
     d.name = name;
     d.thread = thread;
     d.start_ns = start;
     d.end_ns = end;
+    d.stack = stack;
+    d.stack_depth = depth;
     CHECK(prof_events_add(ev, &d) >= 0);
+}
+static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end) {
+    check_add_event_stack(ev, name, thread, start, end, NULL, 0);
 }
 /* The same for a kernel on device's stream (thread 1 launched it). */
 static CHECK__UNUSED void check_add_kernel(prof_events *ev, const char *name, int device, int64_t stream, int64_t start, int64_t end) {
@@ -312,16 +318,8 @@ static CHECK__UNUSED void check_add_kernel(prof_events *ev, const char *name, in
 /* The one-event list the export tests write: "leaf" on thread 1, [1000,
    5000] ns, with the stack leaf <- root (so every format has a frame). */
 static CHECK__UNUSED void check_add_leaf(prof_events *ev) {
-    prof_event_desc d;
-    const char *st[2] = { "leaf", "root" };
-    memset(&d, 0, sizeof d);
-    d.name = "leaf";
-    d.thread = 1;
-    d.start_ns = 1000;
-    d.end_ns = 5000;
-    d.stack = st;
-    d.stack_depth = 2;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    static const char *const st[2] = { "leaf", "root" };
+    check_add_event_stack(ev, "leaf", 1, 1000, 5000, st, 2);
 }
 
 /* ----- the JSON trace's viewers (cwd = repo root) ----- */

@@ -51,23 +51,11 @@ static long long top_field(const char *path, unsigned field) {
     return got;
 }
 
-static void add(prof_events *ev, const char *name, int64_t start, int64_t end, const char *const *stack, int depth) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = 1;
-    d.start_ns = start;
-    d.end_ns = end;
-    d.stack = stack;
-    d.stack_depth = depth;
-    CHECK(prof_events_add(ev, &d) >= 0);
-}
-
 static void hand_built(int64_t base) {
     static const char *const outer[] = { "main (a.c:1)" }, *const inner[] = { "work (a.c:9)", "main (a.c:1)" };
     prof_events *ev = prof_events_create();
-    add(ev, "outer", base + 1000, base + 5001000, outer, 1);
-    add(ev, "inner", base + 2000, base + 3000, inner, 2);
+    check_add_event_stack(ev, "outer", 1, base + 1000, base + 5001000, outer, 1);
+    check_add_event_stack(ev, "inner", 1, base + 2000, base + 3000, inner, 2);
     CHECK_EQ_INT(prof_export_pprof(ev, "test_pprof_duration.pb", "self_cpu_time_total"), PROF_OK);
     CHECK_EQ_INT(top_field("test_pprof_duration.pb", 10), 5000000);
     CHECK_EQ_INT(top_field("test_pprof_duration.pb", 9), 0); /* no session: no wall-clock start */
