@@ -16,16 +16,16 @@
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
    Linux (x86-64, aarch64; i386 too, where the memory timeline's sums,
    which have no __int128 there, saturate at +-INT64_MAX instead of being
-   written whole (so do the sums that charge a list's memory records to
-   its events: once those of all threads pass 2^63 in all, later events'
-   memory columns read wrong), where files past 2 GiB want
-   -D_FILE_OFFSET_BITS=64 in the implementation's file (without it, such
-   an export fails with EFBIG, PROF_E_IO, the old file kept), and where the implementation's file wants -msse2
-   -mfpmath=sse: with x87 math doubles carry excess precision, so the
-   table's order of near-equal averages and the JSON trace's ts + dur
-   nesting may differ from Python's doubles in the last bit) with gcc or
-   clang. prof_stop, the tables and
-   the exporters format with the C library's snprintf (%lld, %zu, %.*f...):
+   written whole (so do the sums that charge a list's memory records to its
+   events: once those of all threads pass 2^63 in all, later events' memory
+   columns read wrong), where files past 2 GiB want -D_FILE_OFFSET_BITS=64
+   in the implementation's file (without it, such an export fails with
+   EFBIG, PROF_E_IO, the old file kept), and where the implementation's
+   file wants -msse2 -mfpmath=sse: with x87 math doubles carry excess
+   precision, so the table's order of near-equal averages and the JSON
+   trace's ts + dur nesting may differ from Python's doubles in the last
+   bit) with gcc or clang. prof_stop, the tables and the exporters format
+   with the C library's snprintf (%lld, %zu, %.*f...):
    a program that replaces snprintf/vsnprintf with its own, not ISO C's
    (MicroPython's unix port does, by default), crashes there.
    The implementation may come after other includes, whatever feature-test
@@ -465,9 +465,9 @@
                       of the process's cgroup and its parents (v2's
                       memory.max, v1's memory.limit_in_bytes, found
                       through /proc/self/cgroup), and at a quarter of the
-                      address space (1 GiB on 32-bit targets) (a warning); a reserve that cannot be
-                      mapped is a warning too, and recording maps the rest
-                      as it goes.
+                      address space (1 GiB on 32-bit targets) (a
+                      warning); a reserve that cannot be mapped is a
+                      warning too, and recording maps the rest as it goes.
 
    API BY TOPIC
    ============
@@ -713,8 +713,9 @@
    that in Perfetto.
    From 2^40 us after the base (12.7 days), where a double's step is a
    quarter ns, ends are written as the double they parse to, in more
-   decimals (an end with its parent's is equal to it, not 1 ns short). Marks are "ph": "I" (DevTools' trace
-   engine ignores "i"); [memory] instants keep Kineto's "i". An async
+   decimals (an end with its parent's is equal to it, not 1 ns short).
+   Marks are "ph": "I" (DevTools' trace engine ignores "i"); [memory]
+   instants keep Kineto's "i". An async
    range (PROF_ASYNC_BEGIN/END, or a CPU event added with PROF_EVENT_ASYNC)
    is no "X": it need not nest in its thread's scopes, and an "X" that
    overlaps a scope makes DevTools drop that scope (speedscope warns). It
@@ -786,16 +787,15 @@
    or a file at RLIMIT_FSIZE is an error, PROF_E_IO, not the host's end).
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
-   while another thread is inside
-   prof_start, prof_step, prof_stop or prof_shutdown leaves the child
-   with no session, since that thread's work cannot be finished there:
-   its prof_stop says so, and prof_start begins afresh. One while another
-   thread sets a metadata key (prof_add_metadata) leaves the child's
-   session with none. The parent is not affected either way. CUDA does not cross a fork: under PROF_CUPTI a
-   child of a process that used CUPTI calls it no more (its sessions
-   record the CPU, and say so once; the parent's GPU records stay the
-   parent's). vfork and posix_spawn run no fork handlers: only exec the
-   child.)
+   while another thread is inside prof_start, prof_step, prof_stop or
+   prof_shutdown leaves the child with no session, since that thread's work
+   cannot be finished there: its prof_stop says so, and prof_start begins
+   afresh. One while another thread sets a metadata key (prof_add_metadata)
+   leaves the child's session with none. The parent is not affected either
+   way. CUDA does not cross a fork: under PROF_CUPTI a child of a process
+   that used CUPTI calls it no more (its sessions record the CPU, and say
+   so once; the parent's GPU records stay the parent's). vfork and
+   posix_spawn run no fork handlers: only exec the child.)
 
    THREAD SAFETY
    =============
@@ -2299,8 +2299,8 @@ PROF_API void prof_set_log(prof_log_fn log, void *user_data) {
    kills the host: prof.h's writes (the exporters', a printed table, its
    messages on stderr) must fail with EPIPE or EFBIG instead.
    send(MSG_NOSIGNAL) would cover sockets only, and changing the process's
-   handler would race with the host's own, so both are blocked in this thread around the writes (the mask is
-   per thread); the signal a failed write then leaves pending on the thread
+   handler would race with the host's own, so both are blocked in this
+   thread around the writes (the mask is per thread); the signal a failed write then leaves pending on the thread
    is taken back with sigtimedwait, unless one was pending already before
    (the host's, left alone). */
 typedef struct prof__sig_guard { sigset_t old_mask, pending; } prof__sig_guard;
@@ -12974,9 +12974,10 @@ static PROF__NI const char *prof__xp_frame(const prof__xpaths *xp, const char *f
    every event, mark, counter sample and memory record, and with `start` 0
    (the session's start). A list of events only (none at all: [0, 0]). */
 static PROF__NI void prof__list_span(const prof_events *e, int start, int64_t *t0, int64_t *t1) {
+    const int from0 = start || !(e->n + e->ninst + e->nmem);
     size_t i;
-    *t0 = start || !(e->n + e->ninst + e->nmem) ? 0 : INT64_MAX;
-    *t1 = start || !(e->n + e->ninst + e->nmem) ? 0 : INT64_MIN;
+    *t0 = from0 ? 0 : INT64_MAX;
+    *t1 = from0 ? 0 : INT64_MIN;
     for (i = 0; i < e->n; i++) {
         if (e->ev[i].start < *t0) *t0 = e->ev[i].start;
         if (e->ev[i].end > *t1) *t1 = e->ev[i].end;
@@ -13301,10 +13302,10 @@ typedef struct prof__dur_level {
     double end_d;              /* us(start) + dur as written, as a parser sums them */
     int32_t reach, rdepth;     /* where its prof__sub_end walk stopped: that event, rdepth levels below it (0: no walk) */
 } prof__dur_level;
-/* One thread's path of ancestors, set aside while other threads' events
-   are written (prof__path_switch). */
+/* One thread's (or device stream's) path of ancestors, set aside while
+   other threads' events are written (prof__path_switch). */
 typedef struct prof__dur_lane {
-    uint32_t tag;              /* the thread (prof__ev.thread) it holds the ancestors of */
+    uint32_t tag;              /* whose ancestors it holds (prof__path_tag) */
     int n, cap;
     prof__dur_level *lv;
     int32_t *chain;
@@ -13314,7 +13315,7 @@ typedef struct prof__dur_lane {
 typedef struct prof__dur_path {
     int n, cap;                /* levels on the path, room */
     int oom;                   /* the path could not grow: the export fails */
-    uint32_t tag;              /* the thread whose ancestors the path holds (any, while n is 0) */
+    uint32_t tag;              /* whose ancestors the path holds (prof__path_tag; any, while n is 0) */
     const unsigned char *root_touch; /* bit i: top-level event i touches its lane's next one; NULL = assume so */
     const int64_t *lane_w;     /* per event, its written dur in ps where its thread's lane is not its tree (prof__lane_durs), else INT64_MIN; NULL: none is */
     prof__dur_level *lv;       /* grows to the trace's depth; lv[k] is at depth k */
@@ -13359,10 +13360,10 @@ static PROF__NI void prof__path_free(prof__dur_path *path) {
 /* The path of thread `tag` made the current one. Events of several threads
    interleave in start order; with one path, each change of thread would
    rebuild the new thread's ancestors from its root (two threads at depth
-   1000: 9 us an event). The current path is taken out of slot tag % 256,
-   which stays empty meanwhile: a switch puts it back and takes out the new
-   thread's, or, where another thread's is there, its room with no levels
-   (rebuilt as needed). */
+   1000: 9 us an event). The current path is taken out of its slot
+   (prof__path_slot), which stays empty meanwhile: a switch puts it back
+   and takes out the new thread's, or, where another thread's is there, its
+   room with no levels (rebuilt as needed). */
 static __inline__ uint32_t prof__path_slot(uint32_t tag) { return tag >> 31 ? PROF__PATH_LANES + tag % PROF__PATH_DEV_LANES : tag % PROF__PATH_LANES; }
 static PROF__NI void prof__path_switch(prof__dur_path *path, uint32_t tag) {
     const uint32_t from = prof__path_slot(path->tag), to = prof__path_slot(tag);
