@@ -2564,23 +2564,67 @@ static PROF__NI void prof__arena_free(prof__arena *a) {
     a->head = NULL;
 }
 
+/* The strings hashed are the program's names, which may come from its
+   input (a server's PROF_SCOPE_DYN of a request path): a fixed hash lets
+   that input pick names that share one hash, and every lookup among n of
+   them then compares all n. So the hash is keyed by a value drawn once per
+   process (the clocks, addresses under ASLR, the pid), and each step
+   folds a full 64x64-bit product (high half into low), which carries
+   every bit of the input into every bit of the result both ways: a
+   multiply alone only carries bits upwards, and a difference in an input
+   word's top bit came out as a fixed difference that the next word could
+   cancel, whatever the key. No output depends on the key: maps are never
+   walked in slot order to write anything. */
+static uint64_t prof__hash_key_v; /* 0 until drawn */
+static PROF__NI uint64_t prof__mix(uint64_t x);
+static PROF__NI uint64_t prof__hash_key_draw(void) {
+    struct timespec a, b;
+    uint64_t k, zero = 0;
+    int here;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    clock_gettime(CLOCK_REALTIME, &b);
+    k = prof__mix((uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec);
+    k = prof__mix(k ^ ((uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec));
+    k = prof__mix(k ^ (uint64_t)(uintptr_t)&here ^ ((uint64_t)(uintptr_t)&prof__hash_key_v << 20));
+    k = prof__mix(k ^ (uint64_t)getpid()) | 1; /* never 0, which means not drawn */
+    if (!__atomic_compare_exchange_n(&prof__hash_key_v, &zero, k, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        k = zero; /* another thread drew first: one key for the process */
+    return k;
+}
+static __inline__ uint64_t prof__hash_key(void) {
+    uint64_t k = __atomic_load_n(&prof__hash_key_v, __ATOMIC_RELAXED);
+    return PROF__LIKELY(k != 0) ? k : prof__hash_key_draw();
+}
+/* The 128-bit product of a and b, its high half xor its low half. */
+static __inline__ uint64_t prof__fold_mul(uint64_t a, uint64_t b) {
+#if defined(__SIZEOF_INT128__)
+    __extension__ unsigned __int128 r = (unsigned __int128)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else /* i386: the four 32x32-bit products */
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    uint64_t lo = (mid << 32) | (uint32_t)ll;
+    uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    return lo ^ hi;
+#endif
+}
 /* Eight bytes a step (a byte at a time cost prof_stop ~300 instructions
    per event hashing input shapes); the length goes in first, so a string
    and the same one with NULs after it differ. Maps mix the result again. */
 static PROF__NI uint64_t prof__hash_bytes(const void *p, size_t n, uint64_t h) {
     const unsigned char *s = (const unsigned char *)p;
+    const uint64_t key = prof__hash_key();
     uint64_t w;
-    h ^= (uint64_t)n * 0x9e3779b97f4a7c15ull;
+    h = prof__fold_mul(h ^ key, (uint64_t)n * 0x9e3779b97f4a7c15ull ^ 0xa0761d6478bd642full);
     for (; n >= 8; n -= 8, s += 8) {
         memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
+        h = prof__fold_mul(h ^ w, key ^ 0xe7037ed1a0b428dbull);
     }
     if (n) {
         w = 0;
         memcpy(&w, s, n);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
+        h = prof__fold_mul(h ^ w, key ^ 0x8ebc6af09c88c6e3ull);
     }
     return h;
 }
