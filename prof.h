@@ -13479,6 +13479,15 @@ static __inline__ int prof__touches_next(const prof_events *e, size_t i, const u
    from there: a chain of any length that ends together costs its length
    once, not once per level. */
 static PROF__NI int64_t prof__sub_end_in(const prof__ev *v, int64_t u, int d, int64_t lo);
+/* Whether last child b goes on v's chain under bound u (ps after v's
+   start): it ends within 2 ns of u (else it and all below it end more
+   than 1 ns before the trimmed end), and begins before u (one that
+   begins at u or past it, in the last ns of an ancestor trimmed by a
+   whole ns, has no room there and takes none from v). Both walks, the
+   tree's and the lanes', stop where this fails. */
+static __inline__ int prof__chain_on(const prof__ev *v, const prof__ev *b, int64_t u) {
+    return (b->end - v->start) * 1000 >= u - 2000 && (b->start - v->start) * 1000 < u;
+}
 static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t u, prof__dur_path *path) {
     const prof__ev *v = &e->ev[idx];
     const prof__dur_level *p = path->n > 0 ? &path->lv[path->n - 1] : NULL;
@@ -13498,9 +13507,7 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
            a walk over them each time. The levels below are then trimmed
            by whole ns as before sub-ns ends (only a last child beginning
            in such a parent's last ns can then end past it). */
-        if (e->ev[k].next_sibling >= 0) break;
-        if ((e->ev[k].end - v->start) * 1000 < u - 2000) break; /* it and all below end > 1 ns before the trimmed end */
-        if ((e->ev[k].start - v->start) * 1000 >= u) break; /* it begins at the bound or past it (in the last ns of an ancestor trimmed by a whole ns): no room for it here, and none taken from v */
+        if (e->ev[k].next_sibling >= 0 || !prof__chain_on(v, &e->ev[k], u)) break;
         c = k;
         d++;
         path->work++;
@@ -14059,7 +14066,7 @@ static PROF__NI int prof__ld_durs(prof__lanedur *ld) {
             int d = 0;
             if ((v->end - v->start) * 1000 < u) u = (v->end - v->start) * 1000;
             if (pi >= 0 && ld->lastc[pi] == (int32_t)x && ld->rdep[pi] >= 2) { c = ld->reach[pi]; d = ld->rdep[pi] - 1; } /* on from the parent's walk */
-            while ((below = ld->lastc[c]) >= 0 && d < (1 << 30) && (ev[below].end - v->start) * 1000 >= u - 2000 && (ev[below].start - v->start) * 1000 < u) {
+            while ((below = ld->lastc[c]) >= 0 && d < (1 << 30) && prof__chain_on(v, &ev[below], u)) {
                 c = below;
                 d++;
                 ld->work++;
