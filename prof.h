@@ -836,10 +836,14 @@
    until prof_stop: CUPTI's API records are joined to threads through
    the states.) A scope in another library's pthread-key destructor after
    prof.h's (which runs again in glibc's next destructor pass) is recorded
-   too; on the last pass, where prof.h's does not run again, the state it
-   took is freed once the thread is gone: at the next prof_stop or
-   prof_start, at prof_shutdown, or when another thread's late scope
-   takes one.
+   too. On the last pass prof.h's does not run again, so the state a
+   scope, prof_dealloc or thread name takes there is freed once its thread
+   is gone and its records are read, by a sweep: at prof_stop or
+   prof_start for one that had a state before (with a test of each such
+   state for its thread, a syscall), and for one whose first call into
+   prof.h was there, when the states have doubled since the last sweep of
+   them all (from 256) and at prof_shutdown. Such states then stay within
+   twice those kept at that sweep, whether or not a session starts again.
    prof_shutdown, outside a session, frees what prof.h keeps between
    sessions: exited threads' states, the reserve's and the calling
    thread's record blocks, the calling thread's long run-time names (not
@@ -3610,6 +3614,10 @@ static struct {
     pthread_key_t key;
     int key_ready;
     prof__tstate *threads;
+    size_t nstates, sweep_at;  /* states on `threads`; twice their count
+                                  after the last sweep of them all
+                                  (prof__reap_gone_locked): reached,
+                                  prof__attach sweeps again */
     int64_t budget PROF__ALIGN8; /* records left under the cap this session */
     int64_t held PROF__ALIGN8, held_max PROF__ALIGN8; /* the threads' current shares together,
                                   and the most they may be (prof__share) */
@@ -3745,10 +3753,12 @@ static PROF__NI void prof__tstate_link_locked(prof__tstate *t) {
     if (t->next) t->next->prevp = &t->next;
     t->prevp = &prof__g.threads;
     prof__g.threads = t;
+    prof__g.nstates++;
 }
 static PROF__NI void prof__tstate_unlink_locked(prof__tstate *t) {
     *t->prevp = t->next;
     if (t->next) t->next->prevp = t->prevp;
+    prof__g.nstates--;
 }
 
 static PROF__NI void prof__thread_exit(void *p); /* (after the blocks' pool: it gives blocks back) */
@@ -4149,6 +4159,7 @@ static PROF__NI uint64_t prof__reserve_limit_bytes(void) {
 }
 static PROF__NI void prof__reap_dead_locked(void);
 static PROF__NI void prof__reap_late_locked(void);
+static PROF__NI void prof__reap_gone_locked(void);
 enum { PROF__RESERVE_CUT = 1, PROF__RESERVE_NOMEM = 2 };
 /* prof_config.reserve_events: whole blocks for that many records, mapped
    and faulted in now, so that the session's recording takes no page fault.
@@ -4454,6 +4465,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
             t->late = 1;
             prof__reap_late_locked();
         }
+        if (prof__g.nstates >= prof__g.sweep_at) prof__reap_gone_locked(); /* each time the states double: a sweep per attach, amortised */
         prof__tstate_link_locked(t);
         pthread_setspecific(prof__g.key, t);
         pthread_mutex_unlock(&prof__g_lock);
@@ -5578,7 +5590,7 @@ static PROF__NI void prof__tstate_reap(prof__tstate *t) {
     t->head = NULL;
     prof__tstate_free(t);
 }
-/* Whether the thread of a late state (prof__tstate.late) has ended: its
+/* Whether the thread of a state has ended: its
    id names no thread of this process now. A reused id reads as alive, and
    the state waits for a later sweep. */
 static PROF__NI int prof__thread_gone(const prof__tstate *t) {
@@ -5600,17 +5612,23 @@ static PROF__NI int prof__tstate_unread_locked(const prof__tstate *t, uint32_t e
     int live = epoch && bound == epoch;
     return !live && (!bound || bound != prof__g.last_epoch || prof__g.reaped_epoch == prof__g.last_epoch);
 }
-/* A late state whose thread is gone and whose records no collector will
-   read: what prof__thread_exit would have freed at once. */
-static PROF__NI int prof__late_gone_locked(const prof__tstate *t) {
-    return t->late && !t->dead && prof__tstate_unread_locked(t, __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) && prof__thread_gone(t);
+/* A state whose thread is gone though its key destructor never ran (late:
+   only those attached after it did) and whose records no collector will
+   read: what prof__thread_exit would have freed at once. Such a state
+   attached in a destructor of another key, on glibc's last pass, where
+   ours does not run again (a first scope, prof_dealloc or thread name
+   there: an allocator's per-thread cleanup), or it is a thread of the
+   parent in a fork's child. */
+static PROF__NI int prof__gone_locked(const prof__tstate *t, int late_only) {
+    return (t->late || !late_only) && !t->dead && prof__tstate_unread_locked(t, __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) && prof__thread_gone(t);
 }
-/* The states that go: exited threads' (dead: 1) and late ones gone. */
-static PROF__NI void prof__reap_locked(int dead) {
+/* The states that go: exited threads' (dead: 1) and those gone (late
+   ones only, with late_only: a test of each of them costs a syscall). */
+static PROF__NI void prof__reap_locked(int dead, int late_only) {
     prof__tstate *t, *next;
     for (t = prof__g.threads; t; t = next) {
         next = t->next;
-        if (!(dead && t->dead) && !prof__late_gone_locked(t)) continue;
+        if (!(dead && t->dead) && !prof__gone_locked(t, late_only)) continue;
         prof__tstate_unlink_locked(t);
         prof__tstate_reap(t);
     }
@@ -5618,15 +5636,27 @@ static PROF__NI void prof__reap_locked(int dead) {
 /* Exited threads kept for a collection go, once no collector reads them:
    at the end of prof_stop's reading and before a session's reserve or
    start (a collection kept by a failed prof_stop is gone by then); with
-   them the late states of threads gone. */
+   them the late states of threads gone. (Not every state: a test of each
+   is a syscall, 1 us here, and 1,000 threads alive made an empty
+   prof_start and prof_stop 25x as slow. The sweep of all of them runs
+   when they double: prof__reap_gone_locked.) */
 static PROF__NI void prof__reap_dead_locked(void) {
     prof__g.reaped_epoch = prof__g.last_epoch;
-    prof__reap_locked(1);
+    prof__reap_locked(1, 1);
 }
 /* The late states alone, when another one attaches: a program whose
    threads each end in such a destructor, and which starts no session
    again, holds at most those of the threads exiting. */
-static PROF__NI void prof__reap_late_locked(void) { prof__reap_locked(0); }
+static PROF__NI void prof__reap_late_locked(void) { prof__reap_locked(0, 1); }
+/* Every state of a thread gone, when the states have doubled since the
+   last sweep (prof__attach): states never reached by a destructor then
+   stay within twice those kept (threads alive, and records a collector
+   has yet to read), whether or not a session starts again, at a test
+   per attach amortised. prof_shutdown sweeps them all. */
+static PROF__NI void prof__reap_gone_locked(void) {
+    prof__reap_locked(0, 0);
+    prof__g.sweep_at = prof__g.nstates * 2 > 256 ? prof__g.nstates * 2 : 256;
+}
 
 /* At its thread's exit, the block it is on shrunk to its records: a copy
    in one allocation with the block's header (map_bytes 0), when the block
@@ -5830,7 +5860,7 @@ PROF_API void prof_shutdown(void) {
         prof__g.reaped_epoch = prof__g.last_epoch; /* no collection left: threads exiting from now go at once */
         for (t = prof__g.threads; t; t = next) {
             next = t->next;
-            if (t->dead || prof__late_gone_locked(t)) {
+            if (t->dead || prof__gone_locked(t, 0)) {
                 prof__tstate_unlink_locked(t);
                 prof__tstate_free(t);
             } else if (t == prof__self()) {
@@ -5858,6 +5888,7 @@ PROF_API void prof_shutdown(void) {
                 }
             }
         }
+        prof__g.sweep_at = prof__g.nstates * 2 > 256 ? prof__g.nstates * 2 : 256; /* all swept: counted from here */
         prof__pf_free_ready();
     }
     /* the keys of a session that ended (prof_start would clear them) */
