@@ -463,4 +463,51 @@ static CHECK__UNUSED char check_fork_verdict(char (*child)(void), void (*release
     return verdict;
 }
 
+/* ----- protobuf reading: the Perfetto and pprof files, field by field ----- */
+typedef struct check_pb { const unsigned char *p, *end; } check_pb;
+static CHECK__UNUSED int check_pb_varint(check_pb *b, uint64_t *v) {
+    int s = 0;
+    *v = 0;
+    while (b->p < b->end && s < 64) {
+        unsigned char c = *b->p++;
+        *v |= (uint64_t)(c & 0x7f) << s;
+        if (!(c & 0x80)) return 1;
+        s += 7;
+    }
+    return 0;
+}
+/* The next field of b: its number, and its varint value (wire type 0) or
+   its bytes (wire type 2, in *sub). 0 at the end, or on a malformed field
+   or a wire type prof.h does not write (counted in check_pb_bad). */
+static CHECK__UNUSED int check_pb_bad;
+static CHECK__UNUSED int check_pb_next(check_pb *b, unsigned *field, int *wt, uint64_t *v, check_pb *sub) {
+    uint64_t key;
+    if (b->p >= b->end) return 0;
+    if (!check_pb_varint(b, &key)) { check_pb_bad++; return 0; }
+    *field = (unsigned)(key >> 3);
+    *wt = (int)(key & 7);
+    if (*wt == 0) {
+        if (check_pb_varint(b, v)) return 1;
+    } else if (*wt == 2) {
+        if (check_pb_varint(b, v) && *v <= (uint64_t)(b->end - b->p)) {
+            sub->p = b->p;
+            sub->end = b->p + *v;
+            b->p += *v;
+            return 1;
+        }
+    } else if (*wt == 1 && b->end - b->p >= 8) {
+        b->p += 8;
+        return 1;
+    } else if (*wt == 5 && b->end - b->p >= 4) {
+        b->p += 4;
+        return 1;
+    }
+    check_pb_bad++;
+    return 0;
+}
+static CHECK__UNUSED int check_pb_is(const check_pb *s, const char *text) {
+    size_t n = strlen(text);
+    return (size_t)(s->end - s->p) == n && memcmp(s->p, text, n) == 0;
+}
+
 #endif /* PROF_TEST_CHECK_H */
