@@ -785,6 +785,12 @@
    without SA_RESTART interrupted (EINTR), wait out a full non-blocking
    pipe (EAGAIN), and hold SIGPIPE and SIGXFSZ around it (a reader gone
    or a file at RLIMIT_FSIZE is an error, PROF_E_IO, not the host's end).
+   What the host buffered in the stream a table is printed to (or in
+   stdout and stderr, for an export to /dev/stdout or /dev/stderr) is
+   flushed first, after the descriptor has room: glibc drops a buffer
+   whose write fails, and a full non-blocking pipe fails it. (Only a
+   buffer the host set past PIPE_BUF, or another writer taking the room
+   first, can still lose bytes there.)
    (A fork() is fine: the child starts with prof.h's locks free and its
    memory table whole, and goes on with the session it inherited. A fork
    while another thread is inside prof_start, prof_step, prof_stop or
@@ -11416,38 +11422,50 @@ PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_opti
 }
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n);
 static __inline__ int prof__would_block(int err);
+/* The host's stream f on a pipe, socket or terminal (descriptor fd)
+   flushed before prof.h writes to fd, so that its bytes come first and
+   none is lost. glibc drops what it buffered when the write fails: on the
+   EINTR of a handler without SA_RESTART, and on the EAGAIN of a
+   non-blocking pipe that is full for a moment. So a non-blocking
+   descriptor is first waited on until it takes a write (POLLOUT: a pipe
+   then has room for PIPE_BUF bytes, a stream's whole buffer on a pipe,
+   which a write of at most PIPE_BUF takes whole or not at all), and a
+   flush that a signal or another writer still ends is tried again (what
+   it dropped then is lost: only a buffer set past PIPE_BUF, or a writer
+   racing for the room). Returns an errno, 0 when flushed; waits as long
+   as the reader does not read (as the write after it would). */
+static PROF__NI int prof__flush_host(FILE *f, int fd) {
+    const int fl = fcntl(fd, F_GETFL);
+    for (;;) {
+        int why;
+        if (fl >= 0 && (fl & O_NONBLOCK)) {
+            struct pollfd pfd;
+            pfd.fd = fd;
+            pfd.events = POLLOUT;
+            pfd.revents = 0;
+            while (poll(&pfd, 1, -1) < 0)
+                if (errno != EINTR && errno != EAGAIN) return errno;
+        }
+        errno = 0;
+        if (fflush(f) == 0) return 0;
+        why = errno;
+        if (why != EINTR && !prof__would_block(why)) return why ? why : EIO;
+        clearerr(f);
+    }
+}
 /* A stream on a pipe, socket or terminal is flushed (the host's bytes come
-   first) and s written to its descriptor: stdio gives up on the EINTR of
-   a handler without SA_RESTART, or the EAGAIN of a non-blocking pipe that
-   is full for a moment, and glibc then drops what it buffered, where
-   prof__write_all retries and waits. Files (whose writes are not
-   interrupted) and streams without a descriptor take stdio. Returns an
-   errno, 0 when written; the caller holds SIGPIPE and SIGXFSZ
-   (prof__sig_hold). For the table and the default log's lines. */
+   first: prof__flush_host) and s written to its descriptor by
+   prof__write_all, which retries and waits where stdio gives up (EINTR,
+   EAGAIN). Files (whose writes are not interrupted) and streams without
+   a descriptor take stdio. Returns an errno, 0 when written; the caller
+   holds SIGPIPE and SIGXFSZ (prof__sig_hold). For the table and the
+   default log's lines. */
 static PROF__NI int prof__stream_put(FILE *f, const char *s, size_t n) {
     int err = 0, fd;
     errno = 0;
     fd = fileno(f);
     if (fd >= 0 && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
-        errno = 0;
-        /* a flush that a signal (no SA_RESTART) or a full non-blocking
-           pipe ended is no failure: tried again (what glibc had buffered
-           for the host may be gone by then; the table is not) */
-        while (fflush(f) != 0) {
-            int why = errno;
-            if (why == EINTR || prof__would_block(why)) {
-                struct pollfd pfd;
-                pfd.fd = fd;
-                pfd.events = POLLOUT;
-                pfd.revents = 0;
-                clearerr(f);
-                if (why != EINTR && poll(&pfd, 1, -1) < 0 && errno != EINTR) { err = errno; break; }
-                errno = 0;
-                continue;
-            }
-            err = why ? why : EIO;
-            break;
-        }
+        err = prof__flush_host(f, fd);
         if (!err) err = prof__write_all(fd, s, n);
     } else {
         errno = 0;
@@ -12802,9 +12820,14 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         o->stream = 1;
         /* what the host printed before comes first (not where the
            descriptor is closed: the host may have closed its stream too) */
-        if (fd <= 2 && fcntl(fd, F_GETFD) >= 0) {
-            if (fd == 1) fflush(stdout);
-            else if (fd == 2) fflush(stderr);
+        if ((fd == 1 || fd == 2) && fcntl(fd, F_GETFD) >= 0) {
+            /* with SIGPIPE held: a reader gone raised it here, at the
+               host's bytes, and ended the host before the export could
+               say EPIPE (its own write says it: the flush's failure is
+               not reported twice) */
+            prof__sig_guard g;
+            prof__sig_hold(&g);
+            prof__sig_release(&g, prof__flush_host(fd == 1 ? stdout : stderr, fd));
         }
         if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) err = errno;
     } else if (prof__on_procfs(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
