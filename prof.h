@@ -17901,9 +17901,13 @@ static PROF__NI void prof__cupti_stop(void) {
     prof__cu.enabled = 0;
 }
 
-/* Kineto's names for copies and sets. */
+/* Kineto's names for copies and sets (libkineto's cupti_strings), its
+   words for kinds it does not know included: "Unknown" is CUPTI's
+   UNKNOWN memory kind, "Unrecognized" one past those it names, and
+   "<unknown>" any copy kind but its ten. */
 static PROF__NI const char *prof__cu_mem_kind(int k) {
     switch (k) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN: return "Unknown";
     case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "Pageable";
     case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "Pinned";
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "Device";
@@ -17911,7 +17915,7 @@ static PROF__NI const char *prof__cu_mem_kind(int k) {
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "Managed";
     case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "Device Static";
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "Managed Static";
-    default: return "Unknown";
+    default: return "Unrecognized";
     }
 }
 static PROF__NI const char *prof__cu_copy_kind(int k) {
@@ -17926,7 +17930,7 @@ static PROF__NI const char *prof__cu_copy_kind(int k) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
     case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "Unknown";
+    default: return "<unknown>";
     }
 }
 
