@@ -2121,6 +2121,12 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__has_include)
+#  if __has_include(<stdio_ext.h>)
+#    include <stdio_ext.h> /* __fpending: glibc, musl, bionic */
+#    define PROF__HAVE_FPENDING 1
+#  endif
+#endif
 #if defined(__linux__)
 #include <sys/vfs.h> /* statfs: is a path on /proc */
 #endif
@@ -4441,6 +4447,11 @@ PROF_API PROF__NI __attribute__((__noinline__)) void prof__leave_slow(prof__thre
 enum { PROF__F_SHAPES = 1, PROF__F_FLOPS = 2, PROF__F_MEMORY = 4, PROF__F_NATIVE = 8, PROF__F_SCOPES = 16 };
 static unsigned prof__g_features;
 
+/* The fork handlers (prof__atfork_child: a child's locks made afresh, its
+   thread's id renewed) are registered once, before anything a child could
+   inherit: the first state, session, tracked block or category. */
+static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
+static void prof__register_atfork(void);
 static PROF__NI prof__tstate *prof__attach(void) {
     /* The hot fields start a cache line (with the default allocator): a
        neighbouring allocation written by another thread would otherwise
@@ -4463,6 +4474,10 @@ static PROF__NI prof__tstate *prof__attach(void) {
 #endif
     if (t) {
         memset(t, 0, sizeof *t);
+        /* before the first state: a child forked from here on renews its
+           thread's id in it, which the sweeps of states whose thread is
+           gone test (a parent's id in a child reads as gone) */
+        pthread_once(&prof__fork_once, prof__register_atfork);
         t->tid = prof__gettid();
         t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
         pthread_mutex_lock(&prof__g_lock);
@@ -5115,8 +5130,6 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
    Live allocations are kept in a sharded table so a free can be charged
    with its size (and device) on whatever thread it happens. */
 static uint64_t prof__g_unknown_frees;
-static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
-static void prof__register_atfork(void);
 #if !defined(PROF_NO_MEMORY)
 /* A tracked block. sess: the session it was allocated in (prof__g_epoch, 0
    = none); recorded: PROF__MEM_KEPT, its allocation's record was kept, so
@@ -5626,7 +5639,8 @@ static PROF__NI int prof__tstate_unread_locked(const prof__tstate *t, uint32_t e
    there: an allocator's per-thread cleanup), or it is a thread of the
    parent in a fork's child. */
 static PROF__NI int prof__gone_locked(const prof__tstate *t, int late_only) {
-    return (t->late || !late_only) && !t->dead && prof__tstate_unread_locked(t, __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) && prof__thread_gone(t);
+    return (t->late || !late_only) && !t->dead && t != prof__self() && /* (never the caller's own, whatever its id says) */
+           prof__tstate_unread_locked(t, __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) && prof__thread_gone(t);
 }
 /* The states that go: exited threads' (dead: 1) and those gone (late
    ones only, with late_only: a test of each of them costs a syscall). */
@@ -11433,12 +11447,20 @@ static __inline__ int prof__would_block(int err);
    flush that a signal or another writer still ends is tried again (what
    it dropped then is lost: only a buffer set past PIPE_BUF, or a writer
    racing for the room). Returns an errno, 0 when flushed; waits as long
-   as the reader does not read (as the write after it would). */
+   as the reader does not read (as the write after it would), and only
+   where the stream holds bytes and its descriptor was opened to write:
+   a descriptor that never takes a write (a pipe's read end) fails the
+   flush at once, as it did before the wait. */
 static PROF__NI int prof__flush_host(FILE *f, int fd) {
     const int fl = fcntl(fd, F_GETFL);
+#if defined(PROF__HAVE_FPENDING)
+    const int pending = __fpending(f) > 0;
+#else
+    const int pending = 1;
+#endif
     for (;;) {
         int why;
-        if (fl >= 0 && (fl & O_NONBLOCK)) {
+        if (fl >= 0 && (fl & O_NONBLOCK) && (fl & O_ACCMODE) != O_RDONLY && pending) { /* (POLLERR, POLLHUP end it too) */
             struct pollfd pfd;
             pfd.fd = fd;
             pfd.events = POLLOUT;

@@ -9,6 +9,10 @@
      the reader gone and host bytes buffered, the flush raised SIGPIPE and
      ended the host (exit by signal 13) before the export could fail with
      PROF_E_IO. Now the host lives and the export says EPIPE.
+   - The wait for room is only where the stream holds bytes and its
+     descriptor was opened to write: on a pipe's read end (which never
+     takes a write) an export to /dev/stdout waited forever, where it had
+     failed at once with EBADF (review helper).
    Checked: every byte in order (the pipe's filling, the host's, then
    prof.h's), in the process itself for a table and in a child (whose
    stdout is the pipe) for the exports. (Coverage helper) */
@@ -96,7 +100,8 @@ static void table_to_full_pipe(prof_events *ev) {
 }
 
 /* In a child whose stdout is the pipe: the export's result, and whether
-   its bytes came in order (2: yes). */
+   its bytes came in order (2: yes). reader_gone 2: stdout is the pipe's
+   read end instead (non-blocking, its write end open). */
 static int child_export(prof_events *ev, int reader_gone) {
     int fd[2], vp[2], status = 0;
     char verdict[2] = { 0, 0 };
@@ -109,7 +114,13 @@ static int child_export(prof_events *ev, int reader_gone) {
         pthread_t th;
         prof_result r;
         close(vp[0]);
-        if (reader_gone) {
+        alarm(60); /* a wait without end fails the test */
+        if (reader_gone == 2) {
+            int rd[2];
+            if (pipe(rd) != 0) _exit(3);
+            fcntl(rd[0], F_SETFL, O_NONBLOCK);
+            fd[1] = rd[0]; /* stdout below; the write end rd[1] stays open */
+        } else if (reader_gone) {
             if (pipe(fd) != 0) _exit(3);
             close(fd[0]);
         } else {
@@ -148,6 +159,7 @@ int main(void) {
     if (!CHECK(g_buf != NULL) || !ev) return check_report();
     table_to_full_pipe(ev);
     CHECK_EQ_INT(child_export(ev, 1), PROF_E_IO);
+    CHECK_EQ_INT(child_export(ev, 2), PROF_E_IO);
     CHECK_EQ_INT(child_export(ev, 0), PROF_OK);
     prof_events_free(ev);
     free(g_buf);
