@@ -3545,6 +3545,10 @@ typedef struct prof__tstate {
     uint64_t bind_tick PROF__ALIGN8; /* clock when it bound to that session: no
                                   scope of the session began before it */
     uint64_t tid, pthread_id;
+    int64_t pid;               /* the process tid is a thread of (getpid()):
+                                  a fork's child renews it and tid for its
+                                  thread (prof__atfork_child); the others
+                                  are its parent's, never tested as gone */
     char *name;                /* prof_set_thread_name's copy (NULL: unnamed);
                                   set by the owner under prof__g_lock */
     prof__block *head, *cur;
@@ -4447,11 +4451,6 @@ PROF_API PROF__NI __attribute__((__noinline__)) void prof__leave_slow(prof__thre
 enum { PROF__F_SHAPES = 1, PROF__F_FLOPS = 2, PROF__F_MEMORY = 4, PROF__F_NATIVE = 8, PROF__F_SCOPES = 16 };
 static unsigned prof__g_features;
 
-/* The fork handlers (prof__atfork_child: a child's locks made afresh, its
-   thread's id renewed) are registered once, before anything a child could
-   inherit: the first state, session, tracked block or category. */
-static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
-static void prof__register_atfork(void);
 static PROF__NI prof__tstate *prof__attach(void) {
     /* The hot fields start a cache line (with the default allocator): a
        neighbouring allocation written by another thread would otherwise
@@ -4474,11 +4473,8 @@ static PROF__NI prof__tstate *prof__attach(void) {
 #endif
     if (t) {
         memset(t, 0, sizeof *t);
-        /* before the first state: a child forked from here on renews its
-           thread's id in it, which the sweeps of states whose thread is
-           gone test (a parent's id in a child reads as gone) */
-        pthread_once(&prof__fork_once, prof__register_atfork);
         t->tid = prof__gettid();
+        t->pid = (int64_t)getpid();
         t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
         pthread_mutex_lock(&prof__g_lock);
         if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
@@ -5130,6 +5126,8 @@ PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t
    Live allocations are kept in a sharded table so a free can be charged
    with its size (and device) on whatever thread it happens. */
 static uint64_t prof__g_unknown_frees;
+static pthread_once_t prof__fork_once = PTHREAD_ONCE_INIT;
+static void prof__register_atfork(void);
 #if !defined(PROF_NO_MEMORY)
 /* A tracked block. sess: the session it was allocated in (prof__g_epoch, 0
    = none); recorded: PROF__MEM_KEPT, its allocation's record was kept, so
@@ -5614,7 +5612,18 @@ static PROF__NI void prof__tstate_reap(prof__tstate *t) {
    the state waits for a later sweep. */
 static PROF__NI int prof__thread_gone(const prof__tstate *t) {
 #if defined(SYS_gettid) && defined(SYS_tgkill)
-    int saved = errno, gone = syscall(SYS_tgkill, (long)getpid(), (long)t->tid, 0) != 0 && errno == ESRCH;
+    const long pid = (long)getpid();
+    int saved = errno, gone;
+    /* A state made before a fork is tested in no child: its id is a
+       thread of the parent, whichever thread it is. The forking thread's
+       own, alive in the child, carries the child's pid once the fork
+       handler renewed it; without that handler (registered by sessions,
+       tracked blocks and categories, not by a state, which may be made
+       inside another library's fork handler, where a glibc that holds
+       its handlers' lock while they run would deadlock on registering
+       one) it keeps the parent's, and stays. */
+    if ((int64_t)pid != t->pid) return 0;
+    gone = syscall(SYS_tgkill, pid, (long)t->tid, 0) != 0 && errno == ESRCH;
     errno = saved;
     return gone;
 #else
@@ -8319,6 +8328,7 @@ static void prof__atfork_child(void) {
         prof__tstate *t = prof__self();
         if (t) {
             t->tid = prof__gettid();
+            t->pid = (int64_t)getpid();
             t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
         }
     }
