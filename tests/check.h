@@ -315,6 +315,32 @@ static CHECK__UNUSED void check_add_kernel(prof_events *ev, const char *name, in
     d.device_resource_id = stream;
     CHECK(prof_events_add(ev, &d) >= 0);
 }
+/* The index of the nth (from 0) event named name, -1 if none. */
+static CHECK__UNUSED int64_t check_find_event(prof_events *ev, const char *name, int nth) {
+    size_t i, n = prof_events_count(ev);
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0 && nth-- == 0) return (int64_t)i;
+    }
+    return -1;
+}
+/* Event i, or for i < 0 (check_find_event found none) one named
+   "(missing)" with parent -2, whose checks then fail by name. */
+static CHECK__UNUSED prof_event check_get_event(prof_events *ev, int64_t i) {
+    prof_event e;
+    memset(&e, 0, sizeof e);
+    e.name = "(missing)";
+    e.parent = -2;
+    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
+    return e;
+}
+/* How many times needle occurs in text (not overlapping). */
+static CHECK__UNUSED int check_count_str(const char *text, const char *needle) {
+    int n = 0;
+    const char *p = text;
+    while ((p = strstr(p, needle)) != NULL) { n++; p += strlen(needle); }
+    return n;
+}
 /* The one-event list the export tests write: "leaf" on thread 1, [1000,
    5000] ns, with the stack leaf <- root (so every format has a frame). */
 static CHECK__UNUSED void check_add_leaf(prof_events *ev) {

@@ -13,8 +13,9 @@
    Where the TSC cannot be faked (not x86-64, or PROF_CLOCK_MONOTONIC)
    PROBE_FAKE_TSC stays undefined and the test skips. The test defines
        static uint64_t test_rdtsc(void);
-   (the TSC it wants, usually fake_tsc_ticks(vc, hz)); time moves only
-   when the test sets vc, or by prof.h's own nanosleeps. */
+   (the TSC it wants, usually fake_tsc_ticks(vc, hz), after any read
+   fake_tsc_force queued); time moves only when the test sets vc, or by
+   prof.h's own nanosleeps. */
 #if !defined(FAKE_TSC_RENAMED)
 #define FAKE_TSC_RENAMED 1
 #include <stdint.h>
@@ -44,6 +45,27 @@ static int64_t fake_tsc_jump;        /* added to vc at the next CLOCK_MONOTONIC 
 static __attribute__((__unused__)) uint64_t fake_tsc_ticks(int64_t v, uint64_t hz) {
     uint64_t s = (uint64_t)v / 1000000000u, ns = (uint64_t)v % 1000000000u;
     return s * hz + ns * hz / 1000000000u;
+}
+/* Reads of the TSC forced ahead of the clock (a time before a session's
+   start, a counter that goes back): fake_tsc_force(t) queues t for a
+   coming read (four at most); the test's test_rdtsc takes them first
+   with fake_tsc_take. (Set before the reads they are for, on any thread.) */
+static uint64_t fake_tsc_forced[4];
+static int fake_tsc_nforced;
+static __attribute__((__unused__)) void fake_tsc_force(uint64_t ticks) {
+    int n = __atomic_load_n(&fake_tsc_nforced, __ATOMIC_SEQ_CST);
+    if (n < 4) {
+        fake_tsc_forced[n] = ticks;
+        __atomic_store_n(&fake_tsc_nforced, n + 1, __ATOMIC_SEQ_CST);
+    }
+}
+static __attribute__((__unused__)) int fake_tsc_take(uint64_t *ticks) {
+    int n = __atomic_load_n(&fake_tsc_nforced, __ATOMIC_SEQ_CST), k;
+    if (!n) return 0;
+    *ticks = fake_tsc_forced[0];
+    for (k = 1; k < n; k++) fake_tsc_forced[k - 1] = fake_tsc_forced[k];
+    __atomic_store_n(&fake_tsc_nforced, n - 1, __ATOMIC_SEQ_CST);
+    return 1;
 }
 int test_clock_gettime(clockid_t clk, struct timespec *ts) {
     if (clk == CLOCK_MONOTONIC) {

@@ -76,22 +76,6 @@ static prof_config cfg_default(void) {
     return c;
 }
 
-static int64_t find_event(prof_events *ev, const char *name, int nth) {
-    size_t i, n = prof_events_count(ev);
-    for (i = 0; i < n; i++) {
-        prof_event e;
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0 && nth-- == 0) return (int64_t)i;
-    }
-    return -1;
-}
-static prof_event get_event(prof_events *ev, int64_t i) {
-    prof_event e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.parent = -2;
-    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
-    return e;
-}
 static size_t count_device_events(prof_events *ev) {
     size_t i, n = prof_events_count(ev), k = 0;
     for (i = 0; i < n; i++) {
@@ -313,7 +297,7 @@ static void check_against_case(prof_events *ev, const case_file *cf, uint64_t cp
     else if (n != (size_t)cf->n) snprintf(diff, sizeof diff, "%zu events, the case has %d", n, cf->n);
     for (i = 0; !diff[0] && i < cf->n; i++) {
         const case_event *c = &cf->ev[i];
-        prof_event e = get_event(ev, i);
+        prof_event e = check_get_event(ev, i);
         int parent = case_parent(cf, i);
 #define DIFF(cond, ...) if (!diff[0] && (cond)) { int k_ = snprintf(diff, sizeof diff, "event %d (%s): ", i, c->name); snprintf(diff + k_, sizeof diff - (size_t)k_, __VA_ARGS__); }
         DIFF(strcmp(e.name, c->name) != 0, "name \"%s\"", e.name);
@@ -381,11 +365,11 @@ static void test_cpu_only(int fresh) {
     CHECK_EQ_INT(total_cupti_calls() - before, 0);
     if (fresh) CHECK_EQ_INT(total_cupti_calls(), 0);
     CHECK_EQ_INT(prof_events_count(ev), 1);
-    CHECK_EQ_STR(get_event(ev, 0).name, "cpu_only");
-    CHECK_MSG(get_event(ev, 0).end_ns - get_event(ev, 0).start_ns == 2000,
+    CHECK_EQ_STR(check_get_event(ev, 0).name, "cpu_only");
+    CHECK_MSG(check_get_event(ev, 0).end_ns - check_get_event(ev, 0).start_ns == 2000,
               "a scope of 2000 virtual ns lasted %lld ns: prof.h no longer reads its clock through clock_gettime(CLOCK_MONOTONIC) "
               "with PROF_CLOCK_MONOTONIC, and every exact time in this test is off",
-              (long long)(get_event(ev, 0).end_ns - get_event(ev, 0).start_ns));
+              (long long)(check_get_event(ev, 0).end_ns - check_get_event(ev, 0).start_ns));
     t = prof_events_table(ev, NULL);
     CHECK(t && !strstr(t, "CUDA"));
     prof_free_string(t);
@@ -395,14 +379,14 @@ static void test_cpu_only(int fresh) {
 /* ----- 2. the profile: attribution, structure, tables ----------------------- */
 static void check_profile_numbers(prof_events *ev) {
     uint64_t tid = gettid_();
-    prof_event fw = get_event(ev, find_event(ev, "forward", 0));
-    prof_event mm = get_event(ev, find_event(ev, "aten::mm", 0));
-    prof_event add = get_event(ev, find_event(ev, "aten::add", 0));
-    prof_event l1 = get_event(ev, find_event(ev, "cudaLaunchKernel", 0));
-    prof_event l2 = get_event(ev, find_event(ev, "cudaLaunchKernel", 1));
-    prof_event gemm = get_event(ev, find_event(ev, "gemm_kernel", 0));
-    prof_event cp = get_event(ev, find_event(ev, "Memcpy HtoD (Pageable -> Device)", 0));
-    prof_event ms = get_event(ev, find_event(ev, "Memset (Device)", 0));
+    prof_event fw = check_get_event(ev, check_find_event(ev, "forward", 0));
+    prof_event mm = check_get_event(ev, check_find_event(ev, "aten::mm", 0));
+    prof_event add = check_get_event(ev, check_find_event(ev, "aten::add", 0));
+    prof_event l1 = check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", 0));
+    prof_event l2 = check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", 1));
+    prof_event gemm = check_get_event(ev, check_find_event(ev, "gemm_kernel", 0));
+    prof_event cp = check_get_event(ev, check_find_event(ev, "Memcpy HtoD (Pageable -> Device)", 0));
+    prof_event ms = check_get_event(ev, check_find_event(ev, "Memset (Device)", 0));
     /* the enclosing scope's device time: own kernels, plus its children's */
     CHECK_EQ_INT(mm.device_time_total_ns, 40000);
     CHECK_EQ_INT(mm.self_device_time_total_ns, 40000);
@@ -419,10 +403,10 @@ static void check_profile_numbers(prof_events *ev) {
     CHECK_EQ_INT(l1.start_ns, 2500);
     CHECK_EQ_INT(l1.end_ns, 4500);
     CHECK_EQ_INT(l1.device_type, PROF_DEVICE_CPU);
-    CHECK_EQ_INT(l1.parent, find_event(ev, "aten::mm", 0));
+    CHECK_EQ_INT(l1.parent, check_find_event(ev, "aten::mm", 0));
     CHECK_EQ_INT(l1.n_kernels, 0);
     CHECK_EQ_INT(l1.device_time_total_ns, 0);
-    CHECK_EQ_INT(l2.parent, find_event(ev, "aten::add", 0));
+    CHECK_EQ_INT(l2.parent, check_find_event(ev, "aten::add", 0));
     CHECK_EQ_INT(l2.n_kernels, 0);
     /* GPU records: device events on their stream */
     CHECK_EQ_INT(gemm.device_type, PROF_DEVICE_CUDA);
@@ -439,8 +423,8 @@ static void check_profile_numbers(prof_events *ev) {
     CHECK_EQ_INT(fw.device_memory_usage, 4 * MIB);
     CHECK_EQ_INT(mm.device_memory_usage, 4 * MIB);
     CHECK_EQ_INT(add.device_memory_usage, MIB);
-    CHECK_EQ_INT(get_event(ev, find_event(ev, "cudaMalloc", 0)).self_device_memory_usage, 4 * MIB);
-    CHECK_EQ_INT(get_event(ev, find_event(ev, "cudaFree", 0)).device_memory_usage, -(int64_t)MIB);
+    CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cudaMalloc", 0)).self_device_memory_usage, 4 * MIB);
+    CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cudaFree", 0)).device_memory_usage, -(int64_t)MIB);
     CHECK_EQ_INT(count_device_events(ev), 4);
 }
 
@@ -638,7 +622,7 @@ static void check_profile_stacks(prof_events *ev) {
     size_t i;
     out_put(&want, "");
     for (i = 0; i < 3; i++) {
-        prof_event e = get_event(ev, find_event(ev, names[i], 0));
+        prof_event e = check_get_event(ev, check_find_event(ev, names[i], 0));
         char num[32];
         int k;
         CHECK_EQ_INT(e.stack_depth, i == 0 ? 1 : 2); /* the scope and the ones around it */
@@ -784,7 +768,7 @@ static void test_arrival_and_sessions(const case_file *cf) {
         prof_events *ev;
         memset(&o, 0, sizeof o);
         ev = run_profile(&o);
-        CHECK_EQ_INT(find_event(ev, "late_kernel", 0), -1);
+        CHECK_EQ_INT(check_find_event(ev, "late_kernel", 0), -1);
         check_against_case(ev, cf, gettid_(), "after late records");
         prof_events_free(ev);
     }
@@ -833,39 +817,39 @@ static void test_threads(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     {
-        int64_t ws = find_event(ev, "worker_step", 0), ms = find_event(ev, "main_scope", 0);
+        int64_t ws = check_find_event(ev, "worker_step", 0), ms = check_find_event(ev, "main_scope", 0);
         int64_t a21 = -1, a22 = -1, a23 = -1;
         size_t i, n = prof_events_count(ev);
         prof_event e;
         for (i = 0; i < n; i++) {
-            e = get_event(ev, (int64_t)i);
+            e = check_get_event(ev, (int64_t)i);
             if (strcmp(e.name, "cudaLaunchKernel") != 0) continue;
             if (e.start_ns == 2500) a21 = (int64_t)i;
             if (e.start_ns == 7000) a22 = (int64_t)i;
             if (e.start_ns == 3500) a23 = (int64_t)i;
         }
         CHECK(ws >= 0 && ms >= 0 && a21 >= 0 && a22 >= 0 && a23 >= 0);
-        CHECK_EQ_INT(get_event(ev, ws).thread, w1.tid);
+        CHECK_EQ_INT(check_get_event(ev, ws).thread, w1.tid);
         /* the worker's call: on the worker, inside its scope */
-        e = get_event(ev, a21);
+        e = check_get_event(ev, a21);
         CHECK_EQ_INT(e.thread, w1.tid);
         CHECK_EQ_INT(e.parent, ws);
-        e = get_event(ev, ws);
+        e = check_get_event(ev, ws);
         CHECK_EQ_INT(e.device_time_total_ns, 2000);
         CHECK_EQ_INT(e.n_kernels, 1);
         /* main's scope spans the worker's in time but gets only its own kernel */
-        e = get_event(ev, ms);
+        e = check_get_event(ev, ms);
         CHECK_EQ_INT(e.device_time_total_ns, 500);
         CHECK_EQ_INT(e.n_kernels, 1);
-        e = get_event(ev, a22);
+        e = check_get_event(ev, a22);
         CHECK_EQ_INT(e.thread, tid);
         CHECK_EQ_INT(e.parent, ms);
         /* a call with no scope around it: on its own thread (the OS tid), no
            parent; its kernel stays a device event only */
-        e = get_event(ev, a23);
+        e = check_get_event(ev, a23);
         CHECK_EQ_INT(e.thread, w2.tid);
         CHECK_EQ_INT(e.parent, -1);
-        CHECK(find_event(ev, "orphan_kernel", 0) >= 0);
+        CHECK(check_find_event(ev, "orphan_kernel", 0) >= 0);
         CHECK_EQ_INT(count_device_events(ev), 3);
     }
     prof_events_free(ev);
@@ -920,10 +904,10 @@ static void test_sync_driver_lanes(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     {
-        prof_event sc = get_event(ev, find_event(ev, "sync_scope", 0));
-        prof_event sy = get_event(ev, find_event(ev, "Stream Sync", 0));
-        int64_t kd = find_event(ev, "_Z9gemm_tilePfS_i", 0);
-        if (kd < 0) kd = find_event(ev, "gemm_tile(float*, float*, int)", 0); /* demangled when libstdc++ is loaded */
+        prof_event sc = check_get_event(ev, check_find_event(ev, "sync_scope", 0));
+        prof_event sy = check_get_event(ev, check_find_event(ev, "Stream Sync", 0));
+        int64_t kd = check_find_event(ev, "_Z9gemm_tilePfS_i", 0);
+        if (kd < 0) kd = check_find_event(ev, "gemm_tile(float*, float*, int)", 0); /* demangled when libstdc++ is loaded */
         CHECK(kd >= 0);
         /* the scope holds the driver-launched and the runtime-launched kernel,
            once each, and the Stream Sync of its cudaStreamSynchronize (a
@@ -937,18 +921,18 @@ static void test_sync_driver_lanes(void) {
         CHECK_EQ_INT(sy.device_index, 1); /* from the context's kernels */
         CHECK_EQ_INT(sy.device_resource_id, 13);
         CHECK_EQ_INT(sy.start_ns, 2100);
-        CHECK_EQ_INT(get_event(ev, kd).device_index, 1);
-        CHECK_EQ_INT(get_event(ev, kd).device_resource_id, 13);
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "cuLaunchKernel", 0)).parent, find_event(ev, "sync_scope", 0));
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "cuLaunchKernel", 1)).parent, find_event(ev, "cudaLaunchKernel", 0));
+        CHECK_EQ_INT(check_get_event(ev, kd).device_index, 1);
+        CHECK_EQ_INT(check_get_event(ev, kd).device_resource_id, 13);
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cuLaunchKernel", 0)).parent, check_find_event(ev, "sync_scope", 0));
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cuLaunchKernel", 1)).parent, check_find_event(ev, "cudaLaunchKernel", 0));
         /* names: the _vNNNN suffix goes, cuMemAlloc_v2 keeps its _v2 (Kineto) */
-        CHECK(find_event(ev, "cudaStreamSynchronize", 0) >= 0);
-        CHECK(find_event(ev, "cudaMallocAsync_ptsz", 0) >= 0);
-        CHECK_MSG(find_event(ev, "cuMemAlloc_v2", 0) >= 0, "driver cbid cuMemAlloc_v2 is named \"%s\"",
-                  get_event(ev, find_event(ev, "cuMemAlloc", 0)).name);
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "orphan_kernel", 0)).device_resource_id, 14);
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "Context Sync", 0)).device_resource_id, -1);
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "Context Sync", 0)).device_index, 1);
+        CHECK(check_find_event(ev, "cudaStreamSynchronize", 0) >= 0);
+        CHECK(check_find_event(ev, "cudaMallocAsync_ptsz", 0) >= 0);
+        CHECK_MSG(check_find_event(ev, "cuMemAlloc_v2", 0) >= 0, "driver cbid cuMemAlloc_v2 is named \"%s\"",
+                  check_get_event(ev, check_find_event(ev, "cuMemAlloc", 0)).name);
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "orphan_kernel", 0)).device_resource_id, 14);
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "Context Sync", 0)).device_resource_id, -1);
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "Context Sync", 0)).device_index, 1);
         CHECK_EQ_INT(count_device_events(ev), 5);
     }
     {
@@ -1010,8 +994,8 @@ static void test_dropped(void) {
     /* no event hit max_events: the warning about the cap would send the user the wrong way */
     CHECK_MSG(check_log_count(PROF_E_DROPPED) == 1, "%d PROF_E_DROPPED warnings for CUPTI's drops, expected 1; the other: %s",
               check_log_count(PROF_E_DROPPED), check_log_has(PROF_E_DROPPED, "max_events") ? "\"...raise prof_config.max_events\"" : "?");
-    CHECK_EQ_INT(find_event(ev, "lost_kernel", 0), -1);
-    CHECK(find_event(ev, "kept_kernel", 0) >= 0);
+    CHECK_EQ_INT(check_find_event(ev, "lost_kernel", 0), -1);
+    CHECK(check_find_event(ev, "kept_kernel", 0) >= 0);
     prof_events_free(ev);
 
     /* every record lost: nothing reaches bufferCompleted, the loss still counts */
@@ -1074,9 +1058,9 @@ static void test_slow_start(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
     {
-        int64_t si = find_event(ev, "after_slow_start", 0);
-        prof_event s = get_event(ev, si), a = get_event(ev, find_event(ev, "cudaLaunchKernel", 0)),
-                   k = get_event(ev, find_event(ev, "k51", 0));
+        int64_t si = check_find_event(ev, "after_slow_start", 0);
+        prof_event s = check_get_event(ev, si), a = check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", 0)),
+                   k = check_get_event(ev, check_find_event(ev, "k51", 0));
         /* a call made 1 us into the scope is 1 us into it in the events */
         CHECK_MSG(a.start_ns - s.start_ns == 1000, "API record at scope start + 1000 ns lands at scope start + %lld ns "
                   "(GPU/API times vs scope times: prof_start took %lld ns between its two clock reads)",
@@ -1134,9 +1118,9 @@ static void cpu_survives_n(const char *what, const char *msg_part, int sessions,
         CHECK_MSG(!st.subscribed, "%s, session %d: CUPTI's subscriber slot still held after prof_stop", what, s + 1);
         CHECK_MSG(prof_events_count(ev) == 1 && count_device_events(ev) == 0, "%s, session %d: %zu events, %zu on a device; expected only the scope",
                   what, s + 1, prof_events_count(ev), count_device_events(ev));
-        CHECK_EQ_STR(get_event(ev, find_event(ev, "cpu_work", 0)).name, "cpu_work");
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "cpu_work", 0)).start_ns, 1000);
-        CHECK_EQ_INT(get_event(ev, find_event(ev, "cpu_work", 0)).end_ns, 5000);
+        CHECK_EQ_STR(check_get_event(ev, check_find_event(ev, "cpu_work", 0)).name, "cpu_work");
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cpu_work", 0)).start_ns, 1000);
+        CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cpu_work", 0)).end_ns, 5000);
         t = prof_events_table(ev, NULL);
         CHECK_MSG(t && !strstr(t, "CUDA"), "%s: the table has CUDA columns", what);
         prof_free_string(t);
@@ -1179,7 +1163,7 @@ static void child_enable_fails(void) {
     at(4000);
     ev = prof_stop();
     CHECK_EQ_INT(check_log_count(PROF_E_CUPTI), 0);
-    CHECK(find_event(ev, "k62", 0) >= 0);
+    CHECK(check_find_event(ev, "k62", 0) >= 0);
     prof_events_free(ev);
 }
 
@@ -1259,14 +1243,14 @@ static void body_launches(void) {
 }
 
 static void check_scope_kernels(prof_events *ev, const char *scope, size_t n, int64_t ns, const char *what) {
-    prof_event e = get_event(ev, find_event(ev, scope, 0));
+    prof_event e = check_get_event(ev, check_find_event(ev, scope, 0));
     CHECK_MSG(e.n_kernels == n && e.device_time_total_ns == ns && e.self_device_time_total_ns == ns,
               "%s: scope %s owns %zu kernels, %lld ns (self %lld), expected %zu, %lld", what, scope, e.n_kernels,
               (long long)e.device_time_total_ns, (long long)e.self_device_time_total_ns, n, (long long)ns);
 }
 
 static void check_launch_profile(prof_events *ev, int all_api, const char *what) {
-    prof_event mem = get_event(ev, find_event(ev, "memory", 0));
+    prof_event mem = check_get_event(ev, check_find_event(ev, "memory", 0));
     int64_t cp;
     /* every launch style, graphs, copies: each kernel in the scope that
        launched it, once */
@@ -1276,24 +1260,24 @@ static void check_launch_profile(prof_events *ev, int all_api, const char *what)
     check_scope_kernels(ev, "graph", 3, 1200, what);
     check_scope_kernels(ev, "copies", 1, 1000, what);
     /* the noise Kineto drops, unless every call is asked for */
-    CHECK_MSG((find_event(ev, "__cudaPushCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPushCallConfiguration", what);
-    CHECK_MSG((find_event(ev, "__cudaPopCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPopCallConfiguration", what);
+    CHECK_MSG((check_find_event(ev, "__cudaPushCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPushCallConfiguration", what);
+    CHECK_MSG((check_find_event(ev, "__cudaPopCallConfiguration", 0) >= 0) == all_api, "%s: __cudaPopCallConfiguration", what);
     /* <<<>>>'s __cudaLaunchKernel is the launch: cudaLaunchKernel, as on CUDA 12 */
-    CHECK_MSG((find_event(ev, "__cudaLaunchKernel", 0) >= 0) == all_api, "%s: __cudaLaunchKernel", what);
-    CHECK_MSG(get_event(ev, find_event(ev, "cudaLaunchKernel", 0)).parent == find_event(ev, "chevron", 0) || all_api,
+    CHECK_MSG((check_find_event(ev, "__cudaLaunchKernel", 0) >= 0) == all_api, "%s: __cudaLaunchKernel", what);
+    CHECK_MSG(check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", 0)).parent == check_find_event(ev, "chevron", 0) || all_api,
               "%s: <<<>>>'s launch is cudaLaunchKernel", what);
-    CHECK_MSG((find_event(ev, "cudaGetDevice", 0) >= 0) == all_api, "%s: cudaGetDevice", what);
-    CHECK_MSG((find_event(ev, "cuMemcpyHtoD_v2", 0) >= 0) == all_api, "%s: cuMemcpyHtoD_v2", what);
-    CHECK_MSG((find_event(ev, "cuModuleLoadData", 0) >= 0) == all_api, "%s: cuModuleLoadData", what);
-    CHECK_MSG(find_event(ev, "cudaLaunchKernel", 0) >= 0 && find_event(ev, "cudaLaunchKernelExC", 0) >= 0 &&
-              find_event(ev, "cuLaunchKernel", 1) >= 0 && find_event(ev, "cudaGraphLaunch", 0) >= 0 && find_event(ev, "cudaMemcpy", 0) >= 0,
+    CHECK_MSG((check_find_event(ev, "cudaGetDevice", 0) >= 0) == all_api, "%s: cudaGetDevice", what);
+    CHECK_MSG((check_find_event(ev, "cuMemcpyHtoD_v2", 0) >= 0) == all_api, "%s: cuMemcpyHtoD_v2", what);
+    CHECK_MSG((check_find_event(ev, "cuModuleLoadData", 0) >= 0) == all_api, "%s: cuModuleLoadData", what);
+    CHECK_MSG(check_find_event(ev, "cudaLaunchKernel", 0) >= 0 && check_find_event(ev, "cudaLaunchKernelExC", 0) >= 0 &&
+              check_find_event(ev, "cuLaunchKernel", 1) >= 0 && check_find_event(ev, "cudaGraphLaunch", 0) >= 0 && check_find_event(ev, "cudaMemcpy", 0) >= 0,
               "%s: a launching call is missing", what);
     /* the calls' times are the timestamp callback's (CLOCK_MONOTONIC) */
-    CHECK_EQ_INT(get_event(ev, find_event(ev, "cudaLaunchKernel", !all_api)).end_ns - get_event(ev, find_event(ev, "cudaLaunchKernel", !all_api)).start_ns, 100);
-    CHECK_MSG(get_event(ev, find_event(ev, "cudaLaunchKernel", !all_api)).parent == find_event(ev, "runtime", 0), "%s: cudaLaunchKernel's parent", what);
+    CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", !all_api)).end_ns - check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", !all_api)).start_ns, 100);
+    CHECK_MSG(check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", !all_api)).parent == check_find_event(ev, "runtime", 0), "%s: cudaLaunchKernel's parent", what);
     /* the copy: its runtime call has the runtimeCorrelationId */
-    cp = find_event(ev, "Memcpy HtoD (Pageable -> Device)", 0);
-    CHECK_MSG(cp >= 0 && get_event(ev, cp).device_time_total_ns == 1000, "%s: the copy", what);
+    cp = check_find_event(ev, "Memcpy HtoD (Pageable -> Device)", 0);
+    CHECK_MSG(cp >= 0 && check_get_event(ev, cp).device_time_total_ns == 1000, "%s: the copy", what);
     /* device memory: DEVICE and MANAGED on the GPU, pinned host memory on the host */
     CHECK_MSG(mem.device_memory_usage == (int64_t)(6 * MIB) && mem.cpu_memory_usage == (int64_t)MIB,
               "%s: memory scope: device %lld, cpu %lld; expected 6 MiB, 1 MiB", what, (long long)mem.device_memory_usage, (long long)mem.cpu_memory_usage);
@@ -1337,7 +1321,7 @@ static void test_real_launches(void) {
     check_launch_profile(ev, 1, "every API call");
     /* the nested driver launch sits in the outer driver call, the kernel
        still counts for the scope */
-    CHECK_EQ_INT(get_event(ev, find_event(ev, "cuLaunchKernel", 1)).parent, find_event(ev, "cuModuleLoadData", 0));
+    CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cuLaunchKernel", 1)).parent, check_find_event(ev, "cuModuleLoadData", 0));
     prof_events_free(ev);
 }
 
@@ -1366,10 +1350,10 @@ static void test_lost_and_unfinished(void) {
     if (!ev) return;
     CHECK_EQ_INT(prof_events_stats(ev).cuda_no_timestamps, 1);
     CHECK_EQ_INT(prof_events_stats(ev).cuda_unfinished, 3);
-    CHECK_EQ_INT(find_event(ev, "no_ts_kernel", 0), -1);
-    CHECK_EQ_INT(find_event(ev, "queued_kernel", 0), -1);
-    CHECK_EQ_INT(find_event(ev, "incomplete_kernel", 0), -1);
-    CHECK(find_event(ev, "running_kernel", 0) >= 0); /* it began in the session: kept */
+    CHECK_EQ_INT(check_find_event(ev, "no_ts_kernel", 0), -1);
+    CHECK_EQ_INT(check_find_event(ev, "queued_kernel", 0), -1);
+    CHECK_EQ_INT(check_find_event(ev, "incomplete_kernel", 0), -1);
+    CHECK(check_find_event(ev, "running_kernel", 0) >= 0); /* it began in the session: kept */
     check_scope_kernels(ev, "lost", 2, 1000 + 21000, "lost records");
     CHECK(check_log_has(PROF_E_DROPPED, "without timestamps"));
     CHECK(check_log_has(PROF_E_DROPPED, "cudaDeviceSynchronize"));
@@ -1381,7 +1365,7 @@ static void test_lost_and_unfinished(void) {
     fake_cupti_lose_kernel_timestamps(0);
     if (!ev) return;
     CHECK_EQ_INT(prof_events_stats(ev).cuda_no_timestamps, 0);
-    CHECK(find_event(ev, "no_ts_kernel", 0) >= 0);
+    CHECK(check_find_event(ev, "no_ts_kernel", 0) >= 0);
     prof_events_free(ev);
 }
 
@@ -1399,7 +1383,7 @@ static void body_one_launch(void) {
 static void test_other_client_follows(void) {
     CUpti_SubscriberHandle h = NULL;
     prof_events *ev = real_session(0, body_one_launch);
-    CHECK(find_event(ev, "one_kernel", 0) >= 0);
+    CHECK(check_find_event(ev, "one_kernel", 0) >= 0);
     prof_events_free(ev);
     CHECK_EQ_INT(cuptiSubscribe(&h, other_client_cb, NULL), CUPTI_SUCCESS);
     CHECK_EQ_INT(cuptiUnsubscribe(h), CUPTI_SUCCESS);
@@ -1409,7 +1393,7 @@ static void test_other_client_follows(void) {
     CHECK_EQ_INT(cuptiFinalize(), CUPTI_SUCCESS);
     ev = real_session(0, body_one_launch);
     CHECK_EQ_INT(check_log_count(PROF_E_CUPTI), 0);
-    CHECK(find_event(ev, "one_kernel", 0) >= 0);
+    CHECK(check_find_event(ev, "one_kernel", 0) >= 0);
     check_scope_kernels(ev, "one", 1, 1000, "after another client");
     prof_events_free(ev);
 }
@@ -1444,7 +1428,7 @@ static void test_peer_copy(void) {
     expect x;
     if (!ev) return;
     check_scope_kernels(ev, "peer", 1, 4000, "peer copy");
-    CHECK(find_event(ev, "Memcpy PtoP (Device -> Device)", 0) >= 0);
+    CHECK(check_find_event(ev, "Memcpy PtoP (Device -> Device)", 0) >= 0);
     memset(&x, 0, sizeof x);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace_peer.json"), PROF_OK);
     exp_add(&x, 1, "\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy PtoP (Device -> Device)\", \"args.bytes\": 8388608, "
@@ -1485,8 +1469,8 @@ static void test_long_names(void) {
     }
     ev = real_session(0, body_long_names);
     if (!ev) return;
-    CHECK_MSG(find_event(ev, g_kernel_300, 0) >= 0, "a kernel named with 300 bytes is not in the events whole");
-    CHECK_MSG(find_event(ev, g_kernel_5000, 0) >= 0, "a kernel named with 5000 bytes is not in the events whole");
+    CHECK_MSG(check_find_event(ev, g_kernel_300, 0) >= 0, "a kernel named with 300 bytes is not in the events whole");
+    CHECK_MSG(check_find_event(ev, g_kernel_5000, 0) >= 0, "a kernel named with 5000 bytes is not in the events whole");
     check_scope_kernels(ev, "long_names", 2, 2000, "long kernel names");
     CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/cupti/trace_long_names.json"), PROF_OK);
     text = check_read_file_n("build/cupti/trace_long_names.json", NULL);

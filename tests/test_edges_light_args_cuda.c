@@ -43,12 +43,6 @@ static prof_events *run(void) {
     return prof_stop();
 }
 
-static int count(const char *t, const char *needle) {
-    int n = 0;
-    const char *p = t;
-    while ((p = strstr(p, needle)) != NULL) { n++; p += strlen(needle); }
-    return n;
-}
 
 int main(void) {
     prof_events *ev;
@@ -61,7 +55,7 @@ int main(void) {
     ev = run();
     if (CHECK(ev != NULL)) {
         if (CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK) && CHECK((t = check_read_file(OUT)) != NULL)) {
-            CHECK_EQ_INT(count(t, "\"correlation\": 5"), 2); /* the call's and the kernel's */
+            CHECK_EQ_INT(check_count_str(t, "\"correlation\": 5"), 2); /* the call's and the kernel's */
             free(t);
         }
         memset(&o, 0, sizeof o);
@@ -69,10 +63,10 @@ int main(void) {
         CHECK_EQ_INT(prof_events_set_export_options(ev, &o), PROF_OK);
         if (CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT), PROF_OK) && CHECK((t = check_read_file(OUT)) != NULL)) {
             CHECK(strstr(t, "\"the_kernel\"") != NULL);
-            CHECK_EQ_INT(count(t, "\"correlation\""), 0);
-            CHECK_EQ_INT(count(t, "\"External id\""), 0);
+            CHECK_EQ_INT(check_count_str(t, "\"correlation\""), 0);
+            CHECK_EQ_INT(check_count_str(t, "\"External id\""), 0);
             CHECK(strstr(t, "\"cbid\": ") != NULL);
-            CHECK_EQ_INT(count(t, "\"cat\": \"ac2g\""), 2); /* the flow's two ends stay */
+            CHECK_EQ_INT(check_count_str(t, "\"cat\": \"ac2g\""), 2); /* the flow's two ends stay */
             free(t);
         }
         prof_events_free(ev);

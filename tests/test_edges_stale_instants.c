@@ -24,23 +24,12 @@
 #define TRACE "build/test_edges_stale_instants.json"
 
 #if defined(PROBE_FAKE_TSC)
-static int nforced; /* the next rdtsc reads return these */
-static uint64_t forced[4];
-/* a TSC of 2.5 GHz: 5 ticks per 2 ns */
-static uint64_t ticks_at(int64_t v) { return (uint64_t)v / 2u * 5u + (uint64_t)v % 2u * 2u; }
+#define TSC_HZ 2500000000u /* 5 ticks per 2 ns */
 static uint64_t test_rdtsc(void) {
-    if (nforced) {
-        uint64_t t = forced[0];
-        memmove(forced, forced + 1, sizeof forced - sizeof *forced);
-        nforced--;
-        return t;
-    }
-    return ticks_at(__atomic_load_n(&vc, __ATOMIC_SEQ_CST));
+    uint64_t t;
+    return fake_tsc_take(&t) ? t : fake_tsc_ticks(__atomic_load_n(&vc, __ATOMIC_SEQ_CST), TSC_HZ);
 }
-static void force_old(int64_t v) {
-    forced[0] = ticks_at(v);
-    nforced = 1;
-}
+static void force_old(int64_t v) { fake_tsc_force(fake_tsc_ticks(v, TSC_HZ)); }
 #endif
 
 int main(void) {

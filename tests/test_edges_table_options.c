@@ -14,21 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void add(prof_events *e, const char *name, int64_t start, int64_t end) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = 1;
-    d.start_ns = start;
-    d.end_ns = end;
-    CHECK(prof_events_add(e, &d) >= 0);
-}
-static int count_lines_with(const char *t, const char *needle) {
-    int n = 0;
-    const char *p = t;
-    while ((p = strstr(p, needle)) != NULL) { n++; p += strlen(needle); }
-    return n;
-}
 
 static void default_row_limit(void) {
     prof_events *e = prof_events_create();
@@ -38,11 +23,11 @@ static void default_row_limit(void) {
     memset(&o, 0, sizeof o);
     for (i = 0; i < 101; i++) {
         snprintf(name, sizeof name, "op_%03d", i);
-        add(e, name, (int64_t)i * 10000, (int64_t)i * 10000 + 1000);
+        check_add_event(e, name, 1, (int64_t)i * 10000, (int64_t)i * 10000 + 1000);
     }
     t = prof_events_table(e, &o);
     if (CHECK(t != NULL)) {
-        CHECK_EQ_INT(count_lines_with(t, "op_"), 100);
+        CHECK_EQ_INT(check_count_str(t, "op_"), 100);
         CHECK(strstr(t, "op_099") != NULL);
         CHECK(strstr(t, "op_100") == NULL);
         prof_free_string(t);
@@ -50,7 +35,7 @@ static void default_row_limit(void) {
     o.row_limit = -1; /* no limit */
     t = prof_events_table(e, &o);
     if (CHECK(t != NULL)) {
-        CHECK_EQ_INT(count_lines_with(t, "op_"), 101);
+        CHECK_EQ_INT(check_count_str(t, "op_"), 101);
         prof_free_string(t);
     }
     prof_events_free(e);
@@ -61,8 +46,8 @@ static void sort_two_rows(void) {
     prof_table_options o;
     char *t;
     memset(&o, 0, sizeof o);
-    add(e, "short_op", 0, 1000);
-    add(e, "long_op", 2000, 7000);
+    check_add_event(e, "short_op", 1, 0, 1000);
+    check_add_event(e, "long_op", 1, 2000, 7000);
     o.sort_by = "cpu_time_total";
     t = prof_events_table(e, &o);
     if (CHECK(t != NULL)) {

@@ -19,21 +19,6 @@
 
 #define TRACE "build/test_edges_trace_meta.json"
 
-static void add(prof_events *e, const char *name, uint64_t thread, int64_t start, int64_t end) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = thread;
-    d.start_ns = start;
-    d.end_ns = end;
-    CHECK(prof_events_add(e, &d) >= 0);
-}
-static int count(const char *t, const char *needle) {
-    int n = 0;
-    const char *p = t;
-    while ((p = strstr(p, needle)) != NULL) { n++; p += strlen(needle); }
-    return n;
-}
 /* The sort_index of the thread_sort_index record of tid, or -1. */
 static long sort_index_of(const char *t, long tid) {
     char key[96];
@@ -53,10 +38,10 @@ int main(void) {
     mkdir("build", 0777);
     prof_set_log(check_log, NULL);
     e = prof_events_create();
-    add(e, "first_thread_op", 500, 0, 1000);
-    add(e, "second_thread_op", 20, 2000, 3000);
+    check_add_event(e, "first_thread_op", 500, 0, 1000);
+    check_add_event(e, "second_thread_op", 20, 2000, 3000);
     if (CHECK_EQ_INT(prof_export_chrome_trace(e, TRACE), PROF_OK) && CHECK((t = check_read_file(TRACE)) != NULL)) {
-        CHECK_EQ_INT(count(t, "\"distributedInfo\""), 1);
+        CHECK_EQ_INT(check_count_str(t, "\"distributedInfo\""), 1);
         CHECK(strstr(t, "\"backend\": \"prof.h\"") != NULL);
         CHECK_EQ_INT(sort_index_of(t, 500), 0);
         CHECK_EQ_INT(sort_index_of(t, 20), 1);
@@ -64,7 +49,7 @@ int main(void) {
     }
     CHECK_EQ_INT(prof_events_add_metadata_json(e, "distributedInfo", "{\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8}"), PROF_OK);
     if (CHECK_EQ_INT(prof_export_chrome_trace(e, TRACE), PROF_OK) && CHECK((t = check_read_file(TRACE)) != NULL)) {
-        CHECK_EQ_INT(count(t, "\"distributedInfo\""), 1);
+        CHECK_EQ_INT(check_count_str(t, "\"distributedInfo\""), 1);
         CHECK(strstr(t, "\"backend\": \"nccl\"") != NULL);
         CHECK(strstr(t, "\"backend\": \"prof.h\"") == NULL);
         free(t);

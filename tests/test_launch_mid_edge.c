@@ -18,22 +18,6 @@
 
 #include "virtual_mono.h"
 
-static int64_t find_event(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    for (i = 0; i < n; i++) {
-        prof_event e;
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return (int64_t)i;
-    }
-    return -1;
-}
-static prof_event get_event(prof_events *ev, int64_t i) {
-    prof_event e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.parent = -2;
-    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
-    return e;
-}
 
 /* outer [1000, 9000] holds prev [2000, 3500]; the launch call [call_start,
    call_end] made on the same thread; its kernel [6000, 7000]. */
@@ -68,7 +52,7 @@ static prof_events *run(int64_t call_start, int64_t call_end) {
 static void owner(int64_t call_start, int64_t call_end, int prev_owns) {
     prof_events *ev = run(call_start, call_end);
     if (CHECK(ev != NULL)) {
-        prof_event prev = get_event(ev, find_event(ev, "prev")), outer = get_event(ev, find_event(ev, "outer"));
+        prof_event prev = check_get_event(ev, check_find_event(ev, "prev", 0)), outer = check_get_event(ev, check_find_event(ev, "outer", 0));
         CHECK_EQ_INT(prev.start_ns, 2000);
         CHECK_EQ_INT(prev.end_ns, 3500);
         CHECK_MSG(prev.n_kernels == (prev_owns ? 1u : 0u), "call [%lld, %lld]: prev owns %zu kernels", (long long)call_start, (long long)call_end,

@@ -38,22 +38,6 @@
 
 #include "virtual_mono.h"
 
-static int64_t find_event(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    for (i = 0; i < n; i++) {
-        prof_event e;
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return (int64_t)i;
-    }
-    return -1;
-}
-static prof_event get_event(prof_events *ev, int64_t i) {
-    prof_event e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.parent = -2;
-    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
-    return e;
-}
 
 int main(void) {
     prof_config c;
@@ -88,9 +72,9 @@ int main(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
     {
-        int64_t io = find_event(ev, "op"), iu = find_event(ev, "outer"), il = find_event(ev, "cudaLaunchKernel");
-        prof_event op = get_event(ev, io), outer = get_event(ev, iu), launch = get_event(ev, il);
-        CHECK(io >= 0 && iu >= 0 && il >= 0 && find_event(ev, "op_kernel") >= 0);
+        int64_t io = check_find_event(ev, "op", 0), iu = check_find_event(ev, "outer", 0), il = check_find_event(ev, "cudaLaunchKernel", 0);
+        prof_event op = check_get_event(ev, io), outer = check_get_event(ev, iu), launch = check_get_event(ev, il);
+        CHECK(io >= 0 && iu >= 0 && il >= 0 && check_find_event(ev, "op_kernel", 0) >= 0);
         CHECK_MSG(op.n_kernels == 1 && op.device_time_total_ns == 1000 && op.self_device_time_total_ns == 1000,
                   "\"op\" launched op_kernel (the call began inside it, 1 us before its end) but owns %zu kernels, %lld ns of CUDA time "
                   "(self %lld); the call's record ends 10 ns after op (two clocks), so the tree made it outer's child",

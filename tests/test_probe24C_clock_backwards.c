@@ -31,19 +31,10 @@
 #define TRACE "build/test_probe24C_clock_backwards.json"
 
 #if defined(PROBE_FAKE_TSC)
-static int nforced;                  /* the next rdtsc reads return these */
-static uint64_t forced[4];
-
-/* a TSC of 2.5 GHz: 5 ticks per 2 ns */
-static uint64_t ticks_at(int64_t v) { return (uint64_t)v / 2u * 5u + (uint64_t)v % 2u * 2u; }
+#define TSC_HZ 2500000000u /* 5 ticks per 2 ns */
 static uint64_t test_rdtsc(void) {
-    if (nforced) {
-        uint64_t t = forced[0];
-        memmove(forced, forced + 1, sizeof forced - sizeof *forced);
-        nforced--;
-        return t;
-    }
-    return ticks_at(__atomic_load_n(&vc, __ATOMIC_SEQ_CST));
+    uint64_t t;
+    return fake_tsc_take(&t) ? t : fake_tsc_ticks(__atomic_load_n(&vc, __ATOMIC_SEQ_CST), TSC_HZ);
 }
 #endif
 
@@ -68,9 +59,8 @@ int main(void) {
         PROF_SCOPE("outer");
         vc = base + 2000000;
         /* inner: the end read 2500 ticks (1 us) before the start */
-        forced[0] = ticks_at(vc);
-        forced[1] = ticks_at(vc) - 2500;
-        nforced = 2;
+        fake_tsc_force(fake_tsc_ticks(vc, TSC_HZ));
+        fake_tsc_force(fake_tsc_ticks(vc, TSC_HZ) - 2500);
         { PROF_SCOPE("inner"); }
         vc = base + 4000000;
     }

@@ -20,22 +20,6 @@
 
 #include "virtual_mono.h"
 
-static int64_t find_event(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    for (i = 0; i < n; i++) {
-        prof_event e;
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return (int64_t)i;
-    }
-    return -1;
-}
-static prof_event get_event(prof_events *ev, int64_t i) {
-    prof_event e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.parent = -2;
-    if (i >= 0) prof_events_get(ev, (size_t)i, &e);
-    return e;
-}
 
 static prof_events *run(int which) {
     prof_config c;
@@ -78,14 +62,14 @@ int main(void) {
     prof_set_log(check_log, NULL);
     virtual_mono_init();
     if (CHECK((ev = run(0)) != NULL)) {
-        prof_event op = get_event(ev, find_event(ev, "op")), outer = get_event(ev, find_event(ev, "outer"));
+        prof_event op = check_get_event(ev, check_find_event(ev, "op", 0)), outer = check_get_event(ev, check_find_event(ev, "outer", 0));
         CHECK_MSG(op.n_kernels == 1 && op.self_device_time_total_ns == 1000, "op (its call stamped 10 ns before it) owns %zu kernels",
                   op.n_kernels);
         CHECK_EQ_INT(outer.self_device_time_total_ns, 0);
         prof_events_free(ev);
     }
     if (CHECK((ev = run(1)) != NULL)) {
-        prof_event prev = get_event(ev, find_event(ev, "prev")), outer = get_event(ev, find_event(ev, "outer"));
+        prof_event prev = check_get_event(ev, check_find_event(ev, "prev", 0)), outer = check_get_event(ev, check_find_event(ev, "outer", 0));
         CHECK_MSG(prev.n_kernels == 0, "prev (which ended as the call began) owns %zu kernels", prev.n_kernels);
         CHECK_EQ_INT(outer.n_kernels, 1);
         CHECK_EQ_INT(outer.self_device_time_total_ns, 1000);
