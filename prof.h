@@ -5682,9 +5682,10 @@ static PROF__NI void prof__reap_late_locked(void) { prof__reap_locked(0, 1); }
    stay within twice those kept (threads alive, and records a collector
    has yet to read), whether or not a session starts again, at a test
    per attach amortised. prof_shutdown sweeps them all. */
+static PROF__NI void prof__sweep_rearm_locked(void) { prof__g.sweep_at = prof__g.nstates * 2 > 256 ? prof__g.nstates * 2 : 256; }
 static PROF__NI void prof__reap_gone_locked(void) {
     prof__reap_locked(0, 0);
-    prof__g.sweep_at = prof__g.nstates * 2 > 256 ? prof__g.nstates * 2 : 256;
+    prof__sweep_rearm_locked();
 }
 
 /* At its thread's exit, the block it is on shrunk to its records: a copy
@@ -5917,7 +5918,7 @@ PROF_API void prof_shutdown(void) {
                 }
             }
         }
-        prof__g.sweep_at = prof__g.nstates * 2 > 256 ? prof__g.nstates * 2 : 256; /* all swept: counted from here */
+        prof__sweep_rearm_locked(); /* all swept: counted from here */
         prof__pf_free_ready();
     }
     /* the keys of a session that ended (prof_start would clear them) */
