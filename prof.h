@@ -13453,6 +13453,7 @@ typedef struct prof__dur_path {
     int32_t *chain;            /* scratch of prof__path_rebuild, as long */
     uint64_t work;             /* levels pushed here and chain members walked (prof__path_work) */
     prof__dur_lane *lanes;     /* [PROF__PATH_LANES + PROF__PATH_DEV_LANES]: the other threads' and streams' paths, or NULL (none yet, or no memory: then a switch empties the path) */
+    int32_t *lastc;            /* per event, its last child (-1: none), made by the first prof__sub_end walk past PROF__SIB_WALK siblings; NULL until then (or without memory) */
     int32_t hint[128];         /* [idx % 64]: the level event idx was pushed at on its thread's path, maybe since overwritten (checked); [64, 128): leaves', never read */
 } prof__dur_path;
 /* Room for n levels; 0 without memory (path->oom set). */
@@ -13478,8 +13479,10 @@ static PROF__NI void prof__path_free(prof__dur_path *path) {
     path->work = 0;
     PROF__FREE(path->lv);
     PROF__FREE(path->chain);
+    PROF__FREE(path->lastc);
     path->lv = NULL;
     path->chain = NULL;
+    path->lastc = NULL;
     path->n = path->cap = 0;
     for (k = 0; path->lanes && k < PROF__PATH_LANES + PROF__PATH_DEV_LANES; k++) {
         PROF__FREE(path->lanes[k].lv);
@@ -13575,6 +13578,26 @@ static PROF__NI int64_t prof__sub_end_in(const prof__ev *v, int64_t u, int d, in
 static __inline__ int prof__chain_on(const prof__ev *v, const prof__ev *b, int64_t u) {
     return (b->end - v->start) * 1000 >= u - 2000 && (b->start - v->start) * 1000 < u;
 }
+/* The last child of c (-1: none). The tree links only first children and
+   next siblings, and a walk may pass the same parent again (another
+   worker's path, a thread's path rebuilt after a switch), so past
+   PROF__SIB_WALK siblings in one walk the path indexes every event's last
+   child once (4 bytes an event, one pass) and looks them up from then on.
+   Without memory for that index the walk stops where it is (-2): the
+   levels below are then trimmed by whole ns, as before sub-ns ends. */
+#define PROF__SIB_WALK 4096
+static PROF__NI int32_t prof__last_child(const prof_events *e, int32_t c, prof__dur_path *path, int *hops) {
+    int32_t k = e->ev[c].first_child;
+    size_t i;
+    if (path->lastc) return path->lastc[c];
+    while (k >= 0 && e->ev[k].next_sibling >= 0 && *hops < PROF__SIB_WALK) { k = e->ev[k].next_sibling; ++*hops; }
+    if (k < 0 || e->ev[k].next_sibling < 0) return k;
+    if (!(path->lastc = PROF__ALLOC(int32_t, e->n + 1))) return -2;
+    for (i = 0; i < e->n; i++) path->lastc[i] = -1;
+    for (i = 0; i < e->n; i++)
+        for (k = e->ev[i].first_child; k >= 0; k = e->ev[k].next_sibling) path->lastc[i] = k;
+    return path->lastc[c];
+}
 static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t u, prof__dur_path *path) {
     const prof__ev *v = &e->ev[idx];
     const prof__dur_level *p = path->n > 0 ? &path->lv[path->n - 1] : NULL;
@@ -13586,15 +13609,8 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
         c = p->reach;
         d = p->rdepth - 1;
     }
-    while ((k = e->ev[c].first_child) >= 0) {
-        while (e->ev[k].next_sibling >= 0 && hops < 4096) { k = e->ev[k].next_sibling; hops++; }
-        /* Past 4096 siblings in all, the chain stops here: this runs again
-           for each chunk's path (and each level of it), so a parent of a
-           million children that ends at its follower's start would cost
-           a walk over them each time. The levels below are then trimmed
-           by whole ns as before sub-ns ends (only a last child beginning
-           in such a parent's last ns can then end past it). */
-        if (e->ev[k].next_sibling >= 0 || !prof__chain_on(v, &e->ev[k], u)) break;
+    while ((k = prof__last_child(e, c, path, &hops)) >= 0) {
+        if (!prof__chain_on(v, &e->ev[k], u)) break;
         c = k;
         d++;
         path->work++;
@@ -15122,6 +15138,7 @@ static void *prof__trace_worker_open(const void *proto) {
     cx->path.lv = NULL; /* its own paths */
     cx->path.chain = NULL;
     cx->path.lanes = NULL;
+    cx->path.lastc = NULL;
     cx->path.work = 0;
     cx->path.n = cx->path.cap = 0;
     cx->memo = prof__memo_new(cx->e); /* optional, its own */
