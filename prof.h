@@ -14,17 +14,13 @@
    before you include this file in *one* C or C++ file to create the
    implementation. Every other file just includes "prof.h".
    Link with -pthread (and -ldl on glibc before 2.34; no libm is needed).
-   Linux (x86-64, aarch64; i386 too, where the memory timeline's sums,
-   which have no __int128 there, saturate at +-INT64_MAX instead of being
-   written whole (so do the sums that charge a list's memory records to its
-   events: once those of all threads pass 2^63 in all, later events' memory
-   columns read wrong), where files past 2 GiB want -D_FILE_OFFSET_BITS=64
-   in the implementation's file (without it, such an export fails with
-   EFBIG, PROF_E_IO, the old file kept), and where the implementation's
-   file wants -msse2 -mfpmath=sse: with x87 math doubles carry excess
-   precision, so the table's order of near-equal averages and the JSON
-   trace's ts + dur nesting may differ from Python's doubles in the last
-   bit) with gcc or clang. prof_stop, the tables and the exporters format
+   Linux (x86-64, aarch64; i386 too, where files past 2 GiB want
+   -D_FILE_OFFSET_BITS=64 in the implementation's file (without it, such
+   an export fails with EFBIG, PROF_E_IO, the old file kept), and where the
+   implementation's file wants -msse2 -mfpmath=sse: with x87 math doubles
+   carry excess precision, so the table's order of near-equal averages and
+   the JSON trace's ts + dur nesting may differ from Python's doubles in
+   the last bit) with gcc or clang. prof_stop, the tables and the exporters format
    with the C library's snprintf (%lld, %zu, %.*f...):
    a program that replaces snprintf/vsnprintf with its own, not ISO C's
    (MicroPython's unix port does, by default), crashes there.
@@ -2414,8 +2410,10 @@ static __inline__ void prof__sat_sub(int64_t *a, int64_t b) {
     if (__builtin_sub_overflow(*a, b, &r)) r = b < 0 ? INT64_MAX : INT64_MIN;
     *a = r;
 }
-/* Prefix sums of int64 sizes (a few billion of them) fit 128 bits. */
-#if defined(__SIZEOF_INT128__)
+/* Prefix sums of int64 sizes (a few billion of them) fit 128 bits: the
+   memory charged to events (differences of two sums) and the memory
+   timeline's live totals stay exact whatever the sizes. */
+#if defined(__SIZEOF_INT128__) && !defined(PROF__NO_INT128)
 __extension__ typedef __int128 prof__i128;
 __extension__ typedef unsigned __int128 prof__u128;
 static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v; }
@@ -2423,14 +2421,39 @@ static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v > INT64_MAX ? 
 #define PROF__I128_SUB(a, b) ((a) -= (b))
 static __inline__ int64_t prof__i128_diff(prof__i128 a, prof__i128 b) { return prof__sat_i128(a - b); }
 #else
-/* 32-bit targets have no __int128: the sums are exact within int64 and
-   saturate past it (a defined result; the memory timeline's manual entry
-   says so) */
-typedef int64_t prof__i128;
-static __inline__ int64_t prof__sat_i128(prof__i128 v) { return v; }
-#define PROF__I128_ADD(a, b) prof__sat_add(&(a), (b))
-#define PROF__I128_SUB(a, b) prof__sat_sub(&(a), (b))
-static __inline__ int64_t prof__i128_diff(prof__i128 a, prof__i128 b) { prof__sat_sub(&a, b); return a; }
+/* 32-bit targets have no __int128: two 64-bit halves in two's complement,
+   the value hi * 2^64 + lo (PROF__NO_INT128, a test's macro, picks them
+   on any target) */
+typedef struct { uint64_t lo, hi; } prof__i128;
+#define PROF__SIGN64(b) ((b) < 0 ? ~(uint64_t)0 : 0) /* b's high half */
+static __inline__ void prof__i128_add(prof__i128 *a, int64_t b) {
+    const uint64_t lo = a->lo + (uint64_t)b;
+    a->hi += PROF__SIGN64(b) + (lo < a->lo);
+    a->lo = lo;
+}
+static __inline__ void prof__i128_sub(prof__i128 *a, int64_t b) {
+    const uint64_t lo = a->lo - (uint64_t)b;
+    a->hi -= PROF__SIGN64(b) + (a->lo < (uint64_t)b);
+    a->lo = lo;
+}
+#define PROF__I128_ADD(a, b) prof__i128_add(&(a), (b))
+#define PROF__I128_SUB(a, b) prof__i128_sub(&(a), (b))
+/* v within int64 (*out set), else 0 */
+static __inline__ int prof__i128_fits(prof__i128 v, int64_t *out) {
+    if (v.hi == 0 && v.lo <= (uint64_t)INT64_MAX) { *out = (int64_t)v.lo; return 1; }
+    if (v.hi == ~(uint64_t)0 && v.lo > (uint64_t)INT64_MAX) { *out = -(int64_t)~v.lo - 1; return 1; }
+    return 0;
+}
+static __inline__ int64_t prof__sat_i128(prof__i128 v) {
+    int64_t r;
+    return prof__i128_fits(v, &r) ? r : v.hi >> 63 ? INT64_MIN : INT64_MAX;
+}
+static __inline__ int64_t prof__i128_diff(prof__i128 a, prof__i128 b) {
+    prof__i128 d;
+    d.lo = a.lo - b.lo;
+    d.hi = a.hi - b.hi - (a.lo < b.lo);
+    return prof__sat_i128(d);
+}
 #endif
 /* prof_stop and the analysis fill arrays of tens of bytes per event, all
    fresh memory: with 4 KiB pages, faulting them in took about half of
@@ -9667,7 +9690,8 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     }
     prof__msort_u32(ord, tmp, e->nmem, prof__mem_thread_ts_less, e);
     /* prefix sums per thread, then a binary search per event */
-    cpu_pre[0] = dev_pre[0] = 0;
+    memset(cpu_pre, 0, sizeof *cpu_pre);
+    memset(dev_pre, 0, sizeof *dev_pre);
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[ord[i]];
         cpu_pre[i + 1] = cpu_pre[i];
@@ -11885,17 +11909,33 @@ static PROF__NI void prof__w_i64(prof__w *w, int64_t v) {
     if (v < 0) { PROF__W_LIT(w, "-"); prof__w_u64(w, (uint64_t)0 - (uint64_t)v); }
     else prof__w_u64(w, (uint64_t)v);
 }
-#if defined(__SIZEOF_INT128__) /* (only prof__w_i128 uses it: 32-bit targets have no __int128) */
 static PROF__NI void prof__w_u64_pad19(prof__w *w, uint64_t v) { /* v < 10^19, 19 digits */
     char d[24];
     int k;
     for (k = 18; k >= 0; k--) { d[k] = (char)('0' + v % 10); v /= 10; }
     prof__w_put(w, d, 19);
 }
+#if !defined(__SIZEOF_INT128__) || defined(PROF__NO_INT128)
+/* u (unsigned, two halves) divided by d in place, bit by bit (only sums
+   past int64 come here); returns the remainder */
+static PROF__NI uint64_t prof__u128_divmod(prof__i128 *u, uint64_t d) {
+    uint64_t r = 0;
+    int k;
+    for (k = 127; k >= 0; k--) {
+        const uint64_t top = r >> 63, bit = (k >= 64 ? u->hi >> (k - 64) : u->lo >> k) & 1;
+        r = (r << 1) | bit;
+        if (top || r >= d) { /* (with top set the true value is 2^64 + r, below 2d: r - d wraps to it) */
+            r -= d;
+            if (k >= 64) u->hi |= (uint64_t)1 << (k - 64); else u->lo |= (uint64_t)1 << k;
+        } else if (k >= 64) u->hi &= ~((uint64_t)1 << (k - 64));
+        else u->lo &= ~((uint64_t)1 << k);
+    }
+    return r;
+}
 #endif
 /* A 128-bit sum (the memory timeline's) in decimal, whole. */
 static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
-#if defined(__SIZEOF_INT128__)
+#if defined(__SIZEOF_INT128__) && !defined(PROF__NO_INT128)
     prof__u128 u;
     const uint64_t e19 = 10000000000000000000ull;
     if (v >= INT64_MIN && v <= INT64_MAX) { prof__w_i64(w, (int64_t)v); return; }
@@ -11908,7 +11948,23 @@ static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
     } else prof__w_u64(w, (uint64_t)(u / e19));
     prof__w_u64_pad19(w, (uint64_t)(u % e19));
 #else
-    prof__w_i64(w, v);
+    const uint64_t e19 = 10000000000000000000ull;
+    uint64_t r0, r1;
+    int64_t small;
+    if (prof__i128_fits(v, &small)) { prof__w_i64(w, small); return; }
+    if (v.hi >> 63) { /* the magnitude */
+        PROF__W_LIT(w, "-");
+        v.lo = ~v.lo + 1;
+        v.hi = ~v.hi + (v.lo == 0);
+    }
+    if (v.hi == 0 && v.lo < e19) { prof__w_u64(w, v.lo); return; }
+    r0 = prof__u128_divmod(&v, e19); /* v: the digits above the last 19 */
+    if (v.hi != 0 || v.lo >= e19) {
+        r1 = prof__u128_divmod(&v, e19);
+        prof__w_u64(w, v.lo);
+        prof__w_u64_pad19(w, r1);
+    } else prof__w_u64(w, v.lo);
+    prof__w_u64_pad19(w, r0);
 #endif
 }
 /* Nanoseconds as microseconds with three decimals: exact, no floating point.
