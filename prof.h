@@ -75,7 +75,7 @@
        prof_events_free(ev);
 
    (In C++, `prof_config cfg{};` and `prof_report_options opt{};`: g++'s
-   -Wmissing-field-initializers flags `= {0}` there.)
+   and clang++'s -Wmissing-field-initializers flag `= {0}` there.)
    prof_report is the common case in one call; the functions it calls
    (prof_key_averages, prof_averages_print_table, prof_export_*) are public
    for everything else.
@@ -1390,8 +1390,10 @@ PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
    negative n_inputs or ndims[i], ndims NULL for n_inputs > 0 or dims NULL
    when there are dims to read; PROF_E_NOMEM. */
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
-/* FunctionEvent.append_kernel: a kernel of duration_ns (>= 0, else
-   PROF_E_ARG) on a CPU event. */
+/* FunctionEvent.append_kernel: a kernel of duration_ns on device (its
+   index, 0-63, as prof_events_add_memory takes them) on CPU event index;
+   PROF_E_ARG for a NULL list or name, no such event, a device event, a
+   device outside 0-63 or a negative duration. */
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
 /* A memory record, as prof_alloc (bytes > 0) and prof_dealloc (bytes < 0)
    make one while recording: on thread, at time_ns. When the tree is built
@@ -8879,7 +8881,10 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
 
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr);
 PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
-    prof_result r = prof__append_kernel(e, index, name, device, duration_ns, 0);
+    prof_result r;
+    if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: the event list is NULL");
+    if (device < 0 || device > 63) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: device %d is not a device index 0-63", device);
+    r = prof__append_kernel(e, index, name, device, duration_ns, 0);
     if (r == PROF_OK) prof__tree_invalidate(e);
     return r;
 }

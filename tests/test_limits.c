@@ -12,6 +12,7 @@
 #include "check.h"
 
 #include <sys/stat.h>
+#include <limits.h>
 
 static int64_t add(prof_events *ev, const char *name, int64_t start, int64_t end) {
     prof_event_desc d;
@@ -327,9 +328,18 @@ static void test_kernel_negative(void) {
     CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "k", 0, 40), PROF_OK);
     CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "neg", 0, -5), PROF_E_ARG);
     CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "min", 0, INT64_MIN), PROF_E_ARG);
+    /* a device index 0-63, as for memory records (any int was taken, a
+       negative one written as a pid); a NULL list said as such */
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "dev", -1, 40), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "dev", 64, 40), PROF_E_ARG);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "dev", INT_MIN, 40), PROF_E_ARG);
+    CHECK(check_log_has(PROF_E_ARG, "device 64 is not a device index 0-63"));
+    CHECK_EQ_INT(prof_events_append_kernel(NULL, 0, "k", 0, 40), PROF_E_ARG);
+    CHECK(check_log_has(PROF_E_ARG, "prof_events_append_kernel: the event list is NULL"));
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)i, "k63", 63, 1), PROF_OK);
     if (CHECK_EQ_INT(prof_events_get(ev, (size_t)i, &e), PROF_OK)) {
-        CHECK_EQ_INT(e.n_kernels, 1);
-        CHECK_EQ_INT(e.device_time_total_ns, 40);
+        CHECK_EQ_INT(e.n_kernels, 2);
+        CHECK_EQ_INT(e.device_time_total_ns, 41);
     }
     prof_events_free(ev);
 }

@@ -2,7 +2,7 @@
 # Compile matrix for prof.h.
 #
 #   tests/compile/run.sh            run every case
-#   tests/compile/run.sh CASE...    run the named cases
+#   tests/compile/run.sh CASE...    run the named cases (or patterns: 'm32-*')
 #   tests/compile/run.sh --list     print the case names
 #
 # Every case builds with -Wall -Wextra -Wpedantic -Werror. gcc's flow-based
@@ -1040,7 +1040,16 @@ one_case() {
     return 0
 }
 
-if [[ $# -gt 0 ]]; then cases=("$@"); else read -r -a cases <<<"$(all_cases | tr '\n' ' ')"; fi
+if [[ $# -gt 0 ]]; then
+    cases=()
+    for a in "$@"; do # a name, or a pattern of names ('m32-*')
+        if [[ $a == *[*?[]* ]]; then
+            n=${#cases[@]}
+            for c in $(all_cases); do [[ $c == $a ]] && cases+=("$c"); done
+            ((${#cases[@]} > n)) || { echo "no case matches '$a' (see --list)"; exit 1; }
+        else cases+=("$a"); fi
+    done
+else read -r -a cases <<<"$(all_cases | tr '\n' ' ')"; fi
 
 pass=0 fail=0 skip=0 failed=()
 for c in "${cases[@]}"; do
