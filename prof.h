@@ -788,7 +788,11 @@
    buffer the host set past PIPE_BUF, or another writer taking the room
    first, can still lose bytes there.)
    (A fork() is fine: the child starts with prof.h's locks free and its
-   memory table whole, and goes on with the session it inherited. A fork
+   memory table whole, and goes on with the session it inherited, which
+   holds what was recorded before the fork too: the forking thread's
+   events under the child's pid and thread id, the other threads' under
+   theirs. A child that should profile only itself calls prof_stop,
+   prof_events_free and prof_start first. A fork
    while another thread is inside prof_start, prof_step, prof_stop or
    prof_shutdown leaves the child with no session, since that thread's work
    cannot be finished there: its prof_stop says so, and prof_start begins
