@@ -8141,7 +8141,14 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
 #endif
         c->phase = PROF__C_JOINED;
     }
-    return prof__memory_usage(e) != 0 ? -1 : 0;
+#if defined(PROF_CUPTI)
+    /* CUPTI's memory records have their threads from the join only: the
+       tree's memory pass, before it, runs again (and so again on a retry
+       after it failed). A CPU session's pass is done: a second one cost
+       as much again (2 of 5 instructions of prof_stop with profile_memory). */
+    if (c->cuda) return prof__memory_usage(e) != 0 ? -1 : 0;
+#endif
+    return 0;
 }
 
 /* The records the snapshot covers, read: each thread's blocks before the
@@ -9586,8 +9593,13 @@ static PROF__NI int prof__memrows_drop(prof_events *e) {
 static PROF__NI size_t prof__memrows_find(const prof_events *e, const uint32_t *by_ts, uint32_t *idx, uint32_t *tmp, uint32_t *rows) {
     size_t n = 0, i, p = 0, nrow = 0;
     int64_t reach = INT64_MIN; /* the latest end of the events begun so far */
-    for (i = 0; i < e->n; i++) if (e->ev[i].device_type == PROF_DEVICE_CPU) idx[n++] = (uint32_t)i;
-    prof__msort_u32(idx, tmp, n, prof__start_less, e);
+    int sorted = 1;
+    for (i = 0; i < e->n; i++)
+        if (e->ev[i].device_type == PROF_DEVICE_CPU) {
+            if (n && e->ev[i].start < e->ev[idx[n - 1]].start) sorted = 0;
+            idx[n++] = (uint32_t)i;
+        }
+    if (!sorted) prof__msort_u32(idx, tmp, n, prof__start_less, e); /* (a recorded list is in start order) */
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[by_ts[i]];
         for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
@@ -9657,6 +9669,55 @@ fail:
     return -1;
 }
 
+/* Where an event's records are among the memory records sorted by thread,
+   then time (ord): a thread's run [first, end), and a cursor at the first
+   record at or after the start of the thread's last event asked about.
+   Events come in start order, so the cursor moves on (one out of order
+   starts again from the run's first), and most events hold no record:
+   the one at the cursor is past their end. Each move and each event's
+   last record are found by galloping, so an event costs the log of the
+   records it passes or holds, not of all of them (a binary search per
+   event over all the records cost about 175 ns an event, 4x prof_stop,
+   with profile_memory). */
+typedef struct prof__mem_cursor {
+    size_t first, end, at;     /* the thread's run in ord; the cursor */
+    int64_t start;             /* the start it was moved to (INT64_MIN: none yet) */
+} prof__mem_cursor;
+static PROF__NI void prof__mem_cursors(const prof_events *e, const uint32_t *ord, prof__mem_cursor *cur) {
+    size_t t, k = 0;
+    for (t = 0; t <= e->nthr; t++) { /* (the last: records of no thread the table has, which no event asks about) */
+        cur[t].first = cur[t].at = k;
+        while (k < e->nmem && (t == e->nthr || e->mem[ord[k]].thread == t)) k++;
+        cur[t].end = k;
+        cur[t].start = INT64_MIN;
+    }
+}
+/* The first of ord[lo, end), a run in time order, whose time is past t. */
+static PROF__NI size_t prof__mem_past(const prof_events *e, const uint32_t *ord, size_t lo, size_t end, int64_t t) {
+    size_t step = 1, hi;
+    if (lo == end || e->mem[ord[lo]].ts > t) return lo;
+    while (lo + step < end && e->mem[ord[lo + step]].ts <= t) { lo += step; step *= 2; } /* ord[lo] is at or before t */
+    hi = lo + step < end ? lo + step : end;
+    lo++;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->mem[ord[mid]].ts <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+/* The records in [start, end] of v's thread: ord[*a, *b); 0 if none. */
+static __inline__ int prof__mem_range(const prof_events *e, const uint32_t *ord, prof__mem_cursor *cur, const prof__ev *v, size_t *a, size_t *b) {
+    prof__mem_cursor *c = &cur[v->thread < e->nthr ? v->thread : e->nthr];
+    size_t lo = v->start < c->start ? c->first : c->at;
+    if (lo < c->end && e->mem[ord[lo]].ts < v->start) lo = prof__mem_past(e, ord, lo, c->end, v->start - 1); /* (start > INT64_MIN here) */
+    c->at = lo;
+    c->start = v->start;
+    if (lo == c->end || e->mem[ord[lo]].ts > v->end) return 0;
+    *a = lo;
+    *b = prof__mem_past(e, ord, lo, c->end, v->end);
+    return 1;
+}
 /* Charges the memory records to the events (rec_cpu_mem, rec_dev_mem) and
    makes the [memory] rows, afresh each time: with the tree, and again by
    prof_stop once CUPTI's records have their threads. */
@@ -9665,6 +9726,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
     int64_t *totals; /* [type * 64 + index]: a record holds types 0-31, indexes 0-63 */
     uint32_t *prev;
+    prof__mem_cursor *cur = NULL;
     size_t i, nscratch;
     int rc = 0;
     if (prof__memrows_drop(e) != 0) return -1;
@@ -9708,27 +9770,16 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         if (m->device_type == PROF_DEVICE_CPU) PROF__I128_ADD(cpu_pre[i + 1], m->bytes);
         else PROF__I128_ADD(dev_pre[i + 1], m->bytes);
     }
+    /* each CPU event's records: its thread's in [start, end], a range of
+       ord found by prof__mem_range (a cursor per thread) */
+    if (!(cur = PROF__ALLOC(prof__mem_cursor, e->nthr + 1))) { rc = -1; goto done; }
+    prof__mem_cursors(e, ord, cur);
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
-        size_t lo = 0, hi = e->nmem, a, b;
+        size_t a, b;
         if (v->device_type != PROF_DEVICE_CPU) continue; /* as _parse_kineto_results: a device event holds none (nor does it keep a row away) */
-        /* first record of this thread with ts >= start */
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const prof__memrec *m = &e->mem[ord[mid]];
-            if (m->thread < v->thread || (m->thread == v->thread && m->ts < v->start)) lo = mid + 1;
-            else hi = mid;
-        }
-        a = lo;
-        hi = e->nmem;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            const prof__memrec *m = &e->mem[ord[mid]];
-            if (m->thread < v->thread || (m->thread == v->thread && m->ts <= v->end)) lo = mid + 1;
-            else hi = mid;
-        }
-        b = lo;
-        if (b > a) {
+        if (!prof__mem_range(e, ord, cur, v, &a, &b)) continue;
+        {
             int64_t cpu = prof__i128_diff(cpu_pre[b], cpu_pre[a]), dev = prof__i128_diff(dev_pre[b], dev_pre[a]);
             prof__extra *x;
             if (!cpu && !dev) continue; /* (every extra's sums were zeroed above: a shared one is not copied to write 0) */
@@ -9740,6 +9791,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     rc = prof__memrows_make(e, byts, idx, tmp);
 done:
     PROF__FREE(ord); PROF__FREE(tmp); PROF__FREE(idx); PROF__FREE(byts); PROF__FREE(cpu_pre); PROF__FREE(dev_pre); PROF__FREE(prev); PROF__FREE(totals);
+    PROF__FREE(cur);
     return rc;
 }
 

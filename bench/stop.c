@@ -4,7 +4,8 @@
    One thread records N scopes (PROF_BENCH_N, default 1000000) in a loop of
    depth 4 over 8 sites, in each mode: plain, with_stack = scopes, record_
    shapes (PROF_SCOPE_SHAPES, 4 distinct lists), PROF_SCOPE_ARGS (shapes,
-   flops, sequence_nr). Each mode runs once in a fresh child process, so
+   flops, sequence_nr), profile_memory (a prof_malloc and prof_free of
+   64 bytes in each block: 2 memory records a 5 scopes). Each mode runs once in a fresh child process, so
    fresh memory (page faults) is paid as a real program pays it; then
    prof_stop is timed (the events exist after it; key_averages is not).
    Figures:
@@ -30,8 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { MODE_PLAIN, MODE_STACKS, MODE_SHAPES, MODE_ARGS, NMODES };
-static const char *const mode_name[NMODES] = { "plain", "stacks", "shapes", "args" };
+enum { MODE_PLAIN, MODE_STACKS, MODE_SHAPES, MODE_ARGS, MODE_MEMORY, NMODES };
+static const char *const mode_name[NMODES] = { "plain", "stacks", "shapes", "args", "memory" };
 
 /* 4 levels of 4 iterations... until n scopes: 1 + 4 + 16 + 64 = 85 per outer step */
 static void record(int mode, size_t n) {
@@ -47,6 +48,7 @@ static void record(int mode, size_t n) {
             for (b = 0; b < 4 && done < n; b++) {
                 PROF_SCOPE("block");
                 done++;
+                if (mode == MODE_MEMORY) prof_free(prof_malloc(64));
                 for (c = 0; c < 4 && done < n; c++, i++) {
                     done++;
                     if (mode == MODE_SHAPES) {
@@ -133,10 +135,11 @@ static int run_mode(int mode, size_t n, double *secs, double *peak) {
         prof_events *ev;
         double t0, hwm0;
         memset(&c, 0, sizeof c);
-        c.max_events = n + 16;
+        c.max_events = mode == MODE_MEMORY ? 2 * n : n + 16; /* (a memory record takes a share of the cap too) */
         c.with_stack = mode == MODE_STACKS ? PROF_STACK_SCOPES : PROF_STACK_NONE;
         c.record_shapes = mode == MODE_SHAPES || mode == MODE_ARGS;
         c.with_flops = mode == MODE_ARGS;
+        c.profile_memory = mode == MODE_MEMORY;
         if (prof_start(&c) != PROF_OK) _exit(1);
         record(mode, n);
         hwm0 = hwm_bytes();
