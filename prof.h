@@ -1351,7 +1351,8 @@ PROF_API void prof_free(void *ptr);
    from a first point of its own at the first time; a block reported
    allocated again while live (two layers of hooks) replaces itself. The
    trace's "Total Allocated" of each [memory] record counts the same way,
-   per device, so neither goes below zero. Records without an address
+   per device (the CPU's records all on one, whatever their index), so
+   neither goes below zero. Records without an address
    (prof_events_add_memory's) count as they are. A device type past 31,
    or a device's index outside 0-63 (the CPU's is any), is PROF_E_ARG. */
 PROF_API prof_result prof_export_memory_timeline(prof_events *ev, const char *path, prof_device_type device, int device_index);
@@ -9669,6 +9670,13 @@ fail:
     return -1;
 }
 
+/* A record's running total (Total Allocated): one per device, and one for
+   the CPU whatever the index a record gives it (the trace writes every CPU
+   record as Device Id -1 on one counter, and the timeline of the CPU
+   counts every index). */
+static __inline__ size_t prof__mem_total_slot(const prof__memrec *m) {
+    return (size_t)(m->device_type & 31) * 64 + (m->device_type == PROF_DEVICE_CPU ? 0 : (size_t)(m->device_index & 63));
+}
 /* Where an event's records are among the memory records sorted by thread,
    then time (ord): a thread's run [first, end), and a cursor at the first
    record at or after the start of the thread's last event asked about.
@@ -9750,11 +9758,11 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     memset(totals, 0, 32 * 64 * sizeof *totals);
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[byts[i]];
-        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[(m->device_type & 31) * 64 + (m->device_index & 63)], m->bytes);
+        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[prof__mem_total_slot(m)], m->bytes);
     }
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[byts[i]];
-        int64_t *total = &totals[(m->device_type & 31) * 64 + (m->device_index & 63)];
+        int64_t *total = &totals[prof__mem_total_slot(m)];
         if (m->bytes > 0 && prev[i] < PROF__MEM_ANON) prof__sat_sub(total, e->mem[prev[i]].bytes);
         prof__sat_add(total, m->bytes);
         m->total = *total;

@@ -10,12 +10,13 @@
    - the list read, then added to and read again.
    A per-event binary search over all records once made prof_stop 4x
    slower with profile_memory; the cursor that replaced it must give the
-   same sums. */
+   same sums. And the CPU's running total (cpu_indexes). */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 typedef struct { uint64_t thread; int64_t start, end; } span;
 typedef struct { uint64_t thread; int64_t ts, bytes; prof_device_type dev; } rec;
@@ -92,9 +93,45 @@ static void one_case(int seed, int order) {
     prof_events_free(ev);
 }
 
+/* The CPU's running total (the trace's Total Allocated, the Perfetto
+   memory counter) is one, whatever index a CPU record gives: the trace
+   writes them all as Device Id -1 on one counter, and the timeline of the
+   CPU counts every index. Index 1 once had a total of its own, so the one
+   counter went 100, 50, 110. */
+static void cpu_indexes(void) {
+    static char a[100], b[50], c[10];
+    prof_config cfg;
+    prof_events *ev;
+    char *j;
+    const char *p;
+    long long want[3] = {100, 150, 160};
+    int k = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.profile_memory = 1;
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    {
+        PROF_SCOPE("op");
+        prof_alloc(a, sizeof a);
+        prof_alloc_ex(b, sizeof b, PROF_DEVICE_CPU, 1, NULL);
+        prof_alloc(c, sizeof c);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    mkdir("build", 0777);
+    mkdir("build/mem_charge", 0777);
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/mem_charge/cpu_indexes.json"), PROF_OK);
+    j = check_read_file("build/mem_charge/cpu_indexes.json");
+    for (p = j; p && (p = strstr(p, "\"Total Allocated\": ")) != NULL; p++, k++)
+        if (k < 3) CHECK_MSG(strtoll(p + 19, NULL, 10) == want[k], "record %d: Total Allocated %lld, not %lld", k, strtoll(p + 19, NULL, 10), want[k]);
+    CHECK_EQ_INT(k, 3);
+    free(j);
+    prof_events_free(ev);
+}
+
 int main(void) {
     int seed, order;
     prof_set_log(check_log, NULL);
+    cpu_indexes();
     for (seed = 0; seed < 40; seed++)
         for (order = 0; order < 3; order++) one_case(seed, order);
     return check_report();
