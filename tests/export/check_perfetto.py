@@ -500,10 +500,16 @@ def main():
             if not pool.get(key):
                 fail(f"thread {tid}: no slice {e['name'][:60]!r} at {e['ts']} (+offset)")
                 continue
-            k = pool[key].pop(0)
+            end_js = ns(e["ts"]) + ns(e["dur"]) + offset
+            # several slices of one name at one start (a b/e pair and an X
+            # inside it): the one that ends where the JSON's does, of its
+            # category, else the first
+            cands = pool[key]
+            best = min(range(len(cands)), key=lambda c: (not (0 <= slices[cands[c]]["end"] - end_js <= 16),
+                                                           slices[cands[c]]["cat"] != e["cat"], c))
+            k = cands.pop(best)
             matched[id(e)] = k
             s = slices[k]
-            end_js = ns(e["ts"]) + ns(e["dur"]) + offset
             if not (0 <= s["end"] - end_js <= 16):
                 fail(f"{e['name'][:60]!r} at {e['ts']}: ends at {s['end'] - offset} ns, the JSON at {end_js - offset} (dur {e['dur']})")
             if s["cat"] != e["cat"]:  # async pairs too: cat blink.user_timing (DevTools' measures) in both
