@@ -11151,7 +11151,13 @@ static PROF__NI const char *prof__cell_text(char *cell, char **spill, int *oom, 
 typedef struct prof__table {
     prof__buf *b;
     prof_table_options o;
-    const prof_avg **rows;
+    const prof_avg *rows_in;          /* the rows (key_averages'), or NULL: each made from ev when read */
+    prof_events *ev;                  /* the list whose events are the rows (prof__tb_get) */
+    prof_avg scratch;                 /* the event's row last read */
+    uint64_t *key;                    /* per row, its sort key (prof__tb_scan, for prof__tb_sort) */
+    uint32_t *order;                  /* the rows in table order; NULL: as they come */
+    double *self_us;                  /* per row, its Self CPU us and its self device us where summed (prof__tb_sums) */
+    int64_t min_flops;                /* the least positive FLOPs of a row (prof__tb_flops_unit) */
     size_t n;
     const char *use_device;
     int profile_memory, with_flops;
@@ -11201,17 +11207,36 @@ static PROF__NI size_t prof__wmemo_len(prof__wmemo *m, const char *s) {
     if (m->s[k] != s) { m->s[k] = s; m->len[k] = prof__cp_len(s); }
     return m->len[k];
 }
-/* Phase 2: the rows, and what they need: optional columns and widths. */
-static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
+/* Row i: key_averages' own, or event i's made afresh in t->scratch (valid
+   until the next read). A list's table so holds no row per event, only
+   16 to 32 bytes (its keys, order and self times): a 10-row table of 20M
+   events took 168 B an event in rows. A stack that cannot be flattened
+   (no memory) is left out and the table fails. */
+static PROF__NI const prof_avg *prof__tb_get(prof__table *t, size_t i) {
+    if (!t->ev) return &t->rows_in[i];
+    if (prof__row_stack(t->ev, i, &t->scratch, NULL) != 0) {
+        t->oom = 1;
+        t->scratch.stack_depth = 0;
+    }
+    return &t->scratch;
+}
+#define PROF__TB_ROW(t, i) ((t)->order ? (size_t)(t)->order[i] : (i)) /* the row at place i of the table */
+/* Phase 2: each row read once: the optional columns and widths, its sort
+   key, its self times for the sums, the least FLOPs. */
+static PROF__NI int prof__tb_scan(prof__table *t) {
     size_t i;
     prof__wmemo *wm;
-    if (!(t->rows = PROF__ALLOC(const prof_avg *, t->n))) return -1;
+    if (t->sort_key >= 0 && t->n >= 2 && (t->n > UINT32_MAX || !(t->key = PROF__ALLOC(uint64_t, t->n)))) return -1;
+    if (!(t->self_us = PROF__ALLOC(double, 2 * t->n))) return -1;
     if (!(wm = PROF__ALLOC(prof__wmemo, 1))) return -1;
     memset(wm, 0, sizeof *wm);
     for (i = 0; i < t->n; i++) {
-        const prof_avg *r = &rows_in[i];
+        const prof_avg *r = prof__tb_get(t, i);
         size_t l;
-        t->rows[i] = r;
+        if (t->key) t->key[i] = prof__sort_key_of(r, t->sort_key);
+        t->self_us[2 * i] = prof__us(r->self_cpu_time_total_ns);
+        t->self_us[2 * i + 1] = (r->device_type == PROF_DEVICE_CPU ? r->is_legacy : !r->is_user_annotation) ? prof__us(r->self_device_time_total_ns) : 0.0;
+        if (r->flops > 0 && (t->min_flops == 0 || r->flops < t->min_flops)) t->min_flops = r->flops;
         if (r->self_device_time_total_ns > 0) t->has_dev_time = 1;
         if (r->self_device_memory_usage > 0) t->has_dev_mem = 1;
         /* a list with inputs: not None, not "" (averages) and not [] */
@@ -11228,7 +11253,7 @@ static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
     }
     PROF__FREE(wm);
     if (!t->use_device) t->has_dev_time = 0; /* device times are zero without a device */
-    return 0;
+    return t->oom ? -1 : 0;
 }
 
 /* Phase 3: sorted(..., reverse=True), which is stable: a merge sort of
@@ -11237,20 +11262,14 @@ static PROF__NI int prof__tb_scan(prof__table *t, const prof_avg *rows_in) {
    time of sorting 61k rows; an insertion sort would be O(n^2)). 16 bytes
    a row, all fresh memory. */
 static PROF__NI int prof__tb_sort(prof__table *t) {
-    const prof_avg *base = t->n ? t->rows[0] : NULL; /* t->rows[i] is base + i until here */
-    uint64_t *key;
+    const uint64_t *key = t->key; /* (made by prof__tb_scan) */
     uint32_t *src, *dst;
     size_t w, i, n = t->n;
-    if (t->sort_key < 0 || n < 2) return 0;
-    if (n > UINT32_MAX) return -1;
-    key = PROF__ALLOC(uint64_t, n);
+    if (!key) return 0; /* no sort, or under 2 rows */
     src = PROF__ALLOC(uint32_t, n);
     dst = PROF__ALLOC(uint32_t, n);
-    if (!key || !src || !dst) { PROF__FREE(key); PROF__FREE(src); PROF__FREE(dst); return -1; }
-    for (i = 0; i < n; i++) {
-        key[i] = prof__sort_key_of(&base[i], t->sort_key);
-        src[i] = (uint32_t)i;
-    }
+    if (!src || !dst) { PROF__FREE(src); PROF__FREE(dst); return -1; }
+    for (i = 0; i < n; i++) src[i] = (uint32_t)i;
     for (w = 1; w < n; w *= 2) {
         for (i = 0; i < n; i += 2 * w) {
             size_t lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = lo, q = mid, k = lo;
@@ -11260,9 +11279,7 @@ static PROF__NI int prof__tb_sort(prof__table *t) {
         }
         { uint32_t *x = src; src = dst; dst = x; }
     }
-    for (i = 0; i < n; i++) t->rows[i] = base + src[i];
-    PROF__FREE(key);
-    PROF__FREE(src);
+    t->order = src;
     PROF__FREE(dst);
     return 0;
 }
@@ -11291,10 +11308,9 @@ static PROF__NI const char *prof__tb_dev_hdr(prof__table *t, int i, const char *
 static PROF__NI int prof__tb_flops_unit(prof__table *t) {
     static const char *const units[] = { "FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs" };
     static const double scales[] = { 1.0, 1e-3, 1e-6, 1e-9, 1e-12, 1e-15 };
-    int64_t mn = 0, v;
-    size_t i;
+    const int64_t mn = t->min_flops; /* (prof__tb_scan) */
+    int64_t v;
     int k = 0;
-    for (i = 0; i < t->n; i++) if (t->rows[i]->flops > 0 && (mn == 0 || t->rows[i]->flops < mn)) mn = t->rows[i]->flops;
     if (mn <= 0) return 0;
     for (v = mn; v >= 1000 && k < 5; v /= 1000) k++;
     if (mn >= 999999999999998LL) k = 5;
@@ -11346,11 +11362,10 @@ static PROF__NI int prof__tb_columns(prof__table *t) {
 /* Phase 5: the totals the percentages are of, in table order. */
 static PROF__NI void prof__tb_sums(prof__table *t) {
     size_t i;
-    for (i = 0; i < t->n; i++) {
-        const prof_avg *r = t->rows[i];
-        t->sum_self_cpu += prof__us(r->self_cpu_time_total_ns);
-        if (r->device_type == PROF_DEVICE_CPU ? r->is_legacy : !r->is_user_annotation)
-            t->sum_self_dev += prof__us(r->self_device_time_total_ns);
+    for (i = 0; i < t->n; i++) { /* (a row whose device time is not summed holds 0.0 there: adding it changes no sum) */
+        const size_t k = PROF__TB_ROW(t, i);
+        t->sum_self_cpu += t->self_us[2 * k];
+        t->sum_self_dev += t->self_us[2 * k + 1];
     }
 }
 
@@ -11454,7 +11469,8 @@ static PROF__NI void prof__tb_foot(prof__table *t) {
 }
 
 /* PyTorch's _build_table (001) over rows_in[0..n), appended to b. */
-static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, size_t n, const char *use_device,
+/* The table of rows_in[0, n), or of the n events of ev (rows_in NULL). */
+static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, prof_events *ev, size_t n, const char *use_device,
                                               int profile_memory, int with_flops, const prof_table_options *opt_in) {
     prof__table *t;
     prof_result rc;
@@ -11465,20 +11481,23 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
     if (!(t = (prof__table *)PROF__MALLOC(sizeof *t))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
     memset(t, 0, sizeof *t);
     t->b = b;
+    t->rows_in = rows_in;
+    t->ev = ev;
     t->n = n;
     t->use_device = use_device;
     t->profile_memory = profile_memory;
     t->with_flops = with_flops;
     if ((rc = prof__tb_options(t, opt_in)) == PROF_OK) {
-        if (prof__tb_scan(t, rows_in) != 0 || prof__tb_sort(t) != 0 || prof__tb_columns(t) != 0) {
+        if (prof__tb_scan(t) != 0 || prof__tb_sort(t) != 0 || prof__tb_columns(t) != 0) {
             t->oom = 1;
         } else {
             prof__tb_sums(t);
             prof__tb_head(t);
             for (i = 0; i < n && !(t->row_limit >= 0 && shown == t->row_limit); i++) {
-                if (t->o.top_level_events_only && t->rows[i]->has_cpu_parent) continue;
+                const prof_avg *r = prof__tb_get(t, PROF__TB_ROW(t, i));
+                if (t->o.top_level_events_only && r->has_cpu_parent) continue;
                 shown++;
-                prof__tb_row(t, t->rows[i]);
+                prof__tb_row(t, r);
             }
             prof__tb_foot(t);
         }
@@ -11490,7 +11509,9 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
     for (i = 0; i < PROF__MAXCOLS; i++) PROF__FREE(t->spill[i]);
     for (i = 0; i < 6; i++) PROF__FREE(t->dev_hdr[i]);
     PROF__FREE(t->devname);
-    PROF__FREE(t->rows);
+    PROF__FREE(t->key);
+    PROF__FREE(t->order);
+    PROF__FREE(t->self_us);
     PROF__FREE(t);
     return rc;
 }
@@ -11512,17 +11533,10 @@ static PROF__NI prof_result prof__table_dropped(prof__buf *b, uint64_t scopes, u
     return b->oom ? prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory") : PROF_OK;
 }
 static PROF__NI prof_result prof__events_table_buf(prof__buf *b, prof_events *e, const prof_table_options *opt) {
-    prof_avg *rows;
-    size_t i;
     prof_result r;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the event list is NULL");
     if ((r = prof__prepare(e)) != PROF_OK) return r;
-    rows = PROF__ALLOC(prof_avg, e->n + 1);
-    if (!rows) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
-    for (i = 0; i < e->n; i++)
-        if (prof__row_stack(e, i, &rows[i], NULL) != 0) { PROF__FREE(rows); return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory"); }
-    r = prof__build_table(b, rows, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
-    PROF__FREE(rows);
+    r = prof__build_table(b, NULL, e, e->n, e->use_device, e->profile_memory, e->with_flops, opt);
     return r == PROF_OK ? prof__table_dropped(b, e->stats.scopes_dropped, e->stats.dropped) : r;
 }
 PROF_API char *prof_events_table(prof_events *e, const prof_table_options *opt) {
@@ -11535,7 +11549,7 @@ PROF_API char *prof_averages_table(const prof_averages *a, const prof_table_opti
     prof_result r;
     memset(&b, 0, sizeof b);
     if (!a) { prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: the averages are NULL"); return NULL; }
-    r = prof__build_table(&b, a->rows, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
+    r = prof__build_table(&b, a->rows, NULL, a->n, a->use_device, a->profile_memory, a->with_flops, opt);
     return prof__table_string(&b, r == PROF_OK ? prof__table_dropped(&b, a->dropped_scopes, a->dropped) : r);
 }
 static PROF__NI int prof__write_all(int fd, const char *s, size_t n);
