@@ -11468,8 +11468,8 @@ static PROF__NI void prof__tb_foot(prof__table *t) {
     }
 }
 
-/* PyTorch's _build_table (001) over rows_in[0..n), appended to b. */
-/* The table of rows_in[0, n), or of the n events of ev (rows_in NULL). */
+/* PyTorch's _build_table (001) over rows_in[0..n), or over the n events of
+   ev (rows_in NULL), appended to b. */
 static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows_in, prof_events *ev, size_t n, const char *use_device,
                                               int profile_memory, int with_flops, const prof_table_options *opt_in) {
     prof__table *t;
