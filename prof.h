@@ -9768,7 +9768,7 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
         m->total = *total;
     }
     prof__msort_u32(ord, tmp, e->nmem, prof__mem_thread_ts_less, e);
-    /* prefix sums per thread, then a binary search per event */
+    /* prefix sums per thread: an event's charge is the difference of two */
     memset(cpu_pre, 0, sizeof *cpu_pre);
     memset(dev_pre, 0, sizeof *dev_pre);
     for (i = 0; i < e->nmem; i++) {
@@ -9785,16 +9785,16 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     for (i = 0; i < e->n; i++) {
         prof__ev *v = &e->ev[i];
         size_t a, b;
+        int64_t cpu, dev;
+        prof__extra *x;
         if (v->device_type != PROF_DEVICE_CPU) continue; /* as _parse_kineto_results: a device event holds none (nor does it keep a row away) */
         if (!prof__mem_range(e, ord, cur, v, &a, &b)) continue;
-        {
-            int64_t cpu = prof__i128_diff(cpu_pre[b], cpu_pre[a]), dev = prof__i128_diff(dev_pre[b], dev_pre[a]);
-            prof__extra *x;
-            if (!cpu && !dev) continue; /* (every extra's sums were zeroed above: a shared one is not copied to write 0) */
-            if (!(x = prof__extra_of(e, v))) { rc = -1; goto done; }
-            x->rec_cpu_mem = cpu;
-            x->rec_dev_mem = dev;
-        }
+        cpu = prof__i128_diff(cpu_pre[b], cpu_pre[a]);
+        dev = prof__i128_diff(dev_pre[b], dev_pre[a]);
+        if (!cpu && !dev) continue; /* (every extra's sums were zeroed above: a shared one is not copied to write 0) */
+        if (!(x = prof__extra_of(e, v))) { rc = -1; goto done; }
+        x->rec_cpu_mem = cpu;
+        x->rec_dev_mem = dev;
     }
     rc = prof__memrows_make(e, byts, idx, tmp);
 done:
@@ -12002,17 +12002,19 @@ static PROF__NI void prof__w_u64_pad19(prof__w *w, uint64_t v) { /* v < 10^19, 1
 /* u (unsigned, two halves) divided by d in place, bit by bit (only sums
    past int64 come here); returns the remainder */
 static PROF__NI uint64_t prof__u128_divmod(prof__i128 *u, uint64_t d) {
+    prof__i128 q = { 0, 0 };
     uint64_t r = 0;
     int k;
     for (k = 127; k >= 0; k--) {
-        const uint64_t top = r >> 63, bit = (k >= 64 ? u->hi >> (k - 64) : u->lo >> k) & 1;
-        r = (r << 1) | bit;
+        const uint64_t top = r >> 63;
+        r = (r << 1) | ((k >= 64 ? u->hi >> (k - 64) : u->lo >> k) & 1);
         if (top || r >= d) { /* (with top set the true value is 2^64 + r, below 2d: r - d wraps to it) */
             r -= d;
-            if (k >= 64) u->hi |= (uint64_t)1 << (k - 64); else u->lo |= (uint64_t)1 << k;
-        } else if (k >= 64) u->hi &= ~((uint64_t)1 << (k - 64));
-        else u->lo &= ~((uint64_t)1 << k);
+            if (k >= 64) q.hi |= (uint64_t)1 << (k - 64);
+            else q.lo |= (uint64_t)1 << k;
+        }
     }
+    *u = q;
     return r;
 }
 #endif
@@ -13748,8 +13750,7 @@ static PROF__NI int64_t prof__sub_end(const prof_events *e, int32_t idx, int64_t
         c = p->reach;
         d = p->rdepth - 1;
     }
-    while ((k = prof__last_child(e, c, path, &hops)) >= 0) {
-        if (!prof__chain_on(v, &e->ev[k], u)) break;
+    while ((k = prof__last_child(e, c, path, &hops)) >= 0 && prof__chain_on(v, &e->ev[k], u)) {
         c = k;
         d++;
         path->work++;
