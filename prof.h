@@ -497,7 +497,9 @@
    Report:       prof_report (table and files in one call)
 
    prof_export_perfetto(ev, path) writes Perfetto's native protobuf trace
-   (ui.perfetto.dev, trace_processor): a track per thread (name, order),
+   (ui.perfetto.dev, trace_processor): a track per thread (its name; the
+   threads in the order of their ids, as the JSON trace, whose
+   thread_sort_index is the id as Kineto writes it: the main thread first),
    nested slices with interned names, categories, source locations and call
    stacks, marks, counters, memory counters, async ranges, a track per device
    stream with flows from launch to kernel, args as debug annotations,
@@ -711,7 +713,13 @@
    quarter ns, ends are written as the double they parse to, in more
    decimals (an end with its parent's is equal to it, not 1 ns short).
    Marks are "ph": "I" (DevTools' trace engine ignores "i"); [memory]
-   instants keep Kineto's "i". An async
+   instants keep Kineto's "i", and their "Total Reserved" is 0 on the CPU
+   (as PyTorch's CPU allocator reports it) and the allocated total on a
+   device. An event's args are Kineto's: "Input Dims" only for an op with
+   inputs (not on scopes, device events or ops of no inputs, which the
+   tables still show as "[]" with record_shapes), a "Call stack" of
+   entries innermost first, each followed by ';' (as PyTorch's
+   stacksToStr writes them). An async
    range (PROF_ASYNC_BEGIN/END, or a CPU event added with PROF_EVENT_ASYNC)
    is no "X": it need not nest in its thread's scopes, and an "X" that
    overlaps a scope makes DevTools drop that scope (speedscope warns). It
@@ -14401,7 +14409,7 @@ typedef struct prof__trace_ctx {
     prof__map owners;          /* correlation -> the op its device work is counted in (prof__trace_owners) */
     const prof__xpaths *xp;    /* the stacks' frames as written */
     int light;                 /* PROF_ARGS_LIGHT: no per-event ids */
-    int args_any;              /* any event may have args past the ids (shapes for all, stacks) */
+    int args_any;              /* any event may have args past the ids: some have stacks */
     struct prof__memo *memo;   /* the stacks' strings as written, or NULL */
     unsigned char *root_touch; /* path.root_touch, owned */
     uint32_t *ovl;             /* the events written as pairs though no async ranges (prof__trace_overlaps), owned */
@@ -14515,7 +14523,9 @@ static PROF__NI void prof__w_ev_middle(prof__w *w, const prof_events *e, size_t 
     }
     w->n = (size_t)(d - w->buf);
 }
-/* Kineto's "Call stack": the entries innermost first, joined with ';'.
+/* Kineto's "Call stack": the entries innermost first, each followed by
+   ';' (PyTorch's stacksToStr writes the delimiter after every entry, the
+   last one included).
    Events share stacks (a node of the list's stack tree each), so a
    stack's escaped string is kept by node once written, in a direct-mapped
    memo of PROF__MEMO_SLOTS strings of up to PROF__MEMO_MAX bytes, at most
@@ -14538,7 +14548,7 @@ typedef struct prof__memo {
 static PROF__NI void prof__w_stack_body(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx) {
     for (; node; node = prof__node_parent(e, node)) {
         prof__w_json_body_cached(w, cx->cache, prof__xp_node(cx->xp, e, node));
-        if (prof__node_parent(e, node)) PROF__W_LIT(w, ";");
+        PROF__W_LIT(w, ";");
     }
 }
 static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t node, const prof__trace_ctx *cx, int *first) {
@@ -14566,7 +14576,7 @@ static PROF__NI void prof__w_ev_stack(prof__w *w, const prof_events *e, uint32_t
 /* A memo for the trace's stacks, or NULL (then each is joined again). */
 static PROF__NI prof__memo *prof__memo_new(const prof_events *e) {
     prof__memo *m;
-    if (!e->stk && !e->nex && !e->no_shapes) return NULL; /* no stacks, no op's shapes */
+    if (!e->stk && !e->nex) return NULL; /* no stacks, no op's shapes */
     if ((m = (prof__memo *)PROF__MALLOC(sizeof *m)) != NULL) memset(m, 0, sizeof *m); /* node 0 is no stack: empty slots never match */
     return m;
 }
@@ -14627,15 +14637,25 @@ static PROF__NI void prof__w_ev_op(prof__w *w, const prof__extra *x, int64_t seq
         PROF__W_LIT(w, "\"");
     }
 }
+/* An event's "Input Dims" (the JSON's args, Perfetto's annotations): its
+   input shapes where it has inputs, else NULL. PyTorch writes the key only
+   for an op whose recorded inputs are not empty, so a scope, a device
+   event and an op of no inputs have none, with record_shapes too (the
+   tables still show them with "[]", as PyTorch's do). */
+static __inline__ const char *prof__dims_of(const prof__extra *x) {
+    const char *s = x ? x->shapes : NULL;
+    return s && !(s[0] == '[' && s[1] == ']' && !s[2]) ? s : NULL;
+}
 /* The args after the ids, in Kineto's order. */
 static PROF__NI void prof__w_ev_args(prof__w *w, const prof_events *e, size_t i, const prof__trace_ctx *cx) {
     const prof__ev *v = &e->ev[i];
     const prof__extra *x = prof__x(e, v);
+    const char *dims = prof__dims_of(x);
     uint32_t node = prof__stack_node(e, i);
     int first = cx->light;
-    if (x->shapes || e->no_shapes) {
+    if (dims) {
         PROF__W_KEY(w, &first, ", \"Input Dims\": ");
-        prof__w_raw_cached(w, cx->cache, x->shapes ? x->shapes : e->no_shapes); /* Python's repr of int lists is JSON */
+        prof__w_raw_cached(w, cx->cache, dims); /* Python's repr of int lists is JSON */
     }
     if (node) prof__w_ev_stack(w, e, node, cx, &first);
     if (v->device_type != PROF_DEVICE_CPU) {
@@ -14848,7 +14868,7 @@ static PROF__NI int prof__w_ev_args_fast(prof__w *w, const prof_events *e, size_
     const prof__extra *x = prof__xr(e, v);
     int64_t seq = prof__seq_nr(e, v);
     prof__memo *m = cx->memo;
-    const char *shapes = x && x->shapes ? x->shapes : e->no_shapes, *stack = NULL, *frag = NULL;
+    const char *shapes = prof__dims_of(x), *stack = NULL, *frag = NULL;
     uint32_t node = prof__stack_node(e, i);
     size_t sn = 0, kn = 0, fn = 0, skip = (size_t)(cx->light ? 2 : 0); /* light: the first key of args has no comma */
     char *d;
@@ -14945,7 +14965,7 @@ typedef struct prof__fast {
     const size_t *site_len;
     const unsigned char *site_fast, *tid_len, *root_touch;
     const char *tid_json;
-    int light, args_any, no_shapes;
+    int light, args_any;
     const uint32_t *stk;
     size_t capstk;
     const prof__memo *memo;
@@ -14972,7 +14992,6 @@ static PROF__ALWAYS void prof__fast_begin(prof__fast *f, const prof__w *w, const
     f->root_touch = cx->path.root_touch;
     f->light = cx->light;
     f->args_any = cx->args_any;
-    f->no_shapes = e->no_shapes != NULL;
     f->stk = e->stk;
     f->capstk = e->capstk;
     f->memo = cx->memo;
@@ -15184,7 +15203,7 @@ static PROF__NI size_t prof__w_events_fast(prof__w *w, const prof_events *e, siz
         if (PROF__LIKELY(!(v->extra | (uint32_t)f.args_any))) {
             memcpy(d, "}},\n", 4);
             f.pos = (size_t)(d + 4 - f.buf);
-        } else if (!(!v->extra && !f.no_shapes && prof__fast_stack(&f, d, i)) && !prof__fast_rest(&f, w, d, e, i, cx, !v->extra && !f.no_shapes)) {
+        } else if (!(!v->extra && prof__fast_stack(&f, d, i)) && !prof__fast_rest(&f, w, d, e, i, cx, !v->extra)) {
             i++;
             break;
         }
@@ -15492,7 +15511,10 @@ static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uin
 }
 static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64_t pid) {
     size_t i;
-    /* Allocations as Kineto writes them: [memory] instants with totals. */
+    /* Allocations as Kineto writes them: [memory] instants with totals.
+       PyTorch's CPU allocator reports nothing reserved (0); a device's
+       reserved bytes are not known here, so its allocated total stands
+       for them (a caching allocator reserves at least that much). */
     for (i = 0; i < e->nmem && !w->err; i++) {
         const prof__memrec *mr = &e->mem[i];
         PROF__W_LIT(w, "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": ");
@@ -15502,7 +15524,7 @@ static PROF__NI void prof__trace_memory(prof__w *w, const prof_events *e, uint64
         PROF__W_LIT(w, ", \"ts\": ");
         prof__w_us(w, mr->ts);
         PROF__W_LIT(w, ", \"args\": {\"Total Reserved\": ");
-        prof__w_i64(w, mr->total);
+        prof__w_i64(w, mr->device_type == PROF_DEVICE_CPU ? 0 : mr->total);
         PROF__W_LIT(w, ", \"Total Allocated\": ");
         prof__w_i64(w, mr->total);
         PROF__W_LIT(w, ", \"Bytes\": ");
@@ -15578,7 +15600,7 @@ static PROF__NI void prof__trace_cpu_lanes(prof__w *w, const prof_events *e, uin
         PROF__W_LIT(w, ", \"tid\": ");
         prof__w_u64(w, e->thr[i].tid_w);
         PROF__W_LIT(w, ", \"args\": {\"sort_index\": ");
-        prof__w_u64(w, i);
+        prof__w_u64(w, e->thr[i].tid_w); /* Kineto's: the thread's id, so the main thread (the lowest id) comes first */
         PROF__W_LIT(w, "}}");
     }
     PROF__FREE(cpu);
@@ -15672,7 +15694,7 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     cx->e = e;
     cx->pid = pid;
     cx->light = e->xopt.args == PROF_ARGS_LIGHT;
-    cx->args_any = e->no_shapes || e->stk;
+    cx->args_any = e->stk != NULL;
     prof__dec_set(&cx->ev_idx, 0);
     prof__dec_set(&cx->seq, 0);
     prof__ts_init(&cx->ts_hi);
@@ -16192,7 +16214,7 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
     int light = e->xopt.args == PROF_ARGS_LIGHT; /* no per-event ids */
 #define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
 #define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
-    if (x->shapes || e->no_shapes) PROF__PFT_ARG_S(PROF__PA_DIMS, x->shapes ? x->shapes : e->no_shapes); /* as the JSON */
+    if (prof__dims_of(x)) PROF__PFT_ARG_S(PROF__PA_DIMS, prof__dims_of(x)); /* as the JSON */
     if (prof__seq_nr(e, v) >= 0 && !light) PROF__PFT_ARG_I(PROF__PA_SEQ, prof__seq_nr(e, v));
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
@@ -16273,7 +16295,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
         prof__pb_s(nm, 23, x->trace_name);
         prof__pb_raw(te, nm->p, nm->n);
     }
-    if (v->extra || e->no_shapes) prof__pft_args(pf, te, i);
+    if (v->extra) prof__pft_args(pf, te, i);
     if (x->correlation) prof__pft_flow_ids(pf, te, i);
     prof__pb_u(&pf->pkt, 8, track ? prof__pft_ts(pf, ts) : (uint64_t)ts);
     prof__pb_u(&pf->pkt, 10, seq);
@@ -16400,8 +16422,8 @@ static PROF__NI int prof__pft_fast_args(prof__pft *pf, const prof__ev *v, prof__
     int light = e->xopt.args == PROF_ARGS_LIGHT;
     f->n = 0;
     f->bytes = 0;
-    if (x->shapes || e->no_shapes) {
-        if (!pf->cache || !(c = prof__clean_of(pf->cache, x->shapes ? x->shapes : e->no_shapes))->clean) return 0;
+    if (prof__dims_of(x)) {
+        if (!pf->cache || !(c = prof__clean_of(pf->cache, prof__dims_of(x)))->clean) return 0;
         prof__pft_farg(f, PROF__PA_DIMS, c->key, c->len, 0);
     }
     if (prof__seq_nr(e, v) >= 0 && !light) prof__pft_farg(f, PROF__PA_SEQ, NULL, 0, (uint64_t)prof__seq_nr(e, v));
@@ -16442,7 +16464,7 @@ static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq
     if (node && prof__map_get(&pf->stack_seen, ((uint64_t)seq << 32) | node) == UINT32_MAX) return 0;
     f.n = 0;
     f.bytes = 0;
-    if (PROF__UNLIKELY(v->extra || pf->e->no_shapes)) {
+    if (PROF__UNLIKELY(v->extra)) {
         const prof__extra *x = prof__x(pf->e, v);
         if (x->trace_name || x->correlation || !prof__pft_fast_args(pf, v, &f)) return 0;
     }
@@ -16753,9 +16775,28 @@ static PROF__NI void prof__pft_descriptors(prof__pft *pf, uint64_t pid, const ch
         prof__map_free(&seen);
     }
 }
+/* The threads' ranks on the process track: in the order of their ids, as
+   the JSON's thread_sort_index (Kineto's: the id itself; a rank here
+   because sibling_order_rank is int32 and shared with the counter tracks'
+   ranks). NULL without memory. */
+static int prof__thr_tid_less(const void *ctx, uint32_t a, uint32_t b) {
+    const prof__thr *t = (const prof__thr *)ctx;
+    return t[a].tid_w < t[b].tid_w;
+}
+static PROF__NI uint32_t *prof__thr_ranks(const prof_events *e) {
+    uint32_t *ord = PROF__ALLOC(uint32_t, 3 * e->nthr + 1), *rank;
+    size_t k;
+    if (!ord) return NULL;
+    rank = ord + 2 * e->nthr;
+    for (k = 0; k < e->nthr; k++) ord[k] = (uint32_t)k;
+    prof__msort_u32(ord, ord + e->nthr, e->nthr, prof__thr_tid_less, e->thr);
+    for (k = 0; k < e->nthr; k++) rank[ord[k]] = (uint32_t)k;
+    memmove(ord, rank, e->nthr * sizeof *ord);
+    return ord;
+}
 /* Thread i's sequence: its first packet, then the thread's descriptor
    (name, pid and tid, its rank among the threads) on it. */
-static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint64_t pid, int64_t t0) {
+static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint32_t rank, uint64_t pid, int64_t t0) {
     const prof_events *e = pf->e;
     prof__buf *m = &pf->msg, *s = &pf->sub;
     char tn[64];
@@ -16769,7 +16810,7 @@ static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint64_t pid, int
     prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
     prof__pb_sub(m, 4, s);
     prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: its depth tracks and lanes by rank */
-    prof__pb_i(m, 12, (int64_t)i); /* sibling_order_rank */
+    prof__pb_i(m, 12, (int64_t)rank); /* sibling_order_rank */
     prof__pb_u(&pf->pkt, 10, (uint64_t)i + 2);
     prof__pb_sub(&pf->pkt, 60, m);
     prof__pft_emit(pf);
@@ -16948,8 +16989,11 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     if (pf.stream_rank.n && prof__json_pairs(e, &pf.dev_pairs, &pf.ndev_pairs) != 0) pf.oom = 1; /* (streams: device events) */
     {
         uint8_t *cpu = prof__cpu_threads(e); /* (a stream's entry is no thread's track) */
-        for (i = 0; i < e->nthr; i++)
-            if (!cpu || cpu[i]) prof__pft_thread(&pf, i, (uint64_t)getpid(), t0);
+        uint32_t *rank = prof__thr_ranks(e);
+        if (!rank) pf.oom = 1;
+        for (i = 0; i < e->nthr && rank; i++)
+            if (!cpu || cpu[i]) prof__pft_thread(&pf, i, rank[i], (uint64_t)getpid(), t0);
+        PROF__FREE(rank);
         PROF__FREE(cpu);
     }
     for (i = 0; i < e->n && !pf.oom && !o.w->err; i++) prof__pft_event(&pf, pf.order ? pf.order[i] : i);

@@ -44,7 +44,7 @@ static void json_del_in_frame(void) {
     text = check_read_file_n(path, &len);
     if (CHECK(text != NULL)) {
         const char *a = strstr(text, "\"name\": \"del\\u007fname\""), *b = strstr(text, "\"name\": \"plain\"");
-        const char *want = "\"Call stack\": \"inner\\u007f (a.c:1);outer (a.c:)\"";
+        const char *want = "\"Call stack\": \"inner\\u007f (a.c:1);outer (a.c:);\"";
         CHECK_EQ_INT(strlen(text), len);
         CHECK(memchr(text, 0x7f, len) == NULL);
         CHECK(a != NULL && b != NULL);

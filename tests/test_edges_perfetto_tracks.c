@@ -3,7 +3,10 @@
    - every packet sequence's first packet says SEQ_INCREMENTAL_STATE_CLEARED
      (sequence_flags 1) and first_packet_on_sequence;
    - the threads' descriptors rank them 0, 1, ... (sibling_order_rank,
-     under the process track's child_ordering EXPLICIT);
+     under the process track's child_ordering EXPLICIT) in the order of
+     their ids, as the JSON's thread_sort_index (Kineto's: the id), so the
+     main thread comes before the workers it starts (it came last: the
+     threads went in the order prof_stop read them, exited ones first);
    - a PROF_COUNTER series is a counter track (a CounterDescriptor), a
      child of the process track (parent_uuid 1), and its samples are
      TYPE_COUNTER events of category "counter";
@@ -25,7 +28,7 @@
 
 #define OUT "build/test_edges_perfetto_tracks.pftrace"
 
-typedef struct desc { uint64_t uuid, parent, unit; int64_t rank; int has_counter, has_thread; char name[64]; } desc;
+typedef struct desc { uint64_t uuid, parent, unit, tid; int64_t rank; int has_counter, has_thread; char name[64]; } desc;
 typedef struct tev { uint64_t seq, ts, type, track, cat; } tev;
 static desc g_desc[256];
 static int g_ndesc;
@@ -66,7 +69,11 @@ static void read_desc(check_pb d) {
         else if (f == 5 && wt == 0) x->parent = v;
         else if (f == 2 && wt == 2) name_copy(x->name, sizeof x->name, &sub);
         else if (f == 12 && wt == 0) x->rank = (int64_t)v;
-        else if (f == 4 && wt == 2) x->has_thread = 1;
+        else if (f == 4 && wt == 2) { /* ThreadDescriptor: tid is field 2 */
+            unsigned g; int w2; uint64_t u; check_pb s2;
+            x->has_thread = 1;
+            while (check_pb_next(&sub, &g, &w2, &u, &s2)) if (g == 2 && w2 == 0) x->tid = u;
+        }
         else if (f == 8 && wt == 2) {
             unsigned g; int w2; uint64_t u; check_pb s2;
             x->has_counter = 1;
@@ -182,6 +189,11 @@ int main(void) {
         }
     CHECK_EQ_INT(nthr, 2);
     CHECK_EQ_INT(ranks, 3);
+    { /* ... the lower id first (the main thread's, unless ids wrapped) */
+        const desc *t[2] = { NULL, NULL };
+        for (i = 0; i < g_ndesc; i++) if (g_desc[i].has_thread && g_desc[i].rank >= 0 && g_desc[i].rank < 2) t[g_desc[i].rank] = &g_desc[i];
+        if (CHECK(t[0] && t[1])) CHECK_MSG(t[0]->tid < t[1]->tid, "thread %llu ranked before thread %llu", (unsigned long long)t[0]->tid, (unsigned long long)t[1]->tid);
+    }
     /* the counter: a counter track under the process, samples of "counter" */
     if (CHECK((d = desc_named("my_counter")) != NULL)) {
         CHECK(d->has_counter);

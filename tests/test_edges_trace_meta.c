@@ -4,11 +4,13 @@
      prof.h's default {"backend": "prof.h", "rank": 0, "world_size": 1}:
      the key is written once (a JSON object with a key twice is read
      differently by each parser);
-   - each CPU thread's thread_sort_index is its rank among the list's
-     threads, in the order they first appear (0, 1, ...), not its tid:
-     a thread with tid 500 recorded first sorts before one with tid 20.
-   Found by mutation testing: writing both distributedInfo keys, and the
-   tid as the sort index, left every other test passing. */
+   - each CPU thread's thread_sort_index is its id, as Kineto writes it
+     (the main thread, lowest, first): a thread with tid 500 added first
+     sorts after one with tid 20. It was the thread's place in the list,
+     which for a recorded list put the main thread last (prof_stop reads
+     exited and newer threads first).
+   Found by mutation testing: writing both distributedInfo keys left every
+   other test passing. */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -43,8 +45,8 @@ int main(void) {
     if (CHECK_EQ_INT(prof_export_chrome_trace(e, TRACE), PROF_OK) && CHECK((t = check_read_file(TRACE)) != NULL)) {
         CHECK_EQ_INT(check_count_str(t, "\"distributedInfo\""), 1);
         CHECK(strstr(t, "\"backend\": \"prof.h\"") != NULL);
-        CHECK_EQ_INT(sort_index_of(t, 500), 0);
-        CHECK_EQ_INT(sort_index_of(t, 20), 1);
+        CHECK_EQ_INT(sort_index_of(t, 500), 500);
+        CHECK_EQ_INT(sort_index_of(t, 20), 20);
         free(t);
     }
     CHECK_EQ_INT(prof_events_add_metadata_json(e, "distributedInfo", "{\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8}"), PROF_OK);

@@ -12,7 +12,7 @@
        (its source_locations, made from the sites, are cut: "lib/b.c"),
        so the same export shows the path two ways.
    Correct (as for a path without " ("): function "outer", file "lib/b.c"
-   in pprof; "inner (src/a.c:10);outer (lib/b.c:20)" in the Call stack;
+   in pprof; "inner (src/a.c:10);outer (lib/b.c:20);" in the Call stack;
    "outer_(lib/b.c:20);inner_(src/a.c:10)" in the folded stacks. A name
    with " (" of its own ("get (cached)") keeps it: its file is still the
    one after the last " (" whose parentheses are whole. */
@@ -62,7 +62,7 @@ int main(void) {
     CHECK_EQ_INT(prof_export_chrome_trace(ev, OUT "/t.json"), PROF_OK);
     p = check_read_file_n(OUT "/t.json", &n);
     if (CHECK(p != NULL)) {
-        CHECK_MSG(strstr(p, "\"Call stack\": \"inner (src/a.c:10);outer (lib/b.c:20)\"") != NULL,
+        CHECK_MSG(strstr(p, "\"Call stack\": \"inner (src/a.c:10);outer (lib/b.c:20);\"") != NULL,
                   "the common directory \"/tmp/proj (2)/\" must be cut from the Call stack as from any path");
         free(p);
     }

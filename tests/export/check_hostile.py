@@ -11,7 +11,7 @@ U+FFFD per invalid byte; in folded stacks the frame separators (space, ';',
 control bytes, U+2028/9) become '_' and an empty frame "_".
   - the JSON trace parses with Python's strict json (no raw control byte,
     no bad escape) and has, per event, an "X" event named as given whose
-    "Overload name" and "Call stack" (frames joined with ';', innermost
+    "Overload name" and "Call stack" (each frame followed by ';', innermost
     first) decode to the given bytes; top-level metadata keys and values;
     thread_name metadata; marks ("I") and counters ("C") by name;
   - the folded stacks have each event's stack, outermost first.
@@ -66,7 +66,7 @@ def main():
         if not got:
             fail(f"no X event named {name[:80]!r}")
             continue
-        stack = ";".join(clean(h(s)) for s in want.get("stack", []))
+        stack = "".join(clean(h(s)) + ";" for s in want.get("stack", []))
         overload = clean(h(want["overload"])) if want.get("overload") is not None else None
         ok = False
         for e in got:

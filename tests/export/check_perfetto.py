@@ -529,7 +529,7 @@ def main():
                 if got != want:
                     fail(f"{e['name'][:60]!r}: annotation {key_} = {str(got)[:60]!r}, JSON {str(want)[:60]!r}")
             want_stack = a.get("Call stack")
-            got_stack = ";".join(reversed(s["stack"])) if s["stack"] else None
+            got_stack = "".join(f + ";" for f in reversed(s["stack"])) if s["stack"] else None
             if want_stack != got_stack:
                 fail(f"{e['name'][:60]!r}: call stack {str(got_stack)[:80]!r}, JSON {str(want_stack)[:80]!r}")
     # nesting: the JSON's parent (rebuilt from ns, touching trimmed) vs Perfetto's
