@@ -509,7 +509,12 @@
    metadata (also as trace attributes, keys unchanged); every event has
    the JSON's category (a slice with none is a plain scope, "user_annotation":
    the 2 bytes are left out, so trace_processor's slice table has NULL
-   there); exact ns (a hand-built list whose times span more than 2^63 ns
+   there); exact ns, in CLOCK_BOOTTIME (the kernel tracers' clock, so a
+   system trace of the same boot lines up with it) with the wall clock of
+   the same moment in the clock snapshot for the UI's dates (the JSON's
+   baseTimeNanoseconds is that wall clock at the session's start; a
+   hand-built list's times start from 0) (a hand-built list whose times
+   span more than 2^63 ns
    has its later ones past the int64 times trace_processor reads, which
    drops them); about 22-25 bytes per plain scope. Each
    thread is a packet sequence with delta timestamps; memory: a stack per
@@ -3077,6 +3082,8 @@ struct prof_events {
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
+    int64_t base_boot_ns;      /* CLOCK_BOOTTIME at the session start (Perfetto's
+                                  time domain); 0: not known */
     int with_node_id, node_id, world_size;
     int64_t *dev_memo;         /* device_time_total per event, when use_device */
     prof__metas meta;          /* add_metadata (keys interned in strs) */
@@ -3445,6 +3452,22 @@ static PROF__NI int64_t prof__real_ns(void) {
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+/* CLOCK_BOOTTIME (Linux: Perfetto's and the kernel tracers' clock), or 0
+   where there is none. */
+static PROF__NI int64_t prof__boot_ns(void) {
+#if defined(__linux__)
+    struct timespec ts;
+#  if defined(CLOCK_BOOTTIME)
+    const clockid_t id = CLOCK_BOOTTIME;
+#  else
+    const clockid_t id = (clockid_t)7; /* Linux's CLOCK_BOOTTIME: strict feature-test macros hide the name */
+#  endif
+    if (clock_gettime(id, &ts) != 0) return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#else
+    return 0;
+#endif
+}
 PROF_API PROF__NI uint64_t prof__clock_fallback(void) { return (uint64_t)prof__mono_ns(); }
 
 static struct {
@@ -3484,6 +3507,27 @@ static PROF__NI void prof__clock_pair(uint64_t *tick, int64_t *mono) {
             best = m1 - m0;
             *tick = t;
             *mono = m0 + (m1 - m0) / 2;
+        }
+    }
+}
+
+/* The wall clock and CLOCK_BOOTTIME (0: none) at mono, a time of
+   CLOCK_MONOTONIC just read: each read between two reads of MONOTONIC,
+   taken at their middle and moved to mono, from the tightest of a few
+   tries. (The wall clock read on its own after the pair came some tens of
+   ns late, and a whole preemption late when the thread lost the CPU in
+   between: the trace's baseTimeNanoseconds with it.) */
+static PROF__NI void prof__clock_wall(int64_t mono, int64_t *real, int64_t *boot) {
+    int64_t best = INT64_MAX;
+    int k;
+    *real = prof__real_ns(); /* (set by the first try; gcc -O3 cannot tell) */
+    *boot = 0;
+    for (k = 0; k < 16 && best > 2000; k++) {
+        int64_t m0 = prof__mono_ns(), r = prof__real_ns(), m1 = prof__mono_ns(), b = prof__boot_ns(), m2 = prof__mono_ns();
+        if (m2 - m0 < best) {
+            best = m2 - m0;
+            *real = r - (m0 + (m1 - m0) / 2 - mono);
+            *boot = b ? b - (m1 + (m2 - m1) / 2 - mono) : 0;
         }
     }
 }
@@ -3693,7 +3737,7 @@ static struct {
     uint32_t nbound;           /* threads recording this session */
     prof_config cfg;
     uint64_t tick_start;
-    int64_t mono_start, real_start;
+    int64_t mono_start, real_start, boot_start; /* at tick_start (prof__clock_wall) */
     int cupti_carry;           /* a schedule's warm-up ends into recording:
                                   CUPTI stays on (prof__transit) */
     uint32_t last_epoch;
@@ -6936,6 +6980,7 @@ static PROF__NI int prof__c_list(prof__collector *c) {
     prof_events *e;
     if (!(c->e = e = prof_events_create())) return -1;
     e->base_real_ns = prof__g.real_start;
+    e->base_boot_ns = prof__g.boot_start;
     e->with_node_id = prof__g.cfg.with_node_id;
     e->node_id = prof__g.cfg.node_id;
     e->world_size = prof__g.cfg.world_size;
@@ -8462,7 +8507,7 @@ static PROF__NI void prof__begin_recording(void) {
     /* the session's origin: CPU times count from tick_start, CUPTI's
        from mono_start, so the two are read as one pair */
     prof__clock_pair(&prof__g.tick_start, &prof__g.mono_start);
-    prof__g.real_start = prof__real_ns();
+    prof__clock_wall(prof__g.mono_start, &prof__g.real_start, &prof__g.boot_start);
     epoch = prof__g.last_epoch + 4; /* steps of 4: see prof__thread's gate */
     if (!epoch) epoch = 4;
     prof__g.last_epoch = epoch;
@@ -15982,7 +16027,8 @@ typedef struct prof__pft {
     prof__map deep_seen;         /* (thread, 512 levels) whose track is described */
     prof__pft_marks mk;          /* each mark's band (prof__pft_marks) */
     uint32_t *order;             /* the events in (start, -end) order; NULL: the list's own */
-    int wall;                    /* absolute times are the wall clock */
+    int wall;                    /* the wall clock is known: REALTIME in the clock snapshot */
+    int boot;                    /* absolute times are CLOCK_BOOTTIME (else the wall clock where known) */
     uint32_t next_frame;
     struct prof__pft_head *head; /* per site: a common begin's TrackEvent, or NULL */
     prof__clean *cache;          /* interned strings known clean, or NULL */
@@ -16133,8 +16179,8 @@ static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0
         prof__pb_sub(m, 11, s);
         prof__pb_sub(&pf->pkt, 59, m);
     } else {
-        /* sequence 1's absolute times are BOOTTIME (6); where they are the
-           wall clock, REALTIME (1) says so, for the UI's dates */
+        /* sequence 1's absolute times are BOOTTIME (6); the wall clock at
+           the same moment, REALTIME (1), is for the UI's dates */
         prof__pb_u(&pf->pkt, 8, prof__pft_ts(pf, t0));
         prof__pb_u(&pf->pkt, 58, 6);
         m->n = 0;
@@ -16145,7 +16191,7 @@ static PROF__NI void prof__pft_seq_start(prof__pft *pf, uint32_t seq, int64_t t0
         if (pf->wall) {
             s->n = 0;
             prof__pb_u(s, 1, 1);
-            prof__pb_u(s, 2, prof__pft_ts(pf, t0));
+            prof__pb_u(s, 2, (uint64_t)pf->e->base_real_ns + (uint64_t)t0);
             prof__pb_sub(m, 1, s);
         }
         prof__pb_sub(&pf->pkt, 6, m);
@@ -16989,11 +17035,16 @@ PROF_API prof_result prof_export_perfetto(prof_events *e, const char *path) {
     memset(pf.cap, 0, (e->nthr + 1) * sizeof *pf.cap);
     prof__list_span(e, 1, &t0, &t1); /* the earliest time: every sequence's clock starts there */
     for (i = 0; i <= e->nthr; i++) pf.last_ts[i] = t0;
-    /* absolute times: the session's wall clock where that keeps them in
-       [0, INT64_MAX] (trace_processor reads them as int64 and drops an
-       event at a negative time) */
+    /* absolute times: the session's CLOCK_BOOTTIME, the clock the packets
+       name (6), so the trace lines up with a kernel trace of the same
+       boot; where that is not known, its wall clock (then written as
+       BOOTTIME, as before Linux's), else from 0 at the first event; only
+       where that keeps them in [0, INT64_MAX] (trace_processor reads them
+       as int64 and drops an event at a negative time). The wall clock goes
+       in the clock snapshot (REALTIME, 1) for the UI's dates. */
     pf.wall = e->base_real_ns > 0 && e->base_real_ns + t0 >= 0 && t1 <= INT64_MAX - e->base_real_ns;
-    pf.offset = pf.wall ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
+    pf.boot = e->base_boot_ns > 0 && e->base_boot_ns + t0 >= 0 && t1 <= INT64_MAX - e->base_boot_ns;
+    pf.offset = pf.boot ? (uint64_t)e->base_boot_ns : pf.wall ? (uint64_t)e->base_real_ns : (uint64_t)0 - (uint64_t)t0;
     if (prof__api_calls(e, &pf.api) != 0 || prof__pft_order(&pf) != 0 || prof__pft_marks_init(&pf) != 0) pf.oom = 1;
     prof__pft_flows(&pf);
     if ((r = prof__out_open(&o, path, who)) != PROF_OK) { prof__pft_free(&pf); return r; }
