@@ -95,7 +95,11 @@
                           cap admits the scope) and interned by prof_stop,
                           so its cost does not grow with distinct names; a
                           name of 4 KiB or more is copied once per session
-                          and site instead.
+                          and site instead. In C++ it takes a std::string
+                          or anything with c_str(), temporaries included
+                          (("layer" + std::to_string(i)).c_str()): the
+                          name is copied before the scope starts, and its
+                          temporaries die in between.
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
    PROF_BEGIN(name)       Opens a range on this thread (for code that cannot
    PROF_END()             use a block); PROF_END closes the innermost one. An
@@ -1595,6 +1599,8 @@ typedef struct prof__entered { prof__thread *t; uint64_t t0; } prof__entered;
 PROF_API prof__entered prof__scope_enter_slow(void *ret);
 PROF_API prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len);
 PROF_API prof__scope prof__scope_enter_named_ret(const prof_site *site, const char *name, size_t len, void *ret);
+PROF_API prof__scope prof__scope_enter_named_copy(const prof_site *site, const char *name, size_t len);
+PROF_API uint64_t prof__scope_start_late(prof__thread *t, void *ret);
 PROF_API void prof__scope_leave_args(prof__scope *s, const prof_args *a);
 PROF_API void prof__async(const prof_site *site, uint64_t tag, uint64_t id);
 /* The thread-local pointer lives in the implementation file. Executables
@@ -1798,6 +1804,25 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     /* admitted by the cap, then the name copied */
     return ret ? prof__scope_enter_named_ret(site, name, __builtin_strlen(name), ret) : prof__scope_enter_named(site, name, __builtin_strlen(name));
 }
+#if defined(__cplusplus)
+/* C++'s PROF_SCOPE_DYN in two steps, each its own full-expression: the
+   name copied (admitted, as above, but no time read: t0 says what the
+   start is to read, 0 the clock, 1 prof__scope_start_late's native stack
+   too), then, once the temporaries the name came from are destroyed, the
+   start. In one step a name from a temporary (a std::string built for it,
+   its c_str() or a reference into a temporary object) was either read
+   after its temporary died or freed inside the scope. */
+PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn_copy(const prof_site *site, const char *name) {
+    if (PROF__LIKELY(!__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED))) {
+        prof__scope s; s.t = PROF__NULL; s.site = site; s.t0 = 0; return s;
+    }
+    if (!name) name = "";
+    return prof__scope_enter_named_copy(site, name, __builtin_strlen(name));
+}
+PROF__INLINE PROF__NOINSTRUMENT void prof__scope_start_copied(prof__scope *s, void *ret) {
+    if (s->t) s->t0 = PROF__LIKELY(!s->t0) ? prof__now_start() : prof__scope_start_late(s->t, ret);
+}
+#endif
 
 #define PROF__CAT_(a, b) a##b
 #define PROF__CAT(a, b) PROF__CAT_(a, b)
@@ -1946,10 +1971,16 @@ PROF__INLINE PROF__NOINSTRUMENT prof_args prof__args_make(const int64_t *shapes,
 #    define PROF__RET PROF__NULL
 #  endif
 #  if defined(__cplusplus)
+/* PROF_SCOPE_DYN's first step (the struct-valued call inside prof.h, not
+   in the user's function, where -Waggregate-return would see it). */
+struct prof__dyn_copy {
+    prof__scope s;
+    prof__dyn_copy(const prof_site *site, const char *name) : s(prof__scope_enter_dyn_copy(site, name)) {}
+};
 struct prof__scope_guard {
     prof__scope s;
     prof__scope_guard(const prof_site *site, void *ret) : s(prof__scope_enter(site, ret)) {}
-    prof__scope_guard(const prof_site *site, const char *name, void *ret) : s(prof__scope_enter_dyn(site, name, ret)) {}
+    prof__scope_guard(const prof__scope *copied, void *ret) : s(*copied) { prof__scope_start_copied(&s, ret); }
     ~prof__scope_guard() { prof__scope_leave(&s); }
 private:
     prof__scope_guard(const prof__scope_guard &);
@@ -1958,13 +1989,16 @@ private:
 #    define PROF__SCOPE_AT(id, name, flags)                                   \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT(name, flags); \
         prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__RET)
-/* The name is bound first, so that a temporary it is made of (a
-   std::string built for it) lives to the scope's end and is freed after
-   it, not inside it (its free was the scope's time, and its memory). */
+/* The name is copied in a declaration of its own, so that the temporaries
+   it is made of (a std::string built for it, its c_str(), an accessor of a
+   temporary object) die after the copy and before the scope starts: not
+   inside the scope (their free was its time and memory), and not before
+   the copy (bound with auto&&, a pointer into a temporary was read after
+   the temporary died). */
 #    define PROF__SCOPE_DYN_AT(id, name)                                      \
         static PROF__SITE_CONST prof_site PROF__CAT(prof__site_, id) = PROF__SITE_INIT("", 0); \
-        auto &&PROF__CAT(prof__dyn_name_, id) = (name);                        \
-        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(PROF__CAT(prof__dyn_name_, id)), PROF__RET)
+        const prof__dyn_copy PROF__CAT(prof__dyn_copy_, id)(&PROF__CAT(prof__site_, id), PROF__CSTR(name)); \
+        prof__scope_guard PROF__CAT(prof__scope_, id)(&PROF__CAT(prof__dyn_copy_, id).s, PROF__RET)
 struct prof__scope_args_guard {
     prof__scope s;
     const prof_args *a;
@@ -5155,7 +5189,7 @@ static PROF__NI const prof_site *prof__dyn_inline(prof__thread *h, const prof_si
 }
 /* Not admitted by the gate, no room in the block, or a long name. Out of
    line, so that the common path below saves no registers. */
-static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller, void *ret) {
+static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_named_slow(const prof_site *site, const char *name, void *caller, void *ret, int late) {
     prof__scope s;
     prof__thread *h = prof__thread_get();
     prof__tstate *t = h ? prof__tstate_of(h) : NULL;
@@ -5170,16 +5204,17 @@ static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_name
         prof__scope_lost(t, 0, 1);
         s.site = &prof__lost_site;
         s.t = &t->hot;
-        s.t0 = prof__now_start();
+        s.t0 = late ? 0 : prof__now_start();
         return s;
     }
     s.t = &t->hot;
-    s.t0 = prof__scope_start(s.t, caller, ret);
+    /* late (C++'s two steps): 1 where the start takes a native stack */
+    s.t0 = !late ? prof__scope_start(s.t, caller, ret) : (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? 1 : 0;
     return s;
 }
 /* name: not NULL, len its strlen (prof__scope_enter_dyn); ret as in
    prof__scope_enter, NULL in the optimized builds' call. */
-static __inline__ __attribute__((__always_inline__)) PROF__NI prof__scope prof__scope_enter_named_at(const prof_site *site, const char *name, size_t len, void *ret) {
+static __inline__ __attribute__((__always_inline__)) PROF__NI prof__scope prof__scope_enter_named_at(const prof_site *site, const char *name, size_t len, void *ret, int late) {
     prof__thread *h = prof__tls;
     prof__rec *r = h->pos;
     size_t k = 1 + (len + sizeof(prof__rec)) / sizeof(prof__rec);
@@ -5193,16 +5228,25 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI prof__scope prof__
         s.site = prof__dyn_put(r, k, site, name, len);
         PROF__STORE(&h->pos, r + k);
         s.t = h;
-        s.t0 = prof__now_start();
+        s.t0 = late ? 0 : prof__now_start();
         return s;
     }
-    return prof__scope_enter_named_slow(site, name, __builtin_return_address(0), ret);
+    return prof__scope_enter_named_slow(site, name, __builtin_return_address(0), ret, late);
 }
 PROF_API PROF__NI prof__scope prof__scope_enter_named(const prof_site *site, const char *name, size_t len) {
-    return prof__scope_enter_named_at(site, name, len, NULL);
+    return prof__scope_enter_named_at(site, name, len, NULL, 0);
 }
 PROF_API PROF__NI prof__scope prof__scope_enter_named_ret(const prof_site *site, const char *name, size_t len, void *ret) {
-    return prof__scope_enter_named_at(site, name, len, ret);
+    return prof__scope_enter_named_at(site, name, len, ret, 0);
+}
+/* C++'s first step (prof__scope_enter_dyn_copy): the name copied, the
+   start left to prof__scope_start_copied. */
+PROF_API PROF__NI prof__scope prof__scope_enter_named_copy(const prof_site *site, const char *name, size_t len) {
+    return prof__scope_enter_named_at(site, name, len, NULL, 1);
+}
+/* ... its start where it takes more than the clock: the native stack. */
+PROF_API PROF__NI uint64_t prof__scope_start_late(prof__thread *t, void *ret) {
+    return prof__scope_start(t, __builtin_return_address(0), ret);
 }
 
 PROF_API PROF__NI void prof__async(const prof_site *site, uint64_t tag, uint64_t id) {

@@ -26,11 +26,21 @@
    past the guard's destructor:
        auto &&prof__nm_N = (NAME);   // C++ only
        prof__scope_guard g(&site, prof__cstr(prof__nm_N));
-   (the intermediate temporaries then die before the guard is made). */
+   (the intermediate temporaries then die before the guard is made).
+   Found next (session 41, a real-programs probe): that binding kept a
+   class temporary alive, but a name that points into a temporary,
+   PROF_SCOPE_DYN((prefix + std::to_string(i)).c_str()) or an accessor of
+   a temporary object, was read after its temporary died (the names came
+   out as garbage, ASan: heap-use-after-free; clang -Wdangling-gsl refused
+   the build under -Werror). Now the name is copied in a declaration of its
+   own and the scope starts in the next one: both forms name their scopes
+   exactly, in every stack mode (with native stacks the scope keeps its
+   stack). */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 
+#include <string>
 #include <time.h>
 
 static void wait_2us() {
@@ -57,6 +67,14 @@ struct Name {
     Name(const Name &) = delete;
     Name &operator=(const Name &) = delete;
 };
+
+/* A temporary object whose accessor returns a reference into itself. */
+struct Layer {
+    std::string n;
+    explicit Layer(int i) : n("layer_with_a_long_heap_name_past_the_sso_" + std::to_string(i)) {}
+    const std::string &name() const { return n; }
+};
+static Layer make_layer(int i) { return Layer(i); }
 
 static prof_event get(prof_events *ev, size_t i) {
     prof_event e;
@@ -98,5 +116,28 @@ int main() {
     }
     CHECK_EQ_INT(found, 1);
     prof_events_free(ev);
+
+    /* names that point into temporaries, in each stack mode */
+    for (int mode = PROF_STACK_NONE; mode <= PROF_STACK_NATIVE; mode++) {
+        memset(&c, 0, sizeof c);
+        c.with_stack = mode;
+        if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return check_report();
+        for (int i = 0; i < 4; i++) {
+            PROF_SCOPE_DYN((std::string("a_long_dynamic_scope_name_past_the_sso_") + std::to_string(i)).c_str());
+            PROF_SCOPE_DYN(make_layer(i).name());
+        }
+        ev = prof_stop();
+        if (!CHECK(ev != NULL)) return check_report();
+        if (CHECK_EQ_INT(prof_events_count(ev), 8)) {
+            for (size_t i = 0; i < 8; i++) {
+                prof_event e = get(ev, i);
+                char want[96];
+                snprintf(want, sizeof want, i % 2 ? "layer_with_a_long_heap_name_past_the_sso_%d" : "a_long_dynamic_scope_name_past_the_sso_%d", (int)(i / 2));
+                CHECK_EQ_STR(e.name, want);
+                if (mode != PROF_STACK_NONE) CHECK_MSG(e.stack_depth > 0, "mode %d: %s has no stack", mode, e.name);
+            }
+        }
+        prof_events_free(ev);
+    }
     return check_report();
 }
