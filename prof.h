@@ -1660,6 +1660,7 @@ template <typename T> inline double prof__to_f64(const T &v) { return static_cas
 inline uint64_t prof__to_u64(uint64_t v) { return v; }
 template <typename T> inline uint64_t prof__to_u64(const T &v) { return static_cast<uint64_t>(v); }
 template <typename T> inline uint64_t prof__to_u64(T *p) { return reinterpret_cast<uintptr_t>(p); } /* an object's address as an async id */
+inline uint64_t prof__to_u64(decltype(nullptr)) { return 0; }
 inline int64_t prof__to_i64(int64_t v) { return v; }
 template <typename T> inline int64_t prof__to_i64(const T &v) { return static_cast<int64_t>(v); }
 /* PROF_SCOPE_DYN / PROF_BEGIN_DYN names: a C string, or anything with
@@ -1693,7 +1694,16 @@ template <typename... T> inline int prof__use_refs(const T &...x) {
 #define PROF__TO_INT(x) ((int)((void)0, (x)))
 #define PROF__CSTR(x) (x)
 #define prof__to_f64(x) ((double)((void)0, (x)))
-#define prof__to_u64(x) ((uint64_t)((void)0, (x)))
+/* An async id: an integer as it is (all 64 bits), an address through
+   uintptr_t (a pointer cast straight to uint64_t warns on 32-bit targets:
+   -Wpointer-to-int-cast, an error under -Werror). Each branch sees only an
+   operand of its kind, since gcc warns in the branch not taken too; the
+   argument is evaluated once (__builtin_classify_type does not evaluate
+   it). */
+#define PROF__IS_PTR(x) (__builtin_classify_type(x) == 5)
+#define prof__to_u64(x) __builtin_choose_expr(PROF__IS_PTR(x),                                      \
+        (uint64_t)(uintptr_t)((void)0, __builtin_choose_expr(PROF__IS_PTR(x), (x), PROF__NULL)), \
+        (uint64_t)((void)0, __builtin_choose_expr(PROF__IS_PTR(x), 0, (x))))
 #define prof__to_i64(x) ((int64_t)((void)0, (x)))
 #define PROF__SHAPES_USE(...) prof__use_(0, __VA_ARGS__)
 #endif

@@ -53,9 +53,11 @@ int strict_user_work(int n, double x, float f, int64_t big, uint64_t id, unsigne
         PROF_SCOPE_SHAPES("shapes", 2, n, n, 1, big);
         acc += 3;
     }
-#ifdef __cplusplus
     PROF_ASYNC_BEGIN("async_address", &acc); /* an address as the id */
     PROF_ASYNC_END(&acc);
+#ifdef __cplusplus
+    PROF_ASYNC_BEGIN("async_nullptr", nullptr); /* a null pointer's id: 0 */
+    PROF_ASYNC_END(nullptr);
     {
         /* C++ converts each value itself: size_t dims need no cast */
         size_t rows = sizeof name, cols = 4;

@@ -93,6 +93,7 @@ static void usage_runtime_values(int n)
 #endif
 }
 
+static int usage_async_object;
 static int usage_ops(int m, int k, int n)
 {
     {
@@ -119,6 +120,11 @@ static int usage_ops(int m, int k, int n)
         PROF_ASYNC_END(42);
     else
         PROF_ASYNC_END(42);
+    /* an object's address as the id: through uintptr_t, so that a 32-bit
+       build (the m32-* cases) casts no pointer to a wider integer (gcc's
+       -Wpointer-to-int-cast stopped -Werror builds of C there) */
+    PROF_ASYNC_BEGIN("async_address", &usage_async_object);
+    PROF_ASYNC_END(&usage_async_object);
 #ifdef USAGE_MACRO_ONLY_ARGS
     {
         /* shapes and flops used only as macro arguments: must not become
