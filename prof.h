@@ -113,9 +113,15 @@
                           a 64-bit id (is_async: no parent, no self time).
                           Past max_events a range can keep its begin and lose
                           its end: it is then unmatched (prof_stats counts
-                          both, async_dropped and unmatched_async). In the
-                          JSON trace a "b"/"e" pair, not an "X" (TIMES IN THE
-                          JSON TRACE); in Perfetto an "async" lane.
+                          both, async_dropped and unmatched_async), as is
+                          a range begun and ended in two schedule windows
+                          (a window holds what began and ended in it, as
+                          for scopes). Its stack (with_stack) is its own
+                          frame only, not the scopes around its begin. In
+                          the JSON trace a "b"/"e" pair, not an "X" (TIMES
+                          IN THE JSON TRACE); in Perfetto an "async" lane.
+                          An id may be any integer or, in C and C++, an
+                          address (through uintptr_t; nullptr is 0).
    PROF_THREAD_NAME(name) Names the calling thread (the trace's thread
                           names, prof_event.thread_name): prof_set_thread_name,
                           which copies the name whole; a name set again costs
@@ -8240,7 +8246,7 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
     /* past the cap an async begin may be kept and its end dropped (ranges
        are not nested: no room is kept for their ends), so say which */
     if (st->unmatched_async)
-        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again)%s; %s ignored", c->who,
+        prof__report(PROF_LOG_WARNING, PROF_E_UNBALANCED, "%s: %llu async range%s had no matching PROF_ASYNC_BEGIN/END (or the same id begun again; or begun and ended on either side of the stop or of a step that ends a schedule's window)%s; %s ignored", c->who,
                      (unsigned long long)st->unmatched_async, st->unmatched_async == 1 ? "" : "s",
                      st->async_dropped ? ", some because the cap (max_events) dropped their other half" : "",
                      st->unmatched_async == 1 ? "it was" : "they were");
