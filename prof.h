@@ -1479,9 +1479,12 @@ PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const
    space and the value), and each frame turned into a word the readers of
    the format split alike: PyTorch turns ' ', ';', tab and LF into '_';
    prof.h also CR, the other control bytes, DEL, the C1 controls
-   U+0080-U+009F (NEL ends a line for Python) and U+2028/U+2029 (line
-   ends for JavaScript readers), writes an empty frame as "_" (PyTorch:
-   nothing, ";;") and invalid UTF-8 as U+FFFD. */
+   U+0080-U+009F (NEL ends a line for Python), U+2028/U+2029 (line ends
+   for JavaScript readers) and Unicode's other white space (U+00A0,
+   U+1680, U+2000-U+200A, U+202F, U+205F, U+3000: flamegraph.pl reads
+   UTF-8, where Perl's \s is all of them, so "layer\u00a012 5000" read as
+   a differential line), writes an empty frame as "_" (PyTorch: nothing,
+   ";;") and invalid UTF-8 as U+FFFD. */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
 /* What the exporters write of an event list (zero = the defaults): */
 typedef enum prof_args_level {
@@ -17154,6 +17157,16 @@ static PROF__NI int prof__stack_metric(const char *metric) {
    invalid UTF-8 becomes U+FFFD (one per maximal subpart, prof__utf8_bad),
    and an empty frame becomes "_" so every line parses. Runs of bytes kept
    as they are go in one copy. */
+/* Whether the n-byte UTF-8 character at p is Unicode white space past
+   ASCII and the C1 controls (Perl's \s there): U+00A0, U+1680,
+   U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. */
+static PROF__NI int prof__uspace(const unsigned char *p, int n) {
+    if (n == 2) return p[0] == 0xC2 && p[1] == 0xA0;
+    if (n != 3) return 0;
+    if (p[0] == 0xE2 && p[1] == 0x80) return p[2] <= 0x8A || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF;
+    return (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) || (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) ||
+           (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80);
+}
 static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
     const unsigned char *p = (const unsigned char *)s, *run = p;
     if (!*p) { prof__buf_str(b, "_"); return; }
@@ -17165,8 +17178,10 @@ static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
         } else if ((n = prof__utf8_len(p)) > 0) {
             /* U+2028 and U+2029 end a line for JavaScript readers
                (speedscope), the C1 controls U+0080-U+009F (NEL among
-               them) for Python's str.splitlines */
-            if (!(n == 3 && p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) && !(n == 2 && p[0] == 0xC2 && p[1] <= 0x9F)) { p += n; continue; }
+               them) for Python's str.splitlines; the rest of Unicode's
+               white space splits a line for flamegraph.pl, which reads
+               UTF-8 (Perl's \s) */
+            if (!prof__uspace(p, n) && !(n == 2 && p[0] == 0xC2 && p[1] <= 0x9F)) { p += n; continue; }
         } else {
             sub = "\xef\xbf\xbd";
             n = prof__utf8_bad(p);

@@ -2,7 +2,10 @@
    lists; the profile read back field by field with check_pb_*, field
    numbers from profile.proto):
    - a frame holding U+009F, the last C1 control, is written with '_' (as
-     U+0080 is; U+00A0, the first character past them, is kept);
+     U+0080 is), and so is Unicode's other white space, which flamegraph.pl
+     (reading UTF-8: Perl's \s) splits a line at: U+00A0 before digits,
+     "layer\u00a012 5000", was read as a differential line (the pprof probe);
+     the character past each range (U+00A1, U+200B, U+2030) is kept;
    - "self_xpu_time_total" is a metric of the stack exporters and of pprof
      (as PyTorch's export_stacks takes it), the device's self time;
    - the profile's period (field 12) is 1;
@@ -117,13 +120,16 @@ static prof_events *one_event(const char *frame) {
     return e;
 }
 
-/* frames with U+0080, U+009F (both controls: '_') and U+00A0 (kept) */
+/* frames with U+0080, U+009F (both controls: '_'), Unicode white space
+   ('_': U+00A0, U+1680, U+2000, U+200A, U+202F, U+205F, U+3000) and the
+   characters next to it (kept: U+00A1, U+200B, U+2030) */
 static void c1_controls(void) {
-    prof_events *e = one_event("a\xC2\x80" "b\xC2\x9F" "c\xC2\xA0" "d");
+    prof_events *e = one_event("a\xC2\x80" "b\xC2\x9F" "c\xC2\xA0" "12" "\xE1\x9A\x80" "\xE2\x80\x80" "\xE2\x80\x8A"
+                               "\xE2\x80\xAF" "\xE2\x81\x9F" "\xE3\x80\x80" "|\xC2\xA1" "\xE2\x80\x8B" "\xE2\x80\xB0" "d");
     char *t;
     if (!e) return;
     if (CHECK_EQ_INT(prof_export_stacks(e, STACKS, NULL), PROF_OK) && CHECK((t = check_read_file(STACKS)) != NULL)) {
-        CHECK_EQ_STR(t, "a_b_c\xC2\xA0" "d 5\n");
+        CHECK_EQ_STR(t, "a_b_c_12______|\xC2\xA1" "\xE2\x80\x8B" "\xE2\x80\xB0" "d 5\n");
         free(t);
     }
     prof_events_free(e);

@@ -204,7 +204,9 @@ def pj(b):
     return s
 
 
-_FRAME_BAD = re.compile("[\x00-\x1f\x7f-\x9f \u2028\u2029;]")
+# (Unicode's white space past C1 too: flamegraph.pl, reading UTF-8, splits lines at Perl's \s)
+_UWS = "\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_FRAME_BAD = re.compile("[\x00-\x1f\x7f-\x9f ;" + _UWS + "]")
 
 
 def frame(b):
@@ -652,7 +654,7 @@ def check_memory(where, got, want, xs, events):
 # speedscope: for each line, /^(.*) (\d+)$/m.exec(line); JavaScript's '.' does not
 # match \n, \r, U+2028, U+2029 and \d is ASCII only.
 JS_LINE = re.compile("([^\n\r\u2028\u2029]*) ([0-9]+)")
-FRAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f \u2028\u2029;]")
+FRAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f ;" + _UWS + "]")
 
 
 def read_stacks(path, where):

@@ -8,7 +8,7 @@ EXPECT.json (written by the test) holds the raw bytes in hex:
    "meta": [[KEY H, VALUE H]], "threads": [H, ...], "marks": [H], "counters": [H]}
 Each is compared with the rule the manual gives: valid UTF-8 kept, one
 U+FFFD per invalid byte; in folded stacks the frame separators (space, ';',
-control bytes, U+2028/9) become '_' and an empty frame "_".
+control bytes, C1, U+2028/9 and the other Unicode white space) become '_' and an empty frame "_".
   - the JSON trace parses with Python's strict json (no raw control byte,
     no bad escape) and has, per event, an "X" event named as given whose
     "Overload name" and "Call stack" (each frame followed by ';', innermost
@@ -37,7 +37,9 @@ def clean(b):
 
 
 def fold(s):
-    return "".join("_" if ch in " ;" or ord(ch) < 0x20 or ch == "\x7f" or ch in "\u2028\u2029" else ch for ch in s) or "_"
+    # ' ', ';', C0, DEL, C1 and Unicode's white space (flamegraph.pl reads UTF-8: Perl's \s)
+    return "".join("_" if ch in " ;" or ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f or ch in "\u00a0\u1680\u2028\u2029\u202f\u205f\u3000"
+                   or 0x2000 <= ord(ch) <= 0x200a else ch for ch in s) or "_"
 
 
 def h(x):
