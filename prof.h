@@ -389,7 +389,13 @@
                       itself crashes; use PROF_STACK_SCOPES there (or the
                       library's ucontext build). glibc only: with another C
                       library (musl) prof_start warns (PROF_E_ARG) and the
-                      session records without native stacks
+                      session records without native stacks. A native
+                      stack keeps its innermost 32 frames (each scope's
+                      stack is walked and stored whole at its start, so
+                      the cost stays bounded): a scope deeper than that in
+                      the call stack loses its outer frames, and two such
+                      scopes that share their last 32 frames share a line
+                      in the folded stacks. PROF_STACK_SCOPES has no limit.
    schedule, on_trace_ready
                       torch.profiler.schedule(skip_first, wait, warmup,
                       active, repeat) driven by prof_step(). As in
