@@ -17581,6 +17581,13 @@ static PROF__NI long prof__folded_events(prof__folded *f, prof__w *w, prof_event
 static PROF__NI void prof__warn_no_stacks(const char *who, const char *path) {
     prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: no event has a stack, so %s is empty: record with prof_config.with_stack = PROF_STACK_SCOPES (or PROF_STACK_NATIVE, which finds no frames in code built with -fno-asynchronous-unwind-tables)", who, path);
 }
+/* A device metric on a list that has no device time (no device set:
+   a CPU session, or a hand-built list without prof_events_set_device):
+   said so, where "under 1 us" or an empty profile would puzzle. */
+static PROF__NI int prof__no_device_time(const prof_events *e) { return !e->use_device || !e->use_device[0]; }
+static PROF__NI void prof__warn_no_device(const char *who, const char *path) {
+    prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: the list has no device time (a CPU session, or a hand-built list with no device set: prof_events_set_device), so %s holds no stack", who, path);
+}
 static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path, const char *metric, int merge) {
     const char *const who = merge ? "prof_export_stacks_merged" : "prof_export_stacks";
     int which = prof__stack_metric(metric);
@@ -17605,6 +17612,7 @@ static PROF__NI prof_result prof__export_stacks(prof_events *e, const char *path
     }
     r = prof__out_close(&o, who);
     if (r == PROF_OK && e->n && !with_stacks) prof__warn_no_stacks(who, path);
+    else if (r == PROF_OK && with_stacks && which == 1 && prof__no_device_time(e)) prof__warn_no_device(who, path);
     else if (r == PROF_OK && with_stacks && !lines)
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "%s: every stack's %s is under 1 us, so %s is empty (the values are whole microseconds)%s", who,
                      which == 0 ? "self CPU time" : "self device time", path, merge ? "" : "; prof_export_stacks_merged sums the calls of a stack first");
@@ -17846,6 +17854,7 @@ PROF_API prof_result prof_export_pprof(prof_events *e, const char *path, const c
     prof__pp_free(&p);
     r = prof__out_close(&o, who);
     if (r == PROF_OK && e->n && !with_stacks) prof__warn_no_stacks(who, path);
+    else if (r == PROF_OK && with_stacks && which == 1 && prof__no_device_time(e)) prof__warn_no_device(who, path);
     return r;
 }
 

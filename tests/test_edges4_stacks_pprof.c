@@ -12,7 +12,8 @@
    - two frames of one function name in two files are two functions,
      each with its own file (a function is a name and a file);
    - the sample type is "cpu" for the CPU metric and "device" for the
-     device's, in "nanoseconds".
+     device's, in "nanoseconds";
+   - the device metric on a list with no device time: each exporter says so.
    Found by mutation testing (fourth pass): each of these, changed alone,
    left every other test passing. */
 #define PROF_IMPLEMENTATION
@@ -203,12 +204,41 @@ static void pprof_functions(void) {
     prof_events_free(e);
 }
 
+/* The device metric on a list with no device time (no device set): each
+   exporter says so; the stacks ones said "every stack's self device time
+   is under 1 us" and pprof nothing (the pprof probe). */
+static void no_device_time(void) {
+    prof_events *e = one_event("f");
+    if (!e) return;
+    check_log_reset();
+    CHECK_EQ_INT(prof_export_stacks(e, STACKS, "self_device_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_stacks_merged(e, STACKS, "self_device_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_pprof(e, PPROF, "self_device_time_total"), PROF_OK);
+    CHECK_EQ_INT(check_log_find(PROF_E_ARG, "has no device time", NULL), 3);
+    CHECK(!check_log_has(PROF_E_ARG, "under 1 us"));
+    prof_events_free(e);
+    /* ... where a stack's self time under 1 us is what empties the file */
+    if ((e = prof_events_create()) != NULL) {
+        prof_event_desc d;
+        const char *st[1] = { "short" };
+        memset(&d, 0, sizeof d);
+        d.thread = 1; d.name = "x"; d.start_ns = 0; d.end_ns = 500; d.stack = st; d.stack_depth = 1;
+        CHECK(prof_events_add(e, &d) >= 0);
+        check_log_reset();
+        CHECK_EQ_INT(prof_export_stacks(e, STACKS, NULL), PROF_OK);
+        CHECK(check_log_has(PROF_E_ARG, "under 1 us"));
+        CHECK(!check_log_has(PROF_E_ARG, "has no device time"));
+        prof_events_free(e);
+    }
+}
+
 int main(void) {
     mkdir("build", 0777);
     prof_set_log(check_log, NULL);
     c1_controls();
     xpu_metric();
     pprof_functions();
+    no_device_time();
     unlink(STACKS);
     unlink(STACKS2);
     unlink(PPROF);
