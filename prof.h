@@ -552,7 +552,9 @@
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
    prof_export_stacks; NULL = self_cpu_time_total, for the stacks too), a
-   location per frame with function, file and line.
+   location per frame with function, file and line (a native frame: its
+   function and module, the offset in the module as the location's
+   address, so a function's return addresses are one function).
    Both follow OUTPUT FILES below.
    prof_events_set_export_options(ev, &opt) sets what the later exports of
    the list write (zero = the defaults). opt.args = PROF_ARGS_LIGHT leaves
@@ -17700,6 +17702,28 @@ static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char 
         *line = strtoll(f + colon + 1, NULL, 10);
     }
 }
+/* A native frame, "function (module+0xoffset)" (prof__name_native):
+   1 with the function and the module apart and the offset, so that the
+   return addresses of one function are locations of one Function (each
+   was a function of its own: go tool pprof -top listed "main (app+0x475a)"
+   and "main (app+0x475f)" apart). An unnamed function ("??") stays whole:
+   its frames would all be one function "??". */
+static PROF__NI int prof__pp_native(const char *f, size_t *name_len, const char **module, size_t *module_len, uint64_t *offset) {
+    size_t n = strlen(f), k, open;
+    const char *plus;
+    if (n < 8 || f[n - 1] != ')') return 0;
+    for (k = n - 2; k > 0 && ((f[k] >= '0' && f[k] <= '9') || (f[k] >= 'a' && f[k] <= 'f')); k--) {}
+    if (k == n - 2 || k < 2 || f[k] != 'x' || f[k - 1] != '0' || f[k - 2] != '+') return 0;
+    plus = f + k - 2;
+    for (open = (size_t)(plus - f); open > 1 && !(f[open] == '(' && f[open - 1] == ' '); open--) {}
+    if (open <= 1 || open + 1 >= (size_t)(plus - f)) return 0;
+    if (open - 1 == 2 && f[0] == '?' && f[1] == '?') return 0;
+    *name_len = open - 1;
+    *module = f + open + 1;
+    *module_len = (size_t)(plus - *module);
+    *offset = (uint64_t)strtoull(plus + 3, NULL, 16);
+    return 1;
+}
 static PROF__NI void prof__pp_free(prof__pp *p) {
     prof__map_free(&p->stack_of); prof__map_free(&p->loc_of); prof__map_free(&p->str_idx); prof__map_free(&p->fn_of);
     PROF__FREE(p->rep); PROF__FREE(p->value); PROF__FREE(p->loc_frame); PROF__FREE(p->table); PROF__FREE(p->fn_name); PROF__FREE(p->fn_file);
@@ -17747,8 +17771,11 @@ static PROF__NI int prof__pp_location(prof__pp *p, size_t i, prof__buf *s, prof_
     uint32_t *slot;
     int found;
     prof__buf ln;
+    uint64_t offset = 0;
+    int native;
     prof__pp_split(p->loc_frame[i], &nl, &file, &fl, &line);
-    cut = prof__xp_cut(&p->xp, file, fl);
+    native = !fl && !line && prof__pp_native(p->loc_frame[i], &nl, &file, &fl, &offset);
+    cut = native ? 0 : prof__xp_cut(&p->xp, file, fl);
     file += cut;
     fl -= cut;
     name_i = prof__pp_str(p, p->loc_frame[i], nl);
@@ -17766,6 +17793,7 @@ static PROF__NI int prof__pp_location(prof__pp *p, size_t i, prof__buf *s, prof_
     prof__pb_i(&ln, 2, line);
     m->n = 0;
     prof__pb_u(m, 1, i + 1);
+    if (native) prof__pb_u(m, 3, offset); /* address: the offset in the module */
     prof__pb_sub(m, 4, &ln);
     PROF__FREE(ln.p);
     prof__pb_sub(s, 4, m);

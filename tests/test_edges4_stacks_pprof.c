@@ -38,7 +38,7 @@ typedef struct profile {
     int nsample;
     int64_t fn_id[MAXN], fn_name[MAXN], fn_file[MAXN];
     int nfn;
-    int64_t loc_id[MAXN], loc_fn[MAXN], loc_line[MAXN];
+    int64_t loc_id[MAXN], loc_fn[MAXN], loc_line[MAXN], loc_addr[MAXN];
     int nloc;
 } profile;
 
@@ -82,6 +82,7 @@ static int read_profile(const char *path, profile *p) {
             unsigned g; int w2; uint64_t x; check_pb s2;
             int i = p->nloc++;
             while (check_pb_next(&sub, &g, &w2, &x, &s2)) {
+                if (g == 3 && w2 == 0) p->loc_addr[i] = (int64_t)x;
                 if (g == 1 && w2 == 0) p->loc_id[i] = (int64_t)x;
                 if (g == 4 && w2 == 2) {
                     unsigned h; int w3; uint64_t y; check_pb s3;
@@ -204,6 +205,47 @@ static void pprof_functions(void) {
     prof_events_free(e);
 }
 
+/* Native frames, "function (module+0xoffset)": a function's return
+   addresses are locations of one Function (name and module), each with
+   its offset as the address; an unnamed function ("??") stays whole. Each
+   frame was a function of its own: go tool pprof -top listed main three
+   times (the pprof probe). */
+static void pprof_native(void) {
+    static const char *const s1[] = { "leaf (app+0x3f150)", "main (app+0x475a)", "_start (app+0x47d1)" };
+    static const char *const s2[] = { "leaf (app+0x3f150)", "main (app+0x475f)", "_start (app+0x47d1)" };
+    static const char *const s3[] = { "?? (libc.so.6+0x2724a)", "_start (app+0x47d1)" };
+    static const char *const *const st[] = { s1, s2, s3 };
+    static const int depth[] = { 3, 3, 2 };
+    prof_events *e = prof_events_create();
+    prof_event_desc d;
+    profile p;
+    int k, i, main_fn = 0, mains = 0, unnamed = 0;
+    if (!CHECK(e != NULL)) return;
+    memset(&d, 0, sizeof d);
+    d.thread = 1; d.name = "x";
+    for (k = 0; k < 3; k++) {
+        d.start_ns = 10000 * k; d.end_ns = 10000 * k + 5000; d.stack = st[k]; d.stack_depth = depth[k];
+        CHECK(prof_events_add(e, &d) >= 0);
+    }
+    if (CHECK_EQ_INT(prof_export_pprof(e, PPROF, NULL), PROF_OK) && read_profile(PPROF, &p)) {
+        CHECK_EQ_INT(p.nloc, 5);
+        CHECK_EQ_INT(p.nfn, 4); /* leaf, main, _start, "?? (libc.so.6+0x2724a)" */
+        for (i = 0; i < p.nfn; i++) {
+            if (strcmp(pstr(&p, p.fn_name[i]), "main") == 0) { main_fn = (int)p.fn_id[i]; CHECK_EQ_STR(pstr(&p, p.fn_file[i]), "app"); }
+            if (strcmp(pstr(&p, p.fn_name[i]), "?? (libc.so.6+0x2724a)") == 0) { unnamed++; CHECK_EQ_STR(pstr(&p, p.fn_file[i]), ""); }
+        }
+        CHECK(main_fn > 0);
+        CHECK_EQ_INT(unnamed, 1);
+        for (i = 0; i < p.nloc; i++) {
+            if (p.loc_fn[i] != main_fn) continue;
+            mains++;
+            CHECK(p.loc_addr[i] == 0x475a || p.loc_addr[i] == 0x475f);
+        }
+        CHECK_EQ_INT(mains, 2);
+    }
+    prof_events_free(e);
+}
+
 /* The device metric on a list with no device time (no device set): each
    exporter says so; the stacks ones said "every stack's self device time
    is under 1 us" and pprof nothing (the pprof probe). */
@@ -238,6 +280,7 @@ int main(void) {
     c1_controls();
     xpu_metric();
     pprof_functions();
+    pprof_native();
     no_device_time();
     unlink(STACKS);
     unlink(STACKS2);
