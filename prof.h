@@ -1832,10 +1832,12 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
     return ret ? prof__scope_enter_named_ret(site, name, __builtin_strlen(name), ret) : prof__scope_enter_named(site, name, __builtin_strlen(name));
 }
 #if defined(__cplusplus)
+#define PROF__START_CLOCK 0  /* the copied scope starts with a clock read */
+#define PROF__START_NATIVE 1 /* ... and its native stack */
 /* C++'s PROF_SCOPE_DYN in two steps, each its own full-expression: the
    name copied (admitted, as above, but no time read: t0 says what the
-   start is to read, 0 the clock, 1 prof__scope_start_late's native stack
-   too), then, once the temporaries the name came from are destroyed, the
+   start is to read, PROF__START_CLOCK or PROF__START_NATIVE, the clock
+   with a native stack through prof__scope_start_late), then, once the temporaries the name came from are destroyed, the
    start. In one step a name from a temporary (a std::string built for it,
    its c_str() or a reference into a temporary object) was either read
    after its temporary died or freed inside the scope. */
@@ -1847,7 +1849,7 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn_copy(const pro
     return prof__scope_enter_named_copy(site, name, __builtin_strlen(name));
 }
 PROF__INLINE PROF__NOINSTRUMENT void prof__scope_start_copied(prof__scope *s, void *ret) {
-    if (s->t) s->t0 = PROF__LIKELY(!s->t0) ? prof__now_start() : prof__scope_start_late(s->t, ret);
+    if (s->t) s->t0 = PROF__LIKELY(s->t0 == PROF__START_CLOCK) ? prof__now_start() : prof__scope_start_late(s->t, ret);
 }
 #endif
 
@@ -5112,8 +5114,8 @@ PROF_API PROF__NI void prof__scope_leave_args(prof__scope *s, const prof_args *a
 static PROF__NI uint64_t prof__scope_start(prof__thread *h, void *caller, void *ret) {
 #if defined(PROF__HAVE_BACKTRACE)
     if (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) {
-        void *addr[PROF__NATIVE_MAX + 4];
-        int total = backtrace(addr, PROF__NATIVE_MAX + 4), skip = 1, n;
+        void *addr[PROF__NATIVE_MAX + 8]; /* + prof.h's frames and a sanitizer's wrapper */
+        int total = backtrace(addr, PROF__NATIVE_MAX + 8), skip = 1, n;
         size_t k;
         prof__rec *r, *start;
         uint64_t t0;
@@ -5235,7 +5237,7 @@ static PROF__NI __attribute__((__noinline__)) prof__scope prof__scope_enter_name
         return s;
     }
     s.t = &t->hot;
-    /* late (C++'s two steps): 1 where the start takes a native stack */
+    /* late (C++'s two steps): what its start is to take (PROF__START_*) */
     s.t0 = !late ? prof__scope_start(s.t, caller, ret) : (__atomic_load_n(&prof__g_features, __ATOMIC_RELAXED) & PROF__F_NATIVE) ? 1 : 0;
     return s;
 }
@@ -5255,7 +5257,7 @@ static __inline__ __attribute__((__always_inline__)) PROF__NI prof__scope prof__
         s.site = prof__dyn_put(r, k, site, name, len);
         PROF__STORE(&h->pos, r + k);
         s.t = h;
-        s.t0 = late ? 0 : prof__now_start();
+        s.t0 = late ? 0 : prof__now_start(); /* (late: PROF__START_CLOCK) */
         return s;
     }
     return prof__scope_enter_named_slow(site, name, __builtin_return_address(0), ret, late);
@@ -5271,8 +5273,12 @@ PROF_API PROF__NI prof__scope prof__scope_enter_named_ret(const prof_site *site,
 PROF_API PROF__NI prof__scope prof__scope_enter_named_copy(const prof_site *site, const char *name, size_t len) {
     return prof__scope_enter_named_at(site, name, len, NULL, 1);
 }
-/* ... its start where it takes more than the clock: the native stack. */
-PROF_API PROF__NI uint64_t prof__scope_start_late(prof__thread *t, void *ret) {
+/* ... its start where it takes more than the clock: the native stack.
+   Never inlined: its return address is where the stack starts, in the
+   scope's function (inlined there, in the implementation's file or under
+   LTO, it read that function's own return address, and the stack lost
+   the scope's function). */
+PROF_API PROF__NI __attribute__((__noinline__)) uint64_t prof__scope_start_late(prof__thread *t, void *ret) {
     return prof__scope_start(t, __builtin_return_address(0), ret);
 }
 
@@ -16349,7 +16355,8 @@ static PROF__NI void prof__pft_args(prof__pft *pf, prof__buf *te, size_t i) {
     int light = e->xopt.args == PROF_ARGS_LIGHT; /* no per-event ids */
 #define PROF__PFT_ARG_I(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_i(a, 4, (val)); prof__pb_sub(te, 4, a); } while (0)
 #define PROF__PFT_ARG_S(id, val) do { a->n = 0; prof__pb_u(a, 1, (id)); prof__pb_s(a, 6, (val)); prof__pb_sub(te, 4, a); } while (0)
-    if (prof__dims_of(x)) PROF__PFT_ARG_S(PROF__PA_DIMS, prof__dims_of(x)); /* as the JSON */
+    const char *dims = prof__dims_of(x);
+    if (dims) PROF__PFT_ARG_S(PROF__PA_DIMS, dims); /* as the JSON */
     if (prof__seq_nr(e, v) >= 0 && !light) PROF__PFT_ARG_I(PROF__PA_SEQ, prof__seq_nr(e, v));
     if (x->has_fwd_thread) PROF__PFT_ARG_I(PROF__PA_FWD, (int64_t)x->fwd_thread);
     if (x->flops > 0) PROF__PFT_ARG_I(PROF__PA_FLOPS, x->flops);
@@ -17702,7 +17709,7 @@ static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char 
         *line = strtoll(f + colon + 1, NULL, 10);
     }
 }
-/* A native frame, "function (module+0xoffset)" (prof__name_native):
+/* A native frame, "function (module+0xoffset)" (prof__native_stacks):
    1 with the function and the module apart and the offset, so that the
    return addresses of one function are locations of one Function (each
    was a function of its own: go tool pprof -top listed "main (app+0x475a)"
@@ -17715,7 +17722,22 @@ static PROF__NI int prof__pp_native(const char *f, size_t *name_len, const char 
     for (k = n - 2; k > 0 && ((f[k] >= '0' && f[k] <= '9') || (f[k] >= 'a' && f[k] <= 'f')); k--) {}
     if (k == n - 2 || k < 2 || f[k] != 'x' || f[k - 1] != '0' || f[k - 2] != '+') return 0;
     plus = f + k - 2;
-    for (open = (size_t)(plus - f); open > 1 && !(f[open] == '(' && f[open - 1] == ' '); open--) {}
+    {
+        /* the " (" before the module: the nearest one whose module has its
+           parentheses whole ("libplug (1).so"), else the nearest, as
+           prof__pp_split finds a file */
+        size_t pick = 0;
+        long d = 0; /* ')' less '(' in f[open + 1 .. plus) */
+        for (open = (size_t)(plus - f) - 1; open > 0; open--) {
+            if (f[open] == '(' && f[open - 1] == ' ') {
+                if (!pick) pick = open;
+                if (d == 0) { pick = open; break; }
+            }
+            if (f[open] == ')') d++;
+            else if (f[open] == '(' && --d < 0) break;
+        }
+        open = pick;
+    }
     if (open <= 1 || open + 1 >= (size_t)(plus - f)) return 0;
     if (open - 1 == 2 && f[0] == '?' && f[1] == '?') return 0;
     *name_len = open - 1;

@@ -214,28 +214,31 @@ static void pprof_native(void) {
     static const char *const s1[] = { "leaf (app+0x3f150)", "main (app+0x475a)", "_start (app+0x47d1)" };
     static const char *const s2[] = { "leaf (app+0x3f150)", "main (app+0x475f)", "_start (app+0x47d1)" };
     static const char *const s3[] = { "?? (libc.so.6+0x2724a)", "_start (app+0x47d1)" };
-    static const char *const *const st[] = { s1, s2, s3 };
-    static const int depth[] = { 3, 3, 2 };
+    static const char *const s4[] = { "plug_work (libplug (1).so+0x125e)", "_start (app+0x47d1)" }; /* a module's name with " (" */
+    static const char *const *const st[] = { s1, s2, s3, s4 };
+    static const int depth[] = { 3, 3, 2, 2 };
     prof_events *e = prof_events_create();
     prof_event_desc d;
     profile p;
-    int k, i, main_fn = 0, mains = 0, unnamed = 0;
+    int k, i, main_fn = 0, mains = 0, unnamed = 0, plug = 0;
     if (!CHECK(e != NULL)) return;
     memset(&d, 0, sizeof d);
     d.thread = 1; d.name = "x";
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < 4; k++) {
         d.start_ns = 10000 * k; d.end_ns = 10000 * k + 5000; d.stack = st[k]; d.stack_depth = depth[k];
         CHECK(prof_events_add(e, &d) >= 0);
     }
     if (CHECK_EQ_INT(prof_export_pprof(e, PPROF, NULL), PROF_OK) && read_profile(PPROF, &p)) {
-        CHECK_EQ_INT(p.nloc, 5);
-        CHECK_EQ_INT(p.nfn, 4); /* leaf, main, _start, "?? (libc.so.6+0x2724a)" */
+        CHECK_EQ_INT(p.nloc, 6);
+        CHECK_EQ_INT(p.nfn, 5); /* leaf, main, _start, "?? (libc.so.6+0x2724a)", plug_work */
         for (i = 0; i < p.nfn; i++) {
             if (strcmp(pstr(&p, p.fn_name[i]), "main") == 0) { main_fn = (int)p.fn_id[i]; CHECK_EQ_STR(pstr(&p, p.fn_file[i]), "app"); }
             if (strcmp(pstr(&p, p.fn_name[i]), "?? (libc.so.6+0x2724a)") == 0) { unnamed++; CHECK_EQ_STR(pstr(&p, p.fn_file[i]), ""); }
+            if (strcmp(pstr(&p, p.fn_name[i]), "plug_work") == 0) { plug++; CHECK_EQ_STR(pstr(&p, p.fn_file[i]), "libplug (1).so"); }
         }
         CHECK(main_fn > 0);
         CHECK_EQ_INT(unnamed, 1);
+        CHECK_EQ_INT(plug, 1);
         for (i = 0; i < p.nloc; i++) {
             if (p.loc_fn[i] != main_fn) continue;
             mains++;

@@ -920,6 +920,7 @@ static void check_paths(prof_events *ev, const char *tag, const char *const *wan
             } else {
                 char tmp[128], *c;
                 snprintf(tmp, sizeof tmp, "%s", w);
+                if (k == 2 && (c = strstr(tmp, "+0x")) != NULL) *c = 0; /* pprof: a native frame's module, its offset an address */
                 for (c = tmp; k == 1 && *c; c++) if (*c == ' ') *c = '_'; /* folded stacks' separator */
                 CHECK_MSG(has_bytes(p, n, tmp), "%s: no '%s'", path, tmp);
             }

@@ -37,7 +37,7 @@ def fail(msg):
 def fold(frame):
     out = []
     for ch in frame:
-        if ch in " ;" or ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f or ch in "\u2028\u2029":
+        if ch in " ;" or ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f or ch in "\u00a0\u1680\u2028\u2029\u202f\u205f\u3000" or 0x2000 <= ord(ch) <= 0x200a:
             out.append("_")
         else:
             out.append(ch)
