@@ -520,7 +520,8 @@
    prof_export_perfetto(ev, path) writes Perfetto's native protobuf trace
    (ui.perfetto.dev, trace_processor): a track per thread (its name; the
    threads in the order of their ids, as the JSON trace, whose
-   thread_sort_index is the id as Kineto writes it: the main thread first),
+   thread_sort_index is the id as Kineto writes it: the main thread first
+   unless the ids wrapped),
    nested slices with interned names, categories, source locations and call
    stacks, marks, counters, memory counters, async ranges, a track per device
    stream with flows from launch to kernel, args as debug annotations,
