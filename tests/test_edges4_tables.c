@@ -20,15 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void add(prof_events *e, const char *name, int64_t start, int64_t end) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = 1;
-    d.start_ns = start;
-    d.end_ns = end;
-    CHECK(prof_events_add(e, &d) >= 0);
-}
 
 /* max_name_column_width -1: the whole name, no "..." */
 static void name_width_unbounded(void) {
@@ -38,8 +29,8 @@ static void name_width_unbounded(void) {
     prof_table_options o;
     char *t;
     if (!CHECK(e != NULL)) return;
-    add(e, "aten::addmm", 0, 5000);
-    add(e, long_name, 6000, 9000);
+    check_add_event(e, "aten::addmm", 1, 0, 5000);
+    check_add_event(e, long_name, 1, 6000, 9000);
     memset(&o, 0, sizeof o);
     o.max_name_column_width = -1;
     a = prof_key_averages(e, NULL);
@@ -99,8 +90,8 @@ static void total_has_cpu_parent(void) {
     prof_averages *a;
     prof_avg t;
     if (!CHECK(e != NULL)) return;
-    add(e, "outer", 0, 10000);
-    add(e, "inner", 1000, 2000);
+    check_add_event(e, "outer", 1, 0, 10000);
+    check_add_event(e, "inner", 1, 1000, 2000);
     t = prof_events_total_average(e);
     CHECK_EQ_INT(t.has_cpu_parent, 1);
     a = prof_key_averages(e, NULL);
@@ -115,9 +106,9 @@ static void total_has_cpu_parent(void) {
     prof_events_free(e);
     e = prof_events_create();
     if (!CHECK(e != NULL)) return;
-    add(e, "outer", 0, 10000);
-    add(e, "inner", 1000, 2000);
-    add(e, "after", 20000, 21000);
+    check_add_event(e, "outer", 1, 0, 10000);
+    check_add_event(e, "inner", 1, 1000, 2000);
+    check_add_event(e, "after", 1, 20000, 21000);
     t = prof_events_total_average(e);
     CHECK_EQ_INT(t.has_cpu_parent, 0);
     prof_events_free(e);
@@ -171,10 +162,10 @@ static void self_cpu_saturates(void) {
     prof_events *e = prof_events_create();
     prof_event ev;
     if (!CHECK(e != NULL)) return;
-    add(e, "p", 0, INT64_MAX);
-    add(e, "c1", 0, INT64_MAX - 2);
-    add(e, "c2", 1, INT64_MAX - 1);
-    add(e, "c3", 2, INT64_MAX);
+    check_add_event(e, "p", 1, 0, INT64_MAX);
+    check_add_event(e, "c1", 1, 0, INT64_MAX - 2);
+    check_add_event(e, "c2", 1, 1, INT64_MAX - 1);
+    check_add_event(e, "c3", 1, 2, INT64_MAX);
     if (CHECK_EQ_INT(prof_events_get(e, 0, &ev), PROF_OK)) {
         CHECK_EQ_STR(ev.name, "p");
         CHECK_EQ_INT(ev.n_children, 3);
