@@ -1838,8 +1838,8 @@ PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn(const prof_sit
 /* C++'s PROF_SCOPE_DYN in two steps, each its own full-expression: the
    name copied (admitted, as above, but no time read: t0 says what the
    start is to read, PROF__START_CLOCK or PROF__START_NATIVE, the clock
-   with a native stack through prof__scope_start_late), then, once the temporaries the name came from are destroyed, the
-   start. In one step a name from a temporary (a std::string built for it,
+   with a native stack through prof__scope_start_late), then, once the
+   temporaries the name came from are destroyed, the start. In one step a name from a temporary (a std::string built for it,
    its c_str() or a reference into a temporary object) was either read
    after its temporary died or freed inside the scope. */
 PROF__INLINE PROF__NOINSTRUMENT prof__scope prof__scope_enter_dyn_copy(const prof_site *site, const char *name) {
@@ -16561,12 +16561,13 @@ static __inline__ void prof__pft_farg(prof__pft_fargs *f, unsigned iid, const ch
 static PROF__NI int prof__pft_fast_args(prof__pft *pf, const prof__ev *v, prof__pft_fargs *f) {
     const prof_events *e = pf->e;
     const prof__extra *x = prof__x(e, v);
+    const char *dims = prof__dims_of(x);
     const prof__clean *c;
     int light = e->xopt.args == PROF_ARGS_LIGHT;
     f->n = 0;
     f->bytes = 0;
-    if (prof__dims_of(x)) {
-        if (!pf->cache || !(c = prof__clean_of(pf->cache, prof__dims_of(x)))->clean) return 0;
+    if (dims) {
+        if (!pf->cache || !(c = prof__clean_of(pf->cache, dims))->clean) return 0;
         prof__pft_farg(f, PROF__PA_DIMS, c->key, c->len, 0);
     }
     if (prof__seq_nr(e, v) >= 0 && !light) prof__pft_farg(f, PROF__PA_SEQ, NULL, 0, (uint64_t)prof__seq_nr(e, v));
@@ -16927,12 +16928,12 @@ static int prof__thr_tid_less(const void *ctx, uint32_t a, uint32_t b) {
     return t[a].tid_w < t[b].tid_w;
 }
 static PROF__NI uint32_t *prof__thr_ranks(const prof_events *e) {
-    uint32_t *ord = PROF__ALLOC(uint32_t, 3 * e->nthr + 1), *rank;
+    uint32_t *ord = PROF__ALLOC(uint32_t, 2 * e->nthr + 1), *rank;
     size_t k;
     if (!ord) return NULL;
-    rank = ord + 2 * e->nthr;
+    rank = ord + e->nthr; /* the sort's scratch, then the ranks */
     for (k = 0; k < e->nthr; k++) ord[k] = (uint32_t)k;
-    prof__msort_u32(ord, ord + e->nthr, e->nthr, prof__thr_tid_less, e->thr);
+    prof__msort_u32(ord, rank, e->nthr, prof__thr_tid_less, e->thr);
     for (k = 0; k < e->nthr; k++) rank[ord[k]] = (uint32_t)k;
     memmove(ord, rank, e->nthr * sizeof *ord);
     return ord;
@@ -17168,11 +17169,6 @@ static PROF__NI int prof__stack_metric(const char *metric) {
         strcmp(metric, "self_xpu_time_total") == 0 || strcmp(metric, "self_privateuse1_time_total") == 0) return 1;
     return -1;
 }
-/* One frame of a folded stack: the separators of the format (space, ';',
-   tab, CR, LF) and other control characters (C0, DEL, C1) become '_',
-   invalid UTF-8 becomes U+FFFD (one per maximal subpart, prof__utf8_bad),
-   and an empty frame becomes "_" so every line parses. Runs of bytes kept
-   as they are go in one copy. */
 /* Whether the n-byte UTF-8 character at p is Unicode white space past
    ASCII and the C1 controls (Perl's \s there): U+00A0, U+1680,
    U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. */
@@ -17183,6 +17179,12 @@ static PROF__NI int prof__uspace(const unsigned char *p, int n) {
     return (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80) || (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F) ||
            (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80);
 }
+/* One frame of a folded stack: the separators of the format (space, ';',
+   tab, CR, LF), other control characters (C0, DEL, C1) and Unicode's
+   white space (prof__uspace) become '_',
+   invalid UTF-8 becomes U+FFFD (one per maximal subpart, prof__utf8_bad),
+   and an empty frame becomes "_" so every line parses. Runs of bytes kept
+   as they are go in one copy. */
 static PROF__NI void prof__buf_frame(prof__buf *b, const char *s) {
     const unsigned char *p = (const unsigned char *)s, *run = p;
     if (!*p) { prof__buf_str(b, "_"); return; }
@@ -17683,32 +17685,34 @@ static PROF__NI uint64_t prof__pp_loc(prof__pp *p, const char *frame) {
     }
     return *slot;
 }
+/* The '(' of the " (" that opens a frame's file or module, which ends
+   at f[end] (its ':' or "+0x"): the nearest one whose file has its
+   parentheses whole ("/home/me/proj (2)/a.c", "libplug (1).so" keep their
+   own " ("), else the nearest (a name may hold " (" too: "get (cached)");
+   0 if none. */
+static PROF__NI size_t prof__frame_open(const char *f, size_t end) {
+    size_t open, pick = 0;
+    long d = 0; /* ')' less '(' in f[open + 1 .. end) */
+    for (open = end; open > 0; open--) {
+        if (f[open] == '(' && f[open - 1] == ' ') {
+            if (!pick) pick = open;
+            if (d == 0) return open;
+        }
+        if (f[open] == ')') d++;
+        else if (f[open] == '(' && --d < 0) break; /* no file further left is whole */
+    }
+    return pick;
+}
 static PROF__NI void prof__pp_split(const char *f, size_t *name_len, const char **file, size_t *file_len, int64_t *line) {
-    size_t n = strlen(f), k;
+    size_t n = strlen(f), k, open;
     *name_len = n; *file = ""; *file_len = 0; *line = 0;
     if (n < 5 || f[n - 1] != ')') return;
     for (k = n - 2; k > 0 && f[k] >= '0' && f[k] <= '9'; k--) {}
-    if (k == n - 2 || f[k] != ':') return;
-    {
-        /* the " (" before the file: the nearest one whose file has its
-           parentheses whole ("/home/me/proj (2)/a.c" keeps its own " ("),
-           else the nearest (a name may hold " (" too: "get (cached)") */
-        size_t colon = k, open, pick = 0;
-        long d = 0; /* ')' less '(' in f[open + 1 .. colon) */
-        for (open = colon; open > 0; open--) {
-            if (f[open] == '(' && f[open - 1] == ' ') {
-                if (!pick) pick = open;
-                if (d == 0) { pick = open; break; }
-            }
-            if (f[open] == ')') d++;
-            else if (f[open] == '(' && --d < 0) break; /* no file further left is whole */
-        }
-        if (!(open = pick)) return;
-        *name_len = open - 1;
-        *file = f + open + 1;
-        *file_len = colon - open - 1;
-        *line = strtoll(f + colon + 1, NULL, 10);
-    }
+    if (k == n - 2 || f[k] != ':' || !(open = prof__frame_open(f, k))) return;
+    *name_len = open - 1;
+    *file = f + open + 1;
+    *file_len = k - open - 1;
+    *line = strtoll(f + k + 1, NULL, 10);
 }
 /* A native frame, "function (module+0xoffset)" (prof__native_stacks):
    1 with the function and the module apart and the offset, so that the
@@ -17723,22 +17727,7 @@ static PROF__NI int prof__pp_native(const char *f, size_t *name_len, const char 
     for (k = n - 2; k > 0 && ((f[k] >= '0' && f[k] <= '9') || (f[k] >= 'a' && f[k] <= 'f')); k--) {}
     if (k == n - 2 || k < 2 || f[k] != 'x' || f[k - 1] != '0' || f[k - 2] != '+') return 0;
     plus = f + k - 2;
-    {
-        /* the " (" before the module: the nearest one whose module has its
-           parentheses whole ("libplug (1).so"), else the nearest, as
-           prof__pp_split finds a file */
-        size_t pick = 0;
-        long d = 0; /* ')' less '(' in f[open + 1 .. plus) */
-        for (open = (size_t)(plus - f) - 1; open > 0; open--) {
-            if (f[open] == '(' && f[open - 1] == ' ') {
-                if (!pick) pick = open;
-                if (d == 0) { pick = open; break; }
-            }
-            if (f[open] == ')') d++;
-            else if (f[open] == '(' && --d < 0) break;
-        }
-        open = pick;
-    }
+    open = prof__frame_open(f, (size_t)(plus - f));
     if (open <= 1 || open + 1 >= (size_t)(plus - f)) return 0;
     if (open - 1 == 2 && f[0] == '?' && f[1] == '?') return 0;
     *name_len = open - 1;
