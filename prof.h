@@ -2790,7 +2790,7 @@ static PROF__NI int prof__map_rehash(prof__map *m, size_t ncap) {
     for (i = 0; i < ncap; i++) nm.vals[i] = UINT32_MAX;
     for (i = 0; i < m->cap; i++) {
         if (m->vals[i] != UINT32_MAX) {
-            size_t j = prof__mix(m->keys[i]) & (ncap - 1);
+            size_t j = (size_t)prof__mix(m->keys[i]) & (ncap - 1);
             while (nm.vals[j] != UINT32_MAX) j = (j + 1) & (ncap - 1);
             nm.keys[j] = m->keys[i];
             nm.vals[j] = m->vals[i];
@@ -2806,7 +2806,7 @@ static PROF__NI int prof__map_rehash(prof__map *m, size_t ncap) {
 static PROF__NI uint32_t *prof__map_slot(prof__map *m, uint64_t key, int *found) {
     size_t j;
     if ((m->n + 1) * 4 >= m->cap * 3 && !prof__map_rehash(m, m->cap ? m->cap * 2 : 64)) return NULL;
-    j = prof__mix(key) & (m->cap - 1);
+    j = (size_t)prof__mix(key) & (m->cap - 1);
     while (m->vals[j] != UINT32_MAX) {
         if (m->keys[j] == key) { *found = 1; return &m->vals[j]; }
         j = (j + 1) & (m->cap - 1);
@@ -2821,7 +2821,7 @@ static PROF__NI uint32_t *prof__map_slot(prof__map *m, uint64_t key, int *found)
 static PROF__NI uint32_t *prof__map_at(const prof__map *m, uint64_t key) {
     size_t j;
     if (!m->cap) return NULL;
-    j = prof__mix(key) & (m->cap - 1);
+    j = (size_t)prof__mix(key) & (m->cap - 1);
     while (m->vals[j] != UINT32_MAX) {
         if (m->keys[j] == key) return &m->vals[j];
         j = (j + 1) & (m->cap - 1);
@@ -2845,7 +2845,7 @@ typedef int (*prof__map_same)(const void *key, uint32_t val);
 static PROF__NI uint32_t *prof__map_find_slot(const prof__map *m, uint64_t hash, prof__map_same same, const void *key) {
     size_t j;
     if (!m->cap) return NULL;
-    for (j = prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
+    for (j = (size_t)prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
         if (m->keys[j] == hash && same(key, m->vals[j])) return &m->vals[j];
     return NULL;
 }
@@ -2858,7 +2858,7 @@ static PROF__NI uint32_t prof__map_find(const prof__map *m, uint64_t hash, prof_
 static PROF__NI int prof__map_add(prof__map *m, uint64_t hash, uint32_t val) {
     size_t j;
     if ((m->n + 1) * 4 >= m->cap * 3 && !prof__map_rehash(m, m->cap ? m->cap * 2 : 64)) return 0;
-    for (j = prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {}
+    for (j = (size_t)prof__mix(hash) & (m->cap - 1); m->vals[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1)) {}
     m->keys[j] = hash;
     m->vals[j] = val;
     m->n++;
@@ -4828,7 +4828,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
     len = strlen(name);
     hash = prof__hash_bytes(name, len, (uint64_t)(uintptr_t)origin);
     if (t->dyn_cap) { /* a known name needs no memory: looked up before any growth */
-        i = prof__mix(hash) & (t->dyn_cap - 1);
+        i = (size_t)prof__mix(hash) & (t->dyn_cap - 1);
         for (d = t->dyn_tab[i]; d; d = d->next)
             if (d->origin == origin && strcmp(d->site.name, name) == 0) return &d->site;
     }
@@ -4842,7 +4842,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
             d = t->dyn_tab[j];
             while (d) {
                 prof__dyn_site *n = d->next;
-                size_t k = prof__mix(prof__hash_bytes(d->site.name, strlen(d->site.name), (uint64_t)(uintptr_t)d->origin)) & (ncap - 1);
+                size_t k = (size_t)prof__mix(prof__hash_bytes(d->site.name, strlen(d->site.name), (uint64_t)(uintptr_t)d->origin)) & (ncap - 1);
                 d->next = nt[k];
                 nt[k] = d;
                 d = n;
@@ -4852,7 +4852,7 @@ PROF_API PROF__NI const prof_site *prof__intern_site(const prof_site *origin, co
         t->dyn_tab = nt;
         t->dyn_cap = ncap;
     }
-    i = prof__mix(hash) & (t->dyn_cap - 1);
+    i = (size_t)prof__mix(hash) & (t->dyn_cap - 1);
     d = (prof__dyn_site *)prof__arena_alloc(&t->dyn_arena, sizeof *d);
     copy = (char *)prof__arena_alloc(&t->dyn_arena, len + 1);
     if (!d || !copy) return NULL;
@@ -5344,7 +5344,7 @@ static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
     memset(ns, 0, ncap * sizeof *ns);
     for (i = 0; i < sh->cap; i++) {
         if (sh->slots[i].ptr > PROF__TOMB) {
-            size_t j = prof__mix(sh->slots[i].ptr) & (ncap - 1);
+            size_t j = (size_t)prof__mix(sh->slots[i].ptr) & (ncap - 1);
             while (ns[j].ptr) j = (j + 1) & (ncap - 1);
             ns[j] = sh->slots[i];
         }
@@ -5498,7 +5498,7 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
            while live replaces itself), else the first free slot on its
            probe chain, a tombstone before an empty one */
         size_t tomb = SIZE_MAX;
-        for (j = prof__mix(p) & (sh->cap - 1); sh->slots[j].ptr && sh->slots[j].ptr != p; j = (j + 1) & (sh->cap - 1))
+        for (j = (size_t)prof__mix(p) & (sh->cap - 1); sh->slots[j].ptr && sh->slots[j].ptr != p; j = (j + 1) & (sh->cap - 1))
             if (sh->slots[j].ptr == PROF__TOMB && tomb == SIZE_MAX) tomb = j;
         if (sh->slots[j].ptr == p) {
             if (prev) *prev = sh->slots[j];
@@ -5528,7 +5528,7 @@ static PROF__NI int prof__live_take(uintptr_t p, prof__live *found) {
     sh = &prof__g_live[prof__mix(p) & (PROF__SHARDS - 1)];
     pthread_mutex_lock(&sh->lock);
     if (sh->cap) {
-        j = prof__mix(p) & (sh->cap - 1);
+        j = (size_t)prof__mix(p) & (sh->cap - 1);
         while (sh->slots[j].ptr && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
         if (sh->slots[j].ptr == p) {
             *found = sh->slots[j];
