@@ -43,8 +43,10 @@
    -O2: a scope's end on the unwinding path), where gcc keeps them out of
    line; they are not forced inline, since that would bring -Wclobbered
    warnings into functions that call setjmp. clang's -Weverything (less
-   -Wpadded and -Wreserved-identifier, and in C++ -Wc++98-compat and
-   -Wc++98-compat-pedantic) and -fshort-enums are clean. gcc's
+   -Wpadded and -Wreserved-identifier, from clang 16 -Wunsafe-buffer-usage,
+   which flags every pointer index, and in C++ -Wc++98-compat and
+   -Wc++98-compat-pedantic) and -fshort-enums are clean (clang 14 and 19
+   tested). Other compilers (tcc, pcc) get an #error saying so. gcc's
    -Waggregate-return is off for prof.h's own code and the macros' calls
    (at every -O level); the user's own calls of the functions that return
    a struct (prof_events_stats, prof_events_total_average,
@@ -925,6 +927,12 @@
 #ifndef PROF_H
 #define PROF_H
 
+/* First, before anything only gcc and clang read (tcc stopped at the first
+   __thread; pcc, which defines __GNUC__, at a diagnostic pragma). */
+#if !(defined(__GNUC__) || defined(__clang__)) || defined(__TINYC__) || defined(__PCC__)
+#error "prof.h needs gcc or clang (cleanup attribute, __atomic builtins, __thread)"
+#endif
+
 /* The implementation needs clock_gettime, syscall, madvise and dladdr: ask
    for them in case prof.h comes before the first system header. After
    other headers it builds with what the file asked for, from POSIX.1-2001
@@ -1243,8 +1251,12 @@ typedef struct prof_stats {
                                    succeeds or a session starts) */
     uint64_t merged;            /* events _remove_dup_nodes merged into
                                    their parent (recursion through one
-                                   operator name): gone from the list, so
-                                   from the tables and every export too
+                                   operator name; or, on a clock whose
+                                   tick is longer than a scope, a call
+                                   of one tick and the next call of its
+                                   name begun in it: prof_stop warns of
+                                   those): gone from the list, so from
+                                   the tables and every export too
                                    (Kineto's trace keeps both) */
     uint64_t marks, marks_dropped;       /* PROF_MARK */
     uint64_t counters, counters_dropped; /* PROF_COUNTER samples */
@@ -1643,13 +1655,9 @@ PROF_API prof__thread prof__g_unattached;
 #if defined(__cplusplus) && __cplusplus < 201103L
 #error "prof.h needs C++11 or later in C++ (-std=c++11)"
 #endif
-#if defined(__GNUC__) || defined(__clang__)
 #define PROF__NOINSTRUMENT __attribute__((__no_instrument_function__))
 #define PROF__LIKELY(x) __builtin_expect(!!(x), 1)
 #define PROF__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#error "prof.h needs gcc or clang (cleanup attribute, __atomic builtins, __thread)"
-#endif
 
 /* The recording helpers the macros call. Not always_inline: gcc would then
    inline them into a function that calls setjmp too, where it does not
@@ -1905,8 +1913,20 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_start_copied(prof__scope *s, vo
    and clang take as an extension: -Wpedantic is off for that declaration. */
 #if !defined(__cplusplus)
 #  if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-#    define PROF__SHAPES_LIMIT(id, arr) _Static_assert(sizeof arr / sizeof(int64_t) <= 64, \
-            "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)")
+/* (clang 17 and later say -Wpre-c11-compat of _Static_assert under
+   -Weverything, in C11 too: not the user's code) */
+#    if defined(__clang__) && defined(__has_warning)
+#      if __has_warning("-Wpre-c11-compat")
+#        define PROF__SA_PUSH _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wpre-c11-compat\"")
+#        define PROF__SA_POP _Pragma("clang diagnostic pop")
+#      endif
+#    endif
+#    if !defined(PROF__SA_PUSH)
+#      define PROF__SA_PUSH
+#      define PROF__SA_POP
+#    endif
+#    define PROF__SHAPES_LIMIT(id, arr) PROF__SA_PUSH _Static_assert(sizeof arr / sizeof(int64_t) <= 64, \
+            "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)") PROF__SA_POP
 #  else
 #    define PROF__SHAPES_LIMIT(id, arr) typedef char PROF__CAT(prof__shapes_at_most_64_values_, id) \
             [sizeof arr / sizeof(int64_t) <= 64 ? 1 : -1] __attribute__((__unused__))

@@ -211,7 +211,20 @@ static CHECK__UNUSED int check_under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
     return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));
 }
-/* 1 when built with ASan or TSan (slower: tests may scale down). */
+/* 1 when built with clang's MSan (its shadow doubles what memory is
+   touched: the peak-RSS checks do not hold there). */
+static CHECK__UNUSED int check_under_msan(void) {
+#if defined(__has_feature)
+#  if __has_feature(memory_sanitizer)
+    return 1;
+#  else
+    return 0;
+#  endif
+#else
+    return 0;
+#endif
+}
+/* 1 when built with ASan, TSan or MSan (slower: tests may scale down). */
 static CHECK__UNUSED int check_under_sanitizer(void) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     return 1;
@@ -219,7 +232,7 @@ static CHECK__UNUSED int check_under_sanitizer(void) {
 #  if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
     return 1;
 #  else
-    return 0;
+    return check_under_msan();
 #  endif
 #else
     return 0;

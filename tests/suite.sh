@@ -33,6 +33,8 @@ tools=(
     "pkg-config:pkg-config"                  # install_pkgconfig_consumer
     "python3:python3"                        # test_export's checker
     "objdump:binutils"                       # compile_shared_* cases
+    "tcc:tcc" "pcc:pcc"                      # compile matrix: refused-* (prof.h's #error first)
+    "clang-19:clang-19"                      # compile matrix: clang19-* (a newer clang's warnings)
     "node:nodejs" "npm:npm"                  # tests/js (real consumers of the exports)
     "protoc:protobuf-compiler"               # test_export_io: Perfetto and pprof files decoded
     "go:golang-go"                           # test_export_io: go tool pprof reads the pprof file

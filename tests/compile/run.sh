@@ -71,6 +71,14 @@
 # (32-bit size_t: the hash tables' 64-bit hashes taken to a slot index
 # failed -Wconversion there), linked, run where the kernel runs i386.
 #
+# clang19-CASE: the case with clang-19 and clang++-19 (the strict and
+# -Weverything cases, a plain C and C++ build).
+#
+# refused-{tcc,pcc,cxx98-gxx,cxx98-clangxx}: a compiler prof.h cannot be
+# built with (tcc, pcc; C++98) gets prof.h's #error, in a user file and in
+# the implementation: from tcc and pcc no other diagnostic in prof.h, in
+# C++98 as the first error.
+#
 # runtime-name-{gxx,clangxx}: PROF_SCOPE(s.c_str()) must not compile in C++
 # (as it does not in C); PROF_SCOPE_DYN with the same name must.
 #
@@ -254,6 +262,10 @@ all_cases() {
     echo probe21a-short-enums-gcc probe21a-short-enums-gxx probe21a-winline-gcc probe21a-winline-gxx
     echo probe21a-unsuffixed-float-gcc probe21a-hardening-gcc probe21a-hardening-clang
     echo m32-gcc m32-clang m32-gxx m32-clangxx m32-posix2001-gcc m32-posix2001-clang m32-dyn-names-gcc m32-units-gcc m32-reserve-gcc m32-strict-gcc m32-strict-clang
+    echo refused-tcc refused-pcc refused-cxx98-gxx refused-cxx98-clangxx
+    echo clang19-strict-clang clang19-strict-clangxx clang19-clang-c99 clang19-clangxx-cxx17 clang19-preprocessed-clang
+    echo clang19-probe21a-weverything-user-clang clang19-probe21a-weverything-user-clangxx
+    echo clang19-probe21a-weverything-impl-clang clang19-probe21a-weverything-impl-clangxx
     echo deprecated-malloc-gcc deprecated-malloc-clang deprecated-malloc-gxx deprecated-malloc-clangxx
     echo preprocessed-gcc preprocessed-clang pragma-pack-gcc pragma-pack-clang
     echo config-features-all config-features-no-shapes config-features-no-flops config-features-no-memory config-features-no-stack
@@ -304,6 +316,12 @@ run_prog() {
     echo "  \$ (cd scratch && $exe $*)"
     (cd "$dir" && timeout 300 "$exe" "$@") 2>&1 | tail -n 20 | sed 's/^/    /'
     return "${PIPESTATUS[0]}"
+}
+
+# knows_warning CC FLAG: whether CC takes the warning flag (clang warns of
+# an unknown one, which -Werror makes an error).
+knows_warning() {
+    have "$1" && echo 'int x;' | "$1" -Werror "$2" -x c - -fsyntax-only >/dev/null 2>&1
 }
 
 # m32_runs OUT: whether $GCC -m32 links and this kernel runs what it
@@ -369,6 +387,13 @@ c11_object() {
 # one_case NAME -> 0 pass, 1 fail, 77 skip
 one_case() {
     local name=$1 base=$1 defs=() cc std src lang out opt=-O0
+    # clang19-CASE: CASE with clang 19 (newer clangs warn more: clang 17
+    # on brought -Wpre-c11-compat of _Static_assert into -Weverything)
+    if [[ $name == clang19-* ]]; then
+        have clang-19 && have clang++-19 || { echo "  clang-19 not found"; return 77; }
+        CLANG=clang-19 CLANGXX=clang++-19 one_case "${name#clang19-}"
+        return
+    fi
     if [[ $name == *-disabled ]]; then
         base=${name%-disabled}
         defs=(-DPROF_DISABLED)
@@ -481,10 +506,13 @@ one_case() {
         done ;;
     preprocessed-gcc|preprocessed-clang)
         # the user's file compiled from its preprocessed form (-save-temps)
-        local m
+        local m x=()
         pick_gcc_or_clang || return $?
+        # (clang 16 and later flag the line markers of any preprocessed
+        # file under -Wpedantic: not prof.h's)
+        knows_warning "$cc" -Wgnu-line-marker && x=(-Wno-gnu-line-marker)
         for m in -DPROF_RECORDING_BUILD -DPROF_DISABLED -DPROF_NO_SHAPES; do
-            run_cmd "$cc" -std=c11 "${WARN[@]}" "$m" "${INC[@]}" -save-temps=obj -c "$here/preprocessed.c" -o "$out.o" || return 1
+            run_cmd "$cc" -std=c11 "${WARN[@]}" "${x[@]}" "$m" "${INC[@]}" -save-temps=obj -c "$here/preprocessed.c" -o "$out.o" || return 1
         done ;;
     config-features-all|config-features-no-shapes|config-features-no-flops|config-features-no-memory|config-features-no-stack)
         local d=()
@@ -870,6 +898,7 @@ one_case() {
     probe21a-weverything-user-clang|probe21a-weverything-user-clangxx)
         # -Weverything on the user's code: every macro, three configurations
         local ev=(-Weverything -Wno-padded -Wno-reserved-identifier) d
+        knows_warning "$CLANG" -Wunsafe-buffer-usage && ev+=(-Wno-unsafe-buffer-usage)
         if [[ $base == *-clangxx ]]; then cc=$CLANGXX; std=-std=c++17; src=$here/strict_user.cpp
             ev+=(-Wno-c++98-compat -Wno-c++98-compat-pedantic)
         else cc=$CLANG; std=-std=c11; src=$here/strict_user.c
@@ -887,6 +916,9 @@ one_case() {
     probe21a-weverything-impl-clang|probe21a-weverything-impl-clangxx)
         # -Weverything on the file that holds the implementation
         local ev=(-Weverything -Wno-padded -Wno-reserved-identifier)
+        # clang 16 and later: -Wunsafe-buffer-usage flags every pointer
+        # index and step (C++'s hardening mode), off as the manual says
+        knows_warning "$CLANG" -Wunsafe-buffer-usage && ev+=(-Wno-unsafe-buffer-usage)
         if [[ $base == *-clangxx ]]; then cc=$CLANGXX; lang=(-x c++ -std=c++17)
             ev+=(-Wno-c++98-compat -Wno-c++98-compat-pedantic)
         else cc=$CLANG; lang=(-std=c11)
@@ -1040,6 +1072,32 @@ one_case() {
         run_cmd "$cc" -m32 "${x[@]}" "${WARN[@]}" "${INC[@]}" -rdynamic "$here/$file" -o "$out" "${LIBS[@]}" || return 1
         if "$out.probe" 2>/dev/null; then run_prog "$out" || return 1
         else echo "  (this kernel runs no 32-bit programs: built and linked only)"; fi ;;
+    refused-tcc|refused-pcc|refused-cxx98-gxx|refused-cxx98-clangxx)
+        # what prof.h cannot be built with says so first, in its own words,
+        # user file or implementation: tcc stopped at the first __thread,
+        # pcc (which defines __GNUC__) at a diagnostic pragma
+        local x=() want="prof.h needs gcc or clang" f
+        case $base in
+        refused-tcc) cc=tcc ;; refused-pcc) cc=pcc ;;
+        refused-cxx98-gxx) cc=$GXX; x=(-x c++ -std=c++98); want="prof.h needs C++11" ;;
+        *) cc=$CLANGXX; x=(-x c++ -std=c++98); want="prof.h needs C++11" ;;
+        esac
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        printf '#include "prof.h"\nint f(int n);\nint f(int n) { PROF_SCOPE("f"); return n + 1; }\n' >"$out.user.c"
+        printf '#define PROF_IMPLEMENTATION\n#include "prof.h"\nint main(void) { return 0; }\n' >"$out.impl.c"
+        for f in "$out.user.c" "$out.impl.c"; do
+            compile_fails "$out.log" "$cc ${x[*]} built $(basename "$f"); prof.h must refuse it" \
+                "$cc" "${x[@]}" "${INC[@]}" -c "$f" -o "$out.o" || return 1
+            grep -q "$want" "$out.log" || { echo "  no '$want' from $cc:"; sed 's/^/    /' "$out.log" | head -8; return 1; }
+            # (C++98: the first error; what the header then declares
+            # adds more, as a compiler goes on after an #error)
+            if [[ $base == refused-cxx98-* ]]; then
+                grep -m1 'error' "$out.log" | grep -q "$want" ||
+                    { echo "  '$want' is not the first error from $cc:"; sed 's/^/    /' "$out.log" | head -8; return 1; }
+            elif grep -v "$want" "$out.log" | grep -q 'prof\.h'; then
+                echo "  more than prof.h's #error from $cc:"; sed 's/^/    /' "$out.log" | head -8; return 1
+            fi
+        done ;;
     probe22b-attr-macros-gcc|probe22b-attr-macros-clang|probe22b-attr-macros-gxx|probe22b-attr-macros-clangxx)
         local x=(-std=c11)
         case $base in
