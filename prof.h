@@ -1505,7 +1505,11 @@ PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const
    U+1680, U+2000-U+200A, U+202F, U+205F, U+3000: flamegraph.pl reads
    UTF-8, where Perl's \s is all of them, so "layer\u00a012 5000" read as
    a differential line), writes an empty frame as "_" (PyTorch: nothing,
-   ";;") and invalid UTF-8 as U+FFFD. */
+   ";;") and invalid UTF-8 as U+FFFD. A value that is not positive (a
+   self time under 1 us, or below 0 where children overlap their parent,
+   as scopes held across a coroutine switch can) writes no line, as in
+   PyTorch; prof_export_pprof likewise leaves out stacks whose sum is not
+   positive. */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
 /* What the exporters write of an event list (zero = the defaults): */
 typedef enum prof_args_level {
