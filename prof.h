@@ -3202,7 +3202,7 @@ struct prof_events {
        list again, as one pass over all of them would: the merged events,
        and the kernels each merge took from a parent. */
     struct prof__dup *dups; size_t ndups;
-    size_t dups_tied;          /* of those, merged into a parent that began at the same time */
+    size_t dups_tied;          /* of those, zero-length ones merged into a parent that began at the same time */
     struct prof__dupkern *dupk; size_t ndupk, capdupk;
     int dups_added;            /* events added since: the next build puts them back */
     /* The stacks _set_backward_stacktraces replaced (event index in the
@@ -8296,9 +8296,10 @@ static PROF__NI void prof__c_warn(const prof__collector *c) {
                      st->unmatched_async == 1 ? "it was" : "they were");
 }
 
-/* After the tree: scopes that _remove_dup_nodes merged into a parent that
-   began at the same time. A child begins a clock read after its parent,
-   so this is a clock whose tick is longer than a scope (16-42 ns on many
+/* After the tree: zero-length scopes that _remove_dup_nodes merged into a
+   parent that began at the same time. A child begins a clock read after
+   its parent (or, begun in its parent's tick, takes time), so this is a
+   clock whose tick is longer than a scope (16-42 ns on many
    ARM boards; an x86 TSC in 10 ns steps under some hypervisors): a call
    that read one tick twice ([t, t]) and the next call of its name, begun
    in that tick ([t, t + d]), have intervals that nest by PyTorch's rule,
@@ -9425,7 +9426,7 @@ static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
             }
             for (c = v->first_child; c >= 0; c = e->ev[c].next_sibling) e->ev[c].parent = v->parent;
             v->flags |= PROF__F_DELETED;
-            tied += v->start == p->start;
+            tied += v->start == p->start && v->end == v->start; /* (a child that took time began after its parent) */
             deleted++;
         }
         if (!deleted) break;

@@ -7,8 +7,8 @@
    out as 175,000, silently. Expected: the tree and counts PyTorch gives
    for these times (the merge stays), and prof_stop's warning saying how
    many calls were merged so and why; none for a merge of real recursion
-   (a child begins a clock read after its parent) or for scopes of other
-   names.
+   (a child begins a clock read after its parent, or, in its parent's
+   tick, takes time) or for scopes of other names.
    The clock is the test's own (PROF_CLOCK_MONOTONIC with clock_gettime
    renamed in this file): it moves only when the test moves it. */
 #define _GNU_SOURCE 1
@@ -77,6 +77,20 @@ static void recursion(void) {
     }
     tick(10);
 }
+/* recursion whose inner call begins in its caller's tick but takes time:
+   merged, no tie (a tick-long scope is no shorter than the tick) */
+static void recursion_same_tick(void) {
+    PROF_SCOPE("walk");
+    {
+        PROF_SCOPE("walk");
+        {
+            PROF_SCOPE("walk");
+            tick(40);
+        }
+        tick(40);
+    }
+    tick(40);
+}
 /* a loop of steps, each calling one op twice in a tick */
 static void loop(void) {
     int i;
@@ -123,6 +137,14 @@ int main(void) {
         st = prof_events_stats(ev);
         CHECK_EQ_INT(prof_events_count(ev), 1);
         CHECK_EQ_INT(st.merged, 1);
+        CHECK_EQ_INT(check_log_has(PROF_E_DROPPED, TIE_MSG), 0);
+        prof_events_free(ev);
+    }
+
+    ev = start_stop(recursion_same_tick);
+    if (CHECK(ev != NULL)) {
+        CHECK_EQ_INT(prof_events_count(ev), 1);
+        CHECK_EQ_INT(prof_events_stats(ev).merged, 2);
         CHECK_EQ_INT(check_log_has(PROF_E_DROPPED, TIE_MSG), 0);
         prof_events_free(ev);
     }
