@@ -351,6 +351,10 @@ static CHECK__UNUSED prof_event check_get_event(prof_events *ev, int64_t i) {
     if (i >= 0) prof_events_get(ev, (size_t)i, &e);
     return e;
 }
+/* The first event named name, or the "(missing)" one. */
+static CHECK__UNUSED prof_event check_event_named(prof_events *ev, const char *name) {
+    return check_get_event(ev, check_find_event(ev, name, 0));
+}
 #pragma GCC diagnostic pop
 /* How many times needle occurs in text (not overlapping). */
 static CHECK__UNUSED int check_count_str(const char *text, const char *needle) {

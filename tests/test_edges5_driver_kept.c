@@ -17,16 +17,6 @@
 
 #include "virtual_mono.h"
 
-static prof_event find(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    prof_event e;
-    for (i = 0; i < n; i++)
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.start_ns = -1;
-    return e;
-}
 static void drv(CUpti_CallbackId cbid, int64_t t, uint32_t corr) {
     CUpti_ActivityAPI a = fake_cupti_api(CUPTI_ACTIVITY_KIND_DRIVER, cbid, T(t), T(t + 50), corr);
     CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
@@ -59,12 +49,12 @@ int main(void) {
     at(4000);
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
-    CHECK_EQ_INT(find(ev, "cuLaunchKernelEx").start_ns, 1100);
-    CHECK_EQ_INT(find(ev, "cuLaunchKernel_ptsz").start_ns, 1200);
-    CHECK_EQ_INT(find(ev, "cuMemAlloc_v2").start_ns, 1300);
-    CHECK_EQ_INT(find(ev, "cuMemFree_v2").start_ns, 1400);
-    CHECK_EQ_INT(find(ev, "cuCtxSynchronize").start_ns, -1);
-    CHECK_EQ_INT(find(ev, "op").n_kernels, 1);
+    CHECK_EQ_INT(check_event_named(ev, "cuLaunchKernelEx").start_ns, 1100);
+    CHECK_EQ_INT(check_event_named(ev, "cuLaunchKernel_ptsz").start_ns, 1200);
+    CHECK_EQ_INT(check_event_named(ev, "cuMemAlloc_v2").start_ns, 1300);
+    CHECK_EQ_INT(check_event_named(ev, "cuMemFree_v2").start_ns, 1400);
+    CHECK_EQ_INT(check_find_event(ev, "cuCtxSynchronize", 0), -1);
+    CHECK_EQ_INT(check_event_named(ev, "op").n_kernels, 1);
     prof_events_free(ev);
     prof_shutdown();
     return check_report();

@@ -21,16 +21,6 @@
 
 #include "virtual_mono.h"
 
-static prof_event find(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    prof_event e;
-    for (i = 0; i < n; i++)
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.start_ns = -1;
-    return e;
-}
 
 int main(void) {
     prof_config c;
@@ -73,7 +63,7 @@ int main(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
     {
-        prof_event s1 = find(ev, "s1"), s2 = find(ev, "s2"), q = find(ev, "cudaStreamQuery");
+        prof_event s1 = check_event_named(ev, "s1"), s2 = check_event_named(ev, "s2"), q = check_event_named(ev, "cudaStreamQuery");
         CHECK_EQ_INT(s1.end_ns, 1050);
         CHECK_EQ_INT(s2.start_ns, 1051);
         CHECK_MSG(s1.n_kernels == 1 && s1.device_time_total_ns == 100, "s1 (open at the call's middle) owns %zu kernels, %lld ns; s2 %zu",

@@ -16,16 +16,6 @@
 
 #include "virtual_mono.h"
 
-static prof_event find(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    prof_event e;
-    for (i = 0; i < n; i++)
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.start_ns = -1;
-    return e;
-}
 
 static void queue_kernel(const char *name, int64_t t0, int64_t t1, uint32_t corr) {
     CUpti_ActivityKernel10 k = fake_cupti_kernel(name, T(t0), T(t1), corr);
@@ -64,10 +54,11 @@ int main(void) {
     at(6000);
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
-    CHECK_EQ_INT(find(ev, "k_at_start").start_ns, 0);
-    CHECK_EQ_INT(find(ev, "k_ends_at_stop").end_ns, 6000);
-    CHECK_EQ_INT(find(ev, "k_at_stop").start_ns, 6000);
-    CHECK_EQ_INT(find(ev, "k_after_stop").start_ns, -1);
+    CHECK(check_find_event(ev, "k_at_start", 0) >= 0); /* (a missing event reads start 0) */
+    CHECK_EQ_INT(check_event_named(ev, "k_at_start").start_ns, 0);
+    CHECK_EQ_INT(check_event_named(ev, "k_ends_at_stop").end_ns, 6000);
+    CHECK_EQ_INT(check_event_named(ev, "k_at_stop").start_ns, 6000);
+    CHECK_EQ_INT(check_find_event(ev, "k_after_stop", 0), -1);
     {
         size_t i, n = prof_events_count(ev), calls = 0;
         for (i = 0; i < n; i++) {

@@ -19,18 +19,6 @@
 
 #include "virtual_mono.h"
 
-static prof_event find(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    prof_event e;
-    for (i = 0; i < n; i++)
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    e.start_ns = -1;
-    e.device_index = -100;
-    return e;
-}
-
 int main(void) {
     prof_config c;
     prof_events *ev;
@@ -63,7 +51,7 @@ int main(void) {
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return check_report();
     {
-        prof_event cs = find(ev, "Context Sync"), ss = find(ev, "Stream Sync"), k = find(ev, "k_dev3");
+        prof_event cs = check_event_named(ev, "Context Sync"), ss = check_event_named(ev, "Stream Sync"), k = check_event_named(ev, "k_dev3");
         CHECK_EQ_INT(cs.start_ns, 1500);
         CHECK_EQ_INT(cs.end_ns, 1500);
         CHECK_EQ_INT(cs.device_type, PROF_DEVICE_CUDA);

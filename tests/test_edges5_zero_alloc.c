@@ -16,16 +16,6 @@
 
 #include "virtual_mono.h"
 
-static prof_event find(prof_events *ev, const char *name) {
-    size_t i, n = prof_events_count(ev);
-    prof_event e;
-    for (i = 0; i < n; i++)
-        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) return e;
-    memset(&e, 0, sizeof e);
-    e.name = "(missing)";
-    return e;
-}
-
 int main(void) {
     prof_config c;
     prof_events *ev;
@@ -58,7 +48,7 @@ int main(void) {
     if (!CHECK(ev != NULL)) return check_report();
     for (i = 0; i < ev->nmem; i++) cuda_records += ev->mem[i].device_type == PROF_DEVICE_CUDA;
     CHECK_EQ_INT(cuda_records, 1);
-    CHECK_EQ_INT(find(ev, "op").device_memory_usage, 4096);
+    CHECK_EQ_INT(check_event_named(ev, "op").device_memory_usage, 4096);
     prof_events_free(ev);
     prof_shutdown();
     return check_report();
