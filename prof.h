@@ -128,6 +128,11 @@
                           names, prof_event.thread_name): prof_set_thread_name,
                           which copies the name whole; a name set again costs
                           a compare, no lock. In C++ also a std::string.
+                          A list knows a thread by its id: a thread given an
+                          ended thread's id in the same session (the kernel
+                          reuses ids once its counter wraps at pid_max) and
+                          that thread share one entry: one trace row and one
+                          name (the first prof_stop finds).
    Operator scopes (trace category cpu_op) that carry what PyTorch's ops do:
    PROF_SCOPE_OP(name)    A plain operator scope.
    PROF_SCOPE_SHAPES(name, ndim, dims..., ndim, dims...)
