@@ -14899,7 +14899,9 @@ static PROF__NI void prof__w_async_pair(prof__w *w, prof_events *e, size_t i, pr
         if (cx->light) {
             PROF__W_LIT(w, ", \"args\": {");
         } else {
-            int own = !(e->sites[v->site].flags & PROF__API_CALL); /* as prof__w_ev_middle */
+            /* as prof__w_ev_middle: a device event (a kernel or sync
+               record overlapping another on its stream) carries its op's id */
+            int own = v->device_type == PROF_DEVICE_CPU && !(e->sites[v->site].flags & PROF__API_CALL);
             PROF__W_LIT(w, ", \"args\": {\"External id\": ");
             prof__w_u64(w, own ? (uint64_t)i + 1 : prof__linked_external_id(e, i, cx));
             if (own) { PROF__W_LIT(w, ", \"Ev Idx\": "); prof__w_u64(w, (uint64_t)i); }
