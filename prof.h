@@ -3760,11 +3760,21 @@ typedef struct prof__tstate {
     uint32_t gate_epoch;       /* gate's high half while the share lasts:
                                   bound_epoch, + 2 with native stacks (every
                                   scope then goes the slow way) */
+    uint32_t serial;           /* its thread's number in the process (from 1;
+                                  a late state has its thread's): neither the
+                                  kernel's ids nor glibc's pthread_t (a joined
+                                  thread's cached stack) tell apart two
+                                  threads that ran in turn */
     uint64_t capped_tick PROF__ALIGN8; /* 0, or when the cap refused a share (the tick
                                   | 1, written inside `busy`): no scope begins
                                   recording on this thread again this session,
                                   and CUDA calls it makes from then on are
                                   dropped too */
+#if defined(PROF_CUPTI)
+    uint64_t exit_tick PROF__ALIGN8; /* 0, or when its thread exited: a CUDA call
+                                  after it is not this thread's, though its id
+                                  may be (a new thread's) */
+#endif
     int busy;                  /* in prof__gate_refill / prof__scope_lost, or
                                   rebinding (prof__thread_bind) */
     uint32_t held_gate;        /* the size of the current share, counted in
@@ -3774,7 +3784,8 @@ typedef struct prof__tstate {
                                   whose children prof_stop drops with them
                                   (written inside `busy`); past
                                   PROF__LOST_SPANS the last one widens (7:
-                                  the state stays within 408 bytes) */
+                                  the state stays within 408 bytes, 416 with
+                                  PROF_CUPTI) */
     uint32_t n_lost_span;
     uint16_t share_shift[2];   /* the most the next scope (0) or x (1) share
                                   may be: PROF__SHARE_FIRST << it; it grows
@@ -3806,6 +3817,10 @@ __thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
 /* How often prof__thread_exit ran on this thread (once per destructor
    pass that found a state attached): a state attached after it is late. */
 static __thread unsigned prof__exits_here;
+/* This thread's number (prof__tstate.serial; 0: none yet; after 2^32
+   threads they come round, past 0), and the last one given. */
+static __thread uint32_t prof__thread_serial;
+static uint32_t prof__g_serials;
 
 /* A thread's state from its hot part, its first member. (Through void *:
    gcc's -Wstrict-aliasing=1 flags the plain cast, valid as it is.) */
@@ -4670,6 +4685,8 @@ static PROF__NI prof__tstate *prof__attach(void) {
         t->tid = prof__gettid();
         t->pid = (int64_t)getpid();
         t->pthread_id = (uint64_t)(uintptr_t)pthread_self();
+        while (!prof__thread_serial) prof__thread_serial = __atomic_add_fetch(&prof__g_serials, 1u, __ATOMIC_RELAXED);
+        t->serial = prof__thread_serial;
         pthread_mutex_lock(&prof__g_lock);
         if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
         if (prof__exits_here) {
@@ -6015,6 +6032,9 @@ static PROF__NI void prof__thread_exit(void *p) {
     int live, now;
     prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
     prof__exits_here++;
+#if defined(PROF_CUPTI)
+    PROF__STORER(&t->exit_tick, prof__now());
+#endif
     prof__exited_open_keep(t);
     PROF__FREE(t->open);
     t->open = NULL;
@@ -6149,7 +6169,7 @@ typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uin
 #if defined(PROF_CUPTI)
 /* A thread CUPTI may name: its ids, and the tick at which the cap refused
    it (0: never; prof__cug_cap). */
-typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick; } prof__cu_thr;
+typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick, exit_tick; } prof__cu_thr;
 struct prof__cubuf; /* >>cupti: a buffer CUPTI filled */
 static void prof__cupti_start(unsigned activities);
 static void prof__cupti_stop(void);
@@ -7020,6 +7040,7 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
         c->cuthr[c->ncuthr].tid = t->tid;
         c->cuthr[c->ncuthr].capped_tick = PROF__LOADR(&t->capped_tick);
+        c->cuthr[c->ncuthr].exit_tick = PROF__LOADR(&t->exit_tick);
         c->ncuthr++;
 #endif
         /* the gate after pos: a scope begun in between counts as open */
@@ -7948,10 +7969,11 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
        binds the calling thread ahead of its first scope). Each state is a
        thread, but for a late one (a thread that records again from a TLS
        destructor run after prof.h's gets a second state): it counts only
-       when no other state of its thread (its id and pthread_t) recorded.
-       Not by id alone: the kernel hands a finished thread's id to a new
-       one (after pid_max threads), and 40000 short threads counted as
-       32439 (without memory for the map a late state counts too). */
+       when no other state of its thread (its serial) recorded. Not by id:
+       the kernel hands a finished thread's id to a new one (after pid_max
+       threads), and 40000 short threads counted as 32439; nor by pthread_t
+       with it, which glibc gives again to the next thread created after a
+       join (without memory for the map a late state counts too). */
     {
         prof__map seen;
         int late, any_late = 0;
@@ -7961,7 +7983,7 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
         for (late = 0; late <= any_late; late++) {
             for (i = 0; i < c->nsnap; i++) {
                 const prof__snap *sn = &c->snaps[i];
-                const uint64_t key = sn->t->tid ^ (sn->t->pthread_id * 0x9e3779b97f4a7c15ull);
+                const uint64_t key = sn->t->serial;
                 if (!(sn->nrec || sn->entered || sn->dropped || sn->other) || sn->t->late != late) continue;
                 if (late && prof__map_get(&seen, key) != UINT32_MAX) continue;
                 /* (a late state too: glibc runs the destructors up to 4
@@ -18446,12 +18468,6 @@ static PROF__NI int prof__cu_api_kept(const char *name, int driver) {
     return 1;
 }
 
-static PROF__NI uint64_t prof__cu_tid(const prof__cu_thr *map, size_t n, uint64_t id) {
-    size_t i;
-    for (i = 0; i < n; i++) if (map[i].pthread_id == id) return map[i].tid;
-    return id; /* already an OS thread id */
-}
-
 /* Appends one key for a CUDA record; its details go to an extra. */
 static PROF__NI prof__extra *prof__cu_key(prof_events *e, prof__key **keys, size_t *n, size_t *cap, int64_t start, int64_t end,
                                           uint64_t tid, const char *name, unsigned site_flags, int device_type, uint8_t flags) {
@@ -18519,11 +18535,24 @@ typedef struct prof__cu_gather {
     size_t room;                /* the events the list may still take under the cap (prof__cug_cap) */
     prof__demangle_fn demangle; /* __cxa_demangle when the process has it */
     prof__map ctx_dev;          /* context -> device, for synchronization records */
+    prof__map by_pthread;       /* pthread_t -> its first index in thr (prof__cug_tid) */
+    int by_pthread_ok;          /* it was built (else thr is searched) */
     prof__buf name;             /* the name being formatted */
 } prof__cu_gather;
 
 static PROF__NI int64_t prof__cug_ns(const prof__cu_gather *g, uint64_t t) { return (int64_t)t - g->mono_start; }
 static PROF__NI int prof__cug_in(const prof__cu_gather *g, uint64_t t) { return (int64_t)t >= g->mono_start && (int64_t)t <= g->mono_stop; }
+/* The OS thread id of an API record's thread id. prof.h asks CUPTI for
+   the system's ids, which these already are; a pthread_t (CUPTI's
+   default, should another user of CUPTI set it back) is looked up. By
+   map: a scan of every thread for every record cost threads x records. */
+static PROF__NI uint64_t prof__cug_tid(const prof__cu_gather *g, uint64_t id) {
+    size_t i;
+    uint32_t k;
+    if (g->by_pthread_ok) return (k = prof__map_get(&g->by_pthread, id)) != UINT32_MAX ? g->thr[k].tid : id;
+    for (i = 0; i < g->nthr; i++) if (g->thr[i].pthread_id == id) return g->thr[i].tid;
+    return id;
+}
 /* The name formatted into the scratch buffer: NULL when out of memory. */
 #if defined(__GNUC__)
 __attribute__((__format__(__printf__, 2, 3)))
@@ -18718,7 +18747,7 @@ static PROF__NI int prof__cug_api(prof__cu_gather *g, const CUpti_ActivityAPI *a
     uint64_t tid;
     if (!a->start || !prof__cug_in(g, a->start) || a->end < a->start) return 0;
     if (!(name = prof__cug_api_name(g, driver, a->cbid))) return -1;
-    tid = prof__cu_tid(g->thr, g->nthr, a->threadId);
+    tid = prof__cug_tid(g, a->threadId);
     if (!prof__cu_api_kept(name, driver)) {
         return prof__cu_hide(a->correlationId, tid, prof__cug_ns(g, a->start), prof__cug_ns(g, a->end));
     }
@@ -18888,36 +18917,47 @@ static PROF__NI int prof__cug_gone_add(prof__map *gone, uint32_t corr) {
     return 0;
 }
 /* Whether a call of thread `tid` at `start` came after the cap refused
-   the thread (capped: tid -> its index in g->thr). */
-static PROF__NI int prof__cug_past_cap(const prof__cu_gather *g, const prof__map *capped, uint64_t tid, int64_t start) {
-    uint32_t k = prof__map_get(capped, tid);
-    return k != UINT32_MAX && start >= prof__c_ns(g->thr[k].capped_tick);
+   the thread (capped: tid -> the index in g->thr of a thread the cap
+   refused, more of that id through next[]): after the refusal and before
+   that thread exited, a later thread given its id being another. */
+static PROF__NI int prof__cug_past_cap(const prof__cu_gather *g, const prof__map *capped, const uint32_t *next, uint64_t tid, int64_t start) {
+    uint32_t k;
+    for (k = prof__map_get(capped, tid); k != UINT32_MAX; k = next[k])
+        if (start >= prof__c_ns(g->thr[k].capped_tick) && (!g->thr[k].exit_tick || start < prof__c_ns(g->thr[k].exit_tick))) return 1;
+    return 0;
 }
 /* The calls of threads the cap refused, made after it did. */
 static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
     prof_events *e = g->e;
     const prof__key *keys = *g->keys;
     prof__map capped; /* tid -> index in g->thr of a thread the cap refused */
+    uint32_t *next;   /* -> the next of the same id, UINT32_MAX: none */
     size_t i, n = *g->nkeys;
     uint32_t *slot;
     int found, rc = 0;
     for (i = 0; i < g->nthr && !g->thr[i].capped_tick; i++) {}
     if (i >= g->nthr) return 0;
+    if (!(next = PROF__ALLOC(uint32_t, g->nthr))) return -1;
     memset(&capped, 0, sizeof capped);
     for (i = 0; i < g->nthr && rc == 0; i++) {
         if (!g->thr[i].capped_tick) continue;
-        if (!(slot = prof__map_slot(&capped, g->thr[i].tid, &found))) rc = -1;
-        else *slot = (uint32_t)i;
+        if (!(slot = prof__map_slot(&capped, g->thr[i].tid, &found))) {
+            rc = -1;
+        } else {
+            next[i] = found ? *slot : UINT32_MAX;
+            *slot = (uint32_t)i;
+        }
     }
     for (i = g->first_key; i < n && rc == 0; i++) { /* the kept calls */
         const prof__key *y = &keys[i];
         if (y->device_type != PROF_DEVICE_CPU || !(e->sites[y->site].flags & PROF__API_CALL)) continue;
-        if (prof__cug_past_cap(g, &capped, e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
+        if (prof__cug_past_cap(g, &capped, next, e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
     }
     for (i = 0; i < prof__cu.nhidden && rc == 0; i++) /* the filtered ones */
-        if (prof__cug_past_cap(g, &capped, prof__cu.hidden[i].tid, prof__cu.hidden[i].start))
+        if (prof__cug_past_cap(g, &capped, next, prof__cu.hidden[i].tid, prof__cu.hidden[i].start))
             rc = prof__cug_gone_add(gone, prof__cu.hidden[i].correlation);
     prof__map_free(&capped);
+    PROF__FREE(next);
     return rc;
 }
 /* The rest, in the room left: each call (or GPU work whose call is not
@@ -19026,6 +19066,7 @@ static PROF__NI int prof__cug_finish(prof__cu_gather *g, prof__cubuf *list, int 
         prof__report(PROF_LOG_WARNING, PROF_E_DROPPED, "%llu CUDA kernels, copies or sets were not finished at prof_stop (those not begun are left out): call cudaDeviceSynchronize() before prof_stop",
                      (unsigned long long)e->stats.cuda_unfinished);
     prof__map_free(&g->ctx_dev);
+    prof__map_free(&g->by_pthread);
     PROF__FREE(g->name.p);
     prof__cupti_bufs_free(list);
     return rc;
@@ -19056,6 +19097,15 @@ static PROF__NI int prof__cupti_gather(prof_events *e, prof__key **keys, size_t 
     g.mono_stop = mono_stop;
     g.first_key = *nkeys;
     g.room = room;
+    {
+        size_t i;
+        uint32_t *slot;
+        int found;
+        for (i = 0, g.by_pthread_ok = 1; i < nthr && g.by_pthread_ok; i++) {
+            if (!(slot = prof__map_slot(&g.by_pthread, thr[i].pthread_id, &found))) g.by_pthread_ok = 0; /* (searched instead) */
+            else if (!found) *slot = (uint32_t)i;
+        }
+    }
     {   /* a function pointer from dlsym: copied, as POSIX allows */
         void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
         memcpy(&g.demangle, &sym, sizeof g.demangle);

@@ -356,6 +356,16 @@ static CHECK__UNUSED prof_event check_event_named(prof_events *ev, const char *n
     return check_get_event(ev, check_find_event(ev, name, 0));
 }
 #pragma GCC diagnostic pop
+/* How many events are named name. */
+static CHECK__UNUSED long check_count_named(prof_events *ev, const char *name) {
+    size_t i, n = prof_events_count(ev);
+    long k = 0;
+    for (i = 0; i < n; i++) {
+        prof_event e;
+        if (prof_events_get(ev, i, &e) == PROF_OK && strcmp(e.name, name) == 0) k++;
+    }
+    return k;
+}
 /* How many times needle occurs in text (not overlapping). */
 static CHECK__UNUSED int check_count_str(const char *text, const char *needle) {
     int n = 0;

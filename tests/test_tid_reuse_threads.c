@@ -1,0 +1,75 @@
+/* prof_stats.threads counts threads that recorded, each once, also two
+   that had one kernel id in turn. A late state (a scope recorded from
+   another TLS key's destructor after prof.h's ran gets a state of its
+   own) counts only when no other state of its thread recorded, and
+   prof_stop told a state's thread by its id and pthread_t. glibc gives a
+   joined thread's pthread_t (its cached stack) to the next thread it
+   creates, so a thread B that the kernel gave the id of an ended thread A
+   was A to it: A, named and otherwise silent, recorded only in the
+   destructor, B recorded a scope, and threads read 1. Now each state
+   carries its thread's serial number. Thread B is given A's id through
+   tests/tid_reuse.h (skipped where no id can be chosen). */
+#define _GNU_SOURCE
+#define PROF_IMPLEMENTATION
+#include "prof.h"
+#include "check.h"
+#include "tid_reuse.h"
+
+static pthread_key_t g_key;
+static pid_t g_a_tid;
+static void dtor(void *p) {
+    (void)p;
+    PROF_SCOPE("in_dtor"); /* after prof.h's own destructor: a late state */
+}
+static void *thread_a(void *p) {
+    (void)p;
+    g_a_tid = tid_reuse_gettid();
+    PROF_THREAD_NAME("A"); /* a state, no record */
+    pthread_setspecific(g_key, (void *)1);
+    return NULL;
+}
+static void *thread_b(void *p) {
+    (void)p;
+    { PROF_SCOPE("b_scope"); }
+    return NULL;
+}
+static void *thread_c(void *p) { /* records, and again from the destructor */
+    (void)p;
+    { PROF_SCOPE("c_scope"); }
+    pthread_setspecific(g_key, (void *)1);
+    return NULL;
+}
+
+int main(void) {
+    prof_config c;
+    prof_events *ev;
+    prof_stats st;
+    pthread_t th;
+    int got;
+    prof_set_log(check_log, NULL);
+    memset(&c, 0, sizeof c);
+    c.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return check_report(); /* prof.h's key first: its destructor runs first */
+    pthread_key_create(&g_key, dtor);
+    pthread_create(&th, NULL, thread_a, NULL);
+    pthread_join(th, NULL);
+    got = tid_reuse_run(g_a_tid, thread_b, NULL);
+    if (got == 0) {
+        printf("test_tid_reuse_threads: skipped: no way here to give a new thread an ended one's id (ns_last_pid not writable, pid_max large)\n");
+        prof_events_free(prof_stop());
+        return 77;
+    }
+    CHECK_EQ_INT(got, 1);
+    /* a thread whose late state is its own second: one thread */
+    pthread_create(&th, NULL, thread_c, NULL);
+    pthread_join(th, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return check_report();
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(check_count_named(ev, "in_dtor"), 2);
+    CHECK_EQ_INT(check_count_named(ev, "b_scope"), 1);
+    CHECK_EQ_INT(check_count_named(ev, "c_scope"), 1);
+    CHECK_EQ_INT(st.threads, 3); /* A (in its destructor), B, C (its late state not again) */
+    prof_events_free(ev);
+    return check_report();
+}
