@@ -1178,7 +1178,8 @@ typedef struct prof_event {
     const char *file, *func;
     int line;
     uint64_t thread;
-    const char *thread_name;   /* NULL if the thread was not named */
+    const char *thread_name;   /* NULL if the thread was not named, and for
+                                  device events (thread: their stream) */
     int64_t start_ns, end_ns;
     int node_id;
     prof_device_type device_type;
@@ -10349,7 +10350,9 @@ PROF_API prof_result prof_events_get(prof_events *e, size_t i, prof_event *out) 
     out->func = e->sites[v->site].func;
     out->line = e->sites[v->site].line;
     out->thread = e->thr[v->thread].tid;
-    out->thread_name = e->thr[v->thread].name;
+    /* a device event's thread is its stream, never named: a CPU thread of
+       the same id (small ids, in a container) lends it no name */
+    out->thread_name = v->device_type == PROF_DEVICE_CPU ? e->thr[v->thread].name : NULL;
     out->start_ns = v->start;
     out->end_ns = v->end;
     out->node_id = v->node_id;
