@@ -342,8 +342,9 @@
                       copies, sets and syncs) reach the list at prof_stop:
                       a call and the GPU work it launched are kept or
                       dropped together; a thread's calls made after the
-                      cap refused it are dropped with its scopes, and the
-                      rest take the room the list has left, in the order
+                      cap refused it are dropped with its scopes (a later
+                      thread the kernel gives its id is another from the
+                      first scope it records), and the rest take the room the list has left, in the order
                       the calls began, until one does not fit (CUDA's
                       memory records are not capped here; CUPTI's
                       buffers hold at most 256 MiB in all).
@@ -3726,6 +3727,7 @@ static PROF__NI void prof__open_sites_clear(prof__open_sites *o) {
 typedef struct prof__dyn_site { prof_site site; const prof_site *origin; struct prof__dyn_site *next; } prof__dyn_site;
 
 #define PROF__LINE 64
+#define PROF__EPOCH16(epoch) ((uint16_t)((epoch) % 65535u + 1u)) /* a session in 16 bits, never 0 */
 #define PROF__LOST_SPANS 7
 typedef struct prof__tstate {
     prof__thread hot;          /* first: prof__tls points here */
@@ -3736,6 +3738,10 @@ typedef struct prof__tstate {
                                   key's destructor. On glibc's last pass ours
                                   does not run again: prof__reap_late_locked
                                   frees the state once its thread is gone */
+    uint16_t folded_epoch;     /* a late state: the session (PROF__EPOCH16)
+                                  whose counts took its thread's earlier
+                                  state at the exit (prof__exit_counted_locked):
+                                  that thread is counted (0: none) */
     uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t bind_tick PROF__ALIGN8; /* clock when it bound to that session: no
                                   scope of the session began before it */
@@ -3771,11 +3777,6 @@ typedef struct prof__tstate {
                                   recording on this thread again this session,
                                   and CUDA calls it makes from then on are
                                   dropped too */
-#if defined(PROF_CUPTI)
-    uint64_t exit_tick PROF__ALIGN8; /* 0, or when its thread exited: a CUDA call
-                                  after it is not this thread's, though its id
-                                  may be (a new thread's) */
-#endif
     int busy;                  /* in prof__gate_refill / prof__scope_lost, or
                                   rebinding (prof__thread_bind) */
     uint32_t held_gate;        /* the size of the current share, counted in
@@ -3785,8 +3786,7 @@ typedef struct prof__tstate {
                                   whose children prof_stop drops with them
                                   (written inside `busy`); past
                                   PROF__LOST_SPANS the last one widens (7:
-                                  the state stays within 408 bytes, 416 with
-                                  PROF_CUPTI) */
+                                  the state stays within 408 bytes) */
     uint32_t n_lost_span;
     uint16_t share_shift[2];   /* the most the next scope (0) or x (1) share
                                   may be: PROF__SHARE_FIRST << it; it grows
@@ -3818,6 +3818,9 @@ __thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
 /* How often prof__thread_exit ran on this thread (once per destructor
    pass that found a state attached): a state attached after it is late. */
 static __thread unsigned prof__exits_here;
+/* The session whose counts took this thread's state as it exited
+   (prof__exit_counted_locked; 0: none), for a late state of the thread. */
+static __thread uint32_t prof__folded_epoch;
 /* This thread's number (prof__tstate.serial; 0: none yet; after 2^32
    threads they come round, past 0), and the last one given. */
 static __thread uint32_t prof__thread_serial;
@@ -4692,6 +4695,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
         if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
         if (prof__exits_here) {
             t->late = 1;
+            t->folded_epoch = prof__folded_epoch ? PROF__EPOCH16(prof__folded_epoch) : 0;
             prof__reap_late_locked();
         }
         if (prof__g.nstates >= prof__g.sweep_at) prof__reap_gone_locked(); /* each time the states double: a sweep per attach, amortised */
@@ -5975,7 +5979,9 @@ static PROF__NI prof__block *prof__block_compact(prof__tstate *t) {
    prof__g.exited, so that its state can go at once (threads that come
    and go past the cap would each keep ~400 bytes until prof_stop).
    0: kept as it is (CUPTI joins its API records by the threads' ids,
-   which the snapshot takes from the states). */
+   which the snapshot takes from the states; a late state, a second of
+   its thread, is counted or not by prof__c_threads, which sees the
+   first). */
 static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
 #if defined(PROF_CUPTI)
     (void)t; (void)epoch;
@@ -5983,12 +5989,14 @@ static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
 #else
     uint64_t entered = t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused, other = t->unbalanced;
     int k;
+    if (t->late) return 0; /* (prof__c_threads counts it, or not, against its thread's first state) */
     if (prof__g.exited.epoch != epoch) {
         memset(&prof__g.exited, 0, sizeof prof__g.exited);
         prof__g.exited.epoch = epoch;
     }
     for (k = 0; k < 4; k++) { prof__g.exited.xdropped[k] += t->xdropped[k]; other += t->xdropped[k]; }
     prof__g.exited.threads += entered || t->dropped || other; /* as prof__c_threads counts one */
+    if (entered || t->dropped || other) prof__folded_epoch = epoch; /* (the exiting thread's own) */
     prof__g.exited.entered += entered;
     prof__g.exited.dropped += t->dropped;
     prof__g.exited.dropped_nomem += t->dropped_nomem;
@@ -6033,9 +6041,6 @@ static PROF__NI void prof__thread_exit(void *p) {
     int live, now;
     prof__tls = &prof__g_unattached; /* a later scope in another TLS destructor starts afresh */
     prof__exits_here++;
-#if defined(PROF_CUPTI)
-    PROF__STORER(&t->exit_tick, prof__now());
-#endif
     prof__exited_open_keep(t);
     PROF__FREE(t->open);
     t->open = NULL;
@@ -6168,9 +6173,10 @@ PROF_API void prof_shutdown(void) {
    writers (PROF__EXT_*). */
 typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
 #if defined(PROF_CUPTI)
-/* A thread CUPTI may name: its ids, and the tick at which the cap refused
-   it (0: never; prof__cug_cap). */
-typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick, exit_tick; } prof__cu_thr;
+/* A thread CUPTI may name: its ids, the tick at which the cap refused it
+   (0: never; prof__cug_cap), and when it bound to the session, with its
+   thread's serial (a later thread of the same id: prof__cug_past_cap). */
+typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick, bind_tick; uint32_t serial; } prof__cu_thr;
 struct prof__cubuf; /* >>cupti: a buffer CUPTI filled */
 static void prof__cupti_start(unsigned activities);
 static void prof__cupti_stop(void);
@@ -7041,7 +7047,8 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         c->cuthr[c->ncuthr].pthread_id = t->pthread_id;
         c->cuthr[c->ncuthr].tid = t->tid;
         c->cuthr[c->ncuthr].capped_tick = PROF__LOADR(&t->capped_tick);
-        c->cuthr[c->ncuthr].exit_tick = PROF__LOADR(&t->exit_tick);
+        c->cuthr[c->ncuthr].bind_tick = PROF__LOADR(&t->bind_tick);
+        c->cuthr[c->ncuthr].serial = t->serial;
         c->ncuthr++;
 #endif
         /* the gate after pos: a scope begun in between counts as open */
@@ -7974,7 +7981,9 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
        the kernel hands a finished thread's id to a new one (after pid_max
        threads), and 40000 short threads counted as 32439; nor by pthread_t
        with it, which glibc gives again to the next thread created after a
-       join (without memory for the map a late state counts too). */
+       join (without memory for the map a late state counts too). A thread
+       whose first state the session's counts took at its exit (no block:
+       prof__exit_counted_locked) was counted there. */
     {
         prof__map seen;
         int late, any_late = 0;
@@ -7986,7 +7995,7 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
                 const prof__snap *sn = &c->snaps[i];
                 const uint64_t key = sn->t->serial;
                 if (!(sn->nrec || sn->entered || sn->dropped || sn->other) || sn->t->late != late) continue;
-                if (late && prof__map_get(&seen, key) != UINT32_MAX) continue;
+                if (late && (prof__map_get(&seen, key) != UINT32_MAX || sn->t->folded_epoch == PROF__EPOCH16(c->epoch))) continue;
                 /* (a late state too: glibc runs the destructors up to 4
                    times, and each pass that records makes one) */
                 if (any_late) (void)prof__map_add(&seen, key, 0);
@@ -18920,20 +18929,28 @@ static PROF__NI int prof__cug_gone_add(prof__map *gone, uint32_t corr) {
     return 0;
 }
 /* Whether a call of thread `tid` at `start` came after the cap refused
-   the thread (capped: tid -> the index in g->thr of a thread the cap
-   refused, more of that id through next[]): after the refusal and before
-   that thread exited, a later thread given its id being another. */
-static PROF__NI int prof__cug_past_cap(const prof__cu_gather *g, const prof__map *capped, const uint32_t *next, uint64_t tid, int64_t start) {
-    uint32_t k;
-    for (k = prof__map_get(capped, tid); k != UINT32_MAX; k = next[k])
-        if (start >= prof__c_ns(g->thr[k].capped_tick) && (!g->thr[k].exit_tick || start < prof__c_ns(g->thr[k].exit_tick))) return 1;
+   the thread (by_tid: tid -> the index in g->thr of a state of that id,
+   the others through next[]). A later thread the kernel gave the id is
+   another: from the first scope it records (its state's bind) the calls
+   are its own. (Not from the refused thread's exit: a key destructor run
+   after prof.h's is still that thread, and may make calls.) */
+static PROF__NI int prof__cug_past_cap(const prof__cu_gather *g, const prof__map *by_tid, const uint32_t *next, uint64_t tid, int64_t start) {
+    uint32_t k, j, first = prof__map_get(by_tid, tid);
+    for (k = first; k != UINT32_MAX; k = next[k]) {
+        const prof__cu_thr *s = &g->thr[k];
+        int later = 0;
+        if (!s->capped_tick || start < prof__c_ns(s->capped_tick)) continue;
+        for (j = first; j != UINT32_MAX && !later; j = next[j])
+            later = g->thr[j].serial != s->serial && g->thr[j].bind_tick > s->capped_tick && prof__c_ns(g->thr[j].bind_tick) <= start;
+        if (!later) return 1;
+    }
     return 0;
 }
 /* The calls of threads the cap refused, made after it did. */
 static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
     prof_events *e = g->e;
     const prof__key *keys = *g->keys;
-    prof__map capped; /* tid -> index in g->thr of a thread the cap refused */
+    prof__map by_tid; /* tid -> index in g->thr of a state of that id */
     uint32_t *next;   /* -> the next of the same id, UINT32_MAX: none */
     size_t i, n = *g->nkeys;
     uint32_t *slot;
@@ -18941,10 +18958,9 @@ static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
     for (i = 0; i < g->nthr && !g->thr[i].capped_tick; i++) {}
     if (i >= g->nthr) return 0;
     if (!(next = PROF__ALLOC(uint32_t, g->nthr))) return -1;
-    memset(&capped, 0, sizeof capped);
+    memset(&by_tid, 0, sizeof by_tid);
     for (i = 0; i < g->nthr && rc == 0; i++) {
-        if (!g->thr[i].capped_tick) continue;
-        if (!(slot = prof__map_slot(&capped, g->thr[i].tid, &found))) {
+        if (!(slot = prof__map_slot(&by_tid, g->thr[i].tid, &found))) {
             rc = -1;
         } else {
             next[i] = found ? *slot : UINT32_MAX;
@@ -18954,12 +18970,12 @@ static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {
     for (i = g->first_key; i < n && rc == 0; i++) { /* the kept calls */
         const prof__key *y = &keys[i];
         if (y->device_type != PROF_DEVICE_CPU || !(e->sites[y->site].flags & PROF__API_CALL)) continue;
-        if (prof__cug_past_cap(g, &capped, next, e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
+        if (prof__cug_past_cap(g, &by_tid, next, e->thr[y->thread].tid, y->start)) rc = prof__cug_gone_add(gone, e->ex[y->extra].correlation);
     }
     for (i = 0; i < prof__cu.nhidden && rc == 0; i++) /* the filtered ones */
-        if (prof__cug_past_cap(g, &capped, next, prof__cu.hidden[i].tid, prof__cu.hidden[i].start))
+        if (prof__cug_past_cap(g, &by_tid, next, prof__cu.hidden[i].tid, prof__cu.hidden[i].start))
             rc = prof__cug_gone_add(gone, prof__cu.hidden[i].correlation);
-    prof__map_free(&capped);
+    prof__map_free(&by_tid);
     PROF__FREE(next);
     return rc;
 }

@@ -1,14 +1,20 @@
 /* prof_stats.threads counts threads that recorded, each once, also two
    that had one kernel id in turn. A late state (a scope recorded from
    another TLS key's destructor after prof.h's ran gets a state of its
-   own) counts only when no other state of its thread recorded, and
-   prof_stop told a state's thread by its id and pthread_t. glibc gives a
-   joined thread's pthread_t (its cached stack) to the next thread it
-   creates, so a thread B that the kernel gave the id of an ended thread A
-   was A to it: A, named and otherwise silent, recorded only in the
-   destructor, B recorded a scope, and threads read 1. Now each state
-   carries its thread's serial number. Thread B is given A's id through
-   tests/tid_reuse.h (skipped where no id can be chosen). */
+   own) counts only when no other state of its thread recorded:
+   - prof_stop told a state's thread by its id and pthread_t, but glibc
+     gives a joined thread's pthread_t (its cached stack) to the next
+     thread it creates, so a thread B that the kernel gave the id of an
+     ended thread A was A to it: A, named and otherwise silent, recorded
+     only in the destructor, B recorded a scope, and threads read 1. Now
+     each state carries its thread's serial number. (B is given A's id
+     through tests/tid_reuse.h; that case is skipped where no id can be
+     chosen.)
+   - a thread whose scopes the cap refused and which had no record block
+     is counted into the session's totals as it exits and its state freed
+     (prof__exit_counted_locked); its late state was then counted again
+     (threads 3 for 2). Now the late state knows its thread was counted
+     (not under PROF_CUPTI, where no state is freed before prof_stop). */
 #define _GNU_SOURCE
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -39,37 +45,70 @@ static void *thread_c(void *p) { /* records, and again from the destructor */
     pthread_setspecific(g_key, (void *)1);
     return NULL;
 }
+static void *thread_refused(void *p) { /* the cap spent: refused, no block */
+    int i;
+    (void)p;
+    for (i = 0; i < 10; i++) { PROF_SCOPE("refused_scope"); }
+    pthread_setspecific(g_key, (void *)1);
+    return NULL;
+}
 
-int main(void) {
+static void test_folded_then_late(void) {
+    prof_config c;
+    prof_events *ev;
+    pthread_t th;
+    int i;
+    memset(&c, 0, sizeof c);
+    c.max_events = 1000;
+    c.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
+    for (i = 0; i < 100000; i++) { PROF_SCOPE("main_scope"); } /* spends the cap */
+    pthread_create(&th, NULL, thread_refused, NULL);
+    pthread_join(th, NULL);
+    check_log_reset();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(check_count_named(ev, "refused_scope"), 0);
+    CHECK_EQ_INT(prof_events_stats(ev).threads, 2); /* main and the refused one */
+    prof_events_free(ev);
+}
+
+static void test_reuse(void) {
     prof_config c;
     prof_events *ev;
     prof_stats st;
     pthread_t th;
     int got;
-    prof_set_log(check_log, NULL);
     memset(&c, 0, sizeof c);
     c.log = check_log;
-    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return check_report(); /* prof.h's key first: its destructor runs first */
-    pthread_key_create(&g_key, dtor);
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
     pthread_create(&th, NULL, thread_a, NULL);
     pthread_join(th, NULL);
     got = tid_reuse_run(g_a_tid, thread_b, NULL);
     if (got == 0) {
-        printf("test_tid_reuse_threads: skipped: no way here to give a new thread an ended one's id (ns_last_pid not writable, pid_max large)\n");
+        printf("# the reuse case skipped: no way here to give a new thread an ended one's id (ns_last_pid not writable, pid_max large)\n");
         prof_events_free(prof_stop());
-        return 77;
+        return;
     }
     CHECK_EQ_INT(got, 1);
     /* a thread whose late state is its own second: one thread */
     pthread_create(&th, NULL, thread_c, NULL);
     pthread_join(th, NULL);
     ev = prof_stop();
-    if (!CHECK(ev != NULL)) return check_report();
+    if (!CHECK(ev != NULL)) return;
     st = prof_events_stats(ev);
     CHECK_EQ_INT(check_count_named(ev, "in_dtor"), 2);
     CHECK_EQ_INT(check_count_named(ev, "b_scope"), 1);
     CHECK_EQ_INT(check_count_named(ev, "c_scope"), 1);
     CHECK_EQ_INT(st.threads, 3); /* A (in its destructor), B, C (its late state not again) */
     prof_events_free(ev);
+}
+
+int main(void) {
+    prof_set_log(check_log, NULL);
+    PROF_THREAD_NAME("main"); /* prof.h's key first (its first state makes it): its destructor runs first */
+    pthread_key_create(&g_key, dtor);
+    test_folded_then_late();
+    test_reuse();
     return check_report();
 }
