@@ -3738,10 +3738,9 @@ typedef struct prof__tstate {
                                   key's destructor. On glibc's last pass ours
                                   does not run again: prof__reap_late_locked
                                   frees the state once its thread is gone */
-    uint16_t folded_epoch;     /* a late state: the session (PROF__EPOCH16)
-                                  whose counts took its thread's earlier
-                                  state at the exit (prof__exit_counted_locked):
-                                  that thread is counted (0: none) */
+    uint16_t counted_epoch;    /* a late state: the session (PROF__EPOCH16)
+                                  that counted its thread as an earlier state
+                                  exited (prof__counted_epoch; 0: none) */
     uint32_t bound_epoch;      /* session the buffer belongs to */
     uint64_t bind_tick PROF__ALIGN8; /* clock when it bound to that session: no
                                   scope of the session began before it */
@@ -3818,9 +3817,10 @@ __thread prof__thread *prof__tls PROF__TLS_ATTR = &prof__g_unattached;
 /* How often prof__thread_exit ran on this thread (once per destructor
    pass that found a state attached): a state attached after it is late. */
 static __thread unsigned prof__exits_here;
-/* The session whose counts took this thread's state as it exited
-   (prof__exit_counted_locked; 0: none), for a late state of the thread. */
-static __thread uint32_t prof__folded_epoch;
+/* The session that counted this thread (a state of it that entered,
+   dropped or recorded anything exited in it: prof__thread_exit; 0: none),
+   so that a late state of the thread does not count it again. */
+static __thread uint32_t prof__counted_epoch;
 /* This thread's number (prof__tstate.serial; 0: none yet; after 2^32
    threads they come round, past 0), and the last one given. */
 static __thread uint32_t prof__thread_serial;
@@ -4695,7 +4695,7 @@ static PROF__NI prof__tstate *prof__attach(void) {
         if (!prof__g.key_ready) { pthread_key_create(&prof__g.key, prof__thread_exit); prof__g.key_ready = 1; }
         if (prof__exits_here) {
             t->late = 1;
-            t->folded_epoch = prof__folded_epoch ? PROF__EPOCH16(prof__folded_epoch) : 0;
+            t->counted_epoch = prof__counted_epoch ? PROF__EPOCH16(prof__counted_epoch) : 0;
             prof__reap_late_locked();
         }
         if (prof__g.nstates >= prof__g.sweep_at) prof__reap_gone_locked(); /* each time the states double: a sweep per attach, amortised */
@@ -5974,14 +5974,25 @@ static PROF__NI prof__block *prof__block_compact(prof__tstate *t) {
      earlier one, one read already, none): the state and its blocks go
      now. A state bound to the last session while it is being collected
      stays, dead, until the collection has read it. */
+/* Whether prof__c_threads would count state t: it entered, dropped or
+   recorded anything (its thread exiting: the counts are final). */
+static PROF__NI int prof__state_counts(const prof__tstate *t) {
+    const prof__block *b;
+    int k;
+    if (t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused || t->dropped || t->unbalanced) return 1;
+    for (k = 0; k < 4; k++)
+        if (t->xdropped[k]) return 1;
+    for (b = t->head; b; b = b->next)
+        if (b == t->cur ? t->hot.pos > b->recs : b->used != 0) return 1;
+    return 0;
+}
 /* prof__thread_exit, prof__g_lock held, for a thread bound to the
    recording session that has no block (so no record): its counts go to
    prof__g.exited, so that its state can go at once (threads that come
    and go past the cap would each keep ~400 bytes until prof_stop).
    0: kept as it is (CUPTI joins its API records by the threads' ids,
-   which the snapshot takes from the states; a late state, a second of
-   its thread, is counted or not by prof__c_threads, which sees the
-   first). */
+   which the snapshot takes from the states). A thread counts once
+   (prof__counted_epoch), its late states folded or not. */
 static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
 #if defined(PROF_CUPTI)
     (void)t; (void)epoch;
@@ -5989,14 +6000,15 @@ static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
 #else
     uint64_t entered = t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused, other = t->unbalanced;
     int k;
-    if (t->late) return 0; /* (prof__c_threads counts it, or not, against its thread's first state) */
     if (prof__g.exited.epoch != epoch) {
         memset(&prof__g.exited, 0, sizeof prof__g.exited);
         prof__g.exited.epoch = epoch;
     }
     for (k = 0; k < 4; k++) { prof__g.exited.xdropped[k] += t->xdropped[k]; other += t->xdropped[k]; }
-    prof__g.exited.threads += entered || t->dropped || other; /* as prof__c_threads counts one */
-    if (entered || t->dropped || other) prof__folded_epoch = epoch; /* (the exiting thread's own) */
+    /* as prof__c_threads counts one; not again for a late state of a
+       thread counted already (prof__counted_epoch: the exiting thread's) */
+    prof__g.exited.threads += (entered || t->dropped || other) && prof__counted_epoch != epoch;
+    if (entered || t->dropped || other) prof__counted_epoch = epoch;
     prof__g.exited.entered += entered;
     prof__g.exited.dropped += t->dropped;
     prof__g.exited.dropped_nomem += t->dropped_nomem;
@@ -6067,6 +6079,7 @@ static PROF__NI void prof__thread_exit(void *p) {
         if (!t->head && prof__exit_counted_locked(t, epoch)) { /* no block, no record: its counts are the session's now */
             now = 1;
         } else {
+            if (prof__state_counts(t)) prof__counted_epoch = epoch; /* prof__c_threads will count it */
             pthread_mutex_lock(&prof__pf_lock);
             keep = prof__pf.keep;
             pthread_mutex_unlock(&prof__pf_lock);
@@ -6174,9 +6187,9 @@ PROF_API void prof_shutdown(void) {
 typedef struct prof__key { int64_t start, end; uint32_t thread, site, extra; uint8_t scope, flags, device_type; } prof__key;
 #if defined(PROF_CUPTI)
 /* A thread CUPTI may name: its ids, the tick at which the cap refused it
-   (0: never; prof__cug_cap), and when it bound to the session, with its
-   thread's serial (a later thread of the same id: prof__cug_past_cap). */
-typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick, bind_tick; uint32_t serial; } prof__cu_thr;
+   (0: never; prof__cug_cap), and when it bound to the session (a later
+   state of the same id: prof__cug_past_cap). */
+typedef struct prof__cu_thr { uint64_t pthread_id, tid, capped_tick, bind_tick; } prof__cu_thr;
 struct prof__cubuf; /* >>cupti: a buffer CUPTI filled */
 static void prof__cupti_start(unsigned activities);
 static void prof__cupti_stop(void);
@@ -7048,7 +7061,6 @@ static PROF__NI int prof__c_snapshot(prof__collector *c) {
         c->cuthr[c->ncuthr].tid = t->tid;
         c->cuthr[c->ncuthr].capped_tick = PROF__LOADR(&t->capped_tick);
         c->cuthr[c->ncuthr].bind_tick = PROF__LOADR(&t->bind_tick);
-        c->cuthr[c->ncuthr].serial = t->serial;
         c->ncuthr++;
 #endif
         /* the gate after pos: a scope begun in between counts as open */
@@ -7981,9 +7993,9 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
        the kernel hands a finished thread's id to a new one (after pid_max
        threads), and 40000 short threads counted as 32439; nor by pthread_t
        with it, which glibc gives again to the next thread created after a
-       join (without memory for the map a late state counts too). A thread
-       whose first state the session's counts took at its exit (no block:
-       prof__exit_counted_locked) was counted there. */
+       join (without memory for the map a late state counts too); nor
+       when its thread was counted as an earlier state exited (its counts
+       taken by the session's, prof__exit_counted_locked, or kept). */
     {
         prof__map seen;
         int late, any_late = 0;
@@ -7995,7 +8007,7 @@ static PROF__NI void prof__c_threads(prof__collector *c) {
                 const prof__snap *sn = &c->snaps[i];
                 const uint64_t key = sn->t->serial;
                 if (!(sn->nrec || sn->entered || sn->dropped || sn->other) || sn->t->late != late) continue;
-                if (late && (prof__map_get(&seen, key) != UINT32_MAX || sn->t->folded_epoch == PROF__EPOCH16(c->epoch))) continue;
+                if (late && (prof__map_get(&seen, key) != UINT32_MAX || sn->t->counted_epoch == PROF__EPOCH16(c->epoch))) continue;
                 /* (a late state too: glibc runs the destructors up to 4
                    times, and each pass that records makes one) */
                 if (any_late) (void)prof__map_add(&seen, key, 0);
@@ -18930,21 +18942,17 @@ static PROF__NI int prof__cug_gone_add(prof__map *gone, uint32_t corr) {
 }
 /* Whether a call of thread `tid` at `start` came after the cap refused
    the thread (by_tid: tid -> the index in g->thr of a state of that id,
-   the others through next[]). A later thread the kernel gave the id is
-   another: from the first scope it records (its state's bind) the calls
-   are its own. (Not from the refused thread's exit: a key destructor run
-   after prof.h's is still that thread, and may make calls.) */
+   the others through next[]). The state of the id bound last by then
+   makes the call: a later thread the kernel gave the id is another from
+   the first scope it records (its state's bind), as is the late state of
+   the refused thread itself (a scope in a key destructor run after
+   prof.h's, recorded with its calls). Not the refused thread's exit: a
+   key destructor is still that thread, and may call CUDA. */
 static PROF__NI int prof__cug_past_cap(const prof__cu_gather *g, const prof__map *by_tid, const uint32_t *next, uint64_t tid, int64_t start) {
-    uint32_t k, j, first = prof__map_get(by_tid, tid);
-    for (k = first; k != UINT32_MAX; k = next[k]) {
-        const prof__cu_thr *s = &g->thr[k];
-        int later = 0;
-        if (!s->capped_tick || start < prof__c_ns(s->capped_tick)) continue;
-        for (j = first; j != UINT32_MAX && !later; j = next[j])
-            later = g->thr[j].serial != s->serial && g->thr[j].bind_tick > s->capped_tick && prof__c_ns(g->thr[j].bind_tick) <= start;
-        if (!later) return 1;
-    }
-    return 0;
+    uint32_t k, cur = UINT32_MAX;
+    for (k = prof__map_get(by_tid, tid); k != UINT32_MAX; k = next[k])
+        if (prof__c_ns(g->thr[k].bind_tick) <= start && (cur == UINT32_MAX || g->thr[k].bind_tick > g->thr[cur].bind_tick)) cur = k;
+    return cur != UINT32_MAX && g->thr[cur].capped_tick && start >= prof__c_ns(g->thr[cur].capped_tick);
 }
 /* The calls of threads the cap refused, made after it did. */
 static PROF__NI int prof__cug_cap_threads(prof__cu_gather *g, prof__map *gone) {

@@ -15,7 +15,12 @@
       prof.h's destructor kept it; no id reuse here);
    2. A's scopes on glibc's last destructor pass make a late state, which
       the cap refuses; then B as in run 0: kept (that first fix, with no
-      end for a state prof.h's destructor never sees, dropped them).
+      end for a state prof.h's destructor never sees, dropped them);
+   3. after prof.h's destructor gave A's unused share back, a scope in A's
+      key destructor records (a late state, a new share) and launches a
+      kernel: the scope is kept, so its call and kernel are (they were
+      dropped as A's calls after its refusal: a kept scope without its
+      launch). The state of the id bound last when a call begins makes it.
    Runs 0 and 2 are skipped where no id can be chosen, run 2 under TSan. */
 #define _GNU_SOURCE
 #define clock_gettime test_clock_gettime /* prof.h's clock reads land in this file */
@@ -55,6 +60,13 @@ static void dtor(void *p) {
     if (g_run == 1) {
         at(3500);
         launch("a_dtor_kernel", 3500, 78);
+    } else if (g_run == 3) {
+        at(3500);
+        {
+            PROF_SCOPE("a_late");
+            launch("a_late_kernel", 3600, 79);
+            at(4000);
+        }
     } else if (g_run == 2) {
         if (++g_pass < PTHREAD_DESTRUCTOR_ITERATIONS) { pthread_setspecific(g_key, (void *)1); return; }
         for (i = 0; i < 100000; i++) { PROF_SCOPE("a_last_pass"); } /* a late state, refused */
@@ -129,7 +141,7 @@ static void run(int which, int64_t t0) {
         pthread_mutex_unlock(&g_m);
         pthread_join(tc, NULL);
     }
-    if (which != 1) got = tid_reuse_run(g_a_tid, thread_b, NULL);
+    if (which == 0 || which == 2) got = tid_reuse_run(g_a_tid, thread_b, NULL);
     at(9000);
     check_log_reset();
     ev = prof_stop();
@@ -143,6 +155,11 @@ static void run(int which, int64_t t0) {
         if (which == 1) {
             CHECK_MSG(check_count_named(ev, "a_dtor_kernel") == 0, "the refused thread's call from its key destructor was kept");
             CHECK_EQ_INT(check_count_named(ev, "cudaLaunchKernel"), 0);
+        } else if (which == 3) {
+            CHECK_EQ_INT(check_count_named(ev, "a_late"), 1);
+            CHECK_MSG(check_count_named(ev, "a_late_kernel") == 1, "a recorded scope lost the launch it made");
+            CHECK_EQ_INT(check_count_named(ev, "cudaLaunchKernel"), 1);
+            CHECK_EQ_INT(check_get_event(ev, check_find_event(ev, "cudaLaunchKernel", 0)).parent, check_find_event(ev, "a_late", 0));
         } else {
             int64_t k;
             prof_event l, b;
@@ -175,6 +192,7 @@ int main(void) {
     pthread_key_create(&g_key, dtor);
     run(0, 0);
     run(1, 1000000);
+    run(3, 3000000);
 #if defined(RUN2_TSAN)
     /* TSan's own key destructor tears the thread's allocator down before
        glibc's last pass, whose malloc then crashes inside TSan (as in

@@ -14,7 +14,11 @@
      is counted into the session's totals as it exits and its state freed
      (prof__exit_counted_locked); its late state was then counted again
      (threads 3 for 2). Now the late state knows its thread was counted
-     (not under PROF_CUPTI, where no state is freed before prof_stop). */
+     (not under PROF_CUPTI, where no state is freed before prof_stop).
+     The first fix of that kept every late state until prof_stop (2000
+     threads past the cap held 800 KB), against the manual: a thread
+     that recorded nothing gives its state back at its exit. Now a
+     thread counts once whichever of its states are given back. */
 #define _GNU_SOURCE
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -73,6 +77,45 @@ static void test_folded_then_late(void) {
     prof_events_free(ev);
 }
 
+/* Threads past the cap, each with a late state (refused, no block): their
+   states are given back at their exits, and each thread counts once. */
+static size_t states_held(void) {
+    size_t n = 0;
+    prof__tstate *t;
+    pthread_mutex_lock(&prof__g_lock);
+    for (t = prof__g.threads; t; t = t->next) n++;
+    pthread_mutex_unlock(&prof__g_lock);
+    return n;
+}
+static void test_late_churn_past_cap(void) {
+    prof_config c;
+    prof_events *ev;
+    prof_stats st;
+    pthread_t th;
+    size_t before, after;
+    long i, n = check_scale(2000, 10);
+    memset(&c, 0, sizeof c);
+    c.max_events = 1000;
+    c.log = check_log;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
+    for (i = 0; i < 100000; i++) { PROF_SCOPE("main_scope"); } /* spends the cap */
+    before = states_held();
+    for (i = 0; i < n; i++) {
+        if (!CHECK_EQ_INT(pthread_create(&th, NULL, thread_refused, NULL), 0)) break;
+        pthread_join(th, NULL);
+    }
+    after = states_held();
+    CHECK_MSG(after - before < 64, "%zu states held for %ld exited threads past the cap", after - before, n);
+    check_log_reset();
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    st = prof_events_stats(ev);
+    CHECK_EQ_INT(st.threads, n + 1);
+    CHECK_EQ_INT(st.scopes_entered, st.scopes_recorded + st.scopes_dropped + st.open_at_stop);
+    CHECK_EQ_INT(st.scopes_entered, 100000 + 11 * n); /* ten scopes and the destructor's */
+    prof_events_free(ev);
+}
+
 static void test_reuse(void) {
     prof_config c;
     prof_events *ev;
@@ -109,6 +152,7 @@ int main(void) {
     PROF_THREAD_NAME("main"); /* prof.h's key first (its first state makes it): its destructor runs first */
     pthread_key_create(&g_key, dtor);
     test_folded_then_late();
+    test_late_churn_past_cap();
     test_reuse();
     return check_report();
 }
