@@ -5982,8 +5982,11 @@ static PROF__NI int prof__state_counts(const prof__tstate *t) {
     if (t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused || t->dropped || t->unbalanced) return 1;
     for (k = 0; k < 4; k++)
         if (t->xdropped[k]) return 1;
-    for (b = t->head; b; b = b->next)
-        if (b == t->cur ? t->hot.pos > b->recs : b->used != 0) return 1;
+    for (b = t->cur ? t->head : NULL; b; b = b->next) { /* as prof_stop reads them: head to cur (an earlier
+                                                          session's blocks, kept, past it; none while cur is NULL) */
+        if (b == t->cur) return t->hot.pos > b->recs;
+        if (b->used != 0) return 1;
+    }
     return 0;
 }
 /* prof__thread_exit, prof__g_lock held, for a thread bound to the

@@ -18,7 +18,11 @@
      The first fix of that kept every late state until prof_stop (2000
      threads past the cap held 800 KB), against the manual: a thread
      that recorded nothing gives its state back at its exit. Now a
-     thread counts once whichever of its states are given back. */
+     thread counts once whichever of its states are given back; whether
+     an exiting state counts reads its records as prof_stop does, head to
+     cur: blocks kept from an earlier session (reserve_events) made a
+     thread that started the session on itself and recorded only in its
+     destructor count as counted already, and threads read 0. */
 #define _GNU_SOURCE
 #define PROF_IMPLEMENTATION
 #include "prof.h"
@@ -116,6 +120,58 @@ static void test_late_churn_past_cap(void) {
     prof_events_free(ev);
 }
 
+/* A thread records in session 1 (its blocks kept: reserve_events), starts
+   session 2 itself (bound, nothing recorded) and exits; a key destructor
+   records one scope on it. */
+static pthread_mutex_t g_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static int g_phase;
+static prof_config g_cfg2;
+static void wait_phase(int want) {
+    pthread_mutex_lock(&g_m);
+    while (g_phase < want) pthread_cond_wait(&g_cv, &g_m);
+    pthread_mutex_unlock(&g_m);
+}
+static void set_phase(int v) {
+    pthread_mutex_lock(&g_m);
+    g_phase = v;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_m);
+}
+static void *thread_starts_session(void *p) {
+    int i;
+    (void)p;
+    for (i = 0; i < 2000; i++) { PROF_SCOPE("w1"); } /* session 1: a few blocks */
+    set_phase(1);
+    wait_phase(2); /* session 1 stopped */
+    CHECK_EQ_INT(prof_start(&g_cfg2), PROF_OK); /* session 2, bound here: nothing else */
+    pthread_setspecific(g_key, (void *)1);
+    return NULL; /* prof.h's destructor, then ours: in_dtor, a late state */
+}
+static void test_stale_blocks(void) {
+    prof_events *ev;
+    pthread_t th;
+    memset(&g_cfg2, 0, sizeof g_cfg2);
+    g_cfg2.reserve_events = 1; /* the collection frees no thread's blocks */
+    g_cfg2.log = check_log;
+    g_phase = 0;
+    if (!CHECK_EQ_INT(prof_start(&g_cfg2), PROF_OK)) return;
+    { PROF_SCOPE("main1"); }
+    pthread_create(&th, NULL, thread_starts_session, NULL);
+    wait_phase(1);
+    ev = prof_stop();
+    if (CHECK(ev != NULL)) CHECK_EQ_INT(prof_events_stats(ev).threads, 2);
+    prof_events_free(ev);
+    set_phase(2);
+    pthread_join(th, NULL);
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    CHECK_EQ_INT(check_count_named(ev, "in_dtor"), 1);
+    CHECK_EQ_INT(prof_events_stats(ev).threads, 1); /* the thread that recorded in_dtor */
+    prof_events_free(ev);
+    prof_shutdown();
+}
+
 static void test_reuse(void) {
     prof_config c;
     prof_events *ev;
@@ -151,6 +207,7 @@ int main(void) {
     prof_set_log(check_log, NULL);
     PROF_THREAD_NAME("main"); /* prof.h's key first (its first state makes it): its destructor runs first */
     pthread_key_create(&g_key, dtor);
+    test_stale_blocks(); /* first: a fresh recorder, each block as session 1 left it */
     test_folded_then_late();
     test_late_churn_past_cap();
     test_reuse();
