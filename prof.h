@@ -344,8 +344,8 @@
                       dropped together; a thread's calls made after the
                       cap refused it are dropped with its scopes (a later
                       thread the kernel gives its id is another from the
-                      first scope it records), and the rest take the room the list has left, in the order
-                      the calls began, until one does not fit (CUDA's
+                      first scope it records), and the rest take the room
+                      the list has left, in the order the calls began, until one does not fit (CUDA's
                       memory records are not capped here; CUPTI's
                       buffers hold at most 256 MiB in all).
                       An allocation and its free are kept or dropped as a
@@ -5994,24 +5994,21 @@ static PROF__NI int prof__state_counts(const prof__tstate *t) {
    prof__g.exited, so that its state can go at once (threads that come
    and go past the cap would each keep ~400 bytes until prof_stop).
    0: kept as it is (CUPTI joins its API records by the threads' ids,
-   which the snapshot takes from the states). A thread counts once
-   (prof__counted_epoch), its late states folded or not. */
-static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch) {
+   which the snapshot takes from the states). new_thread: the state
+   counts and its thread was not counted yet (prof__counted_epoch). */
+static PROF__NI int prof__exit_counted_locked(prof__tstate *t, uint32_t epoch, int new_thread) {
 #if defined(PROF_CUPTI)
-    (void)t; (void)epoch;
+    (void)t; (void)epoch; (void)new_thread;
     return 0;
 #else
-    uint64_t entered = t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused, other = t->unbalanced;
+    uint64_t entered = t->scopes_before + (t->hot.gate.word - t->gate_base) + t->refused;
     int k;
     if (prof__g.exited.epoch != epoch) {
         memset(&prof__g.exited, 0, sizeof prof__g.exited);
         prof__g.exited.epoch = epoch;
     }
-    for (k = 0; k < 4; k++) { prof__g.exited.xdropped[k] += t->xdropped[k]; other += t->xdropped[k]; }
-    /* as prof__c_threads counts one; not again for a late state of a
-       thread counted already (prof__counted_epoch: the exiting thread's) */
-    prof__g.exited.threads += (entered || t->dropped || other) && prof__counted_epoch != epoch;
-    if (entered || t->dropped || other) prof__counted_epoch = epoch;
+    for (k = 0; k < 4; k++) prof__g.exited.xdropped[k] += t->xdropped[k];
+    prof__g.exited.threads += (uint64_t)new_thread; /* as prof__c_threads counts one */
     prof__g.exited.entered += entered;
     prof__g.exited.dropped += t->dropped;
     prof__g.exited.dropped_nomem += t->dropped_nomem;
@@ -6072,6 +6069,7 @@ static PROF__NI void prof__thread_exit(void *p) {
     now = prof__tstate_unread_locked(t, epoch);
     if (live) {
         size_t keep;
+        int counts, new_thread;
         uint64_t left = t->hot.gate.half[PROF__GATE_HI] == t->gate_epoch ? t->gate_end - t->hot.gate.word : 0;
         __atomic_fetch_add(&prof__g.budget, (int64_t)(left + t->xcredits), __ATOMIC_RELAXED);
         __atomic_fetch_sub(&prof__g.held, (int64_t)t->held_gate + (int64_t)t->held_x, __ATOMIC_RELAXED);
@@ -6079,10 +6077,14 @@ static PROF__NI void prof__thread_exit(void *p) {
         t->gate_end = t->hot.gate.word;
         t->xcredits = 0;
         t->held_gate = t->held_x = 0;
-        if (!t->head && prof__exit_counted_locked(t, epoch)) { /* no block, no record: its counts are the session's now */
+        /* a thread counts once, whichever of its states (a late one too)
+           exit; kept, prof__c_threads counts this one */
+        counts = prof__state_counts(t);
+        new_thread = counts && prof__counted_epoch != epoch;
+        if (counts) prof__counted_epoch = epoch;
+        if (!t->head && prof__exit_counted_locked(t, epoch, new_thread)) { /* no block, no record: its counts are the session's now */
             now = 1;
         } else {
-            if (prof__state_counts(t)) prof__counted_epoch = epoch; /* prof__c_threads will count it */
             pthread_mutex_lock(&prof__pf_lock);
             keep = prof__pf.keep;
             pthread_mutex_unlock(&prof__pf_lock);
