@@ -6,7 +6,6 @@
    (many names of mixed lengths cross block ends), a NULL name is an empty
    one, at the cap the dropped scopes' names cost nothing and the kept
    ones are intact, and many call sites sharing names keep their own. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -20,7 +20,6 @@
    - prof_alloc_ex's device index reaches the memory timeline;
    - a session with nothing dropped says nothing of drops.
    Found by mutation testing (third pass). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

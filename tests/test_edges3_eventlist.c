@@ -18,7 +18,6 @@
      stack left in the merged one's slot).
    Found by mutation testing (third pass): moving any of these bounds by
    one left every other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

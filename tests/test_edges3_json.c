@@ -11,7 +11,6 @@
      and are refused outside a session;
    - a key set as JSON and then as plain text is written as a string.
    Found by mutation testing (third pass). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

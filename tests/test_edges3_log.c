@@ -14,7 +14,6 @@
      files use stacks_metric (default self_cpu_time_total) and the memory
      timeline memory_device_index, as the exporters called alone.
    Found by mutation testing (third pass). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

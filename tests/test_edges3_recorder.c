@@ -15,7 +15,6 @@
    - prof_set_thread_name("") on an unnamed thread leaves it unnamed;
    - a forked child's events carry the child's own thread id.
    Found by mutation testing (third pass). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

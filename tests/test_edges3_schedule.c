@@ -9,7 +9,6 @@
    - prof_stop on a RECORD_AND_SAVE step returns that window's events, on a
      warm-up step an empty list (not NULL).
    Found by mutation testing (third pass). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -14,7 +14,6 @@
    - a counter sample of -infinity is written null (the trace stays JSON),
      and a finite one as its value.
    Found by mutation testing (third pass). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

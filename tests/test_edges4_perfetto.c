@@ -23,7 +23,6 @@
    Found by mutation testing (fourth pass): each of these, changed alone,
    left every other test passing. */
 #define _GNU_SOURCE 1
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -16,7 +16,6 @@
    - the device metric on a list with no device time: each exporter says so.
    Found by mutation testing (fourth pass): each of these, changed alone,
    left every other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -12,7 +12,6 @@
      it does not wrap to a small positive number.
    Found by mutation testing (fourth pass): each of these, changed alone,
    left every other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -7,7 +7,6 @@
      only names[0] is written (the count is still 3).
    Found by mutation testing (fourth pass): each of these, changed alone,
    left every other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -9,7 +9,6 @@
    (groups 64) 9437184; x [2, 3, 8, 8] * w [16, 3, 3, 3] 110592. The
    count reaches the event, key_averages and the table's FLOPs column
    through PROF_SCOPE_FLOPS. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -5,7 +5,6 @@
    them negative (its doc: "nothing is recorded"), repeat included: a
    repeat of -1 is not "repeat forever" (that is 0). Found by mutation
    testing: dropping the check of repeat left every other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -7,7 +7,6 @@
      comes first.
    Found by mutation testing: a default of 101, and skipping the sort
    under 3 rows, left every other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -22,7 +22,6 @@
    - the "Incomplete profile" line of a capped session counts async ranges
      the cap dropped (prof_stats.dropped: everything lost to the cap), and
      says "0 scopes" and "1 scope" as English does. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

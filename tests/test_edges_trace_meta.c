@@ -11,7 +11,6 @@
      exited and newer threads first).
    Found by mutation testing: writing both distributedInfo keys left every
    other test passing. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

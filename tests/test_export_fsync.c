@@ -37,7 +37,6 @@ int fsync(int fd) {
     return real ? real(fd) : -1;
 }
 
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 #include <stdio.h>

@@ -69,7 +69,6 @@ int fchmod(int fd, mode_t mode) {
     return real ? real(fd, mode) : -1;
 }
 
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 #include <stdio.h>

@@ -10,7 +10,6 @@
    fails the quadratic path.
 
    Checked: every name is its own event and its own row, whole. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

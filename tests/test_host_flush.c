@@ -17,7 +17,6 @@
    prof.h's), in the process itself for a table and in a child (whose
    stdout is the pipe) for the exports. (Coverage helper) */
 #define _GNU_SOURCE
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -13,7 +13,6 @@
      merged events and [memory] rows in front, which move the indices
      between builds. (API fuzz helper) */
 #define _GNU_SOURCE
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -9,7 +9,6 @@
    Each case runs in a child; the child tells its result through its exit
    status, and the parent checks that it was not killed by a signal. */
 #define _GNU_SOURCE 1
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -7,7 +7,6 @@
    whose stderr is a pipe filled to the brim; the parent reads it only
    after 300 ms, then looks for the message. */
 #define _GNU_SOURCE 1
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -11,7 +11,6 @@
    A per-event binary search over all records once made prof_stop 4x
    slower with profile_memory; the cursor that replaced it must give the
    same sums. And the CPU's running total (cpu_indexes). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

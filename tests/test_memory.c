@@ -18,7 +18,6 @@
      (sequence_nr -1, stack []), so a backward function with sequence_nr
      -1 whose forward thread has a row first gets []; and the first
      prof_events_get reads the rows the tree makes. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

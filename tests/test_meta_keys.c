@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -5,7 +5,6 @@
    its scopes (MicroPython: 1147 of 9299 calls) read as a whole profile
    before. A profile without open scopes has no such key, and user
    metadata may not take its name. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

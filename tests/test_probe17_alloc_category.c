@@ -7,7 +7,6 @@
    free). Nothing in the manual says the category must outlive the session
    (PROF_SCOPE_DYN and PROF_BEGIN_DYN copy their names). The categories must
    be those the calls were given, as they were at the call. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -9,7 +9,7 @@
    either way: a fixed prof.h passes whatever the timing.)
 
    Files go to build/probe17/ (cwd = repo root). */
-#define PROF_IMPLEMENTATION
+#define _GNU_SOURCE 1 /* before any system header: the test's own POSIX and GNU calls */
 #include "prof.h"
 #include "check.h"
 

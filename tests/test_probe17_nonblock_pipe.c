@@ -9,7 +9,7 @@
    a file export of the list.
 
    Files go to build/probe17/ (cwd = repo root). */
-#define PROF_IMPLEMENTATION
+#define _GNU_SOURCE 1 /* before any system header: the test's own POSIX and GNU calls */
 #include "prof.h"
 #include "check.h"
 

@@ -7,7 +7,6 @@
                                repeat=M)(2**63 - 1) == ProfilerAction.RECORD
    with M = 2**31 - 1 (PyTorch 1.13, checked). An invalid schedule (PyTorch
    asserts) records nothing: PROF_ACTION_NONE. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

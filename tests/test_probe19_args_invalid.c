@@ -9,7 +9,6 @@
    prof_stop counts and reports malformed shape lists (malformed_shapes and
    a warning). Wanted for each case: the value kept as given, or the loss
    reported (a warning from prof_stop, and for shapes malformed_shapes). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

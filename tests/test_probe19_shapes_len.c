@@ -3,7 +3,6 @@
    op looked like one without input shapes, and prof_stats.malformed_shapes
    (whose warning tells the user their shapes are wrong) stayed 0. Such a
    list is now counted as malformed and shows [[]]; 64 values still work. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

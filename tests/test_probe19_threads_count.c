@@ -6,7 +6,6 @@
    so the count disagrees with the list it describes: here 2 threads
    recorded and threads says 3. Wanted: threads counts distinct threads
    (ids) that recorded. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

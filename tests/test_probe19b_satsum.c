@@ -13,7 +13,6 @@
    - self_cpu_memory_usage = cpu_memory_usage - each child's: parent 2^63-1
      with children -(2^63-1) then 2^63-1 is 2^63-1 in PyTorch, 0 here (the
      first subtraction stops at INT64_MAX). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

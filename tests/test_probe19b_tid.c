@@ -19,7 +19,6 @@
      'thread 7']"); any two ids equal mod 2^32 likewise.
 
    Files go to build/probe19b_tid/ (cwd = repo root). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

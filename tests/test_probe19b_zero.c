@@ -26,7 +26,6 @@
    Writes build/probe19b_zero/zero.json and its expectations; runs
    tests/js/check_trace.mjs and check_speedscope.mjs when node and
    tests/js/node_modules are there (cwd = repo root), else skips. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

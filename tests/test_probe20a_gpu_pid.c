@@ -13,7 +13,7 @@
    The test runs the export as PID 1 in a new PID namespace (needs root or
    CAP_SYS_ADMIN); without that it uses device index = getpid(), the same
    collision. Fixed: that GPU is written under pid INT32_MAX - index. Files go to build/probe20a_gpu_pid/ (cwd = repo root). */
-#define PROF_IMPLEMENTATION
+#define _GNU_SOURCE 1 /* before any system header: the test's own POSIX and GNU calls */
 #include "prof.h"
 #include "check.h"
 

@@ -11,7 +11,6 @@
    past 2^53). Correct, as for threads: each stream past INT32_MAX written
    under a distinct id of at most INT32_MAX on its GPU's pid, its
    thread_name keeping the real id ("stream 140000000000"). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

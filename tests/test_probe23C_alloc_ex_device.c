@@ -7,7 +7,6 @@
    refuses the same values with PROF_E_ARG ("device 1:64 is not a device
    type 0-31 and index 0-63"). prof_alloc_ex should refuse them as well
    (an error, nothing recorded), so cuda:0's total stays its own. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -12,7 +12,6 @@
    ProfiledCPUMemoryReporter keeps it since reporting began), never below
    zero: 0 after the free, 50 after the allocation (nothing else is
    tracked in this process). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

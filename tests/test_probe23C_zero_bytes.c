@@ -8,7 +8,6 @@
    (and the CUDA caching allocator hands out nullptr for size 0 without a
    report), so its table has no [memory] row and its timeline is empty.
    The frees must still match their allocations (no unknown free). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

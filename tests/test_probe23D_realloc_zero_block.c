@@ -8,7 +8,6 @@
    pointers that prof_alloc never saw was ignored", for a block that
    prof_malloc(0) itself returned. The growth that follows (+10, then -10
    at the free) is recorded as it should be. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -8,7 +8,6 @@
    the s23-E API fuzzer). Each memory track's name must be distinct. The
    JSON trace keeps them apart (its [memory] instants carry Device Type
    and Device Id). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -8,7 +8,6 @@
    live although nothing is. The re-track replaces the block (as a second
    report of a live address does in the timeline), so it must record the
    old block's free; every figure ends at zero. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -8,7 +8,6 @@
    is read again; each value must be the walk's, and prof_events_child
    must name every child in order and -1 past the last. A parent with 63
    children (below the threshold) is read the same way. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

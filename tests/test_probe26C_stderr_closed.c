@@ -37,7 +37,6 @@ int close(int fd) {
     return real(fd);
 }
 
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 #include <stdio.h>

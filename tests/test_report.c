@@ -2,7 +2,6 @@
    same bytes as the function it stands for; every part runs when one
    fails, and the first error comes back. Also PROF_THREAD_NAME. Writes
    under build/report/ (cwd = the repository root). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -6,7 +6,6 @@
    one. Wanted: counted only with an event, in the session the event is
    in; a scope across the stop is in neither profile and counted in
    neither. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

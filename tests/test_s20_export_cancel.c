@@ -12,7 +12,7 @@
    before the export starts, so it acts at the export's first
    cancellation point whatever the timing. Every exporter, and the
    directory is checked to hold exactly the finished files. */
-#define PROF_IMPLEMENTATION
+#define _GNU_SOURCE 1 /* before any system header: the test's own POSIX and GNU calls */
 #include "prof.h"
 #include "check.h"
 

@@ -4,7 +4,6 @@
    each window holds, when on_trace_ready runs, that warm-up steps are
    discarded, that ProfilerStep#N keeps its number, and that memory stays
    bounded by one window over many steps. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

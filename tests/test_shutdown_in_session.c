@@ -4,7 +4,6 @@
    stop it frees quietly. Found by the manual audit (session 22): it did
    nothing and said nothing, so a program that meant to end profiling kept
    recording without a word. */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 

@@ -8,7 +8,7 @@
    the stream's buffer still reports a full disk (/dev/full): the stream is
    flushed. Into a live pipe the whole table arrives before the call
    returns. */
-#define PROF_IMPLEMENTATION
+#define _GNU_SOURCE 1 /* before any system header: the test's own POSIX and GNU calls */
 #include "prof.h"
 #include "check.h"
 

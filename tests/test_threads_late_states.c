@@ -10,7 +10,6 @@
      the binding is read atomically (TSan reported a data race on
      bound_epoch; the _tsan build of this test checks it). */
 #define _GNU_SOURCE
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 #include <pthread.h>

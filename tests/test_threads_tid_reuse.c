@@ -9,7 +9,6 @@
    count is checked. Under valgrind, which makes 30000 threads slow, the
    test is skipped.) */
 #define _GNU_SOURCE
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 #include <sys/syscall.h>

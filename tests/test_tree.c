@@ -5,7 +5,7 @@
    kernels), self and device times, key_averages' grouping, total_average,
    _set_backward_stacktraces, and a randomized comparison with a direct
    transcription of profiler_util.py's algorithms. */
-#define PROF_IMPLEMENTATION
+#define _GNU_SOURCE 1 /* before any system header: the test's own POSIX and GNU calls */
 #include "prof.h"
 #include "check.h"
 

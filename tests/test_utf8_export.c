@@ -10,7 +10,6 @@
    OUT/raw.txt.
 
    Files go to build/utf8_export/ (cwd = repo root). */
-#define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 
