@@ -397,6 +397,7 @@ static char *dump_list(prof_events *ev) {
     prof_stats st = prof_events_stats(ev);
     size_t i, nthr = 0, t;
     uint64_t thr[16];
+    const char *thr_name[16]; /* the name dumped for the thread: a 70 KiB name once, not on each of its events */
     memset(&b, 0, sizeof b);
     dump_printf(&b, "n %zu stats %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", prof_events_count(ev),
                      (unsigned long long)st.events, (unsigned long long)st.dropped, (unsigned long long)st.unbalanced_ends,
@@ -411,13 +412,17 @@ static char *dump_list(prof_events *ev) {
         int k;
         if (prof_events_get(ev, i, &e) != PROF_OK) { dump_printf(&b, "get %zu failed\n", i); continue; }
         for (t = 0; t < nthr && thr[t] != e.thread; t++) {}
-        if (t == nthr && nthr < 16) thr[nthr++] = e.thread;
+        if (t == nthr && nthr < 16) { thr[nthr] = e.thread; thr_name[nthr++] = NULL; }
         dump_str(&b, e.name);
         dump_str(&b, e.overload_name);
         dump_str(&b, e.trace_name);
         dump_str(&b, e.file);
         dump_str(&b, e.func);
-        dump_str(&b, e.thread_name);
+        if (t < nthr && e.thread_name && thr_name[t] && strcmp(e.thread_name, thr_name[t]) == 0) dump_str(&b, "(the thread's name above)");
+        else {
+            dump_str(&b, e.thread_name);
+            if (t < nthr) thr_name[t] = e.thread_name;
+        }
         dump_str(&b, e.input_shapes);
         dump_printf(&b, "%d %llu %lld %lld %d %d %d %d %lld %d %llu %lld %lld %zu %zu %lld %lld %lld %lld |", e.line, (unsigned long long)t,
                          (long long)e.start_ns, (long long)e.end_ns, (int)e.device_type, e.is_async, e.is_user_annotation, e.scope,
