@@ -334,14 +334,22 @@ m32_runs() {
     "$1.probe" 2>/dev/null || { echo "  this kernel runs no 32-bit programs"; return 1; }
 }
 
+# unit_sources TEST: tests/TEST.c, and tests/prof_impl.c when TEST.c does
+# not define PROF_IMPLEMENTATION itself (tests/CMakeLists.txt links the
+# implementation to it), one to a line
+unit_sources() {
+    echo "$here/../$1.c"
+    grep -q '^#[[:space:]]*define[[:space:]][[:space:]]*PROF_IMPLEMENTATION' "$here/../$1.c" || echo "$here/../prof_impl.c"
+}
 # run_units "TEST..." CC FLAG...: each tests/TEST.c built by CC with the
 # flags (C11, the warnings, -O1 -g) and run in a scratch directory that
 # has the build/ the unit tests write into.
 run_units() {
-    local tests=$1 t
+    local tests=$1 t srcs
     shift
     for t in $tests; do
-        run_cmd "$@" -std=c11 "${WARN[@]}" -O1 -g "${INC[@]}" -I"$here/.." "$here/../$t.c" -o "$out.$t" "${LIBS[@]}" || return 1
+        mapfile -t srcs < <(unit_sources "$t")
+        run_cmd "$@" -std=c11 "${WARN[@]}" -O1 -g "${INC[@]}" -I"$here/.." "${srcs[@]}" -o "$out.$t" "${LIBS[@]}" || return 1
         run_prog sh -c 'mkdir -p build && exec "$0"' "$out.$t" || return 1
     done
 }
@@ -1046,7 +1054,8 @@ one_case() {
         # aligned and their records' tag bits garbled the name (a 4096-byte
         # name came back as 8 bytes); tests/test_dyn_names.c as it is
         m32_runs "$out" || return 77
-        run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -g "${INC[@]}" -I"$here/.." "$here/../test_dyn_names.c" -o "$out" "${LIBS[@]}" || return 1
+        mapfile -t srcs < <(unit_sources test_dyn_names)
+        run_cmd "$GCC" -m32 -std=c11 "${WARN[@]}" -g "${INC[@]}" -I"$here/.." "${srcs[@]}" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     m32-reserve-gcc)
         # i386, run: a reserve past the address space is cut to a quarter
