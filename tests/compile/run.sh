@@ -394,7 +394,7 @@ c11_object() {
 
 # one_case NAME -> 0 pass, 1 fail, 77 skip
 one_case() {
-    local name=$1 base=$1 defs=() cc std src lang out opt=-O0
+    local name=$1 base=$1 defs=() cc std src lang out opt=-O0 srcs
     # clang19-CASE: CASE with clang 19 (newer clangs warn more: clang 17
     # on brought -Wpre-c11-compat of _Static_assert into -Weverything)
     if [[ $name == clang19-* ]]; then
