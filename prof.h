@@ -345,9 +345,10 @@
                       cap refused it are dropped with its scopes (a later
                       thread the kernel gives its id is another from the
                       first scope it records), and the rest take the room
-                      the list has left, in the order the calls began, until one does not fit (CUDA's
-                      memory records are not capped here; CUPTI's
-                      buffers hold at most 256 MiB in all).
+                      the list has left, in the order the calls began,
+                      until one does not fit (CUDA's memory records are
+                      not capped here; CUPTI's buffers hold at most 256
+                      MiB in all).
                       An allocation and its free are kept or dropped as a
                       pair: the free of a block whose allocation was
                       recorded is recorded past the cap, that of one whose
