@@ -583,14 +583,19 @@
    not changed: prof_event.file and .stack and the tables' Source Location
    column stay as recorded, as PyTorch prints them.
 
-   Times are integer nanoseconds inside and microseconds in every output, as
-   PyTorch prints them. "CPU time" (Self CPU, CPU total, ...) is, as in
+   Times are integer nanoseconds inside; microseconds in the tables, the
+   JSON trace, the folded stacks and the memory timeline, as PyTorch
+   writes them, and nanoseconds in the Perfetto trace and pprof (the units
+   of those formats). "CPU time" (Self CPU, CPU total, ...) is, as in
    PyTorch, elapsed time on the thread between a scope's start and end:
    waits, sleeps and time the thread was descheduled are in it. With
    with_stack, an event's stack (prof_event.stack) is an array made from
    the list's stack tree the first time it is asked for; events with one
    stack share it, and a chain of nested stacks shares one array. Errors
-   are prof_result codes; a log callback in
+   are prof_result codes (PROF_E_ARG, _STATE, _NOMEM, _IO, and
+   PROF_E_UNKNOWN_KEY for a sort key or metric that is none; PROF_E_DROPPED,
+   _UNBALANCED, _OPEN_SCOPES and _CUPTI are only the codes of logged
+   warnings and errors; prof_result_string names each); a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the calling thread's last error message ("" before any; never
    NULL): warnings and info lines are not kept, and a later success does
@@ -615,8 +620,9 @@
    does prof_shutdown, each with a warning (PROF_E_STATE): a new session
    is what was asked for. CUPTI's buffers taken by a failed prof_stop are
    kept with the records and read again by the next. At the end of a
-   schedule's recording window (prof_step) a failure is reported and the
-   window's events are dropped, since the next window begins at once.
+   schedule's recording window a failure is an error of prof_step
+   (PROF_E_NOMEM, logged) and the window's events are dropped, since the
+   next window begins at once (a warm-up's, dropped anyway, say nothing).
 
    MEMORY
    ======
@@ -857,11 +863,12 @@
    prof_stop, prof_shutdown, prof_set_log and the metadata calls take a
    global lock: call them from any thread, one session at a time (not
    prof_start, prof_step or prof_stop from on_trace_ready or from a log
-   callback that they invoked, e.g. on a warning of prof_stop: refused with
-   PROF_E_STATE, never a wait on the caller's own lock; prof_shutdown from
-   such a log callback is refused the same way, with its error logged, and
-   from on_trace_ready it runs, freeing nothing while the next window
-   records, and the schedule goes on). The callbacks
+   callback that they or prof_shutdown invoked, e.g. on a warning or an
+   error of prof_stop: refused with PROF_E_STATE, never a wait on the
+   caller's own lock; prof_shutdown from such a log callback is refused the
+   same way, with its error logged, and from on_trace_ready it runs,
+   freeing nothing while the next window records, and the schedule goes
+   on). The callbacks
    (on_trace_ready, the log callback) must return: a longjmp or a C++
    exception out of one leaves prof.h's session lock held and every later
    prof_step, prof_stop and prof_start refused or waiting. An
@@ -877,12 +884,13 @@
    meanwhile acts at the thread's next cancellation point after the call
    (a loop of nothing but prof.h calls has none: add pthread_testcancel).
    A thread that exits during a session keeps only its records until
-   prof_stop (24 bytes each, plus under 512 for a thread that wrote few:
-   the block it was on is cut to its records; its name and PROF_SCOPE_DYN
-   names of 4 KiB and more stay as they were); one that exits outside a
-   session, or after prof_stop has read it, frees everything at once. So
-   threads that come and go (one per request) cost memory for the events
-   kept, not for the threads: one that recorded nothing (as past the cap)
+   prof_stop (24 bytes each, plus about 500 (its state and its block's
+   header) for a thread that wrote few: the block it was on is cut to its
+   records; its name and PROF_SCOPE_DYN names of 4 KiB and more stay as
+   they were); one that exits outside a session, or after prof_stop has
+   read it, frees everything at once. So threads that come and go (one per
+   request) cost memory for the events kept, not for the threads: one that
+   recorded nothing (as past the cap)
    gives its state back at exit, its counts (scopes entered, dropped) kept
    for prof_stop. (Built with PROF_CUPTI it keeps its ~400-byte state
    until prof_stop: CUPTI's API records are joined to threads through
@@ -909,10 +917,13 @@
    prof.h starts threads only where they take work off yours, each with
    every signal blocked and each joined before the call that needs it ends:
    the prefault thread, during a session in which a thread records more than
-   ~65k events (joined by prof_stop; see no_prefault_thread); and, while
-   prof_export_* writes a big file, a writer thread for write(2) and, for a
-   trace of more than 32768 events, a second formatting worker (both joined
-   before the export returns; the bytes are those one thread would write).
+   ~65k events (joined by prof_stop; see no_prefault_thread); while
+   prof_export_* writes a big file, a writer thread for write(2); and, on
+   two or more cores, a second worker for lists of 32768 events or more: in
+   the JSON trace for the pass that finds touching events and then for the
+   formatting, in prof_export_stacks_merged for the sums per stack (each
+   joined before the export returns; the bytes are those one thread would
+   write).
    A fork() while one runs leaves the child without it, as it should.
 
    CONTENTS
@@ -8705,9 +8716,11 @@ static PROF__NI void prof__begin_recording(void) {
    out; a schedule's window is delivered (PROF__END_DELIVER) or thrown away
    (PROF__END_DISCARD: a warm-up, or a schedule that left recording, which
    says so itself, where nothing is said of what its events lost), and out
-   of memory it is discarded, as the next window begins at once. */
+   of memory a window to deliver is lost, with an error (PROF_E_NOMEM in
+   *res), as the next window begins at once; one to discard is discarded
+   as it would have been. */
 enum { PROF__END_DELIVER = 0, PROF__END_KEEP = 1, PROF__END_DISCARD = 2 };
-static PROF__NI prof_events *prof__end_recording(int how, const char *who) {
+static PROF__NI prof_events *prof__end_recording(int how, const char *who, prof_result *res) {
     const int keep = how == PROF__END_KEEP;
     prof__collector *c = &prof__c_kept;
     prof_events *e;
@@ -8723,7 +8736,8 @@ static PROF__NI prof_events *prof__end_recording(int how, const char *who) {
             return NULL;
         }
         prof__c_free(c);
-        prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "out of memory while %s at the end of a schedule's recording window; its events are lost", what);
+        if (how == PROF__END_DELIVER)
+            *res = prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "%s: out of memory while %s at the end of a schedule's recording window; its events are lost", who, what);
         return NULL;
     }
     e = c->e;
@@ -8805,16 +8819,17 @@ static PROF__NI void prof__deliver(prof_events *e) {
 #define PROF__REFUSE_REENTRY(fn, ret) do {                                                               \
         if (prof__s_held) {                                                                           \
             prof__report(PROF_LOG_ERROR, PROF_E_STATE, fn ": called from %s, which runs inside prof_start, " \
-                         "prof_step or prof_stop; start, step and stop the session outside the callback",  \
+                         "prof_step, prof_stop or prof_shutdown; start, step and stop the session outside the callback",  \
                          prof__in_trace_ready ? "on_trace_ready" : "the log callback");                   \
             return ret;                                                                               \
         } } while (0)
 
 /* torch.profiler.profile's action_map: what a change of action does. */
-static PROF__NI void prof__transit(prof__action from, prof__action to) {
-    if (from == to && from != PROF__RECORD_AND_SAVE) return;
+static PROF__NI prof_result prof__transit(prof__action from, prof__action to) {
+    prof_result res = PROF_OK;
+    if (from == to && from != PROF__RECORD_AND_SAVE) return PROF_OK;
     if (from == PROF__RECORD_AND_SAVE) {
-        prof_events *e = prof__end_recording(PROF__END_DELIVER, "prof_step");
+        prof_events *e = prof__end_recording(PROF__END_DELIVER, "prof_step", &res);
         prof__deliver(e);
         prof_events_free(e);
     } else if (from == PROF__WARMUP || (from == PROF__RECORD && to != PROF__RECORD_AND_SAVE)) {
@@ -8827,9 +8842,9 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
            the window's start when recording does), and what it recorded
            before the window is left out by time */
         prof__g.cupti_carry = from == PROF__WARMUP && to != PROF__NONE;
-        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_step"));
+        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_step", &res));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
-        return;
+        return PROF_OK;
     }
     if (to != PROF__NONE && !__atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) {
         /* reserve_events, made (or topped up) as each recording window
@@ -8846,6 +8861,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
         }
         prof__begin_recording();
     }
+    return res;
 }
 
 /* prof_shutdown: a kept collection goes, and prof_stop's lock stays held
@@ -8854,7 +8870,7 @@ static PROF__NI void prof__transit(prof__action from, prof__action to) {
    the lock (a collection may be reading the buffers prof_shutdown frees). */
 static PROF__NI int prof__shutdown_kept(void) {
     if (prof__s_held && !prof__in_trace_ready) {
-        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_shutdown: called from the log callback, which runs inside prof_start, prof_step or prof_stop; call it outside the callback");
+        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_shutdown: called from the log callback, which runs inside prof_start, prof_step, prof_stop or prof_shutdown; call it outside the callback");
         return -1;
     }
     if (prof__s_held) return 0; /* inside prof_stop or prof_step (on_trace_ready), which hold the lock: nothing is kept */
@@ -8866,35 +8882,44 @@ static PROF__NI void prof__shutdown_done(int locked) {
     if (locked) prof__s_unlock();
 }
 
-PROF_API prof_result prof_start(const prof_config *cfg) {
-    prof_config c;
-    const prof_schedule *s;
-    PROF__REFUSE_REENTRY("prof_start", PROF_E_STATE); /* before anything changes, the log callback included */
-    if (cfg) c = *cfg;
-    else memset(&c, 0, sizeof c);
-    if (c.log) prof_set_log(c.log, c.log_user_data);
-    s = &c.schedule;
+/* prof_start's config, checked with the session lock held (its messages
+   too, as every message of prof_start, prof_step and prof_stop: a log
+   callback that calls one of them is refused, never starts a session
+   beside the call that is failing). */
+static PROF__NI prof_result prof__start_check(const prof_config *c) {
+    const prof_schedule *s = &c->schedule;
     if (s->active < 0 || s->wait < 0 || s->warmup < 0 || s->repeat < 0 || s->skip_first < 0 ||
         (s->active == 0 && (s->wait || s->warmup || s->repeat || s->skip_first)))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: invalid schedule (wait %d, warmup %d, active %d, repeat %d, skip_first %d): active must be > 0 and the others >= 0",
                             s->wait, s->warmup, s->active, s->repeat, s->skip_first);
-    if (c.with_stack < PROF_STACK_NONE || c.with_stack > PROF_STACK_NATIVE)
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c.with_stack);
+    if (c->with_stack < PROF_STACK_NONE || c->with_stack > PROF_STACK_NATIVE)
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: with_stack %d is not PROF_STACK_NONE, _SCOPES or _NATIVE", c->with_stack);
     /* Scopes are recorded whenever a session records: CUDA alone would
        still record them, so it is refused rather than ignored. */
-    if (c.activities & ~(unsigned)(PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA))
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities 0x%x has bits other than PROF_ACTIVITY_CPU and PROF_ACTIVITY_CUDA", c.activities);
-    if (c.activities && !(c.activities & PROF_ACTIVITY_CPU))
+    if (c->activities & ~(unsigned)(PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities 0x%x has bits other than PROF_ACTIVITY_CPU and PROF_ACTIVITY_CUDA", c->activities);
+    if (c->activities && !(c->activities & PROF_ACTIVITY_CPU))
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_start: activities without PROF_ACTIVITY_CPU are not supported (prof.h records CPU scopes in every session); use PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA, or 0 for the default");
 #if !defined(PROF_NO_STACK) && !defined(PROF__HAVE_BACKTRACE)
-    if (c.with_stack == PROF_STACK_NATIVE) /* (a warning: all else is recorded) */
+    if (c->with_stack == PROF_STACK_NATIVE) /* (a warning: all else is recorded) */
         prof__report(PROF_LOG_WARNING, PROF_E_ARG, "prof_start: with_stack = PROF_STACK_NATIVE needs glibc's backtrace(), which this C library does not have: the events get no native stacks (PROF_STACK_SCOPES works with any)");
 #endif
+    if (prof__s.active) return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
+    return PROF_OK;
+}
+
+PROF_API prof_result prof_start(const prof_config *cfg) {
+    prof_config c;
+    prof_result res;
+    PROF__REFUSE_REENTRY("prof_start", PROF_E_STATE); /* before anything changes, the log callback included */
+    if (cfg) c = *cfg;
+    else memset(&c, 0, sizeof c);
+    if (c.log) prof_set_log(c.log, c.log_user_data);
     pthread_once(&prof__fork_once, prof__register_atfork);
     prof__s_lock();
-    if (prof__s.active) {
+    if ((res = prof__start_check(&c)) != PROF_OK) {
         prof__s_unlock();
-        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_start: a session is already running; call prof_stop first");
+        return res;
     }
     prof__discard_kept("prof_start");
     if (!c.max_events) c.max_events = (size_t)1 << 24;
@@ -8925,7 +8950,7 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
     prof__s.reserve_warned = 0;
     __atomic_store_n(&prof__s.step, (int64_t)0, __ATOMIC_RELAXED);
     prof__s.action = prof_schedule_action(&c.schedule, 0);
-    prof__transit(PROF__NONE, prof__s.action);
+    (void)prof__transit(PROF__NONE, prof__s.action); /* (from no recording: nothing can fail) */
     prof__step_scope_open();
     prof__s_unlock();
     return PROF_OK;
@@ -8933,20 +8958,22 @@ PROF_API prof_result prof_start(const prof_config *cfg) {
 
 PROF_API prof_result prof_step(void) {
     prof__action next;
+    prof_result res;
     PROF__REFUSE_REENTRY("prof_step", PROF_E_STATE);
     prof__s_lock();
-    if (!prof__s.active) {
+    if (!prof__s.active) { /* (reported with the lock held, as every message of the call: see PROF__REFUSE_REENTRY) */
+        res = prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_step: no session; call prof_start first");
         prof__s_unlock();
-        return prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_step: no session; call prof_start first");
+        return res;
     }
     prof__step_scope_close();
     __atomic_store_n(&prof__s.step, prof__s.step + 1, __ATOMIC_RELAXED);
     next = prof_schedule_action(&prof__g.cfg.schedule, prof__s.step);
-    prof__transit(prof__s.action, next);
+    res = prof__transit(prof__s.action, next);
     prof__s.action = next;
     prof__step_scope_open();
     prof__s_unlock();
-    return PROF_OK;
+    return res;
 }
 /* No lock: on_trace_ready runs inside prof_step and may ask. */
 PROF_API int64_t prof_step_number(void) { return __atomic_load_n(&prof__s.step, __ATOMIC_RELAXED); }
@@ -8956,23 +8983,23 @@ PROF_API prof_events *prof_stop(void) {
     PROF__REFUSE_REENTRY("prof_stop", NULL);
     prof__s_lock();
     if (prof__c_kept.phase) { /* an earlier prof_stop ran out of memory: its collection again */
-        e = prof__end_recording(PROF__END_KEEP, "prof_stop");
+        e = prof__end_recording(PROF__END_KEEP, "prof_stop", NULL);
         prof__deliver(e);
         prof__s_unlock();
         return e;
     }
     if (!prof__s.active) {
-        prof__s_unlock();
         prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_stop: no session is recording");
+        prof__s_unlock();
         return NULL;
     }
     prof__step_scope_close();
     if (prof__s.action == PROF__RECORD || prof__s.action == PROF__RECORD_AND_SAVE) {
-        e = prof__end_recording(PROF__END_KEEP, "prof_stop");
+        e = prof__end_recording(PROF__END_KEEP, "prof_stop", NULL);
         if (!e) { __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE); prof__s_unlock(); return NULL; }
         prof__deliver(e);
     } else {
-        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_stop")); /* warm-up: discarded */
+        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_stop", NULL)); /* warm-up: discarded */
         e = prof_events_create();
     }
     __atomic_store_n(&prof__s.active, 0, __ATOMIC_RELEASE);
