@@ -96,8 +96,8 @@
                           into the thread's records (only when the event
                           cap admits the scope) and interned by prof_stop,
                           so its cost does not grow with distinct names; a
-                          name of 4 KiB or more is copied once per session
-                          and site instead. In C++ it takes a std::string
+                          name of 4 KiB or more is copied once per session,
+                          thread, site and name instead. In C++ it takes a std::string
                           or anything with c_str(), temporaries included
                           (("layer" + std::to_string(i)).c_str()): the
                           name is copied before the scope starts, and its
@@ -143,7 +143,10 @@
                           counted in prof_stats.malformed_shapes.
    PROF_SCOPE_FLOPS(name, flops)            A flop count (with_flops).
    PROF_SCOPE_ARGS(name, &args)             A prof_args: shapes, flops,
-                          overload name, sequence_nr, fwd_thread, scope.
+                          overload name, sequence_nr, fwd_thread, scope
+                          (sequence_nr and fwd_thread only with their bits,
+                          PROF_ARGS_SEQUENCE_NR, PROF_ARGS_FWD_THREAD, in
+                          .set; zero the struct first).
    PROF_SCOPE and the other scope macros are declarations in every build
    mode, PROF_DISABLED included (they live until the end of the block, so
    they cannot follow a case label or stand alone under an unbraced if);
@@ -156,7 +159,7 @@
    to compile it): time such a block with PROF_BEGIN/PROF_END, or put the
    scope in a function the block calls. In C, the macros name prof.h's
    static inline helpers, which an inline function with external linkage
-   may not (C99 6.7.4p3; gcc and clang warn): make such a function static
+   may not (C99 6.7.4p3; gcc warns, clang with -Wpedantic): make such a function static
    inline. Compiled out (PROF_DISABLED), they name none.
    A scope that never reaches its end in C (a longjmp over it, as in Lua's
    errors and setjmp-based coroutines; a computed goto; exit() or, without
@@ -306,9 +309,9 @@
                         libc allocates for it: a thread's state, a helper
                         thread), and there those prof_alloc/prof_dealloc
                         calls are not tracked, and a scope that would need
-                        a new record block or a long name's copy is
-                        dropped (counted); one on a thread that has no
-                        state yet is not seen at all; a PROF_THREAD_NAME
+                        a new record block, a long name's copy or its
+                        thread's state (made, or bound to the session) is
+                        dropped (counted); a PROF_THREAD_NAME
                         there is ignored (its copy would call the hook
                         again). No other prof.h call
                         (start, stop, step, exports, metadata) may come
@@ -362,7 +365,8 @@
                       + 1) / 2 (up to 17), an allocation 2 in all; a
                       PROF_SCOPE_DYN 1 + (name bytes + 24) / 24 for its
                       name, only for an admitted scope (a name of 4 KiB or
-                      more: copied once per session and site instead).
+                      more: copied once per session, thread, site and
+                      name instead).
                       Threads take the cap in shares (a quarter of what is
                       left, split among them, single events near the end);
                       a thread's shares start at 64 events and double as
@@ -405,9 +409,12 @@
                       the call stack loses its outer frames, and two such
                       scopes that share their last 32 frames share a line
                       in the folded stacks. PROF_STACK_SCOPES has no limit.
-   schedule, on_trace_ready
+   schedule, on_trace_ready, trace_ready_user_data
                       torch.profiler.schedule(skip_first, wait, warmup,
-                      active, repeat) driven by prof_step(). As in
+                      active, repeat) driven by prof_step();
+                      on_trace_ready(events, trace_ready_user_data) gets
+                      each window's list, borrowed (valid until it
+                      returns; prof_stop's is the one it returns). As in
                       PyTorch, CUPTI is enabled when a warm-up begins and
                       stays on into the recording that follows (its start-up
                       cost falls in the discarded steps); the window keeps
@@ -1973,13 +1980,13 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_start_copied(prof__scope *s, vo
 #  else
 #    define PROF__UNEVAL_PRAGMA
 #  endif
-#  define PROF__SHAPES_OFF_ID(id, ...)                                        \
+#  define PROF__SHAPES_OFF_ID(id, name, ...)                                  \
         PROF__SHAPES_PRAGMAS_PUSH PROF__UNEVAL_PRAGMA                         \
         PROF__SHAPES_LIMIT(id, (__extension__ (const int64_t[]){ __VA_ARGS__ })); \
         _Pragma("GCC diagnostic pop")                                         \
-        PROF__DECL_USE(id, PROF__SHAPES_USE(__VA_ARGS__))
+        PROF__DECL_USE(id, ((void)(name), PROF__SHAPES_USE(__VA_ARGS__)))
 #else
-#  define PROF__SHAPES_OFF_ID(id, ...) PROF__DECL_USE(id, PROF__SHAPES_USE(__VA_ARGS__))
+#  define PROF__SHAPES_OFF_ID(id, name, ...) PROF__DECL_USE(id, ((void)(name), PROF__SHAPES_USE(__VA_ARGS__)))
 #endif
 /* Takes PROF_SCOPE_SHAPES's arguments where shapes are compiled out; never
    called (PROF__UNEVAL: compilers drop the right of 0 && even at -O0), so
@@ -1990,19 +1997,20 @@ int prof__use_(int n, ...);
    function's body for the GPU, where nothing records: there the macros
    are the compiled-out ones (the host pass records as usual). */
 #if defined(PROF_DISABLED) || defined(__CUDA_ARCH__)
-#  define PROF_SCOPE(name) PROF__DECL_NOTHING(PROF__ID)
+/* (the names too stay used: a static array that only names scopes) */
+#  define PROF_SCOPE(name) PROF__DECL_USE(PROF__ID, name)
 #  define PROF_SCOPE_DYN(name) PROF__DECL_USE(PROF__ID, name)
 #  define PROF_FUNC() PROF__DECL_NOTHING(PROF__ID)
-#  define PROF_BEGIN(name) ((void)0)
+#  define PROF_BEGIN(name) ((void)PROF__UNEVAL(name))
 #  define PROF_BEGIN_DYN(name) ((void)PROF__UNEVAL(name))
 #  define PROF_END() ((void)0)
-#  define PROF_MARK(name) ((void)0)
-#  define PROF_COUNTER(name, value) ((void)PROF__UNEVAL(value))
-#  define PROF_SCOPE_OP(name) PROF__DECL_NOTHING(PROF__ID)
-#  define PROF_SCOPE_ARGS(name, args) PROF__DECL_USE(PROF__ID, args)
-#  define PROF_SCOPE_SHAPES(name, ...) PROF__SHAPES_OFF_ID(PROF__ID, __VA_ARGS__)
-#  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_USE(PROF__ID, flops)
-#  define PROF_ASYNC_BEGIN(name, id) ((void)PROF__UNEVAL(id))
+#  define PROF_MARK(name) ((void)PROF__UNEVAL(name))
+#  define PROF_COUNTER(name, value) ((void)PROF__UNEVAL(((void)(name), (value))))
+#  define PROF_SCOPE_OP(name) PROF__DECL_USE(PROF__ID, name)
+#  define PROF_SCOPE_ARGS(name, args) PROF__DECL_USE(PROF__ID, ((void)(name), (args)))
+#  define PROF_SCOPE_SHAPES(name, ...) PROF__SHAPES_OFF_ID(PROF__ID, name, __VA_ARGS__)
+#  define PROF_SCOPE_FLOPS(name, flops) PROF__DECL_USE(PROF__ID, ((void)(name), (flops)))
+#  define PROF_ASYNC_BEGIN(name, id) ((void)PROF__UNEVAL(((void)(name), (id))))
 #  define PROF_ASYNC_END(id) ((void)PROF__UNEVAL(id))
 #  define PROF_THREAD_NAME(name) ((void)PROF__UNEVAL(name))
 #else
@@ -2154,7 +2162,7 @@ PROF__INLINE PROF__NOINSTRUMENT void prof__scope_args_cleanup(prof__scope_args *
 #  define PROF_SCOPE_ARGS(name, args) PROF__SCOPE_ARGS_ID(PROF__ID, name, args)
 #  if defined(PROF_NO_SHAPES)
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_ID(PROF__ID, name, PROF_SITE_CPU_OP); \
-        PROF__SHAPES_OFF_ID(PROF__ID, __VA_ARGS__)
+        PROF__SHAPES_OFF_ID(PROF__ID, name, __VA_ARGS__)
 #  else
 #    define PROF_SCOPE_SHAPES(name, ...) PROF__SCOPE_SHAPES_ID(PROF__ID, name, __VA_ARGS__)
 #  endif
@@ -4780,7 +4788,7 @@ __attribute__((__destructor__)) static void prof__unload(void) {
    scopes, [1 + PROF__X_*]: records. Rare, so a lock of its own. */
 static struct { uint32_t epoch; uint64_t n[5]; } prof__g_nostate;
 static pthread_mutex_t prof__nostate_lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread uint8_t prof__nostate; /* the last prof__thread_bind of this thread failed for want of its state */
+static __thread uint8_t prof__nostate; /* the last prof__thread_bind of this thread failed for want of its state (or of its binding, which an allocator hook cannot make) */
 static PROF__NI void prof__nostate_lost(int slot) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_ACQUIRE);
     if (!epoch || !prof__nostate) return;
@@ -4800,8 +4808,11 @@ static PROF__NI prof__thread *prof__thread_bind(int how) {
         prof__nostate = 1;
         return NULL;
     }
+    if (t->bound_epoch != epoch && prof__in_alloc) { /* not bound from inside prof.h's own allocation: */
+        prof__nostate = 1;                            /* what it records there is counted as lost */
+        return NULL;
+    }
     prof__nostate = 0;
-    if (t->bound_epoch != epoch && prof__in_alloc) return NULL; /* not bound from inside prof.h's own allocation */
     if (t->bound_epoch != epoch) {
         /* Inside `busy`, with the epoch read again there (seq_cst, as in
            prof__gate_enter): prof_stop sets the epoch to 0 and then waits

@@ -7,6 +7,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef USAGE_MACRO_ONLY_ARGS
+/* Arrays of static storage used only as names (the manual allows them):
+   not "unused" under -DPROF_DISABLED either (those macros dropped their
+   names there) */
+static char usage_scope_name[] = "static_scope";
+static const char usage_op_name[] = "static_op";
+static const char usage_args_name[] = "static_args";
+static const char usage_shapes_name[] = "static_shapes";
+static const char usage_flops_name[] = "static_flops";
+static const char usage_mark_name[] = "static_mark";
+static char usage_range_name[] = "static_range";
+static const char usage_counter_name[] = "static_counter";
+static const char usage_async_name[] = "static_async";
+#endif
+
 static int usage_scope_twice(int n)
 {
     PROF_SCOPE("x"); PROF_SCOPE("x");
@@ -89,6 +104,23 @@ static void usage_runtime_values(int n)
         PROF_BEGIN_DYN(dyn);
         PROF_END();
         PROF_THREAD_NAME(tname);
+    }
+    {
+        prof_args a;
+        memset(&a, 0, sizeof a);
+        {
+            PROF_SCOPE(usage_scope_name);
+            PROF_SCOPE_OP(usage_op_name);
+            PROF_SCOPE_ARGS(usage_args_name, &a);
+            PROF_SCOPE_SHAPES(usage_shapes_name, 1, n);
+            PROF_SCOPE_FLOPS(usage_flops_name, n);
+            PROF_MARK(usage_mark_name);
+            PROF_BEGIN(usage_range_name);
+            PROF_END();
+            PROF_COUNTER(usage_counter_name, n);
+            PROF_ASYNC_BEGIN(usage_async_name, 7);
+            PROF_ASYNC_END(7);
+        }
     }
 #endif
 }
