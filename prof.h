@@ -1543,7 +1543,9 @@ typedef enum prof_args_level {
     PROF_ARGS_LIGHT = 1  /* no per-event ids ("External id", "Ev Idx",
                             "correlation", "Sequence number"): viewers that
                             tell frames apart by name and args (speedscope)
-                            then merge the calls of a name */
+                            then merge the calls of a name with the same
+                            args left: shapes, and with with_stack its
+                            "Call stack" (one frame per call site) */
 } prof_args_level;
 typedef struct prof_export_options {
     prof_args_level args;      /* the JSON trace's and Perfetto's args */
