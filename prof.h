@@ -1363,7 +1363,8 @@ PROF_API prof_events *prof_stop(void);
    record nothing, it is 1 all the same. */
 PROF_API int prof_is_recording(void);
 /* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1,
-   and starts, stops or delivers windows as torch.profiler.profile.step(). */
+   and starts, stops or delivers windows as torch.profiler.profile.step().
+   PROF_E_NOMEM: the window that ended is lost (logged); the step is taken. */
 PROF_API prof_result prof_step(void);
 /* Steps taken since prof_start (ProfilerStep#N's N; 0 right after it);
    after prof_stop, the last session's count until the next prof_start. */
