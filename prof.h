@@ -1087,7 +1087,11 @@ typedef struct prof_config {
     unsigned cuda_flags;      /* PROF_CUDA_* (see above) */
 } prof_config;
 
-/* Device types, as torch.autograd.DeviceType. */
+/* Device types, as torch.autograd.DeviceType. Any of its numbers (0-31)
+   may be given to prof_events_add: a device event's own time is its device
+   time (PyTorch asserts it is CUDA, HPU 15, MTIA 19 or PrivateUse1 20; prof.h
+   takes any), and the table's device total sums CUDA's, MTIA's and
+   PrivateUse1's, as _build_table does (not HPU's). */
 typedef enum prof_device_type { PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1 } prof_device_type;
 
 /* A call site: written once per PROF_SCOPE by the macros (static storage).
@@ -11531,7 +11535,13 @@ static PROF__NI int prof__tb_scan(prof__table *t) {
         size_t l;
         if (t->key) t->key[i] = prof__sort_key_of(r, t->sort_key);
         t->self_us[2 * i] = prof__us(r->self_cpu_time_total_ns);
-        t->self_us[2 * i + 1] = (r->device_type == PROF_DEVICE_CPU ? r->is_legacy : !r->is_user_annotation) ? prof__us(r->self_device_time_total_ns) : 0.0;
+        /* the footer's device total, as _build_table sums it: a legacy CPU
+           op's kernels, and device events of CUDA, MTIA (19) and
+           PrivateUse1 (20) that are no annotation (not HPU's, 15, though
+           their rows have device time) */
+        t->self_us[2 * i + 1] = (r->device_type == PROF_DEVICE_CPU ? r->is_legacy
+                                 : (r->device_type == PROF_DEVICE_CUDA || r->device_type == 19 || r->device_type == 20) && !r->is_user_annotation)
+                                ? prof__us(r->self_device_time_total_ns) : 0.0;
         if (r->flops > 0 && (t->min_flops == 0 || r->flops < t->min_flops)) t->min_flops = r->flops;
         if (r->self_device_time_total_ns > 0) t->has_dev_time = 1;
         if (r->self_device_memory_usage > 0) t->has_dev_mem = 1;

@@ -98,7 +98,7 @@ static void add_event(prof_events *ev, char **fields, int nf) {
         else if (!strcmp(k, "fwd_thread")) d.fwd_thread = strtoull(v, NULL, 10);
         else if (!strcmp(k, "user_annotation")) { if (atoi(v)) d.set |= PROF_EVENT_USER_ANNOTATION; }
         else if (!strcmp(k, "legacy")) { if (atoi(v)) d.set |= PROF_EVENT_LEGACY; }
-        else if (!strcmp(k, "device")) d.device_type = strcmp(v, "cuda") == 0 ? PROF_DEVICE_CUDA : PROF_DEVICE_CPU;
+        else if (!strcmp(k, "device")) d.device_type = strcmp(v, "cuda") == 0 ? PROF_DEVICE_CUDA : strcmp(v, "hpu") == 0 ? (prof_device_type)15 : PROF_DEVICE_CPU;
         else if (!strcmp(k, "device_index")) d.device_index = atoi(v);
         else if (!strcmp(k, "resource")) { d.set |= PROF_EVENT_RESOURCE_ID; d.device_resource_id = strtoll(v, NULL, 10); }
         else if (!strcmp(k, "kernel")) { if (nk < 16) kernels[nk++] = v; }

@@ -925,7 +925,7 @@ def _parse_shapes(v, where):
     return shapes
 
 
-_DEVICE_TYPES = {"cpu": DeviceType.CPU, "cuda": DeviceType.CUDA}
+_DEVICE_TYPES = {"cpu": DeviceType.CPU, "cuda": DeviceType.CUDA, "hpu": DeviceType.HPU}
 
 
 def _make_event(index, fields, opts, where):
@@ -1034,7 +1034,7 @@ def _parse_memory(fields, where):
         elif k == "bytes":
             rec["bytes"] = _parse_int(v, w)
         elif k == "device":
-            if v not in _DEVICE_TYPES:
+            if v not in ("cpu", "cuda"):  # (a memory record: CPU or CUDA memory)
                 raise CaseError(f"{w}: unknown device {v!r}")
             rec["device"] = _DEVICE_TYPES[v]
         else:
