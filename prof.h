@@ -873,9 +873,9 @@
    callback that they or prof_shutdown invoked, e.g. on a warning or an
    error of prof_stop: refused with PROF_E_STATE, never a wait on the
    caller's own lock; prof_shutdown from such a log callback is refused the
-   same way, with its error logged, and from on_trace_ready it runs,
-   freeing nothing while the next window records, and the schedule goes
-   on). The callbacks
+   same way, with its error logged, and from on_trace_ready it runs as
+   between sessions (the next window begins after the callback returns and
+   makes afresh what it frees), and the schedule goes on). The callbacks
    (on_trace_ready, the log callback) must return: a longjmp or a C++
    exception out of one leaves prof.h's session lock held and every later
    prof_step, prof_stop and prof_start refused or waiting. An
@@ -1230,8 +1230,11 @@ typedef struct prof_event {
    PROF_BEGIN and the like, ProfilerStep#N) always
        scopes_entered == scopes_recorded + scopes_dropped + open_at_stop. */
 typedef struct prof_stats {
-    uint64_t events;            /* events in the list (after _remove_dup_nodes
-                                   merged a child into its parent: `merged`) */
+    uint64_t events;            /* the events recorded or added, after
+                                   _remove_dup_nodes merged a child into its
+                                   parent (`merged`); not the [memory] rows
+                                   the tree makes, which prof_events_count
+                                   counts */
     uint64_t dropped;           /* everything lost to the event cap or for lack
                                    of memory: scopes_dropped plus the marks,
                                    counter samples, allocations and async
@@ -1353,7 +1356,8 @@ typedef struct prof_table_options {
 /* Session */
 /* cfg NULL = all defaults (a zeroed config). PROF_E_ARG for a schedule
    with a negative field or active 0 beside others set, with_stack not a
-   PROF_STACK_*, or activities without PROF_ACTIVITY_CPU; PROF_E_STATE
+   PROF_STACK_*, or activities without PROF_ACTIVITY_CPU or with bits other
+   than PROF_ACTIVITY_CPU and PROF_ACTIVITY_CUDA; PROF_E_STATE
    while a session runs. */
 PROF_API prof_result prof_start(const prof_config *cfg);
 /* Ends the session. With a schedule, returns the window recording at stop
@@ -1366,8 +1370,10 @@ PROF_API prof_events *prof_stop(void);
    reports the session: in a file built with PROF_DISABLED, whose macros
    record nothing, it is 1 all the same. */
 PROF_API int prof_is_recording(void);
-/* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1,
-   and starts, stops or delivers windows as torch.profiler.profile.step().
+/* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1
+   (scopes on the calling thread, made only with a schedule, as PyTorch's
+   profiler records steps only with one), and starts, stops or delivers
+   windows as torch.profiler.profile.step().
    PROF_E_NOMEM: the window that ended is lost (logged); the step is taken. */
 PROF_API prof_result prof_step(void);
 /* Steps taken since prof_start (ProfilerStep#N's N; 0 right after it);
@@ -1458,7 +1464,7 @@ PROF_API void prof_set_thread_name(const char *name); /* copied whole */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
-PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse (exited threads', and the caller's with its long run-time names); while a session records it frees nothing and warns (prof_stop first), but from on_trace_ready, where the next window may already record, without a warning */
+PROF_API void prof_shutdown(void);        /* frees recorder buffers kept for reuse (exited threads', and the caller's with its long run-time names); while a session records it frees nothing and warns (prof_stop first); from on_trace_ready it frees them as between sessions (the next window begins after the callback returns) */
 
 /* Event list */
 PROF_API prof_events *prof_events_create(void);
@@ -1536,11 +1542,12 @@ PROF_API prof_result prof_export_stacks(prof_events *ev, const char *path, const
    U+1680, U+2000-U+200A, U+202F, U+205F, U+3000: flamegraph.pl reads
    UTF-8, where Perl's \s is all of them, so "layer\u00a012 5000" read as
    a differential line), writes an empty frame as "_" (PyTorch: nothing,
-   ";;") and invalid UTF-8 as U+FFFD. A value that is not positive (a
-   self time under 1 us, or below 0 where children overlap their parent,
-   as scopes held across a coroutine switch can) writes no line, as in
-   PyTorch; prof_export_pprof likewise leaves out stacks whose sum is not
-   positive. */
+   ";;") and invalid UTF-8 as U+FFFD. prof_export_stacks writes no line
+   for a value that is not positive (a self time under 1 us, or below 0
+   where children overlap their parent, as scopes held across a coroutine
+   switch can), as PyTorch; the merged stacks and prof_export_pprof sum
+   only the events whose value is positive (ns), and write no stack whose
+   sum comes to 0 (merged: under 1 us). */
 PROF_API prof_result prof_export_stacks_merged(prof_events *ev, const char *path, const char *metric);
 /* What the exporters write of an event list (zero = the defaults): */
 typedef enum prof_args_level {
@@ -6210,8 +6217,7 @@ PROF_API void prof_shutdown(void) {
     if (!recording) prof__live_trim(); /* (a shard's lock: taken alone) */
     prof__shutdown_done(locked);
     if (!recording) prof__heap_trim();
-    /* (not from on_trace_ready, where the next window may be recording already) */
-    if (recording && locked) prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_shutdown: a session is recording, so nothing was freed (its buffers are in use); call prof_stop first");
+    if (recording && locked) /* (never in on_trace_ready, where locked is 0: the next window has not begun) */ prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_shutdown: a session is recording, so nothing was freed (its buffers are in use); call prof_stop first");
 }
 
 /* >>collect ==============================================================*/
@@ -9759,8 +9765,16 @@ static PROF__NI int prof__mem_ts_less(const void *c, uint32_t a, uint32_t b) {
 #define PROF__MEM_ANON (UINT32_MAX - 1)
 #define PROF__MEM_GONE (UINT32_MAX - 1) /* (in the replay's map: the block at that address was freed) */
 #define PROF__MEM_TICK_LOOK 256         /* records of the device looked at ahead within a tick (bounds a pathological tick's cost) */
+/* A record's device: one per type and index, and one for the CPU whatever
+   the index a record gives it (the trace writes every CPU record as Device
+   Id -1 on one counter, the timeline of the CPU counts every index, and a
+   block reported again at another CPU index is the same block). Its
+   running total (Total Allocated) and its blocks are the device's. */
+static __inline__ size_t prof__mem_device(const prof__memrec *m) {
+    return (size_t)(m->device_type & 31) * 64 + (m->device_type == PROF_DEVICE_CPU ? 0 : (size_t)(m->device_index & 63));
+}
 static PROF__NI int prof__mem_same_block(const prof__memrec *a, const prof__memrec *b) {
-    return a->ptr == b->ptr && a->device_type == b->device_type && a->device_index == b->device_index;
+    return a->ptr == b->ptr && prof__mem_device(a) == prof__mem_device(b);
 }
 /* Whether the free x has its allocation in the tick from k on, on
    another thread (a hand-over: not a block from before); or the
@@ -9792,7 +9806,7 @@ static PROF__NI size_t prof__mem_tick_find(const prof_events *e, const uint32_t 
     for (b = k + 1; b < n && e->mem[ord[b]].ts == m->ts && look < PROF__MEM_TICK_LOOK && scanned < 16 * PROF__MEM_TICK_LOOK; b++, scanned++) {
         const prof__memrec *x = &e->mem[ord[b]];
         size_t t;
-        if (x->device_type != m->device_type || x->device_index != m->device_index) continue; /* (not counted: see above) */
+        if (prof__mem_device(x) != prof__mem_device(m)) continue; /* (not counted: see above) */
         look++;
         if (x->ptr != m->ptr) continue;
         for (t = 0; t < nseen && seen[t] != x->thread; t++) {}
@@ -9819,7 +9833,7 @@ static PROF__NI int prof__mem_replay(const prof_events *e, uint32_t *ord, size_t
         uint32_t *slot, was;
         int is_live;
         if (!m->ptr) { prev[k] = PROF__MEM_ANON; continue; }
-        key = prof__mix(m->ptr) + (uint64_t)(unsigned)m->device_type * 64u + (uint64_t)(unsigned)m->device_index;
+        key = prof__mix(m->ptr) + (uint64_t)prof__mem_device(m);
         was = prof__map_get(&live, key);
         is_live = was < PROF__MEM_GONE && prof__mem_same_block(&e->mem[was], m);
         b = n; /* another thread's record of the block that goes first (see above) */
@@ -9968,13 +9982,6 @@ fail:
     return -1;
 }
 
-/* A record's running total (Total Allocated): one per device, and one for
-   the CPU whatever the index a record gives it (the trace writes every CPU
-   record as Device Id -1 on one counter, and the timeline of the CPU
-   counts every index). */
-static __inline__ size_t prof__mem_total_slot(const prof__memrec *m) {
-    return (size_t)(m->device_type & 31) * 64 + (m->device_type == PROF_DEVICE_CPU ? 0 : (size_t)(m->device_index & 63));
-}
 /* Where an event's records are among the memory records sorted by thread,
    then time (ord): a thread's run [first, end), and a cursor at the first
    record at or after the start of the thread's last event asked about.
@@ -10056,11 +10063,11 @@ static PROF__NI int prof__memory_usage(prof_events *e) {
     memset(totals, 0, 32 * 64 * sizeof *totals);
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[byts[i]];
-        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[prof__mem_total_slot(m)], m->bytes);
+        if (m->bytes < 0 && prev[i] == PROF__MEM_NONE) prof__sat_sub(&totals[prof__mem_device(m)], m->bytes);
     }
     for (i = 0; i < e->nmem; i++) {
         prof__memrec *m = &e->mem[byts[i]];
-        int64_t *total = &totals[prof__mem_total_slot(m)];
+        int64_t *total = &totals[prof__mem_device(m)];
         if (m->bytes > 0 && prev[i] < PROF__MEM_ANON) prof__sat_sub(total, e->mem[prev[i]].bytes);
         prof__sat_add(total, m->bytes);
         m->total = *total;

@@ -9,7 +9,8 @@
    address already live into INCREMENT_VERSION (-size +size: no change),
    so its timeline ends at zero; Kineto's Total Allocated is the
    allocator's, 0 once the block is freed. The live bytes after the last
-   point must be zero in every column. */
+   point must be zero in every column, also when the second report gives
+   another CPU index (the CPU is one device whatever its index). */
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
@@ -31,6 +32,12 @@ int main(void) {
         PROF_SCOPE("op");
         p = prof_malloc(64);
         prof_alloc_ex(p, 64, PROF_DEVICE_CPU, 0, "activations");
+        prof_free(p);
+        /* the same at another CPU index: still the CPU's one device, so
+           still the same block (the replay told the two reports apart by
+           their index, and the first one stayed live to the end) */
+        p = prof_malloc(32);
+        prof_alloc_ex(p, 32, PROF_DEVICE_CPU, 3, "activations");
         prof_free(p);
     }
     ev = prof_stop();
