@@ -873,7 +873,9 @@
    callback that they or prof_shutdown invoked, e.g. on a warning or an
    error of prof_stop: refused with PROF_E_STATE, never a wait on the
    caller's own lock; prof_shutdown from such a log callback is refused the
-   same way, with its error logged, and from on_trace_ready it runs as
+   same way; a refusal inside the log callback is not logged through it
+   again, which could call again without end: its result and
+   prof_last_error say it; from on_trace_ready prof_shutdown runs as
    between sessions (the next window begins after the callback returns and
    makes afresh what it frees), and the schedule goes on). The callbacks
    (on_trace_ready, the log callback) must return: a longjmp or a C++
@@ -2505,6 +2507,11 @@ static PROF__NI void prof__sig_release(prof__sig_guard *g, int err) {
 }
 
 static PROF__NI int prof__stream_put(FILE *f, const char *s, size_t n); /* (>>table) */
+/* prof__in_log: this thread is inside the log callback. prof__log_mute:
+   a message that goes to prof_last_error only (a refusal of a call the
+   callback made: through the callback again, it could call again, and
+   again, with no end). */
+static __thread int prof__in_log, prof__log_mute;
 #if defined(__GNUC__)
 __attribute__((__format__(__printf__, 3, 4)))
 #endif
@@ -2538,6 +2545,7 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
         memcpy(prof__last_error_buf, msg, sizeof msg);
         prof__last_error_code = code;
     }
+    if (prof__log_mute) return code;
     pthread_mutex_lock(&prof__log_lock);
     log = prof__g_log;
     user = prof__g_log_user;
@@ -2548,8 +2556,11 @@ static PROF__NI prof_result prof__report(prof_log_level level, prof_result code,
            there would keep it forever (its own exit handler waits for it) */
         int cancel_state, saved = errno;
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-        if (log) log(level, code, msg, user);
-        else { /* stderr on a closed pipe, or a log file at RLIMIT_FSIZE: the message is lost, not the host */
+        if (log) {
+            prof__in_log++;
+            log(level, code, msg, user);
+            prof__in_log--;
+        } else { /* stderr on a closed pipe, or a log file at RLIMIT_FSIZE: the message is lost, not the host */
             prof__sig_guard g;
             char line[sizeof msg + 32];
             int n = snprintf(line, sizeof line, "prof.h %s: %s\n", level == PROF_LOG_ERROR ? "error" : level == PROF_LOG_WARNING ? "warning" : "info", msg);
@@ -5001,7 +5012,9 @@ static PROF__NI void prof__begin_named(const prof_site *site, const char *name, 
         }
         return;
     }
-    if (epoch && prof__thread_get() && prof__admit(t)) {
+    if (epoch && !prof__thread_get()) {
+        prof__nostate_lost(0); /* (not bound to the session: inside an allocator hook) */
+    } else if (epoch && prof__admit(t)) {
         const prof_site *named = dyn ? prof__intern_site(site, name) : site;
         if (named) { prof__begin_push(t, named, epoch, caller); return; }
         prof__scope_lost(t, 0, 1);
@@ -8840,12 +8853,20 @@ static PROF__NI void prof__deliver(prof_events *e) {
         prof__in_trace_ready = 0;
     }
 }
-#define PROF__REFUSE_REENTRY(fn, ret) do {                                                               \
-        if (prof__s_held) {                                                                           \
-            prof__report(PROF_LOG_ERROR, PROF_E_STATE, fn ": called from %s, which runs inside prof_start, " \
-                         "prof_step, prof_stop or prof_shutdown; start, step and stop the session outside the callback",  \
-                         prof__in_trace_ready ? "on_trace_ready" : "the log callback");                   \
-            return ret;                                                                               \
+/* A session call refused (the session lock is this thread's): an error,
+   and from the log callback one in prof_last_error and the result only
+   (prof__log_mute). */
+static PROF__NI void prof__refuse(const char *fn, const char *advice) {
+    int mute = prof__in_log && !prof__in_trace_ready;
+    prof__log_mute += mute;
+    prof__report(PROF_LOG_ERROR, PROF_E_STATE, "%s: called from %s, which runs inside prof_start, prof_step, prof_stop or prof_shutdown; %s",
+                 fn, prof__in_trace_ready ? "on_trace_ready" : "the log callback", advice);
+    prof__log_mute -= mute;
+}
+#define PROF__REFUSE_REENTRY(fn, ret) do {                                                     \
+        if (prof__s_held) {                                                                 \
+            prof__refuse(fn, "start, step and stop the session outside the callback");      \
+            return ret;                                                                     \
         } } while (0)
 
 /* torch.profiler.profile's action_map: what a change of action does. */
@@ -8894,7 +8915,7 @@ static PROF__NI prof_result prof__transit(prof__action from, prof__action to) {
    the lock (a collection may be reading the buffers prof_shutdown frees). */
 static PROF__NI int prof__shutdown_kept(void) {
     if (prof__s_held && !prof__in_trace_ready) {
-        prof__report(PROF_LOG_ERROR, PROF_E_STATE, "prof_shutdown: called from the log callback, which runs inside prof_start, prof_step, prof_stop or prof_shutdown; call it outside the callback");
+        prof__refuse("prof_shutdown", "call it outside the callback");
         return -1;
     }
     if (prof__s_held) return 0; /* inside prof_stop or prof_step (on_trace_ready), which hold the lock: nothing is kept */
@@ -11539,15 +11560,18 @@ static PROF__NI int prof__tb_scan(prof__table *t) {
     memset(wm, 0, sizeof *wm);
     for (i = 0; i < t->n; i++) {
         const prof_avg *r = prof__tb_get(t, i);
+        const int dt = (int)r->device_type; /* (as an int: see below) */
         size_t l;
         if (t->key) t->key[i] = prof__sort_key_of(r, t->sort_key);
         t->self_us[2 * i] = prof__us(r->self_cpu_time_total_ns);
         /* the footer's device total, as _build_table sums it: a legacy CPU
            op's kernels, and device events of CUDA, MTIA (19) and
            PrivateUse1 (20) that are no annotation (not HPU's, 15, though
-           their rows have device time) */
+           their rows have device time). As an int: the enum names 0 and 1
+           only, and clang's C++ calls a compare with 19 always false
+           (-Wtautological-constant-out-of-range-compare, on by default) */
         t->self_us[2 * i + 1] = (r->device_type == PROF_DEVICE_CPU ? r->is_legacy
-                                 : (r->device_type == PROF_DEVICE_CUDA || r->device_type == 19 || r->device_type == 20) && !r->is_user_annotation)
+                                 : (dt == PROF_DEVICE_CUDA || dt == 19 || dt == 20) && !r->is_user_annotation)
                                 ? prof__us(r->self_device_time_total_ns) : 0.0;
         if (r->flops > 0 && (t->min_flops == 0 || r->flops < t->min_flops)) t->min_flops = r->flops;
         if (r->self_device_time_total_ns > 0) t->has_dev_time = 1;

@@ -4,7 +4,8 @@
    (entered and dropped), as one on a thread with no state yet is. It was
    not seen at all: scopes_entered fell short of the scopes the program
    ran. Here a new thread's first scope makes its state and binds it, and
-   every allocation on the way runs the hook's scope. */
+   every allocation on the way runs the hook's scope and a PROF_BEGIN /
+   PROF_END range around it. */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 static void *hook_malloc(size_t n);
@@ -22,12 +23,16 @@ static int g_armed, g_hook_scopes, g_hook_unbound;
 static void *hook_malloc(size_t n) {
     if (__atomic_load_n(&g_armed, __ATOMIC_RELAXED)) {
         prof__tstate *t = prof__self();
-        __atomic_fetch_add(&g_hook_scopes, 1, __ATOMIC_RELAXED);
+        void *p;
+        __atomic_fetch_add(&g_hook_scopes, 2, __ATOMIC_RELAXED);
         if (t && t->bound_epoch != __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED)) __atomic_fetch_add(&g_hook_unbound, 1, __ATOMIC_RELAXED);
+        PROF_BEGIN("hook_range"); /* (a range too: it was not counted either) */
         {
             PROF_SCOPE("hook_malloc");
-            return malloc(n);
+            p = malloc(n);
         }
+        PROF_END();
+        return p;
     }
     return malloc(n);
 }

@@ -139,10 +139,43 @@ static void reentry_on_errors(void) {
     prof_set_log(NULL, NULL);
 }
 
+/* A log callback that answers every error with prof_shutdown and a
+   prof_start: refused inside prof_stop's error, and the refusals were
+   logged through the callback again, which called again: unbounded
+   recursion, a crash. A refusal inside the log callback now goes to
+   prof_last_error and the call's result only. */
+static int g_depth, g_max_depth, g_storm;
+static void storm(prof_log_level level, prof_result code, const char *msg, void *user) {
+    (void)code; (void)msg; (void)user;
+    if (level != PROF_LOG_ERROR) return;
+    g_storm++;
+    if (++g_depth > g_max_depth) g_max_depth = g_depth;
+    if (g_depth < 6) { /* (a bound, so that the old header fails instead of overflowing its stack: two calls a level) */
+        prof_shutdown();
+        (void)prof_start(NULL);
+    }
+    g_depth--;
+}
+static void refusal_not_logged_again(void) {
+    prof_set_log(storm, NULL);
+    g_storm = g_max_depth = 0;
+    CHECK(prof_stop() == NULL);                /* no session: one error, the callback's calls refused */
+    CHECK_EQ_INT(g_max_depth, 1);
+    CHECK_EQ_INT(g_storm, 1);
+    CHECK(strstr(prof_last_error(), "called from the log callback") != NULL);
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    g_storm = g_max_depth = 0;
+    CHECK_EQ_INT(prof_step(), PROF_E_STATE);
+    CHECK_EQ_INT(g_max_depth, 1);
+    CHECK_EQ_INT(prof_is_recording(), 0);
+    prof_set_log(NULL, NULL);
+}
+
 int main(void) {
     window_lost();
     warmup_discard();
     reentry_on_errors();
+    refusal_not_logged_again();
     prof_shutdown();
     return check_report();
 }
