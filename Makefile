@@ -88,6 +88,9 @@ $(BUILD)/bench-O2/%: bench/%.c bench/common.h bench/synth.h prof.h
 	@mkdir -p $(BUILD)/bench-O2
 	$(CC) $(CFLAGS_BENCH) -pthread -I. $< -o $@ $(LDLIBS_PROF)
 
+# (export_pair includes export.c)
+$(BUILD)/bench-O2/export_pair: bench/export.c
+
 # prof.h and Tracy's client side by side (needs TRACY_DIR=/path/to/tracy)
 bench-peers:
 	BUILD=$(BUILD) CXX=$(CXX) bench/peers.sh

@@ -26,7 +26,7 @@ if ! valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$bin" --callg
     sed 's/^/#   /' "$dir/stderr" | tail -5
     exit 1
 fi
-callgrind_annotate --inclusive=yes "$dir/cg.out" > "$dir/ann" 2>/dev/null
+callgrind_annotate --inclusive=yes --threshold=100 "$dir/cg.out" > "$dir/ann" 2>/dev/null
 # prof.h falls back to clock_gettime where it does not trust the TSC: say so
 awk -v n="$n" '/clock_gettime/ { c = $1; gsub(",", "", c); if (c + 0 >= n) found = 1 } END { exit !found }' "$dir/ann" &&
     echo "# note: prof.h read the clock through clock_gettime under valgrind; counts include it"

@@ -25,11 +25,11 @@ static void quiet(prof_log_level l, prof_result c, const char *m, void *u) { (vo
 static __attribute__((noinline)) void run_floor(void) {
     int i;
     for (i = 0; i < N; i++) {
-        uint64_t t0 = __builtin_ia32_rdtsc();
+        uint64_t t0 = raw_clock();
         sink = i;
         floor_buf[i].a = floor_buf;
         floor_buf[i].t0 = t0;
-        floor_buf[i].t1 = __builtin_ia32_rdtsc();
+        floor_buf[i].t1 = raw_clock();
     }
 }
 static __attribute__((noinline)) void run_plain(void) {
@@ -95,11 +95,11 @@ static __attribute__((noinline)) void run_floor_dyn(void) {
         r->t1 = 0;
         memcpy(r + 1, name, len + 1);
         r += k;
-        t0 = __builtin_ia32_rdtsc();
+        t0 = raw_clock();
         sink = (int)i;
         r->a = head;
         r->t0 = t0;
-        r->t1 = __builtin_ia32_rdtsc();
+        r->t1 = raw_clock();
         r++;
         if (++j == distinct) j = 0;
     }

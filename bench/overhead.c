@@ -85,21 +85,7 @@
 /* A body the compiler must keep, and that costs nothing itself. */
 #define BODY(i) __asm__ __volatile__("" : : "r"(i))
 
-/* The raw clock prof.h reads (see prof__now): the TSC on x86-64, the
-   virtual counter on aarch64, CLOCK_MONOTONIC elsewhere. */
-static __inline__ uint64_t raw_clock(void) {
-#if defined(__x86_64__)
-    return __builtin_ia32_rdtsc();
-#elif defined(__aarch64__)
-    uint64_t v;
-    __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
-    return v;
-#else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
-}
+/* (raw_clock: common.h) */
 
 typedef struct rec24 { const void *site; uint64_t t0, t1; } rec24;
 static const char floor_site[] = "floor";

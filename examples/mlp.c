@@ -103,7 +103,7 @@ static void sgd_(tensor *w, const tensor *g, float lr) {
     for (i = 0; i < w->rows * w->cols; i++) w->data[i] -= lr * g->data[i];
 }
 
-static int windows;
+static int windows, export_failed;
 static void on_trace_ready(prof_events *ev, void *user) {
     prof_averages *avg;
     prof_table_options opt;
@@ -120,8 +120,9 @@ static void on_trace_ready(prof_events *ev, void *user) {
     prof_averages_print_table(stdout, avg, &opt);
     prof_averages_free(avg);
     if (windows == 1) {
-        prof_export_chrome_trace(ev, "mlp_trace.json");
-        prof_export_memory_timeline(ev, "mlp_memory.json", PROF_DEVICE_CPU, 0);
+        /* (an error is logged with its reason; main says the files are not there) */
+        if (prof_export_chrome_trace(ev, "mlp_trace.json") != PROF_OK) export_failed = 1;
+        if (prof_export_memory_timeline(ev, "mlp_memory.json", PROF_DEVICE_CPU, 0) != PROF_OK) export_failed = 1;
     }
 }
 
@@ -191,9 +192,10 @@ int main(void) {
         prof_step();
     }
     last = prof_stop();
-    printf("%d windows delivered; wrote mlp_trace.json and mlp_memory.json\n", windows);
+    if (export_failed) printf("%d windows delivered; the files were not all written (see the error above)\n", windows);
+    else printf("%d windows delivered; wrote mlp_trace.json and mlp_memory.json\n", windows);
     prof_events_free(last);
     tensor_free(&x); tensor_free(&w1); tensor_free(&b1); tensor_free(&w2); tensor_free(&b2);
     prof_shutdown();
-    return 0;
+    return export_failed;
 }
