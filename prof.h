@@ -97,9 +97,9 @@
                           cap admits the scope) and interned by prof_stop,
                           so its cost does not grow with distinct names; a
                           name of 4 KiB or more is copied once per session,
-                          thread, site and name instead. In C++ it takes a std::string
-                          or anything with c_str(), temporaries included
-                          (("layer" + std::to_string(i)).c_str()): the
+                          thread, site and name instead. In C++ it takes a
+                          std::string or anything with c_str(), temporaries
+                          included (("layer" + std::to_string(i)).c_str()): the
                           name is copied before the scope starts, and its
                           temporaries die in between.
    PROF_FUNC()            PROF_SCOPE named after the enclosing function.
@@ -159,8 +159,8 @@
    to compile it): time such a block with PROF_BEGIN/PROF_END, or put the
    scope in a function the block calls. In C, the macros name prof.h's
    static inline helpers, which an inline function with external linkage
-   may not (C99 6.7.4p3; gcc warns, clang with -Wpedantic): make such a function static
-   inline. Compiled out (PROF_DISABLED), they name none.
+   may not (C99 6.7.4p3; gcc warns, clang with -Wpedantic): make such a
+   function static inline. Compiled out (PROF_DISABLED), they name none.
    A scope that never reaches its end in C (a longjmp over it, as in Lua's
    errors and setjmp-based coroutines; a computed goto; exit() or, without
    -fexceptions, pthread_exit or a pthread_cancel acting inside it, or a
@@ -206,8 +206,10 @@
                         (-DPROF_DISABLED, -DPROF_DISABLED=1 and an empty
                         #define PROF_DISABLED alike); their arguments
                         are not evaluated, yet count as used (no -Wunused
-                        for a variable or static function that only feeds
-                        them). The functions stay, so
+                        for a variable, a static array used as a name or a
+                        static function that only feeds them; so what they
+                        name must be declared in this mode too). The
+                        functions stay, so
                         hand-built event lists still work; prof_alloc,
                         prof_alloc_ex and prof_dealloc record nothing, as
                         with PROF_NO_MEMORY. -DPROF_DISABLED=0
@@ -590,10 +592,10 @@
    not changed: prof_event.file and .stack and the tables' Source Location
    column stay as recorded, as PyTorch prints them.
 
-   Times are integer nanoseconds inside; microseconds in the tables, the
-   JSON trace, the folded stacks and the memory timeline, as PyTorch
-   writes them, and nanoseconds in the Perfetto trace and pprof (the units
-   of those formats). "CPU time" (Self CPU, CPU total, ...) is, as in
+   Times are integer nanoseconds inside. Outputs write them as PyTorch
+   does, microseconds in the JSON trace, the folded stacks and the memory
+   timeline, and us, ms or s by size in the tables; the Perfetto trace and
+   pprof in nanoseconds (their formats' unit). "CPU time" (Self CPU, CPU total, ...) is, as in
    PyTorch, elapsed time on the thread between a scope's start and end:
    waits, sleeps and time the thread was descheduled are in it. With
    with_stack, an event's stack (prof_event.stack) is an array made from
@@ -602,7 +604,7 @@
    are prof_result codes (PROF_E_ARG, _STATE, _NOMEM, _IO, and
    PROF_E_UNKNOWN_KEY for a sort key or metric that is none; PROF_E_DROPPED,
    _UNBALANCED, _OPEN_SCOPES and _CUPTI are only the codes of logged
-   warnings and errors; prof_result_string names each); a log callback in
+   messages; prof_result_string names each); a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the calling thread's last error message ("" before any; never
    NULL): warnings and info lines are not kept, and a later success does
