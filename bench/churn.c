@@ -23,7 +23,7 @@ static void *task(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 10000, k, j;
+    long n = argc > 1 ? (long)bench_count("churn: threads", argv[1]) : 10000, k, j;
     prof_config cfg;
     prof_events *ev;
     double before, after, t0;

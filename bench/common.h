@@ -18,7 +18,7 @@ static __inline__ BENCH_UNUSED unsigned long long raw_clock(void) {
 #if defined(__x86_64__)
     return __builtin_ia32_rdtsc();
 #elif defined(__aarch64__)
-    unsigned long long v;
+    unsigned long long v = 0;
     __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
     return v;
 #else
@@ -26,6 +26,26 @@ static __inline__ BENCH_UNUSED unsigned long long raw_clock(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000000u + (unsigned long long)ts.tv_nsec;
 #endif
+}
+
+/* A positive whole number given to a benchmark (argument or environment
+   knob): anything else stops the program with a message, where a figure
+   of 0 events would print inf or nan. */
+static BENCH_UNUSED unsigned long long bench_count(const char *what, const char *text) {
+    char *end;
+    unsigned long long v = 0;
+    if (text[0] == '-' || text[0] == '+') end = (char *)text;
+    else v = strtoull(text, &end, 10);
+    if (end == text || *end || v == 0) {
+        fprintf(stderr, "%s: '%s' is not a positive whole number\n", what, text);
+        exit(2);
+    }
+    return v;
+}
+/* The same for an environment variable: def when it is unset or empty. */
+static BENCH_UNUSED unsigned long long bench_env_count(const char *name, unsigned long long def) {
+    const char *s = getenv(name);
+    return s && *s ? bench_count(name, s) : def;
 }
 
 static BENCH_UNUSED double now_s(void) {

@@ -147,10 +147,7 @@ static rec24 *floor_buffer(size_t n) {
     memset(p, 1, n * sizeof(rec24)); /* really resident, whatever MAP_POPULATE did */
     return (rec24 *)p;
 }
-static size_t env_size(const char *name, size_t def) {
-    const char *s = getenv(name);
-    return (s && *s) ? (size_t)strtoull(s, NULL, 10) : def;
-}
+static size_t env_size(const char *name, size_t def) { return (size_t)bench_env_count(name, def); }
 static void log_quiet(prof_log_level level, prof_result code, const char *msg, void *u) {
     (void)u;
     if (level == PROF_LOG_ERROR || code == PROF_E_DROPPED) fprintf(stderr, "prof.h: %s\n", msg);

@@ -8,7 +8,7 @@
    the floor of the memory ratio: a third run records the same work and
    takes its peak RSS before prof_stop, i.e. what the records alone cost
    (24 bytes each, in the recorder's blocks), which no collector avoids.
-   PROF_BENCH_MB: megabytes of input (default 8). PROF_BENCH_PHASES=1
+   PROF_BENCH_MB: MiB of input (default 8; at least 1). PROF_BENCH_PHASES=1
    also breaks the round trip down (a fourth child): per phase its CPU
    time, page faults, and resident and peak memory at its end (the peak
    reset before each phase through /proc/self/clear_refs), and the same
@@ -202,7 +202,7 @@ static int run(int record, size_t n, double res[3]) {
 
 int main(void) {
     const char *env = getenv("PROF_BENCH_MB");
-    size_t n = (size_t)(env && *env ? atof(env) : 8.0) * (1u << 20);
+    size_t n = (size_t)((env && *env ? atof(env) : 8.0) * (double)(1u << 20)); /* (MiB; fractions too) */
     double off[3], on[3], rec[3], cpu_off[64], cpu_on[64], pk_off[64], pk_on[64], ratio[64], rmin, rmax, events = 0;
     size_t reps = 5, k;
     if ((env = getenv("PROF_BENCH_REPEAT")) != NULL && atoi(env) > 0) reps = atoi(env) > 64 ? 64 : (size_t)atoi(env);
