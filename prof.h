@@ -6232,7 +6232,8 @@ PROF_API void prof_shutdown(void) {
     if (!recording) prof__live_trim(); /* (a shard's lock: taken alone) */
     prof__shutdown_done(locked);
     if (!recording) prof__heap_trim();
-    if (recording && locked) /* (never in on_trace_ready, where locked is 0: the next window has not begun) */ prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_shutdown: a session is recording, so nothing was freed (its buffers are in use); call prof_stop first");
+    /* (never in on_trace_ready, where locked is 0: the next window has not begun) */
+    if (recording && locked) prof__report(PROF_LOG_WARNING, PROF_E_STATE, "prof_shutdown: a session is recording, so nothing was freed (its buffers are in use); call prof_stop first");
 }
 
 /* >>collect ==============================================================*/
@@ -8856,13 +8857,13 @@ static PROF__NI void prof__deliver(prof_events *e) {
     }
 }
 /* A session call refused (the session lock is this thread's): an error,
-   and from the log callback one in prof_last_error and the result only
-   (prof__log_mute). */
+   and from inside the log callback (on_trace_ready's messages too) one in
+   prof_last_error and the result only (prof__log_mute). */
 static PROF__NI void prof__refuse(const char *fn, const char *advice) {
-    int mute = prof__in_log && !prof__in_trace_ready;
+    int mute = prof__in_log != 0;
     prof__log_mute += mute;
     prof__report(PROF_LOG_ERROR, PROF_E_STATE, "%s: called from %s, which runs inside prof_start, prof_step, prof_stop or prof_shutdown; %s",
-                 fn, prof__in_trace_ready ? "on_trace_ready" : "the log callback", advice);
+                 fn, mute || !prof__in_trace_ready ? "the log callback" : "on_trace_ready", advice);
     prof__log_mute -= mute;
 }
 #define PROF__REFUSE_REENTRY(fn, ret) do {                                                     \
@@ -8889,7 +8890,7 @@ static PROF__NI prof_result prof__transit(prof__action from, prof__action to) {
            the window's start when recording does), and what it recorded
            before the window is left out by time */
         prof__g.cupti_carry = from == PROF__WARMUP && to != PROF__NONE;
-        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_step", &res));
+        prof_events_free(prof__end_recording(PROF__END_DISCARD, "prof_step", NULL));
     } else if (from == PROF__RECORD && to == PROF__RECORD_AND_SAVE) {
         return PROF_OK;
     }
@@ -11572,7 +11573,7 @@ static PROF__NI int prof__tb_scan(prof__table *t) {
            their rows have device time). As an int: the enum names 0 and 1
            only, and clang's C++ calls a compare with 19 always false
            (-Wtautological-constant-out-of-range-compare, on by default) */
-        t->self_us[2 * i + 1] = (r->device_type == PROF_DEVICE_CPU ? r->is_legacy
+        t->self_us[2 * i + 1] = (dt == PROF_DEVICE_CPU ? r->is_legacy
                                  : (dt == PROF_DEVICE_CUDA || dt == 19 || dt == 20) && !r->is_user_annotation)
                                 ? prof__us(r->self_device_time_total_ns) : 0.0;
         if (r->flops > 0 && (t->min_flops == 0 || r->flops < t->min_flops)) t->min_flops = r->flops;

@@ -51,16 +51,27 @@ static prof_result step_without_memory(void) {
     return r;
 }
 
-/* schedule active=1: every step ends a window; the second one has no memory */
-static void window_lost(void) {
+/* A session with a schedule of `warmup` warm-up steps, then one step
+   recorded and delivered (to on_ready), repeated; the counts reset. */
+static void start_schedule(int warmup) {
     prof_config cfg;
-    prof_events *ev;
     memset(&cfg, 0, sizeof cfg);
     cfg.log = on_log;
+    cfg.schedule.warmup = warmup;
     cfg.schedule.active = 1;
     cfg.on_trace_ready = on_ready;
     g_errors = g_nomem_step = g_ready = 0;
     CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+}
+static void stop_schedule(void) {
+    prof_events *ev = prof_stop();
+    CHECK(ev != NULL);
+    prof_events_free(ev);
+}
+
+/* schedule active=1: every step ends a window; the second one has no memory */
+static void window_lost(void) {
+    start_schedule(0);
     scopes(10);
     CHECK_EQ_INT(prof_step(), PROF_OK);
     CHECK_EQ_INT(g_ready, 1);
@@ -74,22 +85,12 @@ static void window_lost(void) {
     CHECK_EQ_INT(prof_step(), PROF_OK);        /* the next window whole */
     CHECK_EQ_INT(g_ready, 2);
     CHECK(g_ready_n >= 7);
-    ev = prof_stop();
-    CHECK(ev != NULL);
-    prof_events_free(ev);
+    stop_schedule();
 }
 
 /* warm-up, then record: the warm-up's records go while memory is out */
 static void warmup_discard(void) {
-    prof_config cfg;
-    prof_events *ev;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.log = on_log;
-    cfg.schedule.warmup = 1;
-    cfg.schedule.active = 1;
-    cfg.on_trace_ready = on_ready;
-    g_errors = g_nomem_step = g_ready = 0;
-    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    start_schedule(1);
     scopes(10);                                /* step 0: warm-up */
     CHECK_EQ_INT(step_without_memory(), PROF_OK);
     CHECK_EQ_INT(g_errors, 0);
@@ -97,9 +98,7 @@ static void warmup_discard(void) {
     CHECK_EQ_INT(prof_step(), PROF_OK);
     CHECK_EQ_INT(g_ready, 1);
     CHECK(g_ready_n >= 5);
-    ev = prof_stop();
-    CHECK(ev != NULL);
-    prof_events_free(ev);
+    stop_schedule();
 }
 
 /* a log callback that calls prof_start or prof_stop on an error of them */
@@ -170,12 +169,37 @@ static void refusal_not_logged_again(void) {
     CHECK_EQ_INT(prof_is_recording(), 0);
     prof_set_log(NULL, NULL);
 }
+/* The same inside on_trace_ready: an export there fails (a directory that
+   is not there), its error goes to the storm callback, whose prof_start
+   is refused; that refusal went through the callback again as well. */
+static void export_fails(prof_events *ev, void *user) {
+    (void)user;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/no such directory/step_errors.json"), PROF_E_IO);
+}
+static void refusal_in_trace_ready(void) {
+    prof_config cfg;
+    prof_events *ev;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.log = storm;
+    cfg.schedule.active = 1;
+    cfg.on_trace_ready = export_fails;
+    CHECK_EQ_INT(prof_start(&cfg), PROF_OK);
+    g_storm = g_max_depth = 0;
+    scopes(3);
+    CHECK_EQ_INT(prof_step(), PROF_OK);
+    CHECK_EQ_INT(g_max_depth, 1);
+    CHECK_EQ_INT(g_storm, 1);
+    ev = prof_stop();
+    prof_events_free(ev);
+    prof_set_log(NULL, NULL);
+}
 
 int main(void) {
     window_lost();
     warmup_discard();
     reentry_on_errors();
     refusal_not_logged_again();
+    refusal_in_trace_ready();
     prof_shutdown();
     return check_report();
 }
