@@ -38,14 +38,14 @@ ALLOW_MISSING ?= 0
 all: test
 
 demo: $(BUILD)/demo
-	./$(BUILD)/demo
+	$(BUILD)/demo
 
 $(BUILD)/demo: examples/demo.c prof.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -pthread -I. $< -o $@ $(LDLIBS_PROF)
 
 mlp: $(BUILD)/mlp
-	./$(BUILD)/mlp
+	$(BUILD)/mlp
 
 $(BUILD)/mlp: examples/mlp.c prof.h
 	@mkdir -p $(BUILD)
@@ -55,7 +55,7 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 
 cuda-demo: $(BUILD)/cuda_demo
-	./$(BUILD)/cuda_demo
+	$(BUILD)/cuda_demo
 
 $(BUILD)/cuda_demo: examples/cuda_demo.cu prof.h
 	@mkdir -p $(BUILD)
@@ -81,7 +81,7 @@ BENCH_PROGS := overhead features analysis export stop roundtrip
 
 bench: $(addprefix $(BUILD)/bench-O2/,$(BENCH_PROGS))
 	@for p in $(BENCH_PROGS); do \
-	    echo "== bench/$$p"; ./$(BUILD)/bench-O2/$$p || exit 1; \
+	    echo "== bench/$$p"; $(BUILD)/bench-O2/$$p || exit 1; \
 	done
 
 $(BUILD)/bench-O2/%: bench/%.c bench/common.h bench/synth.h prof.h
