@@ -662,9 +662,13 @@
    prof_events_count but not in prof_stats.events. Like the merges of
    _remove_dup_nodes, they move the events after them: an index that
    prof_events_add returned holds until the tree is built. A list read
-   and then added to is analysed as if every event had been added at
-   once (PyTorch's one pass over its EventList): the rebuilt tree starts
-   from all the events added, the merged ones and their kernels put back.
+   and then added to (events, or kernels by prof_events_append_kernel) is
+   analysed as if everything had been added at once (PyTorch's one pass
+   over its EventList): the rebuilt tree starts from all the events
+   added, the merged ones and their kernels put back. So a kernel appended
+   to an event that absorbed its only child of the same name is its own,
+   and shows once that child is no longer merged (as in PyTorch, the
+   merge gives the parent the child's kernels in place of its own).
 
    NUMBERS
    =======
@@ -3258,7 +3262,9 @@ struct prof_events {
     struct prof__dup *dups; size_t ndups;
     size_t dups_tied;          /* of those, zero-length ones merged into a parent that began at the same time */
     struct prof__dupkern *dupk; size_t ndupk, capdupk;
-    int dups_added;            /* events added since: the next build puts them back */
+    prof__map dupk_first;      /* extra -> its first entry in dupk (prof__append_kernel's; made
+                                  there, emptied wherever dupk changes) */
+    int dups_added;            /* events (or kernels) added since: the next build puts them back */
     /* The stacks _set_backward_stacktraces replaced (event index in the
        layout it ran on, the event's own node), put back before a rebuild
        so that it starts from the events' own stacks again. */
@@ -3295,6 +3301,7 @@ PROF_API void prof_events_free(prof_events *e) {
     PROF__FREE(e->native_addrs);
     PROF__FREE(e->xprefix);
     PROF__FREE(e->dups); PROF__FREE(e->dupk); PROF__FREE(e->bwstk);
+    prof__map_free(&e->dupk_first);
     prof__metas_free(&e->meta);
     prof__map_free(&e->site_map); prof__map_free(&e->thr_map); prof__map_free(&e->node_map);
     prof__strtab_free(&e->strs);
@@ -9217,17 +9224,46 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
 }
 
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr);
+/* A parent's kernels before a merge replaced them (>>tree: prof__remove_dup_nodes). */
+typedef struct prof__dupkern { uint32_t extra; int32_t kern_head; int64_t kern_ns; } prof__dupkern; /* a parent's kernels before a merge */
 PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
     prof_result r;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: the event list is NULL");
     if (device < 0 || device > 63) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: device %d is not a device index 0-63", device);
     r = prof__append_kernel(e, index, name, device, duration_ns, 0);
-    if (r == PROF_OK) prof__tree_invalidate(e);
+    if (r == PROF_OK) {
+        prof__tree_invalidate(e);
+        /* a read merged events: the next one puts them back and merges
+           again (prof__dups_restore), as if the kernel had been there
+           from the start (a merge replaces a parent's kernels) */
+        e->dups_added |= e->ndups != 0;
+    }
     return r;
 }
 /* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
+/* The first entry of dupk that saved extra's kernels, else ndupk; by a
+   map made on first use (a kernel appended to each of a million merged
+   events would scan dupk a million times), or, without memory for it,
+   by a scan. */
+static PROF__NI size_t prof__dupk_first(prof_events *e, uint32_t extra) {
+    size_t k;
+    uint32_t *slot, got;
+    int found, ok = 1;
+    if (!e->dupk_first.n)
+        for (k = 0; k < e->ndupk && ok; k++) {
+            if (!(slot = prof__map_slot(&e->dupk_first, e->dupk[k].extra, &found))) ok = 0;
+            else if (!found) *slot = (uint32_t)k;
+        }
+    if (ok) return (got = prof__map_get(&e->dupk_first, extra)) == UINT32_MAX ? e->ndupk : got;
+    prof__map_free(&e->dupk_first);
+    for (k = 0; k < e->ndupk && e->dupk[k].extra != extra; k++) {}
+    return k;
+}
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr) {
     prof__extra *x;
+    int32_t *head;
+    int64_t *ns;
+    size_t k;
     if (!e || index >= e->n) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: no event %zu", index);
     if (!name) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: the kernel's name is NULL");
     if (duration_ns < 0) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: negative duration %lld ns", (long long)duration_ns);
@@ -9235,6 +9271,18 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
     x = prof__extra_of(e, &e->ev[index]);
     if (!x || !PROF__PUSH_OK(e->kern, e->nkern, e->capkern)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_append_kernel: out of memory");
+    head = &x->kern_head;
+    ns = &x->kern_ns;
+    /* an event whose kernels a merge replaced with its child's (a list
+       read, then appended to): the child's chain is shared, and a rebuild
+       gives the event back the kernels it had (prof__dupk_undo). The new
+       one goes on those, the first saved: linked onto the child's chain it
+       was the child's after the rebuild (not counted in its sum) and gone
+       from the event. */
+    if (e->ndupk && (k = prof__dupk_first(e, e->ev[index].extra)) < e->ndupk) {
+        head = &e->dupk[k].kern_head;
+        ns = &e->dupk[k].kern_ns;
+    }
     e->kern[e->nkern].name = prof__intern(&e->strs, name);
     e->kern[e->nkern].device = device;
     e->kern[e->nkern].corr = corr;
@@ -9242,13 +9290,13 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
     e->kern[e->nkern].next = -1;
     e->kern[e->nkern].tail = (int32_t)e->nkern;
     /* append at the tail so kernels keep launch order */
-    if (x->kern_head < 0) x->kern_head = (int32_t)e->nkern;
+    if (*head < 0) *head = (int32_t)e->nkern;
     else {
-        prof__kernel *head = &e->kern[x->kern_head];
-        e->kern[head->tail].next = (int32_t)e->nkern;
-        head->tail = (int32_t)e->nkern;
+        prof__kernel *first = &e->kern[*head];
+        e->kern[first->tail].next = (int32_t)e->nkern;
+        first->tail = (int32_t)e->nkern;
     }
-    prof__sat_add(&x->kern_ns, duration_ns);
+    prof__sat_add(ns, duration_ns);
     e->nkern++;
     PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
@@ -9487,8 +9535,8 @@ static PROF__NI int prof__populate_children(prof_events *e) {
    first (prof__dups_restore): the tree is always that of every event added,
    whatever was read in between. */
 typedef struct prof__dup { prof__ev ev; uint32_t pos, node; } prof__dup;                /* a merged event: its place before the merge, its stack node */
-typedef struct prof__dupkern { uint32_t extra; int32_t kern_head; int64_t kern_ns; } prof__dupkern; /* a parent's kernels before a merge */
 static PROF__NI void prof__dupk_undo(prof_events *e, size_t to) {
+    if (e->ndupk > to) prof__map_free(&e->dupk_first);
     while (e->ndupk > to) {
         const prof__dupkern *k = &e->dupk[--e->ndupk];
         e->ex[k->extra].kern_head = k->kern_head;
@@ -9525,7 +9573,8 @@ static PROF__NI int prof__dups_restore(prof_events *e) {
 }
 static PROF__NI int prof__remove_dup_nodes(prof_events *e) {
     size_t i, deleted_total = 0, tied = 0;
-    size_t k0 = e->ndupk; /* a batch not put back (no event added since: a kernel or memory record, say) stays */
+    size_t k0 = e->ndupk; /* a batch not put back (no event added since: a memory record, say) stays */
+    prof__map_free(&e->dupk_first); /* dupk changes below */
     for (i = 0; i < e->n; i++) e->ev[i].flags = (uint16_t)(e->ev[i].flags & ~PROF__F_DELETED);
     for (;;) {
         size_t deleted = 0;

@@ -62,7 +62,11 @@ int main(void) {
 
     /* the tail kept right: lists of two events appended in turn, and a
        list that _remove_dup_nodes moved to the parent ("a" in "a": the
-       child's kernels go up), appended to after the move */
+       child's kernels go up in place of the parent's), appended to after
+       the move: the new kernels are the parent's own, which the merge
+       replaces as long as it stands (what the same kernels appended
+       before the read give) and which show once the parent has a second
+       child ("c", added last: the list analysed again from every event) */
     ev = prof_events_create();
     memset(&d, 0, sizeof d);
     d.thread = 1;
@@ -82,11 +86,22 @@ int main(void) {
     CHECK_EQ_INT(prof_events_count(ev), 2);
     for (i = 0; i < 3; i++) CHECK_EQ_INT(prof_events_append_kernel(ev, 0, "k0", 0, 10000), PROF_OK);
     CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK);
-    CHECK_EQ_INT(e.n_kernels, 8);
-    CHECK_EQ_INT(e.device_time_total_ns, 5 + 30000);
+    CHECK_EQ_INT(e.n_kernels, 5); /* the inner a's, merged */
+    CHECK_EQ_INT(e.device_time_total_ns, 5);
     CHECK_EQ_INT(prof_events_get(ev, 1, &e), PROF_OK);
     CHECK_EQ_INT(e.n_kernels, 5);
     CHECK_EQ_INT(e.device_time_total_ns, 500);
+    d.name = "c"; d.start_ns = 950; d.end_ns = 990;
+    CHECK(prof_events_add(ev, &d) >= 0);
+    CHECK_EQ_INT(prof_events_count(ev), 4);
+    CHECK_EQ_INT(prof_events_get(ev, 0, &e), PROF_OK);
+    CHECK_EQ_STR(e.name, "a");
+    CHECK_EQ_INT(e.n_kernels, 3); /* its own */
+    CHECK_EQ_INT(e.device_time_total_ns, 30000 + 5);
+    CHECK_EQ_INT(prof_events_get(ev, 1, &e), PROF_OK);
+    CHECK_EQ_INT(e.start_ns, 100);
+    CHECK_EQ_INT(e.n_kernels, 5);
+    CHECK_EQ_INT(e.device_time_total_ns, 5);
     prof_events_free(ev);
     return check_report();
 }

@@ -29,6 +29,7 @@
 #include "prof.h"
 #include "check.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const prof_avg *row(const prof_averages *av, const char *key) {
@@ -108,6 +109,90 @@ static char *table_of(int peek) {
     return t;
 }
 
+/* A kernel appended after a read to an event that absorbed its child:
+   a [0, 10000] > a [1000, 9000] (kernel k2, 3 us), read (the inner a
+   merges: the outer takes its kernels), k1 (5 us) appended to the outer a
+   (index 0 before and after the merge), read, then d [9500, 9800] added
+   (which the outer a also holds: now it has two children, no merge) when
+   `more`. Each read must give what the same events and kernels added at
+   once give. Before: k1 went onto the inner a's kernels (shared by the
+   merge) and the parent's own came back without it at the rebuild: the
+   outer a with no kernel and 3 us of device time, the inner with two
+   kernels and 3 us; without d, the outer a showed 8 us until an
+   unrelated event was added, then 3 us with 2 kernels. */
+typedef struct kstate { size_t n, kernels[3]; int64_t dev[3], self_dev[3]; } kstate;
+static kstate kstate_of(prof_events *ev) {
+    kstate s;
+    size_t i;
+    memset(&s, 0, sizeof s);
+    s.n = prof_events_count(ev);
+    for (i = 0; i < s.n && i < 3; i++) {
+        prof_event x;
+        if (!CHECK_EQ_INT(prof_events_get(ev, i, &x), PROF_OK)) continue;
+        s.kernels[i] = x.n_kernels;
+        s.dev[i] = x.device_time_total_ns;
+        s.self_dev[i] = x.self_device_time_total_ns;
+    }
+    return s;
+}
+static void check_kstate(kstate got, kstate want, const char *what) {
+    size_t i;
+    CHECK_EQ_INT(got.n, want.n);
+    for (i = 0; i < 3; i++) {
+        if (!CHECK_EQ_INT(got.kernels[i], want.kernels[i]) || !CHECK_EQ_INT(got.dev[i], want.dev[i]) ||
+            !CHECK_EQ_INT(got.self_dev[i], want.self_dev[i]))
+            fprintf(stderr, "  (%s: event %zu)\n", what, i);
+    }
+}
+static int64_t add_plain(prof_events *ev, const char *name, int64_t start, int64_t end) {
+    prof_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.thread = 1;
+    d.start_ns = start;
+    d.end_ns = end;
+    return prof_events_add(ev, &d);
+}
+/* peek: read after the first two adds and after the append; reads, the
+   state after the append (before d) and at the end */
+static void kernels_after_read(int peek, int more, kstate *mid, kstate *end) {
+    prof_events *ev = prof_events_create();
+    int64_t c;
+    prof_events_set_device(ev, "cuda");
+    CHECK_EQ_INT(add_plain(ev, "a", 0, 10000), 0);
+    c = add_plain(ev, "a", 1000, 9000);
+    CHECK_EQ_INT(c, 1);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)c, "k2", 0, 3000), PROF_OK);
+    if (peek) CHECK_EQ_INT(prof_events_count(ev), 1);
+    CHECK_EQ_INT(prof_events_append_kernel(ev, 0, "k1", 0, 5000), PROF_OK);
+    if (peek) *mid = kstate_of(ev);
+    if (more) CHECK(add_plain(ev, "d", 9500, 9800) >= 0);
+    else CHECK(add_plain(ev, "b", 20000, 21000) >= 0); /* outside: unrelated */
+    *end = kstate_of(ev);
+    prof_events_free(ev);
+}
+static void kernels_after_reads(void) {
+    kstate ref_end, got_mid, got_end, unused;
+    /* with d: the outer a keeps k1 (8 us in all, 5 its own), the inner k2 */
+    kernels_after_read(0, 1, &unused, &ref_end);
+    CHECK_EQ_INT(ref_end.n, 3);
+    CHECK_EQ_INT(ref_end.kernels[0], 1);
+    CHECK_EQ_INT(ref_end.dev[0], 8000);
+    CHECK_EQ_INT(ref_end.self_dev[0], 5000);
+    kernels_after_read(1, 1, &got_mid, &got_end);
+    check_kstate(got_end, ref_end, "d added after the reads");
+    /* without d: the merge gives the outer a the inner one's kernels (k2
+       alone, as PyTorch's merge replaces them), before and after b */
+    kernels_after_read(0, 0, &unused, &ref_end);
+    CHECK_EQ_INT(ref_end.n, 2);
+    CHECK_EQ_INT(ref_end.kernels[0], 1);
+    CHECK_EQ_INT(ref_end.dev[0], 3000);
+    kernels_after_read(1, 0, &got_mid, &got_end);
+    check_kstate(got_end, ref_end, "b added after the reads");
+    got_mid.n++; /* (b not added yet at the read) */
+    check_kstate(got_mid, ref_end, "the read after the append");
+}
+
 int main(void) {
     char *a, *b;
     prof_set_log(check_log, NULL);
@@ -118,5 +203,6 @@ int main(void) {
     if (a && b) CHECK_EQ_STR(b, a);
     prof_free_string(a);
     prof_free_string(b);
+    kernels_after_reads();
     return check_report();
 }
