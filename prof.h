@@ -3028,7 +3028,17 @@ static PROF__NI void prof__buf_put(prof__buf *b, const char *s, size_t n) {
     b->p[b->n] = 0;
 }
 static PROF__NI void prof__buf_str(prof__buf *b, const char *s) { prof__buf_put(b, s, strlen(s)); }
-static PROF__NI void prof__buf_chars(prof__buf *b, char c, long n) { while (n-- > 0) prof__buf_put(b, &c, 1); }
+/* n copies of c (a cell's padding: a megabyte for each row of a table
+   whose name column is as wide as a megabyte-long name; a byte at a time
+   that took minutes in a sanitizer build) */
+static PROF__NI void prof__buf_chars(prof__buf *b, char c, long n) {
+    size_t k = n > 0 ? (size_t)n : 0;
+    if (b->oom || !k) return;
+    if (k >= (size_t)PTRDIFF_MAX - b->n || !prof__grow((void *)&b->p, &b->cap, b->n + k + 1, 1)) { b->oom = 1; return; }
+    memset(b->p + b->n, c, k);
+    b->n += k;
+    b->p[b->n] = 0;
+}
 #if defined(__GNUC__)
 __attribute__((__format__(__printf__, 2, 3)))
 #endif
