@@ -1490,7 +1490,9 @@ PROF_API prof_result prof_events_reserve(prof_events *ev, size_t n);
    when there are dims to read; PROF_E_NOMEM. */
 PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
 /* FunctionEvent.append_kernel: a kernel of duration_ns on device (its
-   index, 0-63, as prof_events_add_memory takes them) on CPU event index;
+   index, 0-63, as prof_events_add_memory takes them) on CPU event index
+   (after a read, the index in the list as read; the kernel is the event's
+   own: see the manual's "as if everything had been added at once");
    PROF_E_ARG for a NULL list or name, no such event, a device event, a
    device outside 0-63 or a negative duration. */
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
