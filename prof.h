@@ -30,7 +30,10 @@
    or 700). Where a system header comes first in a strict -std=c99/c11 file
    with no feature-test macro, or with an older _POSIX_C_SOURCE, prof.h
    stops with the cause and the fix (include prof.h first in that file, or
-   raise the macro).
+   raise the macro). The header part includes <stddef.h>, <stdint.h> and
+   <stdio.h>, so, like any system header, it fixes the feature set: in a
+   file that sets a feature-test macro itself (#define _GNU_SOURCE, say),
+   include prof.h after that line.
    C: C99 and later; files in C90 (-std=c89/gnu89) that use the macros
    build too, with -Wpedantic only beside -Wno-variadic-macros (the macros
    are variadic, as C99's; zstd's C90 build does so). The implementation
@@ -969,9 +972,12 @@
 /* The implementation needs clock_gettime, syscall, madvise and dladdr: ask
    for them in case prof.h comes before the first system header. After
    other headers it builds with what the file asked for, from POSIX.1-2001
-   on (see >>impl; below that, prof.h says what to change). */
+   on (see >>impl; below that, prof.h says what to change). Defined
+   empty, as feature_test_macros(7) writes it: a file that defines it so
+   itself after prof.h redefines it to the same (to 1: a warning). It stays
+   defined, so code that tests it sees the GNU set glibc gave. */
 #if defined(PROF_IMPLEMENTATION) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE 1
+#define _GNU_SOURCE
 #endif
 #if defined(PROF_IMPLEMENTATION)
 #define PROF__IMPL_WITH_HEADER /* (else the header came in an earlier #include: see >>impl) */

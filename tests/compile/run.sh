@@ -20,6 +20,9 @@
 # stay quiet (sizeof alone does not count as a use there); under
 # -DPROF_DISABLED the program runs and none of the functions is called.
 #
+# gnu-source-after-{gcc,clang}: the implementation on the file's first
+# line, then the file's own bare `#define _GNU_SOURCE`: no redefinition.
+#
 # disabled-args-{gcc,gxx}: under -DPROF_DISABLED, a variable used only as a
 # macro argument (a PROF_COUNTER value, a PROF_*_DYN name) must not trigger
 # -Wunused-variable / -Wunused-but-set-variable.
@@ -246,6 +249,7 @@ all_cases() {
     echo disabled-define-empty disabled-define-one disabled-define-zero
     echo probe17-static-fn-gcc probe17-static-fn-clang probe17-static-fn-gxx probe17-static-fn-clangxx
     echo probe19c-lua-flags-gcc probe19c-lua-flags-clang
+    echo gnu-source-after-gcc gnu-source-after-clang
     echo probe19c-bad-function-cast-gcc probe19c-bad-function-cast-clang
     # probe19c-computed-goto-{gcc,gxx}, probe19c-c99-inline-{gcc,clang}:
     # limits of the language the manual states (no cleanup runs on goto *p;
@@ -812,6 +816,12 @@ one_case() {
         run_cmd "$cc" "${x[@]}" "$std" "${WARN[@]}" -DPROF_DISABLED -DPROBE17_MAIN "${INC[@]}" \
             "$here/probe17_static_fn_args.c" -o "$out" || return 1
         run_cmd "$out" || return 1 ;;
+    gnu-source-after-gcc|gnu-source-after-clang)
+        # the implementation first, then the file's bare #define _GNU_SOURCE
+        # (gnu_source_after.c): no redefinition warning under -Werror
+        pick_gcc_or_clang || return $?
+        run_cmd "$cc" -std=c11 "${WARN[@]}" "${INC[@]}" "$here/gnu_source_after.c" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
     probe19c-lua-flags-gcc|probe19c-lua-flags-clang)
         # Lua's makefile flags (CWARNSCPP, CWARNSC; CWARNGCC for gcc, with
         # -Wlogical-op) on a file that holds the implementation and scopes
