@@ -8443,8 +8443,15 @@ static PROF__NI void prof__c_warn_ties(const prof__collector *c) {
                      n, n == 1 ? " was" : "s were", n == 1 ? "its name" : "their names");
 }
 
-/* Phase 10: the tree (which attaches the stacks first), the CUPTI join
-   (PROF__C_JOINED once done) and memory per event. The stacks are handed to the list once: they stay
+/* Phase 10: the CUPTI join (PROF__C_JOINED once done), then the tree
+   (which attaches the stacks first) and memory per event. The join comes
+   first, as _parse_kineto_results attaches each kernel to the op open at
+   its launch before _build_tree: an op that _remove_dup_nodes merges into
+   its parent hands its kernels up, which the parent gets back whenever
+   the list is analysed again (a prof_events_add, a kernel appended);
+   joined after the merge, a kernel went to the parent's own kernels and
+   was lost then. The join needs no tree: it finds the op from the events
+   by thread and time. The stacks are handed to the list once: they stay
    pending there until attached (prof__attach_stacks), and the tree starts
    afresh when an attempt failed (prof__build_tree). */
 static PROF__NI int prof__c_finish(prof__collector *c) {
@@ -8455,23 +8462,17 @@ static PROF__NI int prof__c_finish(prof__collector *c) {
         c->addrs = NULL;
         c->phase = PROF__C_TREE;
     }
-    if (prof__build_tree(e) != PROF_OK) return -1;
     /* the join attaches each kernel to its op once: a retry after the
-       memory pass below failed must not attach them again */
+       tree failed must not attach them again */
     if (c->phase == PROF__C_TREE) {
 #if defined(PROF_CUPTI)
         if (c->cuda && prof__cupti_correlate(e) != 0) return -1;
 #endif
         c->phase = PROF__C_JOINED;
     }
-#if defined(PROF_CUPTI)
-    /* CUPTI's memory records have their threads from the join only: the
-       tree's memory pass, before it, runs again (and so again on a retry
-       after it failed). A CPU session's pass is done: a second one cost
-       as much again (2 of 5 instructions of prof_stop with profile_memory). */
-    if (c->cuda) return prof__memory_usage(e) != 0 ? -1 : 0;
-#endif
-    return 0;
+    /* (the tree's memory pass sees CUPTI's memory records with the
+       threads the join gave them) */
+    return prof__build_tree(e) != PROF_OK ? -1 : 0;
 }
 
 /* The records the snapshot covers, read: each thread's blocks before the
@@ -19452,16 +19453,26 @@ done:
         PROF__FREE(prof__cu.hidden);
         prof__cu.hidden = NULL;
         prof__cu.nhidden = prof__cu.caphidden = 0;
-    } else if (e->nkern > nkern0) { /* the kernels attached here go: each was appended at its chain's tail */
-        for (i = 1; i < e->nex; i++)
-            if (e->ex[i].kern_head >= (int32_t)nkern0) e->ex[i].kern_head = -1;
-        for (i = 0; i < nkern0; i++)
-            if (e->kern[i].next >= (int32_t)nkern0) e->kern[i].next = -1;
-        for (i = 1; i < e->nex; i++) { /* the heads' tails: each list's last left */
-            int32_t h = e->ex[i].kern_head, k = h;
-            if (h < 0 || e->kern[h].tail < (int32_t)nkern0) continue;
-            while (e->kern[k].next >= 0) k = e->kern[k].next;
-            e->kern[h].tail = k;
+    } else if (e->nkern > nkern0) {
+        /* the kernels attached here go, with their time: each was appended
+           at its chain's tail, after the kernels the chain had */
+        for (i = 1; i < e->nex; i++) {
+            prof__extra *x = &e->ex[i];
+            int32_t k;
+            int64_t ns = 0;
+            if (x->kern_head < 0 || e->kern[x->kern_head].tail < (int32_t)nkern0) continue; /* not touched */
+            if (x->kern_head >= (int32_t)nkern0) {
+                x->kern_head = -1;
+                x->kern_ns = 0;
+                continue;
+            }
+            for (k = x->kern_head;; k = e->kern[k].next) {
+                prof__sat_add(&ns, e->kern[k].dur);
+                if (e->kern[k].next < 0 || e->kern[k].next >= (int32_t)nkern0) break; /* its last old one */
+            }
+            e->kern[k].next = -1;
+            e->kern[x->kern_head].tail = k;
+            x->kern_ns = ns;
         }
         e->nkern = nkern0;
     }

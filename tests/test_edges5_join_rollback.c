@@ -9,7 +9,10 @@
    Every allocation of prof_stop is failed in turn, then prof_stop is
    called again. (Mutation pass: `kern_head >= nkern0` made `>` went
    unnoticed by tests/test_cupti_retry.c, whose ops are made by hand and
-   whose session has one op.) Run under a timeout: the broken rollback hangs. */
+   whose session has one op.) Run under a timeout: the broken rollback hangs.
+   The rollback also takes back the kernels' time: it left each chain's
+   sum (kern_ns) as the join had raised it, and the retry added it again
+   (an op's device time twice its kernel's). */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 
@@ -45,6 +48,7 @@ static int session(long fail) {
     prof_events *ev;
     uint64_t t0, t1;
     size_t i, n, kernels = 0, ops = 0, bad = 0;
+    int64_t kern_ns = 0, op_dev_ns = 0;
     int j;
     volatile unsigned spin = 0;
     memset(&c, 0, sizeof c);
@@ -81,12 +85,15 @@ static int session(long fail) {
     for (i = 0; i < n; i++) {
         prof_event e;
         if (prof_events_get(ev, i, &e) != PROF_OK) continue;
-        if (strcmp(e.name, "rollback_kernel") == 0) kernels++;
-        if (strcmp(e.name, "aten::mm") == 0) { ops++; bad += e.n_kernels != 1; }
+        if (strcmp(e.name, "rollback_kernel") == 0) { kernels++; kern_ns += e.end_ns - e.start_ns; }
+        if (strcmp(e.name, "aten::mm") == 0) { ops++; bad += e.n_kernels != 1; op_dev_ns += e.device_time_total_ns; }
     }
     if (fail > 1) /* (1: CUPTI got no buffer and dropped the records) */
         CHECK_MSG(kernels == OPS && ops == OPS && bad == 0, "allocation %ld failing: %zu kernels, %zu ops, %zu without exactly one kernel", fail,
                   kernels, ops, bad);
+    if (fail > 1) /* the time of the kernels a failed join took back goes with them */
+        CHECK_MSG(op_dev_ns == kern_ns, "allocation %ld failing: the ops' device time is %lld ns, their kernels' %lld", fail, (long long)op_dev_ns,
+                  (long long)kern_ns);
     prof_events_free(ev);
     return 1;
 }
