@@ -1500,7 +1500,7 @@ PROF_API int64_t prof_events_add(prof_events *ev, const prof_event_desc *desc);
    (after a read, the index in the list as read; the kernel is the event's
    own: see the manual's "as if everything had been added at once");
    PROF_E_ARG for a NULL list or name, no such event, a device event, a
-   device outside 0-63 or a negative duration. */
+   "[memory]" row, a device outside 0-63 or a negative duration. */
 PROF_API prof_result prof_events_append_kernel(prof_events *ev, size_t index, const char *name, int device, int64_t duration_ns);
 /* A memory record, as prof_alloc (bytes > 0) and prof_dealloc (bytes < 0)
    make one while recording: on thread, at time_ns. When the tree is built
@@ -3247,6 +3247,8 @@ struct prof_events {
                                   tree are in (start, -end) order in ev (the
                                   exporters' stacks of open events need it) */
     size_t nmemrows;           /* "[memory]" events in ev (not counted in stats.events) */
+    size_t memrow_ex[2];       /* their extras, [0] to [1] in ex (given back with them when
+                                  nothing came after: a rebuild makes new ones) */
     prof_stats stats;
     int64_t base_real_ns;      /* wall-clock time of the session start */
     int64_t base_boot_ns;      /* CLOCK_BOOTTIME at the session start (Perfetto's
@@ -9288,6 +9290,8 @@ static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, co
     if (duration_ns < 0) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: negative duration %lld ns", (long long)duration_ns);
     if (e->ev[index].device_type != PROF_DEVICE_CPU)
         return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: kernels attach to CPU events only");
+    if (e->ev[index].flags & PROF__F_MEMROW) /* (remade from the memory records at each build: a kernel there went with it) */
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: event %zu is a [memory] row, which holds no kernels", index);
     x = prof__extra_of(e, &e->ev[index]);
     if (!x || !PROF__PUSH_OK(e->kern, e->nkern, e->capkern)) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "prof_events_append_kernel: out of memory");
     head = &x->kern_head;
@@ -9989,6 +9993,10 @@ static PROF__NI int prof__memrows_drop(prof_events *e) {
     PROF__FREE(map);
     e->n = w;
     e->nmemrows = 0;
+    /* the rows' extras (each row's bytes), unless another came after them:
+       a list read after each of many adds made a set each time */
+    if (e->nex == e->memrow_ex[1]) e->nex = e->memrow_ex[0];
+    e->memrow_ex[0] = e->memrow_ex[1] = 0;
     PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
     return 0;
@@ -10020,6 +10028,7 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
     prof__ev *nv = NULL;
     uint32_t *nstk = NULL; /* stack node per event, when any has one */
     int64_t site;
+    size_t ex0 = e->nex;
     if (!nrow) return 0;
     if (e->n + nrow >= (size_t)INT32_MAX) return -1;
     site = prof__site_index(e, "[memory]", "", "", 0, 0);
@@ -10066,6 +10075,8 @@ static PROF__NI int prof__memrows_make(prof_events *e, const uint32_t *by_ts, ui
     e->cap = cap;
     if (nstk) { PROF__FREE(e->stk); e->stk = nstk; e->capstk = cap; }
     e->nmemrows = nrow;
+    e->memrow_ex[0] = ex0;
+    e->memrow_ex[1] = e->nex;
     PROF__FREE(e->dev_memo);
     e->dev_memo = NULL;
     return 0;
