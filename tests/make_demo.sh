@@ -6,6 +6,9 @@
 # ".//abs/dir/demo": no such file). Each run must print the table and
 # write the three files it names, each of them parsed.
 set -uo pipefail
+for t in make python3 "${CC:-cc}"; do
+    command -v "$t" >/dev/null 2>&1 || { echo "$t not found: skipping"; exit 77; }
+done
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/prof-make-demo.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT

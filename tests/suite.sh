@@ -31,7 +31,7 @@ tools=(
     "clang:clang" "clang++:clang"            # compile matrix
     "valgrind:valgrind"                      # *_valgrind tests
     "pkg-config:pkg-config"                  # install_pkgconfig_consumer
-    "python3:python3"                        # test_export's checker
+    "python3:python3"                        # the exports' checkers (tests/export), tables' cases, make_demo
     "objdump:binutils"                       # compile_shared_* cases
     "tcc:tcc" "pcc:pcc"                      # compile matrix: refused-* (prof.h's #error first)
     "clang-19:clang-19"                      # compile matrix: clang19-* (a newer clang's warnings)
