@@ -10016,7 +10016,7 @@ static PROF__NI size_t prof__memrows_find(const prof_events *e, const uint32_t *
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[by_ts[i]];
         for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
-        if (reach < m->ts && m->thread < e->nthr) rows[nrow++] = by_ts[i]; /* CUDA records get their thread later (CUPTI) */
+        if (reach < m->ts && m->thread < e->nthr) rows[nrow++] = by_ts[i]; /* (a CUDA record the join gave no thread: none is left by then) */
     }
     return nrow;
 }
@@ -10135,8 +10135,9 @@ static __inline__ int prof__mem_range(const prof_events *e, const uint32_t *ord,
     return 1;
 }
 /* Charges the memory records to the events (rec_cpu_mem, rec_dev_mem) and
-   makes the [memory] rows, afresh each time: with the tree, and again by
-   prof_stop once CUPTI's records have their threads. */
+   makes the [memory] rows, afresh each time the tree is built (prof_stop
+   builds it after the CUPTI join, which gives CUPTI's records their
+   threads). */
 static PROF__NI int prof__memory_usage(prof_events *e) {
     uint32_t *ord, *tmp, *byts, *idx;
     prof__i128 *cpu_pre, *dev_pre; /* wide: sums of int64 sizes stay exact */
@@ -16119,26 +16120,48 @@ static PROF__NI int prof__trace_ctx_init(prof__trace_ctx *cx, prof_events *e, ui
     if (prof__trace_site_heads(cx, e, scratch) != 0) return -1;
     return 0;
 }
+/* The kernels of chain k (from its head) are op i's, unless a list already
+   names theirs (own: always). -1 without memory. */
+static PROF__NI int prof__trace_own(prof__trace_ctx *cx, const prof_events *e, int32_t k, size_t i, int own) {
+    for (; k >= 0; k = e->kern[k].next) {
+        int found;
+        uint32_t *slot;
+        if (!e->kern[k].corr) continue;
+        if (!(slot = prof__map_slot(&cx->owners, e->kern[k].corr, &found))) return -1;
+        if (own || !found) *slot = (uint32_t)i;
+    }
+    return 0;
+}
 /* cx->owners: each correlation id of device work the join gave to an op
    (prof__cupti_correlate) -> that op, from the ops' kernel lists (which
    _remove_dup_nodes may have moved to a parent). -1 without memory. */
 static PROF__NI int prof__trace_owners(prof__trace_ctx *cx, const prof_events *e) {
-    size_t i;
+    prof__map saved; /* an op's extra -> its first e->dupk entry */
+    size_t i, k;
+    int found, rc = 0;
+    uint32_t *slot;
     for (i = 0; i < e->nkern && !e->kern[i].corr; i++) {}
     if (i >= e->nkern) return 0; /* no kernel from CUPTI: no pass over the events */
-    for (i = 0; i < e->n; i++) {
-        const prof__ev *v = &e->ev[i];
-        int32_t k;
-        if (!v->extra || v->device_type != PROF_DEVICE_CPU) continue;
-        for (k = prof__x(e, v)->kern_head; k >= 0; k = e->kern[k].next) {
-            int found;
-            uint32_t *slot;
-            if (!e->kern[k].corr) continue;
-            if (!(slot = prof__map_slot(&cx->owners, e->kern[k].corr, &found))) return -1;
-            *slot = (uint32_t)i;
-        }
+    /* the kernels a merge took from their op (the table counts them
+       nowhere, as PyTorch's: the op took its merged child's): Kineto links
+       GPU work to the op open at its launch, whatever the merge does, so
+       the trace still names that op (a call Kineto's filter leaves out
+       launched it: a launch in the trace would be a second child, and
+       nothing merges) */
+    memset(&saved, 0, sizeof saved);
+    for (k = 0; k < e->ndupk && rc == 0; k++) {
+        if (!(slot = prof__map_slot(&saved, e->dupk[k].extra, &found))) rc = -1;
+        else if (!found) *slot = (uint32_t)k;
     }
-    return 0;
+    for (i = 0; i < e->n && rc == 0; i++) {
+        const prof__ev *v = &e->ev[i];
+        if (!v->extra || v->device_type != PROF_DEVICE_CPU) continue;
+        rc = prof__trace_own(cx, e, prof__x(e, v)->kern_head, i, 1);
+        if (rc == 0 && saved.n && (k = prof__map_get(&saved, prof__xi(e, v))) != UINT32_MAX)
+            rc = prof__trace_own(cx, e, e->dupk[k].kern_head, i, 0);
+    }
+    prof__map_free(&saved);
+    return rc;
 }
 /* Undoes prof__trace_events (for a second run, or the end). */
 static PROF__NI void prof__trace_events_undo(prof__trace_ctx *cx) {
@@ -19386,9 +19409,11 @@ static PROF__NI int32_t prof__cu_owner(const prof_events *e, const uint32_t *cpu
     return p;
 }
 
-/* After the tree: each kernel, copy and set joins the scope that owns the
-   call that launched it (append_kernel); device memory records take that
-   call's thread. Out of memory it leaves no kernel attached and keeps the
+/* Before the tree (its merges hand an op's kernels to its parent, as
+   PyTorch's attach them first): each kernel, copy and set joins the scope
+   that owns the call that launched it (append_kernel), found by thread and
+   time on the links prof_stop made as it ordered the events; device
+   memory records take that call's thread. Out of memory it leaves no kernel attached and keeps the
    filtered calls, so that a failed prof_stop's retry attaches each once
    (a memory record that took its thread keeps it: it is not CUPTI's
    form any more). */

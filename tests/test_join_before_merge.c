@@ -10,13 +10,21 @@
    inner's, which had none: the kernel's op showed 0 kernels and 0 device
    time. Checked: right after prof_stop, after a kernel appended by hand
    to another op, and after an unrelated event added; and, with a second
-   child added inside the outer op (no merge), the kernel is the inner op's. */
+   child added inside the outer op (no merge), the kernel is the inner op's.
+   Also the trace's link of GPU work to its op ("External id"): a kernel
+   the outer op launched through a call Kineto's filter leaves out (no
+   second child: the merge stands) is counted nowhere, as PyTorch's merge
+   replaces the parent's kernels, but Kineto links it to the op open at
+   its launch; joined before the merge, the trace gave it its own
+   correlation id (the op's kernel list no longer held it). */
 #define _GNU_SOURCE 1
 #define PROF_IMPLEMENTATION
 #include "prof.h"
 #include "check.h"
 #include "fake_cupti_control.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static volatile unsigned spin;
@@ -24,16 +32,76 @@ static void wait_ns(uint64_t d) {
     uint64_t t0 = fake_cupti_now();
     while (fake_cupti_now() < t0 + d) spin++;
 }
-/* a launch of a kernel of kdur ns, its records queued */
-static void launch(uint32_t corr, uint64_t kdur) {
+/* a launch of a kernel of kdur ns, its records queued; filtered: by a
+   call Kineto's filter leaves out (cudaGetDevice's callback id) */
+static void launch_as(uint32_t corr, uint64_t kdur, const char *name, int filtered) {
     uint64_t t0 = fake_cupti_now();
     CUpti_ActivityAPI a;
     CUpti_ActivityKernel10 k;
     wait_ns(4);
-    a = fake_cupti_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t0 + 1, t0 + 2, corr);
-    k = fake_cupti_kernel("kern", t0 + 3, t0 + 3 + kdur, corr);
+    a = fake_cupti_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+                       filtered ? CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020 : CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t0 + 1, t0 + 2,
+                       corr);
+    k = fake_cupti_kernel(name, t0 + 3, t0 + 3 + kdur, corr);
     CHECK_EQ_INT(fake_cupti_queue_api(&a), 0);
     CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
+}
+static void launch(uint32_t corr, uint64_t kdur) { launch_as(corr, kdur, "kern", 0); }
+static int64_t find(prof_events *ev, const char *name, int64_t after, prof_event *out);
+/* "External id" of the trace's first "X" event named `name` (-1: none) */
+static long long external_id(const char *text, const char *name) {
+    char key[64];
+    const char *p, *end, *x;
+    snprintf(key, sizeof key, "\"name\": \"%s\",", name);
+    if (!(p = strstr(text, key))) return -1;
+    end = strchr(p, '\n');
+    if (!(x = strstr(p, "\"External id\": ")) || (end && x > end)) return -1;
+    return strtoll(x + 15, NULL, 10);
+}
+/* the outer op's own kernel, by a filtered call, in the trace */
+static void filtered_in_merged(void) {
+    prof_config c;
+    prof_events *ev;
+    prof_event a;
+    FILE *f;
+    char *text;
+    long n;
+    memset(&c, 0, sizeof c);
+    c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
+    if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
+    {
+        PROF_SCOPE("a");
+        wait_ns(20000);
+        launch_as(600, 700, "outer_kernel", 1);
+        wait_ns(20000);
+        {
+            PROF_SCOPE("a");
+            wait_ns(20000);
+            launch_as(601, 1000, "inner_kernel", 0);
+            wait_ns(20000);
+        }
+        wait_ns(20000);
+    }
+    ev = prof_stop();
+    if (!CHECK(ev != NULL)) return;
+    if (CHECK(find(ev, "a", -1, &a) == 0)) { /* merged: the inner op's kernel alone */
+        CHECK_EQ_INT(a.n_kernels, 1);
+        CHECK_EQ_INT(a.device_time_total_ns, 1000);
+    }
+    if (CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/join_before_merge.json"), PROF_OK) &&
+        CHECK((f = fopen("build/join_before_merge.json", "rb")) != NULL)) {
+        text = (char *)calloc(1, 1 << 20);
+        n = text ? (long)fread(text, 1, (1 << 20) - 1, f) : 0;
+        fclose(f);
+        if (CHECK(n > 0)) {
+            long long op = external_id(text, "a");
+            CHECK(op > 0);
+            CHECK_EQ_INT(external_id(text, "inner_kernel"), op);
+            CHECK_EQ_INT(external_id(text, "outer_kernel"), op); /* not 600 */
+        }
+        free(text);
+    }
+    prof_events_free(ev);
 }
 /* the first CPU event named `name` (after `after`, an index), or -1 */
 static int64_t find(prof_events *ev, const char *name, int64_t after, prof_event *out) {
@@ -122,6 +190,7 @@ int main(void) {
         CHECK_EQ_INT(prof_events_stats(ev).merged, 0);
     }
     prof_events_free(ev);
+    filtered_in_merged();
     prof_shutdown();
     return check_report();
 }
