@@ -9246,7 +9246,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
 
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr);
 /* A parent's kernels before a merge replaced them (>>tree: prof__remove_dup_nodes). */
-typedef struct prof__dupkern { uint32_t extra; int32_t kern_head; int64_t kern_ns; } prof__dupkern; /* a parent's kernels before a merge */
+typedef struct prof__dupkern { uint32_t extra; int32_t kern_head; int64_t kern_ns; } prof__dupkern;
 PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns) {
     prof_result r;
     if (!e) return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "prof_events_append_kernel: the event list is NULL");
@@ -9261,25 +9261,33 @@ PROF_API prof_result prof_events_append_kernel(prof_events *e, size_t index, con
     }
     return r;
 }
-/* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
-/* The first entry of dupk that saved extra's kernels, else ndupk; by a
-   map made on first use (a kernel appended to each of a million merged
-   events would scan dupk a million times), or, without memory for it,
-   by a scan. */
+/* Into m (empty): each extra that dupk saved kernels of -> its first
+   entry, the kernels it had before any merge (prof__dupk_undo restores in
+   reverse). 0 without memory. */
+static PROF__NI int prof__dupk_map(const prof_events *e, prof__map *m) {
+    size_t k;
+    uint32_t *slot;
+    int found;
+    for (k = 0; k < e->ndupk; k++) {
+        if (!(slot = prof__map_slot(m, e->dupk[k].extra, &found))) return 0;
+        if (!found) *slot = (uint32_t)k;
+    }
+    return 1;
+}
+/* The first entry of dupk that saved extra's kernels, else ndupk; by the
+   map, made on first use and kept (a kernel appended to each of a million
+   merged events would scan dupk a million times), or, without memory for
+   it, by a scan. */
 static PROF__NI size_t prof__dupk_first(prof_events *e, uint32_t extra) {
     size_t k;
-    uint32_t *slot, got;
-    int found, ok = 1;
-    if (!e->dupk_first.n)
-        for (k = 0; k < e->ndupk && ok; k++) {
-            if (!(slot = prof__map_slot(&e->dupk_first, e->dupk[k].extra, &found))) ok = 0;
-            else if (!found) *slot = (uint32_t)k;
-        }
-    if (ok) return (got = prof__map_get(&e->dupk_first, extra)) == UINT32_MAX ? e->ndupk : got;
+    uint32_t got;
+    if (e->dupk_first.n || prof__dupk_map(e, &e->dupk_first))
+        return (got = prof__map_get(&e->dupk_first, extra)) == UINT32_MAX ? e->ndupk : got;
     prof__map_free(&e->dupk_first);
     for (k = 0; k < e->ndupk && e->dupk[k].extra != extra; k++) {}
     return k;
 }
+/* FunctionEvent.append_kernel; the tree stays valid, device totals do not. */
 static PROF__NI prof_result prof__append_kernel(prof_events *e, size_t index, const char *name, int device, int64_t duration_ns, uint32_t corr) {
     prof__extra *x;
     int32_t *head;
@@ -16137,9 +16145,9 @@ static PROF__NI int prof__trace_own(prof__trace_ctx *cx, const prof_events *e, i
    _remove_dup_nodes may have moved to a parent). -1 without memory. */
 static PROF__NI int prof__trace_owners(prof__trace_ctx *cx, const prof_events *e) {
     prof__map saved; /* an op's extra -> its first e->dupk entry */
-    size_t i, k;
-    int found, rc = 0;
-    uint32_t *slot;
+    size_t i;
+    uint32_t k;
+    int rc = 0;
     for (i = 0; i < e->nkern && !e->kern[i].corr; i++) {}
     if (i >= e->nkern) return 0; /* no kernel from CUPTI: no pass over the events */
     /* the kernels a merge took from their op (the table counts them
@@ -16149,10 +16157,7 @@ static PROF__NI int prof__trace_owners(prof__trace_ctx *cx, const prof_events *e
        launched it: a launch in the trace would be a second child, and
        nothing merges) */
     memset(&saved, 0, sizeof saved);
-    for (k = 0; k < e->ndupk && rc == 0; k++) {
-        if (!(slot = prof__map_slot(&saved, e->dupk[k].extra, &found))) rc = -1;
-        else if (!found) *slot = (uint32_t)k;
-    }
+    if (!prof__dupk_map(e, &saved)) rc = -1;
     for (i = 0; i < e->n && rc == 0; i++) {
         const prof__ev *v = &e->ev[i];
         if (!v->extra || v->device_type != PROF_DEVICE_CPU) continue;

@@ -299,9 +299,10 @@ static CHECK__UNUSED const struct check_exporter {
 /* ----- hand-built event lists ----- */
 /* Adds the event name on thread, [start, end] ns, with the stack's depth
    frames (innermost first; NULL, 0: none), to ev: one CHECK that
-   prof_events_add took it. */
-static CHECK__UNUSED void check_add_event_stack(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end, const char *const *stack, int depth) {
+   prof_events_add took it. Returns prof_events_add's result (its index). */
+static CHECK__UNUSED int64_t check_add_event_stack(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end, const char *const *stack, int depth) {
     prof_event_desc d;
+    int64_t i;
     memset(&d, 0, sizeof d);
     d.name = name;
     d.thread = thread;
@@ -309,10 +310,12 @@ static CHECK__UNUSED void check_add_event_stack(prof_events *ev, const char *nam
     d.end_ns = end;
     d.stack = stack;
     d.stack_depth = depth;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    i = prof_events_add(ev, &d);
+    CHECK(i >= 0);
+    return i;
 }
-static CHECK__UNUSED void check_add_event(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end) {
-    check_add_event_stack(ev, name, thread, start, end, NULL, 0);
+static CHECK__UNUSED int64_t check_add_event(prof_events *ev, const char *name, uint64_t thread, int64_t start, int64_t end) {
+    return check_add_event_stack(ev, name, thread, start, end, NULL, 0);
 }
 /* The same for a kernel on device's stream (thread 1 launched it). */
 static CHECK__UNUSED void check_add_kernel(prof_events *ev, const char *name, int device, int64_t stream, int64_t start, int64_t end) {

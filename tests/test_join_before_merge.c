@@ -23,7 +23,6 @@
 #include "check.h"
 #include "fake_cupti_control.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,25 +46,12 @@ static void launch_as(uint32_t corr, uint64_t kdur, const char *name, int filter
     CHECK_EQ_INT(fake_cupti_queue_kernel(&k), 0);
 }
 static void launch(uint32_t corr, uint64_t kdur) { launch_as(corr, kdur, "kern", 0); }
-static int64_t find(prof_events *ev, const char *name, int64_t after, prof_event *out);
-/* "External id" of the trace's first "X" event named `name` (-1: none) */
-static long long external_id(const char *text, const char *name) {
-    char key[64];
-    const char *p, *end, *x;
-    snprintf(key, sizeof key, "\"name\": \"%s\",", name);
-    if (!(p = strstr(text, key))) return -1;
-    end = strchr(p, '\n');
-    if (!(x = strstr(p, "\"External id\": ")) || (end && x > end)) return -1;
-    return strtoll(x + 15, NULL, 10);
-}
 /* the outer op's own kernel, by a filtered call, in the trace */
 static void filtered_in_merged(void) {
     prof_config c;
     prof_events *ev;
     prof_event a;
-    FILE *f;
     char *text;
-    long n;
     memset(&c, 0, sizeof c);
     c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;
     if (!CHECK_EQ_INT(prof_start(&c), PROF_OK)) return;
@@ -84,49 +70,34 @@ static void filtered_in_merged(void) {
     }
     ev = prof_stop();
     if (!CHECK(ev != NULL)) return;
-    if (CHECK(find(ev, "a", -1, &a) == 0)) { /* merged: the inner op's kernel alone */
-        CHECK_EQ_INT(a.n_kernels, 1);
-        CHECK_EQ_INT(a.device_time_total_ns, 1000);
-    }
+    CHECK_EQ_INT(check_find_event(ev, "a", 0), 0);
+    a = check_get_event(ev, 0); /* merged: the inner op's kernel alone */
+    CHECK_EQ_INT(a.n_kernels, 1);
+    CHECK_EQ_INT(a.device_time_total_ns, 1000);
     if (CHECK_EQ_INT(prof_export_chrome_trace(ev, "build/join_before_merge.json"), PROF_OK) &&
-        CHECK((f = fopen("build/join_before_merge.json", "rb")) != NULL)) {
-        text = (char *)calloc(1, 1 << 20);
-        n = text ? (long)fread(text, 1, (1 << 20) - 1, f) : 0;
-        fclose(f);
-        if (CHECK(n > 0)) {
-            long long op = external_id(text, "a");
-            CHECK(op > 0);
-            CHECK_EQ_INT(external_id(text, "inner_kernel"), op);
-            CHECK_EQ_INT(external_id(text, "outer_kernel"), op); /* not 600 */
-        }
+        CHECK((text = check_read_file("build/join_before_merge.json")) != NULL)) {
+        long op = check_json_ext_id(text, "a");
+        CHECK(op > 0);
+        CHECK_EQ_INT(check_json_ext_id(text, "inner_kernel"), op);
+        CHECK_EQ_INT(check_json_ext_id(text, "outer_kernel"), op); /* not 600 */
         free(text);
     }
     prof_events_free(ev);
 }
-/* the first CPU event named `name` (after `after`, an index), or -1 */
-static int64_t find(prof_events *ev, const char *name, int64_t after, prof_event *out) {
-    size_t i, n = prof_events_count(ev);
-    for (i = (size_t)(after + 1); i < n; i++)
-        if (prof_events_get(ev, i, out) == PROF_OK && out->device_type == PROF_DEVICE_CPU && strcmp(out->name, name) == 0) return (int64_t)i;
-    return -1;
-}
 /* the outer "a" has the kernel (1 of 1000 ns) and the list no inner "a" */
 static void check_merged(prof_events *ev, const char *when) {
-    prof_event a;
-    int64_t i = find(ev, "a", -1, &a);
-    if (!CHECK_MSG(i >= 0, "%s: no op a", when)) return;
+    prof_event a = check_event_named(ev, "a");
     CHECK_MSG(a.n_kernels == 1 && a.device_time_total_ns == 1000 && a.self_device_time_total_ns == 1000,
               "%s: op a has %zu kernels, %lld ns of device time (%lld its own); want 1, 1000 (1000)", when, a.n_kernels,
               (long long)a.device_time_total_ns, (long long)a.self_device_time_total_ns);
-    CHECK_MSG(find(ev, "a", i, &a) < 0, "%s: a second op a (not merged)", when);
+    CHECK_MSG(check_count_named(ev, "a") == 1, "%s: %ld ops a (not merged)", when, check_count_named(ev, "a"));
 }
 
 int main(void) {
     prof_config c;
     prof_events *ev;
     prof_event e, outer, inner;
-    prof_event_desc d;
-    int64_t b, i, k;
+    int64_t b, i;
     unsetenv("FAKE_CUPTI_ENV");
     fake_cupti_reset();
     prof_set_log(check_log, NULL);
@@ -153,42 +124,30 @@ int main(void) {
     CHECK_EQ_INT(prof_events_stats(ev).merged, 1);
     check_merged(ev, "after prof_stop");
 
-    b = find(ev, "b", -1, &e);
+    b = check_find_event(ev, "b", 0);
     if (CHECK(b >= 0)) CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)b, "by_hand", 0, 50), PROF_OK);
     check_merged(ev, "after a kernel appended to op b");
-    if (CHECK((b = find(ev, "b", -1, &e)) >= 0)) {
-        CHECK_EQ_INT(e.n_kernels, 1);
-        CHECK_EQ_INT(e.device_time_total_ns, 50);
-    }
+    e = check_event_named(ev, "b");
+    CHECK_EQ_INT(e.n_kernels, 1);
+    CHECK_EQ_INT(e.device_time_total_ns, 50);
 
-    memset(&d, 0, sizeof d);
-    d.name = "z";
-    d.thread = 12345;
-    d.start_ns = 1;
-    d.end_ns = 2;
-    CHECK(prof_events_add(ev, &d) >= 0);
+    check_add_event(ev, "z", 12345, 1, 2);
     check_merged(ev, "after an unrelated event added");
 
     /* a second child inside the outer a, on its thread: no merge; the
        kernel is the inner a's, and the outer's total holds it */
-    if (CHECK((i = find(ev, "a", -1, &outer)) >= 0)) {
-        d.name = "c";
-        d.thread = outer.thread;
-        d.start_ns = outer.end_ns - 10;
-        d.end_ns = outer.end_ns - 5;
-        CHECK(prof_events_add(ev, &d) >= 0);
-        i = find(ev, "a", -1, &outer);
-        k = find(ev, "a", i, &inner);
-        if (CHECK(i >= 0 && k >= 0)) {
-            CHECK_EQ_INT(outer.n_kernels, 0);
-            CHECK_EQ_INT(outer.device_time_total_ns, 1000);
-            CHECK_EQ_INT(outer.self_device_time_total_ns, 0);
-            CHECK_EQ_INT(inner.n_kernels, 1);
-            CHECK_EQ_INT(inner.device_time_total_ns, 1000);
-            CHECK_EQ_INT(inner.parent, i);
-        }
-        CHECK_EQ_INT(prof_events_stats(ev).merged, 0);
-    }
+    outer = check_event_named(ev, "a");
+    check_add_event(ev, "c", outer.thread, outer.end_ns - 10, outer.end_ns - 5);
+    i = check_find_event(ev, "a", 0);
+    outer = check_get_event(ev, i);
+    inner = check_get_event(ev, check_find_event(ev, "a", 1));
+    CHECK_EQ_INT(outer.n_kernels, 0);
+    CHECK_EQ_INT(outer.device_time_total_ns, 1000);
+    CHECK_EQ_INT(outer.self_device_time_total_ns, 0);
+    CHECK_EQ_INT(inner.n_kernels, 1);
+    CHECK_EQ_INT(inner.device_time_total_ns, 1000);
+    CHECK_EQ_INT(inner.parent, i);
+    CHECK_EQ_INT(prof_events_stats(ev).merged, 0);
     prof_events_free(ev);
     filtered_in_merged();
     prof_shutdown();

@@ -10,25 +10,18 @@
 #include "prof.h"
 #include "check.h"
 
-#include <string.h>
 
 enum { ROWS = 100, READS = 50 };
 
 int main(void) {
     prof_events *ev = prof_events_create();
-    prof_event_desc d;
     prof_event row;
     size_t i, ex_after_first = 0;
     prof_set_log(check_log, NULL);
-    memset(&d, 0, sizeof d);
-    d.thread = 1;
     /* allocations at 0..99 ns, before the first scope: a row each */
     for (i = 0; i < ROWS; i++) CHECK_EQ_INT(prof_events_add_memory(ev, 1, (int64_t)i, 64, PROF_DEVICE_CPU, 0), PROF_OK);
     for (i = 0; i < READS; i++) {
-        d.name = "op";
-        d.start_ns = 1000 + 100 * (int64_t)i;
-        d.end_ns = d.start_ns + 50;
-        CHECK(prof_events_add(ev, &d) >= 0);
+        check_add_event(ev, "op", 1, 1000 + 100 * (int64_t)i, 1050 + 100 * (int64_t)i);
         CHECK_EQ_INT(prof_events_count(ev), ROWS + i + 1); /* a read: the rows made again */
         if (i == 0) ex_after_first = ev->nex;
     }

@@ -144,30 +144,21 @@ static void check_kstate(kstate got, kstate want, const char *what) {
             fprintf(stderr, "  (%s: event %zu)\n", what, i);
     }
 }
-static int64_t add_plain(prof_events *ev, const char *name, int64_t start, int64_t end) {
-    prof_event_desc d;
-    memset(&d, 0, sizeof d);
-    d.name = name;
-    d.thread = 1;
-    d.start_ns = start;
-    d.end_ns = end;
-    return prof_events_add(ev, &d);
-}
 /* peek: read after the first two adds and after the append; reads, the
    state after the append (before d) and at the end */
 static void kernels_after_read(int peek, int more, kstate *mid, kstate *end) {
     prof_events *ev = prof_events_create();
     int64_t c;
     prof_events_set_device(ev, "cuda");
-    CHECK_EQ_INT(add_plain(ev, "a", 0, 10000), 0);
-    c = add_plain(ev, "a", 1000, 9000);
+    CHECK_EQ_INT(check_add_event(ev, "a", 1, 0, 10000), 0);
+    c = check_add_event(ev, "a", 1, 1000, 9000);
     CHECK_EQ_INT(c, 1);
     CHECK_EQ_INT(prof_events_append_kernel(ev, (size_t)c, "k2", 0, 3000), PROF_OK);
     if (peek) CHECK_EQ_INT(prof_events_count(ev), 1);
     CHECK_EQ_INT(prof_events_append_kernel(ev, 0, "k1", 0, 5000), PROF_OK);
     if (peek) *mid = kstate_of(ev);
-    if (more) CHECK(add_plain(ev, "d", 9500, 9800) >= 0);
-    else CHECK(add_plain(ev, "b", 20000, 21000) >= 0); /* outside: unrelated */
+    if (more) check_add_event(ev, "d", 1, 9500, 9800);
+    else check_add_event(ev, "b", 1, 20000, 21000); /* outside: unrelated */
     *end = kstate_of(ev);
     prof_events_free(ev);
 }
