@@ -1105,8 +1105,15 @@ typedef struct prof_config {
    may be given to prof_events_add: a device event's own time is its device
    time (PyTorch asserts it is CUDA, HPU 15, MTIA 19 or PrivateUse1 20; prof.h
    takes any), and the table's device total sums CUDA's, MTIA's and
-   PrivateUse1's, as _build_table does (not HPU's). */
-typedef enum prof_device_type { PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1 } prof_device_type;
+   PrivateUse1's, as _build_table does (not HPU's). In C++11 the enum has
+   int beneath it, so that a field holding 2-31 is a valid value there too
+   (an enum without one ranges over its enumerators' bits only: 0-1). */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define PROF__ENUM_INT : int
+#else
+#define PROF__ENUM_INT
+#endif
+typedef enum prof_device_type PROF__ENUM_INT { PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1 } prof_device_type;
 
 /* A call site: written once per PROF_SCOPE by the macros (static storage).
    8-byte aligned on every target (i386 aligns it to 4 by itself): a
