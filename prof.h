@@ -1119,7 +1119,7 @@ typedef enum prof_device_type PROF__ENUM_INT { PROF_DEVICE_CPU = 0, PROF_DEVICE_
    8-byte aligned on every target (i386 aligns it to 4 by itself): a
    record keeps its tag in the low 3 bits of the site's address. */
 typedef struct prof_site {
-    const char *name __attribute__((aligned(8)));
+    const char *name __attribute__((__aligned__(8)));
     const char *file;
     const char *func;
     int line;
@@ -1648,7 +1648,7 @@ PROF_API prof_result prof_report(prof_events *ev, const prof_report_options *opt
 /* 24 bytes and 8-byte aligned everywhere (t0 aligned by hand for i386,
    whose ABI aligns a uint64_t in a struct to 4): a DYN record's tag sits in
    the low 3 bits of a record's address, and t1 is read atomically. */
-typedef struct prof__rec { const void *site; uint64_t t0 __attribute__((aligned(8))), t1; } prof__rec;
+typedef struct prof__rec { const void *site; uint64_t t0 __attribute__((__aligned__(8))), t1; } prof__rec;
 enum { PROF__TAG_SCOPE = 0, PROF__TAG_MARK = 1, PROF__TAG_COUNTER = 2, PROF__TAG_EXT = 3,
        PROF__TAG_MEM = 4, PROF__TAG_ASYNC_BEGIN = 5, PROF__TAG_ASYNC_END = 6, PROF__TAG_DYN = 7 };
 typedef struct prof__thread prof__thread;
@@ -1671,7 +1671,7 @@ typedef struct prof__thread prof__thread;
    loads is 8-byte aligned everywhere: i386's ABI aligns a uint64_t in a
    struct to 4 bytes, where an 8-byte atomic access may tear (clang says so:
    -Watomic-alignment). x86-64 and aarch64 align them so anyway. */
-#define PROF__ALIGN8 __attribute__((aligned(8)))
+#define PROF__ALIGN8 __attribute__((__aligned__(8)))
 typedef union prof__gate { uint64_t word PROF__ALIGN8; uint32_t half[2]; } prof__gate;
 struct prof__thread {
     prof__rec *pos, *end;      /* write window of the current block */
@@ -1749,31 +1749,31 @@ PROF_API prof__thread prof__g_unattached;
 extern "C++" { /* templates, even when prof.h is included inside extern "C" */
 /* by reference: a std::atomic, which cannot be copied, converts too */
 inline double prof__to_f64(double v) { return v; }
-template <typename T> inline double prof__to_f64(const T &v) { return static_cast<double>(v); }
+template <typename prof__T> inline double prof__to_f64(const prof__T &v) { return static_cast<double>(v); }
 inline uint64_t prof__to_u64(uint64_t v) { return v; }
-template <typename T> inline uint64_t prof__to_u64(const T &v) { return static_cast<uint64_t>(v); }
-template <typename T> inline uint64_t prof__to_u64(T *p) { return reinterpret_cast<uintptr_t>(p); } /* an object's address as an async id */
+template <typename prof__T> inline uint64_t prof__to_u64(const prof__T &v) { return static_cast<uint64_t>(v); }
+template <typename prof__T> inline uint64_t prof__to_u64(prof__T *p) { return reinterpret_cast<uintptr_t>(p); } /* an object's address as an async id */
 inline uint64_t prof__to_u64(decltype(nullptr)) { return 0; }
 inline int64_t prof__to_i64(int64_t v) { return v; }
-template <typename T> inline int64_t prof__to_i64(const T &v) { return static_cast<int64_t>(v); }
+template <typename prof__T> inline int64_t prof__to_i64(const prof__T &v) { return static_cast<int64_t>(v); }
 /* PROF_SCOPE_DYN / PROF_BEGIN_DYN names: a C string, or anything with
    c_str() (std::string); the name is copied before the call returns */
 inline const char *prof__cstr(const char *s) { return s; }
-template <typename T> inline auto prof__cstr(const T &s) -> decltype(s.c_str()) { return s.c_str(); }
+template <typename prof__T> inline auto prof__cstr(const prof__T &s) -> decltype(s.c_str()) { return s.c_str(); }
 /* PROF_SCOPE_SHAPES's values: each converted as above, so size_t dims and
    the like need no casts (a braced int64_t array would not narrow them) */
-template <size_t N> struct prof__i64s { int64_t v[N]; };
-template <typename... T> inline prof__i64s<sizeof...(T)> prof__make_i64s(const T &...x) {
-    static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
-    prof__i64s<sizeof...(T)> r = { { prof__to_i64(x)... } };
+template <size_t prof__N> struct prof__i64s { int64_t v[prof__N]; };
+template <typename... prof__T> inline prof__i64s<sizeof...(prof__T)> prof__make_i64s(const prof__T &...x) {
+    static_assert(sizeof...(prof__T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
+    prof__i64s<sizeof...(prof__T)> r = { { prof__to_i64(x)... } };
     return r;
 }
 /* The same values where shapes are compiled out (PROF_DISABLED,
    PROF_NO_SHAPES): checked as the recording build takes them, by
    reference (C's variadic prof__use_ would copy them: a std::atomic cannot
    be, and clang refuses a class with a destructor), never called. */
-template <typename... T> inline int prof__use_refs(const T &...x) {
-    static_assert(sizeof...(T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
+template <typename... prof__T> inline int prof__use_refs(const prof__T &...x) {
+    static_assert(sizeof...(prof__T) <= 64, "PROF_SCOPE_SHAPES takes at most 64 values (per input: its number of dims, then the dims)");
     const int64_t v[] = { 0, prof__to_i64(x)... };
     return static_cast<int>(v[0]);
 }
@@ -2777,7 +2777,7 @@ static PROF__NI int prof__reserve_exact(void *pp, size_t *cap, size_t need, size
 
 /* The header's size is a multiple of 8 everywhere (i386's is 12 unpadded):
    what the arena hands out is 8-byte aligned, as a prof_site must be. */
-typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } __attribute__((aligned(8))) prof__chunk;
+typedef struct prof__chunk { struct prof__chunk *next; size_t used, size; } __attribute__((__aligned__(8))) prof__chunk;
 typedef struct prof__arena { prof__chunk *head; } prof__arena;
 
 static PROF__NI void *prof__arena_alloc(prof__arena *a, size_t n) {
@@ -5451,7 +5451,7 @@ static void prof__register_atfork(void);
    cap's, or memory's), which its free, dropped too, is counted as. */
 enum { PROF__MEM_CAP = 0, PROF__MEM_KEPT = 1, PROF__MEM_NOMEM = 2 };
 typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; uint32_t sess; uint8_t device_type, device_index, recorded; } prof__live;
-typedef struct prof__shard { pthread_mutex_t lock; prof__live *slots; size_t cap, n, used; } prof__shard;
+typedef struct prof__shard { pthread_mutex_t lock; prof__live *tab; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
 static prof__shard prof__g_live[PROF__SHARDS];
 static pthread_once_t prof__live_once = PTHREAD_ONCE_INIT;
@@ -5481,14 +5481,14 @@ static PROF__NI int prof__live_rehash(prof__shard *sh, size_t ncap) {
     if (!ns) return 0;
     memset(ns, 0, ncap * sizeof *ns);
     for (i = 0; i < sh->cap; i++) {
-        if (sh->slots[i].ptr > PROF__TOMB) {
-            size_t j = (size_t)prof__mix(sh->slots[i].ptr) & (ncap - 1);
+        if (sh->tab[i].ptr > PROF__TOMB) {
+            size_t j = (size_t)prof__mix(sh->tab[i].ptr) & (ncap - 1);
             while (ns[j].ptr) j = (j + 1) & (ncap - 1);
-            ns[j] = sh->slots[i];
+            ns[j] = sh->tab[i];
         }
     }
-    PROF__FREE(sh->slots);
-    sh->slots = ns;
+    PROF__FREE(sh->tab);
+    sh->tab = ns;
     sh->cap = ncap;
     sh->used = sh->n;
     return 1;
@@ -5505,8 +5505,8 @@ static PROF__NI void prof__live_trim(void) {
         pthread_mutex_lock(&sh->lock);
         while (want < sh->n * 4) want *= 2;
         if (!sh->n) {
-            PROF__FREE(sh->slots);
-            sh->slots = NULL;
+            PROF__FREE(sh->tab);
+            sh->tab = NULL;
             sh->cap = sh->used = 0;
         } else if (want < sh->cap) {
             (void)prof__live_rehash(sh, want);
@@ -5636,23 +5636,23 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
            while live replaces itself), else the first free slot on its
            probe chain, a tombstone before an empty one */
         size_t tomb = SIZE_MAX;
-        for (j = (size_t)prof__mix(p) & (sh->cap - 1); sh->slots[j].ptr && sh->slots[j].ptr != p; j = (j + 1) & (sh->cap - 1))
-            if (sh->slots[j].ptr == PROF__TOMB && tomb == SIZE_MAX) tomb = j;
-        if (sh->slots[j].ptr == p) {
-            if (prev) *prev = sh->slots[j];
+        for (j = (size_t)prof__mix(p) & (sh->cap - 1); sh->tab[j].ptr && sh->tab[j].ptr != p; j = (j + 1) & (sh->cap - 1))
+            if (sh->tab[j].ptr == PROF__TOMB && tomb == SIZE_MAX) tomb = j;
+        if (sh->tab[j].ptr == p) {
+            if (prev) *prev = sh->tab[j];
         } else {
             if (tomb != SIZE_MAX) j = tomb;
             else sh->used++; /* (an empty slot taken) */
             sh->n++;
         }
     }
-    sh->slots[j].ptr = p;
-    sh->slots[j].bytes = b;
-    sh->slots[j].category = category;
-    sh->slots[j].device_type = (uint8_t)device;             /* 0-31 */
-    sh->slots[j].device_index = (uint8_t)device_index;      /* 0-63 */
-    sh->slots[j].sess = sess;
-    sh->slots[j].recorded = (uint8_t)recorded; /* PROF__MEM_* */
+    sh->tab[j].ptr = p;
+    sh->tab[j].bytes = b;
+    sh->tab[j].category = category;
+    sh->tab[j].device_type = (uint8_t)device;             /* 0-31 */
+    sh->tab[j].device_index = (uint8_t)device_index;      /* 0-63 */
+    sh->tab[j].sess = sess;
+    sh->tab[j].recorded = (uint8_t)recorded; /* PROF__MEM_* */
     pthread_mutex_unlock(&sh->lock);
     return 1;
 }
@@ -5667,10 +5667,10 @@ static PROF__NI int prof__live_take(uintptr_t p, prof__live *found) {
     pthread_mutex_lock(&sh->lock);
     if (sh->cap) {
         j = (size_t)prof__mix(p) & (sh->cap - 1);
-        while (sh->slots[j].ptr && sh->slots[j].ptr != p) j = (j + 1) & (sh->cap - 1);
-        if (sh->slots[j].ptr == p) {
-            *found = sh->slots[j];
-            sh->slots[j].ptr = PROF__TOMB;
+        while (sh->tab[j].ptr && sh->tab[j].ptr != p) j = (j + 1) & (sh->cap - 1);
+        if (sh->tab[j].ptr == p) {
+            *found = sh->tab[j];
+            sh->tab[j].ptr = PROF__TOMB;
             sh->n--;
             ok = 1;
         }
@@ -11449,11 +11449,11 @@ static PROF__NI void prof__fmt_share(char *out, size_t n, double us, double tota
     else prof__fmt_c(out, n, "%.2f%%", us * 100.0 / total_us);
 }
 static PROF__NI void prof__fmt_memory(char *out, size_t n, int64_t bytes) {
-    const double KB = 1024.0, MB = 1024.0 * KB, GB = 1024.0 * MB;
+    const double kib = 1024.0, mib = 1024.0 * kib, gib = 1024.0 * mib;
     double a = bytes < 0 ? -(double)bytes : (double)bytes; /* no int64 negation: INT64_MIN has no positive */
-    if (a >= GB) prof__fmt_c(out, n, "%.2f GB", (double)bytes / GB);
-    else if (a >= MB) prof__fmt_c(out, n, "%.2f MB", (double)bytes / MB);
-    else if (a >= KB) prof__fmt_c(out, n, "%.2f KB", (double)bytes / KB);
+    if (a >= gib) prof__fmt_c(out, n, "%.2f GB", (double)bytes / gib);
+    else if (a >= mib) prof__fmt_c(out, n, "%.2f MB", (double)bytes / mib);
+    else if (a >= kib) prof__fmt_c(out, n, "%.2f KB", (double)bytes / kib);
     else snprintf(out, n, "%lld B", (long long)bytes);
 }
 /* ns as microseconds: the nearest double, also past 2^53 ns (104 days),
@@ -12470,8 +12470,8 @@ static PROF__NI void prof__w_i128(prof__w *w, prof__i128 v) {
 #else
     const uint64_t e19 = 10000000000000000000ull;
     uint64_t r0, r1;
-    int64_t small;
-    if (prof__i128_fits(v, &small)) { prof__w_i64(w, small); return; }
+    int64_t narrow;
+    if (prof__i128_fits(v, &narrow)) { prof__w_i64(w, narrow); return; }
     if (v.hi >> 63) { /* the magnitude */
         PROF__W_LIT(w, "-");
         v.lo = ~v.lo + 1;
@@ -14212,7 +14212,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     const prof__ev *v = &e->ev[idx];
     prof__dur_level *l = &path->lv[path->n];
     prof__dur_level *p = path->n > 0 ? &path->lv[path->n - 1] : NULL;
-    int far = v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS;
+    int distant = v->start <= -PROF__NEAR_NS || v->end >= PROF__NEAR_NS;
     l->idx = idx;
     l->start = v->start;
     l->fit = -1;
@@ -14220,7 +14220,7 @@ static PROF__NI void prof__push_level(const prof_events *e, int32_t idx, prof__d
     l->ps = 0;
     l->rdepth = 0;
     path->work++;
-    if (!far) {
+    if (!distant) {
         int64_t pe = p ? p->start + p->dur : 0, w;
         if (PROF__UNLIKELY(path->lane_w != NULL) && path->lane_w[idx] != INT64_MIN) {
             w = path->lane_w[idx];
@@ -14480,20 +14480,20 @@ static PROF__NI void prof__touch_whole(prof__touch_part *p, const uint32_t *ovl,
 /* *sort: in: read the list in sorted order (it is not in start order);
    out: whether it had to be (its device events were not either). */
 static PROF__NI unsigned char *prof__root_touch(const prof_events *e, const uint32_t *ovl, size_t novl, int *on_device, int *overlap, int *sort) {
-    const size_t slots = e->nthr + 1;
-    uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * PROF__TOUCH_PARTS * slots); /* first and last per thread, for each part */
+    const size_t nslots = e->nthr + 1;
+    uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * PROF__TOUCH_PARTS * nslots); /* first and last per thread, for each part */
     unsigned char *bits = (unsigned char *)PROF__MALLOC(e->n / 8 + 1);
     prof__touch_part part[PROF__TOUCH_PARTS];
     int k;
     if (!bits || !lanes) { PROF__FREE(bits); PROF__FREE(lanes); return NULL; }
     memset(bits, 0, e->n / 8 + 1);
-    memset(lanes, 0xFF, 2 * PROF__TOUCH_PARTS * slots * sizeof *lanes);
+    memset(lanes, 0xFF, 2 * PROF__TOUCH_PARTS * nslots * sizeof *lanes);
     memset(part, 0, sizeof part);
     for (k = 0; k < PROF__TOUCH_PARTS; k++) {
         part[k].e = e;
         part[k].bits = bits;
-        part[k].first = lanes + (size_t)(2 * k) * slots;
-        part[k].last = part[k].first + slots;
+        part[k].first = lanes + (size_t)(2 * k) * nslots;
+        part[k].last = part[k].first + nslots;
     }
     if (novl || *sort || !prof__touch_parts(part)) { /* in one pass, from a clean slate (the parts may have begun) */
         prof__touch_whole(part, ovl, novl, *sort);
@@ -15693,7 +15693,7 @@ typedef struct prof__tpipe {
    A worker whose bits are final does not wait while the other scans. */
 static PROF__NI int prof__tp_ensure(prof__tpipe *tp, size_t end) {
     prof__touch_part *p = &tp->part;
-    const size_t slots = p->e->nthr + 1, n = p->e->n, want = end < n / 4 && 4 * end + PROF__TP_STEP < n ? 4 * end + PROF__TP_STEP : n;
+    const size_t nslots = p->e->nthr + 1, n = p->e->n, want = end < n / 4 && 4 * end + PROF__TP_STEP < n ? 4 * end + PROF__TP_STEP : n;
     size_t t, r;
     for (;;) {
         if (__atomic_load_n(&tp->resolved, __ATOMIC_ACQUIRE) >= end) {
@@ -15707,7 +15707,7 @@ static PROF__NI int prof__tp_ensure(prof__tpipe *tp, size_t end) {
         if (p->overlap || p->dev || p->oom) { tp->abort = 1; break; }
         p->lo = r = p->hi;
         if (r < n) /* the pending events have not met their next */
-            for (t = 0; t < slots; t++) if (p->last[t] != UINT32_MAX && p->last[t] < r) r = p->last[t];
+            for (t = 0; t < nslots; t++) if (p->last[t] != UINT32_MAX && p->last[t] < r) r = p->last[t];
         __atomic_store_n(&tp->resolved, r, __ATOMIC_RELEASE); /* after the bits it publishes */
         pthread_mutex_unlock(&tp->lock);
     }
@@ -16242,9 +16242,9 @@ static PROF__NI void prof__trace_events(prof__w *w, prof_events *e, prof__trace_
 /* prof__trace_events on the guess that the events nest on the CPU
    (prof__tpipe); w->err PROF__W_REDO where it failed. */
 static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__trace_ctx *cx) {
-    const size_t slots = e->nthr + 1;
+    const size_t nslots = e->nthr + 1;
     prof__tpipe tp;
-    uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * slots);
+    uint32_t *lanes = PROF__ALLOC(uint32_t, 2 * nslots);
     memset(&tp, 0, sizeof tp);
     cx->root_touch = (unsigned char *)PROF__MALLOC(e->n / 8 + 1);
     if (!lanes || !cx->root_touch || pthread_mutex_init(&tp.lock, NULL) != 0) { /* no memory: the pass first */
@@ -16253,11 +16253,11 @@ static PROF__NI void prof__trace_events_guess(prof__w *w, prof_events *e, prof__
         return;
     }
     memset(cx->root_touch, 0, e->n / 8 + 1);
-    memset(lanes, 0xFF, 2 * slots * sizeof *lanes);
+    memset(lanes, 0xFF, 2 * nslots * sizeof *lanes);
     tp.part.e = e;
     tp.part.bits = cx->root_touch;
     tp.part.first = lanes;
-    tp.part.last = lanes + slots;
+    tp.part.last = lanes + nslots;
     cx->path.root_touch = cx->root_touch;
     cx->on_device = 0;
     cx->memo = prof__memo_new(e);              /* optional */

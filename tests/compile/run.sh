@@ -199,6 +199,9 @@
 # the scope macros in a file that defines noinline, always_inline, unused
 # and printf as object-like macros first (Linux tools, FD.io VPP, embedded
 # printf libraries do): builds under -Werror in C11 and C++17, runs.
+# user-macros-{gcc,clang,gxx,clangxx}: the same for macros named like
+# prof.h's identifiers once were (zstd's KB/MB/GB, aligned(n), T and N,
+# Qt's slots, Windows' small and far; user_macros.c names its sources).
 # probe21a-lto-{gcc,clang}: two_tu_impl.c and two_tu_main.c built and linked
 # with -flto -O2 and -Werror at link time too (where cross-unit type
 # mismatches, -Wlto-type-mismatch and -Wodr, are found); runs.
@@ -275,6 +278,7 @@ all_cases() {
     echo config-features-all config-features-no-shapes config-features-no-flops config-features-no-memory config-features-no-stack
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
+    echo user-macros-gcc user-macros-clang user-macros-gxx user-macros-clangxx
     echo probe24B-xz-flags-gcc
     echo probe26B-alloc-after-malloc-gcc probe26B-alloc-after-malloc-gxx
     echo native-leaf-gcc native-leaf-clang native-leaf-gxx
@@ -1117,15 +1121,17 @@ one_case() {
                 echo "  more than prof.h's #error from $cc:"; sed 's/^/    /' "$out.log" | head -8; return 1
             fi
         done ;;
-    probe22b-attr-macros-gcc|probe22b-attr-macros-clang|probe22b-attr-macros-gxx|probe22b-attr-macros-clangxx)
-        local x=(-std=c11)
+    probe22b-attr-macros-gcc|probe22b-attr-macros-clang|probe22b-attr-macros-gxx|probe22b-attr-macros-clangxx|\
+    user-macros-gcc|user-macros-clang|user-macros-gxx|user-macros-clangxx)
+        local x=(-std=c11) src=probe22b_attr_macros.c
+        case $base in user-macros-*) src=user_macros.c ;; esac
         case $base in
         *-gcc) cc=$GCC ;; *-clang) cc=$CLANG ;;
         *-gxx) cc=$GXX; x=(-x c++ -std=c++17) ;; *-clangxx) cc=$CLANGXX; x=(-x c++ -std=c++17) ;;
         esac
         have "$cc" || { echo "  $cc not found"; return 77; }
         run_cmd "$cc" "${x[@]}" "${WARN[@]}" "${INC[@]}" \
-            "$here/probe22b_attr_macros.c" -o "$out" "${LIBS[@]}" || return 1
+            "$here/$src" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     *)
         echo "  unknown case '$name' (see --list)"; return 1 ;;
