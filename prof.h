@@ -345,7 +345,11 @@
                       prof_stop warns of them and the trace counts them in
                       its "prof_open_at_stop" key; the table, as
                       PyTorch's, has no line for them. Marks, counter samples,
-                      allocations and async begins/ends count as events too.
+                      allocations and async begins/ends count as events too
+                      (toward the cap; of them only the async ranges are
+                      events of the list: marks and counter samples are in
+                      the traces only, allocations in the memory columns,
+                      [memory] rows and the memory timeline).
                       CUDA's records (PROF_CUPTI: API calls, kernels,
                       copies, sets and syncs) reach the list at prof_stop:
                       a call and the GPU work it launched are kept or
@@ -883,8 +887,8 @@
    error of prof_stop: refused with PROF_E_STATE, never a wait on the
    caller's own lock; prof_shutdown from such a log callback is refused the
    same way; a refusal inside the log callback is not logged through it
-   again, which could call again without end: its result and
-   prof_last_error say it; from on_trace_ready prof_shutdown runs as
+   again, which could call again without end: the refused call's result
+   (prof_last_error for prof_shutdown, which returns nothing) says it; from on_trace_ready prof_shutdown runs as
    between sessions (the next window begins after the callback returns and
    makes afresh what it frees), and the schedule goes on). The callbacks
    (on_trace_ready, the log callback) must return: a longjmp or a C++
@@ -1047,7 +1051,8 @@ typedef enum prof_result {
 
 typedef enum prof_log_level { PROF_LOG_ERROR = 0, PROF_LOG_WARNING = 1, PROF_LOG_INFO = 2 } prof_log_level;
 
-/* Receives every error and warning; `message` is a complete sentence. */
+/* Receives every error, warning and note (PROF_LOG_INFO: e.g. CUPTI found no
+   driver); `message` is a complete sentence. */
 typedef void (*prof_log_fn)(prof_log_level level, prof_result code, const char *message, void *user_data);
 
 typedef struct prof_events prof_events;       /* owns everything it points to */
@@ -1167,7 +1172,11 @@ enum { PROF_ARGS_SEQUENCE_NR = 1u << 0, PROF_ARGS_FWD_THREAD = 1u << 1 };
 
 /* ----- event list ----- */
 
-/* Optional fields of a hand-built event: set the bit to use the field. */
+/* Optional fields of a hand-built event: set the bit to use the field.
+   PROF_EVENT_ASYNC and PROF_EVENT_USER_ANNOTATION are flags with no field:
+   is_async, and is_user_annotation (its own key_averages rows, as 001's
+   get_key; a device event so marked, gpu_user_annotation, is no device
+   time in the table's total). */
 enum {
     PROF_EVENT_NODE_ID      = 1u << 0,
     PROF_EVENT_SEQUENCE_NR  = 1u << 1,
@@ -1187,7 +1196,9 @@ typedef struct prof_shapes {
     const int64_t *dims;
 } prof_shapes;
 
-/* Everything FunctionEvent's constructor takes. Zero = PyTorch's defaults. */
+/* Everything FunctionEvent's constructor takes. Zero = PyTorch's defaults.
+   prof_events_add copies everything it points to (names, shapes, stack,
+   file, func): free or reuse it after the call. */
 typedef struct prof_event_desc {
     const char *name;          /* required */
     uint64_t thread;           /* any id; the trace files write an id past
@@ -1206,11 +1217,13 @@ typedef struct prof_event_desc {
     int scope;                 /* 0 forward, 1 backward function */
     int64_t sequence_nr;       /* default -1 */
     uint64_t fwd_thread;       /* default: none */
-    prof_device_type device_type;
-    int device_index;
+    prof_device_type device_type;/* default PROF_DEVICE_CPU; any of torch's 0-31 */
+    int device_index;          /* a device event's device, any int (the
+                                  trace's pid for it, "GPU <index>"); the
+                                  memory functions take 0-63 */
     int64_t device_resource_id;/* default: thread */
-    int64_t flops;
-    int64_t cpu_memory_usage, device_memory_usage;
+    int64_t flops;             /* 0 = none */
+    int64_t cpu_memory_usage, device_memory_usage; /* bytes, as the event's own allocations */
     const char *file, *func;   /* source location of the scope, if known */
     int line;
 } prof_event_desc;
@@ -1338,7 +1351,7 @@ typedef struct prof_avg {
     int stack_depth;
     int node_id;
     prof_device_type device_type;
-    int is_async, is_user_annotation, is_remote, is_legacy;
+    int is_async, is_user_annotation, is_remote, is_legacy; /* is_remote: always 0 */
     int has_cpu_parent;        /* for top_level_events_only */
     int64_t count;
     int64_t cpu_time_total_ns, self_cpu_time_total_ns;
@@ -1369,7 +1382,9 @@ typedef struct prof_table_options {
     int max_shapes_column_width;   /* 0 = 80;  < 0 = no maximum */
     const char *header;            /* NULL = none */
     int top_level_events_only;     /* 1 = only rows of events without a CPU parent */
-    const char *time_unit;         /* NULL, "s", "ms" or "us" */
+    const char *time_unit;         /* NULL (each value in its own unit, as
+                                      PyTorch's None), "s", "ms" or "us";
+                                      another: PROF_E_ARG, no table */
 } prof_table_options;
 
 #define PROF_ROW_LIMIT_ZERO (-2147483647 - 1)
@@ -1394,7 +1409,9 @@ PROF_API int prof_is_recording(void);
 /* Next step of the schedule: closes ProfilerStep#N, opens ProfilerStep#N+1
    (scopes on the calling thread, made only with a schedule, as PyTorch's
    profiler records steps only with one), and starts, stops or delivers
-   windows as torch.profiler.profile.step().
+   windows as torch.profiler.profile.step(). A step's event is named
+   "ProfilerStep*" (its trace_name "ProfilerStep#N"), as PyTorch's
+   _rewrite_name does, so the table has one row for all steps.
    PROF_E_NOMEM: the window that ended is lost (logged); the step is taken. */
 PROF_API prof_result prof_step(void);
 /* Steps taken since prof_start (ProfilerStep#N's N; 0 right after it);
@@ -1481,7 +1498,7 @@ PROF_API int64_t prof_flops_matmul(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_addmm(int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_bmm(int64_t b, int64_t m, int64_t k, int64_t n);
 PROF_API int64_t prof_flops_conv2d(const int64_t x_shape[4], const int64_t w_shape[4]);
-PROF_API void prof_set_thread_name(const char *name); /* copied whole */
+PROF_API void prof_set_thread_name(const char *name); /* copied whole; NULL clears it */
 PROF_API void prof_set_log(prof_log_fn log, void *user_data); /* also set by prof_start */
 PROF_API const char *prof_last_error(void);
 PROF_API const char *prof_result_string(prof_result r);
@@ -1537,6 +1554,8 @@ PROF_API prof_result prof_events_build_tree(prof_events *ev);
 PROF_API prof_averages *prof_key_averages(prof_events *ev, const prof_group_options *opt);
 PROF_API size_t prof_averages_count(const prof_averages *a);
 PROF_API const prof_avg *prof_averages_get(const prof_averages *a, size_t index);
+/* The total average: key "Total"; its other strings point into ev / a,
+   valid while that lives. */
 PROF_API prof_avg prof_events_total_average(prof_events *ev);
 PROF_API prof_avg prof_averages_total_average(const prof_averages *a);
 PROF_API void prof_averages_free(prof_averages *a);
