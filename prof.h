@@ -1264,7 +1264,9 @@ typedef struct prof_event {
    PROF_BEGIN and the like, ProfilerStep#N) always
        scopes_entered == scopes_recorded + scopes_dropped + open_at_stop. */
 typedef struct prof_stats {
-    uint64_t events;            /* the events recorded or added, after
+    uint64_t events;            /* the events recorded or added (scopes,
+                                   async ranges, CUDA's records: not marks,
+                                   counter samples or allocations), after
                                    _remove_dup_nodes merged a child into its
                                    parent (`merged`); not the [memory] rows
                                    the tree makes, which prof_events_count
