@@ -1425,7 +1425,10 @@ PROF_API int64_t prof_step_number(void);
 PROF_API prof_action prof_schedule_action(const prof_schedule *schedule, int64_t step);
 /* Top-level trace keys for the session being recorded (between prof_start
    and prof_stop; outside it, PROF_E_STATE: prof_start clears them). A key
-   set again takes the new value. */
+   set again takes the new value. The keys are kept for the whole session
+   and copied into each window's list: a schedule that adds a new key every
+   step makes each window cost time and memory in the number of keys so
+   far (set a key again, as "step", rather than a new one per step). */
 PROF_API prof_result prof_add_metadata(const char *key, const char *value);
 PROF_API prof_result prof_add_metadata_json(const char *key, const char *json);
 
