@@ -146,10 +146,11 @@ static uint64_t rnd(uint64_t n) { /* 0..n-1 */
     g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
     return n ? g_rng % n : 0;
 }
-static const char *const DEPTH_NAMES[] = { "d0", "d1", "d2", "d3", "d4", "d5", "d6" };
+static const char *const DEPTH_NAMES[] = { "d0", "d1", "d2", "d3", "d4", "d5", "d6", "z" }; /* z: zero-length */
 #define MAX_DEPTH 6
 #define N_LANES 5
-static size_t g_name_count[N_LANES][MAX_DEPTH + 1];
+static size_t g_name_count[N_LANES][MAX_DEPTH + 2];
+static size_t g_added;
 
 /* [start, end) and, below it, children that touch each other, start with
    it or end with it (or both: wrappers of the same span), on a 10 ns grid
@@ -166,7 +167,7 @@ static void gen(prof_events *ev, int t, uint64_t thread, int64_t start, int64_t 
     d.start_ns = start;
     d.end_ns = end;
     if (!CHECK(prof_events_add(ev, &d) >= 0)) return;
-    g_name_count[t][depth]++;
+    g_added++;
     if (depth == MAX_DEPTH || span < 4 * MIN_LEN) return;
     if (rnd(5) == 0) { gen(ev, t, thread, start, end, depth + 1, grid); return; } /* a wrapper of the same span */
     at = rnd(3) ? start : start + grid * (int64_t)(1 + rnd(3));
@@ -178,6 +179,12 @@ static void gen(prof_events *ev, int t, uint64_t thread, int64_t start, int64_t 
         gen(ev, t, thread, at, at + len, depth + 1, grid);
         at += len;
         if (rnd(6) == 0) at += grid; /* a gap */
+    }
+    if (rnd(4) == 0) { /* a zero-length event (a coarse clock's empty scope) on a grid point of the span, its ends included */
+        at = start + grid * (int64_t)rnd((uint64_t)(span / grid) + 1);
+        d.name = DEPTH_NAMES[MAX_DEPTH + 1];
+        d.start_ns = d.end_ns = at;
+        if (CHECK(prof_events_add(ev, &d) >= 0)) g_added++;
     }
 }
 
@@ -200,6 +207,7 @@ static void touching_trace(const char *name, size_t first, size_t last) {
     char path[256], cmd[600];
     if (!CHECK(ev != NULL)) return;
     memset(g_name_count, 0, sizeof g_name_count);
+    g_added = 0;
     for (t = first; t < last; t++) {
         int64_t at = LANES[t].base;
         int k;
@@ -213,13 +221,20 @@ static void touching_trace(const char *name, size_t first, size_t last) {
     snprintf(path, sizeof path, OUT "/%s.json", name);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
     n = prof_events_count(ev);
+    /* every event added is in the list or merged into its same-name parent
+       (a zero-length z in a z at the same ns); the viewers' counts are the
+       list's */
+    CHECK_EQ_INT(n + prof_events_stats(ev).merged, g_added);
     snprintf(path, sizeof path, OUT "/%s.truth", name);
     f = fopen(path, "w");
     if (CHECK(f != NULL)) {
         for (i = 0; i < n; i++) {
             prof_event e;
+            int k;
             if (!CHECK(prof_events_get(ev, i, &e) == PROF_OK)) break;
             fprintf(f, "%zu %llu %lld %lld %lld\n", i, (unsigned long long)e.thread, (long long)e.start_ns, (long long)e.end_ns, (long long)e.parent);
+            for (k = 0; k <= MAX_DEPTH + 1; k++)
+                if (strcmp(e.name, DEPTH_NAMES[k]) == 0 && CHECK(e.thread >= 7001 + first && e.thread < 7001 + last)) g_name_count[e.thread - 7001][k]++;
         }
         fclose(f);
     }
@@ -230,7 +245,7 @@ static void touching_trace(const char *name, size_t first, size_t last) {
         for (t = first; t < last; t++) {
             int k, first_name = 1;
             fprintf(f, "%s\n  \"%zu\": {\"scopes\": {", t > first ? "," : "", 7001 + t);
-            for (k = 0; k <= MAX_DEPTH; k++) {
+            for (k = 0; k <= MAX_DEPTH + 1; k++) {
                 if (!g_name_count[t][k]) continue;
                 fprintf(f, "%s\"%s\": %zu", first_name ? "" : ", ", DEPTH_NAMES[k], g_name_count[t][k]);
                 first_name = 0;

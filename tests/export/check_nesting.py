@@ -10,12 +10,18 @@ Checked for every event:
   - dur is (end_ns - start_ns) / 1000 exactly in three decimals, unless the
     event touches (ends where its parent ends, or where a later event of
     its thread starts): then shorter by whole ns, at most MAX_SHRINK_NS,
-    and a child ends strictly before its parent; past 2^50 ns (where a
+    or, where a ns leaves no room, by a fraction of one in up to six
+    decimals (the manual's equal sub-ns steps), and a child ends strictly
+    before its parent; past 2^50 ns (where a
     nanosecond nears an ulp) any event's dur may be off by two ulps either
-    way (its end is written as the double its end parses to);
+    way (its end is written as the double its end parses to); a zero-length
+    event has a positive dur under 1 ns, in up to six decimals (the
+    manual's "dur": 0.0005);
   - as doubles, ts >= the parent's ts and ts + dur <= the parent's ts + dur;
   - as doubles, ts + dur <= the ts of the next event of its thread that
-    starts at or after its end (its successor).
+    starts at or after its end (its successor), except between zero-length
+    events at the same ns (the manual: the later is shown inside the
+    earlier).
 Exit status 0 when all hold."""
 import json
 import math
@@ -90,9 +96,12 @@ def main():
         # ulp, any event's dur may be off by two ulps of its end
         far = max(abs(s), abs(e)) >= 2**50
         limit = Decimal(math.ceil(2 * math.ulp(abs(e) / 1000.0) * 1000)) if far else MAX_SHRINK_NS
-        if "e" in ev["dur"].lower() or (not far and len(ev["dur"].split(".")[-1]) != 3):
-            fail(f"event {i}: dur {ev['dur']}: three decimals (more only past 2^50 ns), no exponent")
-        if not ((0 <= shrink <= (limit if touch else 0)) if not far else abs(shrink) <= limit):
+        if s == e and not far:
+            if "e" in ev["dur"].lower() or not 3 < len(ev["dur"].split(".")[-1]) <= 6 or not 0 < dur_ns < 1:
+                fail(f"event {i} [{s}, {e}]: zero-length, dur {ev['dur']}: expected a positive dur under 1 ns in up to six decimals")
+        elif "e" in ev["dur"].lower() or (not far and not (len(ev["dur"].split(".")[-1]) == 3 or (touch and len(ev["dur"].split(".")[-1]) <= 6))):
+            fail(f"event {i}: dur {ev['dur']}: three decimals (up to six for a touching event trimmed in sub-ns steps; more only past 2^50 ns), no exponent")
+        elif not ((0 <= shrink <= (limit if touch else 0)) if not far else abs(shrink) <= limit):
             fail(f"event {i} [{s}, {e}] ({'touching' if touch else 'not touching'}): dur {ev['dur']}, expected {Decimal(e - s) / 1000:.3f}")
         ev_d[i] = (float(ev["ts"]), float(ev["ts"]) + float(ev["dur"]))
     # parents
@@ -127,6 +136,8 @@ def main():
             while stack and truth[stack[-1]][2] <= s:
                 j = stack.pop()
                 pairs += 1
+                if truth[j][1] == truth[j][2] == s == -ne:
+                    continue  # zero-length siblings at one ns: documented
                 if ev_d[j][1] > ev_d[i][0]:
                     fail(f"event {j} (ends {truth[j][2]} ns: {got[j]['ts']} + {got[j]['dur']} = {ev_d[j][1]!r}) ends after its successor {i} starts ({s} ns: {got[i]['ts']})")
             stack.append(i)
