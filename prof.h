@@ -1108,17 +1108,16 @@ typedef struct prof_config {
 
 /* Device types, as torch.autograd.DeviceType. Any of its numbers (0-31)
    may be given to prof_events_add: a device event's own time is its device
-   time (PyTorch asserts it is CUDA, HPU 15, MTIA 19 or PrivateUse1 20; prof.h
-   takes any), and the table's device total sums CUDA's, MTIA's and
-   PrivateUse1's, as _build_table does (not HPU's). In C++11 the enum has
-   int beneath it, so that a field holding 2-31 is a valid value there too
-   (an enum without one ranges over its enumerators' bits only: 0-1). */
-#if defined(__cplusplus) && __cplusplus >= 201103L
-#define PROF__ENUM_INT : int
-#else
-#define PROF__ENUM_INT
-#endif
-typedef enum prof_device_type PROF__ENUM_INT { PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1 } prof_device_type;
+   time (PyTorch asserts it is CUDA, HPU, MTIA or PrivateUse1; prof.h takes
+   any), and the table's device total sums CUDA's, MTIA's and
+   PrivateUse1's, as _build_table does (not HPU's). The enumerators give
+   the enum the range 0-31 in C and C++ alike (C++ holds only the values
+   of its enumerators' bits: with 0 and 1 alone, a field holding 2-31 was
+   undefined behaviour there), with the same size in both (also under
+   -fshort-enums); a switch on a device type needs a default. */
+typedef enum prof_device_type {
+    PROF_DEVICE_CPU = 0, PROF_DEVICE_CUDA = 1, PROF_DEVICE_HPU = 15, PROF_DEVICE_MTIA = 19, PROF_DEVICE_PRIVATEUSE1 = 20
+} prof_device_type;
 
 /* A call site: written once per PROF_SCOPE by the macros (static storage).
    8-byte aligned on every target (i386 aligns it to 4 by itself): a
@@ -11682,18 +11681,16 @@ static PROF__NI int prof__tb_scan(prof__table *t) {
     memset(wm, 0, sizeof *wm);
     for (i = 0; i < t->n; i++) {
         const prof_avg *r = prof__tb_get(t, i);
-        const int dt = (int)r->device_type; /* (as an int: see below) */
+        const prof_device_type dt = r->device_type;
         size_t l;
         if (t->key) t->key[i] = prof__sort_key_of(r, t->sort_key);
         t->self_us[2 * i] = prof__us(r->self_cpu_time_total_ns);
         /* the footer's device total, as _build_table sums it: a legacy CPU
-           op's kernels, and device events of CUDA, MTIA (19) and
-           PrivateUse1 (20) that are no annotation (not HPU's, 15, though
-           their rows have device time). As an int: the enum names 0 and 1
-           only, and clang's C++ calls a compare with 19 always false
-           (-Wtautological-constant-out-of-range-compare, on by default) */
+           op's kernels, and device events of CUDA, MTIA and PrivateUse1
+           that are no annotation (not HPU's, though their rows have
+           device time) */
         t->self_us[2 * i + 1] = (dt == PROF_DEVICE_CPU ? r->is_legacy
-                                 : (dt == PROF_DEVICE_CUDA || dt == 19 || dt == 20) && !r->is_user_annotation)
+                                 : (dt == PROF_DEVICE_CUDA || dt == PROF_DEVICE_MTIA || dt == PROF_DEVICE_PRIVATEUSE1) && !r->is_user_annotation)
                                 ? prof__us(r->self_device_time_total_ns) : 0.0;
         if (r->flops > 0 && (t->min_flops == 0 || r->flops < t->min_flops)) t->min_flops = r->flops;
         if (r->self_device_time_total_ns > 0) t->has_dev_time = 1;

@@ -199,6 +199,9 @@
 # the scope macros in a file that defines noinline, always_inline, unused
 # and printf as object-like macros first (Linux tools, FD.io VPP, embedded
 # printf libraries do): builds under -Werror in C11 and C++17, runs.
+# cxx-calls-c-lto-gcc: c_impl.c (C) and cxx_lto_main.cpp (C++, through
+# every struct holding a prof_device_type) with -flto, -Werror at link:
+# gcc's LTO finds a type the two languages see differently.
 # user-macros-{gcc,clang,gxx,clangxx}: the same for macros named like
 # prof.h's identifiers once were (zstd's KB/MB/GB, aligned(n), T and N,
 # Qt's slots, Windows' small and far; user_macros.c names its sources).
@@ -279,6 +282,7 @@ all_cases() {
     echo probe21a-ubsan-gcc probe21a-ubsan-clang probe21a-lto-gcc probe21a-lto-clang
     echo probe22b-attr-macros-gcc probe22b-attr-macros-clang probe22b-attr-macros-gxx probe22b-attr-macros-clangxx
     echo user-macros-gcc user-macros-clang user-macros-gxx user-macros-clangxx
+    echo cxx-calls-c-lto-gcc
     echo probe24B-xz-flags-gcc
     echo probe26B-alloc-after-malloc-gcc probe26B-alloc-after-malloc-gxx
     echo native-leaf-gcc native-leaf-clang native-leaf-gxx
@@ -440,6 +444,13 @@ one_case() {
         run_cmd "$cc" -std=c11 "${WARN[@]}" "${defs[@]}" "${INC[@]}" \
             -c "$here/two_tu_main.c" -o "$out.main.o" || return 1
         run_cmd "$cc" "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
+        run_prog "$out" || return 1 ;;
+    cxx-calls-c-lto-gcc)
+        # gcc's LTO compares the public types C and C++ see (cxx_lto_main.cpp)
+        have "$GCC" && have "$GXX" || { echo "  $GCC or $GXX not found"; return 77; }
+        run_cmd "$GCC" -std=c11 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/c_impl.c" -o "$out.impl.o" || return 1
+        run_cmd "$GXX" -std=c++17 "${WARN[@]}" -O2 -flto "${INC[@]}" -c "$here/cxx_lto_main.cpp" -o "$out.main.o" || return 1
+        run_cmd "$GXX" "${WARN[@]}" -O2 -flto -flto-partition=one "$out.impl.o" "$out.main.o" -o "$out" "${LIBS[@]}" || return 1
         run_prog "$out" || return 1 ;;
     cxx-calls-c-gcc|cxx-calls-c-clang)
         if [[ $base == cxx-calls-c-gcc ]]; then cc=$GCC; lang=$GXX
