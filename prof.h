@@ -888,9 +888,10 @@
    caller's own lock; prof_shutdown from such a log callback is refused the
    same way; a refusal inside the log callback is not logged through it
    again, which could call again without end: the refused call's result
-   (prof_last_error for prof_shutdown, which returns nothing) says it; from on_trace_ready prof_shutdown runs as
-   between sessions (the next window begins after the callback returns and
-   makes afresh what it frees), and the schedule goes on). The callbacks
+   (prof_last_error for prof_shutdown, which returns nothing) says it;
+   from on_trace_ready prof_shutdown runs as between sessions (the next
+   window begins after the callback returns and makes afresh what it
+   frees), and the schedule goes on). The callbacks
    (on_trace_ready, the log callback) must return: a longjmp or a C++
    exception out of one leaves prof.h's session lock held and every later
    prof_step, prof_stop and prof_start refused or waiting. An
