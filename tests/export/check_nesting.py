@@ -13,9 +13,8 @@ Checked for every event:
     or, where whole ns may leave no room (an event of at most MAX_SHRINK_NS,
     or one with a descendant that begins that close to its end), by a
     fraction of one in up to six decimals (the manual's equal sub-ns
-    steps), and a child ends strictly
-    before its parent; past 2^50 ns (where a
-    nanosecond nears an ulp) any event's dur may be off by two ulps either
+    steps), and a child ends strictly before its parent; past 2^50 ns
+    (where a nanosecond nears an ulp) any event's dur may be off by two ulps either
     way (its end is written as the double its end parses to); a zero-length
     event has a positive dur under 1 ns, in up to six decimals (the
     manual's "dur": 0.0005);
@@ -108,13 +107,20 @@ def main():
         # ulp, any event's dur may be off by two ulps of its end
         far = max(abs(s), abs(e)) >= 2**50
         limit = Decimal(math.ceil(2 * math.ulp(abs(e) / 1000.0) * 1000)) if far else MAX_SHRINK_NS
+        exponent = "e" in ev["dur"].lower()
+        decimals = len(ev["dur"].split(".")[-1])
+        sub_ns_ok = touch and decimals <= 6 and i in no_room
         if s == e and not far:
-            if "e" in ev["dur"].lower() or not 3 < len(ev["dur"].split(".")[-1]) <= 6 or not 0 < dur_ns < 1:
+            if exponent or not 3 < decimals <= 6 or not 0 < dur_ns < 1:
                 fail(f"event {i} [{s}, {e}]: zero-length, dur {ev['dur']}: expected a positive dur under 1 ns in up to six decimals")
-        elif "e" in ev["dur"].lower() or (not far and not (len(ev["dur"].split(".")[-1]) == 3 or (touch and len(ev["dur"].split(".")[-1]) <= 6 and i in no_room))):
+        elif exponent or (not far and decimals != 3 and not sub_ns_ok):
             fail(f"event {i}: dur {ev['dur']}: three decimals (up to six for a touching event trimmed in sub-ns steps; more only past 2^50 ns), no exponent")
-        elif not (((0 < shrink <= limit) if touch else shrink == 0) if not far else abs(shrink) <= limit):
-            fail(f"event {i} [{s}, {e}] ({'touching' if touch else 'not touching'}): dur {ev['dur']}, expected {Decimal(e - s) / 1000:.3f}")
+        elif far and abs(shrink) > limit:
+            fail(f"event {i} [{s}, {e}]: dur {ev['dur']}, expected {Decimal(e - s) / 1000:.3f} within two ulps")
+        elif not far and touch and not 0 < shrink <= limit:
+            fail(f"event {i} [{s}, {e}] (touching): dur {ev['dur']}, expected {Decimal(e - s) / 1000:.3f} shorter by more than 0 and at most {limit} ns")
+        elif not far and not touch and shrink != 0:
+            fail(f"event {i} [{s}, {e}] (not touching): dur {ev['dur']}, expected {Decimal(e - s) / 1000:.3f}")
         ev_d[i] = (float(ev["ts"]), float(ev["ts"]) + float(ev["dur"]))
     # parents
     for i, (tid, s, e, p) in truth.items():
