@@ -19447,10 +19447,10 @@ static PROF__NI int32_t prof__cu_owner(const prof_events *e, const uint32_t *cpu
    PyTorch's attach them first): each kernel, copy and set joins the scope
    that owns the call that launched it (append_kernel), found by thread and
    time on the links prof_stop made as it ordered the events; device
-   memory records take that call's thread. Out of memory it leaves no kernel attached and keeps the
-   filtered calls, so that a failed prof_stop's retry attaches each once
-   (a memory record that took its thread keeps it: it is not CUPTI's
-   form any more). */
+   memory records take that call's thread. Out of memory it leaves no
+   kernel attached and keeps the filtered calls, so that a failed
+   prof_stop's retry attaches each once (a memory record that took its
+   thread keeps it: it is not CUPTI's form any more). */
 static PROF__NI int prof__cupti_correlate(prof_events *e) {
     prof__map api;      /* correlation -> API event */
     prof__map hid;      /* correlation -> filtered call (prof__cu.hidden) */

@@ -10,7 +10,6 @@
 #include "prof.h"
 #include "check.h"
 
-
 enum { ROWS = 100, READS = 50 };
 
 int main(void) {
