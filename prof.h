@@ -568,12 +568,17 @@
    a mark goes on the track of its level (its thread's scopes open at its
    time, plus its thread's marks before it at that very time, since the
    importer stacks instants of one time on each other); async ranges and
-   events that do not nest in their thread's slices go on lanes under the
-   thread ("async", "async (2)", ...; "overlapping", ...),
-   shown after its depth tracks in their numbers' order (a group's lanes
-   past the first are child tracks of the first; a GPU's streams likewise
-   hold their lanes, the streams in order); a counter is one track per
-   name.
+   events that do not nest in their thread's slices go on lanes of the
+   thread ("async", "async (2)", ...; "overlapping", ...). The UI shows a
+   thread's extra tracks beside the thread's own, in the order of their
+   names ("async", "depth 512-1023", "overlapping"), so each holds its
+   numbered followers as child tracks in their numbers' order ("depth
+   1024-1535" and deeper under "depth 512-1023", "async (2)" and on under
+   "async"); a GPU's streams likewise hold their lanes, the streams in
+   order; a counter is one track per name (the UI orders the counters by
+   name, and the GPUs: "GPU 10" before "GPU 2"). A NaN counter sample is
+   written as itself: trace_processor's counter table reads it as NULL,
+   which the UI draws at 0; an infinite one stays infinite there.
    prof_export_pprof(ev, path, metric) writes pprof's profile.proto,
    uncompressed (go tool pprof): one sample per unique stack with the metric
    in ns (self_cpu_time_total, or self_device_time_total and its aliases, as
@@ -16490,8 +16495,10 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
    the others children of the first ranked by their number, so that every
    rank is exact whatever the number of lanes, streams and devices (ranks
    are int32: stream << 8 plus the lane gave stream 0's 257th lane stream
-   1's rank). A thread's tracks: its depth tracks (rank = their band), its
-   async lanes, its overlapping ones; a GPU's: its streams in order. */
+   1's rank). A GPU's tracks: its streams in order. A thread's: the UI
+   shows a thread's child tracks beside its own and ignores their ranks
+   (by name: "async", "depth 512-1023", "overlapping"), which is why each
+   keeps its numbered followers under it. */
 #define PROF__PFT_RANK_ASYNC (INT32_MAX - 1)
 #define PROF__PFT_RANK_OVERLAP INT32_MAX
 /* Twice the lanes g can hold: the leaves copied, the inner nodes rebuilt. */
@@ -17021,18 +17028,24 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
    on the thread's child track for its 512 levels, begin and end together
    (the importer sorts by time; the levels nest there as they do here). */
 /* Thread t's child track for levels [band * 512, band * 512 + 511],
-   described when first used; 0 without memory. */
+   described when first used; 0 without memory. A track whose parent is a
+   thread's is shown beside the thread's, not under it, and the UI orders
+   such tracks by name, ignoring their ranks ("depth 1024-1535" came
+   before "depth 512-1023"): so band 1's track is the thread's child and
+   holds the bands past it, ranked by their number, as a group's lanes. */
 static PROF__NI uint64_t prof__pft_band_track(prof__pft *pf, uint32_t t, uint64_t band) {
     uint64_t key = ((uint64_t)t << 24) | band;
     uint64_t track = (prof__mix(key ^ 0xdee9u) | ((uint64_t)1 << 61)) & ~((uint64_t)1 << 62);
+    uint64_t parent = PROF__PFT_UUID_THREAD(t);
     uint32_t *slot;
     int found;
+    if (band > 1 && !(parent = prof__pft_band_track(pf, t, 1))) return 0; /* described first */
     if (!(slot = prof__map_slot(&pf->deep_seen, key, &found))) { pf->oom = 1; return 0; }
     *slot = 1;
     if (!found) {
         char label[64];
         snprintf(label, sizeof label, "depth %llu-%llu", (unsigned long long)(band * PROF__PFT_MAX_DEPTH), (unsigned long long)(band * PROF__PFT_MAX_DEPTH + PROF__PFT_MAX_DEPTH - 1));
-        prof__pft_track(pf, track, PROF__PFT_UUID_THREAD(t), label, (int)band, -1);
+        prof__pft_track(pf, track, parent, label, (int)band, band == 1 ? PROF__PFT_ORDERED : -1);
     }
     return track;
 }

@@ -384,7 +384,24 @@ def main():
             return (1, int(s.group(1)), "", lane)
         return (2, 0, base, lane)
     for p, kids in children.items():
-        explicit = one(tracks[p], "child_ordering") in ("EXPLICIT", "3")
+        # a thread's child tracks are shown beside the thread's own track
+        # and ordered by name whatever the thread's child_ordering
+        # (track_descriptor.proto: child_ordering is ignored on a thread's
+        # or a process's track, whose child tracks become its siblings):
+        # there each lane group's tracks must come in their numbers' order
+        beside = bool(tracks[p].get("thread") or tracks[p].get("process"))
+        explicit = not beside and one(tracks[p], "child_ordering") in ("EXPLICIT", "3")
+        if beside:
+            shown = sorted(kids, key=lambda u: one(tracks[u], "name", b""))
+            names_shown = [s_of(one(tracks[u], "name", b"")) for u in shown]
+            groups = defaultdict(list)
+            for nm in names_shown:
+                k = lane_key(nm)
+                groups[(k[0], k[2])].append(k)
+            for g, ks in groups.items():
+                if ks != sorted(ks):
+                    fail(f"thread track {p}: the UI orders the tracks beside it by name, {names_shown[:12]}: a group's not in their numbers' order")
+            continue
         if explicit:
             ranks = [int(one(tracks[u], "sibling_order_rank", "0")) for u in kids]
             if len(set(ranks)) != len(ranks):
