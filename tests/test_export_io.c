@@ -586,6 +586,28 @@ static void test_perfetto_hand(void) {
     free(big);
 }
 
+/* Two events of one name that begin at one ns on a thread, one of them
+   empty and listed first: a scope with two empty children at its start,
+   one of its own name (a coarse clock: an empty scope reads one tick
+   twice; with a sibling, _remove_dup_nodes keeps it). check_perfetto.py paired the
+   JSON's empty one with the longer slice (the first within 16 ns of its
+   end) and then failed the longer one. */
+static void test_perfetto_zero_twins(void) {
+    prof_events *ev = prof_events_create();
+    int i;
+    if (!CHECK(ev != NULL)) return;
+    for (i = 0; i < 4; i++) {
+        const int64_t b = 1000 + 100 * i;
+        check_add_event(ev, "m", 21, b, b + 22);
+        check_add_event(ev, "n", 21, b + 22, b + 22); /* listed first: the JSON's first "n" at b + 22 */
+        check_add_event(ev, "x", 21, b + 22, b + 22);
+        check_add_event(ev, "n", 21, b + 22, b + 35 + i);
+    }
+    CHECK_EQ_INT(prof_events_count(ev), 16);
+    perfetto_pair(ev, "pf_zero_twins");
+    prof_events_free(ev);
+}
+
 /* What trace_processor's importer does with a file that protoc reads
    fine (check_perfetto.py replays it the importer's way): steps named
    apart from their site (ProfilerStep#N: name_iid would win over the
@@ -1554,6 +1576,7 @@ int main(void) {
     test_device_nest_hand();
     test_perfetto_hand();
     test_perfetto_recorded();
+    test_perfetto_zero_twins();
     test_perfetto_importer();
     test_perfetto_many_lanes();
     test_perfetto_stream_lanes();

@@ -519,11 +519,14 @@ def main():
                 continue
             end_js = ns(e["ts"]) + ns(e["dur"]) + offset
             # several slices of one name at one start (a b/e pair and an X
-            # inside it): the one that ends where the JSON's does, of its
-            # category, else the first
+            # inside it; a zero-length event at the start of a longer one):
+            # the one that ends where the JSON's does, of its category, the
+            # nearest end (the first within 16 ns took a longer event's
+            # slice for a zero-length one, and then failed the longer one)
             cands = pool[key]
             best = min(range(len(cands)), key=lambda c: (not (0 <= slices[cands[c]]["end"] - end_js <= 16),
-                                                           slices[cands[c]]["cat"] != e["cat"], c))
+                                                           slices[cands[c]]["cat"] != e["cat"],
+                                                           abs(slices[cands[c]]["end"] - end_js), c))
             k = cands.pop(best)
             matched[id(e)] = k
             s = slices[k]
