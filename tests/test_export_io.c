@@ -148,7 +148,7 @@ static uint64_t rnd(uint64_t n) { /* 0..n-1 */
 }
 static const char *const DEPTH_NAMES[] = { "d0", "d1", "d2", "d3", "d4", "d5", "d6", "z" }; /* z: zero-length */
 #define MAX_DEPTH 6
-#define N_LANES 5
+#define N_LANES 6
 static size_t g_name_count[N_LANES][MAX_DEPTH + 2];
 static size_t g_added;
 
@@ -193,6 +193,7 @@ static const struct { int64_t base, grid; } LANES[N_LANES] = {
     { 1187584249, 10 },                /* the example magnitude, 10 ns steps */
     { 3600000000003, 1 },              /* an hour in, any ns */
     { 86400000000000 * 3 + 7, 10 },    /* three days in: past the exact range */
+    { 1100000000000003, 1 },           /* from 2^40 us (prof.h's far range, ends written as their bounds) to 2^50 ns */
     { 1700000000123456789, 1 },        /* Unix time: ulps of 256 ns */
 };
 
@@ -262,11 +263,13 @@ static void touching_trace(const char *name, size_t first, size_t last) {
 }
 
 /* touch.json: lanes a trace has (times from the session's start, up to
-   days); touch_far.json: Unix-time nanoseconds, where only DevTools'
-   arithmetic (ts + dur) can be kept exact, not speedscope's. */
+   days); touch_far.json: from 2^40 us (12.7 days; the checker took 2^50 ns
+   for prof.h's bound and failed the ends written there) and Unix-time
+   nanoseconds, where only DevTools' arithmetic (ts + dur) can be kept
+   exact, not speedscope's. */
 static void test_touching(void) {
-    touching_trace("touch", 0, N_LANES - 1);
-    touching_trace("touch_far", N_LANES - 1, N_LANES);
+    touching_trace("touch", 0, N_LANES - 2);
+    touching_trace("touch_far", N_LANES - 2, N_LANES);
 }
 
 /* An async event on a device (hand-built: CUPTI's kind) is still an "X"

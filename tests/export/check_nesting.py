@@ -13,8 +13,8 @@ Checked for every event:
     or, where whole ns may leave no room (an event of at most MAX_SHRINK_NS,
     or one with a descendant that begins that close to its end), by a
     fraction of one in up to six decimals (the manual's equal sub-ns
-    steps), and a child ends strictly before its parent; past 2^50 ns
-    (where a nanosecond nears an ulp) any event's dur may be off by two ulps either
+    steps), and a child ends strictly before its parent; from 2^40 us
+    (FAR_NS: where a nanosecond nears an ulp) any event's dur may be off by two ulps either
     way (its end is written as the double its end parses to); a zero-length
     event has a positive dur under 1 ns, in up to six decimals (the
     manual's "dur": 0.0005);
@@ -30,6 +30,7 @@ import sys
 from decimal import Decimal
 
 MAX_SHRINK_NS = 8  # deepest chain of events that end together in the test, + 1
+FAR_NS = 1099511627776000  # 2^40 us in ns: prof.h's PROF__NEAR_NS, where it writes every end as its bound
 
 
 
@@ -103,9 +104,9 @@ def main():
         touch = (p >= 0 and p in got and e >= got_ns(got[p])) or any(j != i for j in starts.get((tid, e), []))
         shrink = (e - s) - dur_ns
         # a touching event ends a whole ns (one per level of a chain that
-        # ends together) before; past 2^50 ns, where a nanosecond nears an
+        # ends together) before; from 2^40 us, where a nanosecond nears an
         # ulp, any event's dur may be off by two ulps of its end
-        far = max(abs(s), abs(e)) >= 2**50
+        far = max(abs(s), abs(e)) >= FAR_NS
         limit = Decimal(math.ceil(2 * math.ulp(abs(e) / 1000.0) * 1000)) if far else MAX_SHRINK_NS
         exponent = "e" in ev["dur"].lower()
         decimals = len(ev["dur"].split(".")[-1])
@@ -114,7 +115,7 @@ def main():
             if exponent or not 3 < decimals <= 6 or not 0 < dur_ns < 1:
                 fail(f"event {i} [{s}, {e}]: zero-length, dur {ev['dur']}: expected a positive dur under 1 ns in up to six decimals")
         elif exponent or (not far and decimals != 3 and not sub_ns_ok):
-            fail(f"event {i}: dur {ev['dur']}: three decimals (up to six for a touching event trimmed in sub-ns steps; more only past 2^50 ns), no exponent")
+            fail(f"event {i}: dur {ev['dur']}: three decimals (up to six for a touching event trimmed in sub-ns steps; more only from 2^40 us), no exponent")
         elif far and abs(shrink) > limit:
             fail(f"event {i} [{s}, {e}]: dur {ev['dur']}, expected {Decimal(e - s) / 1000:.3f} within two ulps")
         elif not far and touch and not 0 < shrink <= limit:
@@ -127,7 +128,7 @@ def main():
         if p < 0 or i not in ev_d or p not in ev_d:
             continue
         (cs, ce), (ps, pe) = ev_d[i], ev_d[p]
-        strict = max(abs(truth[p][1]), abs(truth[p][2])) < 2**50
+        strict = max(abs(truth[p][1]), abs(truth[p][2])) < FAR_NS
         if strict and got_ns(got[i]) >= got_ns(got[p]):
             fail(f"event {i} does not end strictly before its parent {p} (written ends {got_ns(got[i])} and {got_ns(got[p])} ns): speedscope ends events of equal end in the order they began")
         if cs < ps or ce > pe:
