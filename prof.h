@@ -775,7 +775,9 @@
    below 0 or, for a hand-built list in absolute ns (Unix time), rounded
    at 256 ns past 2^42 us; and the arrow to a kernel that overlaps the one
    before it on its stream (programmatic dependent launch) ends at that
-   earlier kernel. The
+   earlier kernel; and it reads a "tid" of 0 under a "pid" other than 0 as
+   that pid (a hand-built list's thread 0, or stream 0 of a GPU other than
+   0, shares a track with thread or stream <pid>). The
    Perfetto file (prof_export_perfetto) holds all of these exactly: open
    that in Perfetto.
    From 2^40 us after the base (12.7 days), where a double's step is a
