@@ -17984,7 +17984,8 @@ PROF_API prof_result prof_export_stacks(prof_events *e, const char *path, const 
    anything else (then the whole frame is the name). Memory: the unique
    stacks, frames and strings. time_nanos is the session's start on the
    wall clock, duration_nanos the list's span from there (prof__list_span;
-   a list built by hand: from its first time). */
+   a list built by hand: from its first time; INT64_MAX where the span
+   is longer). */
 typedef struct prof__pp {
     prof_events *e;
     prof__map stack_of;          /* hash of a stack's frames -> sample index + 1 */
@@ -18197,7 +18198,8 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
         /* from the session's start; a list built by hand has none (its
            times may be the Unix clock's): from its first time */
         prof__list_span(p->e, p->e->base_real_ns != 0, &t0, &t1);
-        if (!__builtin_sub_overflow(t1, t0, &d) && d > 0) prof__pb_i(&s, 10, d); /* duration_nanos (go tool pprof prints it) */
+        if (__builtin_sub_overflow(t1, t0, &d)) d = INT64_MAX; /* a hand-built span past 2^63 ns: at least that (it was left out) */
+        if (d > 0) prof__pb_i(&s, 10, d); /* duration_nanos (go tool pprof prints it) */
     }
     if (m.oom || s.oom) p->oom = 1;
     if (s.n) prof__w_put(w, s.p, s.n); /* s.p is NULL if its first growth failed */

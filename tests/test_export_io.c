@@ -809,6 +809,7 @@ static void test_remapped_streams(void) {
 
 static void test_perfetto_extremes(void) {
     static const int64_t span[][2] = { { INT64_MIN, INT64_MIN + 1000 }, { INT64_MAX - 1000, INT64_MAX } };
+    static const char *const frame[1] = { "e (x.c:1)" }; /* pprof's samples are stacks */
     prof_events *ev = prof_events_create();
     prof_event_desc d;
     size_t k;
@@ -819,11 +820,20 @@ static void test_perfetto_extremes(void) {
         d.thread = 3 + k;
         d.start_ns = span[k][0];
         d.end_ns = span[k][1];
+        d.stack = frame;
+        d.stack_depth = 1;
         CHECK(prof_events_add(ev, &d) >= 0);
     }
     CHECK_EQ_INT(prof_export_perfetto(ev, OUT "/pf_extremes.pftrace"), PROF_OK);
     fflush(stdout);
     CHECK(system("protoc --proto_path=tests/export/proto --decode=perfetto.protos.Trace perfetto_trace.proto < " OUT "/pf_extremes.pftrace > /dev/null") == 0);
+    /* pprof: a span past 2^63 ns is INT64_MAX ns long (duration_nanos was
+       left out, which check_pprof.py fails where there are samples) */
+    CHECK_EQ_INT(prof_export_stacks_merged(ev, OUT "/pf_extremes.stacks", "self_cpu_time_total"), PROF_OK);
+    CHECK_EQ_INT(prof_export_pprof(ev, OUT "/pf_extremes.pb", "self_cpu_time_total"), PROF_OK);
+    fflush(stdout);
+    CHECK(system("python3 tests/export/check_pprof.py " OUT "/pf_extremes.pb " OUT "/pf_extremes.stacks") == 0);
+    CHECK(system("protoc --proto_path=tests/export/proto --decode=perftools.profiles.Profile profile.proto < " OUT "/pf_extremes.pb | grep -qx 'duration_nanos: 9223372036854775807'") == 0);
     prof_events_free(ev);
     /* A recorded list (times from the session's wall clock) with an event
        added 2^63 - 2^60 ns on: on the wall clock it would pass 2^63, which
