@@ -614,7 +614,8 @@
    the list's stack tree the first time it is asked for; events with one
    stack share it, and a chain of nested stacks shares one array. Errors
    are prof_result codes (PROF_E_ARG, _STATE, _NOMEM, _IO, and
-   PROF_E_UNKNOWN_KEY for a sort key or metric that is none; PROF_E_DROPPED,
+   PROF_E_UNKNOWN_KEY for a sort key or metric that is none, a table's
+   checked even for an empty list, whose table is ""; PROF_E_DROPPED,
    _UNBALANCED, _OPEN_SCOPES and _CUPTI are only the codes of logged
    messages; prof_result_string names each); a log callback in
    prof_config receives every error with a message, and prof_last_error()
@@ -11635,16 +11636,25 @@ typedef struct prof__table {
     int oom;
 } prof__table;
 
+/* The options a table refuses; *sort_key: sort_by's column, -1 for none.
+   Checked for an empty list too, which prints nothing (PyTorch's
+   _build_table returns "" before it reads them): a wrong option is the
+   caller's error whether or not there are rows to show. */
+static PROF__NI prof_result prof__tb_check(const prof_table_options *o, int *sort_key) {
+    if (o->time_unit && strcmp(o->time_unit, "s") && strcmp(o->time_unit, "ms") && strcmp(o->time_unit, "us"))
+        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o->time_unit);
+    *sort_key = -1;
+    if (o->sort_by && (*sort_key = prof__sort_key_index(o->sort_by)) < 0)
+        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o->sort_by);
+    return PROF_OK;
+}
 /* Phase 1: the options checked, PyTorch's defaults filled in. */
 static PROF__NI prof_result prof__tb_options(prof__table *t, const prof_table_options *opt_in) {
     prof_table_options *o = &t->o;
+    prof_result rc;
     if (opt_in) *o = *opt_in;
     else memset(o, 0, sizeof *o);
-    if (o->time_unit && strcmp(o->time_unit, "s") && strcmp(o->time_unit, "ms") && strcmp(o->time_unit, "us"))
-        return prof__report(PROF_LOG_ERROR, PROF_E_ARG, "table: time_unit '%s' is not one of s, ms, us", o->time_unit);
-    t->sort_key = -1;
-    if (o->sort_by && (t->sort_key = prof__sort_key_index(o->sort_by)) < 0)
-        return prof__report(PROF_LOG_ERROR, PROF_E_UNKNOWN_KEY, "table: cannot sort by '%s'; use cpu_time, device_time, cpu_time_total, device_time_total, self_cpu_time_total, self_device_time_total, cpu_memory_usage, device_memory_usage, self_cpu_memory_usage, self_device_memory_usage, count, flops or node_id (cuda, xpu or privateuse1 may stand for device)", o->sort_by);
+    if ((rc = prof__tb_check(o, &t->sort_key)) != PROF_OK) return rc;
     t->row_limit = o->row_limit == 0 ? 100 : o->row_limit == PROF_ROW_LIMIT_ZERO ? 0 : o->row_limit;
     if (o->max_src_column_width == 0) o->max_src_column_width = 75;
     if (o->max_name_column_width == 0) o->max_name_column_width = 55;
@@ -11939,8 +11949,8 @@ static PROF__NI prof_result prof__build_table(prof__buf *b, const prof_avg *rows
     prof__table *t;
     prof_result rc;
     size_t i;
-    int shown = 0;
-    if (n == 0) return PROF_OK;
+    int shown = 0, sort_key;
+    if (n == 0) return opt_in ? prof__tb_check(opt_in, &sort_key) : PROF_OK;
     /* on the heap: its cells are 24 KiB */
     if (!(t = (prof__table *)PROF__MALLOC(sizeof *t))) return prof__report(PROF_LOG_ERROR, PROF_E_NOMEM, "table: out of memory");
     memset(t, 0, sizeof *t);

@@ -6,7 +6,11 @@
      reverse=True)): the second row of the list, the larger by the key,
      comes first.
    Found by mutation testing: a default of 101, and skipping the sort
-   under 3 rows, left every other test passing. */
+   under 3 rows, left every other test passing.
+   - an empty list's table is "" (PyTorch's _build_table returns "" at
+     once), but a sort key or time unit that is none is still refused
+     (it gave PROF_OK and "" until a list had rows: a caller's typo
+     surfaced only once there was data). */
 #include "prof.h"
 #include "check.h"
 
@@ -64,9 +68,43 @@ static void sort_two_rows(void) {
     prof_events_free(e);
 }
 
+static void empty_list_options(void) {
+    prof_events *e = prof_events_create();
+    prof_averages *a;
+    prof_table_options o;
+    FILE *devnull = fopen("/dev/null", "w");
+    char *t;
+    if (!CHECK(e != NULL && devnull != NULL)) { prof_events_free(e); if (devnull) fclose(devnull); return; }
+    a = prof_key_averages(e, NULL);
+    if (!CHECK(a != NULL)) { prof_events_free(e); fclose(devnull); return; }
+    memset(&o, 0, sizeof o);
+    o.sort_by = "self_cpu_time_total";
+    o.time_unit = "ms";
+    t = prof_events_table(e, &o); /* valid options: the empty table */
+    if (CHECK(t != NULL)) { CHECK_EQ_STR(t, ""); prof_free_string(t); }
+    CHECK_EQ_INT(prof_events_print_table(devnull, e, &o), PROF_OK);
+    CHECK_EQ_INT(prof_averages_print_table(devnull, a, &o), PROF_OK);
+    CHECK_EQ_INT(prof_events_print_table(devnull, e, NULL), PROF_OK);
+    o.sort_by = "self_cpu_time"; /* not a key (self_cpu_time_total is) */
+    CHECK(prof_events_table(e, &o) == NULL);
+    CHECK(check_log_has(PROF_E_UNKNOWN_KEY, "self_cpu_time"));
+    CHECK_EQ_INT(prof_events_print_table(devnull, e, &o), PROF_E_UNKNOWN_KEY);
+    CHECK_EQ_INT(prof_averages_print_table(devnull, a, &o), PROF_E_UNKNOWN_KEY);
+    CHECK(prof_averages_table(a, &o) == NULL);
+    o.sort_by = NULL;
+    o.time_unit = "ns";
+    CHECK_EQ_INT(prof_events_print_table(devnull, e, &o), PROF_E_ARG);
+    CHECK(check_log_has(PROF_E_ARG, "time_unit 'ns'"));
+    CHECK(prof_averages_table(a, &o) == NULL);
+    prof_averages_free(a);
+    prof_events_free(e);
+    fclose(devnull);
+}
+
 int main(void) {
     prof_set_log(check_log, NULL);
     default_row_limit();
     sort_two_rows();
+    empty_list_options();
     return check_report();
 }
