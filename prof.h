@@ -614,10 +614,10 @@
    the list's stack tree the first time it is asked for; events with one
    stack share it, and a chain of nested stacks shares one array. Errors
    are prof_result codes (PROF_E_ARG, _STATE, _NOMEM, _IO, and
-   PROF_E_UNKNOWN_KEY for a sort key or metric that is none, a table's
-   checked even for an empty list, whose table is ""; PROF_E_DROPPED,
-   _UNBALANCED, _OPEN_SCOPES and _CUPTI are only the codes of logged
-   messages; prof_result_string names each); a log callback in
+   PROF_E_UNKNOWN_KEY for a sort key or metric that is none; a table's
+   options are checked for an empty list too, whose table has no rows;
+   PROF_E_DROPPED, _UNBALANCED, _OPEN_SCOPES and _CUPTI are only the
+   codes of logged messages; prof_result_string names each); a log callback in
    prof_config receives every error with a message, and prof_last_error()
    returns the calling thread's last error message ("" before any; never
    NULL): warnings and info lines are not kept, and a later success does
@@ -777,10 +777,12 @@
    at 256 ns past 2^42 us; and the arrow to a kernel that overlaps the one
    before it on its stream (programmatic dependent launch) ends at that
    earlier kernel; and it reads a "tid" of 0 under a "pid" other than 0 as
-   that pid (a hand-built list's thread 0, or stream 0 of a GPU other than
-   0, shares a track with thread or stream <pid>). The
+   that pid, and a negative one as 0 (so a hand-built list's thread 0,
+   stream 0 of a GPU other than 0 and the sync lane, -1 as Kineto writes
+   it, share a track with thread or stream <pid>). The
    Perfetto file (prof_export_perfetto) holds all of these exactly: open
-   that in Perfetto.
+   that in Perfetto (a NaN counter sample there: see prof_export_perfetto
+   above).
    From 2^40 us after the base (12.7 days), where a double's step is a
    quarter ns, ends are written as the double they parse to, in more
    decimals (an end with its parent's is equal to it, not 1 ns short).
@@ -16510,7 +16512,8 @@ static PROF__NI void prof__pft_track(prof__pft *pf, uint64_t uuid, uint64_t pare
    1's rank). A GPU's tracks: its streams in order. A thread's: the UI
    shows a thread's child tracks beside its own and ignores their ranks
    (by name: "async", "depth 512-1023", "overlapping"), which is why each
-   keeps its numbered followers under it. */
+   keeps its numbered followers under it; the ranks below are for a reader
+   that applies them. */
 #define PROF__PFT_RANK_ASYNC (INT32_MAX - 1)
 #define PROF__PFT_RANK_OVERLAP INT32_MAX
 /* Twice the lanes g can hold: the leaves copied, the inner nodes rebuilt. */
@@ -17019,7 +17022,7 @@ static PROF__NI void prof__pft_lane_event(prof__pft *pf, size_t i) {
         snprintf(label, sizeof label, "stream %lld", (long long)stream);
         name = label;
         rank0 = (int)prof__map_get(&pf->stream_rank, group); /* the streams in order (prof__pft_stream_ranks) */
-    } else { /* async ranges and overlapping events apart, after the depth tracks */
+    } else { /* async ranges and overlapping events apart, ranked after the depth tracks */
         int async = (v->flags & PROF__F_ASYNC) != 0;
         group = ((uint64_t)t << 2) | 1 | (uint64_t)(async << 1);
         parent = PROF__PFT_UUID_THREAD(t);
@@ -17307,7 +17310,7 @@ static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint32_t rank, ui
     if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
     prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
     prof__pb_sub(m, 4, s);
-    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: its depth tracks and lanes by rank */
+    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: its depth tracks and lanes by rank where a reader applies it (today's UI shows them beside the thread's, by name) */
     prof__pb_i(m, 12, (int64_t)rank); /* sibling_order_rank */
     prof__pb_u(&pf->pkt, 10, (uint64_t)i + 2);
     prof__pb_sub(&pf->pkt, 60, m);
@@ -18208,7 +18211,7 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
         /* from the session's start; a list built by hand has none (its
            times may be the Unix clock's): from its first time */
         prof__list_span(p->e, p->e->base_real_ns != 0, &t0, &t1);
-        if (__builtin_sub_overflow(t1, t0, &d)) d = INT64_MAX; /* a hand-built span past 2^63 ns: at least that (it was left out) */
+        if (__builtin_sub_overflow(t1, t0, &d)) d = INT64_MAX; /* a hand-built span past 2^63 ns: at least that, which a profile with samples should say */
         if (d > 0) prof__pb_i(&s, 10, d); /* duration_nanos (go tool pprof prints it) */
     }
     if (m.oom || s.oom) p->oom = 1;

@@ -671,8 +671,9 @@ static void test_perfetto_importer(void) {
     CHECK(pthread_create(&th, NULL, pf_worker, NULL) == 0); /* its full stretch between the main thread's two */
     pthread_join(th, NULL);
     pf_recurse_a(1100); /* a second time: two full stretches on one thread */
-    /* 12 async ranges open at once: 12 lanes under the thread, after its
-       depth tracks, in their numbers' order ("async (10)" after "(9)") */
+    /* 12 async ranges open at once: 12 lanes, "async" beside the thread's
+       track and "async (2)" to "(12)" under it, in their numbers' order
+       ("async (10)" after "(9)") */
     for (i = 1; i <= 12; i++) PROF_ASYNC_BEGIN("async", (uint64_t)i);
     for (i = 1; i <= 12; i++) PROF_ASYNC_END((uint64_t)i);
     ev = prof_stop();

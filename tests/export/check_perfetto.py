@@ -400,8 +400,11 @@ def main():
                 groups[(k[0], k[2])].append(k)
             for g, ks in groups.items():
                 if ks != sorted(ks):
-                    fail(f"thread track {p}: the UI orders the tracks beside it by name, {names_shown[:12]}: a group's not in their numbers' order")
+                    fail(f"track {p}: the UI orders the tracks beside it by name, {names_shown[:12]}: a group's not in their numbers' order")
             continue
+        if not explicit:
+            # by name, "depth 10240-10751" would come before "depth 1536-2047"
+            fail(f"track {p} ({s_of(one(tracks[p], 'name', b''))!r}): child tracks {[s_of(one(tracks[u], 'name', b'')) for u in kids][:6]} without child_ordering EXPLICIT (the UI orders them by name)")
         if explicit:
             ranks = [int(one(tracks[u], "sibling_order_rank", "0")) for u in kids]
             if len(set(ranks)) != len(ranks):
