@@ -617,12 +617,12 @@
    PROF_E_UNKNOWN_KEY for a sort key or metric that is none; a table's
    options are checked for an empty list too, whose table has no rows;
    PROF_E_DROPPED, _UNBALANCED, _OPEN_SCOPES and _CUPTI are only the
-   codes of logged messages; prof_result_string names each); a log callback in
-   prof_config receives every error with a message, and prof_last_error()
-   returns the calling thread's last error message ("" before any; never
-   NULL): warnings and info lines are not kept, and a later success does
-   not clear it. prof.h never exits or
-   aborts the host program.
+   codes of logged messages; prof_result_string names each); a log
+   callback in prof_config receives every error with a message, and
+   prof_last_error() returns the calling thread's last error message (""
+   before any; never NULL): warnings and info lines are not kept, and a
+   later success does not clear it. prof.h never exits or aborts the host
+   program.
    Names and other strings are any bytes (NUL ends them): every export
    and table writes valid UTF-8 as it is and invalid UTF-8 as U+FFFD,
    one for each maximal invalid subpart (what Python's
@@ -17310,7 +17310,7 @@ static PROF__NI void prof__pft_thread(prof__pft *pf, size_t i, uint32_t rank, ui
     if (!e->thr[i].name) snprintf(tn, sizeof tn, "thread %llu", (unsigned long long)e->thr[i].tid);
     prof__pb_s(s, 5, e->thr[i].name ? e->thr[i].name : tn);
     prof__pb_sub(m, 4, s);
-    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: its depth tracks and lanes by rank where a reader applies it (today's UI shows them beside the thread's, by name) */
+    prof__pb_u(m, 11, 3); /* child_ordering EXPLICIT: for a reader that applies it (the UI orders a thread's tracks by name) */
     prof__pb_i(m, 12, (int64_t)rank); /* sibling_order_rank */
     prof__pb_u(&pf->pkt, 10, (uint64_t)i + 2);
     prof__pb_sub(&pf->pkt, 60, m);
@@ -18211,7 +18211,8 @@ static PROF__NI void prof__pp_write(prof__pp *p, prof__w *w, int which) {
         /* from the session's start; a list built by hand has none (its
            times may be the Unix clock's): from its first time */
         prof__list_span(p->e, p->e->base_real_ns != 0, &t0, &t1);
-        if (__builtin_sub_overflow(t1, t0, &d)) d = INT64_MAX; /* a hand-built span past 2^63 ns: at least that, which a profile with samples should say */
+        d = t1;
+        prof__sat_sub(&d, t0); /* a hand-built span past 2^63 ns: INT64_MAX, at least that */
         if (d > 0) prof__pb_i(&s, 10, d); /* duration_nanos (go tool pprof prints it) */
     }
     if (m.oom || s.oom) p->oom = 1;

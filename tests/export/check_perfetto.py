@@ -389,19 +389,18 @@ def main():
         # (track_descriptor.proto: child_ordering is ignored on a thread's
         # or a process's track, whose child tracks become its siblings):
         # there each lane group's tracks must come in their numbers' order
-        beside = bool(tracks[p].get("thread") or tracks[p].get("process"))
-        explicit = not beside and one(tracks[p], "child_ordering") in ("EXPLICIT", "3")
-        if beside:
+        if tracks[p].get("thread") or tracks[p].get("process"):
             shown = sorted(kids, key=lambda u: one(tracks[u], "name", b""))
             names_shown = [s_of(one(tracks[u], "name", b"")) for u in shown]
             groups = defaultdict(list)
             for nm in names_shown:
                 k = lane_key(nm)
                 groups[(k[0], k[2])].append(k)
-            for g, ks in groups.items():
+            for ks in groups.values():
                 if ks != sorted(ks):
                     fail(f"track {p}: the UI orders the tracks beside it by name, {names_shown[:12]}: a group's not in their numbers' order")
             continue
+        explicit = one(tracks[p], "child_ordering") in ("EXPLICIT", "3")
         if not explicit:
             # by name, "depth 10240-10751" would come before "depth 1536-2047"
             fail(f"track {p} ({s_of(one(tracks[p], 'name', b''))!r}): child tracks {[s_of(one(tracks[u], 'name', b'')) for u in kids][:6]} without child_ordering EXPLICIT (the UI orders them by name)")
