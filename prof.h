@@ -698,6 +698,16 @@
    growing, so where a partial sum passes +-2^63 and later terms bring it
    back (values near 2^63 only), prof.h's result is the limit or off by
    what was cut, where PyTorch's is exact.
+   Sessions (each schedule window is one) are numbered in 32 bits, 4
+   apart, so the numbers come round after 2^30 sessions: 3 hours at
+   100k empty windows a second, the fastest seen here. Only what is left
+   from the one session 2^30 earlier with the same number is then taken
+   for the current session's: a thread that recorded in it and never
+   since counts its old scopes again in that one session's stats (as
+   entered and open at stop; the events are right), an allocation
+   tracked since then and freed in it is taken as allocated in it, and a
+   PROF_BEGIN range open since then and ended in it is recorded from its
+   old start.
 
    OUTPUT FILES
    ============
@@ -726,9 +736,13 @@
    A file the user may write in a directory they may not is written in
    place, and emptied if the export then fails; so is one whose directory
    refuses the rename (another user's file in a sticky directory such as
-   /tmp): the finished temporary file is copied over it. Devices, pipes,
-   files of /proc (by the file system: /proc/self/cwd/x is an ordinary
-   file) and descriptors are written in place; a descriptor is named by
+   /tmp): the finished temporary file is copied over it (all of it, or
+   the export fails; a temporary file that cannot be removed after the
+   copy is warned of by name). Devices, pipes, files of /proc (by the
+   file system: /proc/self/cwd/x is an ordinary file) and descriptors
+   are written in place; a path whose node cannot be looked at (stat
+   fails, other than for its absence) fails the export, since a rename
+   over it could replace a pipe or a device. A descriptor is named by
    /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
    /proc/thread-self/fd/N or /proc/<pid>/fd/N, also through a symlink (a
    log file linked to /dev/stdout), and written through a duplicate of it,
@@ -13369,7 +13383,13 @@ static PROF__NI int prof__out_dir(prof__out *o, const char *target) {
    never through something already at the temporary name (a stale file, a
    planted link). A file that is writable in a directory that is not is
    written in place, and emptied if the export fails. Returns 0 when
-   o->w->fd is open, else the errno for the message. */
+   o->w->fd is open, PROF__OUT_SPECIAL when the target is there and no
+   regular file (prof__out_open's stat of it failed, or it was made since:
+   a FIFO or device must be written, not replaced), else the errno for the
+   message: also of a look at the target that failed for another reason
+   than its absence (EIO, EACCES), since a rename over what could not be
+   seen might replace a FIFO or a device node. */
+#define PROF__OUT_SPECIAL (-1)
 static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     static unsigned counter;
     const char *base;
@@ -13378,9 +13398,13 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     size_t len, pre;
     unsigned n;
     if ((err = prof__out_dir(o, target)) != 0) return err;
-    if (prof__out_stat(o, o->name, &st) == 0) have_old = S_ISREG(st.st_mode);
-    else if (errno == ENAMETOOLONG) return ENAMETOOLONG; /* a name past NAME_MAX: the rename would fail after the whole file */
-    else have_old = 0;
+    while ((err = prof__out_stat(o, o->name, &st) == 0 ? 0 : errno) == EINTR) {}
+    if (!err && !S_ISREG(st.st_mode)) return PROF__OUT_SPECIAL;
+    /* EOVERFLOW: there, but its size or inode number does not fit this
+       build's struct stat (i386 without _FILE_OFFSET_BITS=64): a regular
+       file of 2 GiB or more, replaced without its mode */
+    if (err && err != ENOENT && err != EOVERFLOW) return err; /* (ENAMETOOLONG, a name past NAME_MAX, among them: the rename would fail after the whole file) */
+    have_old = !err;
     if (have_old && prof__out_writable(o, o->name) != 0) return errno;
     base = strrchr(o->name, '/');
     base = base ? base + 1 : o->name;
@@ -13480,14 +13504,14 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
             prof__sig_release(&g, prof__flush_host(fd == 1 ? stdout : stderr, fd));
         }
         if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) err = errno;
-    } else if (prof__on_procfs(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+    } else if (prof__on_procfs(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+               (err = prof__out_open_file(o, o->target ? o->target : path)) == PROF__OUT_SPECIAL) {
         /* a FIFO's open waits for its reader: a signal's handler (no
            SA_RESTART) ends that wait with EINTR, which is no failure */
         o->stream = 1;
+        err = 0;
         while ((o->w->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 && errno == EINTR) {}
         if (o->w->fd < 0) err = errno;
-    } else {
-        err = prof__out_open_file(o, o->target ? o->target : path);
     }
     if (!err && (o->w->fd = prof__fd_high(o->w->fd)) < 0) {
         err = errno;
@@ -13525,16 +13549,21 @@ static PROF__NI int prof__out_sync(int fd) {
 static PROF__NI void prof__out_empty(prof__out *o);
 static PROF__NI int prof__out_copy_over(prof__out *o, int why) {
     int in, out, err = 0;
+    struct stat st;
+    uint64_t copied = 0;
     if (prof__out_writable(o, o->name) != 0) return errno == ENOENT ? why : errno;
     while ((out = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
     if (out < 0) return errno;
     o->in_place = 1;
     while ((in = prof__out_openat(o, o->tmp, O_RDONLY, 0)) < 0 && errno == EINTR) {}
-    if (in < 0) err = errno;
+    if (in < 0 || fstat(in, &st) != 0) err = errno;
     while (!err) {
         ssize_t k = read(in, o->w->bufs[0], PROF__W_CHUNK);
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) { err = k < 0 ? errno : 0; break; }
+        /* an end before the file's size (cut meanwhile, a network or FUSE
+           file system) is an error: a short copy would look complete */
+        if (k <= 0) { err = k < 0 ? errno : copied == (uint64_t)st.st_size ? 0 : EIO; break; }
+        copied += (uint64_t)k;
         if ((err = prof__write_all(out, o->w->bufs[0], (size_t)k)) != 0) break;
     }
     if (in >= 0) close(in);
@@ -13575,7 +13604,9 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
         err = errno;
         if (err == EPERM || err == EACCES) err = prof__out_copy_over(o, err);
     }
-    if (o->tmp && (err || o->in_place)) prof__out_unlinkat(o, o->tmp);
+    /* (copied over, a temporary file left is the one trace of it: said) */
+    if (o->tmp && (err || o->in_place) && prof__out_unlinkat(o, o->tmp) != 0 && errno != ENOENT && !err)
+        prof__report(PROF_LOG_WARNING, PROF_E_IO, "%s: '%s' was written, but its temporary file '%s' could not be removed: %s", who, o->path, o->tmp, strerror(errno));
     prof__out_free(o);
     if (!err) return PROF_OK;
     if (err < 0) err = EIO; /* PROF__W_REDO that was never redone: cannot happen, but never "Unknown error -1" */

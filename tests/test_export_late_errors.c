@@ -10,14 +10,25 @@
    - the old file's mode not given to the new one (fchmod refused: some
      CIFS, FUSE or NFS mounts): the replaced file became 0600 silently; it
      now warns.
-   The test defines openat, fsync, close, renameat and fchmod itself (the
-   executable's definitions come first); each fault acts only while its
-   mode is set, on the export's own file. */
+   - a target that is a FIFO, when the first look at it (stat) failed
+     (EIO): the FIFO was replaced by a regular file and PROF_OK returned,
+     its reader getting nothing; now the second look (fstatat) sees the
+     FIFO and writes into it, and when that look fails too the export
+     fails (nothing it cannot see is replaced);
+   - a refused rename whose copy over the old file read an end before the
+     temporary file's size (cut meanwhile, a FUSE file system): PROF_OK
+     with the target empty or cut; now PROF_E_IO, the target emptied;
+   - a copy over the old file whose temporary file could not be removed
+     afterwards: left behind with no word; now a warning names it.
+   The test defines openat, fsync, close, renameat, fchmod, stat, fstatat,
+   read and unlinkat itself (the executable's definitions come first); each
+   fault acts only while its mode is set, on the export's own file. */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -27,6 +38,10 @@ static int g_no_tmp;     /* openat of a temporary file (".tmp") says EACCES */
 static int g_fsync_eio;  /* fsync says EIO */
 static int g_close_eio;  /* close of a descriptor open for writing says EIO (after closing it) */
 static int g_rename_eacces, g_fchmod_eperm;
+static int g_stat_eio;   /* stat of a name with "pipe" says EIO */
+static int g_fstatat_eio; /* fstatat of a name with "pipe" says EIO */
+static int g_read_eof;   /* read of a temporary file (".tmp") says 0 (its end) */
+static int g_unlink_eio; /* unlinkat of a temporary file says EIO */
 
 int openat(int dir, const char *path, int flags, ...) {
     int (*real)(int, const char *, int, ...);
@@ -68,9 +83,41 @@ int fchmod(int fd, mode_t mode) {
     *(void **)&real = dlsym(RTLD_NEXT, "fchmod");
     return real ? real(fd, mode) : -1;
 }
+int stat(const char *path, struct stat *st) {
+    int (*real)(const char *, struct stat *);
+    if (__atomic_load_n(&g_stat_eio, __ATOMIC_SEQ_CST) && strstr(path, "pipe")) { errno = EIO; return -1; }
+    *(void **)&real = dlsym(RTLD_NEXT, "stat");
+    return real ? real(path, st) : -1;
+}
+int fstatat(int dir, const char *path, struct stat *st, int flags) {
+    int (*real)(int, const char *, struct stat *, int);
+    if (__atomic_load_n(&g_fstatat_eio, __ATOMIC_SEQ_CST) && strstr(path, "pipe")) { errno = EIO; return -1; }
+    *(void **)&real = dlsym(RTLD_NEXT, "fstatat");
+    return real ? real(dir, path, st, flags) : -1;
+}
+ssize_t read(int fd, void *buf, size_t n) {
+    ssize_t (*real)(int, void *, size_t);
+    if (__atomic_load_n(&g_read_eof, __ATOMIC_SEQ_CST)) {
+        char link[64], to[512];
+        ssize_t k;
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        k = readlink(link, to, sizeof to - 1);
+        if (k > 0 && (to[k] = 0, strstr(to, ".tmp"))) return 0;
+    }
+    *(void **)&real = dlsym(RTLD_NEXT, "read");
+    return real ? real(fd, buf, n) : -1;
+}
+int unlinkat(int dir, const char *path, int flags) {
+    int (*real)(int, const char *, int);
+    if (__atomic_load_n(&g_unlink_eio, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) { errno = EIO; return -1; }
+    *(void **)&real = dlsym(RTLD_NEXT, "unlinkat");
+    return real ? real(dir, path, flags) : -1;
+}
 
 #include "prof.h"
 #include "check.h"
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -81,6 +128,73 @@ static long file_size(const char *p) {
 static void put(const char *p, const char *text) {
     FILE *f = fopen(p, "w");
     if (f) { fputs(text, f); fclose(f); }
+}
+
+/* The FIFO's reader: every byte, into a string. Opened without waiting
+   and polled, 20 s at most: a FIFO the export replaced (the defect) would
+   leave a reader blocked in open(2) for ever. */
+typedef struct { const char *path; char *got; size_t n; } reader;
+static void *read_fifo(void *arg) {
+    reader *r = (reader *)arg;
+    int fd = open(r->path, O_RDONLY | O_NONBLOCK), waited = 0;
+    char chunk[4096];
+    if (fd < 0) return NULL;
+    while (waited < 200) {
+        struct pollfd p;
+        ssize_t k;
+        p.fd = fd;
+        p.events = POLLIN;
+        if (poll(&p, 1, 100) == 0) { waited++; continue; }
+        if ((k = read(fd, chunk, sizeof chunk)) > 0) {
+            char *g = (char *)realloc(r->got, r->n + (size_t)k + 1);
+            if (!g) break;
+            memcpy(g + r->n, chunk, (size_t)k);
+            r->got = g;
+            r->n += (size_t)k;
+            g[r->n] = 0;
+        } else if (k == 0 || errno != EAGAIN) {
+            break; /* the writer closed it */
+        }
+    }
+    close(fd);
+    return NULL;
+}
+static char *slurp(const char *p, size_t *n) {
+    FILE *f = fopen(p, "rb");
+    char *s = NULL;
+    long k;
+    *n = 0;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (k = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (s = (char *)malloc((size_t)k + 1)) != NULL) {
+        *n = fread(s, 1, (size_t)k, f);
+        s[*n] = 0;
+    }
+    fclose(f);
+    return s;
+}
+static int is_fifo(const char *p) {
+    struct stat st;
+    return lstat(p, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+/* Nothing but the target itself in dir (no temporary file left); say:
+   name what else is there */
+static int only_file(const char *dir, const char *name, int say) {
+    char cmd[600];
+    FILE *f;
+    char line[512];
+    int n = 0, other = 0;
+    snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
+    if (!(f = popen(cmd, "r"))) return 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (strcmp(line, name) == 0) n++;
+        else if (!strstr(line, "trace.json") && !strstr(line, "mode.json")) {
+            other++;
+            if (say) fprintf(stderr, "left in %s: %s\n", dir, line);
+        }
+    }
+    pclose(f);
+    return n == 1 && other == 0;
 }
 
 /* An in-place export (the temporary file refused) whose fsync or close
@@ -142,6 +256,76 @@ int main(void) {
     CHECK(check_log_find(PROF_E_IO, "mode 0644", NULL) > 0);
     CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK); /* and without the fault: the old mode */
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600); /* (the mode of the file it replaced: 0600 now) */
+
+    {
+        /* a FIFO whose first look failed: written into, still a FIFO */
+        char *want;
+        size_t want_n;
+        reader rd;
+        pthread_t th;
+        /* the bytes wanted (the trace names its file): the same export
+           to a regular file of the same name */
+        snprintf(path, sizeof path, "%s/pipe", dir);
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        want = slurp(path, &want_n);
+        CHECK(want && want_n > 100);
+        CHECK(unlink(path) == 0);
+        CHECK(mkfifo(path, 0644) == 0);
+        memset(&rd, 0, sizeof rd);
+        rd.path = path;
+        CHECK(pthread_create(&th, NULL, read_fifo, &rd) == 0);
+        g_stat_eio = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        g_stat_eio = 0;
+        CHECK(pthread_join(th, NULL) == 0);
+        if (!CHECK(is_fifo(path))) fprintf(stderr, "the FIFO was replaced\n");
+        if (!CHECK(rd.got && want && rd.n == want_n && memcmp(rd.got, want, want_n) == 0)) fprintf(stderr, "the reader got %zu bytes, want %zu\n", rd.n, want_n);
+        free(rd.got);
+        /* both looks failed: an error, the FIFO left (no reader needed:
+           nothing is opened) */
+        g_stat_eio = g_fstatat_eio = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+        g_stat_eio = g_fstatat_eio = 0;
+        if (!CHECK(strstr(prof_last_error(), "Input/output error") != NULL)) fprintf(stderr, "the message: %s\n", prof_last_error());
+        CHECK(is_fifo(path));
+        CHECK(only_file(dir, "pipe", 1));
+        CHECK(unlink(path) == 0);
+
+        /* a copy over the old file (rename refused) that reads an early end */
+        snprintf(path, sizeof path, "%s/copy.json", dir);
+        free(want);
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        want = slurp(path, &want_n);
+        CHECK(want && want_n > 100);
+        put(path, "old bytes\n");
+        check_log_reset();
+        g_rename_eacces = g_read_eof = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+        g_rename_eacces = g_read_eof = 0;
+        if (!CHECK(strstr(prof_last_error(), "in place") && strstr(prof_last_error(), "emptied"))) fprintf(stderr, "the message: %s\n", prof_last_error());
+        CHECK_EQ_INT(file_size(path), 0);
+        CHECK(only_file(dir, "copy.json", 1));
+        /* the same copy, whole: the bytes of the reference */
+        g_rename_eacces = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        g_rename_eacces = 0;
+        {
+            size_t n;
+            char *got = slurp(path, &n);
+            CHECK(got && want && n == want_n && memcmp(got, want, n) == 0);
+            free(got);
+        }
+        CHECK(only_file(dir, "copy.json", 1));
+
+        /* copied over, its temporary file not removed: a warning names it */
+        check_log_reset();
+        g_rename_eacces = g_unlink_eio = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        g_rename_eacces = g_unlink_eio = 0;
+        if (!CHECK(check_log_has(PROF_E_IO, "temporary file") && check_log_has(PROF_E_IO, "copy.json.tmp"))) fprintf(stderr, "no warning of the temporary file left\n");
+        CHECK(!only_file(dir, "copy.json", 0)); /* (it is there: the warning is true) */
+        free(want);
+    }
 
     prof_events_free(ev);
     snprintf(path, sizeof path, "rm -rf %s", dir);
