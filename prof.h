@@ -732,9 +732,11 @@
    it keep the old content. A file the user may not
    write (read-only, another user's) is not replaced: PROF_E_IO, EACCES,
    as open(2) would say. A symlink at the path is followed (also a
-   dangling one: the file is made where it points; a loop is an error).
-   A file the user may write in a directory they may not is written in
-   place, and emptied if the export then fails; so is one whose directory
+   dangling one: the file is made where it points; a loop, or a link that
+   cannot be read, is an error). A file the user may write in a
+   directory they may not is written in place, and emptied if the export
+   then fails (where emptying fails too, the message says so: what stays
+   may look whole but is not to be trusted); so is one whose directory
    refuses the rename (another user's file in a sticky directory such as
    /tmp): the finished temporary file is copied over it (all of it, or
    the export fails; a temporary file that cannot be removed after the
@@ -13157,6 +13159,7 @@ typedef struct prof__out {
     char *name;         /* the target's name in dir (a whole path without PROF__AT) */
     char *tmp;          /* the temporary file's, renamed to name at the end */
     int in_place;       /* an existing file written through (no writable directory) */
+    int empty_err;      /* in place, failed: why it could not be emptied (0: it was) */
     int stream;         /* a descriptor, pipe, device or /proc file: written as it goes */
     int plug[3];        /* /dev/null at descriptors 0-2 the host had closed, for the export */
     ino_t plug_ino;     /* its inode: a descriptor the host put there meanwhile stays */
@@ -13265,7 +13268,7 @@ static PROF__NI int prof__fd_path(const char *path) {
 /* Where a symlink at path leads, followed link by link as open(2) would,
    also when the last one dangles (the file is created where it points);
    NULL with *err = 0 when path is no symlink, with *err set on a loop or
-   an unreadable link. A link that leads to a descriptor's name (a log
+   a link that cannot be read (or looked at: EIO). A link that leads to a descriptor's name (a log
    file linked to /dev/stdout, as containers do) stops there: *fd is that
    descriptor (else -1), the way such a name is written. */
 static PROF__NI char *prof__follow_links(const char *path, int *err, int *fd) {
@@ -13275,13 +13278,18 @@ static PROF__NI char *prof__follow_links(const char *path, int *err, int *fd) {
     *err = 0;
     *fd = -1;
     for (hops = 0; hops < 40; hops++) {
-        struct stat st;
         char link[4096];
         ssize_t n;
         size_t dir = 0, k;
         if (at != path && (*fd = prof__fd_path(at)) >= 0) return cur;
-        if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
-        if ((n = readlink(at, link, sizeof link)) < 0 || (size_t)n == sizeof link) { /* a full buffer may be cut short */
+        /* no link there: not one (EINVAL), nothing (ENOENT, ENOTDIR), or
+           a path past PATH_MAX, whose directory is opened on its own; any
+           other failure (EIO) fails the export, since what cannot be seen
+           might be a link, and a rename over it would replace the link */
+        if ((n = readlink(at, link, sizeof link)) < 0 &&
+            (errno == EINVAL || errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG))
+            return cur;
+        if (n < 0 || (size_t)n == sizeof link) { /* a full buffer may be cut short */
             *err = n < 0 ? errno : ENAMETOOLONG;
             PROF__FREE(cur);
             return NULL;
@@ -13425,10 +13433,14 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
         o->w->fd = prof__out_openat(o, o->tmp, O_WRONLY | O_CREAT | O_EXCL, have_old ? 0600 : 0666);
         /* a signal that ends the open (a network or FUSE file system, a
            handler without SA_RESTART) is no failure: the name may have
-           been made before it came, so it goes, and the next is tried */
-        if (o->w->fd < 0 && errno == EINTR) {
+           been made before it came, so it goes, and the next is tried; so
+           may it have been before another error there (EIO): it goes too.
+           (Only EEXIST says the name is someone else's: O_EXCL checks it
+           before anything that creating could fail.) */
+        if (o->w->fd < 0 && errno != EEXIST) {
+            int why = errno;
             prof__out_unlinkat(o, o->tmp);
-            errno = EINTR;
+            errno = why;
         }
     } while (o->w->fd < 0 && (errno == EINTR || (errno == EEXIST && ++tries < 16)));
     o->w->can_redo = o->w->fd >= 0;
@@ -13547,6 +13559,14 @@ static PROF__NI int prof__out_sync(int fd) {
    target then emptied: o->in_place); `why`, the rename's, where there is
    no target to write over. */
 static PROF__NI void prof__out_empty(prof__out *o);
+/* A file written in place and failed, emptied through fd: what stays must
+   not look complete, and where it cannot be emptied (a network file
+   system's error) the message must not say it was (o->empty_err). */
+static PROF__NI void prof__out_truncate(prof__out *o, int fd) {
+    while (ftruncate(fd, 0) != 0)
+        if (errno != EINTR) { o->empty_err = errno; return; }
+    o->empty_err = 0;
+}
 static PROF__NI int prof__out_copy_over(prof__out *o, int why) {
     int in, out, err = 0;
     struct stat st;
@@ -13568,7 +13588,7 @@ static PROF__NI int prof__out_copy_over(prof__out *o, int why) {
     }
     if (in >= 0) close(in);
     if (!err) err = prof__out_sync(out);
-    if (err) while (ftruncate(out, 0) != 0 && errno == EINTR) {}
+    if (err) prof__out_truncate(o, out);
     if (close(out) != 0 && errno != EINTR && !err) {
         err = errno;
         prof__out_empty(o);
@@ -13581,6 +13601,7 @@ static PROF__NI int prof__out_copy_over(prof__out *o, int why) {
 static PROF__NI void prof__out_empty(prof__out *o) {
     int fd;
     while ((fd = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
+    o->empty_err = fd < 0 ? errno : 0;
     if (fd >= 0) close(fd);
 }
 /* prof__out_close's work: the file finished (renamed into place, or
@@ -13591,8 +13612,7 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     prof__w_finish(o->w);
     err = o->w->err;
     if (!err && !o->stream) err = prof__out_sync(o->w->fd);
-    if (err && o->in_place) /* nothing that looks complete (also after a failed sync) */
-        while (ftruncate(o->w->fd, 0) != 0 && errno == EINTR) {}
+    if (err && o->in_place) prof__out_truncate(o, o->w->fd); /* nothing that looks complete (also after a failed sync) */
     /* close is never retried: Linux frees the descriptor whatever it
        says. EINTR (a signal during a network file system's flush) says
        nothing of the bytes, which write(2) all took; EIO or ENOSPC does */
@@ -13612,6 +13632,11 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     if (err < 0) err = EIO; /* PROF__W_REDO that was never redone: cannot happen, but never "Unknown error -1" */
     /* out of memory (a format's own, or its writer's) is PROF_E_NOMEM, one message */
     rc = err == ENOMEM ? PROF_E_NOMEM : PROF_E_IO;
+    if (o->in_place && o->empty_err) {
+        char why[128]; /* (strerror's buffer may be one for both) */
+        snprintf(why, sizeof why, "%s", strerror(err));
+        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable, or refused to replace it) failed: %s; emptying it failed too (%s): what it holds may look whole but is not to be trusted", who, o->path, why, strerror(o->empty_err));
+    }
     if (o->in_place)
         return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable, or refused to replace it) failed: %s; the file was emptied", who, o->path, strerror(err));
     if (o->stream)

@@ -19,9 +19,17 @@
      temporary file's size (cut meanwhile, a FUSE file system): PROF_OK
      with the target empty or cut; now PROF_E_IO, the target emptied;
    - a copy over the old file whose temporary file could not be removed
-     afterwards: left behind with no word; now a warning names it.
+     afterwards: left behind with no word; now a warning names it;
+   - a symlink at the path that could not be looked at (lstat: EIO) was
+     taken for no link and replaced by the new file (PROF_OK), the file it
+     points to left old; now the export fails and the link stays;
+   - an in-place export that failed and could not empty the file either
+     (ftruncate: EIO) said "the file was emptied" over a whole trace; now
+     the message says emptying failed too;
+   - a temporary file whose create made the name and then failed (EIO, a
+     network file system) was left behind; now it goes.
    The test defines openat, fsync, close, renameat, fchmod, stat, fstatat,
-   read and unlinkat itself (the executable's definitions come first); each
+   read, unlinkat, lstat, readlink and ftruncate itself (the executable's definitions come first); each
    fault acts only while its mode is set, on the export's own file. */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
@@ -42,6 +50,9 @@ static int g_stat_eio;   /* stat of a name with "pipe" says EIO */
 static int g_fstatat_eio; /* fstatat of a name with "pipe" says EIO */
 static int g_read_eof;   /* read of a temporary file (".tmp") says 0 (its end) */
 static int g_unlink_eio; /* unlinkat of a temporary file says EIO */
+static int g_link_eio;   /* lstat and readlink of a name with "link" say EIO */
+static int g_ftruncate_eio; /* ftruncate says EIO */
+static int g_tmp_made_eio; /* openat of a temporary file makes it, then says EIO */
 
 int openat(int dir, const char *path, int flags, ...) {
     int (*real)(int, const char *, int, ...);
@@ -54,6 +65,12 @@ int openat(int dir, const char *path, int flags, ...) {
     }
     if (__atomic_load_n(&g_no_tmp, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) { errno = EACCES; return -1; }
     *(void **)&real = dlsym(RTLD_NEXT, "openat");
+    if (real && __atomic_load_n(&g_tmp_made_eio, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) {
+        int fd = real(dir, path, flags, mode);
+        if (fd >= 0) close(fd);
+        errno = EIO;
+        return -1;
+    }
     return real ? real(dir, path, flags, mode) : -1;
 }
 int fsync(int fd) {
@@ -106,6 +123,24 @@ ssize_t read(int fd, void *buf, size_t n) {
     }
     *(void **)&real = dlsym(RTLD_NEXT, "read");
     return real ? real(fd, buf, n) : -1;
+}
+int lstat(const char *path, struct stat *st) {
+    int (*real)(const char *, struct stat *);
+    if (__atomic_load_n(&g_link_eio, __ATOMIC_SEQ_CST) && strstr(path, "link")) { errno = EIO; return -1; }
+    *(void **)&real = dlsym(RTLD_NEXT, "lstat");
+    return real ? real(path, st) : -1;
+}
+ssize_t readlink(const char *path, char *buf, size_t n) {
+    ssize_t (*real)(const char *, char *, size_t);
+    if (__atomic_load_n(&g_link_eio, __ATOMIC_SEQ_CST) && strstr(path, "link")) { errno = EIO; return -1; }
+    *(void **)&real = dlsym(RTLD_NEXT, "readlink");
+    return real ? real(path, buf, n) : -1;
+}
+int ftruncate(int fd, off_t len) {
+    int (*real)(int, off_t);
+    if (__atomic_load_n(&g_ftruncate_eio, __ATOMIC_SEQ_CST)) { errno = EIO; return -1; }
+    *(void **)&real = dlsym(RTLD_NEXT, "ftruncate");
+    return real ? real(fd, len) : -1;
 }
 int unlinkat(int dir, const char *path, int flags) {
     int (*real)(int, const char *, int);
@@ -325,6 +360,49 @@ int main(void) {
         if (!CHECK(check_log_has(PROF_E_IO, "temporary file") && check_log_has(PROF_E_IO, "copy.json.tmp"))) fprintf(stderr, "no warning of the temporary file left\n");
         CHECK(!only_file(dir, "copy.json", 0)); /* (it is there: the warning is true) */
         free(want);
+    }
+    {
+        /* a symlink that cannot be looked at: not replaced */
+        char real_path[256];
+        struct stat lst;
+        size_t n;
+        char *got;
+        snprintf(path, sizeof path, "%s/link.json", dir);
+        snprintf(real_path, sizeof real_path, "%s/real.json", dir);
+        put(real_path, "OLD\n");
+        CHECK(symlink("real.json", path) == 0);
+        g_link_eio = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+        g_link_eio = 0;
+        if (!CHECK(strstr(prof_last_error(), "Input/output error") != NULL)) fprintf(stderr, "the message: %s\n", prof_last_error());
+        if (!CHECK(lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) fprintf(stderr, "the link was replaced\n");
+        got = slurp(real_path, &n);
+        CHECK(got && strcmp(got, "OLD\n") == 0);
+        free(got);
+        /* and without the fault: through the link */
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        CHECK(lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && file_size(real_path) > 100);
+        CHECK(unlink(path) == 0 && unlink(real_path) == 0);
+    }
+    /* in place, failed, and not emptied: the message says so */
+    snprintf(path, sizeof path, "%s/trace.json", dir);
+    put(path, "old bytes\n");
+    g_no_tmp = g_fsync_eio = g_ftruncate_eio = 1;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+    g_no_tmp = g_fsync_eio = g_ftruncate_eio = 0;
+    if (!CHECK(strstr(prof_last_error(), "emptying it failed too") && !strstr(prof_last_error(), "was emptied")))
+        fprintf(stderr, "the message: %s\n", prof_last_error());
+    CHECK(file_size(path) > 100); /* (the whole trace: what the message now says is there) */
+    /* a temporary file made, then its create failed: removed */
+    snprintf(path, sizeof path, "%s/made.json", dir);
+    g_tmp_made_eio = 1;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+    g_tmp_made_eio = 0;
+    CHECK_EQ_INT(file_size(path), -1);
+    {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -q made", dir);
+        if (!CHECK(system(cmd) != 0)) fprintf(stderr, "a temporary file of made.json was left\n");
     }
 
     prof_events_free(ev);
