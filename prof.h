@@ -699,7 +699,7 @@
    back (values near 2^63 only), prof.h's result is the limit or off by
    what was cut, where PyTorch's is exact.
    Sessions (each schedule window is one) are numbered in 32 bits, 4
-   apart, so the numbers come round after 2^30 sessions: 3 hours at
+   apart, so the numbers come round after 2^30 - 1 sessions: 3 hours at
    100k empty windows a second, the fastest seen here. Only what is left
    from the one session 2^30 earlier with the same number is then taken
    for the current session's: a thread that recorded in it and never
@@ -740,11 +740,13 @@
    refuses the rename (another user's file in a sticky directory such as
    /tmp): the finished temporary file is copied over it (all of it, or
    the export fails; a temporary file that cannot be removed after the
-   copy is warned of by name). Devices, pipes, files of /proc (by the
-   file system: /proc/self/cwd/x is an ordinary file) and descriptors
-   are written in place; a path whose node cannot be looked at (stat
-   fails, other than for its absence) fails the export, since a rename
-   over it could replace a pipe or a device. A descriptor is named by
+   copy, or after a failed export, is warned of by name). Devices, pipes,
+   files of /proc (by the file system: /proc/self/cwd/x is an ordinary
+   file) and descriptors are written in place; a path whose node cannot
+   be looked at (stat fails, other than for its absence: also EOVERFLOW,
+   a size or inode number too big for an i386 build without
+   _FILE_OFFSET_BITS=64) fails the export, since a rename over it could
+   replace a pipe or a device. A descriptor is named by
    /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N,
    /proc/thread-self/fd/N or /proc/<pid>/fd/N, also through a symlink (a
    log file linked to /dev/stdout), and written through a duplicate of it,
@@ -13408,10 +13410,12 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
     if ((err = prof__out_dir(o, target)) != 0) return err;
     while ((err = prof__out_stat(o, o->name, &st) == 0 ? 0 : errno) == EINTR) {}
     if (!err && !S_ISREG(st.st_mode)) return PROF__OUT_SPECIAL;
-    /* EOVERFLOW: there, but its size or inode number does not fit this
-       build's struct stat (i386 without _FILE_OFFSET_BITS=64): a regular
-       file of 2 GiB or more, replaced without its mode */
-    if (err && err != ENOENT && err != EOVERFLOW) return err; /* (ENAMETOOLONG, a name past NAME_MAX, among them: the rename would fail after the whole file) */
+    /* (EOVERFLOW among them: something there whose size or inode number
+       does not fit this build's struct stat, on i386 without
+       _FILE_OFFSET_BITS=64, a FIFO on XFS as well as a big file; and
+       ENAMETOOLONG, a name past NAME_MAX, which the rename would refuse
+       after the whole file) */
+    if (err && err != ENOENT) return err;
     have_old = !err;
     if (have_old && prof__out_writable(o, o->name) != 0) return errno;
     base = strrchr(o->name, '/');
@@ -13434,10 +13438,11 @@ static PROF__NI int prof__out_open_file(prof__out *o, const char *target) {
         /* a signal that ends the open (a network or FUSE file system, a
            handler without SA_RESTART) is no failure: the name may have
            been made before it came, so it goes, and the next is tried; so
-           may it have been before another error there (EIO): it goes too.
-           (Only EEXIST says the name is someone else's: O_EXCL checks it
-           before anything that creating could fail.) */
-        if (o->w->fd < 0 && errno != EEXIST) {
+           may it have been before an I/O error there: it goes too. (Not
+           after others: EMFILE or ENOMEM come before the name is looked
+           up, which may be another process's of the same pid, in another
+           container sharing the directory.) */
+        if (o->w->fd < 0 && (errno == EINTR || errno == EIO)) {
             int why = errno;
             prof__out_unlinkat(o, o->tmp);
             errno = why;
@@ -13569,24 +13574,36 @@ static PROF__NI void prof__out_truncate(prof__out *o, int fd) {
 }
 static PROF__NI int prof__out_copy_over(prof__out *o, int why) {
     int in, out, err = 0;
-    struct stat st;
+    off_t size;
     uint64_t copied = 0;
     if (prof__out_writable(o, o->name) != 0) return errno == ENOENT ? why : errno;
-    while ((out = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
-    if (out < 0) return errno;
-    o->in_place = 1;
+    /* the temporary file open and its size known before the target is cut
+       (lseek: fstat fails on an inode number past 2^32 on i386 without
+       _FILE_OFFSET_BITS=64) */
     while ((in = prof__out_openat(o, o->tmp, O_RDONLY, 0)) < 0 && errno == EINTR) {}
-    if (in < 0 || fstat(in, &st) != 0) err = errno;
+    if (in < 0) return errno;
+    if ((size = lseek(in, 0, SEEK_END)) < 0 || lseek(in, 0, SEEK_SET) != 0) {
+        err = errno;
+        close(in);
+        return err;
+    }
+    while ((out = prof__out_openat(o, o->name, O_WRONLY | O_TRUNC, 0)) < 0 && errno == EINTR) {}
+    if (out < 0) {
+        err = errno;
+        close(in);
+        return err;
+    }
+    o->in_place = 1;
     while (!err) {
         ssize_t k = read(in, o->w->bufs[0], PROF__W_CHUNK);
         if (k < 0 && errno == EINTR) continue;
         /* an end before the file's size (cut meanwhile, a network or FUSE
            file system) is an error: a short copy would look complete */
-        if (k <= 0) { err = k < 0 ? errno : copied == (uint64_t)st.st_size ? 0 : EIO; break; }
+        if (k <= 0) { err = k < 0 ? errno : copied == (uint64_t)size ? 0 : EIO; break; }
         copied += (uint64_t)k;
         if ((err = prof__write_all(out, o->w->bufs[0], (size_t)k)) != 0) break;
     }
-    if (in >= 0) close(in);
+    close(in);
     if (!err) err = prof__out_sync(out);
     if (err) prof__out_truncate(o, out);
     if (close(out) != 0 && errno != EINTR && !err) {
@@ -13624,9 +13641,9 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
         err = errno;
         if (err == EPERM || err == EACCES) err = prof__out_copy_over(o, err);
     }
-    /* (copied over, a temporary file left is the one trace of it: said) */
-    if (o->tmp && (err || o->in_place) && prof__out_unlinkat(o, o->tmp) != 0 && errno != ENOENT && !err)
-        prof__report(PROF_LOG_WARNING, PROF_E_IO, "%s: '%s' was written, but its temporary file '%s' could not be removed: %s", who, o->path, o->tmp, strerror(errno));
+    /* a temporary file that stays is said, with where it is */
+    if (o->tmp && (err || o->in_place) && prof__out_unlinkat(o, o->tmp) != 0 && errno != ENOENT)
+        prof__report(PROF_LOG_WARNING, PROF_E_IO, "%s: the temporary file '%s' beside '%s' could not be removed: %s", who, o->tmp, o->target ? o->target : o->path, strerror(errno));
     prof__out_free(o);
     if (!err) return PROF_OK;
     if (err < 0) err = EIO; /* PROF__W_REDO that was never redone: cannot happen, but never "Unknown error -1" */

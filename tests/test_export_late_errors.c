@@ -46,8 +46,11 @@ static int g_no_tmp;     /* openat of a temporary file (".tmp") says EACCES */
 static int g_fsync_eio;  /* fsync says EIO */
 static int g_close_eio;  /* close of a descriptor open for writing says EIO (after closing it) */
 static int g_rename_eacces, g_fchmod_eperm;
-static int g_stat_eio;   /* stat of a name with "pipe" says EIO */
-static int g_fstatat_eio; /* fstatat of a name with "pipe" says EIO */
+static int g_stat_eio;   /* stat of a name with "pipe" says this errno (EIO, EOVERFLOW) */
+static int g_fstatat_eio; /* fstatat of a name with "pipe" says this errno */
+static int g_fstat_eoverflow; /* fstat of a temporary file says EOVERFLOW (its inode number past 2^32 on i386 without LFS) */
+static int g_tmp_emfile; /* openat of a temporary file: another process's file of that name made, then EMFILE */
+static char g_tmp_other[512]; /* ... its path */
 static int g_read_eof;   /* read of a temporary file (".tmp") says 0 (its end) */
 static int g_unlink_eio; /* unlinkat of a temporary file says EIO */
 static int g_link_eio;   /* lstat and readlink of a name with "link" say EIO */
@@ -65,6 +68,13 @@ int openat(int dir, const char *path, int flags, ...) {
     }
     if (__atomic_load_n(&g_no_tmp, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) { errno = EACCES; return -1; }
     *(void **)&real = dlsym(RTLD_NEXT, "openat");
+    if (real && __atomic_load_n(&g_tmp_emfile, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) {
+        int fd = real(dir, path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) close(fd);
+        snprintf(g_tmp_other, sizeof g_tmp_other, "%s", path);
+        errno = EMFILE;
+        return -1;
+    }
     if (real && __atomic_load_n(&g_tmp_made_eio, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) {
         int fd = real(dir, path, flags, mode);
         if (fd >= 0) close(fd);
@@ -102,13 +112,15 @@ int fchmod(int fd, mode_t mode) {
 }
 int stat(const char *path, struct stat *st) {
     int (*real)(const char *, struct stat *);
-    if (__atomic_load_n(&g_stat_eio, __ATOMIC_SEQ_CST) && strstr(path, "pipe")) { errno = EIO; return -1; }
+    int e = __atomic_load_n(&g_stat_eio, __ATOMIC_SEQ_CST);
+    if (e && strstr(path, "pipe")) { errno = e; return -1; }
     *(void **)&real = dlsym(RTLD_NEXT, "stat");
     return real ? real(path, st) : -1;
 }
 int fstatat(int dir, const char *path, struct stat *st, int flags) {
     int (*real)(int, const char *, struct stat *, int);
-    if (__atomic_load_n(&g_fstatat_eio, __ATOMIC_SEQ_CST) && strstr(path, "pipe")) { errno = EIO; return -1; }
+    int e = __atomic_load_n(&g_fstatat_eio, __ATOMIC_SEQ_CST);
+    if (e && strstr(path, "pipe")) { errno = e; return -1; }
     *(void **)&real = dlsym(RTLD_NEXT, "fstatat");
     return real ? real(dir, path, st, flags) : -1;
 }
@@ -142,6 +154,20 @@ int ftruncate(int fd, off_t len) {
     *(void **)&real = dlsym(RTLD_NEXT, "ftruncate");
     return real ? real(fd, len) : -1;
 }
+int fstat(int fd, struct stat *st) {
+    int (*real)(int, struct stat *);
+    if (__atomic_load_n(&g_fstat_eoverflow, __ATOMIC_SEQ_CST)) {
+        char link[64], to[512];
+        ssize_t (*rl)(const char *, char *, size_t);
+        ssize_t k;
+        *(void **)&rl = dlsym(RTLD_NEXT, "readlink");
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        k = rl ? rl(link, to, sizeof to - 1) : -1;
+        if (k > 0 && (to[k] = 0, strstr(to, ".tmp"))) { errno = EOVERFLOW; return -1; }
+    }
+    *(void **)&real = dlsym(RTLD_NEXT, "fstat");
+    return real ? real(fd, st) : -1;
+}
 int unlinkat(int dir, const char *path, int flags) {
     int (*real)(int, const char *, int);
     if (__atomic_load_n(&g_unlink_eio, __ATOMIC_SEQ_CST) && strstr(path, ".tmp")) { errno = EIO; return -1; }
@@ -152,6 +178,7 @@ int unlinkat(int dir, const char *path, int flags) {
 #include "prof.h"
 #include "check.h"
 #include <poll.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,21 +336,43 @@ int main(void) {
         memset(&rd, 0, sizeof rd);
         rd.path = path;
         CHECK(pthread_create(&th, NULL, read_fifo, &rd) == 0);
-        g_stat_eio = 1;
+        g_stat_eio = EIO;
         CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
         g_stat_eio = 0;
         CHECK(pthread_join(th, NULL) == 0);
         if (!CHECK(is_fifo(path))) fprintf(stderr, "the FIFO was replaced\n");
         if (!CHECK(rd.got && want && rd.n == want_n && memcmp(rd.got, want, want_n) == 0)) fprintf(stderr, "the reader got %zu bytes, want %zu\n", rd.n, want_n);
         free(rd.got);
-        /* both looks failed: an error, the FIFO left (no reader needed:
-           nothing is opened) */
-        g_stat_eio = g_fstatat_eio = 1;
-        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
-        g_stat_eio = g_fstatat_eio = 0;
-        if (!CHECK(strstr(prof_last_error(), "Input/output error") != NULL)) fprintf(stderr, "the message: %s\n", prof_last_error());
-        CHECK(is_fifo(path));
-        CHECK(only_file(dir, "pipe", 1));
+        /* both looks failed (EIO; EOVERFLOW, an inode number past 2^32 on
+           i386 without LFS): an error, the FIFO left. A reader each time,
+           so that an export that opens the FIFO after all fails the test
+           instead of waiting for a reader for ever. */
+        {
+            int errs[2] = { EIO, EOVERFLOW }, k;
+            for (k = 0; k < 2; k++) {
+                memset(&rd, 0, sizeof rd);
+                rd.path = path;
+                CHECK(pthread_create(&th, NULL, read_fifo, &rd) == 0);
+                g_stat_eio = g_fstatat_eio = errs[k];
+                CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+                g_stat_eio = g_fstatat_eio = 0;
+                if (!CHECK(strstr(prof_last_error(), strerror(errs[k])) != NULL)) fprintf(stderr, "the message: %s\n", prof_last_error());
+                { /* the reader's end: it stops once a writer came and went
+                     (ENXIO until it has opened its end: tried for 2 s) */
+                    int w = -1, tries;
+                    for (tries = 0; tries < 200 && (w = open(path, O_WRONLY | O_NONBLOCK)) < 0; tries++) {
+                        struct timespec ts = { 0, 10000000 };
+                        nanosleep(&ts, NULL);
+                    }
+                    if (w >= 0) close(w);
+                }
+                CHECK(pthread_join(th, NULL) == 0);
+                CHECK_EQ_INT(rd.n, 0);
+                free(rd.got);
+                CHECK(is_fifo(path));
+                CHECK(only_file(dir, "pipe", 1));
+            }
+        }
         CHECK(unlink(path) == 0);
 
         /* a copy over the old file (rename refused) that reads an early end */
@@ -344,6 +393,20 @@ int main(void) {
         g_rename_eacces = 1;
         CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
         g_rename_eacces = 0;
+        {
+            size_t n;
+            char *got = slurp(path, &n);
+            CHECK(got && want && n == want_n && memcmp(got, want, n) == 0);
+            free(got);
+        }
+        CHECK(only_file(dir, "copy.json", 1));
+
+        /* the same copy where fstat of the temporary file says EOVERFLOW
+           (i386 without LFS, an inode number past 2^32): the size comes
+           from lseek, the copy is whole */
+        g_rename_eacces = g_fstat_eoverflow = 1;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        g_rename_eacces = g_fstat_eoverflow = 0;
         {
             size_t n;
             char *got = slurp(path, &n);
@@ -393,6 +456,19 @@ int main(void) {
     if (!CHECK(strstr(prof_last_error(), "emptying it failed too") && !strstr(prof_last_error(), "was emptied")))
         fprintf(stderr, "the message: %s\n", prof_last_error());
     CHECK(file_size(path) > 100); /* (the whole trace: what the message now says is there) */
+    /* a create that fails before the name is looked up (EMFILE) leaves a
+       file already at the name alone: another process's of the same pid
+       (containers sharing a directory) */
+    snprintf(path, sizeof path, "%s/other.json", dir);
+    g_tmp_emfile = 1;
+    CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+    g_tmp_emfile = 0;
+    {
+        char other[1024]; /* (the name in the directory openat was given) */
+        if (g_tmp_other[0] == '/') snprintf(other, sizeof other, "%s", g_tmp_other);
+        else snprintf(other, sizeof other, "%s/%s", dir, g_tmp_other);
+        if (!CHECK(g_tmp_other[0] && access(other, F_OK) == 0)) fprintf(stderr, "the file at the temporary name '%s' was removed\n", other);
+    }
     /* a temporary file made, then its create failed: removed */
     snprintf(path, sizeof path, "%s/made.json", dir);
     g_tmp_made_eio = 1;
