@@ -13270,9 +13270,10 @@ static PROF__NI int prof__fd_path(const char *path) {
 /* Where a symlink at path leads, followed link by link as open(2) would,
    also when the last one dangles (the file is created where it points);
    NULL with *err = 0 when path is no symlink, with *err set on a loop or
-   a link that cannot be read (or looked at: EIO). A link that leads to a descriptor's name (a log
-   file linked to /dev/stdout, as containers do) stops there: *fd is that
-   descriptor (else -1), the way such a name is written. */
+   a link that cannot be read (or looked at: EIO). A link that leads to a
+   descriptor's name (a log file linked to /dev/stdout, as containers do)
+   stops there: *fd is that descriptor (else -1), the way such a name is
+   written. */
 static PROF__NI char *prof__follow_links(const char *path, int *err, int *fd) {
     char *cur = NULL, *next;
     const char *at = path;
@@ -13522,6 +13523,8 @@ static PROF__NI prof_result prof__out_open(prof__out *o, const char *path, const
         }
         if ((o->w->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) err = errno;
     } else if (prof__on_procfs(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+               /* a regular file or none (a temporary file made), unless its
+                  own look finds otherwise (this stat failed: EIO) */
                (err = prof__out_open_file(o, o->target ? o->target : path)) == PROF__OUT_SPECIAL) {
         /* a FIFO's open waits for its reader: a signal's handler (no
            SA_RESTART) ends that wait with EINTR, which is no failure */
@@ -13649,13 +13652,12 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     if (err < 0) err = EIO; /* PROF__W_REDO that was never redone: cannot happen, but never "Unknown error -1" */
     /* out of memory (a format's own, or its writer's) is PROF_E_NOMEM, one message */
     rc = err == ENOMEM ? PROF_E_NOMEM : PROF_E_IO;
-    if (o->in_place && o->empty_err) {
-        char why[128]; /* (strerror's buffer may be one for both) */
-        snprintf(why, sizeof why, "%s", strerror(err));
-        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable, or refused to replace it) failed: %s; emptying it failed too (%s): what it holds may look whole but is not to be trusted", who, o->path, why, strerror(o->empty_err));
+    if (o->in_place) {
+        char emptied[160] = "the file was emptied"; /* (strerror's buffer may be one for both: copied first) */
+        if (o->empty_err)
+            snprintf(emptied, sizeof emptied, "emptying it failed too (%s): what it holds may look whole but is not to be trusted", strerror(o->empty_err));
+        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable, or refused to replace it) failed: %s; %s", who, o->path, strerror(err), emptied);
     }
-    if (o->in_place)
-        return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' in place (its directory is not writable, or refused to replace it) failed: %s; the file was emptied", who, o->path, strerror(err));
     if (o->stream)
         return prof__report(PROF_LOG_ERROR, rc, "%s: writing to '%s' failed: %s; what was written before the error was sent and the rest was dropped (a pipe, descriptor or device is written as it goes)", who, o->path, strerror(err));
     return prof__report(PROF_LOG_ERROR, rc, "%s: writing '%s' failed: %s; the file was not replaced (a file already there is unchanged)", who, o->path, strerror(err));
