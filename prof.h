@@ -720,7 +720,10 @@
    a failed export (full disk, write error, one the file system reports only
    at the sync) leaves the old file, or none, never a half-written one that
    looks complete, and neither does a crash of the machine after the export
-   returned. A process that exits or is killed in the middle of an
+   returned. A rename that says it failed is looked at again: where the
+   temporary name is gone and the target is the file written (NFS
+   answers a retransmitted rename whose first reply was lost with ENOENT),
+   the export succeeds with a warning. A process that exits or is killed in the middle of an
    export leaves that temporary file beside the target: "<target>.tmp<pid>.<n>",
    or for a long name the hidden ".prof<pid>.<n>.tmp". The target's
    directory is opened once, so a chdir by another thread during the
@@ -13624,15 +13627,28 @@ static PROF__NI void prof__out_empty(prof__out *o) {
     o->empty_err = fd < 0 ? errno : 0;
     if (fd >= 0) close(fd);
 }
+/* Whether a rename that said it failed was done all the same: the
+   temporary name gone and the target the file written (identity: device
+   and inode). NFS does this: a rename retransmitted after its reply was
+   lost finds no file to rename (ENOENT); a FUSE or network file system
+   may say EIO after the server did it. Without the look, "not replaced"
+   would be said of a target that is the new, whole file. */
+static PROF__NI int prof__out_renamed(const prof__out *o, const struct stat *mine) {
+    struct stat st;
+    if (prof__out_stat(o, o->tmp, &st) == 0 || errno != ENOENT) return 0;
+    return prof__out_stat(o, o->name, &st) == 0 && st.st_dev == mine->st_dev && st.st_ino == mine->st_ino;
+}
 /* prof__out_close's work: the file finished (renamed into place, or
    removed), the writer freed, the error reported. */
 static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
-    int err;
+    int err, known;
+    struct stat mine; /* the temporary file's identity, for prof__out_renamed */
     prof_result rc;
     prof__w_finish(o->w);
     err = o->w->err;
     if (!err && !o->stream) err = prof__out_sync(o->w->fd);
     if (err && o->in_place) prof__out_truncate(o, o->w->fd); /* nothing that looks complete (also after a failed sync) */
+    known = !err && o->tmp && fstat(o->w->fd, &mine) == 0;
     /* close is never retried: Linux frees the descriptor whatever it
        says. EINTR (a signal during a network file system's flush) says
        nothing of the bytes, which write(2) all took; EIO or ENOSPC does */
@@ -13642,7 +13658,12 @@ static PROF__NI prof_result prof__out_end(prof__out *o, const char *who) {
     }
     if (!err && o->tmp && prof__out_renameat(o, o->tmp, o->name) != 0) {
         err = errno;
-        if (err == EPERM || err == EACCES) err = prof__out_copy_over(o, err);
+        if (err == EPERM || err == EACCES) {
+            err = prof__out_copy_over(o, err);
+        } else if (known && prof__out_renamed(o, &mine)) {
+            prof__report(PROF_LOG_WARNING, PROF_E_IO, "%s: renaming the temporary file to '%s' said \"%s\", but it was done: the file is the new one, whole", who, o->path, strerror(err));
+            err = 0;
+        }
     }
     /* a temporary file that stays is said, with where it is */
     if (o->tmp && (err || o->in_place) && prof__out_unlinkat(o, o->tmp) != 0 && errno != ENOENT)

@@ -27,7 +27,12 @@
      (ftruncate: EIO) said "the file was emptied" over a whole trace; now
      the message says emptying failed too;
    - a temporary file whose create made the name and then failed (EIO, a
-     network file system) was left behind; now it goes.
+     network file system) was left behind; now it goes;
+   - a rename that was done but said it failed (NFS: a retransmitted
+     rename whose first reply was lost says ENOENT; EIO) failed the export
+     with "the file was not replaced" over the new, whole file; now it
+     succeeds with a warning. One that says EIO and was not done still
+     fails, the old file kept.
    The test defines openat, fsync, close, renameat, fchmod, stat, fstatat,
    read, unlinkat, lstat, readlink and ftruncate itself (the executable's definitions come first); each
    fault acts only while its mode is set, on the export's own file. */
@@ -46,6 +51,9 @@ static int g_no_tmp;     /* openat of a temporary file (".tmp") says EACCES */
 static int g_fsync_eio;  /* fsync says EIO */
 static int g_close_eio;  /* close of a descriptor open for writing says EIO (after closing it) */
 static int g_rename_eacces, g_fchmod_eperm;
+static int g_rename_done_err; /* renameat renames, then says this errno (NFS's
+                                 retransmitted rename: ENOENT; EIO) */
+static int g_rename_undone_err; /* renameat says this errno without renaming */
 static int g_stat_eio;   /* stat of a name with "pipe" says this errno (EIO, EOVERFLOW) */
 static int g_fstatat_eio; /* fstatat of a name with "pipe" says this errno */
 static int g_fstat_eoverflow; /* fstat of a temporary file says EOVERFLOW (its inode number past 2^32 on i386 without LFS) */
@@ -100,8 +108,15 @@ int close(int fd) {
 }
 int renameat(int a, const char *from, int b, const char *to) {
     int (*real)(int, const char *, int, const char *);
+    int done = __atomic_load_n(&g_rename_done_err, __ATOMIC_SEQ_CST), undone = __atomic_load_n(&g_rename_undone_err, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&g_rename_eacces, __ATOMIC_SEQ_CST)) { errno = EACCES; return -1; }
+    if (undone) { errno = undone; return -1; }
     *(void **)&real = dlsym(RTLD_NEXT, "renameat");
+    if (real && done) {
+        if (real(a, from, b, to) != 0) return -1;
+        errno = done;
+        return -1;
+    }
     return real ? real(a, from, b, to) : -1;
 }
 int fchmod(int fd, mode_t mode) {
@@ -272,6 +287,41 @@ int main(void) {
     g_rename_eacces = 0;
     if (!CHECK(strstr(prof_last_error(), "Permission denied") != NULL)) fprintf(stderr, "the message: %s\n", prof_last_error());
     CHECK_EQ_INT(file_size(path), -1);
+
+    /* a rename done that says it failed: the export succeeded, with a
+       warning; one not done that says so: not replaced, the old file kept */
+    {
+        int errs[2] = { ENOENT, EIO }, k;
+        char *want, *got;
+        size_t want_n = 0, n = 0;
+        snprintf(path, sizeof path, "%s/renamed.json", dir);
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK);
+        want = check_read_file_n(path, &want_n);
+        CHECK(want && want_n > 100);
+        for (k = 0; k < 2; k++) {
+            put(path, "old bytes\n");
+            check_log_reset();
+            g_rename_done_err = errs[k];
+            if (!CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_OK)) fprintf(stderr, "rename done, said %s: %s\n", strerror(errs[k]), prof_last_error());
+            g_rename_done_err = 0;
+            CHECK(check_log_has(PROF_E_IO, "but it was done") && check_log_has(PROF_E_IO, strerror(errs[k])));
+            got = check_read_file_n(path, &n);
+            CHECK(got && want && n == want_n && memcmp(got, want, n) == 0);
+            free(got);
+            CHECK_EQ_INT(check_count_tmp(dir), 0);
+        }
+        put(path, "old bytes\n");
+        g_rename_undone_err = EIO;
+        CHECK_EQ_INT(prof_export_chrome_trace(ev, path), PROF_E_IO);
+        g_rename_undone_err = 0;
+        if (!CHECK(strstr(prof_last_error(), "not replaced") && strstr(prof_last_error(), "Input/output error"))) fprintf(stderr, "the message: %s\n", prof_last_error());
+        got = check_read_file_n(path, &n);
+        CHECK(got && strcmp(got, "old bytes\n") == 0);
+        free(got);
+        CHECK_EQ_INT(check_count_tmp(dir), 0);
+        free(want);
+        CHECK(unlink(path) == 0);
+    }
 
     /* the old file's mode not given: a warning */
     snprintf(path, sizeof path, "%s/mode.json", dir);
