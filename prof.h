@@ -549,7 +549,8 @@
    unless the ids wrapped),
    nested slices with interned names, categories, source locations and call
    stacks, marks, counters, memory counters, async ranges, a track per device
-   stream with flows from launch to kernel, args as debug annotations,
+   stream with flows from launch to kernel (and from forward to backward
+   op, as the JSON trace's arrows), args as debug annotations,
    metadata (also as trace attributes, keys unchanged); every event has
    the JSON's category (a slice with none is a plain scope, "user_annotation":
    the 2 bytes are left out, so trace_processor's slice table has NULL
@@ -814,7 +815,9 @@
    inputs (not on scopes, device events or ops of no inputs, which the
    tables still show as "[]" with record_shapes), a "Call stack" of
    entries innermost first, each followed by ';' (as PyTorch's
-   stacksToStr writes them). An async
+   stacksToStr writes them; an entry is "name (file:line)", which
+   TensorBoard shows as text: it links only Python's "file(line): name"
+   to a source). An async
    range (PROF_ASYNC_BEGIN/END, or a CPU event added with PROF_EVENT_ASYNC)
    is no "X": it need not nest in its thread's scopes, and an "X" that
    overlaps a scope makes DevTools drop that scope (speedscope warns). It
@@ -830,6 +833,22 @@
    lists, a scope open across prof_step) is such a pair too, so DevTools
    keeps it; prof_export_perfetto puts the same events on "overlapping"
    lanes, with the same category. Lists whose events nest have none.
+   (TensorBoard's profiler plugin and HTA read only "X" events and the
+   [memory] instants: such a pair is not in their views; a scope left
+   open across prof_step is the common case.)
+   Arrows, as Kineto draws them: from a CUDA launch to its kernels
+   ("ac2g", below), and from each forward op to its backward op
+   ("fwdbwd"). A backward op is a CPU op with a sequence number and a Fwd
+   thread id other than 0; its forward op is the op of that sequence
+   number on the thread the Fwd thread id names (prof_event.thread: the
+   OS thread id when recorded) with no Fwd thread id of its own (or 0),
+   begun last before the backward op (PyTorch's rule). "ph": "s" at the
+   forward op's ts, "f" ("bp": "e") at the backward op's, both with "cat"
+   and "name" "fwdbwd" and an "id" from 1 in the backward ops' start order
+   (viewers pair a flow's ends by category and id: ac2g's ids are
+   correlation ids). A forward op of two backward ops starts two arrows
+   (Kineto gives it only the last). prof_export_perfetto writes the same
+   arrows as flow_ids, id 2^63 | the JSON's.
    A device's stream is a lane as a thread is: kernels that overlap on it
    without nesting (a programmatic dependent launch begins before the
    kernel ahead of it ends) are such pairs, on the device's pid and the
@@ -13951,6 +13970,84 @@ static PROF__NI uint32_t prof__flow_corr(const prof_events *e, const prof__ev *v
     return corr && prof__map_get(api, corr) != UINT32_MAX ? corr : 0;
 }
 
+/* Kineto's other arrows (fwdbwd): from a forward op to its backward op,
+   the rule of both traces. A backward op is a CPU op with a sequence
+   number and a Fwd thread id other than 0; its forward op is, among the
+   ops begun before it (start order; at the same start, list order) with
+   that sequence number on that thread and no Fwd thread id of their own
+   (or 0), the one begun last, as PyTorch links them
+   (generateForwardBackwardLink: "the one with the biggest start time is
+   most likely launching backward op"). Arrow k, in the backward ops'
+   start order, is fb[k].fwd -> fb[k].bwd; the JSON numbers it k + 1. A
+   forward op may start several arrows (each has its own id: Kineto gives
+   the op only its last, which leaves the others without a start). */
+typedef struct prof__fb { uint32_t fwd, bwd; } prof__fb;
+static PROF__NI int prof__fb_op(const prof_events *e, const prof__ev *v) {
+    return v->device_type == PROF_DEVICE_CPU && !(v->flags & (PROF__F_ASYNC | PROF__F_MEMROW | PROF__F_DELETED)) && prof__seq_nr(e, v) >= 0;
+}
+static PROF__NI int prof__fb_backward(const prof_events *e, const prof__ev *v) {
+    const prof__extra *x;
+    if (!v->extra || !prof__fb_op(e, v)) return 0;
+    x = prof__x(e, v);
+    return x->has_fwd_thread && x->fwd_thread != 0;
+}
+/* The arrows into *out (PROF__ALLOC'd, NULL when none), their number in
+   *n; -1 without memory. */
+static PROF__NI int prof__fb_links(const prof_events *e, prof__fb **out, size_t *n) {
+    uint32_t *idx = NULL, *tmp = NULL;
+    prof__fb *fb = NULL;
+    size_t i, nidx = 0, nfb = 0, capfb = 0;
+    int any = 0, sorted = 1, rc = -1;
+    prof__map fwd;
+    prof__fwdkey key;
+    *out = NULL;
+    *n = 0;
+    /* the extras first: few or none where the events are many and plain
+       (a pass over every event costs an export of plain scopes 5-10%) */
+    for (i = 1; i < e->nex && !any; i++) any = e->ex[i].has_fwd_thread && e->ex[i].fwd_thread != 0;
+    if (!any) return 0;
+    for (any = 0, i = 0; i < e->n && !any; i++) any = prof__fb_backward(e, &e->ev[i]);
+    if (!any) return 0;
+    memset(&fwd, 0, sizeof fwd);
+    key.e = e;
+    key.rows = NULL;
+    if ((idx = PROF__ALLOC(uint32_t, e->n)) != NULL && (tmp = PROF__ALLOC(uint32_t, e->n)) != NULL) {
+        for (i = 0; i < e->n; i++) {
+            if (!prof__fb_op(e, &e->ev[i])) continue;
+            if (nidx && e->ev[i].start < e->ev[idx[nidx - 1]].start) sorted = 0;
+            idx[nidx++] = (uint32_t)i;
+        }
+        if (!sorted) prof__msort_u32(idx, tmp, nidx, prof__start_less, e); /* (stable: list order at one start) */
+        for (i = 0; i < nidx; i++) {
+            const prof__ev *v = &e->ev[idx[i]];
+            uint32_t *slot;
+            uint64_t h;
+            key.seq = prof__seq_nr(e, v);
+            if (prof__fb_backward(e, v)) {
+                uint32_t f;
+                key.tid = prof__x(e, v)->fwd_thread;
+                if ((f = prof__map_find(&fwd, prof__mix((uint64_t)key.seq) ^ key.tid, prof__fwd_same, &key)) == UINT32_MAX) continue;
+                if (!prof__grow((void *)&fb, &capfb, nfb + 1, sizeof *fb)) break;
+                fb[nfb].fwd = f;
+                fb[nfb++].bwd = idx[i];
+                continue;
+            }
+            key.tid = e->thr[v->thread].tid;
+            h = prof__mix((uint64_t)key.seq) ^ key.tid;
+            if ((slot = prof__map_find_slot(&fwd, h, prof__fwd_same, &key)) != NULL) *slot = idx[i]; /* begun later (or with it, later in the list) */
+            else if (!prof__map_add(&fwd, h, idx[i])) break;
+        }
+        if (i == nidx) rc = 0;
+    }
+    PROF__FREE(idx);
+    PROF__FREE(tmp);
+    prof__map_free(&fwd);
+    if (rc == 0 && nfb) *out = fb;
+    else PROF__FREE(fb);
+    if (rc == 0) *n = nfb;
+    return rc;
+}
+
 /* ----- >>x_meta: metadata (add_metadata / add_metadata_json) ----- */
 
 /* Skips one JSON value; returns NULL if s does not start with one. */
@@ -16014,6 +16111,31 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
         }
         prof__map_free(&flows);
     }
+    /* Arrows (fwdbwd) from each forward op to its backward op, numbered
+       from 1 as Kineto numbers them (ids of their own: a viewer pairs a
+       flow's ends by category, name and id) */
+    {
+        prof__fb *fb;
+        size_t n, k;
+        if (w->err) return;
+        if (prof__fb_links(e, &fb, &n) != 0) { w->err = ENOMEM; return; }
+        for (k = 0; k < n && !w->err; k++) {
+            PROF__W_LIT(w, "  {\"ph\": \"s\", \"id\": ");
+            prof__w_u64(w, (uint64_t)k + 1);
+            PROF__W_LIT(w, ", ");
+            prof__w_pid_tid(w, e, &e->ev[fb[k].fwd], pid, sw);
+            PROF__W_LIT(w, ", \"ts\": ");
+            prof__w_us(w, e->ev[fb[k].fwd].start);
+            PROF__W_LIT(w, ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n  {\"ph\": \"f\", \"id\": ");
+            prof__w_u64(w, (uint64_t)k + 1);
+            PROF__W_LIT(w, ", ");
+            prof__w_pid_tid(w, e, &e->ev[fb[k].bwd], pid, sw);
+            PROF__W_LIT(w, ", \"ts\": ");
+            prof__w_us(w, e->ev[fb[k].bwd].start);
+            PROF__W_LIT(w, ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"},\n");
+        }
+        PROF__FREE(fb);
+    }
 }
 static PROF__NI void prof__trace_gpu_lanes(prof__w *w, const prof_events *e, uint64_t pid, const prof__map *sw) {
     size_t i;
@@ -16492,6 +16614,7 @@ PROF_API prof_result prof_export_chrome_trace(prof_events *e, const char *path) 
 #define PROF__PFT_UUID_PROCESS 1u
 #define PROF__PFT_UUID_THREAD(t) (0x100000ull + (uint64_t)(t))
 #define PROF__PFT_UUID_COUNTER(k) (0x200000000ull + (uint64_t)(k))
+#define PROF__PFT_FLOW_FB (1ull << 63) /* fwdbwd arrows' ids: apart from ac2g's (correlation | n << 32) */
 #define PROF__PFT_MAX_DEPTH 512u /* trace_processor's open slices per track */
 #define PROF__PFT_SEEN_BITS ((size_t)1 << 23) /* 1 MB: past it, a map of the (sequence, site) pairs met */
 #define PROF__PFT_UUID_MEMORY(dt, di) (0x300000000ull + ((uint64_t)(uint32_t)(dt) << 20) + (uint64_t)(uint32_t)(di))
@@ -16549,6 +16672,10 @@ typedef struct prof__pft {
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
     prof__map flow_n;            /* device event -> its arrow's number n (id: correlation | n << 32) */
     prof__map flow_count;        /* correlation -> its arrows */
+    prof__fb *fb;                /* the fwdbwd arrows (prof__fb_links): arrow k's id PROF__PFT_FLOW_FB | (k + 1) */
+    size_t nfb;
+    uint32_t *fb_next;           /* arrow k's next arrow from the same forward op, UINT32_MAX: none */
+    prof__map fb_out, fb_in;     /* forward op -> its first arrow; backward op -> its arrow */
     prof__map deep_seen;         /* (thread, 512 levels) whose track is described */
     prof__pft_marks mk;          /* each mark's band (prof__pft_marks) */
     uint32_t *order;             /* the events in (start, -end) order; NULL: the list's own */
@@ -16835,6 +16962,26 @@ static PROF__NI void prof__pft_flows(prof__pft *pf) {
         if (!(slot = prof__map_slot(&pf->flow_n, i, &found))) { pf->oom = 1; return; }
         *slot = n;
     }
+    /* fwdbwd: each forward op's arrows as a list, each backward op's one */
+    if (prof__fb_links(e, &pf->fb, &pf->nfb) != 0 || (pf->nfb && !(pf->fb_next = PROF__ALLOC(uint32_t, pf->nfb)))) { pf->oom = 1; return; }
+    for (i = pf->nfb; i-- > 0;) {
+        uint32_t *slot;
+        int found;
+        if (!(slot = prof__map_slot(&pf->fb_out, pf->fb[i].fwd, &found))) { pf->oom = 1; return; }
+        pf->fb_next[i] = found ? *slot : UINT32_MAX;
+        *slot = (uint32_t)i;
+        if (!(slot = prof__map_slot(&pf->fb_in, pf->fb[i].bwd, &found))) { pf->oom = 1; return; }
+        *slot = (uint32_t)i;
+    }
+}
+/* Event i's fwdbwd arrows, as flow_ids (both ends, as for ac2g). */
+static PROF__NI void prof__pft_fb_ids(prof__pft *pf, prof__buf *te, size_t i) {
+    uint32_t k;
+    char t[16];
+    for (k = prof__map_get(&pf->fb_out, i); k != UINT32_MAX; k = pf->fb_next[k])
+        prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, PROF__PFT_FLOW_FB | ((uint64_t)k + 1)) - t));
+    if ((k = prof__map_get(&pf->fb_in, i)) != UINT32_MAX)
+        prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, PROF__PFT_FLOW_FB | ((uint64_t)k + 1)) - t));
 }
 /* Event i's ends of arrows, as flow_ids on both sides: the importer pairs
    two slices with one id in time order, whichever it reads first (a
@@ -16887,6 +17034,7 @@ static PROF__NI void prof__pft_begin(prof__pft *pf, size_t i, uint32_t seq, uint
     }
     if (v->extra) prof__pft_args(pf, te, i);
     if (x->correlation) prof__pft_flow_ids(pf, te, i);
+    if (pf->nfb) prof__pft_fb_ids(pf, te, i);
     prof__pb_u(&pf->pkt, 8, track ? prof__pft_ts(pf, ts) : (uint64_t)ts);
     prof__pb_u(&pf->pkt, 10, seq);
     prof__pb_sub(&pf->pkt, 11, te);
@@ -17057,7 +17205,7 @@ static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq
     f.bytes = 0;
     if (PROF__UNLIKELY(v->extra)) {
         const prof__extra *x = prof__x(pf->e, v);
-        if (x->trace_name || x->correlation || !prof__pft_fast_args(pf, v, &f)) return 0;
+        if (x->trace_name || x->correlation || (pf->nfb && (prof__map_get(&pf->fb_out, i) != UINT32_MAX || prof__map_get(&pf->fb_in, i) != UINT32_MAX)) || !prof__pft_fast_args(pf, v, &f)) return 0;
     }
     h = &pf->head[v->site];
     if (!f.n) { /* no annotations: both lengths fit a byte (at most 11 + 6 + 2 + 18 + 7) */
@@ -17529,6 +17677,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_lanes); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
+    prof__map_free(&pf->fb_out); prof__map_free(&pf->fb_in); PROF__FREE(pf->fb); PROF__FREE(pf->fb_next);
     PROF__FREE(pf->order);
     PROF__FREE(pf->mk.idx); PROF__FREE(pf->mk.cur); PROF__FREE(pf->mk.end); PROF__FREE(pf->mk.next); PROF__FREE(pf->mk.band);
     PROF__FREE(pf->dev_pairs);

@@ -317,6 +317,7 @@ def check_trace(d, exp, where):
     counts = {}
     xs, marks, counters, mems, metas = [], [], [], [], []
     opened = {}  # async ranges begun: (cat, id) -> the "b"
+    flows = {}   # (cat, id) -> its "s" and "f"
     for k, e in enumerate(evs):
         w = f"{where} traceEvents[{k}]"
         if not isinstance(e, dict):
@@ -381,6 +382,14 @@ def check_trace(d, exp, where):
             check(isinstance(args, dict) and list(args.keys()) == [e["name"]], w,
                   f"counter args {short(args)}, expected one member named after the counter")
             counters.append(e)
+        elif ph in ("s", "f"):
+            # flows: ac2g (a CUDA launch to its kernel) and fwdbwd (a forward
+            # op to its backward op), an "s" and an "f" (bound to the
+            # enclosing slice: "bp": "e") per category and id
+            check(e.get("cat") in ("ac2g", "fwdbwd") and e.get("name") == e.get("cat"), w, f"flow cat {e.get('cat')!r} name {e.get('name')!r}")
+            check(is_int(e.get("id")), w, f"flow id {e.get('id')!r}")
+            check(e.get("bp") == ("e" if ph == "f" else None), w, f"flow \"{ph}\" with bp {e.get('bp')!r}")
+            flows.setdefault((e.get("cat"), e.get("id")), []).append(e)
         elif ph == "M":
             check(e.get("name") in PH_M_NAMES, w, f"unexpected metadata event {e.get('name')!r}")
             check(e.get("ts") is not None and e["_ts_ns"] == 0, w, "metadata event ts is not 0.000")
@@ -391,6 +400,11 @@ def check_trace(d, exp, where):
 
     for b in opened.values():
         fail(where, f"async \"b\" {short(b['name'], 60)} (id {b.get('id')!r}) without its \"e\"")
+    for (cat, fid), fl in flows.items():
+        check(sorted(f["ph"] for f in fl) == ["f", "s"], where, f"{cat} flow {fid!r}: {[f['ph'] for f in fl]}, expected one \"s\" and one \"f\"")
+        for f in fl:  # each end at the start of a slice of its lane
+            check(any(x["pid"] == f["pid"] and x["tid"] == f["tid"] and x["_ts_ns"] == f["_ts_ns"] for x in xs), where,
+                  f"{cat} flow {fid!r}: its \"{f['ph']}\" at ts {f.get('ts')} on pid {f['pid']} tid {f['tid']} starts no slice there")
     if "counts" in exp:
         want = {k: v for k, v in exp["counts"].items() if v}
         check(counts == want, where, f"events per ph {counts}, expected {want}")

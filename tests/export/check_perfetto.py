@@ -24,8 +24,9 @@ prof_export_chrome_trace's JSON of the same list:
   - thread names (JSON thread_name) and process name;
   - marks ("I") and counters ("C"): name, thread, ts, value; [memory]
     instants: Total Allocated per device as counter values;
-  - flows: every JSON flow (s -> f by id) is a flow from the launch slice to
-    the device slice.
+  - flows: every JSON flow (s -> f by category and id) is a flow between
+    the same two slices: ac2g from the launch slice to the device slice,
+    fwdbwd from a forward op to its backward op (id 2^63 | k here).
 The file is read as trace_processor's importer reads it: packets sorted by
 time (file order for ties) before slices are matched; a name_iid wins over
 a name; at most 512 slices open on a track (slice_tracker's kMaxDepth),
@@ -632,8 +633,16 @@ def main():
     if jmem != pmem:
         fail(f"memory counters differ: {pmem[:3]} vs JSON {jmem[:3]}")
     # flows
-    js_s = {int(e["id"]): e for e in ev if e.get("ph") == "s"}
-    js_f = {int(e["id"]): e for e in ev if e.get("ph") == "f"}
+    # (ids by category: a fwdbwd arrow's id k is 2^63 | k in the protobuf,
+    # apart from ac2g's correlation ids)
+    def flow_id(e):
+        if e.get("cat") not in ("ac2g", "fwdbwd") or e.get("name") != e.get("cat"):
+            fail(f"flow {e!r}: category and name must be ac2g or fwdbwd")
+        return int(e["id"]) | (1 << 63 if e["cat"] == "fwdbwd" else 0)
+    js_s = {flow_id(e): e for e in ev if e.get("ph") == "s"}
+    js_f = {flow_id(e): e for e in ev if e.get("ph") == "f"}
+    if len(js_s) != sum(1 for e in ev if e.get("ph") == "s") or len(js_f) != sum(1 for e in ev if e.get("ph") == "f"):
+        fail("a flow id used twice in one category")
     if set(js_s) != set(flows_out) or set(js_f) != set(flows_in):
         fail(f"flow ids differ: out {sorted(flows_out)[:5]} in {sorted(flows_in)[:5]}, JSON {sorted(js_s)[:5]} {sorted(js_f)[:5]}")
     for fid, e in js_s.items():
