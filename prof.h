@@ -1451,7 +1451,10 @@ PROF_API prof_result prof_start(const prof_config *cfg);
 /* Ends the session. With a schedule, returns the window recording at stop
    (also handed to on_trace_ready), or an empty list. NULL on error; out of
    memory (PROF_E_NOMEM) the records are kept and the next prof_stop tries
-   again (manual: prof_stop OUT OF MEMORY). */
+   again (manual: prof_stop OUT OF MEMORY). Recording ends first, as it
+   is called (after CUPTI's flush, under PROF_CUPTI), and so does a
+   window's at the prof_step that ends it, a few us after that step's
+   ProfilerStep#N: scopes other threads begin later are not in the list. */
 PROF_API prof_events *prof_stop(void);
 /* 1 while scopes are being recorded: in a session, also in its warm-up
    steps (whose events are then thrown away), not in its wait steps. It
@@ -8622,11 +8625,18 @@ static PROF__NI int prof__collect(prof__collector *c) {
         }
         c->mono_stop = prof__mono_ns();
 #endif
-        prof__pf_stop();
     }
     if (c->phase < PROF__C_READ) {
         pthread_mutex_lock(&prof__g_lock);
-        if (c->phase == PROF__C_NONE) prof__c_end(c);
+        if (c->phase == PROF__C_NONE) {
+            /* recording ends first, then the prefault helper is joined:
+               it may be faulting in a block (milliseconds), while the
+               other threads record on, and the scopes they began then
+               would be kept as the window's, up to the end read after
+               it (lock order: prof__g_lock, then the helper's lock) */
+            prof__c_end(c);
+            prof__pf_stop();
+        }
         if (c->phase == PROF__C_ENDED) {
             rc = prof__c_snapshot(c);
             PROF__TEST_HOOK(PROF__HOOK_SNAPPED);
