@@ -686,6 +686,18 @@
 
    NUMBERS
    =======
+   Which PyTorch: the tables, key_averages and the per-event values follow
+   the newest torch/autograd/profiler_util.py (2.x), not PyTorch 1.13's,
+   where the two differ: memory cells "512 B", "2.00 KB" (1.13: "512 b",
+   "2.00 Kb"); every further stack entry on a row of its own (1.13: the
+   2nd to 5th only); no device time and no device columns without
+   use_device (1.13 always counts CUDA kernels); device headers from
+   use_device ("Self XPU"; 1.13: always "CUDA"); the Overload Name column,
+   time_unit and user annotations (none in 1.13); HPU events (1.13
+   asserts CUDA).
+   Where PyTorch raises instead of printing (_format_time_share: a share
+   of a total that is 0, e.g. Self CUDA % of an op whose kernels have no
+   device event in the list), prof.h prints "NaN".
    Times are kept and summed in exact integer nanoseconds and converted to
    microseconds only when printed; PyTorch sums float microseconds. Where
    its float rounding gives a different result, a table can differ in the
@@ -1246,7 +1258,10 @@ typedef struct prof_shapes {
     const int64_t *dims;
 } prof_shapes;
 
-/* Everything FunctionEvent's constructor takes. Zero = PyTorch's defaults.
+/* Everything FunctionEvent's constructor takes. Zero = the values PyTorch's
+   Kineto parser passes: stack [] (the constructor's default is None, which
+   _set_backward_stacktraces skips; prof.h has no None stack), flops 0 and
+   overload_name "" (constructor: None); input_shapes and fwd_thread: None.
    prof_events_add copies everything it points to (names, shapes, stack,
    file, func): free or reuse it after the call. */
 typedef struct prof_event_desc {
