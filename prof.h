@@ -696,8 +696,9 @@
    time_unit and user annotations (none in 1.13); HPU events (1.13
    asserts CUDA).
    Where PyTorch raises instead of printing (_format_time_share: a share
-   of a total that is 0, e.g. Self CUDA % of an op whose kernels have no
-   device event in the list), prof.h prints "NaN".
+   other than 0 of a total that is 0, e.g. Self CUDA % of an op whose
+   kernels have no device event in the list), prof.h prints "NaN", as
+   PyTorch itself prints for 0 of 0.
    Times are kept and summed in exact integer nanoseconds and converted to
    microseconds only when printed; PyTorch sums float microseconds. Where
    its float rounding gives a different result, a table can differ in the
@@ -850,17 +851,22 @@
    open across prof_step is the common case.)
    Arrows, as Kineto draws them: from a CUDA launch to its kernels
    ("ac2g", below), and from each forward op to its backward op
-   ("fwdbwd"). A backward op is a CPU op with a sequence number and a Fwd
-   thread id other than 0; its forward op is the op of that sequence
-   number on the thread the Fwd thread id names (prof_event.thread: the
-   OS thread id when recorded) with no Fwd thread id of its own (or 0),
-   begun last before the backward op (PyTorch's rule). "ph": "s" at the
-   forward op's ts, "f" ("bp": "e") at the backward op's, both with "cat"
-   and "name" "fwdbwd" and an "id" from 1 in the backward ops' start order
-   (viewers pair a flow's ends by category and id: ac2g's ids are
-   correlation ids). A forward op of two backward ops starts two arrows
-   (Kineto gives it only the last). prof_export_perfetto writes the same
-   arrows as flow_ids, id 2^63 | the JSON's.
+   ("fwdbwd"), as the newest PyTorch links them. A backward op is a CPU
+   op with a sequence number and a Fwd thread id other than 0; the ops
+   with a sequence number are read in end order (list order at one end),
+   and a backward op's forward op is the op of its sequence number on the
+   thread its Fwd thread id names (prof_event.thread: the OS thread id
+   when recorded), with no Fwd thread id of its own (or 0), begun last
+   among those ended before it, unless an earlier backward op took that
+   one: a forward op starts one arrow at most. "ph": "s" at the forward
+   op's ts, "f" ("bp": "e") at the backward op's, both with "cat" and
+   "name" "fwdbwd" and an "id" from 1 in that order (viewers pair a
+   flow's ends by category and id: ac2g's ids are correlation ids).
+   prof_export_perfetto writes the same arrows as flow_ids, id 2^63 | the
+   JSON's. An end on an op written as a "b"/"e" pair (it overlaps its
+   thread's ops, above) is bound in Perfetto's JSON importer to the
+   thread's slice around it, or to none; the Perfetto file binds it to
+   the op itself.
    A device's stream is a lane as a thread is: kernels that overlap on it
    without nesting (a programmatic dependent launch begins before the
    kernel ahead of it ends) are such pairs, on the device's pid and the
@@ -1261,7 +1267,9 @@ typedef struct prof_shapes {
 /* Everything FunctionEvent's constructor takes. Zero = the values PyTorch's
    Kineto parser passes: stack [] (the constructor's default is None, which
    _set_backward_stacktraces skips; prof.h has no None stack), flops 0 and
-   overload_name "" (constructor: None); input_shapes and fwd_thread: None.
+   overload_name "" (constructor: None); input_shapes None and fwd_thread
+   None (Kineto's parser passes a list, [] without shapes, and 0: set
+   PROF_EVENT_SHAPES or PROF_EVENT_FWD_THREAD for those).
    prof_events_add copies everything it points to (names, shapes, stack,
    file, func): free or reuse it after the call. */
 typedef struct prof_event_desc {
@@ -3335,6 +3343,8 @@ struct prof_events {
     prof__arena arena;
     prof__strtab strs;
     const char *use_device;
+    int any_bwd;               /* an op got a Fwd thread id other than 0 (never cleared): the
+                                  traces look for fwdbwd arrows only then (prof__fb_links) */
     int profile_memory, with_flops;
     int tree_built;
     int links_ready;           /* prof_stop linked parents and children as it
@@ -4050,7 +4060,8 @@ static struct {
    (threads) -> prof__pf_lock (ready blocks); a memory shard's lock,
    prof__nostate_lock and prof__log_lock are taken last and alone.
    prof_stop also waits, under prof__g_lock, for a thread's `busy` section,
-   which takes no lock. */
+   which takes no lock, and joins the prefault helper, which takes only
+   prof__pf_lock. */
 static pthread_mutex_t prof__g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A thread's first block: 12 KiB, three pages. Every thread that records
@@ -7611,7 +7622,7 @@ static PROF__NI int prof__c_shared_extra(prof__collector *c, const prof__pending
     if (pd->want_shapes && !(x.shapes = prof__c_shapes(c, pd))) return -1;
     if (pd->has_flops) x.flops = pd->flops;
     if (pd->has_over && !(x.overload_name = prof__intern(&e->strs, pd->over))) return -1;
-    if (has_fwd) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; }
+    if (has_fwd) { x.has_fwd_thread = 1; x.fwd_thread = pd->fwd; e->any_bwd |= pd->fwd != 0; }
     h = prof__mix((uint64_t)(uintptr_t)x.shapes ^ prof__mix((uint64_t)(uintptr_t)x.overload_name + (uint64_t)x.flops) ^
                   prof__mix((x.fwd_thread << 1) ^ (uint64_t)x.has_fwd_thread));
     key.e = e;
@@ -7704,7 +7715,7 @@ static PROF__NI int prof__c_scope(prof__collector *c, const prof__pending *pd, c
         if (pd->has_over && !(x->overload_name = prof__intern(&e->strs, pd->over))) return -1;
         if (pd->has_ag) {
             if (pd->ag_aux & 0x100u) x->sequence_nr = pd->seq;
-            if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; }
+            if (pd->ag_aux & 0x200u) { x->has_fwd_thread = 1; x->fwd_thread = pd->fwd; e->any_bwd |= pd->fwd != 0; }
         }
         if (step && !(x->trace_name = prof__intern(&e->strs, name))) return -1;
         x->native_off = nat;
@@ -9330,7 +9341,7 @@ PROF_API int64_t prof_events_add(prof_events *e, const prof_event_desc *d) {
         x->trace_name = trace;
         x->shapes = shapes;
         if (d->set & PROF_EVENT_SEQUENCE_NR) x->sequence_nr = d->sequence_nr;
-        if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; }
+        if (d->set & PROF_EVENT_FWD_THREAD) { x->has_fwd_thread = 1; x->fwd_thread = d->fwd_thread; e->any_bwd |= d->fwd_thread != 0; }
         if (d->set & PROF_EVENT_RESOURCE_ID) { x->has_resource = 1; x->resource_id = d->device_resource_id; }
         x->device_index = d->device_index;
         x->flops = d->flops;
@@ -13996,76 +14007,79 @@ static PROF__NI uint32_t prof__flow_corr(const prof_events *e, const prof__ev *v
 }
 
 /* Kineto's other arrows (fwdbwd): from a forward op to its backward op,
-   the rule of both traces. A backward op is a CPU op with a sequence
-   number and a Fwd thread id other than 0; its forward op is, among the
-   ops begun before it (start order; at the same start, list order) with
-   that sequence number on that thread and no Fwd thread id of their own
-   (or 0), the one begun last, as PyTorch links them
-   (generateForwardBackwardLink: "the one with the biggest start time is
-   most likely launching backward op"). Arrow k, in the backward ops'
-   start order, is fb[k].fwd -> fb[k].bwd; the JSON numbers it k + 1. A
-   forward op may start several arrows (each has its own id: Kineto gives
-   the op only its last, which leaves the others without a start). */
+   the rule of both traces, as the newest PyTorch links them
+   (generateForwardBackwardLinks). The ops with a sequence number are read
+   in end order (at one end, list order; PyTorch's sort leaves ties
+   unordered). An op with a Fwd thread id other than 0 is a backward op:
+   it takes the forward op held for its (Fwd thread id, sequence number),
+   if any, and that op is let go (one arrow a forward op). Any other op
+   is a forward op: it is held for (its thread, its sequence number) in
+   place of one begun no later (PyTorch: the one begun last is the one
+   whose backward op comes), or of one let go. Arrow k, in the order
+   made, is fb[k].fwd -> fb[k].bwd; the JSON numbers it k + 1. */
 typedef struct prof__fb { uint32_t fwd, bwd; } prof__fb;
 static PROF__NI int prof__fb_op(const prof_events *e, const prof__ev *v) {
     return v->device_type == PROF_DEVICE_CPU && !(v->flags & (PROF__F_ASYNC | PROF__F_MEMROW | PROF__F_DELETED)) && prof__seq_nr(e, v) >= 0;
 }
 static PROF__NI int prof__fb_backward(const prof_events *e, const prof__ev *v) {
-    const prof__extra *x;
-    if (!v->extra || !prof__fb_op(e, v)) return 0;
-    x = prof__x(e, v);
+    const prof__extra *x = prof__x(e, v);
     return x->has_fwd_thread && x->fwd_thread != 0;
+}
+static PROF__NI int prof__end_less(const void *c, uint32_t a, uint32_t b) {
+    const prof_events *e = (const prof_events *)c;
+    return e->ev[a].end < e->ev[b].end;
 }
 /* The arrows into *out (PROF__ALLOC'd, NULL when none), their number in
    *n; -1 without memory. */
 static PROF__NI int prof__fb_links(const prof_events *e, prof__fb **out, size_t *n) {
     uint32_t *idx = NULL, *tmp = NULL;
+    unsigned char *gone = NULL; /* a forward op that has its arrow */
     prof__fb *fb = NULL;
     size_t i, nidx = 0, nfb = 0, capfb = 0;
-    int any = 0, sorted = 1, rc = -1;
+    int sorted = 1, rc = -1;
     prof__map fwd;
     prof__fwdkey key;
     *out = NULL;
     *n = 0;
-    /* the extras first: few or none where the events are many and plain
-       (a pass over every event costs an export of plain scopes 5-10%) */
-    for (i = 1; i < e->nex && !any; i++) any = e->ex[i].has_fwd_thread && e->ex[i].fwd_thread != 0;
-    if (!any) return 0;
-    for (any = 0, i = 0; i < e->n && !any; i++) any = prof__fb_backward(e, &e->ev[i]);
-    if (!any) return 0;
+    if (!e->any_bwd) return 0; /* (nothing read: lists without backward ops pay nothing) */
     memset(&fwd, 0, sizeof fwd);
     key.e = e;
     key.rows = NULL;
-    if ((idx = PROF__ALLOC(uint32_t, e->n)) != NULL && (tmp = PROF__ALLOC(uint32_t, e->n)) != NULL) {
+    if ((idx = PROF__ALLOC(uint32_t, e->n + 1)) != NULL && (tmp = PROF__ALLOC(uint32_t, e->n + 1)) != NULL &&
+        (gone = PROF__ALLOC(unsigned char, e->n + 1)) != NULL) {
+        memset(gone, 0, e->n + 1);
         for (i = 0; i < e->n; i++) {
             if (!prof__fb_op(e, &e->ev[i])) continue;
-            if (nidx && e->ev[i].start < e->ev[idx[nidx - 1]].start) sorted = 0;
+            if (nidx && e->ev[i].end < e->ev[idx[nidx - 1]].end) sorted = 0;
             idx[nidx++] = (uint32_t)i;
         }
-        if (!sorted) prof__msort_u32(idx, tmp, nidx, prof__start_less, e); /* (stable: list order at one start) */
+        if (!sorted) prof__msort_u32(idx, tmp, nidx, prof__end_less, e); /* (stable: list order at one end) */
         for (i = 0; i < nidx; i++) {
             const prof__ev *v = &e->ev[idx[i]];
+            const int bwd = prof__fb_backward(e, v);
             uint32_t *slot;
             uint64_t h;
             key.seq = prof__seq_nr(e, v);
-            if (prof__fb_backward(e, v)) {
-                uint32_t f;
-                key.tid = prof__x(e, v)->fwd_thread;
-                if ((f = prof__map_find(&fwd, prof__mix((uint64_t)key.seq) ^ key.tid, prof__fwd_same, &key)) == UINT32_MAX) continue;
-                if (!prof__grow((void *)&fb, &capfb, nfb + 1, sizeof *fb)) break;
-                fb[nfb].fwd = f;
-                fb[nfb++].bwd = idx[i];
-                continue;
-            }
-            key.tid = e->thr[v->thread].tid;
+            key.tid = bwd ? prof__x(e, v)->fwd_thread : e->thr[v->thread].tid;
             h = prof__mix((uint64_t)key.seq) ^ key.tid;
-            if ((slot = prof__map_find_slot(&fwd, h, prof__fwd_same, &key)) != NULL) *slot = idx[i]; /* begun later (or with it, later in the list) */
-            else if (!prof__map_add(&fwd, h, idx[i])) break;
+            slot = prof__map_find_slot(&fwd, h, prof__fwd_same, &key);
+            if (bwd) {
+                if (!slot || gone[*slot]) continue;
+                if (!prof__grow((void *)&fb, &capfb, nfb + 1, sizeof *fb)) break;
+                gone[*slot] = 1;
+                fb[nfb].fwd = *slot;
+                fb[nfb++].bwd = idx[i];
+            } else if (!slot) {
+                if (!prof__map_add(&fwd, h, idx[i])) break;
+            } else if (gone[*slot] || v->start >= e->ev[*slot].start) {
+                *slot = idx[i];
+            }
         }
         if (i == nidx) rc = 0;
     }
     PROF__FREE(idx);
     PROF__FREE(tmp);
+    PROF__FREE(gone);
     prof__map_free(&fwd);
     if (rc == 0 && nfb) *out = fb;
     else PROF__FREE(fb);

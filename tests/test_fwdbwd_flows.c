@@ -1,13 +1,17 @@
 /* Kineto's fwdbwd arrows: PyTorch links each backward op (a Fwd thread id
-   other than 0) to its forward op, the op of that sequence number on that
-   thread begun last before it, and writes a flow from one to the other
-   ({"ph": "s"/"f", "cat": "fwdbwd"}): Perfetto and chrome://tracing draw
-   the arrow, HTA's add_fwd_bwd_links reads it. prof.h kept the sequence
-   numbers and thread ids in the args but wrote no arrow.
-   A hand-made list, out of start order, on threads 1 (forward) and 2
+   other than 0) to its forward op, reading the ops in end order: the op of
+   that sequence number on that thread begun last among those ended
+   before, unless an earlier backward op took it; and writes a flow from
+   one to the other ({"ph": "s"/"f", "cat": "fwdbwd"}): Perfetto and
+   chrome://tracing draw the arrow, HTA's add_fwd_bwd_links reads it.
+   prof.h kept the sequence numbers and thread ids in the args but wrote
+   no arrow.
+   A hand-made list, out of order, on threads 1 (forward) and 2
    (backward), checks the rule's every branch in the JSON trace's exact
    lines; the Perfetto trace must carry the same arrows
-   (tests/export/check_perfetto.py, which pairs them by category and id). */
+   (tests/export/check_perfetto.py, which pairs them by category and id).
+   A second list repeats its names, so that the Perfetto writer's fast
+   path (a site already seen) meets ops that carry arrows. */
 #define _GNU_SOURCE 1
 #include "prof.h"
 #include "check.h"
@@ -54,9 +58,16 @@ int main(void) {
     add("fwd9other", 3, 50, 60, 9, 0, 0);   /* seq 9 on another thread than the Fwd thread id */
     add("BwdD", 2, 520, 530, 9, 1, 1);      /* ... so no arrow */
     add("fwd11", 1, 70, 80, 11, 0, 0);
-    add("BwdE1", 2, 540, 550, 11, 1, 1);    /* two backward ops of one forward: two arrows */
-    add("BwdE2", 2, 560, 570, 11, 1, 1);
-    add("BwdNone", 2, 580, 590, 13, 1, 1);  /* no forward op of seq 13 */
+    add("BwdE1", 2, 540, 550, 11, 1, 1);    /* takes fwd11, which is let go: */
+    add("fwd11c", 1, 65, 555, 11, 0, 0);    /* held next (begun before fwd11, but fwd11 went) */
+    add("BwdE2", 2, 560, 570, 11, 1, 1);    /* takes fwd11c */
+    add("BwdE3", 2, 580, 585, 11, 1, 1);    /* none left: no arrow */
+    add("fwd15", 1, 700, 900, 15, 0, 0);    /* ends after its backward op: not its forward */
+    add("Bwd15", 2, 750, 800, 15, 1, 1);
+    add("fwd17a", 1, 120, 130, 17, 0, 0);   /* held: begun after fwd17b, which ends later */
+    add("fwd17b", 1, 110, 140, 17, 0, 0);
+    add("Bwd17", 2, 600, 605, 17, 1, 1);
+    add("BwdNone", 2, 590, 595, 13, 1, 1);  /* no forward op of seq 13 */
     add("plain", 1, 90, 100, -1, 0, 0);
     snprintf(json, sizeof json, "%s/t.json", dir);
     snprintf(pft, sizeof pft, "%s/t.pftrace", dir);
@@ -68,9 +79,12 @@ int main(void) {
     w += snprintf(want + w, sizeof want - (size_t)w,
                   "  {\"ph\": \"s\", \"id\": 2, \"pid\": %d, \"tid\": 1, \"ts\": 70.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n"
                   "  {\"ph\": \"f\", \"id\": 2, \"pid\": %d, \"tid\": 2, \"ts\": 540.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"},\n", pid, pid);
+    w += snprintf(want + w, sizeof want - (size_t)w,
+                  "  {\"ph\": \"s\", \"id\": 3, \"pid\": %d, \"tid\": 1, \"ts\": 65.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n"
+                  "  {\"ph\": \"f\", \"id\": 3, \"pid\": %d, \"tid\": 2, \"ts\": 560.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"},\n", pid, pid);
     snprintf(want + w, sizeof want - (size_t)w,
-             "  {\"ph\": \"s\", \"id\": 3, \"pid\": %d, \"tid\": 1, \"ts\": 70.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n"
-             "  {\"ph\": \"f\", \"id\": 3, \"pid\": %d, \"tid\": 2, \"ts\": 560.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"},\n", pid, pid);
+             "  {\"ph\": \"s\", \"id\": 4, \"pid\": %d, \"tid\": 1, \"ts\": 120.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n"
+             "  {\"ph\": \"f\", \"id\": 4, \"pid\": %d, \"tid\": 2, \"ts\": 600.000, \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"},\n", pid, pid);
     got = flow_lines(json);
     if (!CHECK(got && strcmp(got, want) == 0)) fprintf(stderr, "the trace's fwdbwd flows:\n%s\nwanted:\n%s", got ? got : "(none)", want);
     free(got);
@@ -83,6 +97,33 @@ int main(void) {
         }
     } else {
         fprintf(stderr, "python3 not found: the Perfetto trace's flows not compared\n");
+    }
+    /* names repeated: 200 arrows, each on exactly two slices of the
+       Perfetto trace (check_perfetto.py), also where the writer's fast
+       path takes the op */
+    prof_events_free(g_ev);
+    CHECK((g_ev = prof_events_create()) != NULL);
+    {
+        int k;
+        size_t nl = 0;
+        const char *q;
+        for (k = 0; k < 200; k++) {
+            add("f", 1, (int64_t)k * 100, (int64_t)k * 100 + 10, k, 0, 0);
+            add("b", 2, (int64_t)k * 100 + 50, (int64_t)k * 100 + 60, k, 1, 1);
+        }
+        CHECK_EQ_INT(prof_export_chrome_trace(g_ev, json), PROF_OK);
+        CHECK_EQ_INT(prof_export_perfetto(g_ev, pft), PROF_OK);
+        got = flow_lines(json);
+        for (q = got; q && (q = strstr(q, "\"ph\": \"s\"")) != NULL; q++) nl++;
+        CHECK_EQ_INT(nl, 200);
+        free(got);
+        if (system("command -v python3 >/dev/null 2>&1") == 0) {
+            snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s > %s/check.log 2>&1", json, pft, dir);
+            if (!CHECK_EQ_INT(system(cmd), 0)) {
+                snprintf(cmd, sizeof cmd, "tail -5 %s/check.log >&2", dir);
+                if (system(cmd) != 0) {}
+            }
+        }
     }
     /* a list without backward ops: no fwdbwd flow at all */
     prof_events_free(g_ev);
