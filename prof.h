@@ -737,8 +737,9 @@
    returned. A rename that says it failed is looked at again: where the
    temporary name is gone and the target is the file written (NFS
    answers a retransmitted rename whose first reply was lost with ENOENT),
-   the export succeeds with a warning. A process that exits or is killed in the middle of an
-   export leaves that temporary file beside the target: "<target>.tmp<pid>.<n>",
+   the export succeeds with a warning. A process that exits or is killed
+   in the middle of an export leaves that temporary file beside the
+   target: "<target>.tmp<pid>.<n>",
    or for a long name the hidden ".prof<pid>.<n>.tmp". The target's
    directory is opened once, so a chdir by another thread during the
    export changes nothing, and a path of any length open(2) takes is
@@ -16114,6 +16115,29 @@ static PROF__NI void prof__trace_instants(prof__w *w, const prof_events *e, uint
         }
     }
 }
+/* One arrow: a flow's start ("s") on event `from`, its end ("f", bound
+   to the slice around it: "bp": "e") on `to`, both at the event's start,
+   with category and name `cat` (a viewer pairs the ends by both and id). */
+static PROF__NI void prof__w_arrow(prof__w *w, const prof_events *e, uint64_t id, const char *cat, const prof__ev *from, const prof__ev *to, uint64_t pid, const prof__map *sw) {
+    int end;
+    for (end = 0; end < 2; end++) {
+        const prof__ev *v = end ? to : from;
+        PROF__W_LIT(w, "  {\"ph\": \"");
+        prof__w_put(w, end ? "f" : "s", 1);
+        PROF__W_LIT(w, "\", \"id\": ");
+        prof__w_u64(w, id);
+        PROF__W_LIT(w, ", ");
+        prof__w_pid_tid(w, e, v, pid, sw);
+        PROF__W_LIT(w, ", \"ts\": ");
+        prof__w_us(w, v->start);
+        PROF__W_LIT(w, ", \"cat\": \"");
+        prof__w_put(w, cat, strlen(cat));
+        PROF__W_LIT(w, "\", \"name\": \"");
+        prof__w_put(w, cat, strlen(cat));
+        if (end) PROF__W_LIT(w, "\", \"bp\": \"e\"},\n");
+        else PROF__W_LIT(w, "\"},\n");
+    }
+}
 static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const prof__map *api, uint64_t pid, const prof__map *sw) {
     size_t i;
     /* Flow arrows (ac2g) from each launching call to its kernel, copy or set.
@@ -16123,56 +16147,24 @@ static PROF__NI void prof__trace_flows(prof__w *w, const prof_events *e, const p
         prof__map flows; /* correlation -> arrows so far */
         memset(&flows, 0, sizeof flows);
         for (i = 0; i < e->n && !w->err && api->n; i++) {
-            const prof__ev *v = &e->ev[i], *a;
+            const prof__ev *v = &e->ev[i];
             uint32_t corr = prof__flow_corr(e, v, api), *seen;
-            uint64_t id;
             int found;
             if (!corr) continue;
             if (!(seen = prof__map_slot(&flows, corr, &found))) { w->err = ENOMEM; break; }
             if (!found) *seen = 0;
-            id = corr | (uint64_t)(*seen)++ << 32;
-            a = &e->ev[prof__map_get(api, corr)];
-            PROF__W_LIT(w, "  {\"ph\": \"s\", \"id\": ");
-            prof__w_u64(w, id);
-            PROF__W_LIT(w, ", \"pid\": ");
-            prof__w_u64(w, pid);
-            PROF__W_LIT(w, ", \"tid\": ");
-            prof__w_u64(w, e->thr[a->thread].tid_w);
-            PROF__W_LIT(w, ", \"ts\": ");
-            prof__w_us(w, a->start);
-            PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n  {\"ph\": \"f\", \"id\": ");
-            prof__w_u64(w, id);
-            PROF__W_LIT(w, ", ");
-            prof__w_pid_tid(w, e, v, pid, sw);
-            PROF__W_LIT(w, ", \"ts\": ");
-            prof__w_us(w, v->start);
-            PROF__W_LIT(w, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
+            prof__w_arrow(w, e, corr | (uint64_t)(*seen)++ << 32, "ac2g", &e->ev[prof__map_get(api, corr)], v, pid, sw);
         }
         prof__map_free(&flows);
     }
     /* Arrows (fwdbwd) from each forward op to its backward op, numbered
-       from 1 as Kineto numbers them (ids of their own: a viewer pairs a
-       flow's ends by category, name and id) */
+       from 1 as Kineto numbers them (ids of their own, in their category) */
     {
         prof__fb *fb;
         size_t n, k;
         if (w->err) return;
         if (prof__fb_links(e, &fb, &n) != 0) { w->err = ENOMEM; return; }
-        for (k = 0; k < n && !w->err; k++) {
-            PROF__W_LIT(w, "  {\"ph\": \"s\", \"id\": ");
-            prof__w_u64(w, (uint64_t)k + 1);
-            PROF__W_LIT(w, ", ");
-            prof__w_pid_tid(w, e, &e->ev[fb[k].fwd], pid, sw);
-            PROF__W_LIT(w, ", \"ts\": ");
-            prof__w_us(w, e->ev[fb[k].fwd].start);
-            PROF__W_LIT(w, ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"},\n  {\"ph\": \"f\", \"id\": ");
-            prof__w_u64(w, (uint64_t)k + 1);
-            PROF__W_LIT(w, ", ");
-            prof__w_pid_tid(w, e, &e->ev[fb[k].bwd], pid, sw);
-            PROF__W_LIT(w, ", \"ts\": ");
-            prof__w_us(w, e->ev[fb[k].bwd].start);
-            PROF__W_LIT(w, ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"},\n");
-        }
+        for (k = 0; k < n && !w->err; k++) prof__w_arrow(w, e, (uint64_t)k + 1, "fwdbwd", &e->ev[fb[k].fwd], &e->ev[fb[k].bwd], pid, sw);
         PROF__FREE(fb);
     }
 }
@@ -16711,10 +16703,9 @@ typedef struct prof__pft {
     prof__map stack_seen;        /* (sequence, callstack iid) emitted */
     prof__map flow_n;            /* device event -> its arrow's number n (id: correlation | n << 32) */
     prof__map flow_count;        /* correlation -> its arrows */
-    prof__fb *fb;                /* the fwdbwd arrows (prof__fb_links): arrow k's id PROF__PFT_FLOW_FB | (k + 1) */
-    size_t nfb;
-    uint32_t *fb_next;           /* arrow k's next arrow from the same forward op, UINT32_MAX: none */
-    prof__map fb_out, fb_in;     /* forward op -> its first arrow; backward op -> its arrow */
+    size_t nfb;                  /* the fwdbwd arrows (prof__fb_links) */
+    prof__map fb_at;             /* an op at either end of one -> its number k (id PROF__PFT_FLOW_FB | (k + 1)):
+                                    a forward op starts one arrow at most, a backward op ends one */
     prof__map deep_seen;         /* (thread, 512 levels) whose track is described */
     prof__pft_marks mk;          /* each mark's band (prof__pft_marks) */
     uint32_t *order;             /* the events in (start, -end) order; NULL: the list's own */
@@ -17001,26 +16992,24 @@ static PROF__NI void prof__pft_flows(prof__pft *pf) {
         if (!(slot = prof__map_slot(&pf->flow_n, i, &found))) { pf->oom = 1; return; }
         *slot = n;
     }
-    /* fwdbwd: each forward op's arrows as a list, each backward op's one */
-    if (prof__fb_links(e, &pf->fb, &pf->nfb) != 0 || (pf->nfb && !(pf->fb_next = PROF__ALLOC(uint32_t, pf->nfb)))) { pf->oom = 1; return; }
-    for (i = pf->nfb; i-- > 0;) {
-        uint32_t *slot;
-        int found;
-        if (!(slot = prof__map_slot(&pf->fb_out, pf->fb[i].fwd, &found))) { pf->oom = 1; return; }
-        pf->fb_next[i] = found ? *slot : UINT32_MAX;
-        *slot = (uint32_t)i;
-        if (!(slot = prof__map_slot(&pf->fb_in, pf->fb[i].bwd, &found))) { pf->oom = 1; return; }
-        *slot = (uint32_t)i;
+    /* fwdbwd: the op at each end -> its arrow */
+    {
+        prof__fb *fb;
+        if (prof__fb_links(e, &fb, &pf->nfb) != 0) { pf->oom = 1; return; }
+        for (i = 0; i < 2 * pf->nfb; i++) { /* (a slot is written before the next call, which may move the map) */
+            int found;
+            uint32_t *slot = prof__map_slot(&pf->fb_at, i & 1 ? fb[i / 2].bwd : fb[i / 2].fwd, &found);
+            if (!slot) { pf->oom = 1; break; }
+            *slot = (uint32_t)(i / 2);
+        }
+        PROF__FREE(fb);
     }
 }
-/* Event i's fwdbwd arrows, as flow_ids (both ends, as for ac2g). */
+/* Event i's fwdbwd arrow, as a flow_id (on both ends, as for ac2g). */
 static PROF__NI void prof__pft_fb_ids(prof__pft *pf, prof__buf *te, size_t i) {
-    uint32_t k;
+    uint32_t k = prof__map_get(&pf->fb_at, i);
     char t[16];
-    for (k = prof__map_get(&pf->fb_out, i); k != UINT32_MAX; k = pf->fb_next[k])
-        prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, PROF__PFT_FLOW_FB | ((uint64_t)k + 1)) - t));
-    if ((k = prof__map_get(&pf->fb_in, i)) != UINT32_MAX)
-        prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, PROF__PFT_FLOW_FB | ((uint64_t)k + 1)) - t));
+    if (k != UINT32_MAX) prof__pb_raw(te, t, (size_t)(prof__pb_fixed64(t, 47, PROF__PFT_FLOW_FB | ((uint64_t)k + 1)) - t));
 }
 /* Event i's ends of arrows, as flow_ids on both sides: the importer pairs
    two slices with one id in time order, whichever it reads first (a
@@ -17244,7 +17233,7 @@ static __inline__ int prof__pft_begin_fast(prof__pft *pf, size_t i, uint32_t seq
     f.bytes = 0;
     if (PROF__UNLIKELY(v->extra)) {
         const prof__extra *x = prof__x(pf->e, v);
-        if (x->trace_name || x->correlation || (pf->nfb && (prof__map_get(&pf->fb_out, i) != UINT32_MAX || prof__map_get(&pf->fb_in, i) != UINT32_MAX)) || !prof__pft_fast_args(pf, v, &f)) return 0;
+        if (x->trace_name || x->correlation || (pf->nfb && prof__map_get(&pf->fb_at, i) != UINT32_MAX) || !prof__pft_fast_args(pf, v, &f)) return 0;
     }
     h = &pf->head[v->site];
     if (!f.n) { /* no annotations: both lengths fit a byte (at most 11 + 6 + 2 + 18 + 7) */
@@ -17716,7 +17705,7 @@ static PROF__NI void prof__pft_free(prof__pft *pf) {
     prof__map_free(&pf->lane_map); prof__map_free(&pf->stream_lanes); prof__map_free(&pf->stream_rank); prof__map_free(&pf->api); prof__map_free(&pf->seen_map);
     prof__map_free(&pf->frame_iid); prof__map_free(&pf->stack_seen);
     prof__map_free(&pf->flow_n); prof__map_free(&pf->flow_count); prof__map_free(&pf->deep_seen);
-    prof__map_free(&pf->fb_out); prof__map_free(&pf->fb_in); PROF__FREE(pf->fb); PROF__FREE(pf->fb_next);
+    prof__map_free(&pf->fb_at);
     PROF__FREE(pf->order);
     PROF__FREE(pf->mk.idx); PROF__FREE(pf->mk.cur); PROF__FREE(pf->mk.end); PROF__FREE(pf->mk.next); PROF__FREE(pf->mk.band);
     PROF__FREE(pf->dev_pairs);

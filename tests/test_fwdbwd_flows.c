@@ -44,6 +44,18 @@ static char *flow_lines(const char *path) {
     return out;
 }
 
+/* tests/export/check_perfetto.py on the two traces: the same arrows
+   between the same slices, each id on exactly two slices */
+static void check_perfetto(const char *json, const char *pft, const char *dir) {
+    char cmd[800];
+    if (!CHECK_MSG(system("command -v python3 >/dev/null 2>&1") == 0, "python3 not found: tests/export/check_perfetto.py needs it (Debian: apt-get install python3)")) return;
+    snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s > %s/check.log 2>&1", json, pft, dir);
+    if (!CHECK_EQ_INT(system(cmd), 0)) {
+        snprintf(cmd, sizeof cmd, "tail -20 %s/check.log >&2", dir);
+        if (system(cmd) != 0) {}
+    }
+}
+
 int main(void) {
     char dir[] = "/tmp/prof_fwdbwd_XXXXXX", json[256], pft[256], want[4096], cmd[700];
     char *got;
@@ -88,16 +100,7 @@ int main(void) {
     got = flow_lines(json);
     if (!CHECK(got && strcmp(got, want) == 0)) fprintf(stderr, "the trace's fwdbwd flows:\n%s\nwanted:\n%s", got ? got : "(none)", want);
     free(got);
-    /* the Perfetto trace: the same arrows between the same slices */
-    if (system("command -v python3 >/dev/null 2>&1") == 0) {
-        snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s > %s/check.log 2>&1", json, pft, dir);
-        if (!CHECK_EQ_INT(system(cmd), 0)) {
-            snprintf(cmd, sizeof cmd, "cat %s/check.log >&2", dir);
-            if (system(cmd) != 0) {}
-        }
-    } else {
-        fprintf(stderr, "python3 not found: the Perfetto trace's flows not compared\n");
-    }
+    check_perfetto(json, pft, dir);
     /* names repeated: 200 arrows, each on exactly two slices of the
        Perfetto trace (check_perfetto.py), also where the writer's fast
        path takes the op */
@@ -117,13 +120,7 @@ int main(void) {
         for (q = got; q && (q = strstr(q, "\"ph\": \"s\"")) != NULL; q++) nl++;
         CHECK_EQ_INT(nl, 200);
         free(got);
-        if (system("command -v python3 >/dev/null 2>&1") == 0) {
-            snprintf(cmd, sizeof cmd, "python3 tests/export/check_perfetto.py %s %s > %s/check.log 2>&1", json, pft, dir);
-            if (!CHECK_EQ_INT(system(cmd), 0)) {
-                snprintf(cmd, sizeof cmd, "tail -5 %s/check.log >&2", dir);
-                if (system(cmd) != 0) {}
-            }
-        }
+        check_perfetto(json, pft, dir);
     }
     /* a list without backward ops: no fwdbwd flow at all */
     prof_events_free(g_ev);
