@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "sanitizers.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CHECK__UNUSED __attribute__((unused))
@@ -214,28 +215,18 @@ static CHECK__UNUSED int check_under_valgrind(void) {
 /* 1 when built with clang's MSan (its shadow doubles what memory is
    touched: the peak-RSS checks do not hold there). */
 static CHECK__UNUSED int check_under_msan(void) {
-#if defined(__has_feature)
-#  if __has_feature(memory_sanitizer)
+#if defined(TEST_MSAN)
     return 1;
-#  else
-    return 0;
-#  endif
 #else
     return 0;
 #endif
 }
 /* 1 when built with ASan, TSan or MSan (slower: tests may scale down). */
 static CHECK__UNUSED int check_under_sanitizer(void) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(TEST_ASAN) || defined(TEST_TSAN)
     return 1;
-#elif defined(__has_feature)
-#  if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-    return 1;
-#  else
-    return check_under_msan();
-#  endif
 #else
-    return 0;
+    return check_under_msan();
 #endif
 }
 /* n, or n / div under valgrind or a sanitizer (at least 1). */

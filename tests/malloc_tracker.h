@@ -10,14 +10,9 @@
 #ifndef PROF_TEST_MALLOC_TRACKER_H
 #define PROF_TEST_MALLOC_TRACKER_H
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#  if defined(__has_feature)
-#    if !__has_feature(address_sanitizer) && !__has_feature(thread_sanitizer) && !__has_feature(memory_sanitizer)
-#      define TRACKER 1
-#    endif
-#  else
-#    define TRACKER 1
-#  endif
+#include "sanitizers.h"
+#if defined(__GLIBC__) && !defined(TEST_ASAN) && !defined(TEST_TSAN) && !defined(TEST_MSAN)
+#  define TRACKER 1
 #endif
 
 #if defined(TRACKER)

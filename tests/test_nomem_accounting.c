@@ -21,13 +21,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#if defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-#    define NO_HOOKS 1
-#  endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#  define NO_HOOKS 1
+#include "sanitizers.h"
+#if defined(TEST_TSAN)
+#  define NO_HOOKS 1 /* TSan interposes mmap and posix_memalign itself */
 #endif
 static __thread int g_fail_memalign; /* 1: the next posix_memalign of this thread fails; 2: every one */
 static volatile int g_fail_mmap;

@@ -119,12 +119,8 @@ static int child(void) {
     if (!ev) { fprintf(stderr, "child: prof_stop of the inherited session returned NULL\n"); return 2; }
     prof_events_free(ev);
     if (cupti_calls() != calls0) { fprintf(stderr, "child: prof_stop called CUPTI %d times\n", cupti_calls() - calls0); return 6; }
-#if defined(__SANITIZE_THREAD__)
+#if defined(TEST_TSAN)
     return 0; /* TSan refuses new threads in the child of a multi-threaded fork */
-#elif defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-    return 0;
-#  endif
 #endif
     memset(&c, 0, sizeof c);
     c.activities = PROF_ACTIVITY_CPU | PROF_ACTIVITY_CUDA;

@@ -30,7 +30,7 @@ static char child(void) {
     int calls0 = cupti_calls();
     prof_events *ev;
     size_t i, scopes = 0;
-#if defined(__SANITIZE_THREAD__)
+#if defined(TEST_TSAN)
     return '0'; /* TSan refuses the child of a multi-threaded fork its own work (as test_probe24A_fork_cupti_lock) */
 #endif
     if (prof_start(&g_cfg) != PROF_OK) return '2';

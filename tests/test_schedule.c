@@ -250,14 +250,7 @@ static void test_long_run_bounded(void) {
     prof_events_free(prof_stop());
     /* ASan keeps freed memory in quarantine and valgrind has its own heap:
        RSS means something only in the plain build */
-#if defined(__SANITIZE_ADDRESS__)
-#define SCHED_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SCHED_ASAN 1
-#endif
-#endif
-#if !defined(SCHED_ASAN)
+#if !defined(TEST_ASAN)
     if (!check_under_valgrind()) CHECK_MSG(rss1 - rss0 < 4096, "RSS grew by %ld kB over 360 steps", rss1 - rss0);
 #else
     (void)rss0;

@@ -21,13 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-#    define NO_HOOKS 1
-#  endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#  define NO_HOOKS 1
+#include "sanitizers.h"
+#if defined(TEST_TSAN)
+#  define NO_HOOKS 1 /* TSan interposes mmap and posix_memalign itself */
 #endif
 #if defined(NO_HOOKS)
 #  define HOOKS 0

@@ -572,14 +572,7 @@ static void test_rearming_destructor(void) {
     prof_events *ev;
     prof_stats st;
     pthread_t th;
-#if defined(__SANITIZE_THREAD__)
-#  define CHURN_TSAN 1
-#elif defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-#    define CHURN_TSAN 1
-#  endif
-#endif
-#if defined(CHURN_TSAN)
+#if defined(TEST_TSAN)
     /* TSan's own key destructor tears the thread's allocator down before
        the last pass, whose malloc (anyone's) then crashes inside TSan */
     printf("# test_rearming_destructor skipped under TSan\n");

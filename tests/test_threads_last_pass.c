@@ -118,16 +118,9 @@ static void test_no_session(void) {
     CHECK(live() - base <= 4);
 }
 
-#if defined(__SANITIZE_THREAD__)
-#  define LAST_PASS_TSAN 1
-#elif defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-#    define LAST_PASS_TSAN 1
-#  endif
-#endif
 
 int main(void) {
-#if defined(LAST_PASS_TSAN)
+#if defined(TEST_TSAN)
     /* TSan's own key destructor tears the thread's allocator down before
        the last pass, whose malloc (anyone's) then crashes inside TSan */
     printf("# skipped under TSan\n");

@@ -99,16 +99,9 @@ static void test_late_reaped_while_binding(void) {
     pthread_key_delete(key2);
 }
 
-#if defined(__SANITIZE_THREAD__)
-#  define LATE_TSAN 1
-#elif defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-#    define LATE_TSAN 1
-#  endif
-#endif
 
 int main(void) {
-#if defined(LATE_TSAN)
+#if defined(TEST_TSAN)
     /* TSan's own key destructor tears the thread's allocator down before
        the last pass, whose malloc (anyone's) then crashes inside TSan */
     printf("# test_late_counted_once skipped under TSan\n");

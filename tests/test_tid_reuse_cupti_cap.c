@@ -33,13 +33,6 @@
 #include "virtual_mono.h"
 #include "tid_reuse.h"
 
-#if defined(__SANITIZE_THREAD__)
-#  define RUN2_TSAN 1
-#elif defined(__has_feature)
-#  if __has_feature(thread_sanitizer)
-#    define RUN2_TSAN 1
-#  endif
-#endif
 
 static pthread_key_t g_key;
 static int g_run, g_a_scopes;
@@ -193,7 +186,7 @@ int main(void) {
     run(0, 0);
     run(1, 1000000);
     run(3, 3000000);
-#if defined(RUN2_TSAN)
+#if defined(TEST_TSAN)
     /* TSan's own key destructor tears the thread's allocator down before
        glibc's last pass, whose malloc then crashes inside TSan (as in
        test_threads_last_pass) */
