@@ -434,7 +434,8 @@
                       with_node_id the trace says rank 0 of world size 1
                       and node_id, world_size are not read
    activities         PROF_ACTIVITY_CPU, alone or with PROF_ACTIVITY_CUDA
-                      (GPU activity, under PROF_CUPTI). 0 = both. Without
+                      (GPU activity, under PROF_CUPTI). 0 = CPU, and CUDA
+                      too when compiled with PROF_CUPTI. Without
                       the CPU bit prof_start fails (PROF_E_ARG): scopes are
                       recorded in every session, so CUDA alone is refused
                       rather than silently recording them.
@@ -1211,7 +1212,10 @@ typedef char prof__site_needs_8_byte_alignment_include_prof_h_outside_pragma_pac
    sit at its own alignment. */
 struct prof__pack_probe { char c; void *p; };
 typedef char prof__structs_are_packed_do_not_build_with_fpack_struct[sizeof(struct prof__pack_probe) == 2 * sizeof(void *) ? 1 : -1];
-/* prof_site.flags: the trace category of the events of a site */
+/* prof_site.flags: the trace category of the events of a site. prof_site
+   and these are the macros' (each PROF_SCOPE writes one static prof_site);
+   public only because the macros expand in the user's code: no function
+   takes one from the user. */
 #define PROF_SITE_CPU_OP 1u        /* cpu_op instead of user_annotation */
 #define PROF_SITE_CUDA_RUNTIME 2u  /* cuda_runtime (CUPTI) */
 #define PROF_SITE_CUDA_DRIVER 4u   /* cuda_driver (CUPTI) */
@@ -1327,7 +1331,8 @@ typedef struct prof_event {
     int stack_depth;
     int64_t parent;            /* index of the CPU parent, -1 = none */
     size_t n_children;
-    size_t n_kernels;
+    size_t n_kernels;          /* device kernels attributed to it (FunctionEvent.kernels: CUPTI's, or
+                                  prof_events_append_kernel's); their time is in the device columns */
     int64_t cpu_time_total_ns, self_cpu_time_total_ns;
     int64_t device_time_total_ns, self_device_time_total_ns;
     int64_t cpu_memory_usage, self_cpu_memory_usage;
@@ -1496,9 +1501,10 @@ PROF_API prof_result prof_step(void);
 /* Steps taken since prof_start (ProfilerStep#N's N; 0 right after it);
    after prof_stop, the last session's count until the next prof_start. */
 PROF_API int64_t prof_step_number(void);
-/* What torch.profiler.schedule(...)(step) returns for this schedule; NULL
-   or active 0: PROF_ACTION_RECORD (torch's default schedule); step < 0:
-   PROF_ACTION_NONE (torch asserts step >= 0). */
+/* What torch.profiler.schedule(...)(step) returns for this schedule. NULL
+   or active 0: PROF_ACTION_RECORD at every step, negative ones included
+   (torch's default schedule); otherwise step < 0, or a negative count:
+   PROF_ACTION_NONE (torch asserts). */
 PROF_API prof_action prof_schedule_action(const prof_schedule *schedule, int64_t step);
 /* Top-level trace keys for the session being recorded (between prof_start
    and prof_stop; outside it, PROF_E_STATE: prof_start clears them). A key
@@ -4094,7 +4100,8 @@ static PROF__NI void prof__block_free(prof__block *b) {
    owner writes there: a store after the discard lands in a fresh zero
    page, one racing with it may be lost, and records past the snapshot are
    never read. The pages fault in again if the owner's next session gets
-   that far. */
+   that far, or at once where a reserve counts the block
+   (prof__block_refault). */
 static PROF__NI void prof__block_trim(prof__block *b, size_t keep) {
     size_t from = (keep * sizeof(prof__rec) + PROF__HUGE - 1) & ~(PROF__HUGE - 1);
     if (b->map_bytes < PROF__HUGE || from >= b->map_bytes) return;
@@ -4575,10 +4582,22 @@ static PROF__NI void prof__reap_dead_locked(void);
 static PROF__NI void prof__reap_late_locked(void);
 static PROF__NI void prof__reap_gone_locked(void);
 enum { PROF__RESERVE_CUT = 1, PROF__RESERVE_NOMEM = 2 };
+/* The pages of a block that a reserve counts, faulted in: prof_stop and
+   its thread's exit gave back those past its records (prof__block_trim),
+   and a block mapped while recording was never faulted in whole. Writes
+   nothing (its owner keeps records there): MADV_POPULATE_WRITE, or where
+   the kernel lacks it an atomic add of 0 to a byte of each page. Pages in
+   place cost a look at the page table. */
+static PROF__NI void prof__block_refault(prof__block *b) {
+    size_t o;
+    if (!b->map_bytes || prof__block_populate(b, 0, b->map_bytes) == 0) return; /* (map_bytes 0: a copy in the heap, prof__block_compact) */
+    for (o = 0; o < b->map_bytes; o += 4096) (void)__atomic_fetch_add((char *)b->recs + o, (char)0, __ATOMIC_RELAXED);
+}
 /* prof_config.reserve_events: whole blocks for that many records, mapped
    and faulted in now, so that the session's recording takes no page fault.
    Threads that exited give their blocks back first; blocks that live
-   threads hold from earlier sessions count, and ready ones. *records is
+   threads hold from earlier sessions count, and ready ones (all of them
+   faulted in again: prof__block_refault). *records is
    rounded up to whole blocks, or cut to the whole blocks within the limit
    above. Returns
    PROF__RESERVE_* bits. */
@@ -4601,11 +4620,18 @@ static PROF__NI int prof__pf_reserve(size_t *records) {
     if (!want) return res;
     pthread_mutex_lock(&prof__g_lock);
     prof__reap_dead_locked(); /* with keep set: their blocks go to the pool */
-    for (t = prof__g.threads; t; t = t->next)
-        for (b = PROF__LOAD(&t->head); b; b = PROF__LOAD(&b->next)) held += b->cap;
+    for (t = prof__g.threads; t; t = t->next) /* (under the lock: no block of theirs is unmapped meanwhile) */
+        for (b = PROF__LOAD(&t->head); b; b = PROF__LOAD(&b->next)) {
+            held += b->cap;
+            prof__block_refault(b);
+        }
     pthread_mutex_unlock(&prof__g_lock);
     pthread_mutex_lock(&prof__pf_lock);
-    for (b = prof__pf.ready; b; b = b->next) held += b->cap;
+    for (b = prof__pf.ready; b; b = b->next) {
+        held += b->cap;
+        prof__block_refault(b);
+        b->faulted = b->map_bytes; /* (a recycled one may say so already, trimmed since) */
+    }
     pthread_mutex_unlock(&prof__pf_lock);
     for (need = want > held ? want - held : 0; need; need = need > PROF__MAX_BLOCK ? need - PROF__MAX_BLOCK : 0) {
         if (!(b = prof__block_new(PROF__MAX_BLOCK, 1))) return res | PROF__RESERVE_NOMEM;
