@@ -671,7 +671,12 @@
    one "[memory]" row; _set_backward_stacktraces sees them, sequence_nr
    -1, where they stand in the list) but no "X" event in the trace, which has every
    record as a "[memory]" instant instead (Perfetto: no slice, a value of
-   the memory counter). These rows are made when the
+   the memory counter). Under max_events, a record made on a thread
+   after the cap refused it a scope (it may lie in a scope dropped) makes
+   no row, nor the free of a block allocated so, on any thread; its bytes
+   still go to a scope kept around it, as a dropped child's time goes to
+   its parent's self time, and it stays in the trace and the timeline.
+   These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
    prof_events_add/add_memory that reads the events) and counted in
    prof_events_count but not in prof_stats.events. Like the merges of
@@ -3299,6 +3304,8 @@ typedef struct prof__memrec {
     uint32_t thread;
     int device_type, device_index;
     uint32_t corr;             /* CUPTI's correlation id, until the join gives it its thread */
+    uint8_t past_cap;          /* made after the cap refused its thread: it may lie in a
+                                  scope dropped, so it makes no [memory] row (prof__memrows_find) */
     const char *category;
 } prof__memrec;
 typedef struct prof__instant_ev { int64_t ts; uint32_t site, thread; int kind; double value; } prof__instant_ev;
@@ -5578,9 +5585,11 @@ static void prof__register_atfork(void);
 /* A tracked block. sess: the session it was allocated in (prof__g_epoch, 0
    = none); recorded: PROF__MEM_KEPT, its allocation's record was kept, so
    its free is owed a record (prof__mem_free); else why it was dropped (the
-   cap's, or memory's), which its free, dropped too, is counted as. */
+   cap's, or memory's), which its free, dropped too, is counted as.
+   past_cap: its allocation's record was made past the cap (see
+   prof__mem_record), which its free's record says too. */
 enum { PROF__MEM_CAP = 0, PROF__MEM_KEPT = 1, PROF__MEM_NOMEM = 2 };
-typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; uint32_t sess; uint8_t device_type, device_index, recorded; } prof__live;
+typedef struct prof__live { uintptr_t ptr; int64_t bytes; const char *category; uint32_t sess; uint8_t device_type, device_index, recorded, past_cap; } prof__live;
 typedef struct prof__shard { pthread_mutex_t lock; prof__live *tab; size_t cap, n, used; } prof__shard;
 #define PROF__SHARDS 64
 static prof__shard prof__g_live[PROF__SHARDS];
@@ -5710,9 +5719,17 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
    a block whose allocation this session recorded, which the cap does not
    refuse (as a scope's end: the pair is kept whole, or the block would
    stay live in the timeline forever); a free whose allocation the cap
-   dropped is dropped with it (prof__mem_free). */
+   dropped is dropped with it (prof__mem_free).
+   A record made on a thread the cap has refused (which begins no scope
+   now) may lie in a scope dropped: it is marked past the cap, and makes
+   no "[memory]" row where no scope kept encloses it (the block would
+   read as allocated outside every scope); an owed free is marked as its
+   allocation was (owed_past), so that a pair is a row whole or not at
+   all. The bytes still go to the scopes kept that enclose it, as a
+   dropped child's time goes to its parent's self time. */
 static __thread uint8_t prof__mem_nomem; /* the last prof__mem_record of this thread lost its record for lack of memory */
-static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category, int owed) {
+static __thread uint8_t prof__mem_pastcap; /* ... made its record past the cap */
+static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category, int owed, int owed_past) {
     uint64_t t = prof__now_start();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     prof__thread *h;
@@ -5724,6 +5741,7 @@ static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int devi
         return 0;
     }
     if (!owed && !prof__admit_x(prof__tstate_of(h), PROF__X_ALLOC)) return 0;
+    prof__mem_pastcap = (uint8_t)(owed ? owed_past != 0 : prof__tstate_of(h)->capped_tick != 0);
     if (!(r = prof__slots(h, 2))) {
         prof__x_lost(prof__tstate_of(h), PROF__X_ALLOC, 1);
         prof__mem_nomem = 1;
@@ -5732,7 +5750,8 @@ static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int devi
     r[0].site = PROF__EXT(PROF__EXT_MEMADDR, 0);
     r[0].t0 = ptr;
     r[0].t1 = (uint64_t)(uintptr_t)category;
-    r[1].site = (const void *)(uintptr_t)(PROF__TAG_MEM | ((uintptr_t)(device_type & 31) << 3) | ((uintptr_t)(unsigned)device_index << 8));
+    r[1].site = (const void *)(uintptr_t)(PROF__TAG_MEM | ((uintptr_t)(device_type & 31) << 3) | ((uintptr_t)(unsigned)(device_index & 63) << 8) |
+                                          ((uintptr_t)prof__mem_pastcap << 14));
     r[1].t0 = t;
     r[1].t1 = (uint64_t)bytes;
     PROF__STORE(&h->pos, r + 2);
@@ -5750,7 +5769,7 @@ static void prof__live_trim(void) {}
 #if !defined(PROF_NO_MEMORY)
 /* *prev (when not NULL) gets the entry p replaces: bytes 0 when p was not
    live. */
-static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category, uint32_t sess, int recorded, prof__live *prev) {
+static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int device_index, const char *category, uint32_t sess, int recorded, int past_cap, prof__live *prev) {
     prof__shard *sh;
     size_t j;
     if (prev) prev->bytes = 0;
@@ -5783,6 +5802,7 @@ static PROF__NI int prof__live_put(uintptr_t p, int64_t b, int device, int devic
     sh->tab[j].device_index = (uint8_t)device_index;      /* 0-63 */
     sh->tab[j].sess = sess;
     sh->tab[j].recorded = (uint8_t)recorded; /* PROF__MEM_* */
+    sh->tab[j].past_cap = (uint8_t)past_cap;
     pthread_mutex_unlock(&sh->lock);
     return 1;
 }
@@ -5829,7 +5849,7 @@ static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was) {
         }
         return;
     }
-    (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch);
+    (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch, was->past_cap);
 }
 #endif
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
@@ -5840,12 +5860,13 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
     if (prof__in_alloc || !p) return; /* prof.h's own block, reported by a PROF_MALLOC hook (maybe with a shard's lock held) */
     /* recorded first, so that the table knows whether its free is owed */
     sess = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
-    prof__mem_nomem = 0;
-    rec = b ? prof__mem_record(p, b, (int)device, device_index, category, 0) : 0;
-    if (!prof__live_put(p, b, (int)device, device_index, category, rec ? rec : sess, rec ? PROF__MEM_KEPT : prof__mem_nomem ? PROF__MEM_NOMEM : PROF__MEM_CAP, &was)) {
+    prof__mem_nomem = prof__mem_pastcap = 0;
+    rec = b ? prof__mem_record(p, b, (int)device, device_index, category, 0, 0) : 0;
+    if (!prof__live_put(p, b, (int)device, device_index, category, rec ? rec : sess, rec ? PROF__MEM_KEPT : prof__mem_nomem ? PROF__MEM_NOMEM : PROF__MEM_CAP,
+                        rec && prof__mem_pastcap, &was)) {
         /* untracked (no memory for the table): its free will be an unknown
            one, so the record is paired now, or the block stays live */
-        if (rec) (void)prof__mem_record(p, -b, (int)device, device_index, category, 1);
+        if (rec) (void)prof__mem_record(p, -b, (int)device, device_index, category, 1, prof__mem_pastcap);
         return;
     }
     /* a block of 0 bytes is tracked, so that its free is no unknown one,
@@ -5917,7 +5938,7 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
     int had = old && !prof__in_alloc && prof__live_take(old, &was);
     p = realloc(ptr, bytes);
     if (!p && bytes != 0) {
-        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category, was.sess, was.recorded, NULL);
+        if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category, was.sess, was.recorded, was.past_cap, NULL);
         return p;
     }
     if (had) {
@@ -8099,7 +8120,8 @@ static PROF__NI int prof__c_decode_thread(prof__collector *c, prof__snap *sn) {
             m->ptr = pd.has_mem ? pd.mem_ptr : 0;
             m->thread = (uint32_t)thr;
             m->device_type = (int)((word >> 3) & 31u);
-            m->device_index = (int)(word >> 8);
+            m->device_index = (int)((word >> 8) & 63u);
+            m->past_cap = (uint8_t)((word >> 14) & 1u);
             m->category = (pd.has_mem && pd.mem_cat) ? prof__intern(&e->strs, pd.mem_cat) : NULL;
             e->nmem++;
         } else if (tag == PROF__TAG_MARK || tag == PROF__TAG_COUNTER) {
@@ -10168,7 +10190,7 @@ static PROF__NI size_t prof__memrows_find(const prof_events *e, const uint32_t *
     for (i = 0; i < e->nmem; i++) {
         const prof__memrec *m = &e->mem[by_ts[i]];
         for (; p < n && e->ev[idx[p]].start <= m->ts; p++) if (e->ev[idx[p]].end > reach) reach = e->ev[idx[p]].end;
-        if (reach < m->ts && m->thread < e->nthr) rows[nrow++] = by_ts[i]; /* (a CUDA record the join gave no thread: none is left by then) */
+        if (reach < m->ts && m->thread < e->nthr && !m->past_cap) rows[nrow++] = by_ts[i]; /* (a CUDA record the join gave no thread: none is left by then) */
     }
     return nrow;
 }
@@ -19390,6 +19412,7 @@ static PROF__NI int prof__cug_memory(prof__cu_gather *g, const prof__cu_memory_r
     r->thread = PROF__CU_MEM_PENDING;
     r->device_type = host ? PROF_DEVICE_CPU : PROF_DEVICE_CUDA;
     r->device_index = host ? -1 : (int)m->deviceId;
+    r->past_cap = 0;
     r->category = NULL;
     return 0;
 }
