@@ -400,10 +400,15 @@
                       their frames show as "?? (module+offset)", which
                       addr2line -e module offset names). A native stack
                       starts in the function of the scope or PROF_BEGIN
-                      range; where gcc keeps prof.h's recording helper out
-                      of line in a build that defines __OPTIMIZE__ without
-                      __OPTIMIZE_SIZE__ (-Og; a function that calls setjmp,
-                      at -O1 and up), its first frame is that helper's.
+                      range (g++ names a catch handler's code, kept in the
+                      function's .cold part, "??"). Where the compiler keeps
+                      prof.h's recording helper out of line in a build that
+                      defines __OPTIMIZE__ without __OPTIMIZE_SIZE__ (-Og;
+                      a function that calls setjmp; a C++ catch handler or
+                      other code it deems cold, at -O2 too), the helper's
+                      frame is left out at the stop where dladdr names it
+                      (C++'s helpers, with -rdynamic); in C, whose helpers
+                      are static, the first frame is then the helper's.
                       The stack is walked by glibc's backtrace(), which
                       needs unwind information down to the stack's end: on
                       a stack a coroutine library made and switched to in
@@ -10437,68 +10442,92 @@ static PROF__NI int prof__scope_stacks(prof_events *e) {
 /* PROF_STACK_NATIVE: return addresses captured at scope entry become
    "function (module+0xoffset)" once per address, here, not while recording.
    Executables need -rdynamic for their own function names. */
+#if defined(PROF__HAVE_BACKTRACE)
+typedef char *(*prof__demangle_fn)(const char *, char *, size_t *, int *);
+typedef struct prof__natnames {
+    prof__map names;           /* address -> index in labels */
+    const char **labels;
+    size_t nl, capl;
+    prof__demangle_fn demangle;
+    prof__buf b;
+} prof__natnames;
+/* The label of return address a, made once: its index in nn->labels, or
+   UINT32_MAX out of memory. */
+static PROF__NI uint32_t prof__native_label(prof_events *e, prof__natnames *nn, uint64_t a) {
+    PROF__DL_INFO info;
+    char num[48];
+    const char *nm = NULL;
+    char *dem = NULL;
+    int found;
+    uint32_t *slot, idx = prof__map_get(&nn->names, a);
+    if (idx != UINT32_MAX) return idx;
+    memset(&info, 0, sizeof info);
+    if (dladdr((void *)(uintptr_t)(a - 1), &info) && info.dli_sname) {
+        int status = -1;
+        if (nn->demangle) dem = nn->demangle(info.dli_sname, NULL, NULL, &status);
+        nm = (dem && status == 0) ? dem : info.dli_sname;
+    }
+    nn->b.n = 0;
+    if (info.dli_fname) {
+        const char *base = strrchr(info.dli_fname, '/');
+        base = base ? base + 1 : info.dli_fname;
+        snprintf(num, sizeof num, "+0x%llx)", (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
+        prof__buf_str(&nn->b, nm ? nm : "??");
+        prof__buf_str(&nn->b, " (");
+        prof__buf_str(&nn->b, base);
+        prof__buf_str(&nn->b, num);
+    } else {
+        snprintf(num, sizeof num, "?? (0x%llx)", (unsigned long long)a);
+        prof__buf_str(&nn->b, num);
+    }
+    free(dem); /* __cxa_demangle allocates with malloc */
+    if (nn->b.oom || !PROF__PUSH_OK(nn->labels, nn->nl, nn->capl) || !(nn->labels[nn->nl] = prof__intern_n(&e->strs, nn->b.p, nn->b.n)) ||
+        !(slot = prof__map_slot(&nn->names, a, &found)))
+        return UINT32_MAX;
+    return *slot = (uint32_t)nn->nl++;
+}
+/* Whether a frame is prof.h's own: a recording helper the compiler kept
+   out of line where the stack is walked from (a scope in a C++ catch
+   handler or other code it deems cold, at -O2 too; gcc's -Og), named
+   where it has a name to give (C++'s inline helpers; C's are static):
+   "prof__scope_enter(...)", "prof__scope_guard::prof__scope_guard(...)",
+   or mangled ("_Z17prof__...", "_ZN17prof__...") without a demangler. */
+static PROF__NI int prof__native_own(const char *label) {
+    if (label[0] == '_' && label[1] == 'Z') {
+        label += 2 + (label[2] == 'N');
+        while (*label >= '0' && *label <= '9') label++;
+    }
+    return strncmp(label, "prof__", 6) == 0;
+}
+#endif
 static PROF__NI int prof__native_stacks(prof_events *e, const uint64_t *addrs) {
 #if defined(PROF__HAVE_BACKTRACE)
-    prof__map names;           /* address -> index in labels */
-    const char **labels = NULL;
-    size_t nl = 0, capl = 0, i;
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    demangle_fn demangle;
-    prof__buf b;
+    prof__natnames nn;
+    size_t i;
     int rc = 0;
-    memset(&names, 0, sizeof names);
-    memset(&b, 0, sizeof b);
+    memset(&nn, 0, sizeof nn);
     {   /* a function pointer from dlsym: copied, as POSIX allows */
         void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-        memcpy(&demangle, &sym, sizeof demangle);
+        memcpy(&nn.demangle, &sym, sizeof nn.demangle);
     }
     for (i = 0; i < e->n && !rc; i++) {
         prof__ev *v = &e->ev[i];
-        uint64_t n, k;
-        uint32_t off, node = 0;
+        uint64_t n, k, own = 0;
+        uint32_t off, node = 0, idx = 0;
         if (!v->extra || !addrs || (off = prof__x(e, v)->native_off) == UINT32_MAX) continue;
         n = addrs[off];
-        for (k = n; k-- > 0 && !rc;) { /* outermost first: each frame's node is its caller's child */
-            uint64_t a = addrs[off + 1 + k];
-            uint32_t idx = prof__map_get(&names, a);
-            if (idx == UINT32_MAX) {
-                PROF__DL_INFO info;
-                char num[48];
-                const char *nm = NULL;
-                char *dem = NULL;
-                int found;
-                uint32_t *slot;
-                memset(&info, 0, sizeof info);
-                if (dladdr((void *)(uintptr_t)(a - 1), &info) && info.dli_sname) {
-                    int status = -1;
-                    if (demangle) dem = demangle(info.dli_sname, NULL, NULL, &status);
-                    nm = (dem && status == 0) ? dem : info.dli_sname;
-                }
-                b.n = 0;
-                if (info.dli_fname) {
-                    const char *base = strrchr(info.dli_fname, '/');
-                    base = base ? base + 1 : info.dli_fname;
-                    snprintf(num, sizeof num, "+0x%llx)", (unsigned long long)(a - (uint64_t)(uintptr_t)info.dli_fbase));
-                    prof__buf_str(&b, nm ? nm : "??");
-                    prof__buf_str(&b, " (");
-                    prof__buf_str(&b, base);
-                    prof__buf_str(&b, num);
-                } else {
-                    snprintf(num, sizeof num, "?? (0x%llx)", (unsigned long long)a);
-                    prof__buf_str(&b, num);
-                }
-                free(dem); /* __cxa_demangle allocates with malloc */
-                if (b.oom || !PROF__PUSH_OK(labels, nl, capl) || !(labels[nl] = prof__intern_n(&e->strs, b.p, b.n)) ||
-                    !(slot = prof__map_slot(&names, a, &found))) { rc = -1; break; }
-                *slot = idx = (uint32_t)nl++;
-            }
-            if ((node = prof__node_intern(e, node, labels[idx])) == UINT32_MAX) rc = -1;
+        /* prof.h's own innermost frames go (all of them: none does) */
+        while (own < n && (idx = prof__native_label(e, &nn, addrs[off + 1 + own])) != UINT32_MAX && prof__native_own(nn.labels[idx])) own++;
+        if (idx == UINT32_MAX) { rc = -1; break; }
+        if (own == n) own = 0;
+        for (k = n; k-- > own && !rc;) { /* outermost first: each frame's node is its caller's child */
+            if ((idx = prof__native_label(e, &nn, addrs[off + 1 + k])) == UINT32_MAX || (node = prof__node_intern(e, node, nn.labels[idx])) == UINT32_MAX) rc = -1;
         }
         if (!rc && prof__stack_set(e, i, node) != 0) rc = -1;
     }
-    prof__map_free(&names);
-    PROF__FREE(labels);
-    PROF__FREE(b.p);
+    prof__map_free(&nn.names);
+    PROF__FREE(nn.labels);
+    PROF__FREE(nn.b.p);
     return rc;
 #else
     (void)e;

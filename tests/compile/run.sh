@@ -173,6 +173,10 @@
 # always_inline, which would inline them into functions that call setjmp
 # where -Wclobbered then flags their locals (test_recorder's lj_session);
 # a pragma does not reach the calls in the user's functions (manual).
+# native-catch-{gxx,clangxx}: native_catch.cpp at -O2 with -rdynamic: a
+# scope in a C++ catch handler (helpers kept out of line there) has a
+# native stack that starts in its own function, not in prof.h's helper.
+#
 # native-leaf-{gcc,clang,gxx}: tests/test_probe27B_native_leaf.c built and run
 # at -O0 and -Os, where the recording helpers stay out of line: a native
 # stack must still start in the scope's own function.
@@ -285,7 +289,7 @@ all_cases() {
     echo cxx-calls-c-lto-gcc
     echo probe24B-xz-flags-gcc
     echo probe26B-alloc-after-malloc-gcc probe26B-alloc-after-malloc-gxx
-    echo native-leaf-gcc native-leaf-clang native-leaf-gxx
+    echo native-leaf-gcc native-leaf-clang native-leaf-gxx native-catch-gxx native-catch-clangxx
     echo musl-gcc
 }
 
@@ -1008,6 +1012,15 @@ one_case() {
             run_cmd "$cc" "${x[@]}" -Wall -Wextra -Wpedantic -Werror -g $o "${INC[@]}" -I"$root/tests" "$root/tests/test_probe27B_native_leaf.c" -o "$out$o" -pthread -ldl -lm || return 1
             run_prog "$out$o" || return 1
         done ;;
+    native-catch-gxx|native-catch-clangxx)
+        # native_catch.cpp at -O2 with -rdynamic: a scope in a catch handler,
+        # where the compilers keep the recording helper out of line, still
+        # has a native stack that starts in its own function
+        cc=$GXX
+        [[ $base == *-clangxx ]] && cc=$CLANGXX
+        have "$cc" || { echo "  $cc not found"; return 77; }
+        run_cmd "$cc" -std=c++17 -Wall -Wextra -Wpedantic -Werror -g -O2 -rdynamic "${INC[@]}" "$here/native_catch.cpp" -o "$out" -pthread -ldl -lm || return 1
+        run_prog "$out" || return 1 ;;
     probe26B-alloc-after-malloc-gcc|probe26B-alloc-after-malloc-gxx)
         # the manual's allocator wrapper (malloc, then prof_alloc of the
         # fresh block) under -Wall -Werror at -O0, -O1 and -O2: gcc's
