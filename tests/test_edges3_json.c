@@ -15,6 +15,7 @@
 #include "check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -86,6 +87,27 @@ int main(void) {
                 CHECK(strstr(t, "\"good\": {\"n\": 1}") != NULL);
                 CHECK(strstr(t, "\"bad\"") == NULL);
                 CHECK(strstr(t, "\"outside\"") == NULL);
+                free(t);
+            }
+            prof_events_free(e);
+        }
+    }
+    /* a counter's value reads back as the same double: 17 significant
+       digits (16 wrote 0.1 + 0.2 as 0.3, another double; a seeded
+       mutation the suite missed) */
+    if (CHECK_EQ_INT(prof_start(NULL), PROF_OK)) {
+        volatile double a = 0.1, b = 0.2;
+        {
+            PROF_SCOPE("op");
+            PROF_COUNTER("ratio", a + b);
+            PROF_COUNTER("tiny", 4.9406564584124654e-324);
+        }
+        e = prof_stop();
+        if (CHECK(e != NULL)) {
+            if (CHECK_EQ_INT(prof_export_chrome_trace(e, TRACE), PROF_OK) && CHECK((t = check_read_file(TRACE)) != NULL)) {
+                const char *r = strstr(t, "\"ratio\": "), *y = strstr(t, "\"tiny\": ");
+                CHECK_MSG(r && strtod(r + 9, NULL) == a + b, "0.1 + 0.2 written as %.24s", r ? r + 9 : "(no counter)");
+                CHECK_MSG(y && strtod(y + 8, NULL) == 4.9406564584124654e-324, "the smallest double written as %.24s", y ? y + 8 : "(no counter)");
                 free(t);
             }
             prof_events_free(e);

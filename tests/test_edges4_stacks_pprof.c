@@ -276,6 +276,29 @@ static void no_device_time(void) {
     }
 }
 
+/* The shortest frame that splits into a function and a line: " (:1)"
+   (5 bytes) is function "" of file "" at line 1, as " (:12)" is at 12;
+   a bound one byte longer kept it whole, as a function named " (:1)"
+   (a seeded mutation the suite missed). */
+static void pprof_shortest_split(void) {
+    static const char *const frames[] = { " (:1)", " (:12)" };
+    static const int64_t lines[] = { 1, 12 };
+    int k;
+    for (k = 0; k < 2; k++) {
+        prof_events *e = one_event(frames[k]);
+        profile p;
+        char fn[160];
+        if (!e) return;
+        if (CHECK_EQ_INT(prof_export_pprof(e, PPROF, "self_cpu_time_total"), PROF_OK) && read_profile(PPROF, &p)) {
+            CHECK_EQ_INT(p.nloc, 1);
+            loc_fn_of_line(&p, lines[k], fn, sizeof fn);
+            CHECK_MSG(strcmp(fn, " ") == 0, "frame \"%s\": the location of line %lld is %s (wanted function \"\" of file \"\")", frames[k],
+                      (long long)lines[k], fn);
+        }
+        prof_events_free(e);
+    }
+}
+
 int main(void) {
     mkdir("build", 0777);
     prof_set_log(check_log, NULL);
@@ -284,6 +307,7 @@ int main(void) {
     pprof_functions();
     pprof_native();
     no_device_time();
+    pprof_shortest_split();
     unlink(STACKS);
     unlink(STACKS2);
     unlink(PPROF);

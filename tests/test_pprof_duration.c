@@ -47,6 +47,18 @@ static void hand_built(int64_t base) {
     unlink("test_pprof_duration.pb");
 }
 
+/* A span of 1 ns is a duration (a bound of d > 1 left it out: a seeded
+   mutation the suite missed). */
+static void one_ns(void) {
+    static const char *const st[] = { "f (a.c:7)" };
+    prof_events *ev = prof_events_create();
+    check_add_event_stack(ev, "op", 1, 0, 1, st, 1);
+    CHECK_EQ_INT(prof_export_pprof(ev, "test_pprof_duration.pb", "self_cpu_time_total"), PROF_OK);
+    CHECK_EQ_INT(top_field("test_pprof_duration.pb", 10), 1);
+    prof_events_free(ev);
+    unlink("test_pprof_duration.pb");
+}
+
 static void session(void) {
     prof_config cfg = {0};
     prof_events *ev;
@@ -74,6 +86,7 @@ int main(void) {
     hand_built(1765000000000000000LL); /* the Unix clock's ns */
     hand_built(0);
     hand_built(-4000000);
+    one_ns();
     session();
     printf("%ld checks failed\n", check_failures());
     return check_failures() ? 1 : 0;
