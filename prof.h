@@ -166,8 +166,9 @@
    function static inline. Compiled out (PROF_DISABLED), they name none.
    A scope that never reaches its end in C (a longjmp over it, as in Lua's
    errors and setjmp-based coroutines; a computed goto; exit() or, without
-   -fexceptions, pthread_exit or a pthread_cancel acting inside it, or a
-   C++ exception thrown through it) has no event: prof_stats counts it in
+   -fexceptions, pthread_exit or a (deferred: THREAD SAFETY)
+   pthread_cancel acting inside it, or a C++ exception thrown through it)
+   has no event: prof_stats counts it in
    open_at_stop (prof_stop warns of open scopes), it keeps the share of
    max_events it took when it began, and the scopes that ended inside it
    are kept, under its nearest recorded ancestor. The accounting stays
@@ -986,6 +987,12 @@
    off while they run (a lock held, a temporary file open); a cancel sent
    meanwhile acts at the thread's next cancellation point after the call
    (a loop of nothing but prof.h calls has none: add pthread_testcancel).
+   Asynchronous cancellation (PTHREAD_CANCEL_ASYNCHRONOUS) is not
+   supported in a thread that records: POSIX allows it only around
+   async-cancel-safe calls, and the recording's slow paths (a new block, a
+   share of the cap, a name copied) take locks and flags that a cancel
+   acting there leaves held, so the thread's exit or the next prof_stop
+   waits for ever. Use deferred cancellation (the default) there.
    A thread that exits during a session keeps only its records until
    prof_stop (24 bytes each, plus about 500 (its state and its block's
    header) for a thread that wrote few: the block it was on is cut to its
