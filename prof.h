@@ -481,9 +481,11 @@
                       in: the growth is paid there (about 5-25 ns per
                       record on the VM measured, see bench/overhead), not
                       while recording. Blocks that live threads hold from
-                      earlier sessions count toward it, the rest go to a
-                      ready pool that threads take from, from their first
-                      scope on, before mapping their own. A thread that
+                      earlier sessions count toward it (faulted in again
+                      as far as it goes: a session without a reserve gives
+                      back their unwritten pages at prof_stop), the rest
+                      go to a ready pool that threads take from, from
+                      their first scope on, before mapping their own. A thread that
                       records within its own blocks and those it takes
                       takes no page fault, and no helper thread starts
                       (no_prefault_thread) until the pool is spent (the
@@ -1519,9 +1521,9 @@ PROF_API prof_result prof_step(void);
    after prof_stop, the last session's count until the next prof_start. */
 PROF_API int64_t prof_step_number(void);
 /* What torch.profiler.schedule(...)(step) returns for this schedule. NULL
-   or active 0: PROF_ACTION_RECORD at every step, negative ones included
-   (torch's default schedule); otherwise step < 0, or a negative count:
-   PROF_ACTION_NONE (torch asserts). */
+   or active <= 0: PROF_ACTION_RECORD at every step, negative ones
+   included (torch's default schedule); otherwise step < 0, or a negative
+   wait, warmup, repeat or skip_first: PROF_ACTION_NONE (torch asserts). */
 PROF_API prof_action prof_schedule_action(const prof_schedule *schedule, int64_t step);
 /* Top-level trace keys for the session being recorded (between prof_start
    and prof_stop; outside it, PROF_E_STATE: prof_start clears them). A key
@@ -4615,8 +4617,8 @@ static PROF__NI void prof__block_refault(prof__block *b) {
 /* prof_config.reserve_events: whole blocks for that many records, mapped
    and faulted in now, so that the session's recording takes no page fault.
    Threads that exited give their blocks back first; blocks that live
-   threads hold from earlier sessions count, and ready ones (all of them
-   faulted in again: prof__block_refault). *records is
+   threads hold from earlier sessions count, and ready ones (faulted in
+   again, as far as the reserve goes: prof__block_refault). *records is
    rounded up to whole blocks, or cut to the whole blocks within the limit
    above. Returns
    PROF__RESERVE_* bits. */
@@ -4639,17 +4641,22 @@ static PROF__NI int prof__pf_reserve(size_t *records) {
     if (!want) return res;
     pthread_mutex_lock(&prof__g_lock);
     prof__reap_dead_locked(); /* with keep set: their blocks go to the pool */
+    /* faulted in up to the reserve: a small reserve in a program whose
+       64 threads each hold a block made prof_start fault in 184 MB (and
+       walk it again at each window of a schedule) */
     for (t = prof__g.threads; t; t = t->next) /* (under the lock: no block of theirs is unmapped meanwhile) */
         for (b = PROF__LOAD(&t->head); b; b = PROF__LOAD(&b->next)) {
+            if (held < want) prof__block_refault(b);
             held += b->cap;
-            prof__block_refault(b);
         }
     pthread_mutex_unlock(&prof__g_lock);
     pthread_mutex_lock(&prof__pf_lock);
     for (b = prof__pf.ready; b; b = b->next) {
+        if (held < want) {
+            prof__block_refault(b);
+            b->faulted = b->map_bytes; /* (a recycled one may say so already, trimmed since) */
+        }
         held += b->cap;
-        prof__block_refault(b);
-        b->faulted = b->map_bytes; /* (a recycled one may say so already, trimmed since) */
     }
     pthread_mutex_unlock(&prof__pf_lock);
     for (need = want > held ? want - held : 0; need; need = need > PROF__MAX_BLOCK ? need - PROF__MAX_BLOCK : 0) {
