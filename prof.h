@@ -487,7 +487,9 @@
                       go to a ready pool that threads take from, from
                       their first scope on, before mapping their own. A thread that
                       records within its own blocks and those it takes
-                      takes no page fault, and no helper thread starts
+                      takes no page fault for them (with profile_memory,
+                      the table of live blocks still grows where the
+                      program allocates), and no helper thread starts
                       (no_prefault_thread) until the pool is spent (the
                       first block past it a thread then maps and faults
                       in itself). Each thread fills whole blocks,
@@ -684,6 +686,11 @@
    no row, nor the free of a block allocated so, on any thread; its bytes
    still go to a scope kept around it, as a dropped child's time goes to
    its parent's self time, and it stays in the trace and the timeline.
+   (Two cases stay rows: a record of a thread the cap never refused, made
+   while only a dropped scope of another thread was open, and one inside a
+   scope lost for lack of memory. A refused thread that records again in
+   a key destructor run after prof.h's does so under a state of its own,
+   which the cap has not refused: THREAD SAFETY.)
    These rows are made when the
    tree is built (prof_stop; for a hand-built list, the first call after
    prof_events_add/add_memory that reads the events) and counted in
@@ -5745,11 +5752,13 @@ static PROF__NI const char *prof__cat_intern(const char *s) {
    read as allocated outside every scope); an owed free is marked as its
    allocation was (owed_past), so that a pair is a row whole or not at
    all. The bytes still go to the scopes kept that enclose it, as a
-   dropped child's time goes to its parent's self time. */
+   dropped child's time goes to its parent's self time. at: the record's
+   tick, taken earlier by the caller (prof_realloc), or 0: now. */
 static __thread uint8_t prof__mem_nomem; /* the last prof__mem_record of this thread lost its record for lack of memory */
 static __thread uint8_t prof__mem_pastcap; /* ... made its record past the cap */
-static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category, int owed, int owed_past) {
-    uint64_t t = prof__now_start();
+static PROF__NI uint32_t prof__mem_record(uintptr_t ptr, int64_t bytes, int device_type, int device_index, const char *category, int owed, int owed_past,
+                                          uint64_t at) {
+    uint64_t t = at ? at : prof__now_start();
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     prof__thread *h;
     prof__rec *r;
@@ -5856,7 +5865,7 @@ static void prof__unknown_free(void) {
    with the allocation the cap dropped, when this session did not; as any
    record when it came from before the session (the timeline's blocks from
    before the list). A block of 0 bytes has no record. */
-static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was) {
+static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was, uint64_t at) {
     uint32_t epoch = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     if (!was->bytes) return;
     if (epoch && was->sess == epoch && was->recorded != PROF__MEM_KEPT) {
@@ -5868,7 +5877,7 @@ static PROF__NI void prof__mem_free(uintptr_t p, const prof__live *was) {
         }
         return;
     }
-    (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch, was->past_cap);
+    (void)prof__mem_record(p, -was->bytes, was->device_type, was->device_index, was->category, epoch && was->sess == epoch, was->past_cap, at);
 }
 #endif
 static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_type device, int device_index, const char *category) {
@@ -5880,12 +5889,12 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
     /* recorded first, so that the table knows whether its free is owed */
     sess = __atomic_load_n(&prof__g_epoch, __ATOMIC_RELAXED);
     prof__mem_nomem = prof__mem_pastcap = 0;
-    rec = b ? prof__mem_record(p, b, (int)device, device_index, category, 0, 0) : 0;
+    rec = b ? prof__mem_record(p, b, (int)device, device_index, category, 0, 0, 0) : 0;
     if (!prof__live_put(p, b, (int)device, device_index, category, rec ? rec : sess, rec ? PROF__MEM_KEPT : prof__mem_nomem ? PROF__MEM_NOMEM : PROF__MEM_CAP,
                         rec && prof__mem_pastcap, &was)) {
         /* untracked (no memory for the table): its free will be an unknown
            one, so the record is paired now, or the block stays live */
-        if (rec) (void)prof__mem_record(p, -b, (int)device, device_index, category, 1, prof__mem_pastcap);
+        if (rec) (void)prof__mem_record(p, -b, (int)device, device_index, category, 1, prof__mem_pastcap, 0);
         return;
     }
     /* a block of 0 bytes is tracked, so that its free is no unknown one,
@@ -5894,7 +5903,7 @@ static PROF__NI void prof__alloc_addr(uintptr_t p, size_t bytes, prof_device_typ
        block of some bytes records that block's free instead: no later
        record would say it went (the timeline replaces a block reported
        again at its address, but a 0-byte block is no report) */
-    if (!b && was.bytes) prof__mem_free(p, &was);
+    if (!b && was.bytes) prof__mem_free(p, &was, 0);
 #else
     (void)p; (void)bytes; (void)device; (void)device_index; (void)category;
 #endif
@@ -5903,7 +5912,7 @@ static PROF__NI void prof__dealloc_addr(uintptr_t p) {
 #if !defined(PROF_NO_MEMORY)
     prof__live found;
     if (!p || prof__in_alloc) return; /* (as in prof__alloc_addr) */
-    if (prof__live_take(p, &found)) prof__mem_free(p, &found);
+    if (prof__live_take(p, &found)) prof__mem_free(p, &found, 0);
     else prof__unknown_free();
 #else
     (void)p;
@@ -5951,17 +5960,21 @@ PROF_API void *prof_realloc(void *ptr, size_t bytes) {
        address and have put it in the table, and taking `old` out then
        would take that thread's block (its free later unknown, both sizes
        charged wrong). A failed realloc leaves the block the caller's: it
-       goes back, and nothing is recorded. */
+       goes back, and nothing is recorded. The free is recorded at the
+       time realloc began, not when it returned: the other thread's
+       allocation at that address, recorded meanwhile, must come after it
+       (else the timeline had both blocks live at once). */
     uintptr_t old = (uintptr_t)ptr;
     prof__live was;
     int had = old && !prof__in_alloc && prof__live_take(old, &was);
+    uint64_t freed_at = had ? prof__now_start() : 0;
     p = realloc(ptr, bytes);
     if (!p && bytes != 0) {
         if (had) (void)prof__live_put(old, was.bytes, was.device_type, was.device_index, was.category, was.sess, was.recorded, was.past_cap, NULL);
         return p;
     }
     if (had) {
-        prof__mem_free(old, &was);
+        prof__mem_free(old, &was, freed_at);
     } else if (old && !prof__in_alloc) {
         prof__unknown_free();
     }
